@@ -1,0 +1,1 @@
+"""The workflow engine: workflows, versions, executions, scheduler (see journeys.md)."""

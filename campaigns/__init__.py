@@ -1,0 +1,1 @@
+"""Product domain: workspaces (tenancy), members, targets, campaigns."""

@@ -1,0 +1,1 @@
+"""DRF API of the campaigns app and the platform-wide API conventions."""

@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("me", views.MeApi.as_view(), name="api-me"),
+    path("targets", views.TargetListCreateApi.as_view(), name="api-targets"),
+    path("targets/export", views.TargetExportApi.as_view(), name="api-targets-export"),
+    path("targets/import", views.TargetImportApi.as_view(), name="api-targets-import"),
+    path("targets/imports/<int:import_id>", views.TargetImportDetailApi.as_view(), name="api-target-import"),
+    path("targets/imports/<int:import_id>/rows", views.TargetImportRowsApi.as_view(), name="api-target-import-rows"),
+    path("targets/<int:target_id>", views.TargetDetailApi.as_view(), name="api-target"),
+    path("target-lists", views.TargetListsApi.as_view(), name="api-target-lists"),
+    path("target-lists/<int:list_id>", views.TargetListDetailApi.as_view(), name="api-target-list"),
+    path("campaigns", views.CampaignListApi.as_view(), name="api-campaigns"),
+    path("campaigns/<int:campaign_id>", views.CampaignDetailApi.as_view(), name="api-campaign"),
+]

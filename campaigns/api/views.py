@@ -1,0 +1,209 @@
+"""Thin API views: parse, authorise, call one service or selector, render."""
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from .. import selectors
+from ..choices import ImportOutcome
+from ..exports import targets_xlsx
+from ..filters import CampaignFilter, TargetFilter
+from ..permissions import Perm
+from ..services import imports, targets
+from ..tenancy import memberships_of
+from .base import WorkspaceAPIView
+from .schema import errors
+from .serializers import (
+    CampaignOutput,
+    MeOutput,
+    TargetImportInput,
+    TargetImportOutput,
+    TargetImportRowOutput,
+    TargetInput,
+    TargetListInput,
+    TargetListOutput,
+    TargetOutput,
+)
+
+
+class MeApi(WorkspaceAPIView):
+    @extend_schema(operation_id="me", responses={200: MeOutput, **errors(404)})
+    def get(self, request):
+        data = {
+            "id": request.user.id,
+            "username": request.user.get_username(),
+            "current_workspace_id": self.actor.workspace.id,
+            "memberships": list(memberships_of(request.user)),
+        }
+        return Response(MeOutput(data).data)
+
+
+class TargetListCreateApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_TARGETS
+    filterset_class = TargetFilter
+    serializer_class = TargetOutput
+
+    def get_queryset(self):
+        return selectors.target_queryset(actor=self.actor)
+
+    @extend_schema(operation_id="targets_list", responses={200: TargetOutput(many=True), **errors(400, 404)})
+    def get(self, request):
+        return self.paginated(self.filter_queryset(self.get_queryset()), TargetOutput)
+
+    @extend_schema(operation_id="targets_create", request=TargetInput, responses={201: TargetOutput, **errors(400, 403)})
+    def post(self, request):
+        serializer = TargetInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        target = targets.target_create(actor=self.actor, **serializer.validated_data)
+        return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target.id)).data, status=201)
+
+
+class TargetDetailApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_TARGETS
+    serializer_class = TargetOutput
+
+    @extend_schema(operation_id="targets_retrieve", responses={200: TargetOutput, **errors(404)})
+    def get(self, request, target_id: int):
+        return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
+
+    @extend_schema(operation_id="targets_update", request=TargetInput, responses={200: TargetOutput, **errors(400, 403, 404)})
+    def patch(self, request, target_id: int):
+        serializer = TargetInput(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        targets.target_update(actor=self.actor, target_id=target_id, data=serializer.validated_data)
+        return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
+
+    @extend_schema(operation_id="targets_replace", request=TargetInput, responses={200: TargetOutput, **errors(400, 403, 404)})
+    def put(self, request, target_id: int):
+        serializer = TargetInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        targets.target_update(actor=self.actor, target_id=target_id, data=serializer.validated_data)
+        return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
+
+    @extend_schema(operation_id="targets_delete", responses={204: None, **errors(403, 404)})
+    def delete(self, request, target_id: int):
+        targets.target_delete(actor=self.actor, target_id=target_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TargetImportApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_TARGETS
+    parser_classes = [MultiPartParser, FormParser]
+    serializer_class = TargetImportOutput
+
+    @extend_schema(operation_id="targets_import", request={"multipart/form-data": TargetImportInput},
+                   responses={202: TargetImportOutput, **errors(400, 403, 404)})
+    def post(self, request):
+        serializer = TargetImportInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        upload = serializer.validated_data["file"]
+        target_import = imports.target_import_start(
+            actor=self.actor,
+            file_name=upload.name,
+            content=upload.read(),
+            target_list_id=serializer.validated_data.get("list_id"),
+            update_existing=serializer.validated_data["update_existing"],
+        )
+        return Response(TargetImportOutput(target_import).data, status=status.HTTP_202_ACCEPTED)
+
+
+class TargetImportDetailApi(WorkspaceAPIView):
+    serializer_class = TargetImportOutput
+
+    @extend_schema(operation_id="targets_import_retrieve", responses={200: TargetImportOutput, **errors(404)})
+    def get(self, request, import_id: int):
+        return Response(TargetImportOutput(selectors.target_import_get(actor=self.actor, import_id=import_id)).data)
+
+
+class TargetImportRowsApi(WorkspaceAPIView):
+    serializer_class = TargetImportRowOutput
+
+    @extend_schema(
+        operation_id="targets_import_rows",
+        parameters=[OpenApiParameter("outcome", str, enum=ImportOutcome.values)],
+        responses={200: TargetImportRowOutput(many=True), **errors(404)},
+    )
+    def get(self, request, import_id: int):
+        rows = selectors.target_import_rows(
+            actor=self.actor, import_id=import_id, outcome=request.query_params.get("outcome") or None
+        )
+        return self.paginated(rows, TargetImportRowOutput)
+
+
+class TargetExportApi(WorkspaceAPIView):
+    filterset_class = TargetFilter
+
+    def get_queryset(self):
+        return selectors.target_queryset(actor=self.actor)
+
+    @extend_schema(operation_id="targets_export", responses={
+        (200, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"): OpenApiResponse(OpenApiTypes.BINARY),
+        **errors(400, 404),
+    })
+    def get(self, request):
+        content = targets_xlsx(self.filter_queryset(self.get_queryset()))
+        response = HttpResponse(
+            content, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        )
+        response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
+        return response
+
+
+class TargetListsApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_TARGETS
+    serializer_class = TargetListOutput
+
+    @extend_schema(operation_id="target_lists_list", responses={200: TargetListOutput(many=True), **errors(404)})
+    def get(self, request):
+        return self.paginated(selectors.target_list_queryset(actor=self.actor), TargetListOutput)
+
+    @extend_schema(operation_id="target_lists_create", request=TargetListInput, responses={201: TargetListOutput, **errors(400, 403)})
+    def post(self, request):
+        serializer = TargetListInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        created = targets.target_list_create(actor=self.actor, **serializer.validated_data)
+        return Response(TargetListOutput(selectors.target_list_get(actor=self.actor, list_id=created.id)).data, status=201)
+
+
+class TargetListDetailApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_TARGETS
+    serializer_class = TargetListOutput
+
+    @extend_schema(operation_id="target_lists_retrieve", responses={200: TargetListOutput, **errors(404)})
+    def get(self, request, list_id: int):
+        return Response(TargetListOutput(selectors.target_list_get(actor=self.actor, list_id=list_id)).data)
+
+    @extend_schema(operation_id="target_lists_update", request=TargetListInput, responses={200: TargetListOutput, **errors(400, 403, 404)})
+    def patch(self, request, list_id: int):
+        serializer = TargetListInput(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        targets.target_list_update(actor=self.actor, list_id=list_id, data=serializer.validated_data)
+        return Response(TargetListOutput(selectors.target_list_get(actor=self.actor, list_id=list_id)).data)
+
+    @extend_schema(operation_id="target_lists_delete", responses={204: None, **errors(403, 404)})
+    def delete(self, request, list_id: int):
+        targets.target_list_delete(actor=self.actor, list_id=list_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CampaignListApi(WorkspaceAPIView):
+    filterset_class = CampaignFilter
+    serializer_class = CampaignOutput
+
+    def get_queryset(self):
+        return selectors.campaign_queryset(actor=self.actor)
+
+    @extend_schema(operation_id="campaigns_list", responses={200: CampaignOutput(many=True), **errors(400, 404)})
+    def get(self, request):
+        return self.paginated(self.filter_queryset(self.get_queryset()), CampaignOutput)
+
+
+class CampaignDetailApi(WorkspaceAPIView):
+    serializer_class = CampaignOutput
+
+    @extend_schema(operation_id="campaigns_retrieve", responses={200: CampaignOutput, **errors(404)})
+    def get(self, request, campaign_id: int):
+        return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)

@@ -1,0 +1,52 @@
+"""Named choices for the campaigns app (one class per field)."""
+
+from django.db import models
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "مالک"
+    ADMIN = "admin", "مدیر کل"
+    MANAGER = "manager", "مدیر کمپین"
+    OPERATOR = "operator", "کارشناس"
+    VIEWER = "viewer", "بیننده"
+
+
+class TargetStatus(models.TextChoices):
+    NEW = "new", "جدید"
+    FOLLOWING = "following", "در حال پیگیری"
+    INTERESTED = "interested", "علاقه‌مند"
+    CONVERTED = "converted", "تبدیل‌شده"
+    NOT_INTERESTED = "not_interested", "بی‌علاقه"
+    INVALID = "invalid", "نامعتبر"
+
+
+class PhoneKind(models.TextChoices):
+    MOBILE = "mobile", "موبایل"
+    LANDLINE = "landline", "تلفن ثابت"
+
+
+class CampaignKind(models.TextChoices):
+    JOURNEY = "journey", "سفر پیامکی"
+    BROWSER = "browser", "وظایف مرورگر"
+
+
+class CampaignStatus(models.TextChoices):
+    DRAFT = "draft", "پیش‌نویس"
+    ACTIVE = "active", "فعال"
+    PAUSED = "paused", "متوقف موقت"
+    COMPLETED = "completed", "پایان‌یافته"
+    CANCELLED = "cancelled", "لغوشده"
+
+
+class ImportStatus(models.TextChoices):
+    PENDING = "pending", "در صف"
+    PROCESSING = "processing", "در حال پردازش"
+    COMPLETED = "completed", "انجام شد"
+    FAILED = "failed", "ناموفق"
+
+
+class ImportOutcome(models.TextChoices):
+    CREATED = "created", "ایجاد شد"
+    UPDATED = "updated", "به‌روز شد"
+    DUPLICATE = "duplicate", "تکراری"
+    INVALID = "invalid", "نامعتبر"

@@ -1,0 +1,50 @@
+"""One FilterSet per listable model, shared by the API, the pages and exports."""
+
+import django_filters
+from django.db.models import Q
+
+from .choices import CampaignKind, CampaignStatus, TargetStatus
+from .models import Campaign, Target
+from .phones import PhoneError, parse_phone
+
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+
+
+class TargetFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="search", label="جستجو")
+    status = django_filters.MultipleChoiceFilter(choices=TargetStatus.choices, label="وضعیت")
+    list = django_filters.NumberFilter(field_name="lists", label="فهرست")
+    province = django_filters.CharFilter(lookup_expr="iexact", label="استان")
+    city = django_filters.CharFilter(lookup_expr="iexact", label="شهر")
+    owner = django_filters.NumberFilter(field_name="owner_id", label="مسئول")
+    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte", label="ایجاد از")
+    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt", label="ایجاد تا")
+
+    class Meta:
+        model = Target
+        fields = ["q", "status", "list", "province", "city", "owner", "created_after", "created_before"]
+
+    def search(self, queryset, name, value):
+        text = value.strip()
+        if not text:
+            return queryset
+        condition = Q(name__icontains=text) | Q(first_name__icontains=text) | Q(last_name__icontains=text)
+        digits = "".join(ch for ch in text.translate(_DIGITS) if ch.isdigit())
+        try:
+            e164 = parse_phone(text).e164
+            condition |= Q(mobile=e164) | Q(landline=e164)
+        except PhoneError:
+            if len(digits) >= 4:
+                tail = digits.lstrip("0")
+                condition |= Q(mobile__contains=tail) | Q(landline__contains=tail)
+        return queryset.filter(condition).distinct()
+
+
+class CampaignFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="جستجو")
+    kind = django_filters.ChoiceFilter(choices=CampaignKind.choices, label="نوع")
+    status = django_filters.MultipleChoiceFilter(choices=CampaignStatus.choices, label="وضعیت")
+
+    class Meta:
+        model = Campaign
+        fields = ["q", "kind", "status"]

@@ -1,0 +1,309 @@
+"""Tenancy (workspaces, members), the audience (targets, lists) and campaigns."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django_fsm import FSMField, transition
+
+from .choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, Role, TargetStatus
+from .permissions import role_has
+
+
+class WorkspaceQuerySet(models.QuerySet):
+    """Base queryset for every tenant-owned model (see ``tenancy.scoped``)."""
+
+    def for_workspace(self, workspace: "Workspace") -> "WorkspaceQuerySet":
+        if workspace is None:
+            raise ValueError("a workspace is required for a tenant query")
+        return self.filter(workspace=workspace)
+
+    def alive(self) -> "WorkspaceQuerySet":
+        if any(f.name == "deleted_at" for f in self.model._meta.fields):
+            return self.filter(deleted_at__isnull=True)
+        return self
+
+
+class TimeStamped(models.Model):
+    created_at = models.DateTimeField("ایجاد", auto_now_add=True)
+    updated_at = models.DateTimeField("به‌روزرسانی", auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Workspace(TimeStamped):
+    """A tenant: every other row belongs to exactly one workspace."""
+
+    name = models.CharField("نام", max_length=120)
+    slug = models.SlugField("شناسه", max_length=60, unique=True)
+    time_zone = models.CharField("منطقه زمانی", max_length=64, default="Asia/Tehran")
+    settings = models.JSONField("تنظیمات", default=dict, blank=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = "فضای کاری"
+        verbose_name_plural = "فضاهای کاری"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(TimeStamped):
+    """A user's role in one workspace."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField("نقش", max_length=16, choices=Role.choices, default=Role.VIEWER)
+    is_default = models.BooleanField("پیش‌فرض", default=False)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["workspace_id", "user_id"]
+        verbose_name = "عضویت"
+        verbose_name_plural = "عضویت‌ها"
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique_user"),
+            models.UniqueConstraint(
+                fields=["user"], condition=Q(is_default=True), name="membership_one_default_per_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.workspace} ({self.get_role_display()})"
+
+    def has(self, perm: str) -> bool:
+        return role_has(self.role, perm)
+
+
+class TargetList(TimeStamped):
+    """A named list of targets (many-to-many)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="target_lists")
+    name = models.CharField("نام", max_length=120)
+    description = models.CharField("توضیحات", max_length=500, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = "فهرست مخاطبان"
+        verbose_name_plural = "فهرست‌های مخاطبان"
+        constraints = [models.UniqueConstraint(fields=["workspace", "name"], name="targetlist_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Target(TimeStamped):
+    """A person or business the campaigns reach (mobile and/or landline)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="targets")
+    name = models.CharField("نام", max_length=200)
+    first_name = models.CharField("نام کوچک", max_length=100, blank=True)
+    last_name = models.CharField("نام خانوادگی", max_length=100, blank=True)
+    mobile = models.CharField("موبایل", max_length=20, null=True, blank=True, help_text="E.164")
+    landline = models.CharField("تلفن ثابت", max_length=20, null=True, blank=True, help_text="E.164")
+    status = models.CharField("وضعیت", max_length=20, choices=TargetStatus.choices, default=TargetStatus.NEW)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="مسئول",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="owned_targets",
+    )
+    province = models.CharField("استان", max_length=80, blank=True)
+    city = models.CharField("شهر", max_length=80, blank=True)
+    priority = models.IntegerField("اولویت", default=0)
+    lists = models.ManyToManyField(TargetList, verbose_name="فهرست‌ها", related_name="targets", blank=True)
+    attributes = models.JSONField("ویژگی‌ها", default=dict, blank=True)
+    deleted_at = models.DateTimeField("حذف", null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "مخاطب"
+        verbose_name_plural = "مخاطبان"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(mobile__isnull=False) | Q(landline__isnull=False), name="target_has_a_phone"
+            ),
+            models.UniqueConstraint(
+                fields=["workspace", "mobile"],
+                condition=Q(deleted_at__isnull=True, mobile__isnull=False),
+                name="target_unique_mobile",
+            ),
+            models.UniqueConstraint(
+                fields=["workspace", "landline"],
+                condition=Q(deleted_at__isnull=True, landline__isnull=False),
+                name="target_unique_landline",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["workspace", "status"], name="target_ws_status"),
+            models.Index(fields=["workspace", "-created_at"], name="target_ws_created"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def display_first_name(self) -> str:
+        """First name for messages; falls back to the whole name."""
+        return self.first_name or self.name
+
+
+class Campaign(TimeStamped):
+    """The one campaign table every kind (journey, browser, chains) extends.
+
+    ``status`` only changes through ``campaigns.fsm.fsm_apply`` (a conditional
+    UPDATE on id + status + revision, plus a CampaignEvent row).
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="campaigns")
+    name = models.CharField("نام", max_length=200)
+    description = models.TextField("توضیحات", blank=True)
+    kind = models.CharField("نوع", max_length=16, choices=CampaignKind.choices, default=CampaignKind.JOURNEY)
+    status = FSMField("وضعیت", max_length=24, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
+    revision = models.PositiveIntegerField("نسخه", default=1)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="ایجادکننده", on_delete=models.SET_NULL, null=True, blank=True
+    )
+    deleted_at = models.DateTimeField("حذف", null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "کمپین"
+        verbose_name_plural = "کمپین‌ها"
+        indexes = [models.Index(fields=["workspace", "status"], name="campaign_ws_status")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @transition(field=status, source=CampaignStatus.DRAFT, target=CampaignStatus.ACTIVE)
+    def activate(self) -> None:
+        """Start the campaign."""
+
+    @transition(field=status, source=CampaignStatus.ACTIVE, target=CampaignStatus.PAUSED)
+    def pause(self) -> None:
+        """Hold the campaign; nothing new is sent."""
+
+    @transition(field=status, source=CampaignStatus.PAUSED, target=CampaignStatus.ACTIVE)
+    def resume(self) -> None:
+        """Continue a paused campaign."""
+
+    @transition(field=status, source=[CampaignStatus.ACTIVE, CampaignStatus.PAUSED], target=CampaignStatus.COMPLETED)
+    def complete(self) -> None:
+        """Finish the campaign."""
+
+    @transition(
+        field=status,
+        source=[CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PAUSED],
+        target=CampaignStatus.CANCELLED,
+    )
+    def cancel(self) -> None:
+        """Stop the campaign for good."""
+
+
+class CampaignEvent(models.Model):
+    """Append-only history of a campaign (written by ``campaigns.events``)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
+    type = models.CharField("نوع", max_length=40)
+    from_status = models.CharField(max_length=24, blank=True)
+    to_status = models.CharField(max_length=24, blank=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField("زمان", auto_now_add=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "رویداد کمپین"
+        verbose_name_plural = "رویدادهای کمپین"
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id}: {self.type}"
+
+
+class TargetImport(TimeStamped):
+    """An uploaded .xlsx/.csv file and its progress; rows report per-line outcomes."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="target_imports")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    file_name = models.CharField("نام فایل", max_length=255)
+    # The file itself stays in the database so any worker machine can read it;
+    # it is cleared once the import finishes (no phone lists left lying around).
+    content = models.BinaryField("محتوا", null=True, blank=True, editable=False)
+    target_list = models.ForeignKey(TargetList, on_delete=models.SET_NULL, null=True, blank=True)
+    update_existing = models.BooleanField("به‌روزرسانی موجودها", default=True)
+    status = models.CharField("وضعیت", max_length=16, choices=ImportStatus.choices, default=ImportStatus.PENDING)
+    total_rows = models.PositiveIntegerField("کل ردیف‌ها", default=0)
+    processed_rows = models.PositiveIntegerField("پردازش‌شده", default=0)
+    created_count = models.PositiveIntegerField(default=0)
+    updated_count = models.PositiveIntegerField(default=0)
+    duplicate_count = models.PositiveIntegerField(default=0)
+    invalid_count = models.PositiveIntegerField(default=0)
+    error = models.CharField("خطا", max_length=500, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "ورود مخاطبان"
+        verbose_name_plural = "ورودهای مخاطبان"
+
+    def __str__(self) -> str:
+        return self.file_name
+
+    @property
+    def progress_percent(self) -> int:
+        if not self.total_rows:
+            return 100 if self.status == ImportStatus.COMPLETED else 0
+        return int(100 * self.processed_rows / self.total_rows)
+
+
+class TargetImportRow(models.Model):
+    """The outcome of one line of an import file."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    target_import = models.ForeignKey(TargetImport, on_delete=models.CASCADE, related_name="rows")
+    row_number = models.PositiveIntegerField("ردیف")
+    outcome = models.CharField("نتیجه", max_length=16, choices=ImportOutcome.choices)
+    reason = models.CharField("دلیل", max_length=300, blank=True)
+    target = models.ForeignKey(Target, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["target_import_id", "row_number"]
+        verbose_name = "ردیف ورود"
+        verbose_name_plural = "ردیف‌های ورود"
+        constraints = [
+            models.UniqueConstraint(fields=["target_import", "row_number"], name="importrow_unique_row"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.row_number} {self.outcome}"
+
+
+class PlatformHeartbeat(models.Model):
+    """Last time a periodic job ran (health checks: "scheduler not running")."""
+
+    name = models.CharField(max_length=60, unique=True)
+    beat_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "ضربان سامانه"
+        verbose_name_plural = "ضربان‌های سامانه"
+
+    def __str__(self) -> str:
+        return f"{self.name} @ {self.beat_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,61 @@
+"""Reads. Every query starts from ``tenancy.scoped`` (never ``Model.objects``)."""
+
+from django.db.models import Count, QuerySet
+
+from .models import Campaign, Target, TargetImport, TargetImportRow, TargetList
+from .permissions import Perm
+from .tenancy import Actor, get_scoped, scoped
+
+
+def target_queryset(*, actor: Actor) -> QuerySet:
+    """Targets this actor may see (operators: only their own)."""
+    qs = scoped(Target, actor.workspace).select_related("owner").prefetch_related("lists")
+    if actor.has(Perm.OWN_TARGETS_ONLY):
+        qs = qs.filter(owner=actor.user)
+    return qs
+
+
+def target_get(*, actor: Actor, target_id: int) -> Target:
+    return get_scoped(Target, actor.workspace, target_id, queryset=target_queryset(actor=actor))
+
+
+def target_list_queryset(*, actor: Actor) -> QuerySet:
+    return scoped(TargetList, actor.workspace).annotate(
+        target_count=Count("targets", distinct=True)
+    )
+
+
+def target_list_get(*, actor: Actor, list_id: int) -> TargetList:
+    return get_scoped(TargetList, actor.workspace, list_id, queryset=target_list_queryset(actor=actor))
+
+
+def campaign_queryset(*, actor: Actor) -> QuerySet:
+    return scoped(Campaign, actor.workspace).select_related("created_by")
+
+
+def campaign_get(*, actor: Actor, campaign_id: int) -> Campaign:
+    return get_scoped(Campaign, actor.workspace, campaign_id, queryset=campaign_queryset(actor=actor))
+
+
+def target_import_get(*, actor: Actor, import_id: int) -> TargetImport:
+    return get_scoped(TargetImport, actor.workspace, import_id)
+
+
+def target_import_rows(*, actor: Actor, import_id: int, outcome: str | None = None) -> QuerySet:
+    target_import = target_import_get(actor=actor, import_id=import_id)
+    qs = scoped(TargetImportRow, actor.workspace).filter(target_import=target_import)
+    return qs.filter(outcome=outcome) if outcome else qs
+
+
+def dashboard_counts(*, actor: Actor) -> dict[str, int]:
+    from automation.selectors import workflow_count
+
+    return {
+        "targets": target_queryset(actor=actor).count(),
+        "campaigns": scoped(Campaign, actor.workspace).count(),
+        "workflows": workflow_count(workspace=actor.workspace),
+    }
+
+
+def scoped_imports(*, actor: Actor) -> QuerySet:
+    return scoped(TargetImport, actor.workspace).defer("content")

@@ -1,0 +1,40 @@
+"""Campaign lifecycle writes (later issues add journey/chain/browser fields)."""
+
+from django.db import transaction
+
+from ..choices import CampaignKind
+from ..errors import StaleRevision, ValidationFailed
+from ..events import campaign_status_changed_event
+from ..fsm import fsm_apply
+from ..models import Campaign
+from ..permissions import Perm
+from ..tenancy import Actor, get_scoped
+
+
+def campaign_create(*, actor: Actor, name: str, kind: str = CampaignKind.JOURNEY, description: str = "") -> Campaign:
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    if not name.strip():
+        raise ValidationFailed.field("name", "نام کمپین لازم است.")
+    if kind not in CampaignKind.values:
+        raise ValidationFailed.field("kind", "نوع کمپین نامعتبر است.")
+    return Campaign.objects.create(
+        workspace=actor.workspace, name=name.strip(), kind=kind, description=description, created_by=actor.user
+    )
+
+
+def campaign_transition(*, actor: Actor, campaign_id: int, transition: str, expected_revision: int | None = None):
+    """Apply one named FSM transition (activate, pause, resume, complete, cancel)."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    if transition not in {"activate", "pause", "resume", "complete", "cancel"}:
+        raise ValidationFailed.field("transition", "تغییر وضعیت ناشناخته است.")
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    if expected_revision is not None and campaign.revision != expected_revision:
+        raise StaleRevision(details={"current_revision": campaign.revision})
+
+    def record(from_status: str, to_status: str) -> None:
+        campaign_status_changed_event(
+            campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user
+        )
+
+    with transaction.atomic():
+        return fsm_apply(campaign, transition, on_applied=record)

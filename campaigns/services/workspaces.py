@@ -1,0 +1,39 @@
+"""Workspaces and memberships."""
+
+import zoneinfo
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from ..choices import Role
+from ..errors import ValidationFailed
+from ..models import Membership, Workspace
+
+
+def workspace_create(*, name: str, slug: str | None = None, time_zone: str = "Asia/Tehran", owner=None) -> Workspace:
+    try:
+        zoneinfo.ZoneInfo(time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationFailed.field("time_zone", "منطقه زمانی نامعتبر است.") from None
+    slug = slug or slugify(name, allow_unicode=False) or "workspace"
+    if Workspace.objects.filter(slug=slug).exists():
+        raise ValidationFailed.field("slug", "این شناسه قبلاً استفاده شده است.")
+    with transaction.atomic():
+        workspace = Workspace.objects.create(name=name, slug=slug, time_zone=time_zone)
+        if owner is not None:
+            membership_set(workspace=workspace, user=owner, role=Role.OWNER)
+    return workspace
+
+
+def membership_set(*, workspace: Workspace, user, role: str, is_default: bool | None = None) -> Membership:
+    """Add a member or change their role. The first membership becomes the default."""
+    if role not in Role.values:
+        raise ValidationFailed.field("role", "نقش نامعتبر است.")
+    with transaction.atomic():
+        membership, _ = Membership.objects.update_or_create(workspace=workspace, user=user, defaults={"role": role})
+        has_default = Membership.objects.filter(user=user, is_default=True).exclude(pk=membership.pk).exists()
+        if is_default or (is_default is None and not has_default):
+            Membership.objects.filter(user=user, is_default=True).exclude(pk=membership.pk).update(is_default=False)
+            Membership.objects.filter(pk=membership.pk).update(is_default=True)
+            membership.is_default = True
+    return membership

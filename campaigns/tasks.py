@@ -1,0 +1,23 @@
+"""Celery entry points: take ids, call one service."""
+
+from celery import shared_task
+from django.utils import timezone
+
+from .models import PlatformHeartbeat
+from .services import imports
+
+
+@shared_task(name="campaigns.target_import_process", acks_late=True, reject_on_worker_lost=True,
+             soft_time_limit=1800, time_limit=1900)
+def target_import_process(import_id: int) -> None:
+    imports.target_import_process(import_id=import_id)
+
+
+@shared_task(name="campaigns.target_imports_resume")
+def target_imports_resume() -> None:
+    imports.target_imports_resume()
+
+
+@shared_task(name="campaigns.heartbeat")
+def heartbeat() -> None:
+    PlatformHeartbeat.objects.update_or_create(name="beat", defaults={"beat_at": timezone.now()})

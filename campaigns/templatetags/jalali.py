@@ -1,0 +1,23 @@
+"""Template filters: ``{{ value|jdate }}``, ``{{ value|jdatetime }}``, ``{{ value|fa_digits }}``."""
+
+from django import template
+
+from ..jalali import fa_digits as _fa_digits
+from ..jalali import to_jalali
+
+register = template.Library()
+
+
+@register.filter
+def jdate(value) -> str:
+    return _fa_digits(to_jalali(value))
+
+
+@register.filter
+def jdatetime(value) -> str:
+    return _fa_digits(to_jalali(value, with_time=True))
+
+
+@register.filter
+def fa_digits(value) -> str:
+    return _fa_digits(value)

@@ -1,0 +1,14 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("workspace/switch/", views.workspace_switch, name="workspace-switch"),
+    path("targets/", views.target_list, name="target-list"),
+    path("targets/import/", views.target_import, name="target-import"),
+    path("targets/import/<int:import_id>/", views.target_import_detail, name="target-import-detail"),
+]

@@ -1,0 +1,126 @@
+"""Server-rendered Persian pages (thin: parse, call a service/selector, render)."""
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+from django.views.defaults import page_not_found, server_error
+
+from . import selectors
+from .api.envelope import json_error
+from .errors import PlatformError
+from .exports import targets_xlsx
+from .filters import TargetFilter
+from .models import TargetList
+from .services import imports
+from .tenancy import SESSION_KEY, memberships_of, scoped
+
+
+def page_not_found_or_json(request, exception=None):
+    if request.path.startswith("/api/"):
+        return json_error("NOT_FOUND", "نشانی API پیدا نشد.", 404)
+    return page_not_found(request, exception)
+
+
+def server_error_or_json(request):
+    if request.path.startswith("/api/"):
+        return json_error("INTERNAL_ERROR", "خطای داخلی رخ داد؛ دوباره تلاش کنید.", 500)
+    return server_error(request)
+
+
+def _actor_or_none(request):
+    return getattr(request, "actor", None)
+
+
+@login_required
+def home(request):
+    actor = _actor_or_none(request)
+    counts = selectors.dashboard_counts(actor=actor) if actor else {}
+    return render(request, "campaigns/home.html", {"counts": counts, "today": timezone.now()})
+
+
+@login_required
+@require_POST
+def workspace_switch(request):
+    ref = request.POST.get("workspace")
+    membership = memberships_of(request.user).filter(workspace_id=ref).first() if str(ref).isdigit() else None
+    if membership is None:
+        messages.error(request, "فضای کاری پیدا نشد.")
+    else:
+        request.session[SESSION_KEY] = membership.workspace_id
+        messages.success(request, f"فضای کاری «{membership.workspace.name}» انتخاب شد.")
+    return redirect(request.POST.get("next") or "home")
+
+
+@login_required
+def target_list(request):
+    actor = _actor_or_none(request)
+    if actor is None:
+        return render(request, "campaigns/no_workspace.html")
+    filterset = TargetFilter(request.GET or None, queryset=selectors.target_queryset(actor=actor), request=request)
+    filterset.form.fields["list"] = forms.ChoiceField(
+        label="فهرست", required=False,
+        choices=[("", "همه")] + [(tl.id, tl.name) for tl in scoped(TargetList, actor.workspace)],
+    )
+    qs = filterset.qs if filterset.is_bound and filterset.is_valid() else selectors.target_queryset(actor=actor)
+    if request.GET.get("export") == "xlsx":
+        response = HttpResponse(targets_xlsx(qs), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
+        return response
+    page = Paginator(qs, 25).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(request, "campaigns/target_list.html",
+                  {"filter": filterset, "page": page, "querystring": query.urlencode()})
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label="فایل اکسل یا CSV")
+    target_list = forms.ModelChoiceField(queryset=TargetList.objects.none(), required=False, label="افزودن به فهرست")
+    update_existing = forms.BooleanField(required=False, initial=True, label="مخاطبان موجود به‌روز شوند")
+
+
+@login_required
+def target_import(request):
+    actor = _actor_or_none(request)
+    if actor is None:
+        return render(request, "campaigns/no_workspace.html")
+    form = ImportForm(request.POST or None, request.FILES or None)
+    form.fields["target_list"].queryset = scoped(TargetList, actor.workspace)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            created = imports.target_import_start(
+                actor=actor, file_name=upload.name, content=upload.read(),
+                target_list_id=form.cleaned_data["target_list"].id if form.cleaned_data["target_list"] else None,
+                update_existing=form.cleaned_data["update_existing"],
+            )
+        except PlatformError as exc:
+            for field, errors in (exc.details or {}).items():
+                for error in errors if isinstance(errors, list) else [errors]:
+                    form.add_error(field if field in form.fields else None, str(error))
+        else:
+            return redirect("target-import-detail", import_id=created.id)
+    recent = selectors.scoped_imports(actor=actor)[:10]
+    return render(request, "campaigns/target_import.html", {"form": form, "recent": recent})
+
+
+@login_required
+def target_import_detail(request, import_id: int):
+    actor = _actor_or_none(request)
+    if actor is None:
+        return render(request, "campaigns/no_workspace.html")
+    try:
+        target_import = selectors.target_import_get(actor=actor, import_id=import_id)
+    except PlatformError:
+        return page_not_found(request, None)
+    outcome = request.GET.get("outcome") or None
+    rows = Paginator(selectors.target_import_rows(actor=actor, import_id=import_id, outcome=outcome), 50)
+    context = {"imp": target_import, "rows": rows.get_page(request.GET.get("page")), "outcome": outcome,
+               "querystring": f"outcome={outcome}" if outcome else ""}
+    template = "campaigns/_import_progress.html" if request.headers.get("HX-Request") else "campaigns/target_import_detail.html"
+    return render(request, template, context)

@@ -1,0 +1,24 @@
+"""URLs: Persian pages, admin, API v1, OpenAPI schema and docs."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from campaigns.api.envelope import json_error
+from campaigns.views import page_not_found_or_json, server_error_or_json
+
+admin.site.site_header = "مدیریت سامانه کمپین"
+admin.site.site_title = "سامانه کمپین"
+admin.site.index_title = "مدیریت"
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/v1/", include("campaigns.api.urls")),
+    path("api/<path:rest>", lambda request, rest: json_error("NOT_FOUND", "نشانی API پیدا نشد.", 404)),
+    path("", include("campaigns.urls")),
+]
+
+handler404 = page_not_found_or_json
+handler500 = server_error_or_json

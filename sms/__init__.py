@@ -1,0 +1,1 @@
+"""The SMS channel: providers, gateway, attempts, blacklist, webhooks (journeys.md)."""

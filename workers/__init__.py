@@ -1,0 +1,1 @@
+"""The browser channel: accounts, proxies, platforms, browser tasks (browser-tasks.md)."""
