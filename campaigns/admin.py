@@ -98,8 +98,18 @@ class TargetImportRowInline(admin.TabularInline):
 
 @admin.register(TargetImport)
 class TargetImportAdmin(JalaliAdmin):
-    list_display = ("file_name", "workspace", "status", "processed_rows", "total_rows", "created_count",
-                    "updated_count", "duplicate_count", "invalid_count", "created_jalali")
+    list_display = (
+        "file_name",
+        "workspace",
+        "status",
+        "processed_rows",
+        "total_rows",
+        "created_count",
+        "updated_count",
+        "duplicate_count",
+        "invalid_count",
+        "created_jalali",
+    )
     list_filter = ("status", "workspace")
     search_fields = ("file_name",)
     readonly_fields = [f.name for f in TargetImport._meta.fields if f.name != "content"]

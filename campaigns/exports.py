@@ -7,7 +7,19 @@ from openpyxl import Workbook
 from .jalali import to_jalali
 from .phones import display_phone
 
-HEADERS = ["نام", "نام کوچک", "نام خانوادگی", "موبایل", "تلفن ثابت", "وضعیت", "استان", "شهر", "اولویت", "فهرست‌ها", "ایجاد"]
+HEADERS = [
+    "نام",
+    "نام کوچک",
+    "نام خانوادگی",
+    "موبایل",
+    "تلفن ثابت",
+    "وضعیت",
+    "استان",
+    "شهر",
+    "اولویت",
+    "فهرست‌ها",
+    "ایجاد",
+]
 
 
 def targets_xlsx(queryset) -> bytes:
@@ -16,12 +28,21 @@ def targets_xlsx(queryset) -> bytes:
     sheet.sheet_view.rightToLeft = True
     sheet.append(HEADERS)
     for target in queryset.prefetch_related("lists").iterator(chunk_size=2000):
-        sheet.append([
-            target.name, target.first_name, target.last_name,
-            display_phone(target.mobile), display_phone(target.landline),
-            target.get_status_display(), target.province, target.city, target.priority,
-            "، ".join(tl.name for tl in target.lists.all()), to_jalali(target.created_at, with_time=True),
-        ])
+        sheet.append(
+            [
+                target.name,
+                target.first_name,
+                target.last_name,
+                display_phone(target.mobile),
+                display_phone(target.landline),
+                target.get_status_display(),
+                target.province,
+                target.city,
+                target.priority,
+                "، ".join(tl.name for tl in target.lists.all()),
+                to_jalali(target.created_at, with_time=True),
+            ]
+        )
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()

@@ -42,9 +42,11 @@ def fsm_apply(
     if any(f.name == "updated_at" for f in instance._meta.fields):
         values["updated_at"] = timezone.now()
     with transaction.atomic():
-        updated = type(instance)._default_manager.filter(
-            pk=instance.pk, **{field: from_status}, revision=revision
-        ).update(**values)
+        updated = (
+            type(instance)
+            ._default_manager.filter(pk=instance.pk, **{field: from_status}, revision=revision)
+            .update(**values)
+        )
         if updated != 1:
             instance.refresh_from_db()
             raise StaleRevision(details={"current_status": getattr(instance, field)})

@@ -1,6 +1,6 @@
 """Reads. Every query starts from ``tenancy.scoped`` (never ``Model.objects``)."""
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from .models import Campaign, Target, TargetImport, TargetImportRow, TargetList
 from .permissions import Perm
@@ -20,9 +20,7 @@ def target_get(*, actor: Actor, target_id: int) -> Target:
 
 
 def target_list_queryset(*, actor: Actor) -> QuerySet:
-    return scoped(TargetList, actor.workspace).annotate(
-        target_count=Count("targets", distinct=True)
-    )
+    return scoped(TargetList, actor.workspace).annotate(target_count=Count("targets", distinct=True))
 
 
 def target_list_get(*, actor: Actor, list_id: int) -> TargetList:

@@ -7,8 +7,13 @@ from .models import PlatformHeartbeat
 from .services import imports
 
 
-@shared_task(name="campaigns.target_import_process", acks_late=True, reject_on_worker_lost=True,
-             soft_time_limit=1800, time_limit=1900)
+@shared_task(
+    name="campaigns.target_import_process",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=1800,
+    time_limit=1900,
+)
 def target_import_process(import_id: int) -> None:
     imports.target_import_process(import_id=import_id)
 

@@ -112,9 +112,7 @@ class WorkspaceMiddleware:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated and not request.path.startswith("/api/"):
             try:
-                request.actor = resolve_actor(
-                    user, header=None, session_workspace_id=request.session.get(SESSION_KEY)
-                )
+                request.actor = resolve_actor(user, header=None, session_workspace_id=request.session.get(SESSION_KEY))
             except (WorkspaceRequired, WorkspaceNotFound, PermissionDenied):
                 first = memberships_of(user).first()
                 if first is not None:

@@ -63,19 +63,23 @@ def target_list(request):
         return render(request, "campaigns/no_workspace.html")
     filterset = TargetFilter(request.GET or None, queryset=selectors.target_queryset(actor=actor), request=request)
     filterset.form.fields["list"] = forms.ChoiceField(
-        label="فهرست", required=False,
+        label="فهرست",
+        required=False,
         choices=[("", "همه")] + [(tl.id, tl.name) for tl in scoped(TargetList, actor.workspace)],
     )
     qs = filterset.qs if filterset.is_bound and filterset.is_valid() else selectors.target_queryset(actor=actor)
     if request.GET.get("export") == "xlsx":
-        response = HttpResponse(targets_xlsx(qs), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        response = HttpResponse(
+            targets_xlsx(qs), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        )
         response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
         return response
     page = Paginator(qs, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    return render(request, "campaigns/target_list.html",
-                  {"filter": filterset, "page": page, "querystring": query.urlencode()})
+    return render(
+        request, "campaigns/target_list.html", {"filter": filterset, "page": page, "querystring": query.urlencode()}
+    )
 
 
 class ImportForm(forms.Form):
@@ -95,7 +99,9 @@ def target_import(request):
         upload = form.cleaned_data["file"]
         try:
             created = imports.target_import_start(
-                actor=actor, file_name=upload.name, content=upload.read(),
+                actor=actor,
+                file_name=upload.name,
+                content=upload.read(),
                 target_list_id=form.cleaned_data["target_list"].id if form.cleaned_data["target_list"] else None,
                 update_existing=form.cleaned_data["update_existing"],
             )
@@ -120,7 +126,15 @@ def target_import_detail(request, import_id: int):
         return page_not_found(request, None)
     outcome = request.GET.get("outcome") or None
     rows = Paginator(selectors.target_import_rows(actor=actor, import_id=import_id, outcome=outcome), 50)
-    context = {"imp": target_import, "rows": rows.get_page(request.GET.get("page")), "outcome": outcome,
-               "querystring": f"outcome={outcome}" if outcome else ""}
-    template = "campaigns/_import_progress.html" if request.headers.get("HX-Request") else "campaigns/target_import_detail.html"
+    context = {
+        "imp": target_import,
+        "rows": rows.get_page(request.GET.get("page")),
+        "outcome": outcome,
+        "querystring": f"outcome={outcome}" if outcome else "",
+    }
+    template = (
+        "campaigns/_import_progress.html"
+        if request.headers.get("HX-Request")
+        else "campaigns/target_import_detail.html"
+    )
     return render(request, template, context)

@@ -125,6 +125,7 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True  # serve from app/static dirs without collectstatic in development
 MEDIA_ROOT = VAR_DIR / "media"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
@@ -171,7 +172,11 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "campaigns.api.schema.add_workspace_header",
     ],
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "TargetStatusEnum": "campaigns.choices.TargetStatus",
+        "CampaignStatusEnum": "campaigns.choices.CampaignStatus",
+        "ImportStatusEnum": "campaigns.choices.ImportStatus",
+    },
 }
 
 # --- Celery -----------------------------------------------------------------

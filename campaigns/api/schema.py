@@ -50,6 +50,10 @@ def add_workspace_header(result, generator, request, public):
             if isinstance(operation, dict):
                 operation.setdefault("parameters", []).append(header)
                 operation.setdefault("responses", {}).setdefault(
-                    "401", {"description": "NOT_AUTHENTICATED", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}}
+                    "401",
+                    {
+                        "description": "NOT_AUTHENTICATED",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+                    },
                 )
     return result

@@ -16,9 +16,24 @@ class TargetOutput(serializers.ModelSerializer):
     class Meta:
         model = Target
         fields = [
-            "id", "name", "first_name", "last_name", "mobile", "mobile_display", "landline", "landline_display",
-            "status", "status_display", "owner_id", "province", "city", "priority", "list_ids", "attributes",
-            "created_at", "updated_at",
+            "id",
+            "name",
+            "first_name",
+            "last_name",
+            "mobile",
+            "mobile_display",
+            "landline",
+            "landline_display",
+            "status",
+            "status_display",
+            "owner_id",
+            "province",
+            "city",
+            "priority",
+            "list_ids",
+            "attributes",
+            "created_at",
+            "updated_at",
         ]
 
     def get_mobile_display(self, obj) -> str:
@@ -72,9 +87,21 @@ class TargetImportOutput(serializers.ModelSerializer):
     class Meta:
         model = TargetImport
         fields = [
-            "id", "file_name", "status", "total_rows", "processed_rows", "progress_percent", "created_count",
-            "updated_count", "duplicate_count", "invalid_count", "target_list_id", "update_existing", "error",
-            "created_at", "finished_at",
+            "id",
+            "file_name",
+            "status",
+            "total_rows",
+            "processed_rows",
+            "progress_percent",
+            "created_count",
+            "updated_count",
+            "duplicate_count",
+            "invalid_count",
+            "target_list_id",
+            "update_existing",
+            "error",
+            "created_at",
+            "finished_at",
         ]
 
 
@@ -94,8 +121,16 @@ class CampaignOutput(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = [
-            "id", "name", "description", "kind", "status", "status_display", "revision", "created_by_id",
-            "created_at", "updated_at",
+            "id",
+            "name",
+            "description",
+            "kind",
+            "status",
+            "status_display",
+            "revision",
+            "created_by_id",
+            "created_at",
+            "updated_at",
         ]
 
 

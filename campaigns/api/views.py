@@ -11,6 +11,7 @@ from .. import selectors
 from ..choices import ImportOutcome
 from ..exports import targets_xlsx
 from ..filters import CampaignFilter, TargetFilter
+from ..models import Campaign, Target, TargetImportRow, TargetList
 from ..permissions import Perm
 from ..services import imports, targets
 from ..tenancy import memberships_of
@@ -46,14 +47,18 @@ class TargetListCreateApi(WorkspaceAPIView):
     filterset_class = TargetFilter
     serializer_class = TargetOutput
 
-    def get_queryset(self):
+    queryset = Target.objects.none()
+
+    def scoped_queryset(self):
         return selectors.target_queryset(actor=self.actor)
 
     @extend_schema(operation_id="targets_list", responses={200: TargetOutput(many=True), **errors(400, 404)})
     def get(self, request):
-        return self.paginated(self.filter_queryset(self.get_queryset()), TargetOutput)
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), TargetOutput)
 
-    @extend_schema(operation_id="targets_create", request=TargetInput, responses={201: TargetOutput, **errors(400, 403)})
+    @extend_schema(
+        operation_id="targets_create", request=TargetInput, responses={201: TargetOutput, **errors(400, 403)}
+    )
     def post(self, request):
         serializer = TargetInput(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -69,14 +74,18 @@ class TargetDetailApi(WorkspaceAPIView):
     def get(self, request, target_id: int):
         return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
 
-    @extend_schema(operation_id="targets_update", request=TargetInput, responses={200: TargetOutput, **errors(400, 403, 404)})
+    @extend_schema(
+        operation_id="targets_update", request=TargetInput, responses={200: TargetOutput, **errors(400, 403, 404)}
+    )
     def patch(self, request, target_id: int):
         serializer = TargetInput(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         targets.target_update(actor=self.actor, target_id=target_id, data=serializer.validated_data)
         return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
 
-    @extend_schema(operation_id="targets_replace", request=TargetInput, responses={200: TargetOutput, **errors(400, 403, 404)})
+    @extend_schema(
+        operation_id="targets_replace", request=TargetInput, responses={200: TargetOutput, **errors(400, 403, 404)}
+    )
     def put(self, request, target_id: int):
         serializer = TargetInput(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -94,8 +103,11 @@ class TargetImportApi(WorkspaceAPIView):
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = TargetImportOutput
 
-    @extend_schema(operation_id="targets_import", request={"multipart/form-data": TargetImportInput},
-                   responses={202: TargetImportOutput, **errors(400, 403, 404)})
+    @extend_schema(
+        operation_id="targets_import",
+        request={"multipart/form-data": TargetImportInput},
+        responses={202: TargetImportOutput, **errors(400, 403, 404)},
+    )
     def post(self, request):
         serializer = TargetImportInput(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -120,6 +132,7 @@ class TargetImportDetailApi(WorkspaceAPIView):
 
 class TargetImportRowsApi(WorkspaceAPIView):
     serializer_class = TargetImportRowOutput
+    queryset = TargetImportRow.objects.none()
 
     @extend_schema(
         operation_id="targets_import_rows",
@@ -136,15 +149,22 @@ class TargetImportRowsApi(WorkspaceAPIView):
 class TargetExportApi(WorkspaceAPIView):
     filterset_class = TargetFilter
 
-    def get_queryset(self):
+    queryset = Target.objects.none()
+
+    def scoped_queryset(self):
         return selectors.target_queryset(actor=self.actor)
 
-    @extend_schema(operation_id="targets_export", responses={
-        (200, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"): OpenApiResponse(OpenApiTypes.BINARY),
-        **errors(400, 404),
-    })
+    @extend_schema(
+        operation_id="targets_export",
+        responses={
+            (200, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"): OpenApiResponse(
+                OpenApiTypes.BINARY
+            ),
+            **errors(400, 404),
+        },
+    )
     def get(self, request):
-        content = targets_xlsx(self.filter_queryset(self.get_queryset()))
+        content = targets_xlsx(self.filter_queryset(self.scoped_queryset()))
         response = HttpResponse(
             content, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         )
@@ -155,17 +175,24 @@ class TargetExportApi(WorkspaceAPIView):
 class TargetListsApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_TARGETS
     serializer_class = TargetListOutput
+    queryset = TargetList.objects.none()
 
     @extend_schema(operation_id="target_lists_list", responses={200: TargetListOutput(many=True), **errors(404)})
     def get(self, request):
         return self.paginated(selectors.target_list_queryset(actor=self.actor), TargetListOutput)
 
-    @extend_schema(operation_id="target_lists_create", request=TargetListInput, responses={201: TargetListOutput, **errors(400, 403)})
+    @extend_schema(
+        operation_id="target_lists_create",
+        request=TargetListInput,
+        responses={201: TargetListOutput, **errors(400, 403)},
+    )
     def post(self, request):
         serializer = TargetListInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         created = targets.target_list_create(actor=self.actor, **serializer.validated_data)
-        return Response(TargetListOutput(selectors.target_list_get(actor=self.actor, list_id=created.id)).data, status=201)
+        return Response(
+            TargetListOutput(selectors.target_list_get(actor=self.actor, list_id=created.id)).data, status=201
+        )
 
 
 class TargetListDetailApi(WorkspaceAPIView):
@@ -176,7 +203,11 @@ class TargetListDetailApi(WorkspaceAPIView):
     def get(self, request, list_id: int):
         return Response(TargetListOutput(selectors.target_list_get(actor=self.actor, list_id=list_id)).data)
 
-    @extend_schema(operation_id="target_lists_update", request=TargetListInput, responses={200: TargetListOutput, **errors(400, 403, 404)})
+    @extend_schema(
+        operation_id="target_lists_update",
+        request=TargetListInput,
+        responses={200: TargetListOutput, **errors(400, 403, 404)},
+    )
     def patch(self, request, list_id: int):
         serializer = TargetListInput(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
@@ -193,12 +224,14 @@ class CampaignListApi(WorkspaceAPIView):
     filterset_class = CampaignFilter
     serializer_class = CampaignOutput
 
-    def get_queryset(self):
+    queryset = Campaign.objects.none()
+
+    def scoped_queryset(self):
         return selectors.campaign_queryset(actor=self.actor)
 
     @extend_schema(operation_id="campaigns_list", responses={200: CampaignOutput(many=True), **errors(400, 404)})
     def get(self, request):
-        return self.paginated(self.filter_queryset(self.get_queryset()), CampaignOutput)
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), CampaignOutput)
 
 
 class CampaignDetailApi(WorkspaceAPIView):

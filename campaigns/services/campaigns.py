@@ -32,9 +32,7 @@ def campaign_transition(*, actor: Actor, campaign_id: int, transition: str, expe
         raise StaleRevision(details={"current_revision": campaign.revision})
 
     def record(from_status: str, to_status: str) -> None:
-        campaign_status_changed_event(
-            campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user
-        )
+        campaign_status_changed_event(campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user)
 
     with transaction.atomic():
         return fsm_apply(campaign, transition, on_applied=record)

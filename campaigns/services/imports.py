@@ -132,8 +132,12 @@ class _RowContext:
         except (ValueError, TypeError) as exc:
             outcome, reason, target = ImportOutcome.INVALID, str(exc)[:300], None
         TargetImportRow.objects.create(
-            workspace=self.workspace, target_import=self.imp, row_number=line,
-            outcome=outcome, reason=reason[:300], target=target,
+            workspace=self.workspace,
+            target_import=self.imp,
+            row_number=line,
+            outcome=outcome,
+            reason=reason[:300],
+            target=target,
         )
         return outcome
 
@@ -182,8 +186,12 @@ class _RowContext:
         if matches:
             return self._update(matches[0], contact, fields, attributes, note)
         target = Target.objects.create(
-            workspace=self.workspace, mobile=contact.mobile, landline=contact.landline,
-            owner=self.force_owner or self.imp.created_by, attributes=attributes, **fields,
+            workspace=self.workspace,
+            mobile=contact.mobile,
+            landline=contact.landline,
+            owner=self.force_owner or self.imp.created_by,
+            attributes=attributes,
+            **fields,
         )
         self._add_to_list(target)
         return ImportOutcome.CREATED, note, target
@@ -198,10 +206,15 @@ class _RowContext:
         return list(found.values())
 
     def _update(self, target, contact, fields, attributes, note) -> tuple[str, str, Target | None]:
-        earlier = TargetImportRow.objects.filter(
-            target_import=self.imp, target=target,
-            outcome__in=[ImportOutcome.CREATED, ImportOutcome.UPDATED],
-        ).order_by("row_number").first()
+        earlier = (
+            TargetImportRow.objects.filter(
+                target_import=self.imp,
+                target=target,
+                outcome__in=[ImportOutcome.CREATED, ImportOutcome.UPDATED],
+            )
+            .order_by("row_number")
+            .first()
+        )
         if earlier is not None:
             return ImportOutcome.DUPLICATE, f"تکرار ردیف {earlier.row_number} همین فایل.", target
         if self.force_owner and target.owner_id != self.force_owner.id:

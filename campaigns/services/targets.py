@@ -90,8 +90,16 @@ def target_create(
     attributes: dict | None = None,
 ) -> Target:
     actor.require(Perm.MANAGE_TARGETS)
-    fields = dict(name=name, first_name=first_name, last_name=last_name, status=status,
-                  province=province, city=city, priority=priority, attributes=attributes or {})
+    fields = dict(
+        name=name,
+        first_name=first_name,
+        last_name=last_name,
+        status=status,
+        province=province,
+        city=city,
+        priority=priority,
+        attributes=attributes or {},
+    )
     _validate_fields(fields)
     try:
         contact = TargetContact.from_fields(mobile=mobile, landline=landline)

@@ -1,0 +1,91 @@
+"""Shared fixtures: workspaces, members with roles, API clients per member."""
+
+import itertools
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from campaigns.choices import Role
+from campaigns.models import Campaign, Target, TargetList, Workspace
+from campaigns.services.workspaces import membership_set
+from campaigns.tenancy import Actor
+
+_seq = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    from django.core.cache import cache
+
+    cache.clear()  # throttling counters must not leak between tests
+    yield
+
+
+def make_workspace(name: str = "ws", **kwargs) -> Workspace:
+    n = next(_seq)
+    return Workspace.objects.create(name=f"{name}-{n}", slug=f"{name}-{n}", **kwargs)
+
+
+def make_member(workspace: Workspace, role: str = Role.OWNER, username: str | None = None):
+    user = get_user_model().objects.create_user(username or f"user{next(_seq)}", password="pw-123456")
+    membership_set(workspace=workspace, user=user, role=role)
+    return user
+
+
+def make_actor(workspace: Workspace, role: str = Role.OWNER, user=None) -> Actor:
+    user = user or make_member(workspace, role)
+    membership = user.memberships.get(workspace=workspace)
+    return Actor(user=user, workspace=workspace, membership=membership)
+
+
+def make_target(workspace: Workspace, *, mobile: str | None = None, landline: str | None = None, **kwargs) -> Target:
+    n = next(_seq)
+    if mobile is None and landline is None:
+        mobile = f"+98912{n:07d}"
+    return Target.objects.create(
+        workspace=workspace, name=kwargs.pop("name", f"مخاطب {n}"), mobile=mobile, landline=landline, **kwargs
+    )
+
+
+def make_list(workspace: Workspace, name: str | None = None) -> TargetList:
+    return TargetList.objects.create(workspace=workspace, name=name or f"فهرست {next(_seq)}")
+
+
+def make_campaign(workspace: Workspace, **kwargs) -> Campaign:
+    return Campaign.objects.create(workspace=workspace, name=kwargs.pop("name", f"کمپین {next(_seq)}"), **kwargs)
+
+
+def api_client_for(user, workspace: Workspace | None = None) -> APIClient:
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    if workspace is not None:
+        client.defaults["HTTP_X_WORKSPACE"] = workspace.slug
+    return client
+
+
+@pytest.fixture
+def workspace(db) -> Workspace:
+    return make_workspace("acme")
+
+
+@pytest.fixture
+def other_workspace(db) -> Workspace:
+    return make_workspace("other")
+
+
+@pytest.fixture
+def owner(workspace):
+    return make_member(workspace, Role.OWNER)
+
+
+@pytest.fixture
+def api(owner, workspace) -> APIClient:
+    return api_client_for(owner, workspace)
+
+
+@pytest.fixture
+def actor(workspace, owner) -> Actor:
+    return make_actor(workspace, user=owner)
