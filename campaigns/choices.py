@@ -31,8 +31,17 @@ class CampaignKind(models.TextChoices):
 
 
 class CampaignStatus(models.TextChoices):
+    """One status set for every campaign kind (README "Campaign status").
+
+    Seed names map one-to-one: chain WAITING_SCHEDULE = ``scheduled``,
+    IN_PROGRESS = ``active``; SUBMITTED/REJECTED are the approval states.
+    """
+
     DRAFT = "draft", "پیش‌نویس"
-    ACTIVE = "active", "فعال"
+    SUBMITTED = "submitted", "در انتظار تأیید"
+    REJECTED = "rejected", "ردشده"
+    SCHEDULED = "scheduled", "در انتظار شروع"
+    ACTIVE = "active", "در حال اجرا"
     PAUSED = "paused", "متوقف موقت"
     COMPLETED = "completed", "پایان‌یافته"
     CANCELLED = "cancelled", "لغوشده"

@@ -155,7 +155,11 @@ class Target(TimeStamped):
         return self.first_name or self.name
 
 
-class Campaign(TimeStamped):
+from .campaign_chain_fields import CampaignChainFields  # noqa: E402  (chains issue owns that file)
+from .campaign_journey_fields import CampaignJourneyFields  # noqa: E402  (engine issue owns that file)
+
+
+class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
     """The one campaign table every kind (journey, browser, chains) extends.
 
     ``status`` only changes through ``campaigns.fsm.fsm_apply`` (a conditional
@@ -184,11 +188,32 @@ class Campaign(TimeStamped):
     def __str__(self) -> str:
         return self.name
 
-    @transition(field=status, source=CampaignStatus.DRAFT, target=CampaignStatus.ACTIVE)
-    def activate(self) -> None:
-        """Start the campaign."""
+    # --- the one status FSM (transitions only change memory; persist with campaigns.fsm.fsm_apply) ---
+    @transition(field=status, source=[CampaignStatus.DRAFT, CampaignStatus.REJECTED], target=CampaignStatus.SUBMITTED)
+    def submit(self) -> None:
+        """Ask for approval (workspaces/chains that need it)."""
 
-    @transition(field=status, source=CampaignStatus.ACTIVE, target=CampaignStatus.PAUSED)
+    @transition(field=status, source=CampaignStatus.SUBMITTED, target=CampaignStatus.SCHEDULED)
+    def approve(self) -> None:
+        """Approved: waiting for its start time / first run (chain WAITING_SCHEDULE)."""
+
+    @transition(field=status, source=CampaignStatus.SUBMITTED, target=CampaignStatus.REJECTED)
+    def reject(self) -> None:
+        """Approval refused; editing returns it to draft."""
+
+    @transition(field=status, source=[CampaignStatus.SUBMITTED, CampaignStatus.REJECTED], target=CampaignStatus.DRAFT)
+    def return_to_draft(self) -> None:
+        """Withdrawn or edited after rejection."""
+
+    @transition(field=status, source=CampaignStatus.DRAFT, target=CampaignStatus.SCHEDULED)
+    def schedule(self) -> None:
+        """Activated without approval but its start time is in the future."""
+
+    @transition(field=status, source=[CampaignStatus.DRAFT, CampaignStatus.SCHEDULED], target=CampaignStatus.ACTIVE)
+    def activate(self) -> None:
+        """Start running (chain IN_PROGRESS)."""
+
+    @transition(field=status, source=[CampaignStatus.ACTIVE, CampaignStatus.SCHEDULED], target=CampaignStatus.PAUSED)
     def pause(self) -> None:
         """Hold the campaign; nothing new is sent."""
 
@@ -202,7 +227,14 @@ class Campaign(TimeStamped):
 
     @transition(
         field=status,
-        source=[CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PAUSED],
+        source=[
+            CampaignStatus.DRAFT,
+            CampaignStatus.SUBMITTED,
+            CampaignStatus.REJECTED,
+            CampaignStatus.SCHEDULED,
+            CampaignStatus.ACTIVE,
+            CampaignStatus.PAUSED,
+        ],
         target=CampaignStatus.CANCELLED,
     )
     def cancel(self) -> None:

@@ -20,7 +20,11 @@ def target_get(*, actor: Actor, target_id: int) -> Target:
 
 
 def target_list_queryset(*, actor: Actor) -> QuerySet:
-    return scoped(TargetList, actor.workspace).annotate(target_count=Count("targets", distinct=True))
+    return (
+        scoped(TargetList, actor.workspace)
+        .annotate(target_count=Count("targets", filter=Q(targets__deleted_at__isnull=True), distinct=True))
+        .order_by("name", "id")
+    )
 
 
 def target_list_get(*, actor: Actor, list_id: int) -> TargetList:

@@ -15,16 +15,10 @@ app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-BEAT_SCHEDULE = {
-    "platform-heartbeat": {
-        "task": "campaigns.heartbeat",
-        "schedule": 60.0,
-        "options": {"expires": 55},
-    },
-    "target-imports-resume": {
-        "task": "campaigns.target_imports_resume",
-        "schedule": 300.0,
-        "options": {"expires": 290},
-    },
-}
+from automation.schedule import BEAT_SCHEDULE as AUTOMATION  # noqa: E402
+from campaigns.schedule import BEAT_SCHEDULE as CAMPAIGNS  # noqa: E402
+from sms.schedule import BEAT_SCHEDULE as SMS  # noqa: E402
+from workers.schedule import BEAT_SCHEDULE as WORKERS  # noqa: E402
+
+BEAT_SCHEDULE = {**CAMPAIGNS, **AUTOMATION, **SMS, **WORKERS}
 app.conf.beat_schedule = BEAT_SCHEDULE

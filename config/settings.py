@@ -225,3 +225,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- automation + sms settings (engine issue) ---
+
+# --- workers settings (browser issue) ---
+
+# --- chains settings (chains issue) ---

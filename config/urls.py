@@ -16,8 +16,16 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("campaigns.api.urls")),
+    path("api/v1/", include("campaigns.api.chain_urls")),
+    path("api/v1/", include("automation.api.urls")),
+    path("api/v1/", include("sms.api.urls")),
+    path("api/v1/", include("workers.api.urls")),
+    path("api/webhooks/", include("sms.webhook_urls")),
     path("api/<path:rest>", lambda request, rest: json_error("NOT_FOUND", "نشانی API پیدا نشد.", 404)),
     path("", include("campaigns.urls")),
+    path("", include("automation.urls")),
+    path("", include("sms.urls")),
+    path("", include("workers.urls")),
 ]
 
 handler404 = page_not_found_or_json

@@ -10,6 +10,19 @@ from ..models import Campaign
 from ..permissions import Perm
 from ..tenancy import Actor, get_scoped
 
+CAMPAIGN_TRANSITIONS = {
+    "submit",
+    "approve",
+    "reject",
+    "return_to_draft",
+    "schedule",
+    "activate",
+    "pause",
+    "resume",
+    "complete",
+    "cancel",
+}
+
 
 def campaign_create(*, actor: Actor, name: str, kind: str = CampaignKind.JOURNEY, description: str = "") -> Campaign:
     actor.require(Perm.MANAGE_CAMPAIGNS)
@@ -25,7 +38,7 @@ def campaign_create(*, actor: Actor, name: str, kind: str = CampaignKind.JOURNEY
 def campaign_transition(*, actor: Actor, campaign_id: int, transition: str, expected_revision: int | None = None):
     """Apply one named FSM transition (activate, pause, resume, complete, cancel)."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    if transition not in {"activate", "pause", "resume", "complete", "cancel"}:
+    if transition not in CAMPAIGN_TRANSITIONS:
         raise ValidationFailed.field("transition", "تغییر وضعیت ناشناخته است.")
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     if expected_revision is not None and campaign.revision != expected_revision:

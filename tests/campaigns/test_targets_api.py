@@ -137,7 +137,9 @@ def test_viewer_cannot_write(workspace):
 
 def test_owner_must_be_a_member_of_the_workspace(api, other_workspace):
     stranger = make_member(other_workspace)
-    response = api.post("/api/v1/targets", {"name": "x", "mobile": "09120000009", "owner_id": stranger.id}, format="json")
+    response = api.post(
+        "/api/v1/targets", {"name": "x", "mobile": "09120000009", "owner_id": stranger.id}, format="json"
+    )
     assert response.status_code == 400
     assert "owner" in response.json()["error"]["details"]
 

@@ -1,0 +1,1 @@
+"""API of this app."""

@@ -1,0 +1,10 @@
+"""Periodic jobs of the campaigns app (plain data; merged in config/celery.py)."""
+
+BEAT_SCHEDULE: dict = {
+    "platform-heartbeat": {"task": "campaigns.heartbeat", "schedule": 60.0, "options": {"expires": 55}},
+    "target-imports-resume": {
+        "task": "campaigns.target_imports_resume",
+        "schedule": 300.0,
+        "options": {"expires": 290},
+    },
+}
