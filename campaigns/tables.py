@@ -9,6 +9,12 @@ from openpyxl import load_workbook
 MAX_BYTES = 10 * 1024 * 1024
 SUPPORTED = (".xlsx", ".csv")
 
+
+def normalize_header(value) -> str:
+    text = str(value or "").strip().lower().replace("\u200c", " ").replace("ي", "ی").replace("ك", "ک")
+    return " ".join(text.replace("-", " ").split()).replace(" ", "_") if text.isascii() else " ".join(text.split())
+
+
 # normalized header -> target field; "phone" columns are classified per number.
 HEADER_ALIASES: dict[str, str] = {}
 for field, names in {
@@ -36,14 +42,11 @@ for field, names in {
     "city": ["city", "شهر"],
     "priority": ["priority", "اولویت"],
     "status": ["status", "وضعیت"],
+    "lists": ["lists", "list", "فهرست‌ها", "فهرست", "لیست"],
+    "ignore": ["id", "created", "created_at", "ایجاد", "تاریخ ایجاد"],  # our own export's read-only columns
 }.items():
     for n in names:
-        HEADER_ALIASES[n] = field
-
-
-def normalize_header(value) -> str:
-    text = str(value or "").strip().lower().replace("\u200c", " ").replace("ي", "ی").replace("ك", "ک")
-    return " ".join(text.replace("-", " ").split()).replace(" ", "_") if text.isascii() else " ".join(text.split())
+        HEADER_ALIASES[normalize_header(n)] = field
 
 
 def map_header(value) -> str | None:

@@ -2,17 +2,19 @@
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from .. import selectors
 from ..choices import ImportOutcome
+from ..errors import ValidationFailed
 from ..exports import targets_xlsx
 from ..filters import CampaignFilter, TargetFilter
 from ..models import Campaign, Target, TargetImportRow, TargetList
 from ..permissions import Perm
+from ..registry import campaign_kind_handler, campaign_kind_handlers
 from ..services import imports, targets
 from ..tenancy import memberships_of
 from .base import WorkspaceAPIView
@@ -220,10 +222,13 @@ class TargetListDetailApi(WorkspaceAPIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def _campaign_create_serializers():
+    return [handler.input_serializer for handler in campaign_kind_handlers()]
+
+
 class CampaignListApi(WorkspaceAPIView):
     filterset_class = CampaignFilter
     serializer_class = CampaignOutput
-
     queryset = Campaign.objects.none()
 
     def scoped_queryset(self):
@@ -232,6 +237,28 @@ class CampaignListApi(WorkspaceAPIView):
     @extend_schema(operation_id="campaigns_list", responses={200: CampaignOutput(many=True), **errors(400, 404)})
     def get(self, request):
         return self.paginated(self.filter_queryset(self.scoped_queryset()), CampaignOutput)
+
+    @extend_schema(
+        operation_id="campaigns_create",
+        description="Creates a campaign of the body's `kind`; each kind has its own fields.",
+        request=PolymorphicProxySerializer(
+            component_name="CampaignCreate",
+            serializers=_campaign_create_serializers,
+            resource_type_field_name="kind",
+        ),
+        responses={201: CampaignOutput, **errors(400, 403)},
+    )
+    def post(self, request):
+        kind = request.data.get("kind") if hasattr(request.data, "get") else None
+        handler = campaign_kind_handler(kind) if isinstance(kind, str) else None
+        if handler is None:
+            known = [h.kind for h in campaign_kind_handlers()]
+            raise ValidationFailed.field("kind", f"نوع کمپین باید یکی از {known} باشد.")
+        self.actor.require(handler.permission)
+        serializer = handler.input_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        campaign = handler.create(actor=self.actor, **serializer.validated_data)
+        return Response(CampaignOutput(campaign).data, status=status.HTTP_201_CREATED)
 
 
 class CampaignDetailApi(WorkspaceAPIView):

@@ -149,6 +149,8 @@ class _RowContext:
             column = self.columns[i] if i < len(self.columns) else None
             if not value:
                 continue
+            if column == "ignore":
+                continue
             if column == "phone":
                 phones.append(value)
             elif column is None:
@@ -182,9 +184,10 @@ class _RowContext:
         if len(matches) > 1:
             names = "، ".join(t.name for t in matches)
             return ImportOutcome.INVALID, f"موبایل و تلفن ثابت این ردیف به دو مخاطب متفاوت تعلق دارند ({names}).", None
+        list_ids = self._list_ids(fields.pop("lists", ""), warnings)
         note = "؛ ".join(warnings)
         if matches:
-            return self._update(matches[0], contact, fields, attributes, note)
+            return self._update(matches[0], contact, fields, attributes, note, list_ids)
         target = Target.objects.create(
             workspace=self.workspace,
             mobile=contact.mobile,
@@ -193,7 +196,7 @@ class _RowContext:
             attributes=attributes,
             **fields,
         )
-        self._add_to_list(target)
+        self._add_to_lists(target, list_ids)
         return ImportOutcome.CREATED, note, target
 
     def _matches(self, contact: TargetContact) -> list[Target]:
@@ -205,7 +208,16 @@ class _RowContext:
                     found[t.id] = t
         return list(found.values())
 
-    def _update(self, target, contact, fields, attributes, note) -> tuple[str, str, Target | None]:
+    def _list_ids(self, cell: str, warnings: list[str]) -> list[int]:
+        """Lists named in a "lists" column (existing lists only; unknown names are reported)."""
+        names = [n.strip() for n in str(cell).replace("،", ",").split(",") if n.strip()]
+        if not names:
+            return []
+        found = dict(scoped(TargetList, self.workspace).filter(name__in=names).values_list("name", "id"))
+        warnings += [f"فهرست «{n}» وجود ندارد." for n in names if n not in found]
+        return list(found.values())
+
+    def _update(self, target, contact, fields, attributes, note, list_ids) -> tuple[str, str, Target | None]:
         earlier = (
             TargetImportRow.objects.filter(
                 target_import=self.imp,
@@ -227,12 +239,13 @@ class _RowContext:
         target.landline = contact.landline or target.landline
         target.attributes = {**target.attributes, **attributes}
         target.save()
-        self._add_to_list(target)
+        self._add_to_lists(target, list_ids)
         return ImportOutcome.UPDATED, note, target
 
-    def _add_to_list(self, target: Target) -> None:
-        if self.imp.target_list_id:
-            target.lists.add(self.imp.target_list_id)
+    def _add_to_lists(self, target: Target, list_ids: list[int]) -> None:
+        ids = set(list_ids) | ({self.imp.target_list_id} if self.imp.target_list_id else set())
+        if ids:
+            target.lists.add(*ids)
 
 
 def target_imports_resume(*, stale_after_seconds: int = 600) -> list[int]:

@@ -1,0 +1,85 @@
+"""The Persian staff UI in a real browser: login, RTL shell, workspace switcher, import with progress."""
+
+import re
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from playwright.sync_api import expect
+
+from campaigns.choices import Role
+from campaigns.models import Target
+from campaigns.services.workspaces import membership_set
+from config.celery import app
+
+from ..conftest import make_member, make_target, make_workspace
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def login(page, base: str, username: str) -> None:
+    page.goto(f"{base}/")
+    expect(page).to_have_url(re.compile(r"/login/"))
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-123456")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_contain_text("پیشخوان")
+
+
+def test_login_home_is_rtl_persian_with_vendored_font(page, live_server):
+    shop = make_workspace("shop")
+    user = make_member(shop, Role.MANAGER, username="maryam")
+    for _ in range(3):
+        make_target(shop)
+    login(page, live_server.url, "maryam")
+    html = page.locator("html")
+    expect(html).to_have_attribute("dir", "rtl")
+    expect(html).to_have_attribute("lang", "fa")
+    expect(page.get_by_test_id("count-targets")).to_have_text("۳")
+    page.evaluate("document.fonts.ready")
+    assert page.evaluate("document.fonts.check('16px Vazirmatn')")
+    assert "Vazirmatn" in page.evaluate("getComputedStyle(document.body).fontFamily")
+    # the nav sits on the right in RTL
+    brand = page.locator(".brand").bounding_box()
+    assert brand["x"] > 640
+    assert re.fullmatch(r"[۰-۹]{4}/[۰-۹]{2}/[۰-۹]{2}", page.get_by_test_id("today").inner_text())
+    page.screenshot(path="var/screenshot-home.png", full_page=True)
+    assert user.is_authenticated
+
+
+def test_workspace_switcher_changes_what_is_shown(page, live_server):
+    first, second = make_workspace("first"), make_workspace("second")
+    user = make_member(first, Role.OWNER, username="ali")
+    membership_set(workspace=second, user=user, role=Role.VIEWER)
+    make_target(first, name="مشتری اول")
+    make_target(second, name="مشتری دوم")
+    login(page, live_server.url, "ali")
+    page.click("text=مخاطبان")
+    expect(page.locator("table")).to_contain_text("مشتری اول")
+    page.select_option("#ws-switch", str(second.id))
+    expect(page.locator(".flash")).to_contain_text(second.name)
+    expect(page.locator("table")).to_contain_text("مشتری دوم")
+    expect(page.locator("table")).not_to_contain_text("مشتری اول")
+
+
+def test_import_page_uploads_and_shows_live_progress(page, live_server, tmp_path):
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="reza")
+    csv_file = tmp_path / "targets.csv"
+    csv_file.write_text("نام,تلفن\nعلی,09121234567\nدفتر,02188776655\nخراب,12\n", encoding="utf-8")
+    login(page, live_server.url, "reza")
+    page.click("text=ورود از اکسل")
+    with start_worker(app, pool="solo", perform_ping_check=False, queues=["default"], shutdown_timeout=30):
+        page.set_input_files("input[type=file]", str(csv_file))
+        page.click("button:has-text('بارگذاری')")
+        expect(page.get_by_test_id("import-status")).to_have_text("انجام شد", timeout=30000)
+    expect(page.locator("#import-progress")).to_contain_text("ایجاد شد: ۲")
+    expect(page.locator("#import-progress")).to_contain_text("نامعتبر: ۱")
+    page.click("a:has-text('نامعتبر')")
+    expect(page.locator("table")).to_contain_text("«12»")
+    assert Target.objects.filter(workspace=shop).count() == 2
+
+
+def test_admin_login_page_is_persian(page, live_server):
+    page.goto(f"{live_server.url}/admin/login/")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.locator("body")).to_contain_text("مدیریت سامانه کمپین")

@@ -1,0 +1,58 @@
+"""Queues, routes, beat schedule in the database, broker options."""
+
+import importlib
+
+import pytest
+
+from config.celery import BEAT_SCHEDULE, app
+
+
+def test_queues_and_routes():
+    assert {q.name for q in app.conf.task_queues} == {"default", "engine", "sms", "browser"}
+    router = app.amqp.router
+    assert router.route({}, "campaigns.target_import_process")["queue"].name == "default"
+    assert router.route({}, "automation.anything")["queue"].name == "engine"
+    assert router.route({}, "sms.send")["queue"].name == "sms"
+    assert router.route({}, "workers.browser.run")["queue"].name == "browser"
+
+
+def test_every_periodic_job_names_a_registered_task():
+    app.loader.import_default_modules()
+    for name, entry in BEAT_SCHEDULE.items():
+        assert entry["task"] in app.tasks, name
+
+
+@pytest.mark.django_db(transaction=True)  # the scheduler closes the DB connection
+def test_beat_schedule_is_loaded_into_the_database_scheduler():
+    from django_celery_beat.models import PeriodicTask
+    from django_celery_beat.schedulers import DatabaseScheduler
+
+    DatabaseScheduler(app=app)  # what `celery beat` does at start
+    names = set(PeriodicTask.objects.values_list("name", flat=True))
+    assert set(BEAT_SCHEDULE) <= names
+
+
+def test_redis_broker_gets_a_visibility_timeout(monkeypatch):
+    import config.settings as settings_module
+
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+    reloaded = importlib.reload(settings_module)
+    try:
+        assert reloaded.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] >= reloaded.CELERY_TASK_TIME_LIMIT * 2
+    finally:
+        monkeypatch.delenv("CELERY_BROKER_URL")
+        importlib.reload(settings_module)
+
+
+def test_embedded_default_uses_the_filesystem_broker(monkeypatch):
+    import config.settings as settings_module
+
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    reloaded = importlib.reload(settings_module)
+    try:
+        assert reloaded.CELERY_BROKER_URL == "filesystem://"
+        assert reloaded.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"].startswith(str(reloaded.VAR_DIR))
+        assert reloaded.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+    finally:
+        importlib.reload(settings_module)
