@@ -5,7 +5,7 @@ from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
+    path("login/", views.ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("workspace/switch/", views.workspace_switch, name="workspace-switch"),
     path("targets/", views.target_list, name="target-list"),

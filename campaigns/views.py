@@ -1,8 +1,12 @@
 """Server-rendered Persian pages (thin: parse, call a service/selector, render)."""
 
+import hashlib
+
 from django import forms
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -30,6 +34,32 @@ def server_error_or_json(request):
     if request.path.startswith("/api/"):
         return json_error("INTERNAL_ERROR", "خطای داخلی رخ داد؛ دوباره تلاش کنید.", 500)
     return server_error(request)
+
+
+class ThrottledLoginView(auth_views.LoginView):
+    """The public login form: at most LOGIN_ATTEMPTS failures per IP+username per 15 minutes."""
+
+    template_name = "registration/login.html"
+    LOGIN_ATTEMPTS = 10
+    WINDOW_SECONDS = 15 * 60
+
+    def _key(self) -> str:
+        username = (self.request.POST.get("username") or "").strip().lower()
+        digest = hashlib.sha256(f"{self.request.META.get('REMOTE_ADDR')}|{username}".encode()).hexdigest()
+        return f"login-failures:{digest}"
+
+    def post(self, request, *args, **kwargs):
+        if cache.get(self._key(), 0) >= self.LOGIN_ATTEMPTS:
+            form = self.get_form()
+            form.errors.clear()
+            return self.render_to_response(self.get_context_data(form=form, locked=True), status=429)
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        key = self._key()
+        cache.add(key, 0, self.WINDOW_SECONDS)
+        cache.incr(key)
+        return super().form_invalid(form)
 
 
 def _actor_or_none(request):
@@ -106,6 +136,8 @@ def target_import(request):
                 update_existing=form.cleaned_data["update_existing"],
             )
         except PlatformError as exc:
+            if not exc.details:
+                form.add_error(None, exc.message)
             for field, errors in (exc.details or {}).items():
                 for error in errors if isinstance(errors, list) else [errors]:
                     form.add_error(field if field in form.fields else None, str(error))

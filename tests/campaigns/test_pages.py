@@ -1,0 +1,56 @@
+"""Server-rendered pages without a browser: permissions, login throttling, filters, export."""
+
+import io
+
+import pytest
+from openpyxl import load_workbook
+
+from campaigns.choices import Role
+
+from ..conftest import make_member, make_target
+
+pytestmark = pytest.mark.django_db
+
+
+def test_pages_require_login(client):
+    response = client.get("/targets/")
+    assert response.status_code == 302
+    assert "/login/" in response["Location"]
+
+
+def test_login_is_throttled_after_repeated_failures(client, workspace):
+    make_member(workspace, username="nima")
+    for _ in range(10):
+        assert client.post("/login/", {"username": "nima", "password": "wrong"}).status_code == 200
+    locked = client.post("/login/", {"username": "nima", "password": "pw-123456"})
+    assert locked.status_code == 429
+    assert "چند دقیقه" in locked.content.decode()
+
+
+def test_target_page_filters_with_the_shared_filterset_and_exports(client, workspace):
+    user = make_member(workspace, Role.MANAGER)
+    make_target(workspace, name="شیرازی", city="شیراز")
+    make_target(workspace, name="تبریزی", city="تبریز")
+    client.force_login(user)
+    html = client.get("/targets/", {"city": "شیراز"}).content.decode()
+    assert "شیرازی" in html and "تبریزی" not in html
+    export = client.get("/targets/", {"city": "شیراز", "export": "xlsx"})
+    rows = list(load_workbook(io.BytesIO(export.content)).active.iter_rows(values_only=True))
+    assert [r[0] for r in rows[1:]] == ["شیرازی"]
+
+
+def test_viewer_gets_a_clear_message_on_import(client, workspace):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    viewer = make_member(workspace, Role.VIEWER)
+    client.force_login(viewer)
+    upload = SimpleUploadedFile("a.csv", b"name,phone\nx,09120000001\n", "text/csv")
+    html = client.post("/targets/import/", {"file": upload, "update_existing": "on"}).content.decode()
+    assert "اجازه" in html
+
+
+def test_switching_to_a_foreign_workspace_is_refused(client, workspace, other_workspace):
+    user = make_member(workspace)
+    client.force_login(user)
+    client.post("/workspace/switch/", {"workspace": other_workspace.id})
+    assert client.session["workspace_id"] == workspace.id
