@@ -3,6 +3,7 @@
 from django.contrib import admin
 
 from .admin_base import JalaliAdmin, jalali_column
+from .forms import TargetAdminForm
 from .models import (
     Campaign,
     CampaignEvent,
@@ -46,6 +47,7 @@ class TargetListAdmin(JalaliAdmin):
 
 @admin.register(Target)
 class TargetAdmin(JalaliAdmin):
+    form = TargetAdminForm
     list_display = ("name", "mobile", "landline", "status", "owner", "province", "city", "workspace", "created_jalali")
     list_filter = ("status", "workspace", "lists", "province")
     search_fields = ("name", "first_name", "last_name", "mobile", "landline", "city")

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
-from kombu import Queue
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -137,8 +137,9 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # Token first: its WWW-Authenticate header makes unauthenticated requests a proper 401.
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "campaigns.api.pagination.PageSizePagination",
@@ -183,13 +184,14 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("queue", "processed"):
+    for sub in ("queue", "processed", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
         "processed_folder": str(BROKER_DIR / "processed"),
         "store_processed": False,
+        "control_folder": str(BROKER_DIR / "control"),
     }
 else:
     # Redis redelivers an unacknowledged message after visibility_timeout.
@@ -203,7 +205,11 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_QUEUES = [Queue("default"), Queue("engine"), Queue("sms"), Queue("browser")]
+QUEUE_NAMES = ("default", "engine", "sms", "browser")
+# One direct exchange per queue with its own routing key, so a message lands in exactly one queue.
+CELERY_TASK_QUEUES = [Queue(name, Exchange(name, type="direct"), routing_key=name) for name in QUEUE_NAMES]
+CELERY_TASK_DEFAULT_EXCHANGE = "default"
+CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
 CELERY_TASK_ROUTES = {
     "automation.*": {"queue": "engine"},
     "sms.*": {"queue": "sms"},
@@ -227,7 +233,48 @@ LOGGING = {
 }
 
 # --- automation + sms settings (engine issue) ---
+# Lease of a claimed execution; the tick reaps queued/processing rows older than this.
+AUTOMATION_LEASE_SECONDS = int(os.environ.get("AUTOMATION_LEASE_SECONDS", "600"))
+AUTOMATION_DISPATCH_BATCH = int(os.environ.get("AUTOMATION_DISPATCH_BATCH", "50"))  # executions per engine task
+AUTOMATION_TICK_MAX_CLAIMS = int(os.environ.get("AUTOMATION_TICK_MAX_CLAIMS", "20000"))  # per tick, all campaigns
+AUTOMATION_TICK_SECONDS = int(os.environ.get("AUTOMATION_TICK_SECONDS", "50"))
+SMS_HTTP_TIMEOUT = float(os.environ.get("SMS_HTTP_TIMEOUT", "10"))
+SMS_CIRCUIT_PAUSE_MINUTES = int(os.environ.get("SMS_CIRCUIT_PAUSE_MINUTES", "30"))
+# Provider base URLs (tests point them at a local fake server; never the internet in tests).
+SMS_PROVIDER_BASE_URLS = {
+    "kavenegar": os.environ.get("SMS_KAVENEGAR_URL", "https://api.kavenegar.com"),
+    "melipayamak": os.environ.get("SMS_MELIPAYAMAK_URL", "https://rest.payamak-panel.com"),
+}
 
 # --- workers settings (browser issue) ---
+# Browser-task campaigns (docs/browser-tasks.md). Every value can be overridden from the environment.
+PLAYWRIGHT_CHROMIUM_PATH = os.environ.get("PLAYWRIGHT_CHROMIUM_PATH", "/usr/bin/chromium")
+# Flags that work in a closed network (no sandbox inside containers, no background calls home).
+PLAYWRIGHT_CHROMIUM_ARGS = env_list(
+    "PLAYWRIGHT_CHROMIUM_ARGS",
+    "--headless,--no-sandbox,--disable-gpu,--disable-quic,--no-first-run,--disable-background-networking,"
+    "--disable-component-update,--disable-sync",
+)
+BROWSER_TASKS = {
+    "DISPATCH_BATCH": int(os.environ.get("BROWSER_DISPATCH_BATCH", "50")),
+    "CREATION_BATCH": int(os.environ.get("BROWSER_CREATION_BATCH", "20")),
+    "LEASE_SECONDS": int(os.environ.get("BROWSER_LEASE_SECONDS", "600")),
+    "DEFAULT_CONCURRENCY_CAP": int(os.environ.get("BROWSER_CONCURRENCY_CAP", "50")),
+    "DEFAULT_PACING_SECONDS": int(os.environ.get("BROWSER_PACING_SECONDS", "0")),
+    "DEFAULT_MAX_ATTEMPTS": int(os.environ.get("BROWSER_MAX_ATTEMPTS", "3")),
+    "DEFAULT_BACKOFF_SECONDS": int(os.environ.get("BROWSER_BACKOFF_SECONDS", "60")),
+    "PROXY_ERROR_THRESHOLD": float(os.environ.get("BROWSER_PROXY_ERROR_THRESHOLD", "3")),
+    "PROXY_MARK_GOOD": float(os.environ.get("BROWSER_PROXY_MARK_GOOD", "0.5")),
+    "PROXY_COOLDOWN_SECONDS": int(os.environ.get("BROWSER_PROXY_COOLDOWN_SECONDS", "60")),
+    "PROXY_RETRY_BUDGET": int(os.environ.get("BROWSER_PROXY_RETRY_BUDGET", "3")),
+    "STEP_TIMEOUT_MS": int(os.environ.get("BROWSER_STEP_TIMEOUT_MS", "10000")),
+    "NAVIGATION_TIMEOUT_MS": int(os.environ.get("BROWSER_NAVIGATION_TIMEOUT_MS", "20000")),
+    "CONTEXT_POOL_SIZE": int(os.environ.get("BROWSER_CONTEXT_POOL_SIZE", "8")),
+    "TASK_SOFT_TIME_LIMIT": int(os.environ.get("BROWSER_TASK_SOFT_TIME_LIMIT", "120")),
+}
+
 
 # --- chains settings (chains issue) ---
+# Groups/chains/approval (campaigns.chains): add ≤ N campaigns per request; largest approval snapshot in bytes.
+CHAINS_MAX_ADD_IDS = int(os.environ.get("CHAINS_MAX_ADD_IDS", "100"))
+CHAINS_PACKAGE_MAX_BYTES = int(os.environ.get("CHAINS_PACKAGE_MAX_BYTES", str(2 * 1024 * 1024)))

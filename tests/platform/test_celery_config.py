@@ -56,3 +56,24 @@ def test_embedded_default_uses_the_filesystem_broker(monkeypatch):
         assert reloaded.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
     finally:
         importlib.reload(settings_module)
+
+
+def test_each_queue_has_its_own_routing_key():
+    for queue in app.conf.task_queues:
+        assert queue.routing_key == queue.name
+        assert queue.exchange.name == queue.name
+
+
+def test_a_routed_message_lands_in_exactly_one_queue():
+    """On the real broker: a task for `engine` is not copied into the other queues."""
+    if not app.conf.broker_url.startswith("redis://"):
+        pytest.skip("checks Redis list lengths; CI runs it with CELERY_BROKER_URL=redis://…")
+    names = ["default", "engine", "sms", "browser"]
+    with app.connection_for_write() as conn:
+        client = conn.default_channel.client
+        before = {n: client.llen(n) for n in names}
+        app.send_task("automation.routing_probe", args=[], connection=conn)
+        after = {n: client.llen(n) for n in names}
+        delta = {n: after[n] - before[n] for n in names}
+        client.lrem("engine", 1, client.lindex("engine", 0))  # remove our probe again
+    assert delta == {"default": 0, "engine": 1, "sms": 0, "browser": 0}

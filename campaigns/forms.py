@@ -1,0 +1,59 @@
+"""Forms for pages and the admin; phone input always goes through TargetContact."""
+
+from django import forms
+
+from .models import Target
+from .phones import ContactError, TargetContact, display_phone
+from .services.targets import MSG_DUPLICATE
+
+
+class TargetAdminForm(forms.ModelForm):
+    """Admin edits get the same number rules as the API and the import."""
+
+    mobile = forms.CharField(label="موبایل", required=False)
+    landline = forms.CharField(label="تلفن ثابت", required=False)
+
+    class Meta:
+        model = Target
+        fields = [
+            "workspace",
+            "name",
+            "first_name",
+            "last_name",
+            "mobile",
+            "landline",
+            "status",
+            "owner",
+            "province",
+            "city",
+            "priority",
+            "lists",
+            "attributes",
+        ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial["mobile"] = display_phone(self.instance.mobile)
+            self.initial["landline"] = display_phone(self.instance.landline)
+
+    def clean(self):
+        cleaned = super().clean()
+        try:
+            contact = TargetContact.from_fields(mobile=cleaned.get("mobile"), landline=cleaned.get("landline"))
+        except ContactError as exc:
+            for field, messages in exc.errors.items():
+                for message in messages:
+                    self.add_error(None if field == "non_field_errors" else field, message)
+            return cleaned
+        cleaned["mobile"], cleaned["landline"] = contact.mobile, contact.landline
+        workspace = cleaned.get("workspace")
+        for field in ("mobile", "landline"):
+            value = cleaned[field]
+            if not value or workspace is None:
+                continue
+            clash = Target.objects.filter(workspace=workspace, deleted_at__isnull=True, **{field: value})
+            clash = clash.exclude(pk=self.instance.pk).first()
+            if clash is not None:
+                self.add_error(field, MSG_DUPLICATE.format(name=clash.name))
+        return cleaned
