@@ -2,6 +2,7 @@
 
 from django import forms
 
+from .choices import TargetStatus
 from .models import Target
 from .phones import ContactError, TargetContact, display_phone
 from .services.targets import MSG_DUPLICATE
@@ -57,3 +58,29 @@ class TargetAdminForm(forms.ModelForm):
             if clash is not None:
                 self.add_error(field, MSG_DUPLICATE.format(name=clash.name))
         return cleaned
+
+
+class TargetPageForm(forms.Form):
+    """Create/edit form of the Persian targets page (the service validates numbers)."""
+
+    name = forms.CharField(label="نام", max_length=200)
+    first_name = forms.CharField(label="نام کوچک", max_length=100, required=False)
+    last_name = forms.CharField(label="نام خانوادگی", max_length=100, required=False)
+    mobile = forms.CharField(label="موبایل", max_length=40, required=False)
+    landline = forms.CharField(label="تلفن ثابت", max_length=40, required=False)
+    status = forms.ChoiceField(label="وضعیت", choices=TargetStatus.choices, initial=TargetStatus.NEW)
+    province = forms.CharField(label="استان", max_length=80, required=False)
+    city = forms.CharField(label="شهر", max_length=80, required=False)
+    priority = forms.IntegerField(label="اولویت", initial=0, min_value=-1000, max_value=1000)
+    list_ids = forms.MultipleChoiceField(label="فهرست‌ها", required=False, widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, lists=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["list_ids"].choices = [(tl.id, tl.name) for tl in lists]
+
+    def add_service_errors(self, details: dict) -> None:
+        for field, messages in details.items():
+            if field == "duplicate_of":
+                continue
+            for message in messages if isinstance(messages, list) else [messages]:
+                self.add_error(field if field in self.fields else None, str(message))

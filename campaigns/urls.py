@@ -9,6 +9,8 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("workspace/switch/", views.workspace_switch, name="workspace-switch"),
     path("targets/", views.target_list, name="target-list"),
+    path("targets/new/", views.target_new, name="target-new"),
+    path("targets/<int:target_id>/edit/", views.target_edit, name="target-edit"),
     path("targets/import/", views.target_import, name="target-import"),
     path("targets/import/<int:import_id>/", views.target_import_detail, name="target-import-detail"),
 ]

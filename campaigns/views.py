@@ -19,8 +19,11 @@ from .api.envelope import json_error
 from .errors import PlatformError
 from .exports import targets_xlsx
 from .filters import TargetFilter
+from .forms import TargetPageForm
 from .models import TargetList
+from .phones import display_phone
 from .services import imports
+from .services import targets as targets_service
 from .tenancy import SESSION_KEY, memberships_of, scoped
 
 
@@ -110,6 +113,62 @@ def target_list(request):
     return render(
         request, "campaigns/target_list.html", {"filter": filterset, "page": page, "querystring": query.urlencode()}
     )
+
+
+def _target_form_page(request, *, target=None):
+    actor = _actor_or_none(request)
+    if actor is None:
+        return render(request, "campaigns/no_workspace.html")
+    lists = list(scoped(TargetList, actor.workspace))
+    initial = None
+    if target is not None:
+        initial = {
+            f: getattr(target, f) for f in ("name", "first_name", "last_name", "status", "province", "city", "priority")
+        }
+        initial |= {
+            "mobile": display_phone(target.mobile),
+            "landline": display_phone(target.landline),
+            "list_ids": [tl.id for tl in target.lists.all()],
+        }
+    form = TargetPageForm(request.POST or None, initial=initial, lists=lists)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data, list_ids=[int(i) for i in form.cleaned_data["list_ids"]])
+        try:
+            if target is None:
+                target = targets_service.target_create(actor=actor, **data)
+            else:
+                targets_service.target_update(actor=actor, target_id=target.id, data=data)
+        except PlatformError as exc:
+            form.add_service_errors(exc.details or {"non_field_errors": [exc.message]})
+        else:
+            messages.success(request, f"مخاطب «{data['name']}» ذخیره شد.")
+            return redirect("target-list")
+    return render(request, "campaigns/target_form.html", {"form": form, "target": target})
+
+
+@login_required
+def target_new(request):
+    return _target_form_page(request)
+
+
+@login_required
+def target_edit(request, target_id: int):
+    actor = _actor_or_none(request)
+    if actor is None:
+        return render(request, "campaigns/no_workspace.html")
+    try:
+        target = selectors.target_get(actor=actor, target_id=target_id)
+    except PlatformError:
+        return page_not_found(request, None)
+    if request.method == "POST" and request.POST.get("action") == "delete":
+        try:
+            targets_service.target_delete(actor=actor, target_id=target.id)
+        except PlatformError as exc:
+            messages.error(request, exc.message)
+            return redirect("target-edit", target_id=target.id)
+        messages.success(request, f"مخاطب «{target.name}» حذف شد.")
+        return redirect("target-list")
+    return _target_form_page(request, target=target)
 
 
 class ImportForm(forms.Form):

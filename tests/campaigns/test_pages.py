@@ -54,3 +54,26 @@ def test_switching_to_a_foreign_workspace_is_refused(client, workspace, other_wo
     client.force_login(user)
     client.post("/workspace/switch/", {"workspace": other_workspace.id})
     assert client.session["workspace_id"] == workspace.id
+
+
+def test_target_form_page_creates_edits_and_deletes(client, workspace):
+    from campaigns.models import Target
+
+    user = make_member(workspace, Role.MANAGER)
+    client.force_login(user)
+    base = {"name": "سارا", "mobile": "۰۹۱۲ ۱۲۳ ۴۵۶۷", "landline": "", "status": "new", "priority": 0}
+    assert client.post("/targets/new/", base).status_code == 302
+    target = Target.objects.get(name="سارا")
+    assert target.mobile == "+989121234567"
+    # a landline typed into the mobile field is shown next to that field
+    html = client.post("/targets/new/", {**base, "name": "دوم", "mobile": "02188776655"}).content.decode()
+    assert "تلفن ثابت است" in html
+    html = client.post("/targets/new/", {**base, "name": "سوم"}).content.decode()
+    assert "سارا" in html  # duplicate names the existing target
+    edit = client.post(f"/targets/{target.id}/edit/", {**base, "city": "یزد"})
+    assert edit.status_code == 302
+    target.refresh_from_db()
+    assert target.city == "یزد"
+    client.post(f"/targets/{target.id}/edit/", {"action": "delete"})
+    target.refresh_from_db()
+    assert target.deleted_at is not None
