@@ -122,3 +122,16 @@ class TargetImportAdmin(JalaliAdmin):
 class PlatformHeartbeatAdmin(admin.ModelAdmin):
     list_display = ("name", "beat_jalali")
     beat_jalali = jalali_column("beat_at", "آخرین ضربان")
+
+
+@admin.register(TargetImportRow)
+class TargetImportRowAdmin(admin.ModelAdmin):
+    list_display = ("target_import", "row_number", "outcome", "reason")
+    list_filter = ("outcome",)
+    search_fields = ("reason",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False  # the per-row report is history
