@@ -5,6 +5,7 @@ from django import forms
 from .choices import TargetStatus
 from .models import Target
 from .phones import ContactError, TargetContact, display_phone
+from .selectors import target_number_clashes
 from .services.targets import MSG_DUPLICATE
 
 
@@ -48,15 +49,15 @@ class TargetAdminForm(forms.ModelForm):
                     self.add_error(None if field == "non_field_errors" else field, message)
             return cleaned
         cleaned["mobile"], cleaned["landline"] = contact.mobile, contact.landline
-        workspace = cleaned.get("workspace")
-        for field in ("mobile", "landline"):
-            value = cleaned[field]
-            if not value or workspace is None:
-                continue
-            clash = Target.objects.filter(workspace=workspace, deleted_at__isnull=True, **{field: value})
-            clash = clash.exclude(pk=self.instance.pk).first()
-            if clash is not None:
-                self.add_error(field, MSG_DUPLICATE.format(name=clash.name))
+        if cleaned.get("workspace") is not None:
+            clashes = target_number_clashes(
+                workspace=cleaned["workspace"],
+                mobile=contact.mobile,
+                landline=contact.landline,
+                exclude_id=self.instance.pk,
+            )
+            for field, existing in clashes.items():
+                self.add_error(field, MSG_DUPLICATE.format(name=existing.name))
         return cleaned
 
 

@@ -61,3 +61,18 @@ def dashboard_counts(*, actor: Actor) -> dict[str, int]:
 
 def scoped_imports(*, actor: Actor) -> QuerySet:
     return scoped(TargetImport, actor.workspace).defer("content")
+
+
+def target_number_clashes(*, workspace, mobile: str | None, landline: str | None, exclude_id: int | None) -> dict:
+    """{field: existing target} for numbers already used by another live target of the workspace."""
+    clashes = {}
+    for field, value in (("mobile", mobile), ("landline", landline)):
+        if not value:
+            continue
+        qs = scoped(Target, workspace).filter(**{field: value})
+        if exclude_id:
+            qs = qs.exclude(pk=exclude_id)
+        existing = qs.only("id", "name").first()
+        if existing is not None:
+            clashes[field] = existing
+    return clashes

@@ -11,7 +11,7 @@ from ..errors import ValidationFailed
 from ..models import Membership, Target, TargetList
 from ..permissions import Perm
 from ..phones import ContactError, TargetContact, display_phone
-from ..selectors import target_queryset
+from ..selectors import target_number_clashes, target_queryset
 from ..signals import target_soft_deleted
 from ..tenancy import Actor, get_scoped, scoped
 
@@ -20,18 +20,12 @@ EDITABLE = ("name", "first_name", "last_name", "status", "province", "city", "pr
 
 
 def _duplicate_errors(*, actor: Actor, contact: TargetContact, exclude_id: int | None) -> dict[str, Any]:
-    errors: dict[str, Any] = {}
-    for field in ("mobile", "landline"):
-        value = getattr(contact, field)
-        if not value:
-            continue
-        qs = scoped(Target, actor.workspace).filter(**{field: value})
-        if exclude_id:
-            qs = qs.exclude(pk=exclude_id)
-        existing = qs.only("id", "name").first()
-        if existing is not None:
-            errors[field] = [MSG_DUPLICATE.format(name=existing.name)]
-            errors.setdefault("duplicate_of", {})[field] = existing.id
+    clashes = target_number_clashes(
+        workspace=actor.workspace, mobile=contact.mobile, landline=contact.landline, exclude_id=exclude_id
+    )
+    errors: dict[str, Any] = {field: [MSG_DUPLICATE.format(name=t.name)] for field, t in clashes.items()}
+    if clashes:
+        errors["duplicate_of"] = {field: t.id for field, t in clashes.items()}
     return errors
 
 
