@@ -135,3 +135,6 @@ class TargetImportRowAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False  # the per-row report is history
+
+
+from .chains import admin as _chains_admin  # noqa: E402,F401  (groups, chains, packages)

@@ -1,10 +1,72 @@
-"""Group/chain/approval fields of the one Campaign model (owned by the chains issue)."""
+"""Group/chain/approval fields of the one Campaign model (owned by the chains issue).
+
+Independent campaign: ``root`` and ``parent`` null. Chain root: ``root`` points
+to itself, ``parent`` null. Chain child: ``parent`` is its direct source,
+``root`` the chain root. ``chain_revision`` and ``chain_control`` only mean
+something on the root. Schedules and inheritance are stored normalised (see
+``campaigns.chains.schedule``); the API converts to and from request strings.
+
+Indexes for ``Campaign.Meta.indexes`` (the coordinator adds them there, the
+mixin's Meta is not inherited by a model that declares its own Meta):
+``CHAIN_INDEXES`` below.
+"""
+
+import secrets
 
 from django.db import models
+
+from .chains.choices import ChainControl
+
+
+def new_ab_seed() -> int:
+    """A fresh A/B split seed (clones get a new one)."""
+    return secrets.randbelow(2**31 - 1) + 1
 
 
 class CampaignChainFields(models.Model):
     """Abstract mixin: group, parent, root, inheritance, chain control, approval package."""
 
+    group = models.ForeignKey(
+        "campaigns.CampaignGroup",
+        verbose_name="گروه",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="campaigns",
+    )
+    parent = models.ForeignKey(
+        "self", verbose_name="منبع", on_delete=models.PROTECT, null=True, blank=True, related_name="children"
+    )
+    root = models.ForeignKey(
+        "self", verbose_name="ریشه زنجیره", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    inheritance = models.JSONField("ارث‌بری", null=True, blank=True)
+    chain_revision = models.PositiveIntegerField("نسخه زنجیره", default=1)
+    chain_control = models.CharField(
+        "کنترل زنجیره", max_length=8, choices=ChainControl.choices, default=ChainControl.NORMAL
+    )
+    approval_package = models.ForeignKey(
+        "campaigns.ChainApprovalPackage",
+        verbose_name="بسته تأیید جاری",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    needs_review = models.BooleanField("نیاز به بازبینی", default=False)
+    needs_review_reasons = models.JSONField("دلایل بازبینی", default=list, blank=True)
+    root_schedule = models.JSONField("زمان‌بندی تکرار (ریشه)", null=True, blank=True)
+    goal = models.JSONField("هدف (تعریف تبدیل)", null=True, blank=True)
+    attribution_window_days = models.PositiveSmallIntegerField("بازه انتساب (روز)", default=7)
+    ab_seed = models.PositiveIntegerField("بذر A/B", default=new_ab_seed)
+    chain_action = models.JSONField("اقدام (کانال و محتوا)", null=True, blank=True)
+
     class Meta:
         abstract = True
+
+
+CHAIN_INDEXES = [
+    models.Index(fields=["workspace", "group", "-created_at", "-id"], name="campaign_ws_group_created"),
+    models.Index(fields=["workspace", "group", "parent"], name="campaign_ws_group_parent"),
+    models.Index(fields=["workspace", "root"], name="campaign_ws_root"),
+]

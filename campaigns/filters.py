@@ -44,7 +44,13 @@ class CampaignFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="جستجو")
     kind = django_filters.ChoiceFilter(choices=CampaignKind.choices, label="نوع")
     status = django_filters.MultipleChoiceFilter(choices=CampaignStatus.choices, label="وضعیت")
+    group = django_filters.CharFilter(method="filter_group", label="گروه")  # ALL | NONE | <id> (chains issue)
 
     class Meta:
         model = Campaign
         fields = ["q", "kind", "status"]
+
+    def filter_group(self, queryset, name, value):
+        from .chains.filters import filter_by_group
+
+        return filter_by_group(queryset, value)

@@ -155,7 +155,7 @@ class Target(TimeStamped):
         return self.first_name or self.name
 
 
-from .campaign_chain_fields import CampaignChainFields  # noqa: E402  (chains issue owns that file)
+from .campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields  # noqa: E402  (chains issue owns that file)
 from .campaign_journey_fields import CampaignJourneyFields  # noqa: E402  (engine issue owns that file)
 
 
@@ -183,7 +183,7 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
         ordering = ["-created_at", "-id"]
         verbose_name = "کمپین"
         verbose_name_plural = "کمپین‌ها"
-        indexes = [models.Index(fields=["workspace", "status"], name="campaign_ws_status")]
+        indexes = [models.Index(fields=["workspace", "status"], name="campaign_ws_status"), *CHAIN_INDEXES]
 
     def __str__(self) -> str:
         return self.name
@@ -339,3 +339,6 @@ class PlatformHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} @ {self.beat_at:%Y-%m-%d %H:%M}"
+
+
+from .chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage  # noqa: E402,F401  (chains issue)

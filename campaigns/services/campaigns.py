@@ -2,7 +2,8 @@
 
 from django.db import transaction
 
-from ..choices import CampaignKind
+from ..chains.guards import assert_can_activate_directly
+from ..choices import CampaignKind, CampaignStatus
 from ..errors import StaleRevision, ValidationFailed
 from ..events import campaign_status_changed_event
 from ..fsm import fsm_apply
@@ -10,18 +11,9 @@ from ..models import Campaign
 from ..permissions import Perm
 from ..tenancy import Actor, get_scoped
 
-CAMPAIGN_TRANSITIONS = {
-    "submit",
-    "approve",
-    "reject",
-    "return_to_draft",
-    "schedule",
-    "activate",
-    "pause",
-    "resume",
-    "complete",
-    "cancel",
-}
+# Lifecycle transitions. Approval (submit/approve/reject/withdraw) has its own services in
+# campaigns/chains/services/approval.py, for single campaigns and chain packages alike.
+CAMPAIGN_TRANSITIONS = {"schedule", "activate", "pause", "resume", "complete", "cancel"}
 
 
 def campaign_create(*, actor: Actor, name: str, kind: str = CampaignKind.JOURNEY, description: str = "") -> Campaign:
@@ -43,6 +35,8 @@ def campaign_transition(*, actor: Actor, campaign_id: int, transition: str, expe
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     if expected_revision is not None and campaign.revision != expected_revision:
         raise StaleRevision(details={"current_revision": campaign.revision})
+    if transition in {"schedule", "activate"} and campaign.status == CampaignStatus.DRAFT:
+        assert_can_activate_directly(campaign)  # chain members and "needs approval" workspaces go via approval
 
     def record(from_status: str, to_status: str) -> None:
         campaign_status_changed_event(campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user)

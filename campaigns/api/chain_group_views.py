@@ -1,0 +1,206 @@
+"""Campaign group endpoints (/api/v1/campaign-groups…)."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from ..chains import selectors
+from ..chains.models import CampaignGroup
+from ..chains.services import groups as group_services
+from ..errors import ValidationFailed
+from ..permissions import Perm
+from .base import WorkspaceAPIView
+from .chain_serializers import (
+    ExpectedRevisionInput,
+    GroupAddInput,
+    GroupAddOutput,
+    GroupCreateInput,
+    GroupMoveInput,
+    GroupOutput,
+    GroupUpdateInput,
+    SourcesOutput,
+    TreeOutput,
+)
+from .schema import errors
+
+
+def expected_revision_from(request) -> int:
+    """DELETE bodies are optional in some clients: accept ``expected_revision`` in the body or the query."""
+    data = request.data if hasattr(request.data, "get") and request.data else request.query_params
+    serializer = ExpectedRevisionInput(data={"expected_revision": data.get("expected_revision")})
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data["expected_revision"]
+
+
+def _int_param(request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationFailed.field(name, "باید عدد صحیح باشد.") from None
+    if not low <= value <= high:
+        raise ValidationFailed.field(name, f"باید بین {low} و {high} باشد.")
+    return value
+
+
+class GroupListApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = GroupOutput
+    queryset = CampaignGroup.objects.none()
+
+    @extend_schema(
+        operation_id="campaign_groups_list",
+        parameters=[OpenApiParameter("query", str, description="name contains (accent-insensitive, literal)")],
+        responses={200: GroupOutput(many=True), **errors(400, 404)},
+    )
+    def get(self, request):
+        qs = selectors.group_queryset(actor=self.actor, query=request.query_params.get("query"))
+        page = self.paginate_queryset(qs)
+        selectors.attach_campaign_counts(actor=self.actor, groups=page)
+        return self.get_paginated_response(GroupOutput(page, many=True).data)
+
+    @extend_schema(
+        operation_id="campaign_groups_create",
+        request=GroupCreateInput,
+        responses={201: GroupOutput, **errors(400, 403, 409)},
+    )
+    def post(self, request):
+        serializer = GroupCreateInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        group = group_services.group_create(actor=self.actor, **serializer.validated_data)
+        selectors.attach_campaign_counts(actor=self.actor, groups=[group])
+        return Response(GroupOutput(group).data, status=status.HTTP_201_CREATED)
+
+
+class GroupDetailApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = GroupOutput
+
+    def _out(self, group_id):
+        group = selectors.group_get(actor=self.actor, group_id=group_id)
+        selectors.attach_campaign_counts(actor=self.actor, groups=[group])
+        return Response(GroupOutput(group).data)
+
+    @extend_schema(operation_id="campaign_groups_retrieve", responses={200: GroupOutput, **errors(404)})
+    def get(self, request, group_id: int):
+        return self._out(group_id)
+
+    @extend_schema(
+        operation_id="campaign_groups_update",
+        request=GroupUpdateInput,
+        responses={200: GroupOutput, **errors(400, 403, 404, 409)},
+    )
+    def put(self, request, group_id: int):
+        selectors.group_get(actor=self.actor, group_id=group_id)
+        serializer = GroupUpdateInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        group_services.group_update(actor=self.actor, group_id=group_id, **serializer.validated_data)
+        return self._out(group_id)
+
+    @extend_schema(
+        operation_id="campaign_groups_delete",
+        request=ExpectedRevisionInput,
+        parameters=[OpenApiParameter("expected_revision", int, required=False)],
+        responses={204: None, **errors(400, 403, 404, 409)},
+    )
+    def delete(self, request, group_id: int):
+        selectors.group_get(actor=self.actor, group_id=group_id)
+        group_services.group_delete(
+            actor=self.actor, group_id=group_id, expected_revision=expected_revision_from(request)
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class GroupCampaignsApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="campaign_groups_add_campaigns",
+        request=GroupAddInput,
+        responses={200: GroupAddOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, group_id: int):
+        selectors.group_get(actor=self.actor, group_id=group_id)
+        serializer = GroupAddInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = group_services.group_add_campaigns(actor=self.actor, group_id=group_id, **serializer.validated_data)
+        return Response(GroupAddOutput(result).data)
+
+
+class GroupCampaignDetailApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="campaign_groups_remove_campaign",
+        request=ExpectedRevisionInput,
+        parameters=[OpenApiParameter("expected_revision", int, required=False)],
+        responses={200: GroupOutput, **errors(400, 403, 404, 409)},
+    )
+    def delete(self, request, group_id: int, campaign_id: int):
+        selectors.group_get(actor=self.actor, group_id=group_id)
+        group = group_services.group_remove_campaign(
+            actor=self.actor,
+            group_id=group_id,
+            campaign_id=campaign_id,
+            expected_revision=expected_revision_from(request),
+        )
+        selectors.attach_campaign_counts(actor=self.actor, groups=[group])
+        return Response(GroupOutput(group).data)
+
+
+class GroupCampaignMoveApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="campaign_groups_move_campaign",
+        request=GroupMoveInput,
+        responses={200: GroupOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, group_id: int, campaign_id: int):
+        selectors.group_get(actor=self.actor, group_id=group_id)
+        serializer = GroupMoveInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        group = group_services.group_move_campaign(
+            actor=self.actor, group_id=group_id, campaign_id=campaign_id, **serializer.validated_data
+        )
+        selectors.attach_campaign_counts(actor=self.actor, groups=[group])
+        return Response(GroupOutput(group).data)
+
+
+class GroupTreeApi(WorkspaceAPIView):
+    @extend_schema(
+        operation_id="campaign_groups_tree",
+        parameters=[
+            OpenApiParameter("query", str, description="campaign name contains; matching chains are returned whole"),
+            OpenApiParameter("page", int),
+            OpenApiParameter("size", int),
+        ],
+        responses={200: TreeOutput, **errors(400, 404)},
+    )
+    def get(self, request, group_id: int):
+        tree = selectors.campaign_tree(
+            actor=self.actor,
+            group_id=group_id,
+            query=request.query_params.get("query"),
+            page=_int_param(request, "page", 1, 1, 100000),
+            size=_int_param(request, "size", 20, 1, 200),
+        )
+        return Response(tree)
+
+
+class GroupSourcesApi(WorkspaceAPIView):
+    @extend_schema(
+        operation_id="campaign_groups_inheritance_sources",
+        parameters=[OpenApiParameter("campaign_id", int, description="exclude this campaign and its descendants")],
+        responses={200: SourcesOutput, **errors(400, 404)},
+    )
+    def get(self, request, group_id: int):
+        campaign_id = request.query_params.get("campaign_id")
+        if campaign_id not in (None, "") and not str(campaign_id).isdigit():
+            raise ValidationFailed.field("campaign_id", "باید عدد صحیح باشد.")
+        sources = selectors.inheritance_sources(
+            actor=self.actor, group_id=group_id, campaign_id=int(campaign_id) if campaign_id else None
+        )
+        return Response({"results": sources})

@@ -1,0 +1,306 @@
+"""Serializers for groups, chains and approval packages (snake_case)."""
+
+from rest_framework import serializers
+
+from ..chains import schedule as sched
+from ..chains.choices import ChainControl, GroupStatus, InheritanceType, PackageStatus
+from ..chains.models import CampaignGroup, ChainApprovalPackage
+from ..choices import CampaignStatus
+from ..models import Campaign
+
+
+class GroupOutput(serializers.ModelSerializer):
+    status = serializers.ChoiceField(choices=GroupStatus.choices)
+    campaign_counts = serializers.DictField(child=serializers.IntegerField(), required=False)
+
+    class Meta:
+        model = CampaignGroup
+        fields = ["id", "name", "description", "status", "revision", "campaign_counts", "created_at", "updated_at"]
+
+
+class GroupCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=300, allow_blank=True, trim_whitespace=False)
+    description = serializers.CharField(max_length=600, required=False, allow_blank=True)
+
+
+class GroupUpdateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=300, required=False, allow_blank=True, trim_whitespace=False)
+    description = serializers.CharField(max_length=600, required=False, allow_blank=True)
+    expected_revision = serializers.IntegerField(min_value=1)
+
+
+class ExpectedRevisionInput(serializers.Serializer):
+    expected_revision = serializers.IntegerField(min_value=1)
+
+
+class GroupAddInput(serializers.Serializer):
+    campaign_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=False)
+    expected_revision = serializers.IntegerField(min_value=1, required=False)
+
+
+class RejectedItemOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    reason = serializers.CharField()
+    message = serializers.CharField()
+
+
+class GroupAddOutput(serializers.Serializer):
+    added_ids = serializers.ListField(child=serializers.IntegerField())
+    rejected_items = RejectedItemOutput(many=True)
+    revision = serializers.IntegerField()
+
+
+class GroupMoveInput(serializers.Serializer):
+    to_group_id = serializers.IntegerField(min_value=1)
+    expected_revision = serializers.IntegerField(min_value=1)
+    expected_target_revision = serializers.IntegerField(min_value=1, required=False)
+
+
+# --------------------------------------------------------------------------- chains
+
+
+class FixedDayInput(serializers.Serializer):
+    mode = serializers.CharField()
+    day = serializers.CharField(required=False, help_text='"1".."31" or "LAST"')
+    week = serializers.CharField(required=False, allow_null=True, help_text='"1".."4" or "LAST"')
+    weekday = serializers.CharField(required=False, help_text="MON..SUN")
+
+
+class ChildScheduleInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=sched.CHILD_TYPES)
+    offset_days = serializers.IntegerField(required=False)
+    run_time = serializers.CharField(help_text="HH:MM, workspace time zone")
+    fixed_day = FixedDayInput(required=False)
+
+
+class InheritanceInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=InheritanceType.choices)
+    schedule = ChildScheduleInput()
+
+
+class RootScheduleInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=sched.ROOT_TYPES)
+    time = serializers.CharField(required=False, help_text="HH:MM, workspace time zone")
+    weekdays = serializers.ListField(child=serializers.CharField(), required=False)
+    day = serializers.CharField(required=False, help_text='"1".."31" or "LAST"')
+    start_date = serializers.DateField(required=False, allow_null=True)
+    end_date = serializers.DateField(required=False, allow_null=True)
+    at = serializers.DateTimeField(required=False)
+
+
+class GoalInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["TARGET_STATUS", "EVENT"])
+    statuses = serializers.ListField(child=serializers.CharField(), required=False)
+    event = serializers.CharField(required=False, max_length=80)
+
+
+class ChainActionInput(serializers.Serializer):
+    channel = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=40)
+    content = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+def _raw(field_name):
+    """Keep the request's own JSON (request strings are converted by the services)."""
+    return serializers.JSONField(required=False, allow_null=True, help_text=field_name)
+
+
+class ChainCampaignCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True)
+    kind = serializers.CharField(required=False, default="journey")
+    campaign_group_id = serializers.IntegerField(required=False, allow_null=True)
+    parent_campaign_id = serializers.IntegerField(required=False, allow_null=True)
+    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True)
+    inheritance = _raw("InheritanceInput")
+    when = _raw("RootScheduleInput")
+    goal = _raw("GoalInput")
+    attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
+    chain_action = _raw("ChainActionInput")
+
+
+class ChainCampaignUpdateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    parent_campaign_id = serializers.IntegerField(required=False, allow_null=True)
+    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True)
+    expected_target_chain_revision = serializers.IntegerField(required=False, allow_null=True)
+    inheritance = _raw("InheritanceInput")
+    when = _raw("RootScheduleInput")
+    goal = _raw("GoalInput")
+    attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
+    chain_action = _raw("ChainActionInput")
+    accept_affected = serializers.BooleanField(required=False, default=False)
+
+
+class ChainCampaignOutput(serializers.ModelSerializer):
+    status = serializers.ChoiceField(choices=CampaignStatus.choices)
+    chain_control = serializers.ChoiceField(choices=ChainControl.choices)
+    campaign_group_id = serializers.IntegerField(source="group_id", allow_null=True)
+    parent_campaign_id = serializers.IntegerField(source="parent_id", allow_null=True)
+    root_campaign_id = serializers.IntegerField(source="root_id", allow_null=True)
+    approval_package_id = serializers.IntegerField(allow_null=True)
+    inheritance = serializers.SerializerMethodField()
+    when = serializers.SerializerMethodField()
+    needs_review_reasons = serializers.JSONField()
+    goal = serializers.JSONField()
+    chain_action = serializers.JSONField()
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "id",
+            "name",
+            "description",
+            "kind",
+            "status",
+            "revision",
+            "campaign_group_id",
+            "parent_campaign_id",
+            "root_campaign_id",
+            "inheritance",
+            "when",
+            "goal",
+            "attribution_window_days",
+            "ab_seed",
+            "chain_action",
+            "chain_revision",
+            "chain_control",
+            "approval_package_id",
+            "needs_review",
+            "needs_review_reasons",
+            "created_at",
+            "updated_at",
+        ]
+
+    def get_inheritance(self, obj) -> dict | None:
+        from ..chains.selectors import inheritance_out
+
+        return inheritance_out(obj.inheritance)
+
+    def get_when(self, obj) -> dict | None:
+        return sched.api_root_schedule(obj.root_schedule)
+
+
+class ExpectedChainRevisionInput(serializers.Serializer):
+    expected_chain_revision = serializers.IntegerField(min_value=1)
+
+
+class CloneInput(serializers.Serializer):
+    campaign_group_id = serializers.IntegerField(required=False, allow_null=True)
+
+
+class CloneOutput(serializers.Serializer):
+    campaign = ChainCampaignOutput()
+    id_map = serializers.DictField(child=serializers.IntegerField())
+
+
+class TreeNodeOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    name = serializers.CharField()
+    parent_campaign_id = serializers.IntegerField(allow_null=True)
+    root_campaign_id = serializers.IntegerField(allow_null=True)
+    status = serializers.CharField()
+    needs_review = serializers.BooleanField()
+    needs_review_reasons = serializers.JSONField()
+    inheritance = serializers.JSONField(allow_null=True)
+    matched = serializers.BooleanField()
+    allowed_actions = serializers.ListField(child=serializers.CharField())
+    children = serializers.ListField(child=serializers.JSONField(), help_text="TreeNode items (recursive)")
+
+
+class TreeOutput(serializers.Serializer):
+    total_root_items = serializers.IntegerField()
+    page = serializers.IntegerField()
+    size = serializers.IntegerField()
+    roots = TreeNodeOutput(many=True)
+
+
+class SourceOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    name = serializers.CharField()
+    root_campaign_id = serializers.IntegerField(allow_null=True)
+    parent_campaign_id = serializers.IntegerField(allow_null=True)
+    root_schedule_type = serializers.CharField()
+    needs_review = serializers.BooleanField()
+
+
+class SourcesOutput(serializers.Serializer):
+    results = SourceOutput(many=True)
+
+
+class PreviewInput(serializers.Serializer):
+    source_campaign_id = serializers.IntegerField(min_value=1)
+    schedule = serializers.JSONField(help_text="ChildScheduleInput")
+    periods = serializers.IntegerField(required=False, min_value=1, max_value=4, default=4)
+
+
+class PreviewPeriodOutput(serializers.Serializer):
+    period_start = serializers.DateTimeField()
+    next_root_at = serializers.DateTimeField(allow_null=True)
+    planned_source_at = serializers.DateTimeField(allow_null=True)
+    planned_child_at = serializers.DateTimeField(allow_null=True)
+    feasible = serializers.BooleanField()
+
+
+class AudienceEstimateOutput(serializers.Serializer):
+    status = serializers.CharField()
+    count = serializers.IntegerField(allow_null=True)
+    cost = serializers.IntegerField(allow_null=True)
+
+
+class PreviewOutput(serializers.Serializer):
+    time_zone = serializers.CharField()
+    periods = PreviewPeriodOutput(many=True)
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    reasons = serializers.ListField(child=serializers.JSONField())
+    audience_estimate = AudienceEstimateOutput()
+
+
+class PackageOutput(serializers.ModelSerializer):
+    status = serializers.ChoiceField(choices=PackageStatus.choices)
+    root_campaign_id = serializers.IntegerField(source="root_id")
+    submitted_by_id = serializers.IntegerField(allow_null=True)
+    decided_by_id = serializers.IntegerField(allow_null=True)
+    items = serializers.JSONField()
+    is_current = serializers.BooleanField(required=False)
+    warnings = serializers.ListField(child=serializers.JSONField(), required=False)
+
+    class Meta:
+        model = ChainApprovalPackage
+        fields = [
+            "id",
+            "root_campaign_id",
+            "submitted_revision",
+            "status",
+            "items",
+            "submitted_at",
+            "submitted_by_id",
+            "decided_at",
+            "decided_by_id",
+            "reason",
+            "is_current",
+            "warnings",
+            "created_at",
+        ]
+
+
+class PackageDecisionInput(serializers.Serializer):
+    expected_submitted_revision = serializers.IntegerField(min_value=1)
+
+
+class PackageRejectInput(PackageDecisionInput):
+    reason = serializers.CharField(max_length=1000)
+
+
+class SubmitOutput(serializers.Serializer):
+    campaign = ChainCampaignOutput()
+    package = PackageOutput(allow_null=True)
+
+
+class SingleRejectInput(serializers.Serializer):
+    reason = serializers.CharField(max_length=1000, required=False, allow_blank=True)
+    expected_revision = serializers.IntegerField(min_value=1, required=False)
+
+
+class SingleApproveInput(serializers.Serializer):
+    expected_revision = serializers.IntegerField(min_value=1, required=False)

@@ -1,0 +1,274 @@
+"""Chain and approval endpoints (/api/v1/campaign…, /api/v1/campaign-chain-approvals…)."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from ..chains import selectors
+from ..chains.preview import inheritance_preview
+from ..chains.services import approval, chains
+from ..models import Campaign
+from ..permissions import Perm
+from ..tenancy import get_scoped
+from .base import WorkspaceAPIView
+from .chain_serializers import (
+    ChainCampaignCreateInput,
+    ChainCampaignOutput,
+    ChainCampaignUpdateInput,
+    CloneInput,
+    CloneOutput,
+    ExpectedChainRevisionInput,
+    PackageDecisionInput,
+    PackageOutput,
+    PackageRejectInput,
+    PreviewInput,
+    PreviewOutput,
+    SingleApproveInput,
+    SingleRejectInput,
+    SubmitOutput,
+)
+from .schema import errors
+
+
+def _campaign_out(actor, campaign_id) -> dict:
+    return ChainCampaignOutput(get_scoped(Campaign, actor.workspace, campaign_id)).data
+
+
+def _package_out(actor, package, warnings=None) -> dict:
+    package.is_current = Campaign.objects.filter(pk=package.root_id, approval_package_id=package.id).exists()
+    package.warnings = warnings if warnings is not None else approval.package_warnings(actor, package)
+    return PackageOutput(package).data
+
+
+class ChainCampaignCreateApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="chain_campaign_create",
+        description="Create a campaign with group/chain fields (a child needs parent_campaign_id, "
+        "expected_chain_revision and inheritance; root/independent campaigns may carry `when` and `goal`).",
+        request=ChainCampaignCreateInput,
+        responses={201: ChainCampaignOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request):
+        serializer = ChainCampaignCreateInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        campaign = chains.chain_campaign_create(actor=self.actor, **serializer.validated_data)
+        return Response(_campaign_out(self.actor, campaign.id), status=status.HTTP_201_CREATED)
+
+
+class ChainCampaignDetailApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(operation_id="chain_campaign_retrieve", responses={200: ChainCampaignOutput, **errors(404)})
+    def get(self, request, campaign_id: int):
+        return Response(_campaign_out(self.actor, campaign_id))
+
+    @extend_schema(
+        operation_id="chain_campaign_update",
+        description="Edit chain config or change the source (re-parent). A change that makes other campaigns "
+        "invalid answers 409 AFFECTED_CAMPAIGNS with `affected_campaigns`; repeat with accept_affected=true.",
+        request=ChainCampaignUpdateInput,
+        responses={200: ChainCampaignOutput, **errors(400, 403, 404, 409)},
+    )
+    def put(self, request, campaign_id: int):
+        get_scoped(Campaign, self.actor.workspace, campaign_id)
+        serializer = ChainCampaignUpdateInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        control = {
+            k: data.pop(k)
+            for k in ("expected_chain_revision", "expected_target_chain_revision", "accept_affected")
+            if k in data
+        }
+        data = {k: v for k, v in data.items() if k in request.data}
+        chains.chain_campaign_update(actor=self.actor, campaign_id=campaign_id, data=data, **control)
+        return Response(_campaign_out(self.actor, campaign_id))
+
+    @extend_schema(
+        operation_id="chain_campaign_delete",
+        request=ExpectedChainRevisionInput,
+        parameters=[OpenApiParameter("expected_chain_revision", int, required=False)],
+        responses={204: None, **errors(400, 403, 404, 409)},
+    )
+    def delete(self, request, campaign_id: int):
+        get_scoped(Campaign, self.actor.workspace, campaign_id)
+        source = request.data if hasattr(request.data, "get") and request.data else request.query_params
+        raw = source.get("expected_chain_revision")
+        expected = int(raw) if raw not in (None, "") and str(raw).isdigit() else None
+        chains.chain_campaign_delete(actor=self.actor, campaign_id=campaign_id, expected_chain_revision=expected)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ChainCampaignCloneApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="chain_campaign_clone",
+        request=CloneInput,
+        responses={201: CloneOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, campaign_id: int):
+        serializer = CloneInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        copy, id_map = chains.chain_campaign_clone(
+            actor=self.actor,
+            campaign_id=campaign_id,
+            campaign_group_id=serializer.validated_data.get("campaign_group_id"),
+        )
+        body = {"campaign": _campaign_out(self.actor, copy.id), "id_map": {str(k): v for k, v in id_map.items()}}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class InheritancePreviewApi(WorkspaceAPIView):
+    @extend_schema(
+        operation_id="chain_inheritance_preview",
+        request=PreviewInput,
+        responses={200: PreviewOutput, **errors(400, 404)},
+    )
+    def post(self, request):
+        serializer = PreviewInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = inheritance_preview(actor=self.actor, **serializer.validated_data)
+        return Response(PreviewOutput(result).data)
+
+
+class CampaignSubmitApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="campaign_submit",
+        description="A chain member submits its whole chain as one package (expected_chain_revision required); "
+        "a standalone campaign is submitted for single approval when the workspace requires approval.",
+        request=ExpectedChainRevisionInput,
+        responses={200: SubmitOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, campaign_id: int):
+        get_scoped(Campaign, self.actor.workspace, campaign_id)
+        raw = request.data.get("expected_chain_revision") if hasattr(request.data, "get") else None
+        expected = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+        campaign, package = approval.campaign_submit(
+            actor=self.actor, campaign_id=campaign_id, expected_chain_revision=expected
+        )
+        return Response(
+            {
+                "campaign": _campaign_out(self.actor, campaign.id),
+                "package": _package_out(self.actor, package) if package else None,
+            }
+        )
+
+
+class SingleApproveApi(WorkspaceAPIView):
+    write_permission = Perm.APPROVE_CHAINS
+
+    @extend_schema(
+        operation_id="campaign_approve",
+        description="Single-campaign approval (standalone campaigns only; chain members answer 409 CHAIN_MEMBER).",
+        request=SingleApproveInput,
+        responses={200: ChainCampaignOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, campaign_id: int):
+        get_scoped(Campaign, self.actor.workspace, campaign_id)
+        serializer = SingleApproveInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        approval.single_approve(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        return Response(_campaign_out(self.actor, campaign_id))
+
+
+class SingleRejectApi(WorkspaceAPIView):
+    write_permission = Perm.APPROVE_CHAINS
+
+    @extend_schema(
+        operation_id="campaign_reject",
+        request=SingleRejectInput,
+        responses={200: ChainCampaignOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, campaign_id: int):
+        get_scoped(Campaign, self.actor.workspace, campaign_id)
+        serializer = SingleRejectInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        approval.single_reject(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        return Response(_campaign_out(self.actor, campaign_id))
+
+
+def _control_view(action: str):
+    class ChainControlApi(WorkspaceAPIView):
+        write_permission = Perm.MANAGE_CAMPAIGNS
+
+        @extend_schema(
+            operation_id=f"chain_{action}",
+            request=ExpectedChainRevisionInput,
+            responses={200: ChainCampaignOutput, **errors(400, 403, 404, 409)},
+        )
+        def post(self, request, campaign_id: int):
+            get_scoped(Campaign, self.actor.workspace, campaign_id)
+            serializer = ExpectedChainRevisionInput(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            approval.chain_control_set(
+                actor=self.actor, campaign_id=campaign_id, action=action, **serializer.validated_data
+            )
+            return Response(_campaign_out(self.actor, campaign_id))
+
+    ChainControlApi.__name__ = f"Chain{action.title()}Api"
+    return ChainControlApi
+
+
+ChainPauseApi = _control_view("pause")
+ChainResumeApi = _control_view("resume")
+ChainStopApi = _control_view("stop")
+
+
+class PackageDetailApi(WorkspaceAPIView):
+    @extend_schema(operation_id="chain_approval_retrieve", responses={200: PackageOutput, **errors(404)})
+    def get(self, request, package_id: int):
+        return Response(_package_out(self.actor, selectors.package_get(actor=self.actor, package_id=package_id)))
+
+
+class PackageApproveApi(WorkspaceAPIView):
+    write_permission = Perm.APPROVE_CHAINS
+
+    @extend_schema(
+        operation_id="chain_approval_approve",
+        request=PackageDecisionInput,
+        responses={200: PackageOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, package_id: int):
+        selectors.package_get(actor=self.actor, package_id=package_id)
+        serializer = PackageDecisionInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        package, warnings = approval.package_approve(
+            actor=self.actor, package_id=package_id, **serializer.validated_data
+        )
+        return Response(_package_out(self.actor, package, warnings))
+
+
+class PackageRejectApi(WorkspaceAPIView):
+    write_permission = Perm.APPROVE_CHAINS
+
+    @extend_schema(
+        operation_id="chain_approval_reject",
+        request=PackageRejectInput,
+        responses={200: PackageOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, package_id: int):
+        selectors.package_get(actor=self.actor, package_id=package_id)
+        serializer = PackageRejectInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        package = approval.package_reject(actor=self.actor, package_id=package_id, **serializer.validated_data)
+        return Response(_package_out(self.actor, package, []))
+
+
+class PackageWithdrawApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="chain_approval_withdraw",
+        request=PackageDecisionInput,
+        responses={200: PackageOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, package_id: int):
+        selectors.package_get(actor=self.actor, package_id=package_id)
+        serializer = PackageDecisionInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        package = approval.package_withdraw(actor=self.actor, package_id=package_id, **serializer.validated_data)
+        return Response(_package_out(self.actor, package, []))

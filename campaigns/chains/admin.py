@@ -1,0 +1,119 @@
+"""Admin for groups, chains (tree on the change page) and approval packages (read-only snapshot).
+
+Registered from ``campaigns/admin.py`` (``from .chains import admin``) so
+Django's admin autodiscovery finds it.
+"""
+
+import json
+
+from django.contrib import admin
+from django.db.models import F
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import format_html
+
+from ..admin_base import JalaliAdmin
+from ..models import Campaign
+from .models import CampaignChain, CampaignGroup, ChainApprovalPackage
+from .tree import children_map
+
+
+@admin.register(CampaignGroup)
+class CampaignGroupAdmin(JalaliAdmin):
+    list_display = ("name", "workspace", "status", "revision", "created_jalali")
+    list_filter = ("status", "workspace")
+    search_fields = ("name", "name_search", "description")
+    readonly_fields = ("name_key", "name_search", "revision", "created_by", "updated_by", "created_at", "updated_at")
+
+    def save_model(self, request, obj, form, change):
+        from .text import name_key, search_text
+
+        obj.name_key, obj.name_search = name_key(obj.name), search_text(obj.name)
+        if not change:
+            obj.created_by = request.user
+        obj.updated_by = request.user
+        super().save_model(request, obj, form, change)
+
+
+def chain_tree_html(root: Campaign) -> str:
+    nodes = list(Campaign.objects.filter(root_id=root.id, deleted_at__isnull=True).order_by("id")) or [root]
+    kids = children_map(nodes)
+
+    def build(node):
+        inheritance = node.inheritance or {}
+        return {
+            "id": node.id,
+            "name": node.name,
+            "url": reverse("admin:campaigns_campaignchain_change", args=[root.id])
+            if node.id == root.id
+            else reverse("admin:campaigns_campaign_change", args=[node.id]),
+            "status_display": node.get_status_display(),
+            "inheritance": " / ".join(
+                str(x) for x in (inheritance.get("type"), (inheritance.get("schedule") or {}).get("type")) if x
+            ),
+            "needs_review": node.needs_review,
+            "reasons": [r.get("code", "") for r in node.needs_review_reasons or []],
+            "children": [build(c) for c in kids.get(node.id, [])],
+        }
+
+    return render_to_string("chains/admin_tree.html", {"nodes": [build(n) for n in kids.get(None, [])]})
+
+
+@admin.register(CampaignChain)
+class CampaignChainAdmin(JalaliAdmin):
+    list_display = ("name", "workspace", "status", "group", "chain_control", "chain_revision", "created_jalali")
+    list_filter = ("status", "chain_control", "workspace")
+    search_fields = ("name",)
+    fields = ("name", "workspace", "group", "status", "chain_control", "chain_revision", "approval_package", "tree")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(root_id=F("id")).select_related("workspace", "group")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="درخت زنجیره")
+    def tree(self, obj):
+        return chain_tree_html(obj)
+
+
+@admin.register(ChainApprovalPackage)
+class ChainApprovalPackageAdmin(JalaliAdmin):
+    list_display = ("__str__", "workspace", "root", "status", "submitted_revision", "submitted_by", "created_jalali")
+    list_filter = ("status", "workspace")
+    search_fields = ("root__name", "reason")
+    readonly_fields = (
+        "workspace",
+        "root",
+        "submitted_revision",
+        "status",
+        "snapshot",
+        "submitted_at",
+        "submitted_by",
+        "decided_at",
+        "decided_by",
+        "reason",
+        "created_at",
+        "updated_at",
+    )
+    exclude = ("items",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return request.method in ("GET", "HEAD") and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="اقلام (snapshot)")
+    def snapshot(self, obj):
+        return format_html(
+            '<pre dir="ltr" style="max-height:40em;overflow:auto">{}</pre>',
+            json.dumps(obj.items, ensure_ascii=False, indent=2),
+        )

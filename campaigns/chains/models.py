@@ -1,0 +1,122 @@
+"""Campaign groups and chain approval packages.
+
+Imported at the end of ``campaigns/models.py`` so both models belong to the
+``campaigns`` app. Chain fields of the campaign itself live in
+``campaigns/campaign_chain_fields.py``.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from ..models import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
+from .choices import GroupStatus, PackageStatus
+
+
+class CampaignGroup(TimeStamped):
+    """A named folder of independent campaigns and chains; it never controls sending schedules.
+
+    Membership is ``Campaign.group`` (no mapping table). Every membership
+    change bumps ``revision`` in the same transaction as the campaign write.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="campaign_groups")
+    name = models.CharField("نام", max_length=255)
+    name_key = models.CharField("کلید نام", max_length=255, editable=False)
+    name_search = models.CharField("متن جستجو", max_length=255, editable=False)
+    description = models.CharField("توضیحات", max_length=500, blank=True)
+    status = models.CharField("وضعیت", max_length=8, choices=GroupStatus.choices, default=GroupStatus.ACTIVE)
+    revision = models.PositiveIntegerField("نسخه", default=1)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="ایجادکننده",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="ویرایشگر",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "گروه کمپین"
+        verbose_name_plural = "گروه‌های کمپین"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "name_key"],
+                condition=Q(status="ACTIVE"),
+                name="campaigngroup_unique_active_name",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["workspace", "status", "-created_at", "-id"], name="campaigngroup_listing"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ChainApprovalPackage(TimeStamped):
+    """One submission of a whole chain for approval, with the snapshot of every node.
+
+    The snapshot is written once at submit and never overwritten; resubmitting
+    creates a new package. ``Campaign.approval_package`` names the current one.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="chain_packages")
+    root = models.ForeignKey(
+        "campaigns.Campaign", verbose_name="ریشه", on_delete=models.PROTECT, related_name="approval_packages"
+    )
+    submitted_revision = models.PositiveIntegerField("نسخه ارسال‌شده")
+    status = models.CharField("وضعیت", max_length=10, choices=PackageStatus.choices, default=PackageStatus.SUBMITTED)
+    items = models.JSONField("اقلام", default=list)
+    submitted_at = models.DateTimeField("زمان ارسال")
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="ارسال‌کننده", on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    decided_at = models.DateTimeField("زمان تصمیم", null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="تصمیم‌گیرنده",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    reason = models.CharField("دلیل", max_length=1000, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "بسته تأیید زنجیره"
+        verbose_name_plural = "بسته‌های تأیید زنجیره"
+        indexes = [
+            models.Index(fields=["workspace", "root", "-created_at"], name="chainpkg_ws_root_created"),
+            models.Index(fields=["workspace", "status", "created_at"], name="chainpkg_ws_status_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"بسته #{self.pk} ({self.get_status_display()})"
+
+
+class CampaignChain(Campaign):
+    """Admin view of a chain: its root campaign (proxy, no table of its own)."""
+
+    class Meta:
+        proxy = True
+        ordering = ["-created_at", "-id"]
+        verbose_name = "زنجیره کمپین"
+        verbose_name_plural = "زنجیره‌های کمپین"
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,64 @@
+"""Inheritance preview: the next periods of a source's chain with the planned child time (no audience built)."""
+
+from django.utils import timezone
+
+from ..models import Campaign
+from ..tenancy import Actor, get_scoped, scoped
+from . import schedule as sched
+from .tree import path_to
+
+UNKNOWN_AUDIENCE = {"status": "UNKNOWN", "count": None, "cost": None}
+
+
+def inheritance_preview(*, actor: Actor, source_campaign_id: int, schedule: dict, periods: int = 4, now=None) -> dict:
+    """Up to four periods (period_start, next_root_at, planned_source_at, planned_child_at) plus field errors.
+
+    The audience of a future run is unknown until its source run freezes it:
+    the estimate says UNKNOWN, never a count of 0.
+    """
+    now = now or timezone.now()
+    tz = sched.zone(actor.workspace.time_zone)
+    source = get_scoped(Campaign, actor.workspace, source_campaign_id)
+    result = {"time_zone": str(tz), "periods": [], "errors": {}, "reasons": [], "audience_estimate": UNKNOWN_AUDIENCE}
+    if source.root_id is not None:
+        nodes = {n.id: n for n in scoped(Campaign, actor.workspace).filter(root_id=source.root_id)}
+        root = nodes.get(source.root_id, source)
+        ancestors = path_to(source, nodes) or []
+    else:
+        root, ancestors = source, []
+    try:
+        child = sched.parse_child_schedule(schedule, prefix="schedule")
+    except sched.ScheduleErrors as exc:
+        result["errors"] = exc.errors
+        return result
+    try:
+        rs = sched.parse_root_schedule(root.root_schedule or {"type": "EVENT"})
+    except sched.ScheduleErrors as exc:
+        result["errors"] = {"source_campaign_id": [m for ms in exc.errors.values() for m in ms]}
+        return result
+    structural = sched.compatibility_errors(child, rs, prefix="schedule")
+    if structural:
+        result["errors"] = {
+            ("source_campaign_id" if k == "parent_campaign_id" else k): v for k, v in structural.items()
+        }
+        return result
+    try:
+        path = [sched.parse_child_schedule((n.inheritance or {}).get("schedule")) for n in ancestors] + [child]
+    except sched.ScheduleErrors:
+        result["errors"] = {"source_campaign_id": ["زمان‌بندی منبع نامعتبر است؛ ابتدا منبع را اصلاح کنید."]}
+        return result
+    problem = sched.feasibility_errors(rs, path, tz, now, prefix="")
+    if problem is not None:
+        result["errors"] = {k.lstrip("."): v for k, v in problem.errors.items()}
+        result["reasons"] = [{**r, "field": r["field"].lstrip(".")} for r in problem.reasons]
+    for planned in sched.preview(rs, path, tz, now, count=periods):
+        result["periods"].append(
+            {
+                "period_start": planned.period_start,
+                "next_root_at": planned.next_root_at,
+                "planned_source_at": planned.planned_source_at,
+                "planned_child_at": planned.planned_child_at,
+                "feasible": planned.feasible,
+            }
+        )
+    return result

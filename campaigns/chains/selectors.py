@@ -1,0 +1,188 @@
+"""Reads for groups, chain trees, inheritance sources and packages (always tenant-scoped)."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q, QuerySet
+
+from ..choices import CampaignStatus
+from ..models import Campaign
+from ..permissions import Perm
+from ..tenancy import Actor, get_scoped, scoped
+from . import schedule as sched
+from .choices import ChainControl, GroupStatus
+from .models import CampaignGroup, ChainApprovalPackage
+from .text import search_text
+from .tree import EDITABLE_STATUSES, chain_state, children_map
+
+
+def group_queryset(*, actor: Actor, query: str | None = None) -> QuerySet:
+    qs = scoped(CampaignGroup, actor.workspace).filter(status=GroupStatus.ACTIVE).order_by("-created_at", "-id")
+    text = search_text(query)
+    if text:
+        # ``contains`` escapes % and _ : the input is always a literal, never a pattern.
+        qs = qs.filter(name_search__contains=text)
+    return qs
+
+
+def group_get(*, actor: Actor, group_id) -> CampaignGroup:
+    return get_scoped(CampaignGroup, actor.workspace, group_id, queryset=group_queryset(actor=actor))
+
+
+def attach_campaign_counts(*, actor: Actor, groups: list[CampaignGroup]) -> list[CampaignGroup]:
+    """One aggregate over the campaigns of this page's groups: counts by status (+ total)."""
+    ids = [g.id for g in groups]
+    counts: dict[int, dict[str, int]] = {g: {} for g in ids}
+    if ids:
+        rows = (
+            scoped(Campaign, actor.workspace)
+            .filter(group_id__in=ids)
+            .values("group_id", "status")
+            .annotate(n=Count("id"))
+            .order_by()
+        )
+        for row in rows:
+            counts[row["group_id"]][row["status"]] = row["n"]
+    for group in groups:
+        by_status = {s: counts[group.id].get(s, 0) for s in CampaignStatus.values}
+        group.campaign_counts = {**by_status, "total": sum(by_status.values())}
+    return groups
+
+
+# --------------------------------------------------------------------------- chain tree
+
+
+def allowed_actions(
+    node: Campaign, *, state: str, root: Campaign | None, has_children: bool, actor: Actor
+) -> list[str]:
+    """UI hints only; every service re-validates."""
+    if not actor.has(Perm.MANAGE_CAMPAIGNS):
+        return ["view"]
+    actions = ["view", "clone"]
+    editable = state == "editable"
+    if editable:
+        actions += ["edit", "add_child"]
+        if node.parent_id is not None:
+            actions.append("move")
+        if not has_children and node.status in EDITABLE_STATUSES:
+            actions.append("delete")
+        if node.parent_id is None and (node.root_id is not None or node.root_schedule):
+            actions.append("submit")
+    elif state == "submitted":
+        actions += ["edit", "withdraw"]
+        if actor.has(Perm.APPROVE_CHAINS) and node.parent_id is None:
+            actions += ["approve", "reject"]
+    if node.parent_id is None and root is not None and state == "locked":
+        control = root.chain_control
+        if control == ChainControl.NORMAL:
+            actions += ["pause", "stop"]
+        elif control == ChainControl.PAUSED:
+            actions += ["resume", "stop"]
+    return actions
+
+
+def _node(node: Campaign, kids: dict, matched: set[int], state: str, root: Campaign | None, actor: Actor) -> dict:
+    children = kids.get(node.id, [])
+    return {
+        "campaign_id": node.id,
+        "name": node.name,
+        "parent_campaign_id": node.parent_id,
+        "root_campaign_id": node.root_id,
+        "status": node.status,
+        "needs_review": node.needs_review,
+        "needs_review_reasons": node.needs_review_reasons or [],
+        "inheritance": inheritance_out(node.inheritance),
+        "matched": node.id in matched,
+        "allowed_actions": allowed_actions(node, state=state, root=root, has_children=bool(children), actor=actor),
+        "children": [_node(c, kids, matched, state, root, actor) for c in children],
+    }
+
+
+def campaign_tree(*, actor: Actor, group_id, query: str | None, page: int, size: int) -> dict:
+    """One page of top-level campaigns (roots + independents), then one query for all their descendants."""
+    group = get_scoped(CampaignGroup, actor.workspace, group_id)
+    top = scoped(Campaign, actor.workspace).filter(group_id=group.id, parent__isnull=True)
+    text = (query or "").strip()
+    matched_ids: set[int] = set()
+    if text:
+        hits = scoped(Campaign, actor.workspace).filter(group_id=group.id, name__icontains=text)
+        top = top.filter(Q(pk__in=hits.values("root_id")) | Q(pk__in=hits.filter(root__isnull=True).values("id")))
+    top = top.order_by("-created_at", "-id")
+    total = top.count()
+    roots = list(top[(page - 1) * size : page * size])
+    root_ids = [r.id for r in roots if r.root_id is not None]
+    descendants = (
+        list(scoped(Campaign, actor.workspace).filter(root_id__in=root_ids, parent__isnull=False).order_by("id"))
+        if root_ids
+        else []
+    )
+    if text:
+        needle = text.casefold()
+        matched_ids = {n.id for n in [*roots, *descendants] if needle in n.name.casefold()}
+    by_root: dict[int, list[Campaign]] = {}
+    for node in descendants:
+        by_root.setdefault(node.root_id, []).append(node)
+    items = []
+    for root in roots:
+        nodes = [root, *by_root.get(root.id, [])]
+        state = chain_state(nodes)
+        items.append(_node(root, children_map(nodes), matched_ids, state, root if root.root_id else None, actor))
+    return {"total_root_items": total, "page": page, "size": size, "roots": items}
+
+
+# --------------------------------------------------------------------------- sources and packages
+
+
+def inheritance_out(stored: dict | None) -> dict | None:
+    if not stored:
+        return None
+    return {**stored, "schedule": sched.api_child_schedule(stored.get("schedule"))}
+
+
+def inheritance_sources(*, actor: Actor, group_id, campaign_id: int | None = None) -> list[dict]:
+    """Campaigns of the group a child may inherit from (editable chains or independent, recurring roots)."""
+    group = get_scoped(CampaignGroup, actor.workspace, group_id)
+    members = list(scoped(Campaign, actor.workspace).filter(group_id=group.id).order_by("id"))
+    chains: dict[int, list[Campaign]] = {}
+    for member in members:
+        if member.root_id is not None:
+            chains.setdefault(member.root_id, []).append(member)
+    excluded: set[int] = set()
+    if campaign_id is not None:
+        from .tree import descendant_ids
+
+        excluded = {campaign_id}
+        current = next((m for m in members if m.id == campaign_id), None)
+        if current is not None and current.root_id is not None:
+            excluded |= descendant_ids(campaign_id, chains.get(current.root_id, []))
+    by_id = {m.id: m for m in members}
+    result = []
+    for member in members:
+        if member.id in excluded:
+            continue
+        nodes = chains.get(member.root_id, [member]) if member.root_id else [member]
+        if chain_state(nodes) != "editable":
+            continue
+        root = by_id.get(member.root_id) if member.root_id else member
+        if root is None:
+            continue
+        try:
+            root_kind = sched.parse_root_schedule(root.root_schedule or {"type": "EVENT"})
+        except sched.ScheduleErrors:
+            continue
+        if not root_kind.recurring:
+            continue
+        result.append(
+            {
+                "campaign_id": member.id,
+                "name": member.name,
+                "root_campaign_id": member.root_id,
+                "parent_campaign_id": member.parent_id,
+                "root_schedule_type": root_kind.type,
+                "needs_review": member.needs_review,
+            }
+        )
+    return result
+
+
+def package_get(*, actor: Actor, package_id) -> ChainApprovalPackage:
+    return get_scoped(ChainApprovalPackage, actor.workspace, package_id)

@@ -1,0 +1,1 @@
+"""Every write of groups, chains and approval packages (transactions live here)."""

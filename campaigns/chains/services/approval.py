@@ -1,0 +1,385 @@
+"""Approval: chain packages (submit/approve/reject/withdraw), single-campaign approval, chain control.
+
+A chain is approved as one package holding a snapshot of every node. Submit
+and approve are all-or-nothing transactions under the root's row lock; the
+package named by ``root.approval_package`` is the only one that can be
+decided, and only at the revision it was submitted with.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.dispatch import Signal
+from django.utils import timezone
+
+from ...choices import CampaignStatus
+from ...errors import InvalidTransition, NotFound, StaleRevision
+from ...fsm import fsm_apply
+from ...models import Campaign
+from ...permissions import Perm
+from ...tenancy import Actor, get_scoped
+from .. import schedule as sched
+from ..choices import ChainControl, PackageStatus
+from ..errors import (
+    ApprovalNotRequired,
+    ChainControlInvalid,
+    ChainInvalid,
+    ChainLocked,
+    ChainMemberNeedsPackage,
+    ChainSubmitted,
+    NotChainRoot,
+    PackageNotCurrent,
+    PackageNotPending,
+    PackageTooLarge,
+)
+from ..models import ChainApprovalPackage
+from ..tree import chain_state, has_action, tree_reasons
+from .common import bump_chain, check_chain_revision, load_chain, lock_roots, record, transition_all
+
+# Sent after commit when a chain is approved (the runs issue registers the root's occurrences here).
+chain_approved = Signal()
+
+WORKSPACE_APPROVAL_SETTING = "campaigns_need_approval"
+
+# Bookkeeping that is not execution configuration: never part of a snapshot.
+_SNAPSHOT_SKIP = {
+    "workspace",
+    "status",
+    "revision",
+    "created_at",
+    "updated_at",
+    "created_by",
+    "deleted_at",
+    "approval_package",
+    "chain_revision",
+    "chain_control",
+    "needs_review",
+    "needs_review_reasons",
+    "paused_at",
+    "paused_by",
+}
+
+
+def workspace_needs_approval(workspace) -> bool:
+    return bool((workspace.settings or {}).get(WORKSPACE_APPROVAL_SETTING, False))
+
+
+def snapshot_item(node: Campaign) -> dict:
+    """Everything a run needs from one node (content/action, goal, schedule, A/B seed, limits, config)."""
+    item = {
+        "campaign_id": node.id,
+        "parent_campaign_id": node.parent_id,
+        "root_campaign_id": node.root_id,
+    }
+    for f in Campaign._meta.concrete_fields:
+        if f.name in _SNAPSHOT_SKIP or f.name in ("id", "parent", "root"):
+            continue
+        item[f.attname] = getattr(node, f.attname)
+    return json.loads(json.dumps(item, cls=DjangoJSONEncoder))
+
+
+def _tz(actor: Actor):
+    return sched.zone(actor.workspace.time_zone)
+
+
+def _validation_problems(actor: Actor, nodes: list[Campaign]) -> list[dict]:
+    reasons = tree_reasons(nodes, _tz(actor), timezone.now())
+    problems = []
+    for node in nodes:
+        node_problems = list(reasons.get(node.id, []))
+        if node.parent_id is None:
+            try:
+                rs = sched.parse_root_schedule(node.root_schedule or {"type": "EVENT"})
+                recurring = rs.recurring
+            except sched.ScheduleErrors:
+                recurring = False
+            if not recurring:
+                node_problems.append(
+                    {
+                        "code": "ROOT_SCHEDULE_MISSING",
+                        "message": "ریشه زنجیره زمان‌بندی تکرارشونده ندارد.",
+                        "fields": ["when"],
+                        "source_campaign_id": None,
+                    }
+                )
+        if node.needs_review and not node_problems:
+            node.needs_review, node.needs_review_reasons = False, []  # fixed meanwhile: cleared below
+        if not has_action(node):
+            node_problems.append(
+                {
+                    "code": "ACTION_MISSING",
+                    "message": "کمپین اقدامی (کانال و محتوا یا گردش‌کار) ندارد.",
+                    "fields": ["chain_action"],
+                    "source_campaign_id": None,
+                }
+            )
+        if node_problems:
+            problems.append({"campaign_id": node.id, "name": node.name, "reasons": node_problems})
+    return problems
+
+
+# --------------------------------------------------------------------------- submit
+
+
+def campaign_submit(
+    *, actor: Actor, campaign_id: int, expected_chain_revision: int | None = None
+) -> tuple[Campaign, ChainApprovalPackage | None]:
+    """A chain member submits the whole tree as one package; a standalone campaign uses single approval."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    if campaign.root_id is None:
+        return _single_submit(actor, campaign), None
+    with transaction.atomic():
+        root = lock_roots(actor, [campaign.root_id]).get(campaign.root_id)
+        if root is None:
+            raise NotFound()
+        check_chain_revision(root, expected_chain_revision)
+        nodes = load_chain(actor, root)
+        state = chain_state(nodes)
+        if state == "submitted":
+            raise ChainSubmitted("این زنجیره قبلاً برای تأیید ارسال شده است.")
+        if state != "editable":
+            raise ChainLocked()
+        problems = _validation_problems(actor, nodes)
+        if problems:
+            raise ChainInvalid(details={"nodes": problems})
+        items = [snapshot_item(n) for n in nodes]
+        size = len(json.dumps(items, ensure_ascii=False).encode())
+        limit = getattr(settings, "CHAINS_PACKAGE_MAX_BYTES", 2 * 1024 * 1024)
+        if size > limit:
+            raise PackageTooLarge(details={"size_bytes": size, "limit_bytes": limit})
+        bump_chain(root.id)
+        package = ChainApprovalPackage.objects.create(
+            workspace=actor.workspace,
+            root=root,
+            submitted_revision=root.chain_revision + 1,
+            items=items,
+            submitted_at=timezone.now(),
+            submitted_by=actor.user,
+        )
+        Campaign.objects.filter(pk__in=[n.id for n in nodes]).update(needs_review=False, needs_review_reasons=[])
+        transition_all(actor, nodes, "submit", extra_updates={"approval_package_id": package.id}, package=package.id)
+    campaign.refresh_from_db()
+    return campaign, package
+
+
+def _single_submit(actor: Actor, campaign: Campaign) -> Campaign:
+    if not workspace_needs_approval(actor.workspace):
+        raise ApprovalNotRequired()
+    with transaction.atomic():
+        return fsm_apply(campaign, "submit", on_applied=record(actor, campaign))
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def _locked_package(actor: Actor, package_id) -> tuple[ChainApprovalPackage, Campaign]:
+    package = get_scoped(ChainApprovalPackage, actor.workspace, package_id)
+    root = lock_roots(actor, [package.root_id]).get(package.root_id)
+    package = ChainApprovalPackage.objects.select_for_update().get(pk=package.pk)
+    if root is None:
+        raise NotFound()
+    return package, root
+
+
+def _check_pending(package: ChainApprovalPackage, root: Campaign, expected_submitted_revision: int) -> None:
+    if package.status != PackageStatus.SUBMITTED:
+        raise PackageNotPending(details={"status": package.status})
+    if root.approval_package_id != package.id:
+        raise PackageNotCurrent(details={"current_package_id": root.approval_package_id})
+    if expected_submitted_revision != package.submitted_revision or root.chain_revision != package.submitted_revision:
+        raise StaleRevision(
+            details={"submitted_revision": package.submitted_revision, "current_chain_revision": root.chain_revision}
+        )
+
+
+def package_warnings(actor: Actor, package: ChainApprovalPackage, now=None) -> list[dict]:
+    """Late approval: children whose run in the current period is no longer feasible (those runs are SKIPPED)."""
+    now = now or timezone.now()
+    tz = _tz(actor)
+    items = {item["campaign_id"]: item for item in package.items}
+    root_item = items.get(package.root_id)
+    if not root_item:
+        return []
+    try:
+        rs = sched.parse_root_schedule(root_item.get("root_schedule") or {"type": "EVENT"})
+    except sched.ScheduleErrors:
+        return []
+    if not rs.recurring:
+        return []
+    current = None
+    for period in sched.root_periods(rs, tz, now - timedelta(days=40), sched.MAX_PERIODS):
+        if period.start > now:
+            break
+        current = period
+    if current is None or (current.next_start is not None and current.next_start <= now):
+        return []
+    warnings = []
+    for campaign_id, item in items.items():
+        path = []
+        node = item
+        while node and node.get("parent_campaign_id"):
+            path.append(node)
+            node = items.get(node["parent_campaign_id"])
+        if not path:
+            continue
+        try:
+            schedules = [
+                sched.parse_child_schedule((n.get("inheritance") or {}).get("schedule")) for n in reversed(path)
+            ]
+        except sched.ScheduleErrors:
+            continue
+        _, planned = sched.plan_path(schedules, current, tz)
+        if planned is None or planned <= now:
+            warnings.append(
+                {
+                    "code": "NO_FEASIBLE_RUN_IN_CURRENT_PERIOD",
+                    "campaign_id": campaign_id,
+                    "period_start": current.start.isoformat(),
+                    "planned_child_at": planned.isoformat() if planned else None,
+                    "message": "زمان اجرای این کمپین در دوره جاری گذشته است؛ اجرای این دوره رد (SKIPPED) می‌شود.",
+                }
+            )
+    return warnings
+
+
+def package_approve(
+    *, actor: Actor, package_id: int, expected_submitted_revision: int
+) -> tuple[ChainApprovalPackage, list[dict]]:
+    """Whole tree → WAITING_SCHEDULE (``scheduled``); twice returns the same result and writes nothing."""
+    actor.require(Perm.APPROVE_CHAINS)
+    with transaction.atomic():
+        package, root = _locked_package(actor, package_id)
+        if (
+            package.status == PackageStatus.APPROVED
+            and root.approval_package_id == package.id
+            and expected_submitted_revision == package.submitted_revision
+        ):
+            return package, package_warnings(actor, package)
+        _check_pending(package, root, expected_submitted_revision)
+        nodes = load_chain(actor, root)
+        ids = {item["campaign_id"] for item in package.items}
+        if {n.id for n in nodes} != ids or any(n.status != CampaignStatus.SUBMITTED for n in nodes):
+            raise PackageNotCurrent("زنجیره با بسته ارسال‌شده یکسان نیست.")
+        problems = _validation_problems(actor, nodes)
+        if problems:
+            raise ChainInvalid(details={"nodes": problems})
+        warnings = package_warnings(actor, package)
+        ChainApprovalPackage.objects.filter(pk=package.pk).update(
+            status=PackageStatus.APPROVED, decided_at=timezone.now(), decided_by=actor.user, updated_at=timezone.now()
+        )
+        transition_all(actor, nodes, "approve", package=package.id)
+        Campaign.objects.filter(pk=root.id).update(chain_control=ChainControl.NORMAL)
+        rs = sched.parse_root_schedule(root.root_schedule)
+        if next(sched.root_occurrences(rs, _tz(actor), timezone.now()), None) is None:
+            # Nothing left to run: the chain finishes at once; children never run.
+            fresh = list(load_chain(actor, root))
+            transition_all(actor, fresh, "activate", reason="NO_FEASIBLE_RUN")
+            transition_all(actor, fresh, "complete", reason="NO_FEASIBLE_RUN")
+        bump_chain(root.id)
+        root_id = root.id
+        transaction.on_commit(lambda: chain_approved.send(sender=ChainApprovalPackage, root_id=root_id))
+    package.refresh_from_db()
+    return package, warnings
+
+
+def package_reject(
+    *, actor: Actor, package_id: int, expected_submitted_revision: int, reason: str
+) -> ChainApprovalPackage:
+    actor.require(Perm.APPROVE_CHAINS)
+    return _close(actor, package_id, expected_submitted_revision, PackageStatus.REJECTED, "reject", reason)
+
+
+def package_withdraw(*, actor: Actor, package_id: int, expected_submitted_revision: int) -> ChainApprovalPackage:
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    return _close(actor, package_id, expected_submitted_revision, PackageStatus.WITHDRAWN, "return_to_draft", "")
+
+
+def _close(actor, package_id, expected, status, transition, reason) -> ChainApprovalPackage:
+    with transaction.atomic():
+        package, root = _locked_package(actor, package_id)
+        _check_pending(package, root, expected)
+        nodes = [n for n in load_chain(actor, root) if n.status == CampaignStatus.SUBMITTED]
+        ChainApprovalPackage.objects.filter(pk=package.pk).update(
+            status=status, decided_at=timezone.now(), decided_by=actor.user, reason=reason, updated_at=timezone.now()
+        )
+        transition_all(actor, nodes, transition, package=package.id)
+        bump_chain(root.id)
+    package.refresh_from_db()
+    return package
+
+
+# --------------------------------------------------------------------------- single-campaign approval
+
+
+def single_approve(*, actor: Actor, campaign_id: int, expected_revision: int | None = None) -> Campaign:
+    actor.require(Perm.APPROVE_CHAINS)
+    return _single_decide(actor, campaign_id, expected_revision, "approve")
+
+
+def single_reject(
+    *, actor: Actor, campaign_id: int, expected_revision: int | None = None, reason: str = ""
+) -> Campaign:
+    actor.require(Perm.APPROVE_CHAINS)
+    return _single_decide(actor, campaign_id, expected_revision, "reject", reason=reason)
+
+
+def _single_decide(actor: Actor, campaign_id: int, expected_revision, transition: str, **data) -> Campaign:
+    from ..guards import assert_single_approval_allowed
+
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    assert_single_approval_allowed(campaign)
+    if expected_revision is not None and campaign.revision != expected_revision:
+        raise StaleRevision(details={"current_revision": campaign.revision})
+    with transaction.atomic():
+        return fsm_apply(campaign, transition, on_applied=record(actor, campaign, **data))
+
+
+# --------------------------------------------------------------------------- chain control
+
+_CONTROL = {
+    "pause": ({ChainControl.NORMAL}, ChainControl.PAUSED),
+    "resume": ({ChainControl.PAUSED}, ChainControl.NORMAL),
+    "stop": ({ChainControl.NORMAL, ChainControl.PAUSED}, ChainControl.STOPPED),
+}
+
+
+def chain_control_set(*, actor: Actor, campaign_id: int, action: str, expected_chain_revision: int | None) -> Campaign:
+    """pause / resume / stop an approved chain at its root (children → 409)."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    allowed, target = _CONTROL[action]
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    if campaign.root_id is None or campaign.root_id != campaign.id:
+        raise NotChainRoot()
+    with transaction.atomic():
+        root = lock_roots(actor, [campaign.id])[campaign.id]
+        check_chain_revision(root, expected_chain_revision)
+        if chain_state(load_chain(actor, root)) not in ("locked",):
+            raise ChainControlInvalid("کنترل زنجیره فقط برای زنجیره تأییدشده و تمام‌نشده ممکن است.")
+        if root.chain_control not in allowed:
+            raise ChainControlInvalid(details={"chain_control": root.chain_control, "action": action})
+        Campaign.objects.filter(pk=root.id).update(chain_control=target)
+        bump_chain(root.id)
+    campaign.refresh_from_db()
+    return campaign
+
+
+__all__ = [
+    "ChainMemberNeedsPackage",
+    "InvalidTransition",
+    "campaign_submit",
+    "chain_control_set",
+    "package_approve",
+    "package_reject",
+    "package_warnings",
+    "package_withdraw",
+    "single_approve",
+    "single_reject",
+    "snapshot_item",
+    "workspace_needs_approval",
+]

@@ -1,0 +1,77 @@
+"""Shared write helpers: root locks (the chain's one write point), revision bumps, package withdrawal."""
+
+from __future__ import annotations
+
+from django.db.models import F
+from django.utils import timezone
+
+from ...choices import CampaignStatus
+from ...errors import ValidationFailed
+from ...events import campaign_status_changed_event
+from ...fsm import fsm_apply
+from ...models import Campaign
+from ...tenancy import Actor
+from ..choices import PackageStatus
+from ..errors import StaleChainRevision
+from ..models import ChainApprovalPackage
+from ..tree import chain_queryset
+
+
+def lock_roots(actor: Actor, root_ids) -> dict[int, Campaign]:
+    """SELECT … FOR UPDATE the chain roots in id order (no deadlock between opposite moves)."""
+    ids = sorted({i for i in root_ids if i is not None})
+    locked = list(
+        Campaign.objects.select_for_update()
+        .filter(pk__in=ids, workspace=actor.workspace, deleted_at__isnull=True)
+        .order_by("id")
+    )
+    return {c.id: c for c in locked}
+
+
+def load_chain(actor: Actor, root: Campaign) -> list[Campaign]:
+    """All live nodes of the chain (fresh, after the root lock); an independent campaign alone."""
+    if root.root_id is None:
+        return [root]
+    nodes = list(chain_queryset(actor.workspace, root.id))
+    return nodes or [root]
+
+
+def check_chain_revision(root: Campaign, expected: int | None, field_name: str = "expected_chain_revision") -> None:
+    if expected is None:
+        raise ValidationFailed.field(field_name, "نسخه زنجیره (expected_chain_revision) لازم است.")
+    if root.chain_revision != expected:
+        raise StaleChainRevision(details={"current_chain_revision": root.chain_revision, "root_campaign_id": root.id})
+
+
+def bump_chain(root_id: int) -> None:
+    Campaign.objects.filter(pk=root_id).update(chain_revision=F("chain_revision") + 1, updated_at=timezone.now())
+
+
+def record(actor: Actor, campaign: Campaign, **data):
+    def on_applied(from_status: str, to_status: str) -> None:
+        campaign_status_changed_event(
+            campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user, data=data
+        )
+
+    return on_applied
+
+
+def transition_all(actor: Actor, nodes: list[Campaign], transition: str, *, extra_updates=None, **event_data) -> None:
+    """Apply one FSM transition to every node (compare-and-set each); a lost race raises and rolls back all."""
+    for node in nodes:
+        fsm_apply(node, transition, extra_updates=extra_updates, on_applied=record(actor, node, **event_data))
+
+
+def withdraw_current_package(actor: Actor, root: Campaign, nodes: list[Campaign], *, reason: str) -> None:
+    """Package → WITHDRAWN, SUBMITTED nodes → draft (inside the caller's transaction)."""
+    package_id = root.approval_package_id
+    if package_id is not None:
+        ChainApprovalPackage.objects.filter(pk=package_id, status=PackageStatus.SUBMITTED).update(
+            status=PackageStatus.WITHDRAWN,
+            decided_at=timezone.now(),
+            decided_by=actor.user,
+            reason=reason,
+            updated_at=timezone.now(),
+        )
+    submitted = [n for n in nodes if n.status == CampaignStatus.SUBMITTED]
+    transition_all(actor, submitted, "return_to_draft", reason=reason)

@@ -1,0 +1,75 @@
+"""Request-form chain config → validated storage form (field errors as ValidationFailed)."""
+
+from __future__ import annotations
+
+from ...choices import TargetStatus
+from ...errors import ValidationFailed
+from .. import schedule as sched
+from ..choices import InheritanceType
+
+
+def parse_inheritance(data) -> dict:
+    if not isinstance(data, dict):
+        raise ValidationFailed.field("inheritance", "ارث‌بری (نوع و زمان‌بندی) برای کمپین دنباله لازم است.")
+    kind = str(data.get("type") or "").upper()
+    errors: dict[str, list[str]] = {}
+    if kind not in InheritanceType.values:
+        errors["inheritance.type"] = [f"نوع باید یکی از {', '.join(InheritanceType.values)} باشد."]
+    try:
+        child = sched.parse_child_schedule(data.get("schedule"))
+    except sched.ScheduleErrors as exc:
+        errors.update(exc.errors)
+        child = None
+    if errors:
+        raise ValidationFailed(details=errors)
+    return {"type": kind, "schedule": sched.dump_child_schedule(child)}
+
+
+def parse_when(data) -> dict | None:
+    if data is None:
+        return None
+    try:
+        return sched.dump_root_schedule(sched.parse_root_schedule(data))
+    except sched.ScheduleErrors as exc:
+        raise ValidationFailed(details=exc.errors) from None
+
+
+def parse_goal(data) -> dict | None:
+    """Conversion definition: target status in a set, or a named conversion event."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValidationFailed.field("goal", "هدف باید یک شیء باشد.")
+    kind = str(data.get("type") or "").upper()
+    if kind == "TARGET_STATUS":
+        statuses = data.get("statuses")
+        if not isinstance(statuses, list) or not statuses or any(s not in TargetStatus.values for s in statuses):
+            raise ValidationFailed.field("goal.statuses", f"وضعیت‌ها باید از {', '.join(TargetStatus.values)} باشند.")
+        return {"type": kind, "statuses": sorted(set(statuses))}
+    if kind == "EVENT":
+        event = str(data.get("event") or "").strip()
+        if not event or len(event) > 80:
+            raise ValidationFailed.field("goal.event", "نام رویداد تبدیل لازم است (حداکثر ۸۰ نویسه).")
+        return {"type": kind, "event": event}
+    raise ValidationFailed.field("goal.type", "نوع هدف باید TARGET_STATUS یا EVENT باشد.")
+
+
+def parse_action(data) -> dict | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise ValidationFailed.field("chain_action", "اقدام باید یک شیء باشد.")
+    channel = str(data.get("channel") or "").strip()
+    content = str(data.get("content") or "")
+    if len(channel) > 40 or len(content) > 2000:
+        raise ValidationFailed.field("chain_action", "کانال حداکثر ۴۰ و محتوا حداکثر ۲۰۰۰ نویسه است.")
+    return {"channel": channel or None, "content": content}
+
+
+def reasons_error(reasons: list[dict]) -> ValidationFailed:
+    details: dict = {}
+    for reason in reasons:
+        for field_name in reason.get("fields") or ["non_field_errors"]:
+            details.setdefault(field_name, []).append(reason["message"])
+    details["reasons"] = reasons
+    return ValidationFailed(details=details)

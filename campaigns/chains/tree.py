@@ -1,0 +1,176 @@
+"""In-memory chain trees: load a whole chain in one query, validate every node, compute review reasons.
+
+Nothing here writes. Services load a tree under the root's row lock, apply a
+change to the loaded objects, call ``tree_reasons`` and persist.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from ..choices import CampaignStatus
+from ..models import Campaign
+from ..tenancy import scoped
+from . import schedule as sched
+from .choices import InheritanceType
+
+EDITABLE_STATUSES = {CampaignStatus.DRAFT, CampaignStatus.REJECTED}
+FINISHED_STATUSES = {CampaignStatus.COMPLETED, CampaignStatus.CANCELLED}
+GOAL_TYPES = {InheritanceType.NOT_CONVERTED, InheritanceType.CONVERTED}
+
+
+def chain_queryset(workspace, root_id: int) -> QuerySet:
+    """Every live node of one chain (root included), one query."""
+    return scoped(Campaign, workspace).filter(root_id=root_id).order_by("id")
+
+
+def children_map(nodes: list[Campaign]) -> dict[int | None, list[Campaign]]:
+    result: dict[int | None, list[Campaign]] = {}
+    for node in nodes:
+        result.setdefault(node.parent_id, []).append(node)
+    return result
+
+
+def descendant_ids(node_id: int, nodes: list[Campaign]) -> set[int]:
+    kids = children_map(nodes)
+    found: set[int] = set()
+    stack = [node_id]
+    while stack:
+        current = stack.pop()
+        for child in kids.get(current, []):
+            if child.id not in found:
+                found.add(child.id)
+                stack.append(child.id)
+    return found
+
+
+def chain_state(nodes: list[Campaign]) -> str:
+    """editable (every node draft/rejected) | submitted | finished | locked (approved/running)."""
+    statuses = {n.status for n in nodes}
+    if statuses <= EDITABLE_STATUSES:
+        return "editable"
+    if CampaignStatus.SUBMITTED in statuses:
+        return "submitted"
+    if statuses <= FINISHED_STATUSES:
+        return "finished"
+    return "locked"
+
+
+def has_channel(campaign: Campaign) -> bool:
+    """A delivery channel exists: a chain action naming one, or a journey workflow."""
+    return bool((campaign.chain_action or {}).get("channel")) or bool(getattr(campaign, "workflow_id", None))
+
+
+def has_action(campaign: Campaign) -> bool:
+    action = campaign.chain_action or {}
+    return bool(action.get("channel") and (action.get("content") or "").strip()) or bool(
+        getattr(campaign, "workflow_id", None)
+    )
+
+
+def _reason(code: str, message: str, *, source_id: int | None, fields: list[str], **extra) -> dict:
+    return {"code": code, "message": message, "source_campaign_id": source_id, "fields": fields, **extra}
+
+
+def path_to(node: Campaign, by_id: dict[int, Campaign]) -> list[Campaign] | None:
+    """Children from the root's first child down to ``node`` (None if the chain is broken or cyclic)."""
+    path: list[Campaign] = []
+    current = node
+    seen: set[int] = set()
+    while current.parent_id is not None:
+        if current.id in seen:
+            return None
+        seen.add(current.id)
+        path.append(current)
+        current = by_id.get(current.parent_id)
+        if current is None:
+            return None
+    path.reverse()
+    return path
+
+
+def node_reasons(node: Campaign, by_id: dict[int, Campaign], root: Campaign, tz, now: datetime) -> list[dict]:
+    """Why a chain child is not valid against its source and root (empty list: valid)."""
+    if node.parent_id is None:
+        return []
+    parent = by_id.get(node.parent_id)
+    source_id = node.parent_id
+    inheritance = node.inheritance or {}
+    if inheritance.get("type") not in InheritanceType.values:
+        return [
+            _reason("INHERITANCE_MISSING", "نوع ارث‌بری تعیین نشده است.", source_id=source_id, fields=["inheritance"])
+        ]
+    try:
+        rs = sched.parse_root_schedule(root.root_schedule or {"type": "EVENT"})
+        cs = sched.parse_child_schedule(inheritance.get("schedule"))
+    except sched.ScheduleErrors as exc:
+        return [
+            _reason(
+                "SCHEDULE_INVALID",
+                "؛ ".join(m for ms in exc.errors.values() for m in ms),
+                source_id=root.id,
+                fields=list(exc.errors),
+            )
+        ]
+    reasons: list[dict] = []
+    structural = sched.compatibility_errors(cs, rs)
+    if structural:
+        code = "SOURCE_NOT_RECURRING" if "parent_campaign_id" in structural else "SCHEDULE_INCOMPATIBLE"
+        reasons.append(
+            _reason(
+                code, "؛ ".join(m for ms in structural.values() for m in ms), source_id=root.id, fields=list(structural)
+            )
+        )
+    if inheritance["type"] in GOAL_TYPES and not root.goal:
+        reasons.append(
+            _reason("GOAL_MISSING", "ریشه زنجیره هدفی (تعریف تبدیل) ندارد.", source_id=root.id, fields=["goal"])
+        )
+    if inheritance["type"] == InheritanceType.FAILED_DELIVERY and parent is not None and not has_channel(parent):
+        reasons.append(
+            _reason(
+                "SOURCE_HAS_NO_CHANNEL",
+                "منبع کانال ارسالی ندارد؛ «ارسال ناموفق» معنا ندارد.",
+                source_id=source_id,
+                fields=["inheritance.type"],
+            )
+        )
+    if structural:
+        return reasons
+    path = path_to(node, by_id)
+    if path is None:
+        return reasons
+    try:
+        child_path = [sched.parse_child_schedule((n.inheritance or {}).get("schedule")) for n in path]
+    except sched.ScheduleErrors:
+        return reasons  # an ancestor is invalid; it carries its own reason
+    error = sched.feasibility_errors(rs, child_path, tz, now)
+    if error is not None:
+        detail = dict(error.reasons[0])
+        code = detail.pop("code")
+        field_name = detail.pop("field")
+        message = "؛ ".join(m for ms in error.errors.values() for m in ms)
+        reasons.append(_reason(code, message, source_id=source_id, fields=[field_name], **detail))
+    return reasons
+
+
+def tree_reasons(nodes: list[Campaign], tz, now: datetime) -> dict[int, list[dict]]:
+    by_id = {n.id: n for n in nodes}
+    roots = [n for n in nodes if n.parent_id is None]
+    if not roots:
+        return {}
+    root = roots[0]
+    return {n.id: node_reasons(n, by_id, root, tz, now) for n in nodes if n.parent_id is not None}
+
+
+def apply_review(nodes: list[Campaign], reasons: dict[int, list[dict]]) -> list[Campaign]:
+    """Set/clear needs_review from computed reasons; returns the nodes that changed."""
+    changed = []
+    for node in nodes:
+        new = reasons.get(node.id, [])
+        flag = bool(new)
+        if node.needs_review != flag or (node.needs_review_reasons or []) != new:
+            node.needs_review, node.needs_review_reasons = flag, new
+            changed.append(node)
+    return changed

@@ -1,0 +1,66 @@
+"""Fixtures for groups/chains/approval tests: groups and chains built directly in the database."""
+
+import itertools
+
+import pytest
+
+from campaigns.chains.models import CampaignGroup
+from campaigns.chains.text import name_key, search_text
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
+
+_seq = itertools.count(1)
+
+MONTHLY_1 = {"type": "MONTHLY", "day": 1, "time": "09:00"}
+WEEKLY_MON = {"type": "WEEKLY", "weekdays": ["MON"], "time": "09:00"}
+AFTER_2 = {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}}
+GOAL = {"type": "TARGET_STATUS", "statuses": ["converted"]}
+ACTION = {"channel": "sms", "content": "سلام"}
+
+
+def make_group(workspace, name: str | None = None, **kwargs) -> CampaignGroup:
+    name = name or f"گروه {next(_seq)}"
+    return CampaignGroup.objects.create(
+        workspace=workspace, name=name, name_key=name_key(name), name_search=search_text(name), **kwargs
+    )
+
+
+def make_node(workspace, *, group=None, parent=None, root=None, status=CampaignStatus.DRAFT, **kwargs) -> Campaign:
+    defaults = {"name": f"کمپین {next(_seq)}", "chain_action": ACTION}
+    if parent is None:
+        defaults.update(root_schedule=MONTHLY_1, goal=GOAL)
+    else:
+        defaults.update(inheritance=AFTER_2, goal=GOAL)
+    defaults.update(kwargs)
+    campaign = Campaign.objects.create(
+        workspace=workspace, group=group, parent=parent, root=root, status=status, **defaults
+    )
+    return campaign
+
+
+def make_chain(workspace, group=None, *, shape: str = "A>B", status=CampaignStatus.DRAFT, **root_kwargs):
+    """``A>B`` root A with child B; ``A>B>D,A>C`` (edges separated by commas). Returns {letter: campaign}."""
+    nodes: dict[str, Campaign] = {}
+    edges = [e.split(">") for e in shape.split(",")]
+    first = edges[0][0]
+    root = make_node(workspace, group=group, status=status, name=f"{first}-{next(_seq)}", **root_kwargs)
+    root.root = root
+    root.save(update_fields=["root"])
+    nodes[first] = root
+    for edge in edges:
+        for parent_key, child_key in itertools.pairwise(edge):
+            if child_key not in nodes:
+                nodes[child_key] = make_node(
+                    workspace,
+                    group=group,
+                    parent=nodes[parent_key],
+                    root=root,
+                    status=status,
+                    name=f"{child_key}-{next(_seq)}",
+                )
+    return nodes
+
+
+@pytest.fixture
+def group(workspace):
+    return make_group(workspace)
