@@ -177,6 +177,7 @@ SPECTACULAR_SETTINGS = {
         "TargetStatusEnum": "campaigns.choices.TargetStatus",
         "CampaignStatusEnum": "campaigns.choices.CampaignStatus",
         "ImportStatusEnum": "campaigns.choices.ImportStatus",
+        "CampaignKindEnum": "campaigns.choices.CampaignKind",
     },
 }
 
@@ -235,7 +236,7 @@ LOGGING = {
 # --- automation + sms settings (engine issue) ---
 # Lease of a claimed execution; the tick reaps queued/processing rows older than this.
 AUTOMATION_LEASE_SECONDS = int(os.environ.get("AUTOMATION_LEASE_SECONDS", "600"))
-AUTOMATION_DISPATCH_BATCH = int(os.environ.get("AUTOMATION_DISPATCH_BATCH", "50"))  # executions per engine task
+AUTOMATION_DISPATCH_BATCH = int(os.environ.get("AUTOMATION_DISPATCH_BATCH", "200"))  # executions per engine task
 AUTOMATION_TICK_MAX_CLAIMS = int(os.environ.get("AUTOMATION_TICK_MAX_CLAIMS", "20000"))  # per tick, all campaigns
 AUTOMATION_TICK_SECONDS = int(os.environ.get("AUTOMATION_TICK_SECONDS", "50"))
 SMS_HTTP_TIMEOUT = float(os.environ.get("SMS_HTTP_TIMEOUT", "10"))
@@ -269,9 +270,20 @@ BROWSER_TASKS = {
     "PROXY_RETRY_BUDGET": int(os.environ.get("BROWSER_PROXY_RETRY_BUDGET", "3")),
     "STEP_TIMEOUT_MS": int(os.environ.get("BROWSER_STEP_TIMEOUT_MS", "10000")),
     "NAVIGATION_TIMEOUT_MS": int(os.environ.get("BROWSER_NAVIGATION_TIMEOUT_MS", "20000")),
-    "CONTEXT_POOL_SIZE": int(os.environ.get("BROWSER_CONTEXT_POOL_SIZE", "8")),
+    "CONTEXT_POOL_SIZE": int(os.environ.get("BROWSER_CONTEXT_POOL_SIZE", "16")),
     "TASK_SOFT_TIME_LIMIT": int(os.environ.get("BROWSER_TASK_SOFT_TIME_LIMIT", "120")),
+    "RESULTS_QUEUE": os.environ.get("BROWSER_RESULTS_QUEUE", "default"),  # where workers send results
 }
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "BrowserCampaignKindEnum": ["browser"],
+        "BrowserActionTypeEnum": "workers.choices.ActionType",
+        "BrowserTaskStatusEnum": "workers.choices.TaskStatus",
+        "BrowserPlatformStatusEnum": "workers.choices.PlatformStatus",
+        "BrowserSessionStatusEnum": "workers.choices.SessionStatus",
+        "ProxyProtocolEnum": "workers.choices.ProxyProtocol",
+    }
+)
 
 
 # --- chains settings (chains issue) ---

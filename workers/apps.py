@@ -7,3 +7,17 @@ class WorkersConfig(AppConfig):
     name = "workers"
     verbose_name = "وظایف مرورگر"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from campaigns.permissions import Perm
+        from campaigns.registry import register_campaign_kind
+
+        from .api.serializers import BrowserCampaignInput
+        from .services.campaigns import browser_campaign_create
+
+        register_campaign_kind(
+            "browser",
+            input_serializer=BrowserCampaignInput,
+            create=browser_campaign_create,
+            permission=Perm.MANAGE_CAMPAIGNS,
+        )

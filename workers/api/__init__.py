@@ -1,1 +1,0 @@
-"""API of this app."""

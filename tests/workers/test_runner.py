@@ -1,0 +1,141 @@
+"""The Playwright runner against the local site with real Chromium: steps and error classification."""
+
+import pytest
+
+from workers.choices import ErrorCode
+from workers.localsite import LocalProxy, dead_port
+from workers.runner import cookies_for
+
+from .conftest import COMMENT_STEPS, LIKE_STEPS, LOGIN_CHECK
+
+pytestmark = pytest.mark.browser
+
+_ids = iter(range(10_000, 20_000))
+
+
+def payload(site, *, cookies=None, steps=None, proxy=None, post="1", content="", login_check=LOGIN_CHECK):
+    n = next(_ids)
+    return {
+        "task_id": n,
+        "attempt": 1,
+        "link": site.url(f"/post/{post}"),
+        "content": content,
+        "action_type": "like",
+        "steps": steps or LIKE_STEPS,
+        "login_check": login_check,
+        "account": {
+            "id": n,
+            "label": f"acc-{n}",
+            "cookies": cookies if cookies is not None else f"session=valid-{n}",
+            "user_agent": "Mozilla/5.0 test",
+            "viewport": {"width": 800, "height": 600},
+        },
+        "proxy": proxy,
+    }
+
+
+def test_like_completes_and_the_site_counts_it_once(browser, site):
+    before = site.state.like_count("r1")
+    result = browser.run(payload(site, post="r1"))
+    assert result["status"] == "completed", result
+    assert result["result_data"]["url"].endswith("/post/r1")
+    assert site.state.like_count("r1") == before + 1
+
+
+def test_comment_uses_the_rendered_content(browser, site):
+    result = browser.run(payload(site, steps=COMMENT_STEPS, post="r2", content="درود بر شما"))
+    assert result["status"] == "completed", result
+    assert ("r2", "درود بر شما") in {(post, body) for post, _, body in site.state.comments}
+
+
+def test_user_agent_and_viewport_are_applied(browser, site):
+    steps = [{"action": "goto"}, {"action": "verify", "selector": "#me"}]
+    result = browser.run(payload(site, steps=steps, post="r3"))
+    assert result["status"] == "completed"
+
+
+def test_redirect_to_login_is_cookie_expired_with_a_screenshot(browser, site):
+    result = browser.run(payload(site, cookies="session=expired-1"))
+    assert result["status"] == "failed"
+    assert result["error_code"] == ErrorCode.COOKIE_EXPIRED
+    assert result["screenshot_b64"]
+
+
+def test_missing_logged_in_marker_is_cookie_expired(browser, site):
+    login = {"login_url_patterns": [], "logged_in_selector": "#not-logged-in-marker"}
+    result = browser.run(payload(site, login_check=login))
+    assert result["error_code"] == ErrorCode.COOKIE_EXPIRED
+
+
+def test_missing_selector_is_element_not_found(browser, site):
+    steps = [{"action": "goto"}, {"action": "click", "selector": "#no-such-button", "timeout_ms": 300}]
+    assert browser.run(payload(site, steps=steps))["error_code"] == ErrorCode.ELEMENT_NOT_FOUND
+
+
+def test_failed_verification_is_verify_failed(browser, site):
+    steps = [{"action": "goto"}, {"action": "verify", "text": "هرگز نمایش داده نمی‌شود", "timeout_ms": 300}]
+    assert browser.run(payload(site, steps=steps))["error_code"] == ErrorCode.VERIFY_FAILED
+
+
+def test_wait_for_text_timeout_is_timeout(browser, site):
+    steps = [{"action": "goto"}, {"action": "wait_for", "text": "never", "timeout_ms": 300}]
+    assert browser.run(payload(site, steps=steps))["error_code"] == ErrorCode.TIMEOUT
+
+
+def test_dead_proxy_port_is_proxy_error(browser, site):
+    proxy = {"id": 1, "server": f"http://127.0.0.1:{dead_port()}"}
+    result = browser.run(payload(site, proxy=proxy))
+    assert result["error_code"] == ErrorCode.PROXY_ERROR
+    assert "ERR_PROXY_CONNECTION_FAILED" in result["error_reason"]
+
+
+def test_proxy_auth_failure_is_proxy_error(browser, site):
+    with LocalProxy(credentials=("user", "right")) as guarded:
+        server = f"http://127.0.0.1:{guarded.port}"
+        wrong = browser.run(payload(site, proxy={"id": 2, "server": server, "username": "user", "password": "bad"}))
+        right = browser.run(payload(site, proxy={"id": 2, "server": server, "username": "user", "password": "right"}))
+    assert wrong["error_code"] == ErrorCode.PROXY_ERROR
+    assert right["status"] == "completed"
+    assert guarded.requests >= 1
+
+
+def test_traffic_goes_through_the_task_proxy(browser, site, local_proxy):
+    before = local_proxy.requests
+    result = browser.run(payload(site, proxy={"id": 3, "server": f"http://127.0.0.1:{local_proxy.port}"}))
+    assert result["status"] == "completed"
+    assert local_proxy.requests > before
+
+
+def test_warm_context_is_reused_per_account_and_dropped_after_failure(browser, site):
+    first = payload(site, post="w1")
+    second = dict(first, task_id=first["task_id"] + 1, link=site.url("/post/w2"))
+    browser.run(first)
+    warm_before = browser.host.warm_sessions()
+    assert browser.run(second)["status"] == "completed"
+    assert browser.host.warm_sessions() == warm_before
+    failing = dict(first, steps=[{"action": "goto"}, {"action": "click", "selector": "#x", "timeout_ms": 200}])
+    browser.run(failing)
+    assert browser.host.warm_sessions() == warm_before - 1
+
+
+def test_accounts_never_share_cookies(browser, site):
+    steps = [{"action": "goto"}, {"action": "verify", "text": "valid-iso-a"}]
+    a = payload(site, cookies="session=valid-iso-a", steps=steps)
+    b = payload(
+        site,
+        cookies="session=valid-iso-b",
+        steps=[*steps[:1], {"action": "verify", "text": "valid-iso-a", "timeout_ms": 300}],
+    )
+    assert browser.run(a)["status"] == "completed"
+    assert browser.run(b)["error_code"] == ErrorCode.VERIFY_FAILED
+
+
+def test_cookie_formats():
+    assert cookies_for("a=1; b=2", "http://127.0.0.1:1/post/1") == [
+        {"name": "a", "value": "1", "url": "http://127.0.0.1:1/"},
+        {"name": "b", "value": "2", "url": "http://127.0.0.1:1/"},
+    ]
+    as_json = '[{"name": "s", "value": "v", "domain": "127.0.0.1"}]'
+    assert cookies_for(as_json, "http://127.0.0.1:1/x") == [
+        {"name": "s", "value": "v", "domain": "127.0.0.1", "path": "/"}
+    ]

@@ -1,0 +1,213 @@
+"""Django admin for the browser channel (secrets are write-only here too)."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import F
+from django.utils import timezone
+
+from campaigns.admin_base import JalaliAdmin, jalali_column
+
+from .choices import SessionStatus
+from .models import (
+    ActionConfig,
+    BrowserAccount,
+    BrowserEvent,
+    BrowserTask,
+    BrowserTaskScreenshot,
+    CampaignPlatform,
+    CampaignStatistics,
+    Proxy,
+)
+
+
+class SecretWidget(forms.PasswordInput):
+    """Never renders the stored value; leaving it empty keeps the current secret."""
+
+    def __init__(self):
+        super().__init__(render_value=False)
+
+
+class BrowserAccountForm(forms.ModelForm):
+    cookies = forms.CharField(
+        label="کوکی‌ها",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        help_text="خالی بگذارید تا کوکی‌های فعلی بمانند.",
+    )
+
+    class Meta:
+        model = BrowserAccount
+        fields = [
+            "workspace",
+            "label",
+            "platform",
+            "cookies",
+            "user_agent",
+            "viewport_width",
+            "viewport_height",
+            "proxy",
+        ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.initial["cookies"] = ""
+
+    def clean_cookies(self):
+        value = self.cleaned_data.get("cookies")
+        if not value and self.instance.pk:
+            return self.instance.cookies
+        return value
+
+
+class ProxyForm(forms.ModelForm):
+    password = forms.CharField(
+        label="گذرواژه", widget=SecretWidget(), required=False, help_text="خالی بگذارید تا گذرواژه فعلی بماند."
+    )
+
+    class Meta:
+        model = Proxy
+        fields = [
+            "workspace",
+            "label",
+            "protocol",
+            "host",
+            "port",
+            "username",
+            "password",
+            "is_available",
+            "cooldown_until",
+        ]
+
+    def clean_password(self):
+        value = self.cleaned_data.get("password")
+        if not value and self.instance.pk:
+            return self.instance.password
+        return value
+
+
+@admin.register(BrowserAccount)
+class BrowserAccountAdmin(JalaliAdmin):
+    form = BrowserAccountForm
+    list_display = (
+        "label",
+        "platform",
+        "workspace",
+        "session_status",
+        "error_score",
+        "usage_count",
+        "proxy",
+        "last_used_jalali",
+    )
+    list_filter = ("session_status", "platform", "workspace")
+    search_fields = ("label", "platform")
+    readonly_fields = ("session_status", "revision", "error_score", "usage_count", "last_used_at")
+    last_used_jalali = jalali_column("last_used_at", "آخرین استفاده")
+    actions = ["reactivate"]
+
+    @admin.action(description="فعال‌سازی دوباره نشست‌ها")
+    def reactivate(self, request, queryset):
+        n = queryset.exclude(session_status=SessionStatus.ACTIVE).update(
+            session_status=SessionStatus.ACTIVE, error_score=0, revision=F("revision") + 1
+        )
+        self.message_user(request, f"{n} حساب فعال شد.", messages.SUCCESS)
+
+
+@admin.register(Proxy)
+class ProxyAdmin(JalaliAdmin):
+    form = ProxyForm
+    list_display = (
+        "__str__",
+        "workspace",
+        "protocol",
+        "is_available",
+        "error_score",
+        "cooldown_until",
+        "last_error",
+        "success_count",
+        "failure_count",
+    )
+    list_filter = ("is_available", "protocol", "workspace")
+    search_fields = ("label", "host", "last_error")
+    readonly_fields = ("error_score", "last_error", "last_error_at", "success_count", "failure_count")
+    actions = ["reset"]
+
+    @admin.action(description="بازگرداندن به چرخه (امتیاز خطا صفر)")
+    def reset(self, request, queryset):
+        n = queryset.update(is_available=True, error_score=0, cooldown_until=None, updated_at=timezone.now())
+        self.message_user(request, f"{n} پراکسی در دسترس شد.", messages.SUCCESS)
+
+
+@admin.register(ActionConfig)
+class ActionConfigAdmin(JalaliAdmin):
+    list_display = ("platform", "action_type", "workspace", "updated_jalali")
+    list_filter = ("action_type", "platform", "workspace")
+    search_fields = ("platform",)
+
+
+@admin.register(CampaignPlatform)
+class CampaignPlatformAdmin(JalaliAdmin):
+    list_display = ("campaign", "platform", "status", "is_tasks_created", "start_date", "created_jalali")
+    list_filter = ("status", "is_tasks_created", "platform", "workspace")
+    search_fields = ("campaign__name", "platform")
+    readonly_fields = ("status", "revision", "is_tasks_created", "tasks_created_at")
+    raw_id_fields = ("campaign",)
+
+
+@admin.register(BrowserTask)
+class BrowserTaskAdmin(JalaliAdmin):
+    list_display = (
+        "id",
+        "campaign",
+        "account",
+        "proxy",
+        "action_type",
+        "status",
+        "attempt_count",
+        "error_code",
+        "start_date",
+        "finished_at",
+    )
+    list_filter = ("status", "error_code", "action_type", "server", "workspace")
+    search_fields = ("link", "account__label", "campaign__name", "error_reason")
+    raw_id_fields = ("campaign", "platform", "account", "proxy", "replaces")
+    readonly_fields = (
+        "status",
+        "revision",
+        "attempt_count",
+        "proxy_failures",
+        "dispatched_at",
+        "lease_expires_at",
+        "finished_at",
+        "result_data",
+        "error_code",
+        "error_reason",
+    )
+    list_select_related = ("campaign", "account", "proxy")
+
+
+@admin.register(BrowserTaskScreenshot)
+class BrowserTaskScreenshotAdmin(JalaliAdmin):
+    list_display = ("task", "url", "created_at")
+    search_fields = ("url",)
+    list_filter = ("workspace",)
+    raw_id_fields = ("task",)
+    exclude = ("png",)
+
+
+@admin.register(CampaignStatistics)
+class CampaignStatisticsAdmin(JalaliAdmin):
+    list_display = ("campaign", "total", "completed", "failed", "pending", "refreshed_at")
+    list_filter = ("workspace",)
+    search_fields = ("campaign__name",)
+    raw_id_fields = ("campaign",)
+
+
+@admin.register(BrowserEvent)
+class BrowserEventAdmin(JalaliAdmin):
+    list_display = ("created_at", "type", "workspace", "campaign", "task", "account", "proxy", "message")
+    list_filter = ("type", "workspace")
+    search_fields = ("message",)
+    raw_id_fields = ("campaign", "task", "account", "proxy")
+
+    def has_change_permission(self, request, obj=None):
+        return False

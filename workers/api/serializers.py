@@ -1,0 +1,164 @@
+"""Serializers: validate input, render output. Cookies and proxy passwords are write-only."""
+
+from rest_framework import serializers
+
+from campaigns.choices import CampaignStatus
+
+from ..choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
+
+
+class BrowserCampaignInput(serializers.Serializer):
+    """The seed's body: platform, accounts[], target links[], content template, action, start date."""
+
+    kind = serializers.ChoiceField(choices=["browser"])
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
+    accounts = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1, max_length=10000)
+    spare_accounts = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, default=list, max_length=10000
+    )
+    target_links = serializers.ListField(child=serializers.URLField(max_length=2000), min_length=1, max_length=1000)
+    content_template = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    action = serializers.ChoiceField(choices=ActionType.choices)
+    start_date = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    steps = serializers.ListField(child=serializers.DictField(), required=False, max_length=30)
+    login_check = serializers.DictField(required=False)
+    action_params = serializers.DictField(required=False, default=dict)
+    pacing_seconds = serializers.IntegerField(required=False, min_value=0, max_value=86400)
+    concurrency_cap = serializers.IntegerField(required=False, min_value=1, max_value=10000)
+    max_attempts = serializers.IntegerField(required=False, min_value=1, max_value=10)
+    backoff_seconds = serializers.IntegerField(required=False, min_value=0, max_value=86400)
+    priority = serializers.IntegerField(required=False, default=0, min_value=-100, max_value=100)
+    server = serializers.RegexField(r"^browser[a-z0-9_-]{0,32}$", required=False, default="browser")
+
+
+class AccountInput(serializers.Serializer):
+    label = serializers.CharField(max_length=120)
+    platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
+    cookies = serializers.CharField(write_only=True, required=False, allow_blank=True, max_length=100_000)
+    user_agent = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    viewport_width = serializers.IntegerField(required=False, min_value=200, max_value=4000)
+    viewport_height = serializers.IntegerField(required=False, min_value=200, max_value=4000)
+    proxy_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+
+class AccountOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    label = serializers.CharField()
+    platform = serializers.CharField()
+    has_cookies = serializers.BooleanField()
+    user_agent = serializers.CharField()
+    viewport_width = serializers.IntegerField()
+    viewport_height = serializers.IntegerField()
+    session_status = serializers.ChoiceField(choices=SessionStatus.choices)
+    error_score = serializers.FloatField()
+    usage_count = serializers.IntegerField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    proxy_id = serializers.IntegerField(allow_null=True)
+    revision = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class AccountStatusInput(serializers.Serializer):
+    transition = serializers.ChoiceField(choices=["disable", "reactivate"])
+
+
+class ProxyInput(serializers.Serializer):
+    label = serializers.CharField(required=False, allow_blank=True, max_length=120)
+    protocol = serializers.ChoiceField(choices=ProxyProtocol.choices, required=False)
+    host = serializers.CharField(max_length=255)
+    port = serializers.IntegerField(min_value=1, max_value=65535)
+    username = serializers.CharField(required=False, allow_blank=True, max_length=255)
+    password = serializers.CharField(write_only=True, required=False, allow_blank=True, max_length=255)
+
+
+class ProxyOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    label = serializers.CharField()
+    protocol = serializers.ChoiceField(choices=ProxyProtocol.choices)
+    host = serializers.CharField()
+    port = serializers.IntegerField()
+    username = serializers.CharField()
+    has_password = serializers.BooleanField()
+    is_available = serializers.BooleanField()
+    error_score = serializers.FloatField()
+    cooldown_until = serializers.DateTimeField(allow_null=True)
+    last_error = serializers.CharField()
+    last_error_at = serializers.DateTimeField(allow_null=True)
+    success_count = serializers.IntegerField()
+    failure_count = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class ActionConfigInput(serializers.Serializer):
+    platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
+    action_type = serializers.ChoiceField(choices=ActionType.choices)
+    steps = serializers.ListField(child=serializers.DictField(), max_length=30)
+    login_check = serializers.DictField(required=False, default=dict)
+
+
+class ActionConfigOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    platform = serializers.CharField()
+    action_type = serializers.ChoiceField(choices=ActionType.choices)
+    steps = serializers.ListField(child=serializers.DictField())
+    login_check = serializers.DictField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class TaskOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    campaign_id = serializers.IntegerField()
+    platform_id = serializers.IntegerField()
+    account_id = serializers.IntegerField()
+    account_label = serializers.CharField(source="account.label")
+    proxy_id = serializers.IntegerField(allow_null=True)
+    link = serializers.CharField()
+    action_type = serializers.ChoiceField(choices=ActionType.choices)
+    server = serializers.CharField()
+    priority = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=TaskStatus.choices)
+    status_display = serializers.CharField(source="get_status_display")
+    start_date = serializers.DateTimeField()
+    attempt_count = serializers.IntegerField()
+    dispatched_at = serializers.DateTimeField(allow_null=True)
+    lease_expires_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    result_data = serializers.DictField()
+    error_code = serializers.CharField()
+    error_reason = serializers.CharField()
+    replaces_id = serializers.IntegerField(allow_null=True)
+    replaced_by_id = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+
+    def get_replaced_by_id(self, obj) -> int | None:
+        replacement = getattr(obj, "replaced_by", None)
+        return replacement.pk if replacement is not None else None
+
+
+class PlatformOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    campaign_id = serializers.IntegerField()
+    campaign_status = serializers.ChoiceField(source="campaign.status", choices=CampaignStatus.choices)
+    platform = serializers.CharField()
+    status = serializers.ChoiceField(choices=PlatformStatus.choices)
+    revision = serializers.IntegerField()
+    is_tasks_created = serializers.BooleanField()
+    tasks_created_at = serializers.DateTimeField(allow_null=True)
+    start_date = serializers.DateTimeField()
+    metadata = serializers.DictField()
+    created_at = serializers.DateTimeField()
+
+
+class StatisticsOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    total = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    summary = serializers.CharField(help_text='"completed/total", e.g. "87/100"')
+    refreshed_at = serializers.DateTimeField(allow_null=True)

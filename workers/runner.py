@@ -1,0 +1,395 @@
+"""The Playwright runner: executes one payload's declarative steps. No ORM here.
+
+A browser worker process owns one Playwright + one Chromium (started in
+``worker_process_init``, see ``workers.worker``). Each task runs in a
+BrowserContext of its account (cookies, user agent, viewport, proxy). Like
+Crawlee's session pool, a context (and its page) is kept warm per account
+across that account's tasks (LRU, ``CONTEXT_POOL_SIZE``) — accounts never
+share a context — and is closed as soon as a task fails, the account's
+cookies/proxy change, or it is evicted. Memory is only released on close, so
+every context is closed in ``finally``/on eviction and processes are recycled
+with ``--max-tasks-per-child``.
+
+Errors are classified from what the worker saw (``classify_error``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import os
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from .choices import ErrorCode, StepAction
+from .steps import render
+
+logger = logging.getLogger("workers.runner")
+
+PROXY_MARKERS = (
+    "ERR_PROXY_CONNECTION_FAILED",
+    "ERR_TUNNEL_CONNECTION_FAILED",
+    "ERR_INVALID_AUTH_CREDENTIALS",
+    "ERR_PROXY_AUTH",
+    "ERR_SOCKS_CONNECTION_FAILED",
+    "ERR_NO_SUPPORTED_PROXIES",
+    "ERR_PROXY_CERTIFICATE_INVALID",
+    "ERR_MANDATORY_PROXY_CONFIGURATION_FAILED",
+)
+
+
+class StepFailure(Exception):
+    """A failure the runner classified itself (login wall, verification, missing element)."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def classify_error(exc: BaseException, *, step: str, uses_proxy: bool) -> tuple[str, str]:
+    """(error_code, reason) for an exception raised while running ``step``."""
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    if isinstance(exc, StepFailure):
+        return exc.code, exc.reason
+    message = str(exc).splitlines()[0][:400] if str(exc) else exc.__class__.__name__
+    if any(marker in message for marker in PROXY_MARKERS):
+        return ErrorCode.PROXY_ERROR, message
+    if uses_proxy and ("ECONNREFUSED" in message or "ECONNRESET" in message or "ERR_CONNECTION_RESET" in message):
+        return ErrorCode.PROXY_ERROR, message
+    if isinstance(exc, PlaywrightTimeoutError):
+        if step in (StepAction.CLICK, StepAction.FILL, "wait_for_selector"):
+            return ErrorCode.ELEMENT_NOT_FOUND, message
+        return ErrorCode.TIMEOUT, message
+    if isinstance(exc, PlaywrightError) and "net::ERR_" in message:
+        return ErrorCode.NAVIGATION_ERROR, message
+    return ErrorCode.UNKNOWN, message
+
+
+def cookies_for(raw: Any, link: str) -> list[dict]:
+    """Playwright cookies from the account's stored cookies (JSON list or a "k=v; k2=v2" string)."""
+    if not raw:
+        return []
+    if isinstance(raw, list):
+        items = raw
+    else:
+        text = str(raw).strip()
+        if text.startswith("["):
+            items = json.loads(text)
+        else:
+            items = []
+            for part in text.split(";"):
+                if "=" in part:
+                    name, value = part.split("=", 1)
+                    if name.strip():
+                        items.append({"name": name.strip(), "value": value.strip()})
+    cookies = []
+    for item in items:
+        if not isinstance(item, dict) or "name" not in item or "value" not in item:
+            continue
+        cookie = {
+            k: v
+            for k, v in item.items()
+            if k in {"name", "value", "url", "domain", "path", "expires", "httpOnly", "secure", "sameSite"}
+        }
+        if "url" not in cookie and "domain" not in cookie:
+            parts = urlsplit(link)
+            cookie["url"] = f"{parts.scheme}://{parts.netloc}/"  # path "/" for the whole site
+        if "domain" in cookie and "path" not in cookie:
+            cookie["path"] = "/"
+        cookies.append(cookie)
+    return cookies
+
+
+@dataclass
+class _Session:
+    context: Any
+    page: Any
+    account_id: Any = None
+    uses: int = 0
+    saw_407: bool = False
+
+
+class BrowserHost:
+    """One Playwright + one Chromium for this process; warm contexts per account."""
+
+    def __init__(
+        self,
+        *,
+        executable_path: str,
+        args: list[str],
+        pool_size: int = 8,
+        step_timeout_ms: int = 10000,
+        navigation_timeout_ms: int = 20000,
+    ) -> None:
+        self.executable_path = executable_path
+        self.args = args
+        self.pool_size = max(0, pool_size)
+        self.step_timeout_ms = step_timeout_ms
+        self.navigation_timeout_ms = navigation_timeout_ms
+        self._playwright = None
+        self.browser = None
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self.pid = None
+
+    # --- lifecycle -------------------------------------------------------
+    @property
+    def started(self) -> bool:
+        return self.browser is not None and self.pid == os.getpid()
+
+    def start(self) -> BrowserHost:
+        from playwright.sync_api import sync_playwright
+
+        self._playwright = sync_playwright().start()
+        self.browser = self._playwright.chromium.launch(
+            executable_path=self.executable_path or None, args=self.args, headless=True
+        )
+        self.pid = os.getpid()
+        logger.info("browser started pid=%s chromium=%s path=%s", self.pid, self.browser.version, self.executable_path)
+        return self
+
+    def stop(self) -> None:
+        for key in list(self._sessions):
+            self._close(key)
+        for closer in (getattr(self.browser, "close", None), getattr(self._playwright, "stop", None)):
+            if closer is None:
+                continue
+            try:
+                closer()
+            except Exception:  # shutting down: nothing else to do
+                logger.debug("error while stopping the browser", exc_info=True)
+        self.browser = None
+        self._playwright = None
+
+    # --- sessions (one context per account) ---------------------------------
+    @staticmethod
+    def session_key(payload: dict) -> str:
+        account = payload.get("account") or {}
+        proxy = payload.get("proxy") or {}
+        material = json.dumps(
+            [
+                account.get("id"),
+                account.get("cookies"),
+                account.get("user_agent"),
+                account.get("viewport"),
+                proxy.get("server"),
+                proxy.get("username"),
+                proxy.get("password"),
+            ],
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(material.encode()).hexdigest()
+
+    def _new_session(self, payload: dict) -> _Session:
+        account = payload.get("account") or {}
+        proxy = payload.get("proxy")
+        options: dict[str, Any] = {}
+        if account.get("user_agent"):
+            options["user_agent"] = account["user_agent"]
+        viewport = account.get("viewport") or {}
+        if viewport.get("width") and viewport.get("height"):
+            options["viewport"] = {"width": int(viewport["width"]), "height": int(viewport["height"])}
+        if proxy:
+            options["proxy"] = {k: v for k, v in proxy.items() if k in ("server", "username", "password") and v}
+        context = self.browser.new_context(**options)
+        try:
+            context.set_default_timeout(self.step_timeout_ms)
+            context.set_default_navigation_timeout(self.navigation_timeout_ms)
+            cookies = cookies_for(account.get("cookies"), payload["link"])
+            if cookies:
+                context.add_cookies(cookies)
+            page = context.new_page()
+        except BaseException:
+            context.close()
+            raise
+        session = _Session(context=context, page=page, account_id=account.get("id"))
+
+        def on_response(response) -> None:
+            if response.status == 407:
+                session.saw_407 = True
+
+        page.on("response", on_response)
+        return session
+
+    def _acquire(self, key: str, payload: dict) -> _Session:
+        session = self._sessions.pop(key, None)
+        if session is not None and not session.page.is_closed():
+            return session
+        if session is not None:
+            self._close_session(session)
+        return self._new_session(payload)
+
+    def _release(self, key: str, session: _Session, *, keep: bool) -> None:
+        if not keep or self.pool_size == 0:
+            self._close_session(session)
+            return
+        # one warm session per account: drop an older one of the same account (its cookies/proxy changed)
+        for other_key, other in list(self._sessions.items()):
+            if other.account_id == session.account_id and other_key != key:
+                self._close(other_key)
+        self._sessions[key] = session
+        self._sessions.move_to_end(key)
+        while len(self._sessions) > self.pool_size:
+            oldest, _ = next(iter(self._sessions.items()))
+            self._close(oldest)
+
+    def _close(self, key: str) -> None:
+        session = self._sessions.pop(key, None)
+        if session is not None:
+            self._close_session(session)
+
+    @staticmethod
+    def _close_session(session: _Session) -> None:
+        try:
+            session.context.close()
+        except Exception:  # a dead context is closed already
+            logger.debug("context close failed", exc_info=True)
+
+    def warm_sessions(self) -> int:
+        return len(self._sessions)
+
+    # --- running a payload --------------------------------------------------
+    def run(self, payload: dict) -> dict:
+        """Execute one payload; always returns a result message (never raises for task failures)."""
+        started = time.monotonic()
+        result: dict[str, Any] = {
+            "task_id": payload.get("task_id"),
+            "attempt": payload.get("attempt"),
+            "account_id": (payload.get("account") or {}).get("id"),
+            "proxy_id": (payload.get("proxy") or {}).get("id"),
+            "worker": f"{os.uname().nodename}:{os.getpid()}",
+        }
+        if self.started and not self.browser.is_connected():
+            logger.warning("chromium disconnected: restarting it")
+            self._sessions.clear()
+            self.stop()
+        if not self.started:
+            self.start()
+        key = self.session_key(payload)
+        reuse = bool(payload.get("reuse_context", True))
+        session = None
+        step_name = "context"
+        ok = False
+        screenshot = None
+        try:
+            session = self._acquire(key, payload)
+            session.uses += 1
+            session.saw_407 = False
+            data, screenshot = self._run_steps(session.page, payload)
+            ok = True
+            result.update(status="completed", error_code="", error_reason="", result_data=data)
+        except Exception as exc:  # every failure becomes a classified result
+            step_name = getattr(exc, "_step", step_name)
+            code, reason = classify_error(exc, step=step_name, uses_proxy=bool(payload.get("proxy")))
+            if session is not None and session.saw_407 and payload.get("proxy"):
+                code, reason = ErrorCode.PROXY_ERROR, f"proxy answered 407 ({reason})"
+            result.update(
+                status="failed",
+                error_code=str(code),
+                error_reason=reason,
+                result_data={"failed_step": step_name, "url": _page_url(session)},
+            )
+            screenshot = _screenshot(session)
+        finally:
+            if session is not None:
+                self._release(key, session, keep=ok and reuse)
+        if screenshot:
+            result["screenshot_b64"] = base64.b64encode(screenshot).decode()
+        result["result_data"]["duration_ms"] = int((time.monotonic() - started) * 1000)
+        result["finished_at"] = datetime.now(UTC).isoformat()
+        return result
+
+    def _run_steps(self, page, payload: dict) -> tuple[dict, bytes | None]:
+        values = {
+            "link": payload["link"],
+            "content": payload.get("content", ""),
+            "account": (payload.get("account") or {}).get("label", ""),
+            "action": payload.get("action_type", ""),
+        }
+        login = payload.get("login_check") or {}
+        screenshot = None
+        done = 0
+        for index, step in enumerate(payload.get("steps") or []):
+            action = step["action"]
+            timeout = step.get("timeout_ms") or self.step_timeout_ms
+            label = action
+            try:
+                if action == StepAction.GOTO:
+                    url = render(step.get("url") or "{link}", values)
+                    response = page.goto(url, wait_until="domcontentloaded", timeout=self.navigation_timeout_ms)
+                    if response is not None and response.status == 407:
+                        raise StepFailure(ErrorCode.PROXY_ERROR, "proxy answered 407 Proxy Authentication Required")
+                    self._check_logged_in(page, login)
+                elif action == StepAction.CLICK:
+                    page.locator(render(step["selector"], values)).first.click(timeout=timeout)
+                elif action == StepAction.FILL:
+                    text = render(step.get("text", "{content}"), values)
+                    page.locator(render(step["selector"], values)).first.fill(text, timeout=timeout)
+                elif action == StepAction.WAIT_FOR:
+                    if step.get("selector"):
+                        label = "wait_for_selector"
+                        page.locator(render(step["selector"], values)).first.wait_for(state="visible", timeout=timeout)
+                    else:
+                        page.get_by_text(render(step["text"], values)).first.wait_for(state="visible", timeout=timeout)
+                elif action == StepAction.VERIFY:
+                    self._verify(page, step, values, timeout)
+                elif action == StepAction.SCREENSHOT:
+                    screenshot = page.screenshot(type="png")
+            except Exception as exc:
+                exc._step = label  # the classifier needs to know what was being done
+                exc._index = index
+                raise
+            done += 1
+        self._check_logged_in(page, login, marker=False)
+        return {"url": page.url, "steps": done, "action": payload.get("action_type", "")}, screenshot
+
+    def _check_logged_in(self, page, login: dict, *, marker: bool = True) -> None:
+        url = page.url
+        for pattern in login.get("login_url_patterns") or []:
+            if pattern and pattern in url:
+                raise StepFailure(ErrorCode.COOKIE_EXPIRED, f"redirected to a login page ({pattern})")
+        selector = login.get("logged_in_selector")
+        if marker and selector:
+            from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+            try:
+                page.locator(selector).first.wait_for(state="attached", timeout=min(self.step_timeout_ms, 5000))
+            except PlaywrightTimeoutError:
+                raise StepFailure(ErrorCode.COOKIE_EXPIRED, "logged-in marker missing") from None
+
+    @staticmethod
+    def _verify(page, step: dict, values: dict, timeout: int) -> None:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+        try:
+            if step.get("selector"):
+                page.locator(render(step["selector"], values)).first.wait_for(state="visible", timeout=timeout)
+            if step.get("text"):
+                page.get_by_text(render(step["text"], values)).first.wait_for(state="visible", timeout=timeout)
+        except PlaywrightTimeoutError:
+            raise StepFailure(ErrorCode.VERIFY_FAILED, "verification did not find the expected result") from None
+
+
+def _page_url(session: _Session | None) -> str:
+    try:
+        return session.page.url if session is not None else ""
+    except Exception:
+        return ""
+
+
+def _screenshot(session: _Session | None) -> bytes | None:
+    if session is None:
+        return None
+    try:
+        return session.page.screenshot(type="png", timeout=3000)
+    except Exception:  # a page that cannot be captured has nothing to show
+        return None

@@ -1,0 +1,122 @@
+"""Reads of the browser channel. Every query starts from ``tenancy.scoped``."""
+
+from django.db.models import BooleanField, Case, QuerySet, Value, When
+
+from campaigns.choices import CampaignKind
+from campaigns.errors import NotFound
+from campaigns.models import Campaign
+from campaigns.tenancy import Actor, get_scoped, scoped
+
+from .errors import CampaignNotFound, PlatformNotFound
+from .models import (
+    ActionConfig,
+    BrowserAccount,
+    BrowserTask,
+    BrowserTaskScreenshot,
+    CampaignPlatform,
+    CampaignStatistics,
+    Proxy,
+)
+from .services.statistics import campaign_counts
+
+
+def _is_set(field: str) -> Case:
+    return Case(When(**{field: ""}, then=Value(False)), default=Value(True), output_field=BooleanField())
+
+
+def account_queryset(*, actor: Actor) -> QuerySet:
+    # secrets are never loaded (nor decrypted) for reading: only whether one is set
+    return scoped(BrowserAccount, actor.workspace).defer("cookies").annotate(has_cookies=_is_set("cookies"))
+
+
+def account_get(*, actor: Actor, account_id: int) -> BrowserAccount:
+    return get_scoped(BrowserAccount, actor.workspace, account_id, queryset=account_queryset(actor=actor))
+
+
+def proxy_queryset(*, actor: Actor) -> QuerySet:
+    return scoped(Proxy, actor.workspace).defer("password").annotate(has_password=_is_set("password"))
+
+
+def proxy_get(*, actor: Actor, proxy_id: int) -> Proxy:
+    return get_scoped(Proxy, actor.workspace, proxy_id, queryset=proxy_queryset(actor=actor))
+
+
+def action_config_queryset(*, actor: Actor) -> QuerySet:
+    return scoped(ActionConfig, actor.workspace)
+
+
+def action_config_get(*, actor: Actor, config_id: int) -> ActionConfig:
+    return get_scoped(ActionConfig, actor.workspace, config_id)
+
+
+def task_queryset(*, actor: Actor) -> QuerySet:
+    return (
+        scoped(BrowserTask, actor.workspace)
+        .select_related("account", "replaced_by")
+        .defer("account__cookies")
+        .order_by("-id")
+    )
+
+
+def task_get(*, actor: Actor, task_id: int) -> BrowserTask:
+    return get_scoped(BrowserTask, actor.workspace, task_id, queryset=task_queryset(actor=actor))
+
+
+def task_screenshot(*, actor: Actor, task_id: int) -> BrowserTaskScreenshot:
+    """The failure screenshot of one task of this workspace (404 when none)."""
+    task = get_scoped(BrowserTask, actor.workspace, task_id)
+    screenshot = scoped(BrowserTaskScreenshot, actor.workspace).filter(task=task).first()
+    if screenshot is None:
+        raise NotFound("برای این وظیفه تصویری ثبت نشده است.")
+    return screenshot
+
+
+def platform_queryset(*, actor: Actor) -> QuerySet:
+    return scoped(CampaignPlatform, actor.workspace).select_related("campaign")
+
+
+def platform_get(*, actor: Actor, platform_id: int) -> CampaignPlatform:
+    try:
+        return get_scoped(CampaignPlatform, actor.workspace, platform_id, queryset=platform_queryset(actor=actor))
+    except NotFound as exc:
+        raise PlatformNotFound() from exc
+
+
+def browser_campaign_rows(*, actor: Actor) -> QuerySet:
+    """Browser campaigns of the workspace with their stored counters."""
+    return (
+        scoped(Campaign, actor.workspace)
+        .filter(kind=CampaignKind.BROWSER)
+        .select_related("browser_statistics")
+        .order_by("-created_at", "-id")
+    )
+
+
+def browser_campaign_get(*, actor: Actor, campaign_id: int) -> Campaign:
+    try:
+        return get_scoped(
+            Campaign,
+            actor.workspace,
+            campaign_id,
+            queryset=scoped(Campaign, actor.workspace).filter(kind=CampaignKind.BROWSER),
+        )
+    except NotFound as exc:
+        raise CampaignNotFound() from exc
+
+
+def campaign_statistics(*, actor: Actor, campaign_id: int, live: bool = False) -> dict:
+    """The stored counters (refreshed every 5 minutes, bumped by results) or a live recount."""
+    campaign = browser_campaign_get(actor=actor, campaign_id=campaign_id)
+    row = scoped(CampaignStatistics, actor.workspace).filter(campaign=campaign).first()
+    if live or row is None:
+        counts = campaign_counts(campaign.pk)
+        refreshed_at = None
+    else:
+        counts = {"total": row.total, "completed": row.completed, "failed": row.failed, "pending": row.pending}
+        refreshed_at = row.refreshed_at
+    return {
+        "campaign_id": campaign.pk,
+        **counts,
+        "refreshed_at": refreshed_at,
+        "summary": f"{counts['completed']}/{counts['total']}",
+    }

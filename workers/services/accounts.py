@@ -1,0 +1,120 @@
+"""Accounts (sessions) and proxies: every write of these rows."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.errors import ValidationFailed
+from campaigns.fsm import fsm_apply
+from campaigns.permissions import Perm
+from campaigns.tenancy import Actor, get_scoped
+
+from ..choices import BrowserEventType, ProxyProtocol, SessionStatus, TaskStatus
+from ..errors import ProxyNotSupported, ResourceInUse
+from ..events import browser_event
+from ..models import BrowserAccount, BrowserTask, Proxy
+
+ACCOUNT_FIELDS = {"label", "platform", "cookies", "user_agent", "viewport_width", "viewport_height", "proxy_id"}
+PROXY_FIELDS = {"label", "protocol", "host", "port", "username", "password"}
+
+
+def _check_proxy(actor: Actor, proxy_id: int | None) -> None:
+    if proxy_id is not None:
+        get_scoped(Proxy, actor.workspace, proxy_id)  # 404 for another workspace's proxy
+
+
+def account_create(*, actor: Actor, label: str, platform: str, cookies: str = "", **data) -> BrowserAccount:
+    actor.require(Perm.MANAGE_BROWSER)
+    _check_proxy(actor, data.get("proxy_id"))
+    unknown = set(data) - ACCOUNT_FIELDS
+    if unknown:
+        raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in unknown})
+    return BrowserAccount.objects.create(
+        workspace=actor.workspace, label=label, platform=platform, cookies=cookies, **data
+    )
+
+
+def account_update(*, actor: Actor, account_id: int, data: dict) -> BrowserAccount:
+    """Saving new cookies re-activates an expired session (the FSM's ``reactivate``)."""
+    actor.require(Perm.MANAGE_BROWSER)
+    account = get_scoped(BrowserAccount, actor.workspace, account_id)
+    if "proxy_id" in data:
+        _check_proxy(actor, data["proxy_id"])
+    with transaction.atomic():
+        for field, value in data.items():
+            if field in ACCOUNT_FIELDS:
+                setattr(account, field, value)
+        account.save()
+        if data.get("cookies") and account.session_status == SessionStatus.EXPIRED:
+            fsm_apply(account, "reactivate", field="session_status", extra_updates={"error_score": 0})
+    account.refresh_from_db()
+    return account
+
+
+def account_set_status(*, actor: Actor, account_id: int, transition: str) -> BrowserAccount:
+    actor.require(Perm.MANAGE_BROWSER)
+    if transition not in {"disable", "reactivate"}:
+        raise ValidationFailed.field("transition", "تغییر وضعیت ناشناخته است.")
+    account = get_scoped(BrowserAccount, actor.workspace, account_id)
+    return fsm_apply(account, transition, field="session_status")
+
+
+def account_delete(*, actor: Actor, account_id: int) -> None:
+    """Soft delete: tasks keep their account; an account with a task in flight cannot go."""
+    actor.require(Perm.MANAGE_BROWSER)
+    account = get_scoped(BrowserAccount, actor.workspace, account_id)
+    if BrowserTask.objects.filter(account=account, status=TaskStatus.DISPATCHED).exists():
+        raise ResourceInUse()
+    BrowserAccount.objects.filter(pk=account.pk).update(
+        deleted_at=timezone.now(), session_status=SessionStatus.DISABLED, updated_at=timezone.now()
+    )
+
+
+def _validate_proxy(protocol: str, username: str, password: str) -> None:
+    if protocol == ProxyProtocol.SOCKS5 and (username or password):
+        raise ProxyNotSupported(details={"protocol": ["SOCKS5 با احراز هویت در Chromium پشتیبانی نمی‌شود."]})
+
+
+def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyProtocol.HTTP, **data) -> Proxy:
+    actor.require(Perm.MANAGE_BROWSER)
+    unknown = set(data) - PROXY_FIELDS
+    if unknown:
+        raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in unknown})
+    _validate_proxy(protocol, data.get("username", ""), data.get("password", ""))
+    return Proxy.objects.create(workspace=actor.workspace, host=host, port=port, protocol=protocol, **data)
+
+
+def proxy_update(*, actor: Actor, proxy_id: int, data: dict) -> Proxy:
+    actor.require(Perm.MANAGE_BROWSER)
+    proxy = get_scoped(Proxy, actor.workspace, proxy_id)
+    for field, value in data.items():
+        if field in PROXY_FIELDS:
+            setattr(proxy, field, value)
+    _validate_proxy(proxy.protocol, proxy.username, proxy.password)
+    proxy.save()
+    return proxy
+
+
+def proxy_reset(*, actor: Actor, proxy_id: int) -> Proxy:
+    """An admin checked the proxy: back in rotation with a clean score."""
+    actor.require(Perm.MANAGE_BROWSER)
+    proxy = get_scoped(Proxy, actor.workspace, proxy_id)
+    Proxy.objects.filter(pk=proxy.pk).update(
+        is_available=True, error_score=0, cooldown_until=None, updated_at=timezone.now()
+    )
+    browser_event(
+        workspace_id=proxy.workspace_id, type=BrowserEventType.PROXY_ERROR, proxy_id=proxy.pk, message="reset by staff"
+    )
+    proxy.refresh_from_db()
+    return proxy
+
+
+def proxy_delete(*, actor: Actor, proxy_id: int) -> None:
+    actor.require(Perm.MANAGE_BROWSER)
+    proxy = get_scoped(Proxy, actor.workspace, proxy_id)
+    if BrowserTask.objects.filter(proxy=proxy, status=TaskStatus.DISPATCHED).exists():
+        raise ResourceInUse()
+    now = timezone.now()
+    with transaction.atomic():
+        Proxy.objects.filter(pk=proxy.pk).update(deleted_at=now, is_available=False, updated_at=now)
+        BrowserAccount.objects.filter(proxy=proxy).update(proxy=None, updated_at=now)
+        BrowserTask.objects.filter(proxy=proxy, status=TaskStatus.PENDING).update(proxy=None, updated_at=now)

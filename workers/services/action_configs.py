@@ -1,0 +1,50 @@
+"""Declarative action configurations (steps + logged-in check per platform and action)."""
+
+from django.db import IntegrityError, transaction
+
+from campaigns.errors import Conflict
+from campaigns.permissions import Perm
+from campaigns.tenancy import Actor, get_scoped
+
+from ..models import ActionConfig
+from ..steps import validate_login_check, validate_steps
+
+
+def action_config_create(
+    *, actor: Actor, platform: str, action_type: str, steps: list, login_check=None
+) -> ActionConfig:
+    actor.require(Perm.MANAGE_BROWSER)
+    try:
+        with transaction.atomic():
+            return ActionConfig.objects.create(
+                workspace=actor.workspace,
+                platform=platform,
+                action_type=action_type,
+                steps=validate_steps(steps),
+                login_check=validate_login_check(login_check),
+            )
+    except IntegrityError:
+        raise Conflict("برای این سکو و نوع کار پیکربندی وجود دارد.", code="ACTION_CONFIG_EXISTS") from None
+
+
+def action_config_update(*, actor: Actor, config_id: int, data: dict) -> ActionConfig:
+    actor.require(Perm.MANAGE_BROWSER)
+    config = get_scoped(ActionConfig, actor.workspace, config_id)
+    if "steps" in data:
+        config.steps = validate_steps(data["steps"])
+    if "login_check" in data:
+        config.login_check = validate_login_check(data["login_check"])
+    for field in ("platform", "action_type"):
+        if field in data:
+            setattr(config, field, data[field])
+    try:
+        with transaction.atomic():
+            config.save()
+    except IntegrityError:
+        raise Conflict("برای این سکو و نوع کار پیکربندی وجود دارد.", code="ACTION_CONFIG_EXISTS") from None
+    return config
+
+
+def action_config_delete(*, actor: Actor, config_id: int) -> None:
+    actor.require(Perm.MANAGE_BROWSER)
+    get_scoped(ActionConfig, actor.workspace, config_id).delete()

@@ -1,0 +1,146 @@
+"""Browser campaigns: creation (``POST /api/v1/campaigns`` kind=browser) and platform pause/resume."""
+
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.choices import CampaignKind
+from campaigns.errors import NotFound, ValidationFailed
+from campaigns.events import campaign_status_changed_event
+from campaigns.fsm import fsm_apply
+from campaigns.models import Campaign
+from campaigns.permissions import Perm
+from campaigns.tenancy import Actor, get_scoped, scoped
+
+from .. import conf
+from ..choices import ActionType, BrowserEventType, SessionStatus
+from ..errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound
+from ..events import browser_event
+from ..models import ActionConfig, BrowserAccount, CampaignPlatform, CampaignStatistics
+from ..steps import validate_login_check, validate_steps
+
+
+def _accounts(actor: Actor, ids: list[int], platform: str, field: str) -> list[int]:
+    ids = list(dict.fromkeys(ids))
+    found = {
+        a.id: a
+        for a in scoped(BrowserAccount, actor.workspace).filter(pk__in=ids).only("id", "platform", "session_status")
+    }
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise AccountNotFound(details={field: [f"حساب‌های {missing} پیدا نشد."]})
+    wrong_platform = [i for i in ids if found[i].platform != platform]
+    if wrong_platform:
+        raise AccountNotFound(details={field: [f"حساب‌های {wrong_platform} برای سکوی {platform} نیستند."]})
+    inactive = [i for i in ids if found[i].session_status != SessionStatus.ACTIVE]
+    if inactive:
+        raise AccountInactive(details={field: [f"حساب‌های {inactive} فعال نیستند."]})
+    return ids
+
+
+def browser_campaign_create(
+    *,
+    actor: Actor,
+    name: str,
+    platform: str,
+    accounts: list[int],
+    target_links: list[str],
+    action: str,
+    start_date: datetime | None = None,
+    content_template: str = "",
+    spare_accounts: list[int] | None = None,
+    steps: list[dict] | None = None,
+    login_check: dict | None = None,
+    action_params: dict | None = None,
+    pacing_seconds: int | None = None,
+    concurrency_cap: int | None = None,
+    max_attempts: int | None = None,
+    backoff_seconds: int | None = None,
+    priority: int = 0,
+    server: str = "browser",
+    description: str = "",
+    kind: str = CampaignKind.BROWSER,
+) -> Campaign:
+    """Campaign + platform + metadata in one transaction (the seed's CampaignService.create)."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    if action not in ActionType.values:
+        raise ValidationFailed.field("action", f"نوع کار باید یکی از {ActionType.values} باشد.")
+    if action == ActionType.COMMENT and not content_template.strip():
+        raise ValidationFailed.field("content_template", "برای دیدگاه، متن الگو لازم است.")
+    links = list(dict.fromkeys(link.strip() for link in target_links if link.strip()))
+    if not links:
+        raise ValidationFailed.field("target_links", "دست‌کم یک نشانی لازم است.")
+    account_ids = _accounts(actor, accounts, platform, "accounts")
+    spare_ids = [i for i in _accounts(actor, spare_accounts or [], platform, "spare_accounts") if i not in account_ids]
+    if steps is None:
+        config = scoped(ActionConfig, actor.workspace).filter(platform=platform, action_type=action).first()
+        if config is None:
+            raise ActionConfigNotFound(details={"steps": ["گام‌ها را بفرستید یا برای این سکو پیکربندی بسازید."]})
+        steps = config.steps
+        login_check = login_check if login_check is not None else config.login_check
+    steps = validate_steps(steps)
+    login_check = validate_login_check(login_check)
+    now = timezone.now()
+    start_date = start_date or now
+    metadata = {
+        "account_ids": account_ids,
+        "spare_account_ids": spare_ids,
+        "target_links": links,
+        "action_type": action,
+        "action_params": action_params or {},
+        "content_template": content_template,
+        "steps": steps,
+        "login_check": login_check,
+        "pacing_seconds": conf.setting("DEFAULT_PACING_SECONDS") if pacing_seconds is None else pacing_seconds,
+        "concurrency_cap": conf.setting("DEFAULT_CONCURRENCY_CAP") if concurrency_cap is None else concurrency_cap,
+        "retry": {
+            "max_attempts": conf.setting("DEFAULT_MAX_ATTEMPTS") if max_attempts is None else max_attempts,
+            "backoff_seconds": conf.setting("DEFAULT_BACKOFF_SECONDS") if backoff_seconds is None else backoff_seconds,
+        },
+        "priority": priority,
+        "server": server,
+    }
+    with transaction.atomic():
+        campaign = Campaign.objects.create(
+            workspace=actor.workspace,
+            name=name.strip(),
+            description=description,
+            kind=CampaignKind.BROWSER,
+            created_by=actor.user,
+        )
+        CampaignPlatform.objects.create(
+            workspace=actor.workspace, campaign=campaign, platform=platform, start_date=start_date, metadata=metadata
+        )
+        CampaignStatistics.objects.create(workspace=actor.workspace, campaign=campaign)
+
+        def record(from_status: str, to_status: str) -> None:
+            campaign_status_changed_event(
+                campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user
+            )
+
+        # active=true in the seed; a future start waits as "scheduled" and the creation job activates it.
+        fsm_apply(campaign, "activate" if start_date <= now else "schedule", on_applied=record)
+    return campaign
+
+
+def platform_transition(*, actor: Actor, platform_id: int, transition: str) -> CampaignPlatform:
+    """Pause or resume one platform (dispatch skips paused platforms; in-flight tasks finish)."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    if transition not in {"pause", "resume"}:
+        raise ValidationFailed.field("transition", "تغییر وضعیت ناشناخته است.")
+    try:
+        platform = get_scoped(CampaignPlatform, actor.workspace, platform_id)
+    except NotFound as exc:  # the typed code of this app
+        raise PlatformNotFound() from exc
+
+    def record(from_status: str, to_status: str) -> None:
+        browser_event(
+            workspace_id=platform.workspace_id,
+            type=BrowserEventType.PLATFORM_STATUS,
+            campaign_id=platform.campaign_id,
+            message=f"{from_status} → {to_status}",
+            data={"platform_id": platform.pk, "actor_id": actor.user.pk},
+        )
+
+    return fsm_apply(platform, transition, on_applied=record)

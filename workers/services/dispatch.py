@@ -1,0 +1,193 @@
+"""Phase 2 — dispatch (Celery Beat, every 30 s).
+
+Reclaim expired leases, then claim a bounded batch of PENDING tasks with
+start_date ≤ now (priority first, then age) under ``FOR UPDATE SKIP LOCKED``,
+respecting per-account pacing, a per-platform concurrency cap and proxy
+availability; mark them DISPATCHED with a lease in one UPDATE per proxy; the
+messaging module publishes the payloads when the transaction commits.
+"""
+
+import logging
+from collections import Counter, defaultdict
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Count, F
+from django.utils import timezone
+
+from campaigns.choices import CampaignStatus
+
+from .. import conf, dispatch
+from ..choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
+from ..models import BrowserAccount, BrowserEvent, BrowserTask, CampaignStatistics, Proxy
+
+logger = logging.getLogger("workers.dispatch")
+
+
+def _usable_proxy(proxy, now) -> bool:
+    return (
+        proxy is not None
+        and proxy.is_available
+        and proxy.deleted_at is None
+        and (proxy.cooldown_until is None or proxy.cooldown_until <= now)
+    )
+
+
+def leases_reclaim(*, now=None, limit: int = 1000) -> int:
+    """DISPATCHED tasks whose lease ran out (worker vanished): back to PENDING, or FAILED when out of attempts."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        expired = list(
+            BrowserTask.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(status=TaskStatus.DISPATCHED, lease_expires_at__lt=now)
+            .select_related("platform")
+            .only("id", "workspace_id", "campaign_id", "attempt_count", "platform__metadata")[:limit]
+        )
+        if not expired:
+            return 0
+        requeue, give_up = [], []
+        for task in expired:
+            max_attempts = (task.platform.metadata.get("retry") or {}).get("max_attempts", 1)
+            (requeue if task.attempt_count < max_attempts else give_up).append(task)
+        common = {"lease_expires_at": None, "revision": F("revision") + 1, "updated_at": now}
+        if requeue:
+            BrowserTask.objects.filter(pk__in=[t.pk for t in requeue], status=TaskStatus.DISPATCHED).update(
+                status=TaskStatus.PENDING, start_date=now, **common
+            )
+        if give_up:
+            BrowserTask.objects.filter(pk__in=[t.pk for t in give_up], status=TaskStatus.DISPATCHED).update(
+                status=TaskStatus.FAILED,
+                error_code=ErrorCode.WORKER_LOST,
+                error_reason="lease expired and no attempts left",
+                finished_at=now,
+                **common,
+            )
+            per_campaign = Counter(t.campaign_id for t in give_up)
+            for campaign_id, n in per_campaign.items():
+                CampaignStatistics.objects.filter(campaign_id=campaign_id).update(
+                    failed=F("failed") + n, pending=F("pending") - n
+                )
+        BrowserEvent.objects.bulk_create(
+            [
+                BrowserEvent(
+                    workspace_id=t.workspace_id,
+                    type=BrowserEventType.TASK_RECLAIMED,
+                    campaign_id=t.campaign_id,
+                    task_id=t.pk,
+                    message="lease expired: " + ("requeued" if t in requeue else "failed"),
+                    data={"attempt": t.attempt_count},
+                )
+                for t in expired
+            ]
+        )
+    logger.info("reclaimed %s expired leases (%s requeued)", len(expired), len(requeue))
+    return len(expired)
+
+
+def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:
+    """Claim and publish one bounded batch; returns how many tasks were dispatched."""
+    now = now or timezone.now()
+    batch_size = batch_size or conf.setting("DISPATCH_BATCH")
+    lease = timedelta(seconds=conf.setting("LEASE_SECONDS"))
+    leases_reclaim(now=now)
+    with transaction.atomic():
+        candidates = list(
+            BrowserTask.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(
+                status=TaskStatus.PENDING,
+                start_date__lte=now,
+                platform__status=PlatformStatus.RUNNING,
+                campaign__status=CampaignStatus.ACTIVE,
+                account__session_status=SessionStatus.ACTIVE,
+                account__deleted_at__isnull=True,
+            )
+            .select_related("account", "account__proxy", "proxy", "platform")
+            .order_by("-priority", "start_date", "id")[: batch_size * 4]
+        )
+        if not candidates:
+            return 0
+        platform_ids = {t.platform_id for t in candidates}
+        in_flight = Counter(
+            dict(
+                BrowserTask.objects.filter(platform_id__in=platform_ids, status=TaskStatus.DISPATCHED)
+                .values("platform_id")
+                .annotate(n=Count("id"))
+                .values_list("platform_id", "n")
+            )
+        )
+        workspaces = {t.workspace_id for t in candidates}
+        pools: dict[int, list[Proxy]] = defaultdict(list)
+        has_proxies: set[int] = set()
+        for proxy in Proxy.objects.filter(workspace_id__in=workspaces, deleted_at__isnull=True).order_by(
+            "error_score", "id"
+        ):
+            has_proxies.add(proxy.workspace_id)
+            if _usable_proxy(proxy, now):
+                pools[proxy.workspace_id].append(proxy)
+        proxy_load: Counter = Counter()
+        account_last_batch: set[int] = set()
+        chosen = []  # (task, proxy)
+        for task in candidates:
+            if len(chosen) >= batch_size:
+                break
+            meta = task.platform.metadata
+            cap = meta.get("concurrency_cap") or 0
+            if cap and in_flight[task.platform_id] >= cap:
+                continue
+            pacing = meta.get("pacing_seconds") or 0
+            account = task.account
+            if pacing:
+                if task.account_id in account_last_batch:
+                    continue
+                if account.last_used_at and account.last_used_at + timedelta(seconds=pacing) > now:
+                    continue
+            if _usable_proxy(task.proxy, now):
+                proxy = task.proxy
+            elif _usable_proxy(account.proxy, now):
+                proxy = account.proxy
+            elif pools[task.workspace_id]:
+                proxy = min(pools[task.workspace_id], key=lambda p: (proxy_load[p.pk], p.error_score, p.pk))
+            elif task.workspace_id in has_proxies:
+                continue  # proxies configured but none usable now: wait rather than go out directly
+            else:
+                proxy = None
+            chosen.append((task, proxy))
+            in_flight[task.platform_id] += 1
+            account_last_batch.add(task.account_id)
+            if proxy is not None:
+                proxy_load[proxy.pk] += 1
+        if not chosen:
+            return 0
+        lease_expires_at = now + lease
+        by_proxy: dict[int | None, list[int]] = defaultdict(list)
+        for task, proxy in chosen:
+            by_proxy[proxy.pk if proxy else None].append(task.pk)
+        for proxy_id, ids in by_proxy.items():
+            BrowserTask.objects.filter(pk__in=ids, status=TaskStatus.PENDING).update(
+                status=TaskStatus.DISPATCHED,
+                proxy_id=proxy_id,
+                attempt_count=F("attempt_count") + 1,
+                dispatched_at=now,
+                lease_expires_at=lease_expires_at,
+                revision=F("revision") + 1,
+                updated_at=now,
+            )
+        BrowserAccount.objects.filter(pk__in=account_last_batch).update(
+            last_used_at=now, usage_count=F("usage_count") + 1
+        )
+        payloads = []
+        for task, proxy in chosen:
+            task.attempt_count += 1
+            task.status = TaskStatus.DISPATCHED
+            payloads.append(
+                dispatch.build_payload(
+                    task=task,
+                    account=task.account,
+                    proxy=proxy,
+                    metadata=task.platform.metadata,
+                    lease_expires_at=lease_expires_at,
+                )
+            )
+        dispatch.publish_payloads(payloads)
+    logger.info("dispatched %s browser tasks", len(payloads))
+    return len(payloads)

@@ -1,0 +1,67 @@
+"""Statistics (Celery Beat, every 5 minutes): recount per campaign and close finished platforms.
+
+Counts are over the current task of every (account × link) slot: a task that
+was replaced by a spare account's task is not counted, so a campaign of 100
+slots always shows N/100 ("87/100 likes succeeded"). Results bump the same
+counters live; this job is the authoritative recount.
+"""
+
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from campaigns.choices import CampaignKind
+
+from ..choices import BrowserEventType, PlatformStatus, TaskStatus
+from ..events import browser_event
+from ..models import BrowserTask, CampaignPlatform, CampaignStatistics
+
+OPEN = (TaskStatus.PENDING, TaskStatus.DISPATCHED)
+
+
+def campaign_counts(campaign_id: int) -> dict[str, int]:
+    current = BrowserTask.objects.filter(campaign_id=campaign_id, replaced_by__isnull=True)
+    return current.aggregate(
+        total=Count("id"),
+        completed=Count("id", filter=Q(status=TaskStatus.COMPLETED)),
+        failed=Count("id", filter=Q(status=TaskStatus.FAILED)),
+        pending=Count("id", filter=Q(status__in=OPEN)),
+    )
+
+
+def statistics_refresh(*, campaign_ids: list[int] | None = None, now=None) -> int:
+    """Recount campaigns with running/paused platforms (or the given ones); complete finished platforms."""
+    now = now or timezone.now()
+    platforms = CampaignPlatform.objects.filter(campaign__kind=CampaignKind.BROWSER)
+    if campaign_ids is None:
+        platforms = platforms.filter(
+            Q(status__in=[PlatformStatus.RUNNING, PlatformStatus.PAUSED])
+            | Q(status=PlatformStatus.COMPLETED, updated_at__gte=now - timezone.timedelta(hours=1))
+        )
+    else:
+        platforms = platforms.filter(campaign_id__in=campaign_ids)
+    rows = list(platforms.values("id", "campaign_id", "workspace_id", "status", "revision"))
+    for campaign_id in {r["campaign_id"] for r in rows}:
+        counts = campaign_counts(campaign_id)
+        workspace_id = next(r["workspace_id"] for r in rows if r["campaign_id"] == campaign_id)
+        CampaignStatistics.objects.update_or_create(
+            campaign_id=campaign_id, defaults={"workspace_id": workspace_id, "refreshed_at": now, **counts}
+        )
+    for row in rows:
+        if row["status"] != PlatformStatus.RUNNING:
+            continue
+        if BrowserTask.objects.filter(platform_id=row["id"], status__in=OPEN).exists():
+            continue
+        with transaction.atomic():
+            done = CampaignPlatform.objects.filter(
+                pk=row["id"], status=PlatformStatus.RUNNING, revision=row["revision"]
+            ).update(status=PlatformStatus.COMPLETED, revision=F("revision") + 1, updated_at=now)
+            if done:
+                browser_event(
+                    workspace_id=row["workspace_id"],
+                    type=BrowserEventType.PLATFORM_STATUS,
+                    campaign_id=row["campaign_id"],
+                    message="running → completed",
+                    data={"platform_id": row["id"]},
+                )
+    return len(rows)

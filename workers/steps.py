@@ -1,0 +1,81 @@
+"""Declarative steps: validation (server side) and template rendering.
+
+A step is a small dict; no site-specific code ships with the product:
+
+    {"action": "goto", "url": "{link}"}            # default url: the task's link
+    {"action": "click", "selector": "#like"}
+    {"action": "fill", "selector": "textarea", "text": "{content}"}
+    {"action": "wait_for", "selector": ".done"} | {"action": "wait_for", "text": "ثبت شد"}
+    {"action": "verify", "selector": ".liked"}   | {"action": "verify", "text": "ثبت شد"}
+    {"action": "screenshot"}
+
+``{content}`` is the rendered content template; templates may use
+``{link}``, ``{account}`` (the account label) and ``{action}``.
+"""
+
+import re
+from typing import Any
+
+from .choices import StepAction
+from .errors import InvalidSteps
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_ALLOWED_KEYS = {"action", "selector", "text", "url", "timeout_ms"}
+MAX_STEPS = 30
+
+
+def render(template: str, values: dict[str, str]) -> str:
+    """Replace ``{name}`` with known values only (no attribute access, unknown names kept as written)."""
+    return _PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), template or "")
+
+
+def validate_steps(steps: Any) -> list[dict]:
+    """Normalise a step list or raise ``InvalidSteps`` with per-step details."""
+    if not isinstance(steps, list) or not steps:
+        raise InvalidSteps(details={"steps": ["فهرستی از گام‌ها لازم است."]})
+    if len(steps) > MAX_STEPS:
+        raise InvalidSteps(details={"steps": [f"حداکثر {MAX_STEPS} گام مجاز است."]})
+    problems: dict[str, list[str]] = {}
+    clean: list[dict] = []
+    for index, step in enumerate(steps):
+        key = f"steps[{index}]"
+        if not isinstance(step, dict):
+            problems[key] = ["هر گام باید یک شیء باشد."]
+            continue
+        action = step.get("action")
+        if action not in StepAction.values:
+            problems[key] = [f"action باید یکی از {StepAction.values} باشد."]
+            continue
+        unknown = set(step) - _ALLOWED_KEYS
+        if unknown:
+            problems[key] = [f"کلیدهای ناشناخته: {sorted(unknown)}"]
+            continue
+        for field in ("selector", "text", "url"):
+            if field in step and not isinstance(step[field], str):
+                problems[key] = [f"{field} باید متن باشد."]
+        if "timeout_ms" in step and (not isinstance(step["timeout_ms"], int) or not 0 < step["timeout_ms"] <= 120000):
+            problems[key] = ["timeout_ms باید عددی بین ۱ و ۱۲۰۰۰۰ باشد."]
+        if action in (StepAction.CLICK, StepAction.FILL) and not step.get("selector"):
+            problems[key] = ["این گام selector لازم دارد."]
+        if action in (StepAction.WAIT_FOR, StepAction.VERIFY) and not (step.get("selector") or step.get("text")):
+            problems[key] = ["این گام selector یا text لازم دارد."]
+        if key not in problems:
+            clean.append({k: v for k, v in step.items() if k in _ALLOWED_KEYS})
+    if problems:
+        raise InvalidSteps(details=problems)
+    return clean
+
+
+def validate_login_check(value: Any) -> dict:
+    """{"login_url_patterns": [str], "logged_in_selector": str}; both optional."""
+    if value in (None, ""):
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidSteps(details={"login_check": ["باید یک شیء باشد."]})
+    patterns = value.get("login_url_patterns", [])
+    selector = value.get("logged_in_selector", "")
+    if not isinstance(patterns, list) or not all(isinstance(p, str) and p for p in patterns):
+        raise InvalidSteps(details={"login_check": ["login_url_patterns باید فهرستی از متن باشد."]})
+    if not isinstance(selector, str):
+        raise InvalidSteps(details={"login_check": ["logged_in_selector باید متن باشد."]})
+    return {"login_url_patterns": patterns, "logged_in_selector": selector}

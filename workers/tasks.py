@@ -1,0 +1,81 @@
+"""Celery entry points: take ids/messages, call one service (or the runner), nothing else.
+
+``workers.browser.run_task`` is routed to the ``browser`` queue and runs in a
+browser worker (no database there); everything else runs on ``default``.
+"""
+
+import logging
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+
+from . import conf, dispatch, worker
+from .choices import ErrorCode
+
+logger = logging.getLogger("workers.tasks")
+
+
+@shared_task(name="workers.create_tasks", ignore_result=True)
+def create_tasks() -> int:
+    from .services.creation import due_platforms_create_tasks
+
+    return due_platforms_create_tasks()
+
+
+@shared_task(name="workers.dispatch", ignore_result=True)
+def dispatch_tasks() -> int:
+    from .services.dispatch import dispatch_due_tasks
+
+    return dispatch_due_tasks()
+
+
+@shared_task(name="workers.refresh_statistics", ignore_result=True)
+def refresh_statistics() -> int:
+    from .services.statistics import statistics_refresh
+
+    return statistics_refresh()
+
+
+@shared_task(
+    name="workers.apply_result",
+    ignore_result=True,
+    acks_late=True,
+    reject_on_worker_lost=True,  # applying a result is idempotent (compare-and-set)
+    soft_time_limit=60,
+    time_limit=90,
+)
+def apply_result(message: dict) -> str:
+    from .services.results import result_apply
+
+    return result_apply(message=message)
+
+
+@shared_task(
+    name="workers.browser.run_task",
+    ignore_result=True,
+    soft_time_limit=conf.setting("TASK_SOFT_TIME_LIMIT"),
+    time_limit=conf.setting("TASK_SOFT_TIME_LIMIT") + 30,
+)
+def run_browser_task(payload: dict) -> None:
+    """Run one payload in this process's Chromium and publish the result (acked early: leases cover loss)."""
+    try:
+        result = worker.host().run(payload)
+    except SoftTimeLimitExceeded:
+        worker.restart()  # the browser may be mid-call: start clean
+        result = _failure(payload, ErrorCode.TIMEOUT, "task time limit exceeded")
+    except Exception as exc:  # the browser itself broke (not a task failure): report it, start clean
+        logger.exception("browser worker error")
+        worker.restart()
+        result = _failure(payload, ErrorCode.UNKNOWN, f"worker error: {exc.__class__.__name__}")
+    dispatch.publish_result(result)
+
+
+def _failure(payload: dict, code: str, reason: str) -> dict:
+    return {
+        "task_id": payload.get("task_id"),
+        "attempt": payload.get("attempt"),
+        "status": "failed",
+        "error_code": code,
+        "error_reason": reason,
+        "result_data": {},
+    }
