@@ -24,6 +24,7 @@ run: $(STAMP)
 	@echo "Platform: http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/, API docs: /api/docs/) — Ctrl-C stops everything"
 	@trap 'kill 0' INT TERM EXIT; \
 	DEBUG=$${DEBUG:-1} $(VENV)/bin/celery -A config worker -B --pool=solo -Q default,engine,sms,browser --loglevel=INFO & \
+	$(PY) manage.py demo_site & \
 	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
 test: $(STAMP)

@@ -1,12 +1,115 @@
+"""Admin registrations of the engine (published versions, events and executions are read-only here)."""
+
 from django.contrib import admin
 
-from campaigns.admin_base import JalaliAdmin
+from campaigns.admin_base import JalaliAdmin, jalali_column
 
-from .models import Workflow
+from .models import (
+    AutomationSettings,
+    DailyCounter,
+    Execution,
+    ExecutionEvent,
+    Workflow,
+    WorkflowEdge,
+    WorkflowNode,
+    WorkflowTemplate,
+    WorkflowVersion,
+)
+
+
+class ReadOnlyAdmin(JalaliAdmin):
+    """History and runtime rows change only through services."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Workflow)
 class WorkflowAdmin(JalaliAdmin):
+    list_display = ("name", "workspace", "status", "published_version", "created_jalali", "deleted_at")
+    list_filter = ("workspace", "status")
+    search_fields = ("name", "description")
+    raw_id_fields = ("published_version", "created_by", "updated_by")
+
+
+class NodeInline(admin.TabularInline):
+    model = WorkflowNode
+    fields = ("node_key", "type", "subtype", "name", "is_enabled", "consumes_budget")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(WorkflowVersion)
+class WorkflowVersionAdmin(ReadOnlyAdmin):
+    list_display = ("workflow", "version_number", "status", "workspace", "published_at")
+    list_filter = ("status", "workspace")
+    search_fields = ("workflow__name", "note")
+    inlines = [NodeInline]
+
+
+@admin.register(WorkflowNode)
+class WorkflowNodeAdmin(ReadOnlyAdmin):
+    list_display = ("node_key", "type", "subtype", "version", "is_enabled", "consumes_budget")
+    list_filter = ("type", "subtype", "workspace")
+    search_fields = ("node_key", "name")
+
+
+@admin.register(WorkflowEdge)
+class WorkflowEdgeAdmin(ReadOnlyAdmin):
+    list_display = ("version", "from_node", "port", "to_node")
+    list_filter = ("port", "workspace")
+    search_fields = ("from_node__node_key", "to_node__node_key")
+
+
+@admin.register(WorkflowTemplate)
+class WorkflowTemplateAdmin(JalaliAdmin):
     list_display = ("name", "workspace", "created_jalali", "deleted_at")
     list_filter = ("workspace",)
     search_fields = ("name", "description")
+
+
+@admin.register(AutomationSettings)
+class AutomationSettingsAdmin(JalaliAdmin):
+    list_display = ("workspace", "enabled", "timezone", "global_daily_limit")
+    list_filter = ("enabled",)
+    search_fields = ("workspace__name",)
+
+
+@admin.register(Execution)
+class ExecutionAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "campaign",
+        "subject_id",
+        "status",
+        "current_node",
+        "cycle",
+        "next_run_at_jalali",
+        "end_reason",
+    )
+    list_filter = ("status", "workspace", "end_reason")
+    search_fields = ("=id", "=subject_id", "campaign__name")
+    next_run_at_jalali = jalali_column("next_run_at", "اجرای بعدی")
+
+
+@admin.register(ExecutionEvent)
+class ExecutionEventAdmin(ReadOnlyAdmin):
+    list_display = ("execution", "type", "from_status", "to_status", "occurred_jalali", "actor")
+    list_filter = ("type", "workspace")
+    search_fields = ("=execution__id", "message")
+    occurred_jalali = jalali_column("occurred_at", "زمان")
+
+
+@admin.register(DailyCounter)
+class DailyCounterAdmin(ReadOnlyAdmin):
+    list_display = ("scope", "scope_id", "channel", "day", "used", "workspace")
+    list_filter = ("scope", "channel", "workspace")
+    search_fields = ("=scope_id",)

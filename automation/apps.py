@@ -7,3 +7,22 @@ class AutomationConfig(AppConfig):
     name = "automation"
     verbose_name = "اتوماسیون"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from campaigns.registry import register_campaign_kind
+        from campaigns.signals import target_soft_deleted
+
+        from .api.serializers import JourneyCampaignInput
+        from .engine.conditions import register_builtin_operators
+        from .engine.guards import register_builtin_guards
+        from .engine.retry import register_builtin_strategies
+        from .engine.variables import register_builtin_variables
+        from .receivers import cancel_executions_of_deleted_target
+        from .services.campaigns import journey_campaign_create
+
+        register_builtin_operators()
+        register_builtin_variables()
+        register_builtin_strategies()
+        register_builtin_guards()
+        register_campaign_kind("journey", input_serializer=JourneyCampaignInput, create=journey_campaign_create)
+        target_soft_deleted.connect(cancel_executions_of_deleted_target, dispatch_uid="automation-target-deleted")

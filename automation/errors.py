@@ -1,3 +1,43 @@
-"""Engine errors (subclasses of campaigns.errors.PlatformError)."""
+"""Engine errors (subclasses of campaigns.errors with stable codes and Persian messages)."""
 
-from campaigns.errors import Conflict, ValidationFailed  # noqa: F401  (re-exported for engine code)
+from campaigns.errors import Conflict, NotFound, ValidationFailed
+
+
+class GraphInvalid(ValidationFailed):
+    code = "GRAPH_INVALID"
+    default_message = "گردش‌کار ایراد دارد و منتشر نمی‌شود؛ ایرادهای هر گام را ببینید."
+
+
+class NoDraftVersion(Conflict):
+    code = "NO_DRAFT_VERSION"
+    default_message = "این گردش‌کار نسخه پیش‌نویس ندارد؛ ابتدا نسخه تازه بسازید."
+
+
+class DraftExists(Conflict):
+    code = "DRAFT_EXISTS"
+    default_message = "این گردش‌کار از قبل یک نسخه پیش‌نویس دارد."
+
+
+class NotPublished(Conflict):
+    code = "WORKFLOW_NOT_PUBLISHED"
+    default_message = "این گردش‌کار هنوز نسخه منتشرشده ندارد."
+
+
+class ChannelUnusable(Conflict):
+    code = "CHANNEL_UNUSABLE"
+    default_message = "کانال ارسال این گردش‌کار اکنون قابل استفاده نیست (تنظیمات سرویس پیامک را بررسی کنید)."
+
+
+class CampaignNotJourney(Conflict):
+    code = "NOT_A_JOURNEY"
+    default_message = "این کمپین از نوع سفر پیامکی نیست."
+
+
+class CampaignClosed(Conflict):
+    code = "CAMPAIGN_CLOSED"
+    default_message = "به کمپین پایان‌یافته یا لغوشده نمی‌توان مخاطب افزود."
+
+
+class TemplateNotFound(NotFound):
+    code = "TEMPLATE_NOT_FOUND"
+    default_message = "قالب گردش‌کار پیدا نشد."

@@ -1,9 +1,36 @@
-"""Workflow engine models. The engine issue adds versions, nodes, edges and executions."""
+"""Workflow engine models (journeys.md "Schema").
 
-from django.conf import settings
+A workflow is data: versions hold nodes and edges; a published version never
+changes (the model refuses it) and executions stay pinned to their version.
+Executions change status only through conditional UPDATEs on
+(id, status, revision) written by ``automation.engine.transitions``; every
+transition appends one ``ExecutionEvent``.
+"""
+
+from django.conf import settings as django_settings
+from django.contrib.contenttypes.models import ContentType
 from django.db import models
+from django.db.models import Q
+from django_fsm import RETURN_VALUE, FSMField, transition
 
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
+
+from .choices import (
+    LIVE_STATUSES,
+    CounterScope,
+    EventType,
+    ExecutionStatus,
+    NodeType,
+    Port,
+    VersionStatus,
+    WorkflowStatus,
+)
+
+S = ExecutionStatus
+
+
+class ImmutableError(RuntimeError):
+    """Raised when code tries to change a row the model declares immutable."""
 
 
 class Workflow(TimeStamped):
@@ -12,7 +39,20 @@ class Workflow(TimeStamped):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="workflows")
     name = models.CharField("نام", max_length=200)
     description = models.TextField("توضیحات", blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    category = models.CharField("دسته", max_length=30, blank=True, default="sms")
+    status = models.CharField("وضعیت", max_length=16, choices=WorkflowStatus.choices, default=WorkflowStatus.DRAFT)
+    published_version = models.ForeignKey(
+        "WorkflowVersion",
+        verbose_name="نسخه منتشرشده",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    updated_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     deleted_at = models.DateTimeField("حذف", null=True, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()
@@ -24,3 +64,354 @@ class Workflow(TimeStamped):
 
     def __str__(self) -> str:
         return self.name
+
+
+class WorkflowVersion(TimeStamped):
+    """One version of a workflow's graph; immutable once published (at most one draft)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    workflow = models.ForeignKey(Workflow, on_delete=models.CASCADE, related_name="versions")
+    version_number = models.PositiveIntegerField("شماره نسخه")
+    status = models.CharField("وضعیت", max_length=16, choices=VersionStatus.choices, default=VersionStatus.DRAFT)
+    settings = models.JSONField("تنظیمات", default=dict, blank=True)
+    published_at = models.DateTimeField("انتشار", null=True, blank=True)
+    published_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    note = models.CharField("یادداشت", max_length=300, blank=True)
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["workflow_id", "-version_number"]
+        verbose_name = "نسخه گردش‌کار"
+        verbose_name_plural = "نسخه‌های گردش‌کار"
+        constraints = [
+            models.UniqueConstraint(fields=["workflow", "version_number"], name="wfversion_unique_number"),
+            models.UniqueConstraint(
+                fields=["workflow"], condition=Q(status="draft"), name="wfversion_one_draft_per_workflow"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.workflow_id} v{self.version_number} ({self.status})"
+
+    @property
+    def is_draft(self) -> bool:
+        return self.status == VersionStatus.DRAFT
+
+    def save(self, *args, **kwargs):
+        if self.pk:
+            stored = type(self).objects.filter(pk=self.pk).values("status", "settings").first()
+            if stored and stored["status"] != VersionStatus.DRAFT:
+                # Only published → superseded may change; the graph and settings are frozen.
+                if stored["settings"] != self.settings or self.status == VersionStatus.DRAFT:
+                    raise ImmutableError("a published workflow version cannot change")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if self.status != VersionStatus.DRAFT:
+            raise ImmutableError("a published workflow version cannot be deleted")
+        return super().delete(*args, **kwargs)
+
+
+class _DraftOnly(models.Model):
+    """Nodes and edges may be written only while their version is a draft."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        self._check_draft()
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        self._check_draft()
+        return super().delete(*args, **kwargs)
+
+    def _check_draft(self) -> None:
+        status = WorkflowVersion.objects.filter(pk=self.version_id).values_list("status", flat=True).first()
+        if status is not None and status != VersionStatus.DRAFT:
+            raise ImmutableError("nodes and edges of a published version cannot change")
+
+
+class WorkflowNode(_DraftOnly, TimeStamped):
+    """A step of a version; ``node_key`` is stable across versions."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(WorkflowVersion, on_delete=models.CASCADE, related_name="nodes")
+    node_key = models.CharField("کلید گام", max_length=40)
+    type = models.CharField("نوع", max_length=16, choices=NodeType.choices)
+    subtype = models.CharField("زیرنوع", max_length=50)
+    name = models.CharField("نام", max_length=200, blank=True)
+    config = models.JSONField("پیکربندی", default=dict, blank=True)
+    consumes_budget = models.BooleanField("مصرف سقف روزانه", default=False)
+    is_enabled = models.BooleanField("فعال", default=True)
+    position_x = models.IntegerField(null=True, blank=True)
+    position_y = models.IntegerField(null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["version_id", "id"]
+        verbose_name = "گام گردش‌کار"
+        verbose_name_plural = "گام‌های گردش‌کار"
+        constraints = [models.UniqueConstraint(fields=["version", "node_key"], name="wfnode_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.node_key} ({self.type}/{self.subtype})"
+
+
+class WorkflowEdge(_DraftOnly, TimeStamped):
+    """A connection from one node's port to another node."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(WorkflowVersion, on_delete=models.CASCADE, related_name="edges")
+    from_node = models.ForeignKey(WorkflowNode, on_delete=models.CASCADE, related_name="out_edges")
+    to_node = models.ForeignKey(WorkflowNode, on_delete=models.CASCADE, related_name="in_edges")
+    port = models.CharField("درگاه", max_length=30, choices=Port.choices, default=Port.DEFAULT)
+    label = models.CharField("برچسب", max_length=100, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["version_id", "id"]
+        verbose_name = "اتصال گردش‌کار"
+        verbose_name_plural = "اتصال‌های گردش‌کار"
+        constraints = [models.UniqueConstraint(fields=["from_node", "port"], name="wfedge_unique_port")]
+
+    def __str__(self) -> str:
+        return f"{self.from_node_id} -{self.port}-> {self.to_node_id}"
+
+
+class WorkflowTemplate(TimeStamped):
+    """A workspace's reusable graph (copied with fresh node keys on use)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="workflow_templates")
+    name = models.CharField("نام", max_length=200)
+    description = models.TextField("توضیحات", blank=True)
+    definition = models.JSONField("تعریف", default=dict, blank=True)
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    deleted_at = models.DateTimeField("حذف", null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = "قالب گردش‌کار"
+        verbose_name_plural = "قالب‌های گردش‌کار"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AutomationSettings(TimeStamped):
+    """Per-workspace engine settings (one row per workspace)."""
+
+    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="automation_settings")
+    enabled = models.BooleanField("فعال", default=True)
+    timezone = models.CharField("منطقه زمانی", max_length=64, blank=True)
+    default_send_window = models.JSONField("بازه ارسال پیش‌فرض", null=True, blank=True)
+    global_daily_limit = models.PositiveIntegerField("سقف روزانه کل", null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["workspace_id"]
+        verbose_name = "تنظیمات اتوماسیون"
+        verbose_name_plural = "تنظیمات اتوماسیون"
+
+    def __str__(self) -> str:
+        return f"automation settings of {self.workspace_id}"
+
+
+class Execution(TimeStamped):
+    """One subject's run through a pinned workflow version inside a campaign (never deleted)."""
+
+    # Foreign keys covered by the composite indexes below (or never filtered on) get no index of their own:
+    # every index is rewritten on each step (hot path, see docs/journeys.md "Benchmark").
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_index=False)
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.PROTECT, related_name="executions", db_index=False
+    )
+    # DO_NOTHING: the database's FK constraint refuses deleting a referenced row; Django must not scan this
+    # table (unindexed FK) whenever a draft graph is rewritten.
+    workflow = models.ForeignKey(Workflow, on_delete=models.DO_NOTHING, related_name="executions", db_index=False)
+    version = models.ForeignKey(WorkflowVersion, on_delete=models.DO_NOTHING, related_name="executions", db_index=False)
+    subject_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+", db_index=False)
+    subject_id = models.BigIntegerField("شناسه موضوع")
+    current_node = models.ForeignKey(
+        WorkflowNode, on_delete=models.DO_NOTHING, null=True, blank=True, related_name="+", db_index=False
+    )
+    # Denormalised from current_node.consumes_budget so the scheduler's two selections need no join.
+    needs_budget = models.BooleanField("نیازمند سقف", default=False)
+    cycle = models.PositiveIntegerField("دور", default=1)
+    status = FSMField("وضعیت", max_length=16, choices=ExecutionStatus.choices, default=S.PENDING)
+    eligible_at = models.DateTimeField("اولین زمان مجاز", null=True, blank=True)
+    next_run_at = models.DateTimeField("اجرای بعدی", null=True, blank=True)
+    node_entered_at = models.DateTimeField("ورود به گام", null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    paused_at = models.DateTimeField(null=True, blank=True)
+    paused_from_status = models.CharField(max_length=16, blank=True)
+    end_reason = models.CharField("دلیل پایان", max_length=40, blank=True)
+    retry_count = models.PositiveIntegerField("تلاش دوباره", default=0)
+    revision = models.PositiveIntegerField("نسخه", default=1)
+    lock_token = models.UUIDField(null=True, blank=True)
+    locked_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = "اجرا"
+        verbose_name_plural = "اجراها"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "subject_type", "subject_id"],
+                condition=Q(status__in=[s.value for s in LIVE_STATUSES]),
+                name="execution_one_live_per_subject",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "next_run_at"], name="exec_status_next"),
+            models.Index(fields=["campaign", "status", "next_run_at"], name="exec_campaign_status_next"),
+            models.Index(fields=["workspace", "subject_type", "subject_id", "status"], name="exec_ws_subject"),
+            models.Index(fields=["lock_token"], name="exec_lock_token"),
+        ]
+
+    def __str__(self) -> str:
+        return f"execution {self.pk} ({self.status})"
+
+    # --- transitions (memory only; persisted by automation.engine.transitions.apply) ---
+    @transition(field=status, source=S.PENDING, target=S.ACTIVE)
+    def activate(self) -> None:
+        """The campaign started."""
+
+    @transition(field=status, source=[S.ACTIVE, S.WAITING], target=S.QUEUED)
+    def claim(self) -> None:
+        """Scheduler claim (bulk UPDATE in the hot path)."""
+
+    @transition(field=status, source=S.QUEUED, target=S.PROCESSING)
+    def start_processing(self) -> None:
+        """Worker CAS on the lock token."""
+
+    @transition(field=status, source=[S.QUEUED, S.PROCESSING], target=S.WAITING)
+    def reap(self) -> None:
+        """Lease expired."""
+
+    @transition(field=status, source=S.PROCESSING, target=S.WAITING)
+    def wait(self) -> None:
+        """Wait, retry or deferral."""
+
+    @transition(field=status, source=S.PROCESSING, target=S.ACTIVE)
+    def ready(self) -> None:
+        """Next step is due and allowed (the scheduler budgets it)."""
+
+    @transition(field=status, source=S.PROCESSING, target=S.COMPLETED)
+    def complete(self) -> None:
+        """Reached an end."""
+
+    @transition(field=status, source=[S.PROCESSING], target=S.FAILED)
+    def fail(self) -> None:
+        """Retries exhausted with on_exhausted=fail."""
+
+    @transition(field=status, source=[S.PROCESSING, S.ACTIVE, S.WAITING], target=S.BLACKLISTED)
+    def blacklist(self) -> None:
+        """The recipient is blacklisted."""
+
+    @transition(
+        field=status, source=[S.PENDING, S.ACTIVE, S.WAITING, S.PAUSED, S.PROCESSING, S.QUEUED], target=S.CANCELLED
+    )
+    def cancel(self) -> None:
+        """Removed, campaign ended, target deleted or stop status reached."""
+
+    @transition(field=status, source=[S.ACTIVE, S.WAITING, S.PENDING], target=S.PAUSED)
+    def pause(self) -> None:
+        """Per-target pause."""
+
+    @transition(field=status, source=S.PAUSED, target=RETURN_VALUE(S.WAITING, S.ACTIVE, S.PENDING))
+    def resume(self) -> str:
+        """Back to the status it was paused from."""
+        return self.paused_from_status if self.paused_from_status in (S.WAITING, S.ACTIVE, S.PENDING) else S.ACTIVE
+
+    @transition(field=status, source=S.PROCESSING, target=S.PAUSED)
+    def hold(self) -> None:
+        """on_unknown_outcome=hold: a person decides."""
+
+    @transition(field=status, source=[S.BLACKLISTED, S.FAILED, S.COMPLETED], target=S.ACTIVE)
+    def restart(self) -> None:
+        """Manual resume after un-blacklisting, retry of a failed step, or a new cycle."""
+
+
+class ExecutionEvent(models.Model):
+    """Append-only timeline row (the model refuses updates and deletes)."""
+
+    # Append-heavy: only the campaign FK keeps its own index; the others are covered by the composites below.
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_index=False)
+    execution = models.ForeignKey(Execution, on_delete=models.PROTECT, related_name="events", db_index=False)
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="+")
+    subject_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+", db_index=False)
+    subject_id = models.BigIntegerField()
+    node = models.ForeignKey(
+        WorkflowNode, on_delete=models.DO_NOTHING, null=True, blank=True, related_name="+", db_index=False
+    )
+    type = models.CharField("نوع", max_length=30, choices=EventType.choices)
+    from_status = models.CharField(max_length=16, blank=True)
+    to_status = models.CharField(max_length=16, blank=True)
+    message = models.CharField("پیام", max_length=500, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    actor = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    occurred_at = models.DateTimeField("زمان")
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-occurred_at", "-id"]
+        verbose_name = "رویداد اجرا"
+        verbose_name_plural = "رویدادهای اجرا"
+        indexes = [
+            models.Index(fields=["workspace", "subject_type", "subject_id", "occurred_at"], name="exevent_subject"),
+            models.Index(fields=["execution", "occurred_at"], name="exevent_execution"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.execution_id}: {self.type}"
+
+    def save(self, *args, **kwargs):
+        if self.pk:
+            raise ImmutableError("execution events are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableError("execution events are append-only")
+
+
+class DailyCounter(models.Model):
+    """Units used per scope and workspace calendar day (atomic reserve/release)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    scope = models.CharField("دامنه", max_length=16, choices=CounterScope.choices)
+    scope_id = models.BigIntegerField()
+    channel = models.CharField("کانال", max_length=20)
+    day = models.DateField("روز")
+    used = models.PositiveIntegerField("مصرف", default=0)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-day", "scope", "scope_id"]
+        verbose_name = "شمارنده روزانه"
+        verbose_name_plural = "شمارنده‌های روزانه"
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "scope_id", "channel", "day"], name="dailycounter_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope}:{self.scope_id} {self.channel} {self.day} = {self.used}"

@@ -1,3 +1,5 @@
 """Periodic jobs of this app, merged into config.celery.BEAT_SCHEDULE (plain data, no imports)."""
 
-BEAT_SCHEDULE: dict = {}
+BEAT_SCHEDULE: dict = {
+    "automation-tick": {"task": "automation.tick", "schedule": 60.0, "options": {"queue": "engine", "expires": 55}},
+}

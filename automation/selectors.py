@@ -1,10 +1,41 @@
 """Engine reads; every query starts from ``campaigns.tenancy.scoped``."""
 
-from campaigns.models import Workspace
-from campaigns.tenancy import scoped
+from django.contrib.contenttypes.models import ContentType
 
-from .models import Workflow
+from campaigns.models import Target, Workspace
+from campaigns.permissions import Perm
+from campaigns.tenancy import Actor, get_scoped, scoped
+
+from .models import Execution, ExecutionEvent, Workflow
 
 
 def workflow_count(*, workspace: Workspace) -> int:
     return scoped(Workflow, workspace).count()
+
+
+def workflow_queryset(*, actor: Actor):
+    return scoped(Workflow, actor.workspace).prefetch_related("versions")
+
+
+def workflow_get(*, actor: Actor, workflow_id: int) -> Workflow:
+    return get_scoped(Workflow, actor.workspace, workflow_id, queryset=workflow_queryset(actor=actor))
+
+
+def execution_queryset(*, actor: Actor, campaign_id: int | None = None):
+    """Executions of the workspace; roles limited to their own targets see only those targets' executions."""
+    qs = scoped(Execution, actor.workspace).select_related("current_node")
+    if actor.has(Perm.OWN_TARGETS_ONLY):
+        own = scoped(Target, actor.workspace).filter(owner=actor.user).values("id")
+        qs = qs.filter(subject_type=ContentType.objects.get_for_model(Target), subject_id__in=own)
+    if campaign_id is not None:
+        qs = qs.filter(campaign_id=campaign_id)
+    return qs.order_by("id")
+
+
+def execution_get(*, actor: Actor, execution_id: int) -> Execution:
+    return get_scoped(Execution, actor.workspace, execution_id, queryset=execution_queryset(actor=actor))
+
+
+def execution_events(*, actor: Actor, execution_id: int):
+    execution = execution_get(actor=actor, execution_id=execution_id)
+    return scoped(ExecutionEvent, actor.workspace).filter(execution=execution).order_by("occurred_at", "id")

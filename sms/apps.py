@@ -1,3 +1,5 @@
+"""The SMS channel: providers, gateway, attempts, blacklist, webhooks (journeys.md)."""
+
 from django.apps import AppConfig
 
 
@@ -7,3 +9,8 @@ class SmsConfig(AppConfig):
     name = "sms"
     verbose_name = "پیامک"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from .action import register
+
+        register()

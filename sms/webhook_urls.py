@@ -1,4 +1,9 @@
-from django.urls import path  # noqa: F401
+"""Public webhooks, mounted under /api/webhooks/."""
 
-# Public webhooks, mounted under /api/webhooks/ (engine issue: /api/webhooks/sms/{provider}/{token}).
-urlpatterns: list = []
+from django.urls import path
+
+from .webhooks import delivery_webhook
+
+urlpatterns = [
+    path("sms/<str:provider>/<str:token>", delivery_webhook, name="sms-delivery-webhook"),
+]

@@ -120,9 +120,9 @@ def _make_site_handler(state: SiteState):
 class LocalSite:
     """``with LocalSite() as site: site.url("/post/1")``."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.state = SiteState()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _make_site_handler(self.state))
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), _make_site_handler(self.state))
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

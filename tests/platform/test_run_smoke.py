@@ -74,7 +74,9 @@ def test_embedded_default_starts_with_demo_data(embedded_env):
         home = opener.open(request, timeout=10).read().decode()
         assert 'dir="rtl"' in home and 'lang="fa"' in home
         assert "پیشخوان" in home
-        assert "۳۰۰" in home  # the demo targets
+        assert 'data-testid="count-targets">۳۰۰<' in home  # the demo targets
+        assert 'data-testid="count-campaigns">۲<' in home  # a journey and a browser campaign
+        assert 'data-testid="count-workflows">۱<' in home
         admin_login = opener.open(f"{base}/admin/login/", timeout=10).read().decode()
         assert 'dir="rtl"' in admin_login
         css = opener.open(f"{base}/static/css/app.css", timeout=10).read().decode()
@@ -93,3 +95,55 @@ def test_demo_data_refuses_without_debug(embedded_env):
     )
     assert result.returncode != 0
     assert "DEBUG" in result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_make_run_serves_pages_and_runs_the_demo_browser_campaign(embedded_env):
+    """`make run` itself: web + worker (all queues) + beat + demo site; the demo Like campaign completes."""
+    import signal
+    import sqlite3
+
+    port = free_port()
+    env = {**embedded_env, "PORT": str(port)}
+    env.pop("DEBUG")
+    proc = subprocess.Popen(
+        ["make", "run", f"PORT={port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    db = Path(embedded_env["VAR_DIR"]) / "db.sqlite3"
+    try:
+        deadline = time.monotonic() + 240
+        done = 0
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"make run exited: {proc.stdout.read()[-3000:]}")
+            if db.exists():
+                try:
+                    with sqlite3.connect(db, timeout=5) as conn:
+                        done = conn.execute(
+                            "select count(*) from workers_browsertask where status = 'COMPLETED'"
+                        ).fetchone()[0]
+                except sqlite3.OperationalError:
+                    done = 0  # not migrated yet
+            if done == 6:  # 3 accounts x 2 posts
+                break
+            time.sleep(1)
+        assert done == 6
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=10).read().decode()
+        assert 'dir="rtl"' in page
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    time.sleep(1)
+    leftovers = subprocess.run(["pgrep", "-f", f"runserver --noreload 127.0.0.1:{port}"], capture_output=True)
+    assert leftovers.returncode != 0, "Ctrl-C must stop the web server too"

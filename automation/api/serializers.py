@@ -1,0 +1,164 @@
+"""Engine API serializers (snake_case JSON; success bodies are the plain resource)."""
+
+from rest_framework import serializers
+
+from ..models import Execution, ExecutionEvent, Workflow, WorkflowVersion
+
+
+class JourneyCampaignInput(serializers.Serializer):
+    kind = serializers.CharField(help_text='"journey"')
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    workflow_id = serializers.IntegerField()
+    starts_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    ends_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    daily_limit = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
+    send_window = serializers.JSONField(required=False, allow_null=True, default=None)
+    settings = serializers.JSONField(required=False, default=dict)
+    source_target_list_id = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+    def validate_kind(self, value: str) -> str:
+        if value != "journey":
+            raise serializers.ValidationError("kind must be journey")
+        return value
+
+
+class WorkflowInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    template = serializers.CharField(required=False, allow_null=True, default=None)
+    template_id = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class WorkflowVersionOutput(serializers.ModelSerializer):
+    class Meta:
+        model = WorkflowVersion
+        fields = ["id", "version_number", "status", "settings", "published_at", "note", "created_at"]
+
+
+class WorkflowOutput(serializers.ModelSerializer):
+    versions = WorkflowVersionOutput(many=True, read_only=True)
+
+    class Meta:
+        model = Workflow
+        fields = [
+            "id",
+            "name",
+            "description",
+            "category",
+            "status",
+            "published_version_id",
+            "versions",
+            "created_at",
+            "updated_at",
+        ]
+
+
+class NodeIO(serializers.Serializer):
+    node_key = serializers.CharField(max_length=40)
+    type = serializers.CharField(max_length=16)
+    subtype = serializers.CharField(max_length=50)
+    name = serializers.CharField(required=False, allow_blank=True, default="")
+    config = serializers.JSONField(required=False, default=dict)
+    is_enabled = serializers.BooleanField(required=False, default=True)
+    consumes_budget = serializers.BooleanField(read_only=True)
+    position_x = serializers.IntegerField(required=False, allow_null=True, default=None)
+    position_y = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class EdgeIO(serializers.Serializer):
+    # "from" is a Python keyword: declared through the fields dict below.
+    to = serializers.CharField(max_length=40)
+    port = serializers.CharField(max_length=30, required=False, default="default")
+    label = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = serializers.CharField(max_length=40)
+        return fields
+
+
+class GraphError(serializers.Serializer):
+    node_key = serializers.CharField(allow_null=True)
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class GraphInput(serializers.Serializer):
+    nodes = NodeIO(many=True)
+    edges = EdgeIO(many=True)
+    settings = serializers.JSONField(required=False, default=dict)
+
+
+class GraphOutput(serializers.Serializer):
+    workflow_id = serializers.IntegerField()
+    version_id = serializers.IntegerField()
+    version_number = serializers.IntegerField()
+    status = serializers.CharField()
+    nodes = NodeIO(many=True)
+    edges = EdgeIO(many=True)
+    settings = serializers.JSONField()
+    errors = GraphError(many=True)
+
+
+class ValidationOutput(serializers.Serializer):
+    valid = serializers.BooleanField()
+    errors = GraphError(many=True)
+
+
+class PublishInput(serializers.Serializer):
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=300)
+
+
+class CatalogOutput(serializers.Serializer):
+    actions = serializers.ListField(child=serializers.DictField())
+    operators = serializers.ListField(child=serializers.CharField())
+    variables = serializers.ListField(child=serializers.DictField())
+    guards = serializers.ListField(child=serializers.CharField())
+    retry_strategies = serializers.ListField(child=serializers.DictField())
+    node_types = serializers.ListField(child=serializers.DictField())
+    templates = serializers.ListField(child=serializers.DictField())
+
+
+class EnrollmentInput(serializers.Serializer):
+    target_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False, max_length=20000)
+
+
+class EnrollmentOutput(serializers.Serializer):
+    added = serializers.ListField(child=serializers.IntegerField())
+    invalid = serializers.ListField(child=serializers.DictField())
+    blacklisted = serializers.ListField(child=serializers.IntegerField())
+    already_live = serializers.ListField(child=serializers.IntegerField())
+    added_concurrently = serializers.ListField(child=serializers.IntegerField())
+    counts = serializers.DictField(child=serializers.IntegerField())
+
+
+class ExecutionOutput(serializers.ModelSerializer):
+    current_node_key = serializers.CharField(source="current_node.node_key", default=None, read_only=True)
+
+    class Meta:
+        model = Execution
+        fields = [
+            "id",
+            "campaign_id",
+            "workflow_id",
+            "version_id",
+            "subject_id",
+            "current_node_key",
+            "cycle",
+            "status",
+            "eligible_at",
+            "next_run_at",
+            "retry_count",
+            "revision",
+            "end_reason",
+            "last_error",
+            "started_at",
+            "completed_at",
+        ]
+
+
+class ExecutionEventOutput(serializers.ModelSerializer):
+    class Meta:
+        model = ExecutionEvent
+        fields = ["id", "type", "from_status", "to_status", "node_id", "message", "data", "actor_id", "occurred_at"]

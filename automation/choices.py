@@ -1,0 +1,119 @@
+"""Named choices of the engine (Persian labels)."""
+
+from django.db import models
+
+
+class WorkflowStatus(models.TextChoices):
+    DRAFT = "draft", "پیش‌نویس"
+    ACTIVE = "active", "فعال"
+    ARCHIVED = "archived", "بایگانی"
+
+
+class VersionStatus(models.TextChoices):
+    DRAFT = "draft", "پیش‌نویس"
+    PUBLISHED = "published", "منتشرشده"
+    SUPERSEDED = "superseded", "جایگزین‌شده"
+
+
+class NodeType(models.TextChoices):
+    START = "start", "شروع"
+    ACTION = "action", "اقدام"
+    WAIT = "wait", "انتظار"
+    CONDITION = "condition", "شرط"
+    END = "end", "پایان"
+
+
+class Port(models.TextChoices):
+    DEFAULT = "default", "پیش‌فرض"
+    YES = "yes", "بله"
+    NO = "no", "خیر"
+    SUCCESS = "success", "موفق"
+    FAILURE = "failure", "ناموفق"
+
+
+class ExecutionStatus(models.TextChoices):
+    PENDING = "pending", "در انتظار شروع کمپین"
+    ACTIVE = "active", "آماده اجرا"
+    WAITING = "waiting", "در انتظار"
+    QUEUED = "queued", "در صف"
+    PROCESSING = "processing", "در حال پردازش"
+    COMPLETED = "completed", "پایان‌یافته"
+    FAILED = "failed", "ناموفق"
+    PAUSED = "paused", "متوقف"
+    CANCELLED = "cancelled", "لغوشده"
+    BLACKLISTED = "blacklisted", "در لیست سیاه"
+
+
+LIVE_STATUSES = (
+    ExecutionStatus.PENDING,
+    ExecutionStatus.ACTIVE,
+    ExecutionStatus.WAITING,
+    ExecutionStatus.QUEUED,
+    ExecutionStatus.PROCESSING,
+    ExecutionStatus.PAUSED,
+)
+DUE_STATUSES = (ExecutionStatus.ACTIVE, ExecutionStatus.WAITING)
+IN_FLIGHT_STATUSES = (ExecutionStatus.QUEUED, ExecutionStatus.PROCESSING)
+
+
+class EventType(models.TextChoices):
+    ENROLLED = "enrolled", "ثبت‌نام"
+    NODE_ENTERED = "node_entered", "ورود به گام"
+    WAIT_STARTED = "wait_started", "شروع انتظار"
+    WAIT_FINISHED = "wait_finished", "پایان انتظار"
+    SMS_ATTEMPT = "sms_attempt", "تلاش ارسال"
+    ACTION_RESULT = "action_result", "نتیجه اقدام"
+    RETRY_SCHEDULED = "retry_scheduled", "زمان‌بندی تلاش دوباره"
+    DEFERRED_WINDOW = "deferred_window", "تعویق به بازه ارسال"
+    DEFERRED_LIMIT = "deferred_limit", "تعویق به‌خاطر سقف روزانه"
+    DEFERRED_CHANNEL = "deferred_channel", "تعویق به‌خاطر قطعی کانال"
+    BLACKLISTED = "blacklisted", "لیست سیاه"
+    SKIPPED = "skipped", "ردشده"
+    PAUSED = "paused", "توقف"
+    RESUMED = "resumed", "ادامه"
+    REMOVED = "removed", "حذف"
+    RESTARTED = "restarted", "شروع دوباره"
+    LOOPED = "looped", "تکرار"
+    CONDITION_EVALUATED = "condition_evaluated", "بررسی شرط"
+    CLAIMED = "claimed", "برداشته شد"
+    PROCESSING = "processing", "پردازش"
+    LEASE_EXPIRED = "lease_expired", "انقضای مهلت"
+    ACTIVATED = "activated", "فعال شد"
+    COMPLETED = "completed", "پایان"
+    FAILED = "failed", "شکست"
+    CANCELLED = "cancelled", "لغو"
+    UNKNOWN_OUTCOME = "unknown_outcome", "نتیجه نامعلوم"
+    HELD = "held", "نگه‌داشته شد"
+
+
+class EndReason(models.TextChoices):
+    COMPLETED = "completed", "پایان مسیر"
+    STOPPED = "stopped", "توقف در گام پایان"
+    MAX_CYCLES = "max_cycles", "رسیدن به سقف تکرار"
+    RETRIES_EXHAUSTED = "retries_exhausted", "پایان تلاش‌ها"
+    CAMPAIGN_ENDED = "campaign_ended", "پایان کمپین"
+    CAMPAIGN_CANCELLED = "campaign_cancelled", "لغو کمپین"
+    TARGET_REMOVED = "target_removed", "حذف مخاطب"
+    TARGET_STATUS_CHANGED = "target_status_changed", "تغییر وضعیت مخاطب"
+    REMOVED = "removed", "حذف دستی"
+    BLACKLISTED = "blacklisted", "لیست سیاه"
+    VERSION_MISSING = "version_missing", "نسخه گردش‌کار موجود نیست"
+    STEP_ERROR = "step_error", "خطای گام"
+
+
+class CounterScope(models.TextChoices):
+    CAMPAIGN = "campaign", "کمپین"
+    WORKFLOW = "workflow", "گردش‌کار"
+    WORKSPACE = "workspace", "فضای کاری"
+
+
+class OnExhausted(models.TextChoices):
+    STOP = "stop", "توقف مسیر"
+    SKIP_STEP = "skip_step", "رد شدن از گام"
+    CONTINUE = "continue", "ادامه"
+    FAIL = "fail", "شکست"
+
+
+class OnUnknownOutcome(models.TextChoices):
+    CONTINUE = "continue", "ادامه"
+    HOLD = "hold", "نگه‌داشتن"

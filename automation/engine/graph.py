@@ -1,0 +1,153 @@
+"""In-memory graphs: the editor/validator format and the runtime view of a published version."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ..choices import NodeType, Port
+
+END_BEHAVIORS = ("complete", "stop", "loop", "restart")
+WAIT_UNITS = {"minutes": 60, "hours": 3600, "days": 86400}
+
+
+@dataclass
+class NodeSpec:
+    node_key: str
+    type: str
+    subtype: str
+    name: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+    is_enabled: bool = True
+    consumes_budget: bool = False
+    position_x: int | None = None
+    position_y: int | None = None
+    id: int | None = None
+
+    @property
+    def behavior(self) -> str:
+        return self.config.get("behavior") or self.subtype
+
+
+@dataclass
+class EdgeSpec:
+    from_key: str
+    to_key: str
+    port: str = Port.DEFAULT
+    label: str = ""
+
+
+@dataclass
+class Graph:
+    nodes: list[NodeSpec]
+    edges: list[EdgeSpec]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_key = {n.node_key: n for n in self.nodes}
+        self.by_id = {n.id: n for n in self.nodes if n.id is not None}
+        self.out: dict[str, dict[str, str]] = {}
+        for edge in self.edges:
+            self.out.setdefault(edge.from_key, {})[edge.port] = edge.to_key
+
+    @property
+    def start(self) -> NodeSpec | None:
+        return next((n for n in self.nodes if n.type == NodeType.START), None)
+
+    def next_key(self, node_key: str, *ports: str) -> str | None:
+        ports_of = self.out.get(node_key, {})
+        for port in ports:
+            if port in ports_of:
+                return ports_of[port]
+        return None
+
+    def first_step(self) -> NodeSpec | None:
+        """Executions start at the node after Start."""
+        start = self.start
+        if start is None:
+            return None
+        key = self.next_key(start.node_key, Port.DEFAULT)
+        return self.by_key.get(key) if key else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodes": [
+                {
+                    "node_key": n.node_key,
+                    "type": n.type,
+                    "subtype": n.subtype,
+                    "name": n.name,
+                    "config": n.config,
+                    "is_enabled": n.is_enabled,
+                    "consumes_budget": n.consumes_budget,
+                    "position_x": n.position_x,
+                    "position_y": n.position_y,
+                }
+                for n in self.nodes
+            ],
+            "edges": [{"from": e.from_key, "to": e.to_key, "port": e.port, "label": e.label} for e in self.edges],
+            "settings": self.settings,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Graph:
+        nodes = [
+            NodeSpec(
+                node_key=str(n.get("node_key", "")),
+                type=str(n.get("type", "")),
+                subtype=str(n.get("subtype", "")),
+                name=str(n.get("name", "") or ""),
+                config=n.get("config") or {},
+                is_enabled=bool(n.get("is_enabled", True)),
+                position_x=n.get("position_x"),
+                position_y=n.get("position_y"),
+            )
+            for n in data.get("nodes", [])
+        ]
+        edges = [
+            EdgeSpec(
+                str(e.get("from", "")), str(e.get("to", "")), str(e.get("port") or Port.DEFAULT), e.get("label") or ""
+            )
+            for e in data.get("edges", [])
+        ]
+        return cls(nodes, edges, data.get("settings") or {})
+
+
+def graph_of_version(version) -> Graph:
+    """Load a version's graph from the database (drafts and published)."""
+    from ..models import WorkflowEdge, WorkflowNode
+
+    nodes = [
+        NodeSpec(
+            node_key=n.node_key,
+            type=n.type,
+            subtype=n.subtype,
+            name=n.name,
+            config=n.config,
+            is_enabled=n.is_enabled,
+            consumes_budget=n.consumes_budget,
+            position_x=n.position_x,
+            position_y=n.position_y,
+            id=n.id,
+        )
+        for n in WorkflowNode.objects.filter(version_id=version.id).order_by("id")
+    ]
+    keys = {n.id: n.node_key for n in nodes}
+    edges = [
+        EdgeSpec(keys[e.from_node_id], keys[e.to_node_id], e.port, e.label)
+        for e in WorkflowEdge.objects.filter(version_id=version.id).order_by("id")
+    ]
+    return Graph(nodes, edges, dict(version.settings or {}))
+
+
+@lru_cache(maxsize=256)
+def published_graph(version_id: int) -> Graph:
+    """Published versions never change, so their graphs are cached per process."""
+    from ..models import WorkflowVersion
+
+    return graph_of_version(WorkflowVersion.objects.get(pk=version_id))
+
+
+def wait_seconds(config: dict[str, Any]) -> int:
+    return int(config.get("amount", 0)) * WAIT_UNITS.get(config.get("unit", "days"), 86400)

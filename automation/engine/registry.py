@@ -1,0 +1,138 @@
+"""Registries the engine looks things up in (channels register into them in AppConfig.ready)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from .context import StepContext
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """A named map of plug-ins; registering a key twice replaces it (tests re-register)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._items: dict[str, T] = {}
+
+    def register(self, key: str, item: T) -> T:
+        self._items[key] = item
+        return item
+
+    def get(self, key: str) -> T | None:
+        return self._items.get(key)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+    def __iter__(self) -> Iterator[tuple[str, T]]:
+        return iter(sorted(self._items.items()))
+
+    def keys(self) -> list[str]:
+        return sorted(self._items)
+
+
+# --- actions -----------------------------------------------------------------------------------
+
+
+class ResultStatus:
+    SUCCESS = "success"
+    FAILED = "failed"  # retryable when ActionResult.retryable
+    REJECTED = "rejected"  # not retryable
+    SKIPPED = "skipped"
+    BLOCKED = "blocked"
+    DEFERRED = "deferred"
+    UNAVAILABLE = "unavailable"  # channel unusable: no retry consumed
+    UNKNOWN = "unknown"  # outcome unknown (never resent)
+
+
+@dataclass
+class ActionResult:
+    status: str
+    retryable: bool = False
+    until: datetime | None = None
+    message: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Action:
+    """Base class of an action plug-in (``execute`` runs outside any transaction)."""
+
+    key: str = ""
+    label: str = ""
+    consumes_budget: bool = False
+    channel: str = ""
+    guards: tuple[str, ...] = ()
+    config_schema: dict[str, Any] = {}
+
+    def validate_config(self, config: dict[str, Any]) -> list[str]:
+        return []
+
+    def template_texts(self, config: dict[str, Any]) -> list[str]:
+        """Texts that may hold ``{variables}`` (checked at publish)."""
+        return []
+
+    def channel_problem(self, workspace) -> str | None:
+        """Why this action's channel cannot be used now in this workspace (None = usable)."""
+        return None
+
+    def execute(self, ctx: StepContext) -> ActionResult:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def execute_many(self, ctxs: list[StepContext]) -> list[ActionResult]:
+        """Several executions' steps at once (a batched job); override to share round trips."""
+        return [self.execute(ctx) for ctx in ctxs]
+
+
+ACTIONS: Registry[Action] = Registry("actions")
+
+
+# --- guards ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GuardDecision:
+    kind: str  # allow | block | defer | skip
+    until: datetime | None = None
+    reason: str = ""
+    event: str = ""
+
+    @classmethod
+    def allow(cls) -> GuardDecision:
+        return cls("allow")
+
+
+GuardFn = Callable[["StepContext"], GuardDecision]
+GUARDS: Registry[GuardFn] = Registry("guards")
+
+# --- condition operators, variables, retry strategies ------------------------------------------
+
+OperatorFn = Callable[[Any, Any], bool]
+OPERATORS: Registry[OperatorFn] = Registry("operators")
+
+
+@dataclass(frozen=True)
+class Variable:
+    key: str
+    label: str
+    resolve: Callable[[StepContext], Any]
+    aliases: tuple[str, ...] = ()
+
+
+VARIABLES: Registry[Variable] = Registry("variables")
+
+
+class RetryStrategy:
+    key = ""
+    label = ""
+
+    def delay_seconds(self, retry_number: int, config: dict[str, Any]) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+
+RETRY_STRATEGIES: Registry[RetryStrategy] = Registry("retry_strategies")

@@ -1,0 +1,326 @@
+"""The scheduler tick (journeys.md "Scheduler"): reap, lifecycle, per-campaign claim, dispatch.
+
+It never sends anything: it moves due executions to ``queued`` with a lock
+token in one conditional UPDATE (``FOR UPDATE SKIP LOCKED`` on PostgreSQL) and
+dispatches their ids to the ``engine`` queue after commit, in batches.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings as django_settings
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.errors import InvalidTransition, StaleRevision
+from campaigns.events import campaign_status_changed_event
+from campaigns.fsm import fsm_apply
+from campaigns.models import Campaign, CampaignEvent, PlatformHeartbeat
+
+from ..choices import (
+    DUE_STATUSES,
+    IN_FLIGHT_STATUSES,
+    LIVE_STATUSES,
+    EndReason,
+    EventType,
+    ExecutionStatus,
+    VersionStatus,
+)
+from ..models import Execution
+from .context import automation_settings, effective_window, workspace_tz
+from .counters import BudgetScope, used
+from .graph import published_graph
+from .registry import ACTIONS
+from .transitions import bulk_events
+from .window import local_day
+
+logger = logging.getLogger(__name__)
+S = ExecutionStatus
+TICK_LOCK_KEY = 0x6A6F75726E6579  # "journey"
+HEARTBEAT = "automation_tick"
+_EVENT_FIELDS = ("id", "workspace_id", "campaign_id", "subject_type_id", "subject_id", "current_node_id", "status")
+
+
+def _setting(name: str, default):
+    return getattr(django_settings, name, default)
+
+
+@dataclass
+class TickReport:
+    reaped: int = 0
+    activated_campaigns: int = 0
+    ended_campaigns: int = 0
+    deferred: int = 0
+    claimed: int = 0
+    skipped_campaigns: list[int] = field(default_factory=list)
+    skipped: bool = False
+
+
+def _is_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+class _TickLock:
+    """Session advisory lock on PostgreSQL so two ticks never run at once (claims are safe anyway)."""
+
+    def __enter__(self) -> bool:
+        if not _is_postgres():
+            return True
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [TICK_LOCK_KEY])
+            self.held = bool(cursor.fetchone()[0])
+        return self.held
+
+    def __exit__(self, *exc) -> None:
+        if _is_postgres() and getattr(self, "held", False):
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [TICK_LOCK_KEY])
+
+
+# --- 0. reap ---------------------------------------------------------------------------------------
+def reap_expired_leases(now: datetime) -> int:
+    """queued/processing rows whose lease expired go back to waiting (still due).
+
+    Half-sent attempts are the action's business: it closes them as unknown on the next run.
+    """
+    cutoff = now - timedelta(seconds=_setting("AUTOMATION_LEASE_SECONDS", 600))
+    with transaction.atomic():
+        qs = Execution.objects.filter(status__in=IN_FLIGHT_STATUSES, locked_at__lt=cutoff)
+        if _is_postgres():
+            qs = qs.select_for_update(skip_locked=True)
+        rows = list(qs.values(*_EVENT_FIELDS)[:5000])
+        if not rows:
+            return 0
+        count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=IN_FLIGHT_STATUSES).update(
+            status=S.WAITING, lock_token=None, locked_at=None, revision=F("revision") + 1, updated_at=now
+        )
+        bulk_events(rows, type=EventType.LEASE_EXPIRED, from_status="", to_status=S.WAITING, now=now)
+    return count
+
+
+# --- 1. lifecycle ----------------------------------------------------------------------------------
+def _campaign_transition(campaign: Campaign, name: str, data: dict | None = None) -> bool:
+    def record(from_status: str, to_status: str) -> None:
+        campaign_status_changed_event(campaign=campaign, from_status=from_status, to_status=to_status, data=data)
+
+    try:
+        fsm_apply(campaign, name, on_applied=record)
+        return True
+    except (StaleRevision, InvalidTransition):  # lost a race with a person or another tick: look again next tick
+        logger.info("campaign %s: %s lost a race", campaign.pk, name)
+        return False
+
+
+def activate_pending(campaign: Campaign, now: datetime) -> int:
+    with transaction.atomic():
+        rows = list(
+            Execution.objects.select_for_update().filter(campaign=campaign, status=S.PENDING).values(*_EVENT_FIELDS)
+        )
+        if not rows:
+            return 0
+        count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status=S.PENDING).update(
+            status=S.ACTIVE, started_at=now, revision=F("revision") + 1, updated_at=now
+        )
+        bulk_events(rows, type=EventType.ACTIVATED, from_status=S.PENDING, to_status=S.ACTIVE, now=now)
+    return count
+
+
+def cancel_live_executions(
+    *, campaign_id: int | None = None, subject=None, reason: str, now: datetime, actor=None
+) -> int:
+    """Bulk transition of every live execution of a campaign (or of a subject) to cancelled."""
+    from django.contrib.contenttypes.models import ContentType
+
+    qs = Execution.objects.filter(status__in=LIVE_STATUSES)
+    if campaign_id is not None:
+        qs = qs.filter(campaign_id=campaign_id)
+    if subject is not None:
+        qs = qs.filter(subject_type=ContentType.objects.get_for_model(subject), subject_id=subject.pk)
+    with transaction.atomic():
+        rows = list(qs.select_for_update().values(*_EVENT_FIELDS))
+        if not rows:
+            return 0
+        count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=LIVE_STATUSES).update(
+            status=S.CANCELLED,
+            end_reason=reason,
+            completed_at=now,
+            lock_token=None,
+            next_run_at=None,
+            revision=F("revision") + 1,
+            updated_at=now,
+        )
+        bulk_events(rows, type=EventType.CANCELLED, from_status="", to_status=S.CANCELLED, message=reason, now=now)
+    return count
+
+
+def run_lifecycle(now: datetime, report: TickReport) -> None:
+    journeys = Campaign.objects.filter(kind=CampaignKind.JOURNEY, deleted_at__isnull=True)
+    for campaign in journeys.filter(status=CampaignStatus.SCHEDULED, starts_at__lte=now):
+        if _campaign_transition(campaign, "activate", {"by": "scheduler"}):
+            report.activated_campaigns += 1
+    ending = journeys.filter(status__in=[CampaignStatus.ACTIVE, CampaignStatus.PAUSED], ends_at__lte=now)
+    for campaign in ending:
+        if _campaign_transition(campaign, "complete", {"by": "scheduler", "reason": "ends_at"}):
+            cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_ENDED, now=now)
+            report.ended_campaigns += 1
+
+
+# --- 2. per campaign -----------------------------------------------------------------------------------
+def channel_problems(campaign: Campaign) -> list[str]:
+    graph = published_graph(campaign.workflow_version_id)
+    problems = []
+    for key in sorted({n.subtype for n in graph.nodes if n.type == "action"}):
+        action = ACTIONS.get(key)
+        problem = action.channel_problem(campaign.workspace) if action else f"unknown action {key}"
+        if problem:
+            problems.append(problem)
+    return problems
+
+
+def _skip_event(campaign: Campaign, reason: str) -> None:
+    """One event per skip reason, not one per minute."""
+    last = CampaignEvent.objects.filter(campaign=campaign).order_by("-id").values("type", "data").first()
+    if last and last["type"] == "tick_skipped" and last["data"].get("reason") == reason:
+        return
+    CampaignEvent.objects.create(
+        workspace_id=campaign.workspace_id, campaign=campaign, type="tick_skipped", data={"reason": reason}
+    )
+
+
+def _claim(qs, *, order: list[str], limit: int, now: datetime) -> list[tuple[int, str]]:
+    if limit <= 0:
+        return []
+    token = uuid.uuid4()
+    with transaction.atomic():
+        selection = qs.order_by(*order)
+        if _is_postgres():
+            selection = selection.select_for_update(skip_locked=True, of=("self",))
+        rows = list(selection.values(*_EVENT_FIELDS)[:limit])
+        if not rows:
+            return []
+        Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=DUE_STATUSES).update(
+            status=S.QUEUED, lock_token=token, locked_at=now, revision=F("revision") + 1, updated_at=now
+        )
+        claimed = set(Execution.objects.filter(lock_token=token).values_list("id", flat=True))
+        rows = [r for r in rows if r["id"] in claimed]
+        bulk_events(rows, type=EventType.CLAIMED, from_status="", to_status=S.QUEUED, now=now)
+    return [(r["id"], str(token)) for r in rows]
+
+
+def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple[list[tuple[int, str]], int]:
+    """Claim this campaign's due executions; returns (claimed items, deferred count)."""
+    settings = automation_settings(campaign.workspace)
+    if not settings.enabled:
+        _skip_event(campaign, "automation_disabled")
+        return [], 0
+    version = campaign.workflow_version
+    if version is None or version.status == VersionStatus.DRAFT:
+        _skip_event(campaign, "version_missing")
+        return [], 0
+    problems = channel_problems(campaign)
+    if problems:
+        _skip_event(campaign, problems[0])
+        return [], 0
+    activate_pending(campaign, now)
+    graph = published_graph(version.id)
+    tz = workspace_tz(campaign.workspace, settings)
+    window = effective_window(campaign, graph.settings, settings, tz)
+    base = Execution.objects.filter(campaign=campaign, status__in=DUE_STATUSES, next_run_at__lte=now)
+    deferred = 0
+    claimed: list[tuple[int, str]] = []
+    if window is not None and not window.is_open(now):
+        opening = window.next_open_at(now)
+        if opening is not None:
+            # Move due budget-consuming steps to the opening; eligible_at keeps their order.
+            deferred = base.filter(needs_budget=True).update(next_run_at=opening, updated_at=now)
+    else:
+        budget = _budget(campaign, settings, now, tz)
+        claimed += _claim(
+            base.filter(needs_budget=True),
+            order=["next_run_at", "eligible_at", "id"],
+            limit=min(budget, limit),
+            now=now,
+        )
+    claimed += _claim(
+        base.filter(needs_budget=False), order=["next_run_at", "id"], limit=min(500, limit - len(claimed)), now=now
+    )
+    return claimed, deferred
+
+
+def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
+    """min(limits) − used today − in flight (queued/processing budget-consuming executions)."""
+    day = local_day(now, tz)
+    version_settings = campaign.workflow_version.settings or {}
+    limit = campaign.daily_limit if campaign.daily_limit is not None else version_settings.get("daily_limit")
+    scopes = [BudgetScope("campaign", campaign.id, limit)]
+    if settings.global_daily_limit is not None:
+        scopes.append(BudgetScope("workspace", campaign.workspace_id, settings.global_daily_limit))
+    budget = 10**9
+    channels = {
+        ACTIONS.get(n.subtype).channel
+        for n in published_graph(campaign.workflow_version_id).nodes
+        if n.type == "action" and ACTIONS.get(n.subtype)
+    }
+    for scope in scopes:
+        if scope.limit is None:
+            continue
+        in_flight = Execution.objects.filter(status__in=IN_FLIGHT_STATUSES, needs_budget=True)
+        in_flight = (
+            in_flight.filter(campaign_id=campaign.id)
+            if scope.scope == "campaign"
+            else in_flight.filter(workspace_id=campaign.workspace_id)
+        )
+        spent = max((used(scope.scope, scope.scope_id, ch, day) for ch in channels), default=0)
+        budget = min(budget, scope.limit - spent - in_flight.count())
+    return max(0, budget)
+
+
+def dispatch(items: list[tuple[int, str]], send: Callable[[list[tuple[int, str]]], None]) -> None:
+    size = _setting("AUTOMATION_DISPATCH_BATCH", 200)
+    for start in range(0, len(items), size):
+        chunk = items[start : start + size]
+        transaction.on_commit(lambda chunk=chunk: send(chunk))
+
+
+def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickReport:
+    """One scheduler run; bounded by AUTOMATION_TICK_MAX_CLAIMS and AUTOMATION_TICK_SECONDS."""
+    now = now or timezone.now()
+    report = TickReport()
+    if send is None:
+        from ..tasks import process_executions
+
+        def send(chunk):
+            process_executions.delay([list(item) for item in chunk])
+
+    with _TickLock() as held:
+        if not held:
+            report.skipped = True
+            return report
+        PlatformHeartbeat.objects.update_or_create(name=HEARTBEAT, defaults={"beat_at": now})
+        report.reaped = reap_expired_leases(now)
+        run_lifecycle(now, report)
+        started = time.monotonic()
+        remaining = _setting("AUTOMATION_TICK_MAX_CLAIMS", 20000)
+        campaigns = (
+            Campaign.objects.filter(kind=CampaignKind.JOURNEY, status=CampaignStatus.ACTIVE, deleted_at__isnull=True)
+            .filter(~Q(workflow_version=None))
+            .select_related("workspace", "workflow_version")
+            .order_by("workspace_id", "id")
+        )
+        for campaign in campaigns:
+            if remaining <= 0 or time.monotonic() - started > _setting("AUTOMATION_TICK_SECONDS", 50):
+                break
+            claimed, deferred = schedule_campaign(campaign, now, limit=remaining)
+            report.claimed += len(claimed)
+            report.deferred += deferred
+            remaining -= len(claimed)
+            dispatch(claimed, send)
+    return report

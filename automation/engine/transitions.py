@@ -1,0 +1,149 @@
+"""Execution transitions: one conditional UPDATE on (id, status, revision) plus event rows.
+
+django-fsm-2 decides whether a named transition is allowed and what the
+target status is; the write is ``UPDATE … WHERE id=%s AND status=%s AND
+revision=%s``. A lost race writes nothing (no event either) and returns False.
+Hot bulk paths (claim, reap, lifecycle) use queryset updates as the transition.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+from django_fsm import can_proceed
+
+from campaigns.errors import InvalidTransition, StaleRevision
+
+from ..models import Execution, ExecutionEvent
+
+
+@dataclass
+class PendingEvent:
+    type: str
+    node_id: int | None = None
+    message: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    occurred_at: datetime | None = None
+    from_status: str = ""
+    to_status: str = ""
+
+
+class EventRow(NamedTuple):
+    """One ``ExecutionEvent`` to insert (a plain tuple: hot paths insert thousands at once)."""
+
+    workspace_id: int
+    execution_id: int
+    campaign_id: int
+    subject_type_id: int
+    subject_id: int
+    node_id: int | None
+    type: str
+    from_status: str
+    to_status: str
+    message: str
+    data: dict
+    actor_id: int | None
+    occurred_at: datetime
+
+
+def event_row(execution: Execution, event: PendingEvent, *, actor=None, now: datetime | None = None) -> EventRow:
+    return EventRow(
+        execution.workspace_id,
+        execution.id,
+        execution.campaign_id,
+        execution.subject_type_id,
+        execution.subject_id,
+        event.node_id,
+        event.type,
+        event.from_status,
+        event.to_status,
+        event.message[:500],
+        event.data,
+        getattr(actor, "pk", actor),
+        event.occurred_at or now or timezone.now(),
+    )
+
+
+def insert_events(rows: list[EventRow]) -> None:
+    """Append events: ``COPY … FROM STDIN`` on PostgreSQL (the cheapest bulk insert), bulk_create elsewhere."""
+    if not rows:
+        return
+    if connection.vendor != "postgresql":
+        ExecutionEvent.objects.bulk_create([ExecutionEvent(**r._asdict()) for r in rows], batch_size=1000)
+        return
+    data_index = EventRow._fields.index("data")
+    sql = f"COPY {ExecutionEvent._meta.db_table} ({', '.join(EventRow._fields)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for row in rows:
+            values = list(row)
+            values[data_index] = json.dumps(values[data_index] or {}, cls=DjangoJSONEncoder)
+            copy.write_row(values)
+
+
+def apply_transition(
+    execution: Execution,
+    name: str,
+    *,
+    event: PendingEvent,
+    extra: dict[str, Any] | None = None,
+    more_events: list[PendingEvent] | None = None,
+    actor=None,
+    now: datetime | None = None,
+    strict: bool = False,
+) -> bool:
+    """Persist ``execution.<name>()``; returns False (or raises StaleRevision when strict) on a lost race."""
+    method = getattr(execution, name)
+    if not can_proceed(method):
+        if strict:
+            raise InvalidTransition(details={"from": execution.status, "transition": name})
+        return False
+    now = now or timezone.now()
+    from_status, revision = execution.status, execution.revision
+    method()
+    to_status = execution.status
+    values = {"status": to_status, "revision": F("revision") + 1, "updated_at": now, **(extra or {})}
+    with transaction.atomic():
+        updated = Execution.objects.filter(pk=execution.pk, status=from_status, revision=revision).update(**values)
+        if updated != 1:
+            execution.status = from_status
+            if strict:
+                raise StaleRevision(details={"execution_id": execution.pk})
+            return False
+        event.from_status, event.to_status = from_status, to_status
+        insert_events([event_row(execution, e, actor=actor, now=now) for e in [*(more_events or []), event]])
+    execution.revision = revision + 1
+    for key, value in (extra or {}).items():
+        setattr(execution, key, value)
+    return True
+
+
+def bulk_events(executions, *, type: str, from_status: str, to_status: str, message: str = "", data=None, now=None):
+    """Insert one event per execution in one multi-row INSERT (bulk transitions)."""
+    now = now or timezone.now()
+    insert_events(
+        [
+            EventRow(
+                e["workspace_id"],
+                e["id"],
+                e["campaign_id"],
+                e["subject_type_id"],
+                e["subject_id"],
+                e.get("current_node_id"),
+                type,
+                from_status or e.get("status", ""),
+                to_status,
+                message,
+                data or {},
+                None,
+                now,
+            )
+            for e in executions
+        ]
+    )

@@ -1,0 +1,102 @@
+"""Message variables: ``{target.first_name}``, short names, ``{x|default}``, ``{phone}``.
+
+Unknown variables are refused at publish (``unknown_variables``). At run time a
+variable without a value uses its default; without a default the step's
+``on_missing_variable`` decides: ``skip`` (the step is skipped) or ``blank``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from campaigns.phones import display_phone
+
+from .registry import VARIABLES, Variable
+
+TOKEN = re.compile(r"\{\s*([a-zA-Z_][a-zA-Z0-9_.]*)\s*(?:\|([^{}]*))?\}")
+
+
+def _target_attr(name: str):
+    def resolve(scope) -> Any:
+        subject = scope.subject
+        return getattr(subject, name, None) if subject is not None else None
+
+    return resolve
+
+
+def _first_name(scope) -> Any:
+    subject = scope.subject
+    if subject is None:
+        return None
+    return getattr(subject, "first_name", "") or getattr(subject, "name", "")
+
+
+def _phone(scope) -> Any:
+    subject = scope.subject
+    if subject is None:
+        return None
+    return display_phone(getattr(subject, "mobile", None) or getattr(subject, "landline", None)) or None
+
+
+def _campaign_name(scope) -> Any:
+    return getattr(scope.campaign, "name", None)
+
+
+def register_builtin_variables() -> None:
+    builtins = [
+        Variable("target.first_name", "نام کوچک (یا نام کامل)", _first_name, ("first_name",)),
+        Variable("target.last_name", "نام خانوادگی", _target_attr("last_name"), ("last_name",)),
+        Variable("target.name", "نام کامل", _target_attr("name"), ("name",)),
+        Variable("target.city", "شهر", _target_attr("city"), ("city",)),
+        Variable("target.province", "استان", _target_attr("province"), ("province",)),
+        Variable("target.phone", "شماره تلفن", _phone, ("phone",)),
+        Variable("campaign.name", "نام کمپین", _campaign_name, ("campaign",)),
+    ]
+    for variable in builtins:
+        VARIABLES.register(variable.key, variable)
+
+
+def _lookup(name: str) -> Variable | None:
+    variable = VARIABLES.get(name)
+    if variable is not None:
+        return variable
+    for _key, candidate in VARIABLES:
+        if name in candidate.aliases:
+            return candidate
+    return None
+
+
+def variables_in(text: str) -> list[str]:
+    return [m.group(1) for m in TOKEN.finditer(text or "")]
+
+
+def unknown_variables(text: str) -> list[str]:
+    return sorted({name for name in variables_in(text) if _lookup(name) is None})
+
+
+@dataclass
+class Rendered:
+    text: str
+    missing: list[str]
+
+
+def render(text: str, scope, *, on_missing: str = "blank") -> Rendered:
+    """Replace every token; ``missing`` lists variables with neither a value nor a default."""
+    missing: list[str] = []
+
+    def replace(match: re.Match) -> str:
+        name, default = match.group(1), match.group(2)
+        variable = _lookup(name)
+        value = variable.resolve(scope) if variable is not None else None
+        if value in (None, ""):
+            if default is not None:
+                return default.strip()
+            missing.append(name)
+            return ""
+        return str(value)
+
+    out = TOKEN.sub(replace, text or "")
+    out = re.sub(r"[ \t]{2,}", " ", out).strip() if missing and on_missing == "blank" else out
+    return Rendered(out, missing)

@@ -1,0 +1,1 @@
+"""Engine services: every write (keyword-only, typed, transactions here)."""

@@ -1,0 +1,127 @@
+"""Journey campaign writes: create (pins the published version), activate/pause/resume/cancel."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.errors import ValidationFailed
+from campaigns.events import campaign_status_changed_event
+from campaigns.fsm import fsm_apply
+from campaigns.models import Campaign, TargetList
+from campaigns.permissions import Perm
+from campaigns.tenancy import Actor, get_scoped
+
+from ..choices import EndReason
+from ..engine.scheduler import activate_pending, cancel_live_executions, channel_problems
+from ..engine.window import SendWindow, WindowError
+from ..errors import CampaignNotJourney, ChannelUnusable, NotPublished
+from ..models import Workflow
+
+SETTINGS_KEYS = {"stop_when_target_status_in"}
+
+
+def _validate_journey_fields(*, starts_at, ends_at, daily_limit, send_window, settings) -> None:
+    errors: dict[str, list[str]] = {}
+    if starts_at and ends_at and ends_at <= starts_at:
+        errors["ends_at"] = ["پایان باید بعد از شروع باشد."]
+    if daily_limit is not None and daily_limit < 1:
+        errors["daily_limit"] = ["سقف روزانه باید دست‌کم ۱ باشد."]
+    try:
+        SendWindow.from_config(send_window)
+    except WindowError as exc:
+        errors["send_window"] = [f"بازه ارسال نامعتبر است: {exc}"]
+    unknown = set(settings or {}) - SETTINGS_KEYS
+    if unknown:
+        errors["settings"] = [f"کلیدهای ناشناخته: {sorted(unknown)}"]
+    if errors:
+        raise ValidationFailed(details=errors)
+
+
+def journey_campaign_create(
+    *,
+    actor: Actor,
+    name: str,
+    workflow_id: int,
+    description: str = "",
+    starts_at: datetime | None = None,
+    ends_at: datetime | None = None,
+    daily_limit: int | None = None,
+    send_window: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    source_target_list_id: int | None = None,
+    **_: Any,
+) -> Campaign:
+    """Create a draft journey campaign pinned to the workflow's published version."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    if not (name or "").strip():
+        raise ValidationFailed.field("name", "نام کمپین لازم است.")
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    if workflow.published_version_id is None:
+        raise NotPublished()
+    _validate_journey_fields(
+        starts_at=starts_at, ends_at=ends_at, daily_limit=daily_limit, send_window=send_window, settings=settings
+    )
+    source = get_scoped(TargetList, actor.workspace, source_target_list_id) if source_target_list_id else None
+    return Campaign.objects.create(
+        workspace=actor.workspace,
+        name=name.strip(),
+        description=description,
+        kind=CampaignKind.JOURNEY,
+        created_by=actor.user,
+        workflow=workflow,
+        workflow_version_id=workflow.published_version_id,
+        source_target_list=source,
+        starts_at=starts_at,
+        ends_at=ends_at,
+        daily_limit=daily_limit,
+        send_window=send_window,
+        journey_settings=settings or {},
+    )
+
+
+def _journey(actor: Actor, campaign_id: int) -> Campaign:
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    if campaign.kind != CampaignKind.JOURNEY:
+        raise CampaignNotJourney()
+    return campaign
+
+
+def _apply(actor: Actor, campaign: Campaign, name: str, extra: dict | None = None) -> Campaign:
+    def record(from_status: str, to_status: str) -> None:
+        campaign_status_changed_event(campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user)
+
+    return fsm_apply(campaign, name, extra_updates=extra, on_applied=record)
+
+
+def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) -> Campaign:
+    """activate (or schedule when starts_at is ahead) / pause / resume / cancel."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    campaign = _journey(actor, campaign_id)
+    now = timezone.now()
+    if action in ("activate", "resume"):
+        problems = channel_problems(campaign) if campaign.workflow_version_id else ["no version"]
+        if problems:
+            raise ChannelUnusable(details={"problems": problems})
+    with transaction.atomic():
+        if action == "activate":
+            if campaign.starts_at and campaign.starts_at > now and campaign.status == CampaignStatus.DRAFT:
+                return _apply(actor, campaign, "schedule")
+            campaign = _apply(actor, campaign, "activate")
+            activate_pending(campaign, now)
+            return campaign
+        if action == "pause":
+            return _apply(actor, campaign, "pause", {"paused_at": now, "paused_by": actor.user})
+        if action == "resume":
+            return _apply(actor, campaign, "resume", {"paused_at": None, "paused_by": None})
+        if action == "cancel":
+            campaign = _apply(actor, campaign, "cancel")
+            cancel_live_executions(
+                campaign_id=campaign.id, reason=EndReason.CAMPAIGN_CANCELLED, now=now, actor=actor.user
+            )
+            return campaign
+    raise ValidationFailed.field("action", "عملیات ناشناخته است.")

@@ -1,0 +1,159 @@
+"""Enrollment: subjects → executions (one service; the conflict review flow builds on it later).
+
+Invalid subjects (missing, deleted, refused by a channel — e.g. no valid
+mobile), blacklisted ones and ones already live in this campaign are refused
+and reported; the live unique index is the final race guard ("added
+concurrently").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaigns.choices import CampaignStatus
+from campaigns.errors import ValidationFailed
+from campaigns.models import Campaign, Target
+from campaigns.permissions import Perm
+from campaigns.tenancy import Actor, get_scoped, scoped
+
+from ..choices import LIVE_STATUSES, EventType, ExecutionStatus
+from ..engine.graph import published_graph
+from ..engine.registry import ACTIONS
+from ..engine.transitions import bulk_events
+from ..errors import CampaignClosed, CampaignNotJourney
+from ..models import Execution
+
+MAX_SUBJECTS = 20000
+CHUNK = 500
+
+
+@dataclass
+class EnrollmentReport:
+    added: list[int] = field(default_factory=list)
+    invalid: dict[int, str] = field(default_factory=dict)
+    blacklisted: list[int] = field(default_factory=list)
+    already_live: list[int] = field(default_factory=list)
+    added_concurrently: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "added": self.added,
+            "invalid": [{"subject_id": k, "reason": v} for k, v in sorted(self.invalid.items())],
+            "blacklisted": self.blacklisted,
+            "already_live": self.already_live,
+            "added_concurrently": self.added_concurrently,
+            "counts": {
+                "added": len(self.added),
+                "invalid": len(self.invalid),
+                "blacklisted": len(self.blacklisted),
+                "already_live": len(self.already_live),
+                "added_concurrently": len(self.added_concurrently),
+            },
+        }
+
+
+def _subject_problems(campaign: Campaign, targets: list) -> dict[int, str]:
+    """Ask every action of the pinned version whether it can reach each subject (reason per refused id)."""
+    problems: dict[int, str] = {}
+    graph = published_graph(campaign.workflow_version_id)
+    for key in sorted({n.subtype for n in graph.nodes if n.type == "action"}):
+        action = ACTIONS.get(key)
+        if action is not None and hasattr(action, "subject_problems"):
+            for subject_id, reason in action.subject_problems(campaign.workspace, targets).items():
+                problems.setdefault(subject_id, reason)
+    return problems
+
+
+def enroll_subjects(*, actor: Actor, campaign_id: int, target_ids: list[int]) -> EnrollmentReport:
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    if campaign.workflow_version_id is None:
+        raise CampaignNotJourney()
+    if campaign.status in (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED):
+        raise CampaignClosed()
+    ids = list(dict.fromkeys(int(i) for i in target_ids))
+    if not ids:
+        raise ValidationFailed.field("target_ids", "دست‌کم یک مخاطب انتخاب کنید.")
+    if len(ids) > MAX_SUBJECTS:
+        raise ValidationFailed.field("target_ids", f"حداکثر {MAX_SUBJECTS} مخاطب در هر بار.")
+    report = EnrollmentReport()
+    for start in range(0, len(ids), CHUNK):
+        _enroll_chunk(actor, campaign, ids[start : start + CHUNK], report)
+    return report
+
+
+def _enroll_chunk(actor: Actor, campaign: Campaign, ids: list[int], report: EnrollmentReport) -> None:
+    ct = ContentType.objects.get_for_model(Target)
+    targets = {t.id: t for t in scoped(Target, actor.workspace).filter(pk__in=ids)}
+    for missing in [i for i in ids if i not in targets]:
+        report.invalid[missing] = "not_found"
+    problems = _subject_problems(campaign, list(targets.values()))
+    live = set(
+        Execution.objects.filter(
+            campaign=campaign, subject_type=ct, subject_id__in=list(targets), status__in=LIVE_STATUSES
+        ).values_list("subject_id", flat=True)
+    )
+    ready = []
+    for tid in [i for i in ids if i in targets]:
+        if problems.get(tid) == "blacklisted":
+            report.blacklisted.append(tid)
+        elif tid in problems:
+            report.invalid[tid] = problems[tid]
+        elif tid in live:
+            report.already_live.append(tid)
+        else:
+            ready.append(tid)
+    if not ready:
+        return
+    graph = published_graph(campaign.workflow_version_id)
+    first = graph.first_step()
+    now = timezone.now()
+    status = ExecutionStatus.ACTIVE if campaign.status == CampaignStatus.ACTIVE else ExecutionStatus.PENDING
+
+    def build(tid: int) -> Execution:
+        return Execution(
+            workspace_id=campaign.workspace_id,
+            campaign_id=campaign.id,
+            workflow_id=campaign.workflow_id,
+            version_id=campaign.workflow_version_id,
+            subject_type=ct,
+            subject_id=tid,
+            current_node_id=first.id,
+            needs_budget=first.consumes_budget,
+            status=status,
+            eligible_at=now,
+            next_run_at=now,
+            node_entered_at=now,
+            started_at=now if status == ExecutionStatus.ACTIVE else None,
+        )
+
+    created: list[Execution] = []
+    try:
+        with transaction.atomic():
+            created = Execution.objects.bulk_create([build(t) for t in ready])
+    except IntegrityError:
+        # Someone enrolled some of these in the meantime: insert one by one, the index decides.
+        created = []
+        for tid in ready:
+            try:
+                with transaction.atomic():
+                    created.append(Execution.objects.bulk_create([build(tid)])[0])
+            except IntegrityError:
+                report.added_concurrently.append(tid)
+    rows = [
+        {
+            "id": e.id,
+            "workspace_id": e.workspace_id,
+            "campaign_id": e.campaign_id,
+            "subject_type_id": ct.id,
+            "subject_id": e.subject_id,
+            "current_node_id": e.current_node_id,
+        }
+        for e in created
+    ]
+    bulk_events(rows, type=EventType.ENROLLED, from_status="", to_status=status, data={"by": actor.user.pk}, now=now)
+    report.added.extend(e.subject_id for e in created)

@@ -1,0 +1,260 @@
+"""Workflow writes: create (blank or from a template), save the draft graph, validate, publish, new draft."""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from campaigns.errors import ValidationFailed
+from campaigns.permissions import Perm
+from campaigns.tenancy import Actor, get_scoped, scoped
+
+from ..choices import NodeType, VersionStatus, WorkflowStatus
+from ..engine.graph import Graph, graph_of_version, published_graph
+from ..engine.registry import ACTIONS
+from ..engine.validator import GraphError, validate_graph
+from ..errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound
+from ..models import Workflow, WorkflowEdge, WorkflowNode, WorkflowTemplate, WorkflowVersion
+from ..templates_builtin import BUILTIN_TEMPLATES
+
+BLANK_GRAPH = {
+    "nodes": [
+        {"node_key": "start", "type": "start", "subtype": "manual", "name": "شروع", "config": {}},
+        {"node_key": "end", "type": "end", "subtype": "complete", "name": "پایان", "config": {"behavior": "complete"}},
+    ],
+    "edges": [{"from": "start", "to": "end", "port": "default"}],
+    "settings": {},
+}
+
+
+def new_node_key() -> str:
+    return f"n_{secrets.token_hex(4)}"
+
+
+def with_fresh_keys(definition: dict[str, Any]) -> dict[str, Any]:
+    """Copy a template graph giving every node a new key (edges and loop targets follow)."""
+    data = copy.deepcopy(definition)
+    mapping = {n["node_key"]: new_node_key() for n in data.get("nodes", [])}
+    for node in data.get("nodes", []):
+        node["node_key"] = mapping[node["node_key"]]
+        if (node.get("config") or {}).get("to_node") in mapping:
+            node["config"]["to_node"] = mapping[node["config"]["to_node"]]
+    for edge in data.get("edges", []):
+        edge["from"], edge["to"] = mapping.get(edge["from"], edge["from"]), mapping.get(edge["to"], edge["to"])
+    return data
+
+
+def _structural_errors(graph: Graph) -> dict[str, list[str]]:
+    """What even a draft must satisfy to be stored (keys unique, edges between existing nodes)."""
+    errors: dict[str, list[str]] = {}
+    keys = [n.node_key for n in graph.nodes]
+    if any(not k or len(k) > 40 for k in keys) or len(set(keys)) != len(keys):
+        errors["nodes"] = ["کلید گام‌ها باید یکتا، غیرخالی و حداکثر ۴۰ نویسه باشد."]
+    if any(n.type not in NodeType.values for n in graph.nodes):
+        errors.setdefault("nodes", []).append("نوع گام ناشناخته است.")
+    if any(not isinstance(n.config, dict) for n in graph.nodes):
+        errors.setdefault("nodes", []).append("پیکربندی هر گام باید یک شیء باشد.")
+    known = set(keys)
+    pairs = [(e.from_key, e.port) for e in graph.edges]
+    if any(e.from_key not in known or e.to_key not in known for e in graph.edges):
+        errors["edges"] = ["هر اتصال باید بین دو گام موجود باشد."]
+    elif len(set(pairs)) != len(pairs):
+        errors["edges"] = ["هر درگاه یک گام فقط یک اتصال می‌تواند داشته باشد."]
+    if not isinstance(graph.settings, dict):
+        errors["settings"] = ["تنظیمات باید یک شیء باشد."]
+    return errors
+
+
+def _write_graph(version: WorkflowVersion, graph: Graph) -> None:
+    WorkflowEdge.objects.filter(version=version).delete()
+    WorkflowNode.objects.filter(version=version).delete()
+    nodes = WorkflowNode.objects.bulk_create(
+        [
+            WorkflowNode(
+                workspace_id=version.workspace_id,
+                version=version,
+                node_key=n.node_key,
+                type=n.type,
+                subtype=n.subtype[:50],
+                name=n.name[:200],
+                config=n.config,
+                is_enabled=n.is_enabled,
+                position_x=n.position_x,
+                position_y=n.position_y,
+            )
+            for n in graph.nodes
+        ]
+    )
+    ids = {n.node_key: n.id for n in nodes}
+    WorkflowEdge.objects.bulk_create(
+        [
+            WorkflowEdge(
+                workspace_id=version.workspace_id,
+                version=version,
+                from_node_id=ids[e.from_key],
+                to_node_id=ids[e.to_key],
+                port=e.port[:30],
+                label=(e.label or "")[:100],
+            )
+            for e in graph.edges
+        ]
+    )
+
+
+def workflow_create(
+    *, actor: Actor, name: str, description: str = "", template: str | None = None, template_id: int | None = None
+) -> Workflow:
+    """A workflow with a draft v1: blank, a built-in template (by key) or a workspace template (by id)."""
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    if not (name or "").strip():
+        raise ValidationFailed.field("name", "نام گردش‌کار لازم است.")
+    if template_id is not None:
+        definition = get_scoped(WorkflowTemplate, actor.workspace, template_id).definition
+    elif template:
+        if template not in BUILTIN_TEMPLATES:
+            raise TemplateNotFound()
+        definition = BUILTIN_TEMPLATES[template]["definition"]
+    else:
+        definition = BLANK_GRAPH
+    graph = Graph.from_dict(with_fresh_keys(definition))
+    with transaction.atomic():
+        workflow = Workflow.objects.create(
+            workspace=actor.workspace,
+            name=name.strip(),
+            description=description,
+            created_by=actor.user,
+            updated_by=actor.user,
+        )
+        version = WorkflowVersion.objects.create(
+            workspace=actor.workspace,
+            workflow=workflow,
+            version_number=1,
+            settings=graph.settings,
+            created_by=actor.user,
+        )
+        _write_graph(version, graph)
+    return workflow
+
+
+def draft_of(workflow: Workflow) -> WorkflowVersion | None:
+    return WorkflowVersion.objects.filter(workflow=workflow, status=VersionStatus.DRAFT).first()
+
+
+def workflow_graph_save(
+    *, actor: Actor, workflow_id: int, graph_data: dict[str, Any]
+) -> tuple[WorkflowVersion, list[GraphError]]:
+    """Replace the draft's nodes and edges; drafts may be invalid (the errors are returned, not raised)."""
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    graph = Graph.from_dict(graph_data)
+    errors = _structural_errors(graph)
+    if errors:
+        raise ValidationFailed(details=errors)
+    with transaction.atomic():
+        version = (
+            WorkflowVersion.objects.select_for_update().filter(workflow=workflow, status=VersionStatus.DRAFT).first()
+        )
+        if version is None:
+            raise NoDraftVersion()
+        version.settings = graph.settings
+        version.save(update_fields=["settings", "updated_at"])
+        _write_graph(version, graph)
+        Workflow.objects.filter(pk=workflow.pk).update(updated_by=actor.user, updated_at=timezone.now())
+    return version, validate_graph(graph_of_version(version))
+
+
+def workflow_validate(*, actor: Actor, workflow_id: int) -> list[GraphError]:
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    version = draft_of(workflow)
+    if version is None:
+        raise NoDraftVersion()
+    return validate_graph(graph_of_version(version))
+
+
+def workflow_publish(*, actor: Actor, workflow_id: int, note: str = "") -> WorkflowVersion:
+    """Validate the draft, compute consumes_budget, publish it and supersede the previous version."""
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    now = timezone.now()
+    with transaction.atomic():
+        version = (
+            WorkflowVersion.objects.select_for_update().filter(workflow=workflow, status=VersionStatus.DRAFT).first()
+        )
+        if version is None:
+            raise NoDraftVersion()
+        graph = graph_of_version(version)
+        errors = validate_graph(graph)
+        if errors:
+            raise GraphInvalid(details={"graph": [e.as_dict() for e in errors]})
+        for node in WorkflowNode.objects.filter(version=version, type=NodeType.ACTION):
+            action = ACTIONS.get(node.subtype)
+            WorkflowNode.objects.filter(pk=node.pk).update(consumes_budget=bool(action and action.consumes_budget))
+        WorkflowVersion.objects.filter(workflow=workflow, status=VersionStatus.PUBLISHED).update(
+            status=VersionStatus.SUPERSEDED, updated_at=now
+        )
+        WorkflowVersion.objects.filter(pk=version.pk).update(
+            status=VersionStatus.PUBLISHED, published_at=now, published_by=actor.user, note=note[:300], updated_at=now
+        )
+        Workflow.objects.filter(pk=workflow.pk).update(
+            published_version=version, status=WorkflowStatus.ACTIVE, updated_by=actor.user, updated_at=now
+        )
+    version.refresh_from_db()
+    return version
+
+
+def workflow_new_draft(*, actor: Actor, workflow_id: int) -> WorkflowVersion:
+    """A new draft copied from the published version (node keys stay the same across versions)."""
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    if workflow.published_version_id is None:
+        raise NoDraftVersion()
+    source = published_graph(workflow.published_version_id)
+    try:
+        with transaction.atomic():
+            number = (
+                WorkflowVersion.objects.filter(workflow=workflow).aggregate(m=Max("version_number"))["m"] or 0
+            ) + 1
+            version = WorkflowVersion.objects.create(
+                workspace=actor.workspace,
+                workflow=workflow,
+                version_number=number,
+                settings=dict(source.settings),
+                created_by=actor.user,
+            )
+            _write_graph(version, Graph.from_dict(source.to_dict()))
+    except IntegrityError:
+        raise DraftExists() from None
+    return version
+
+
+def workflow_template_save(*, actor: Actor, workflow_id: int, name: str, description: str = "") -> WorkflowTemplate:
+    """Save a workflow's latest graph as a workspace template."""
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    version = draft_of(workflow) or workflow.published_version
+    if version is None:
+        raise NoDraftVersion()
+    return WorkflowTemplate.objects.create(
+        workspace=actor.workspace,
+        name=name.strip() or workflow.name,
+        description=description,
+        definition=graph_of_version(version).to_dict(),
+        created_by=actor.user,
+    )
+
+
+def workflow_templates(*, actor: Actor) -> list[dict[str, Any]]:
+    builtin = [
+        {"key": k, "id": None, "name": t["name"], "description": t["description"], "builtin": True}
+        for k, t in BUILTIN_TEMPLATES.items()
+    ]
+    own = [
+        {"key": None, "id": t.id, "name": t.name, "description": t.description, "builtin": False}
+        for t in scoped(WorkflowTemplate, actor.workspace)
+    ]
+    return builtin + own

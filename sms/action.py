@@ -1,0 +1,465 @@
+"""SendSmsAction: the SMS channel's action, registered into the engine (journeys.md "Job").
+
+Guards run in order circuit breaker → blacklist → send window → daily limit.
+Then, in one short transaction, the daily limit is reserved and the attempt
+row is inserted as ``sending`` with its unique idempotency key — before the
+provider is called. The HTTP call runs with no transaction open; the result
+is written once (``UPDATE … WHERE status='sending'``). An attempt left
+``sending`` by a job that died is closed as ``unknown`` and never resent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from automation.choices import EventType
+from automation.engine.guards import next_opening_tomorrow
+from automation.engine.registry import (
+    GUARDS,
+    RETRY_STRATEGIES,
+    Action,
+    ActionResult,
+    GuardDecision,
+    ResultStatus,
+)
+from automation.engine.variables import render
+
+from . import channel
+from .choices import ACCEPTED, AttemptStatus
+from .models import SmsAttempt
+from .providers import SendResponse
+from .segments import count_segments
+
+logger = logging.getLogger(__name__)
+CHANNEL = "sms"
+MAX_BODY = 1000
+
+
+def _mobile(subject) -> str | None:
+    return getattr(subject, "mobile", None) or None
+
+
+_RESULT_STATUS = {
+    "submitted": AttemptStatus.SUBMITTED,
+    "rejected": AttemptStatus.REJECTED,
+    "failed": AttemptStatus.FAILED,
+    "unavailable": AttemptStatus.UNAVAILABLE,
+    "unknown": AttemptStatus.UNKNOWN,
+}
+
+
+@dataclass
+class _Plan:
+    ctx: Any
+    phone: str
+    text: str
+    key: str
+    attempt_number: int
+    budget: Any
+    attempt: SmsAttempt | None = None
+    gateway: channel.GatewayResult | None = None
+
+
+def _record_many(updates: list[tuple]) -> None:
+    """Fill result fields once, for many attempts in one statement (only rows still ``sending``)."""
+    if not updates:
+        return
+    now = timezone.now()
+    if len(updates) == 1 or connection.vendor != "postgresql":
+        for pk, status, response, provider, sender, retry_at in updates:
+            values = {
+                "status": status,
+                "response_at": now,
+                "retry_scheduled_at": retry_at,
+                "provider_response": response.raw or None,
+                "provider_message_id": (response.message_id or "")[:64],
+                "error_code": (response.error_code or "")[:40],
+                "error_message": (response.error_message or "")[:500],
+            }
+            if provider:
+                values.update(provider=provider, sender=sender or "")
+            SmsAttempt.objects.filter(pk=pk, status=AttemptStatus.SENDING).update(**values)
+        return
+    columns = list(zip(*updates, strict=True))
+    responses = columns[2]
+    params = [
+        list(columns[0]),
+        list(columns[1]),
+        [json.dumps(r.raw) if r.raw else None for r in responses],
+        [(r.message_id or "")[:64] for r in responses],
+        [(r.error_code or "")[:40] for r in responses],
+        [(r.error_message or "")[:500] for r in responses],
+        list(columns[5]),
+        [p or None for p in columns[3]],
+        [sender if provider else None for provider, sender in zip(columns[3], columns[4], strict=True)],
+    ]
+    table = SmsAttempt._meta.db_table
+    sql = (
+        f"UPDATE {table} AS a SET status = v.status, response_at = %s,"  # noqa: S608
+        " provider_response = v.provider_response::jsonb, provider_message_id = v.message_id,"
+        " error_code = v.error_code, error_message = v.error_message, retry_scheduled_at = v.retry_at,"
+        " provider = COALESCE(v.provider, a.provider), sender = COALESCE(v.sender, a.sender)"
+        " FROM unnest(%s::bigint[], %s::varchar[], %s::text[], %s::varchar[], %s::varchar[], %s::varchar[],"
+        " %s::timestamptz[], %s::varchar[], %s::varchar[]) AS v(id, status, provider_response, message_id,"
+        " error_code, error_message, retry_at, provider, sender)"
+        " WHERE a.id = v.id AND a.status = 'sending'"
+    )
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:  # server-side binding for the arrays
+        cursor.execute(sql, [now, *params])
+
+
+class SendSmsAction(Action):
+    key = "send_sms"
+    label = "ارسال پیامک"
+    consumes_budget = True
+    channel = CHANNEL
+    guards = ("circuit_breaker", "blacklist", "send_window", "daily_limit")
+    config_schema = {
+        "type": "object",
+        "required": ["body"],
+        "properties": {
+            "title": {"type": "string"},
+            "body": {"type": "string", "maxLength": MAX_BODY},
+            "provider": {"type": ["string", "null"], "enum": [None, "console", "kavenegar", "melipayamak"]},
+            "sender": {"type": ["string", "null"]},
+            "send_only_in_window": {"type": "boolean", "default": True},
+            "on_missing_variable": {"type": "string", "enum": ["skip", "blank"], "default": "skip"},
+            "append_opt_out": {"type": "boolean", "default": False},
+            "on_unknown_outcome": {"type": "string", "enum": ["continue", "hold"], "default": "continue"},
+            "retry": {
+                "type": "object",
+                "properties": {
+                    "enabled": {"type": "boolean"},
+                    "strategy": {"type": "string", "enum": ["fixed", "exponential"]},
+                    "max_attempts": {"type": "integer", "minimum": 0, "maximum": 10},
+                    "interval_seconds": {"type": "integer", "minimum": 60, "maximum": 86400},
+                    "on_exhausted": {"type": "string", "enum": ["stop", "skip_step", "continue", "fail"]},
+                },
+            },
+        },
+    }
+
+    # --- publish time --------------------------------------------------------------------------
+    def validate_config(self, config: dict[str, Any]) -> list[str]:
+        errors = []
+        body = config.get("body")
+        if not isinstance(body, str) or not body.strip():
+            errors.append("متن پیامک لازم است.")
+        elif len(body) > MAX_BODY:
+            errors.append(f"متن پیامک حداکثر {MAX_BODY} نویسه است.")
+        if config.get("on_missing_variable", "skip") not in ("skip", "blank"):
+            errors.append("on_missing_variable باید skip یا blank باشد.")
+        if config.get("provider") not in (None, "", "console", "kavenegar", "melipayamak"):
+            errors.append("سرویس‌دهنده پیامک ناشناخته است.")
+        return errors
+
+    def template_texts(self, config: dict[str, Any]) -> list[str]:
+        return [config.get("body") or ""]
+
+    def channel_problem(self, workspace) -> str | None:
+        return channel.channel_problem(workspace.id)
+
+    def subject_problems(self, workspace, subjects: list) -> dict[int, str]:
+        problems = {s.pk: "no_valid_mobile" for s in subjects if not _mobile(s)}
+        numbers = {s.pk: _mobile(s) for s in subjects if _mobile(s)}
+        blocked = channel.blacklisted_numbers(workspace.id, list(numbers.values()))
+        problems.update({pk: "blacklisted" for pk, number in numbers.items() if number in blocked})
+        return problems
+
+    # --- run time --------------------------------------------------------------------------------
+    def execute(self, ctx) -> ActionResult:
+        plan = self._plan(ctx)
+        if isinstance(plan, ActionResult):
+            return plan
+        # Tx2: reserve the daily limit and insert the attempt ``sending`` before any HTTP.
+        try:
+            with transaction.atomic():
+                if not plan.budget.reserve():
+                    return self._deferred_by_limit(ctx)
+                plan.attempt = SmsAttempt.objects.create(**self._attempt_fields(plan))
+        except IntegrityError:
+            return self._existing_attempt(plan.key, ctx.now)
+        self._send(plan)  # no transaction of ours is open here: the provider call may take seconds
+        return self._settle([plan])[0]
+
+    def execute_many(self, ctxs: list) -> list[ActionResult]:
+        """The batched job's path: one reservation per budget, one INSERT, the sends, one UPDATE."""
+        results: list[ActionResult | None] = [None] * len(ctxs)
+        groups: dict[tuple, list[tuple[int, _Plan]]] = {}
+        for index, ctx in enumerate(ctxs):
+            plan = self._plan(ctx)
+            if isinstance(plan, ActionResult):
+                results[index] = plan
+            else:
+                b = plan.budget
+                groups.setdefault((b.workspace_id, b.channel, b.day, b.scopes), []).append((index, plan))
+        going: list[tuple[int, _Plan]] = []
+        for members in groups.values():
+            granted = members[0][1].budget.reserve_many(len(members))  # claim order = fairness order
+            going += members[:granted]
+            for index, plan in members[granted:]:
+                results[index] = self._deferred_by_limit(plan.ctx)
+        if going:
+            try:
+                with transaction.atomic():
+                    rows = SmsAttempt.objects.bulk_create([SmsAttempt(**self._attempt_fields(p)) for _, p in going])
+            except IntegrityError:  # a key already exists: give the units back and decide one by one
+                for _, plan in going:
+                    plan.budget.release()
+                for index, plan in going:
+                    results[index] = self.execute(plan.ctx)
+                return results
+            for (_, plan), row in zip(going, rows, strict=True):
+                plan.attempt = row
+            for _, plan in going:
+                self._send(plan)
+            for (index, _), result in zip(going, self._settle([p for _, p in going]), strict=True):
+                results[index] = result
+        return results
+
+    def _plan(self, ctx):
+        """Everything decided before any write: recipient, text, earlier attempts, key (or a final result)."""
+        ex, node = ctx.execution, ctx.node
+        phone = _mobile(ctx.subject)  # always the live number
+        if not phone:
+            return ActionResult(ResultStatus.REJECTED, message="no valid mobile", data={"error": "no_valid_mobile"})
+        config = node.config
+        body = config.get("body") or ""
+        settings = _cached_settings(ctx)
+        if config.get("append_opt_out") and settings.opt_out_text:
+            body = f"{body}\n{settings.opt_out_text}"
+        rendered = render(body, ctx, on_missing=config.get("on_missing_variable", "skip"))
+        if rendered.missing and config.get("on_missing_variable", "skip") == "skip":
+            return ActionResult(ResultStatus.SKIPPED, message="missing variable", data={"missing": rendered.missing})
+        # An earlier success means move on; a row left ``sending`` belongs to a job that died (one job at a
+        # time holds the execution) and closes as unknown — never resent.
+        earlier = _earlier_attempts(ctx, ex.id, ex.cycle, node.id)
+        done = next((pk for pk, status in earlier if status in ACCEPTED), None)
+        if done is not None:
+            return ActionResult(
+                ResultStatus.SUCCESS, message="already sent", data={"attempt_id": done, "duplicate": True}
+            )
+        stuck = next((pk for pk, status in earlier if status == AttemptStatus.SENDING), None)
+        if stuck is not None:
+            return self._close_stuck(SmsAttempt.objects.get(pk=stuck))
+        number = len(earlier) + 1
+        return _Plan(ctx, phone, rendered.text, f"{ex.id}:{ex.cycle}:{node.id}:{number}", number, ctx.budget(CHANNEL))
+
+    def _attempt_fields(self, plan: _Plan) -> dict[str, Any]:
+        ex, config = plan.ctx.execution, plan.ctx.node.config
+        return {
+            "workspace_id": ex.workspace_id,
+            "execution_id": ex.id,
+            "workflow_id": ex.workflow_id,
+            "campaign_id": ex.campaign_id,
+            "subject_type_id": ex.subject_type_id,
+            "subject_id": ex.subject_id,
+            "node_id": plan.ctx.node.id,
+            "phone": plan.phone,
+            "template": config.get("body") or "",
+            "message": plan.text,
+            "provider": config.get("provider") or "",
+            "sender": config.get("sender") or "",
+            "attempt_number": plan.attempt_number,
+            "cycle": ex.cycle,
+            "idempotency_key": plan.key,
+            "status": AttemptStatus.SENDING,
+            "job_token": plan.ctx.job_token,
+            "request_at": plan.ctx.now,
+            "segments": count_segments(plan.text).segments,
+        }
+
+    def _deferred_by_limit(self, ctx) -> ActionResult:
+        return ActionResult(
+            ResultStatus.DEFERRED,
+            until=next_opening_tomorrow(ctx),
+            message="daily limit",
+            data={"event": EventType.DEFERRED_LIMIT},
+        )
+
+    def _send(self, plan: _Plan) -> None:
+        config = plan.ctx.node.config
+        try:
+            plan.gateway = channel.send_through_gateway(
+                _cached_settings(plan.ctx),
+                phone=plan.phone,
+                text=plan.text,
+                sender=config.get("sender"),
+                local_id=plan.key,
+                provider_kind=config.get("provider"),
+            )
+        except Exception as exc:  # the outcome is unknown: never resend
+            logger.exception("provider call raised for attempt %s", plan.attempt.id)
+            plan.gateway = channel.GatewayResult(
+                SendResponse("unknown", error_code="exception", error_message=type(exc).__name__), "", ""
+            )
+
+    def _settle(self, plans: list[_Plan]) -> list[ActionResult]:
+        """Write every result once (status only while ``sending``), give back unaccepted budget, drive the circuit."""
+        results, updates = [], []
+        release: dict[int, int] = {}
+        for plan in plans:
+            ctx, gateway = plan.ctx, plan.gateway
+            response = gateway.response
+            data = {"attempt_id": plan.attempt.id, "provider": gateway.provider, "event": EventType.SMS_ATTEMPT}
+            status = _RESULT_STATUS.get(response.status, AttemptStatus.FAILED)
+            retry_at = self._retry_at(ctx) if status == AttemptStatus.FAILED else None
+            updates.append((plan.attempt.id, status, response, gateway.provider, gateway.sender, retry_at))
+            if status != AttemptStatus.SUBMITTED:
+                release[id(plan.budget)] = release.get(id(plan.budget), 0) + 1
+            if status == AttemptStatus.SUBMITTED:
+                if _cached_settings(ctx).paused_until is not None:  # this send was the probe after an outage
+                    channel.close_circuit(ctx.workspace.id)
+                    ctx.cache.pop(("sms_settings", ctx.workspace.id), None)
+                results.append(ActionResult(ResultStatus.SUCCESS, data=data))
+            elif status == AttemptStatus.UNAVAILABLE:
+                until = channel.trip_circuit(ctx.workspace.id, response.error_message or response.error_code, ctx.now)
+                ctx.cache.pop(("sms_settings", ctx.workspace.id), None)  # later executions of this job see the pause
+                results.append(
+                    ActionResult(ResultStatus.UNAVAILABLE, until=until, message=response.error_code, data=data)
+                )
+            elif status == AttemptStatus.UNKNOWN:
+                results.append(ActionResult(ResultStatus.UNKNOWN, message=response.error_code, data=data))
+            elif status == AttemptStatus.REJECTED:
+                results.append(ActionResult(ResultStatus.REJECTED, message=response.error_code, data=data))
+            else:
+                results.append(
+                    ActionResult(ResultStatus.FAILED, retryable=True, message=response.error_code, data=data)
+                )
+        budgets = {id(p.budget): p.budget for p in plans}
+        for key, count in release.items():  # only accepted attempts consume the daily budget
+            if count == 1:
+                budgets[key].release()
+            else:
+                budgets[key].release_many(count)
+        _record_many(updates)
+        return results
+
+    def _retry_at(self, ctx):
+        retry = ctx.node.config.get("retry") or {}
+        if not retry.get("enabled", True) or ctx.execution.retry_count >= int(retry.get("max_attempts", 0)):
+            return None
+        strategy = RETRY_STRATEGIES.get(retry.get("strategy", "fixed"))
+        return ctx.now + timedelta(seconds=strategy.delay_seconds(ctx.execution.retry_count + 1, retry))
+
+    def _record(
+        self,
+        attempt: SmsAttempt,
+        status: str,
+        *,
+        response=None,
+        provider="",
+        sender="",
+        error_code="",
+        error_message="",
+        retry_at=None,
+    ) -> bool:
+        """Fill the result fields exactly once (only while the row is still ``sending``)."""
+        values = {"status": status, "response_at": timezone.now(), "retry_scheduled_at": retry_at}
+        if response is not None:
+            values.update(
+                provider_response=response.raw or None,
+                provider_message_id=(response.message_id or "")[:64],
+                error_code=(response.error_code or "")[:40],
+                error_message=(response.error_message or "")[:500],
+            )
+        else:
+            values.update(error_code=error_code[:40], error_message=error_message[:500])
+        if provider:
+            values.update(provider=provider, sender=sender or "")
+        return SmsAttempt.objects.filter(pk=attempt.pk, status=AttemptStatus.SENDING).update(**values) == 1
+
+    def _close_stuck(self, attempt: SmsAttempt) -> ActionResult:
+        """A job died between the insert and the result: the provider may have accepted it. Never resend."""
+        self._record(
+            attempt, AttemptStatus.UNKNOWN, error_code="job_died", error_message="worker stopped during the send"
+        )
+        return ActionResult(ResultStatus.UNKNOWN, message="job_died", data={"attempt_id": attempt.id})
+
+    def _existing_attempt(self, key: str, now) -> ActionResult:
+        """The key exists: never send again; decide from what the earlier attempt recorded."""
+        existing = SmsAttempt.objects.get(idempotency_key=key)
+        data = {"attempt_id": existing.id, "duplicate": True}
+        if existing.status == AttemptStatus.SENDING:
+            return self._close_stuck(existing)
+        if existing.status in ACCEPTED:
+            return ActionResult(ResultStatus.SUCCESS, data=data)
+        if existing.status == AttemptStatus.UNKNOWN:
+            return ActionResult(ResultStatus.UNKNOWN, message="unknown", data=data)
+        if existing.status == AttemptStatus.FAILED:
+            return ActionResult(ResultStatus.FAILED, retryable=True, data=data)
+        if existing.status == AttemptStatus.UNAVAILABLE:
+            return ActionResult(ResultStatus.UNAVAILABLE, until=now + timedelta(minutes=30), data=data)
+        return ActionResult(ResultStatus.REJECTED, data=data)
+
+
+# --- guards -----------------------------------------------------------------------------------------
+def _cached_settings(ctx):
+    """The workspace's SMS settings, read once per job (reloaded after the circuit changes)."""
+    key = ("sms_settings", ctx.workspace.id)
+    if key not in ctx.cache:
+        ctx.cache[key] = channel.sms_settings(ctx.workspace.id)
+    return ctx.cache[key]
+
+
+def circuit_breaker_guard(ctx) -> GuardDecision:
+    until = _cached_settings(ctx).paused_until
+    if until is None or until <= ctx.now:
+        return GuardDecision.allow()
+    return GuardDecision("defer", until=until, reason="channel_paused", event=EventType.DEFERRED_CHANNEL)
+
+
+def _earlier_attempts(ctx, execution_id: int, cycle: int, node_id: int) -> list[tuple[int, str]]:
+    """(id, status) of earlier attempts of this step; one query for a whole batch when the runner batches."""
+    batch_ids = ctx.cache.get("batch_execution_ids")
+    if not batch_ids or execution_id not in batch_ids:
+        qs = SmsAttempt.objects.filter(execution_id=execution_id, cycle=cycle, node_id=node_id)
+        return list(qs.values_list("id", "status"))
+    if "sms_earlier" not in ctx.cache:
+        found: dict = {}
+        for row in SmsAttempt.objects.filter(execution_id__in=batch_ids).values_list(
+            "execution_id", "cycle", "node_id", "id", "status"
+        ):
+            found.setdefault(row[:3], []).append(row[3:])
+        ctx.cache["sms_earlier"] = found
+    return ctx.cache["sms_earlier"].get((execution_id, cycle, node_id), [])
+
+
+def _blacklisted(ctx, number: str | None) -> bool:
+    """Blacklist lookup; one query for the whole batch's numbers when the runner batches."""
+    if not number:
+        return False
+    subjects = ctx.cache.get("batch_subjects")
+    if not subjects:
+        return channel.is_blacklisted(ctx.workspace.id, number)
+    key = ("sms_blacklisted", ctx.workspace.id)
+    if key not in ctx.cache:
+        numbers = [_mobile(s) for s in subjects if getattr(s, "workspace_id", None) == ctx.workspace.id]
+        ctx.cache[key] = channel.blacklisted_numbers(ctx.workspace.id, [n for n in numbers if n])
+        ctx.cache[(*key, "numbers")] = set(numbers)
+    if number not in ctx.cache[(*key, "numbers")]:  # the number changed since the batch started
+        return channel.is_blacklisted(ctx.workspace.id, number)
+    return number in ctx.cache[key]
+
+
+def blacklist_guard(ctx) -> GuardDecision:
+    if _blacklisted(ctx, _mobile(ctx.subject)):
+        return GuardDecision("block", reason="blacklisted")
+    return GuardDecision.allow()
+
+
+def register() -> None:
+    from automation.engine.registry import ACTIONS
+
+    ACTIONS.register(SendSmsAction.key, SendSmsAction())
+    GUARDS.register("circuit_breaker", circuit_breaker_guard)
+    GUARDS.register("blacklist", blacklist_guard)

@@ -1,0 +1,100 @@
+"""Admin registrations of the SMS channel (credentials never shown; attempts read-only)."""
+
+from django import forms
+from django.contrib import admin
+
+from campaigns.admin_base import JalaliAdmin, jalali_column
+
+from .models import (
+    BlacklistEntry,
+    SmsAttempt,
+    SmsChannelEvent,
+    SmsLogEvent,
+    SmsProviderAccount,
+    SmsSettings,
+    SmsTemplate,
+)
+
+
+class ReadOnlyAdmin(JalaliAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class AccountForm(forms.ModelForm):
+    credentials = forms.CharField(
+        label="اعتبارنامه (JSON)",
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="خالی بگذارید تا مقدار فعلی بماند.",
+    )
+
+    class Meta:
+        model = SmsProviderAccount
+        fields = ["workspace", "name", "provider", "credentials", "senders", "is_active"]
+
+    def clean_credentials(self):
+        value = self.cleaned_data.get("credentials")
+        return value or (self.instance.credentials if self.instance.pk else "")
+
+
+@admin.register(SmsProviderAccount)
+class SmsProviderAccountAdmin(JalaliAdmin):
+    form = AccountForm
+    list_display = ("name", "provider", "workspace", "is_active", "created_jalali")
+    list_filter = ("provider", "is_active", "workspace")
+    search_fields = ("name",)
+
+
+@admin.register(SmsSettings)
+class SmsSettingsAdmin(JalaliAdmin):
+    list_display = ("workspace", "enabled", "primary_account", "fallback_account", "paused_until")
+    list_filter = ("enabled",)
+    search_fields = ("workspace__name",)
+    readonly_fields = ("webhook_token", "outage_notified_at")
+
+
+@admin.register(SmsAttempt)
+class SmsAttemptAdmin(ReadOnlyAdmin):
+    list_display = ("idempotency_key", "status", "provider", "campaign", "request_jalali", "segments")
+    list_filter = ("status", "provider", "workspace")
+    search_fields = ("=idempotency_key", "=provider_message_id")
+    request_jalali = jalali_column("request_at", "زمان درخواست")
+
+
+@admin.register(SmsLogEvent)
+class SmsLogEventAdmin(ReadOnlyAdmin):
+    list_display = ("attempt", "event", "provider_status", "occurred_at")
+    list_filter = ("event", "workspace")
+    search_fields = ("=attempt__id",)
+
+
+@admin.register(BlacklistEntry)
+class BlacklistEntryAdmin(JalaliAdmin):
+    list_display = ("value", "channel", "reason", "source", "is_active", "workspace", "created_jalali")
+    list_filter = ("is_active", "reason", "source", "workspace")
+    search_fields = ("value", "description")
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # deactivate instead
+
+
+@admin.register(SmsTemplate)
+class SmsTemplateAdmin(JalaliAdmin):
+    list_display = ("name", "workspace", "created_jalali", "deleted_at")
+    list_filter = ("workspace",)
+    search_fields = ("name", "body")
+
+
+@admin.register(SmsChannelEvent)
+class SmsChannelEventAdmin(ReadOnlyAdmin):
+    list_display = ("workspace", "type", "actor", "created_jalali")
+    list_filter = ("type", "workspace")
+    search_fields = ("type",)
+    created_jalali = jalali_column("created_at", "زمان")

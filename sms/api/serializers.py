@@ -1,0 +1,96 @@
+"""SMS API serializers."""
+
+from rest_framework import serializers
+
+from ..choices import BlacklistReason
+from ..models import BlacklistEntry, SmsAttempt, SmsTemplate
+
+
+class SmsPreviewInput(serializers.Serializer):
+    body = serializers.CharField(max_length=2000, allow_blank=True)
+    target_id = serializers.IntegerField(required=False, allow_null=True, default=None)
+    on_missing_variable = serializers.ChoiceField(choices=["skip", "blank"], default="blank")
+
+
+class SmsSegmentsOutput(serializers.Serializer):
+    encoding = serializers.CharField()
+    units = serializers.IntegerField()
+    segments = serializers.IntegerField()
+    per_segment = serializers.IntegerField()
+
+
+class SmsPreviewOutput(serializers.Serializer):
+    text = serializers.CharField()
+    missing = serializers.ListField(child=serializers.CharField())
+    unknown = serializers.ListField(child=serializers.CharField())
+    segments = SmsSegmentsOutput()
+    long_text_warning = serializers.BooleanField()
+
+
+class BlacklistInput(serializers.Serializer):
+    number = serializers.CharField(max_length=40)
+    reason = serializers.ChoiceField(choices=BlacklistReason.choices, default=BlacklistReason.MANUAL)
+    description = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+
+
+class BlacklistImportInput(serializers.Serializer):
+    numbers = serializers.ListField(child=serializers.CharField(max_length=40), allow_empty=False, max_length=20000)
+
+
+class BlacklistImportOutput(serializers.Serializer):
+    added = serializers.IntegerField()
+    already_active = serializers.IntegerField()
+    invalid = serializers.ListField(child=serializers.CharField())
+
+
+class BlacklistOutput(serializers.ModelSerializer):
+    class Meta:
+        model = BlacklistEntry
+        fields = ["id", "channel", "value", "reason", "source", "description", "is_active", "created_at", "removed_at"]
+
+
+class SmsTemplateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    body = serializers.CharField(max_length=2000)
+
+
+class SmsTemplateOutput(serializers.ModelSerializer):
+    class Meta:
+        model = SmsTemplate
+        fields = ["id", "name", "body", "created_at", "updated_at"]
+
+
+class SmsAttemptOutput(serializers.ModelSerializer):
+    class Meta:
+        model = SmsAttempt
+        fields = [
+            "id",
+            "execution_id",
+            "campaign_id",
+            "node_id",
+            "phone",
+            "message",
+            "provider",
+            "sender",
+            "attempt_number",
+            "cycle",
+            "status",
+            "request_at",
+            "response_at",
+            "provider_message_id",
+            "error_code",
+            "error_message",
+            "retry_scheduled_at",
+            "segments",
+        ]
+
+
+class SmsSettingsOutput(serializers.Serializer):
+    enabled = serializers.BooleanField()
+    primary_account_id = serializers.IntegerField(allow_null=True)
+    fallback_account_id = serializers.IntegerField(allow_null=True)
+    opt_out_text = serializers.CharField()
+    paused_until = serializers.DateTimeField(allow_null=True)
+    pause_reason = serializers.CharField()
+    channel_problem = serializers.CharField(allow_null=True)
+    webhook_path = serializers.CharField()

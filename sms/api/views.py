@@ -1,0 +1,286 @@
+"""SMS API: message preview, blacklist (list/add/deactivate/reactivate/import/export), templates, attempt log."""
+
+import csv
+import io
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from automation.engine.variables import render, unknown_variables
+from campaigns.api.base import WorkspaceAPIView
+from campaigns.api.schema import errors
+from campaigns.models import Target
+from campaigns.permissions import Perm
+from campaigns.tenancy import get_scoped, scoped
+
+from .. import channel, services
+from ..models import BlacklistEntry, SmsAttempt, SmsTemplate
+from ..segments import count_segments
+from .serializers import (
+    BlacklistImportInput,
+    BlacklistImportOutput,
+    BlacklistInput,
+    BlacklistOutput,
+    SmsAttemptOutput,
+    SmsPreviewInput,
+    SmsPreviewOutput,
+    SmsSettingsOutput,
+    SmsTemplateInput,
+    SmsTemplateOutput,
+)
+
+
+class _Scope:
+    def __init__(self, subject):
+        self.subject, self.campaign, self.execution = subject, None, None
+
+
+class PreviewApi(WorkspaceAPIView):
+    serializer_class = SmsPreviewOutput
+
+    @extend_schema(
+        operation_id="sms_preview", request=SmsPreviewInput, responses={200: SmsPreviewOutput, **errors(400, 404)}
+    )
+    def post(self, request):
+        """Render a message for a sample target (the given one, else the newest) with its segment count."""
+        serializer = SmsPreviewInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        targets = scoped(Target, self.actor.workspace)
+        target = get_scoped(Target, self.actor.workspace, data["target_id"]) if data["target_id"] else targets.first()
+        rendered = render(data["body"], _Scope(target), on_missing=data["on_missing_variable"])
+        info = count_segments(rendered.text)
+        return Response(
+            {
+                "text": rendered.text,
+                "missing": rendered.missing,
+                "unknown": unknown_variables(data["body"]),
+                "segments": info.as_dict(),
+                "long_text_warning": info.segments > 3,
+            }
+        )
+
+
+class BlacklistListApi(WorkspaceAPIView):
+    read_permission = Perm.MANAGE_BLACKLIST
+    write_permission = Perm.MANAGE_BLACKLIST
+    serializer_class = BlacklistOutput
+    queryset = BlacklistEntry.objects.none()
+
+    def scoped_queryset(self):
+        qs = scoped(BlacklistEntry, self.actor.workspace)
+        q = self.request.query_params.get("q")
+        if q:
+            qs = qs.filter(value__icontains=q.strip())
+        active = self.request.query_params.get("active")
+        if active in ("true", "false"):
+            qs = qs.filter(is_active=active == "true")
+        return qs
+
+    @extend_schema(
+        operation_id="sms_blacklist_list", responses={200: BlacklistOutput(many=True), **errors(400, 403, 404)}
+    )
+    def get(self, request):
+        return self.paginated(self.scoped_queryset(), BlacklistOutput)
+
+    @extend_schema(
+        operation_id="sms_blacklist_add",
+        request=BlacklistInput,
+        responses={201: BlacklistOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request):
+        serializer = BlacklistInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        entry = services.blacklist_add(actor=self.actor, **serializer.validated_data)
+        return Response(BlacklistOutput(entry).data, status=status.HTTP_201_CREATED)
+
+
+class BlacklistDetailApi(WorkspaceAPIView):
+    read_permission = Perm.MANAGE_BLACKLIST
+    write_permission = Perm.MANAGE_BLACKLIST
+    serializer_class = BlacklistOutput
+
+    @extend_schema(operation_id="sms_blacklist_retrieve", responses={200: BlacklistOutput, **errors(403, 404)})
+    def get(self, request, entry_id: int):
+        return Response(BlacklistOutput(get_scoped(BlacklistEntry, self.actor.workspace, entry_id)).data)
+
+    @extend_schema(operation_id="sms_blacklist_deactivate", responses={200: BlacklistOutput, **errors(403, 404)})
+    def delete(self, request, entry_id: int):
+        """Delete = deactivate (history kept)."""
+        return Response(BlacklistOutput(services.blacklist_deactivate(actor=self.actor, entry_id=entry_id)).data)
+
+
+class BlacklistReactivateApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_BLACKLIST
+    serializer_class = BlacklistOutput
+
+    @extend_schema(
+        operation_id="sms_blacklist_reactivate", request=None, responses={200: BlacklistOutput, **errors(403, 404)}
+    )
+    def post(self, request, entry_id: int):
+        return Response(BlacklistOutput(services.blacklist_reactivate(actor=self.actor, entry_id=entry_id)).data)
+
+
+class BlacklistImportApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_BLACKLIST
+    serializer_class = BlacklistImportOutput
+
+    @extend_schema(
+        operation_id="sms_blacklist_import",
+        request=BlacklistImportInput,
+        responses={200: BlacklistImportOutput, **errors(400, 403, 404)},
+    )
+    def post(self, request):
+        serializer = BlacklistImportInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response(services.blacklist_import(actor=self.actor, **serializer.validated_data))
+
+
+class BlacklistExportApi(WorkspaceAPIView):
+    read_permission = Perm.MANAGE_BLACKLIST
+
+    @extend_schema(
+        operation_id="sms_blacklist_export",
+        responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY), **errors(403, 404)},
+    )
+    def get(self, request):
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(["number", "reason", "source", "is_active", "created_at"])
+        for entry in scoped(BlacklistEntry, self.actor.workspace).order_by("id").iterator():
+            writer.writerow([entry.value, entry.reason, entry.source, entry.is_active, entry.created_at.isoformat()])
+        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'
+        return response
+
+
+class SmsTemplateListApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_WORKFLOWS
+    serializer_class = SmsTemplateOutput
+    queryset = SmsTemplate.objects.none()
+
+    def scoped_queryset(self):
+        return scoped(SmsTemplate, self.actor.workspace)
+
+    @extend_schema(operation_id="sms_templates_list", responses={200: SmsTemplateOutput(many=True), **errors(400, 404)})
+    def get(self, request):
+        return self.paginated(self.scoped_queryset(), SmsTemplateOutput)
+
+    @extend_schema(
+        operation_id="sms_templates_create",
+        request=SmsTemplateInput,
+        responses={201: SmsTemplateOutput, **errors(400, 403, 404)},
+    )
+    def post(self, request):
+        serializer = SmsTemplateInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        template = services.sms_template_create(actor=self.actor, **serializer.validated_data)
+        return Response(SmsTemplateOutput(template).data, status=status.HTTP_201_CREATED)
+
+
+class SmsTemplateDetailApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_WORKFLOWS
+    serializer_class = SmsTemplateOutput
+
+    @extend_schema(operation_id="sms_templates_retrieve", responses={200: SmsTemplateOutput, **errors(404)})
+    def get(self, request, template_id: int):
+        return Response(SmsTemplateOutput(get_scoped(SmsTemplate, self.actor.workspace, template_id)).data)
+
+    @extend_schema(
+        operation_id="sms_templates_update",
+        request=SmsTemplateInput,
+        responses={200: SmsTemplateOutput, **errors(400, 403, 404)},
+    )
+    def patch(self, request, template_id: int):
+        serializer = SmsTemplateInput(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        template = services.sms_template_update(
+            actor=self.actor, template_id=template_id, data=serializer.validated_data
+        )
+        return Response(SmsTemplateOutput(template).data)
+
+    @extend_schema(operation_id="sms_templates_delete", responses={204: None, **errors(403, 404)})
+    def delete(self, request, template_id: int):
+        services.sms_template_delete(actor=self.actor, template_id=template_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SmsAttemptListApi(WorkspaceAPIView):
+    read_permission = Perm.VIEW_SMS_LOGS
+    serializer_class = SmsAttemptOutput
+    queryset = SmsAttempt.objects.none()
+
+    def scoped_queryset(self):
+        qs = scoped(SmsAttempt, self.actor.workspace)
+        campaign = self.request.query_params.get("campaign")
+        if campaign and campaign.isdigit():
+            qs = qs.filter(campaign_id=int(campaign))
+        return qs
+
+    @extend_schema(
+        operation_id="sms_attempts_list", responses={200: SmsAttemptOutput(many=True), **errors(400, 403, 404)}
+    )
+    def get(self, request):
+        return self.paginated(self.scoped_queryset(), SmsAttemptOutput)
+
+
+class SmsAttemptDetailApi(WorkspaceAPIView):
+    read_permission = Perm.VIEW_SMS_LOGS
+    serializer_class = SmsAttemptOutput
+
+    @extend_schema(operation_id="sms_attempts_retrieve", responses={200: SmsAttemptOutput, **errors(403, 404)})
+    def get(self, request, attempt_id: int):
+        return Response(SmsAttemptOutput(get_scoped(SmsAttempt, self.actor.workspace, attempt_id)).data)
+
+
+def _settings_payload(settings) -> dict:
+    return {
+        "enabled": settings.enabled,
+        "primary_account_id": settings.primary_account_id,
+        "fallback_account_id": settings.fallback_account_id,
+        "opt_out_text": settings.opt_out_text,
+        "paused_until": settings.paused_until,
+        "pause_reason": settings.pause_reason,
+        "channel_problem": channel.channel_problem(settings.workspace_id),
+        "webhook_path": f"/api/webhooks/sms/generic/{settings.webhook_token}",
+    }
+
+
+class SmsSettingsApi(WorkspaceAPIView):
+    read_permission = Perm.MANAGE_WORKSPACE
+    serializer_class = SmsSettingsOutput
+
+    @extend_schema(operation_id="sms_settings_retrieve", responses={200: SmsSettingsOutput, **errors(403, 404)})
+    def get(self, request):
+        return Response(_settings_payload(channel.sms_settings(self.actor.workspace.id)))
+
+
+class SmsCircuitResumeApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_WORKSPACE
+    serializer_class = SmsSettingsOutput
+
+    @extend_schema(
+        operation_id="sms_settings_resume",
+        request=None,
+        responses={200: SmsSettingsOutput, **errors(403, 404)},
+        description='"Fixed, resume": closes the circuit breaker now (audited).',
+    )
+    def post(self, request):
+        return Response(_settings_payload(services.circuit_resume(actor=self.actor)))
+
+
+class SmsWebhookRotateApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_WORKSPACE
+    serializer_class = SmsSettingsOutput
+
+    @extend_schema(
+        operation_id="sms_settings_rotate_webhook",
+        request=None,
+        responses={200: SmsSettingsOutput, **errors(403, 404)},
+        description="New webhook address: the old token stops working at once (audited).",
+    )
+    def post(self, request):
+        return Response(_settings_payload(services.webhook_token_rotate(actor=self.actor)))

@@ -1,0 +1,51 @@
+"""Named choices of the SMS channel (Persian labels)."""
+
+from django.db import models
+
+
+class ProviderKind(models.TextChoices):
+    CONSOLE = "console", "کنسول (آزمایشی)"
+    KAVENEGAR = "kavenegar", "کاوه‌نگار"
+    MELIPAYAMAK = "melipayamak", "ملی‌پیامک"
+
+
+class AttemptStatus(models.TextChoices):
+    SENDING = "sending", "در حال ارسال"
+    SUBMITTED = "submitted", "تحویل پنل"
+    SENT = "sent", "ارسال‌شده"
+    DELIVERED = "delivered", "رسیده"
+    FAILED = "failed", "ناموفق"
+    REJECTED = "rejected", "ردشده"
+    UNAVAILABLE = "unavailable", "کانال در دسترس نیست"
+    UNKNOWN = "unknown", "نامعلوم"
+
+
+ACCEPTED = (AttemptStatus.SUBMITTED, AttemptStatus.SENT, AttemptStatus.DELIVERED)
+# Forward-only order for delivery reports; a terminal failure never moves back.
+STATUS_RANK = {
+    AttemptStatus.SENDING: 0,
+    AttemptStatus.UNKNOWN: 1,
+    AttemptStatus.SUBMITTED: 2,
+    AttemptStatus.SENT: 3,
+    AttemptStatus.DELIVERED: 4,
+    AttemptStatus.FAILED: 4,
+    AttemptStatus.REJECTED: 4,
+    AttemptStatus.UNAVAILABLE: 4,
+}
+
+
+class BlacklistReason(models.TextChoices):
+    MANUAL = "manual", "دستی"
+    OPT_OUT = "opt_out", "درخواست لغو"
+    COMPLAINT = "complaint", "شکایت"
+    INVALID_NUMBER = "invalid_number", "شماره نامعتبر"
+    IMPORTED = "imported", "ورود فایل"
+    OTHER = "other", "سایر"
+
+
+class BlacklistSource(models.TextChoices):
+    MANUAL = "manual", "دستی"
+    IMPORT = "import", "ورود فایل"
+    OPT_OUT = "opt_out", "لغو توسط گیرنده"
+    API = "api", "API"
+    TARGET_STATUS = "target_status", "وضعیت مخاطب"

@@ -1,0 +1,13 @@
+"""SMS errors with stable codes and Persian messages."""
+
+from campaigns.errors import Conflict, ValidationFailed
+
+
+class InvalidNumber(ValidationFailed):
+    code = "INVALID_NUMBER"
+    default_message = "شماره معتبر نیست."
+
+
+class AlreadyBlacklisted(Conflict):
+    code = "ALREADY_BLACKLISTED"
+    default_message = "این شماره از قبل در لیست سیاه فعال است."

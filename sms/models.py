@@ -1,0 +1,261 @@
+"""SMS channel models: provider accounts and settings, attempt log, delivery events, blacklist, templates.
+
+``SmsAttempt`` is the spec's ``automation_sms_logs``: one row per attempt,
+created ``sending`` with the request fields; the result fields are filled
+exactly once and later changes only move ``status`` forward (delivery
+reports append ``SmsLogEvent`` rows). The model refuses anything else.
+"""
+
+import secrets
+
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+
+from campaigns.crypto import EncryptedTextField
+from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
+
+from .choices import STATUS_RANK, AttemptStatus, BlacklistReason, BlacklistSource, ProviderKind
+
+
+class ImmutableError(RuntimeError):
+    """Raised when code tries to rewrite an attempt row or delete history."""
+
+
+def new_webhook_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class SmsProviderAccount(TimeStamped):
+    """One provider account of a workspace (credentials encrypted at rest, several sender lines)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="sms_accounts")
+    name = models.CharField("نام", max_length=100)
+    provider = models.CharField("سرویس‌دهنده", max_length=20, choices=ProviderKind.choices)
+    # JSON object: {"api_key": …} (Kavenegar) or {"username": …, "password": …} (Melipayamak).
+    credentials = EncryptedTextField("اعتبارنامه", blank=True, default="")
+    senders = models.JSONField("خطوط ارسال", default=list, blank=True)
+    is_active = models.BooleanField("فعال", default=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = "حساب پیامک"
+        verbose_name_plural = "حساب‌های پیامک"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.provider})"
+
+    @property
+    def default_sender(self) -> str:
+        return self.senders[0] if self.senders else ""
+
+
+class SmsSettings(TimeStamped):
+    """Per-workspace SMS channel settings, including the circuit breaker."""
+
+    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="sms_settings")
+    enabled = models.BooleanField("پیامک فعال", default=True)
+    primary_account = models.ForeignKey(
+        SmsProviderAccount, verbose_name="حساب اصلی", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    fallback_account = models.ForeignKey(
+        SmsProviderAccount,
+        verbose_name="حساب پشتیبان",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    opt_out_text = models.CharField("متن لغو", max_length=60, blank=True, default="لغو۱۱")
+    webhook_token = models.CharField("توکن وب‌هوک", max_length=64, default=new_webhook_token, unique=True)
+    paused_until = models.DateTimeField("توقف کانال تا", null=True, blank=True)
+    pause_reason = models.CharField("دلیل توقف", max_length=200, blank=True)
+    outage_notified_at = models.DateTimeField("اعلان قطعی", null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["workspace_id"]
+        verbose_name = "تنظیمات پیامک"
+        verbose_name_plural = "تنظیمات پیامک"
+
+    def __str__(self) -> str:
+        return f"sms settings of {self.workspace_id}"
+
+
+class SmsAttempt(models.Model):
+    """One provider attempt (the spec's ``automation_sms_logs``)."""
+
+    RESULT_FIELDS = (
+        "response_at",
+        "provider_response",
+        "provider_message_id",
+        "error_code",
+        "error_message",
+        "retry_scheduled_at",
+        "provider",
+        "sender",
+    )
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    execution = models.ForeignKey("automation.Execution", on_delete=models.PROTECT, related_name="+")
+    workflow = models.ForeignKey("automation.Workflow", on_delete=models.PROTECT, related_name="+")
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="+")
+    subject_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    subject_id = models.BigIntegerField()
+    node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+")
+    phone = models.CharField("شماره", max_length=20)
+    template = models.TextField("الگو", blank=True)
+    message = models.TextField("متن نهایی")
+    provider = models.CharField("سرویس‌دهنده", max_length=20, blank=True)
+    sender = models.CharField("خط ارسال", max_length=30, blank=True)
+    attempt_number = models.PositiveIntegerField("شماره تلاش", default=1)
+    cycle = models.PositiveIntegerField("دور", default=1)
+    idempotency_key = models.CharField(max_length=120, unique=True)
+    status = models.CharField("وضعیت", max_length=16, choices=AttemptStatus.choices, default=AttemptStatus.SENDING)
+    job_token = models.UUIDField(null=True, blank=True)
+    request_at = models.DateTimeField("زمان درخواست")
+    response_at = models.DateTimeField("زمان پاسخ", null=True, blank=True)
+    provider_response = models.JSONField(null=True, blank=True)
+    provider_message_id = models.CharField(max_length=64, blank=True)
+    error_code = models.CharField(max_length=40, blank=True)
+    error_message = models.CharField(max_length=500, blank=True)
+    retry_scheduled_at = models.DateTimeField(null=True, blank=True)
+    segments = models.PositiveIntegerField("تعداد بخش", default=1)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        db_table = "automation_sms_logs"
+        ordering = ["-request_at", "-id"]
+        verbose_name = "تلاش ارسال پیامک"
+        verbose_name_plural = "گزارش ارسال پیامک"
+        indexes = [
+            models.Index(fields=["execution", "cycle", "node"], name="smslog_exec_node"),
+            models.Index(fields=["workspace", "provider_message_id"], name="smslog_msgid"),
+            models.Index(fields=["campaign", "status"], name="smslog_campaign_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.idempotency_key} {self.status}"
+
+    def save(self, *args, **kwargs):
+        if self.pk and not kwargs.pop("_allow_update", False):
+            raise ImmutableError("use sms.attempts to record results; attempts are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableError("attempt rows are never deleted")
+
+    @staticmethod
+    def may_move(from_status: str, to_status: str) -> bool:
+        """Status only moves forward (submitted → sent → delivered)."""
+        return STATUS_RANK.get(to_status, 0) > STATUS_RANK.get(from_status, 0)
+
+
+class SmsLogEvent(models.Model):
+    """A delivery report or later status change of an attempt (``sms_log_events``)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    attempt = models.ForeignKey(SmsAttempt, on_delete=models.PROTECT, related_name="events")
+    event = models.CharField("رویداد", max_length=30)
+    provider_status = models.CharField(max_length=40, blank=True)
+    payload = models.JSONField(default=dict, blank=True)
+    dedupe_key = models.CharField(max_length=120)
+    occurred_at = models.DateTimeField("زمان")
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        db_table = "sms_log_events"
+        ordering = ["-occurred_at", "-id"]
+        verbose_name = "رویداد پیامک"
+        verbose_name_plural = "رویدادهای پیامک"
+        constraints = [models.UniqueConstraint(fields=["attempt", "dedupe_key"], name="smslogevent_dedupe")]
+
+    def __str__(self) -> str:
+        return f"{self.attempt_id}: {self.event}"
+
+    def save(self, *args, **kwargs):
+        if self.pk:
+            raise ImmutableError("sms log events are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableError("sms log events are append-only")
+
+
+class BlacklistEntry(TimeStamped):
+    """A number that must not receive messages (delete = deactivate)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="blacklist_entries")
+    channel = models.CharField("کانال", max_length=20, default="sms")
+    value = models.CharField("مقدار", max_length=40, help_text="E.164")
+    reason = models.CharField("دلیل", max_length=20, choices=BlacklistReason.choices, default=BlacklistReason.MANUAL)
+    source = models.CharField("منبع", max_length=20, choices=BlacklistSource.choices, default=BlacklistSource.MANUAL)
+    description = models.CharField("توضیح", max_length=300, blank=True)
+    is_active = models.BooleanField("فعال", default=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    removed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    removed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "لیست سیاه"
+        verbose_name_plural = "لیست سیاه"
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "channel", "value"], name="blacklist_unique_value"),
+        ]
+        indexes = [models.Index(fields=["workspace", "channel", "is_active"], name="blacklist_active")]
+
+    def __str__(self) -> str:
+        return f"{self.channel}:{self.value}"
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableError("deactivate blacklist entries instead of deleting them")
+
+
+class SmsTemplate(TimeStamped):
+    """A reusable message text (copied into the step config on insert)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="sms_templates")
+    name = models.CharField("نام", max_length=200)
+    body = models.TextField("متن")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    deleted_at = models.DateTimeField("حذف", null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = "قالب پیامک"
+        verbose_name_plural = "قالب‌های پیامک"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SmsChannelEvent(models.Model):
+    """Audit of channel-level changes: circuit opened/closed, manual resume, webhook token rotated."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    type = models.CharField("نوع", max_length=30)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField("زمان", auto_now_add=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "رویداد کانال پیامک"
+        verbose_name_plural = "رویدادهای کانال پیامک"
+
+    def __str__(self) -> str:
+        return f"{self.workspace_id}: {self.type}"

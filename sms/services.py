@@ -1,0 +1,238 @@
+"""SMS writes: blacklist, templates, circuit resume, webhook token, delivery reports + opt-outs."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaigns.errors import NotFound, ValidationFailed
+from campaigns.permissions import Perm
+from campaigns.tenancy import Actor, get_scoped
+
+from . import channel
+from .choices import AttemptStatus, BlacklistReason, BlacklistSource
+from .errors import AlreadyBlacklisted, InvalidNumber
+from .models import (
+    BlacklistEntry,
+    SmsAttempt,
+    SmsChannelEvent,
+    SmsLogEvent,
+    SmsSettings,
+    SmsTemplate,
+    new_webhook_token,
+)
+
+MAX_IMPORT = 20000
+
+
+# --- blacklist -----------------------------------------------------------------------------------
+def _upsert_entry(
+    *, workspace_id: int, number: str, reason: str, source: str, description: str = "", user=None
+) -> tuple[BlacklistEntry, bool]:
+    """Insert or reactivate; returns (entry, changed)."""
+    try:
+        with transaction.atomic():
+            entry = BlacklistEntry.objects.create(
+                workspace_id=workspace_id,
+                value=number,
+                reason=reason,
+                source=source,
+                description=description,
+                created_by=user,
+            )
+            return entry, True
+    except IntegrityError:
+        entry = BlacklistEntry.objects.get(workspace_id=workspace_id, channel="sms", value=number)
+        if entry.is_active:
+            return entry, False
+        BlacklistEntry.objects.filter(pk=entry.pk).update(
+            is_active=True, reason=reason, source=source, removed_at=None, removed_by=None, updated_at=timezone.now()
+        )
+        entry.refresh_from_db()
+        return entry, True
+
+
+def blacklist_add(
+    *,
+    actor: Actor,
+    number: str,
+    reason: str = BlacklistReason.MANUAL,
+    description: str = "",
+    source: str = BlacklistSource.MANUAL,
+) -> BlacklistEntry:
+    actor.require(Perm.MANAGE_BLACKLIST)
+    normalized = channel.normalize_number(number)
+    if not normalized:
+        raise InvalidNumber(details={"number": ["شماره معتبر نیست."]})
+    if reason not in BlacklistReason.values:
+        raise ValidationFailed.field("reason", "دلیل نامعتبر است.")
+    entry, changed = _upsert_entry(
+        workspace_id=actor.workspace.id,
+        number=normalized,
+        reason=reason,
+        source=source,
+        description=description,
+        user=actor.user,
+    )
+    if not changed:
+        raise AlreadyBlacklisted()
+    return entry
+
+
+def blacklist_deactivate(*, actor: Actor, entry_id: int) -> BlacklistEntry:
+    actor.require(Perm.MANAGE_BLACKLIST)
+    entry = get_scoped(BlacklistEntry, actor.workspace, entry_id)
+    BlacklistEntry.objects.filter(pk=entry.pk, is_active=True).update(
+        is_active=False, removed_at=timezone.now(), removed_by=actor.user, updated_at=timezone.now()
+    )
+    entry.refresh_from_db()
+    return entry
+
+
+def blacklist_reactivate(*, actor: Actor, entry_id: int) -> BlacklistEntry:
+    actor.require(Perm.MANAGE_BLACKLIST)
+    entry = get_scoped(BlacklistEntry, actor.workspace, entry_id)
+    BlacklistEntry.objects.filter(pk=entry.pk).update(
+        is_active=True, removed_at=None, removed_by=None, updated_at=timezone.now()
+    )
+    entry.refresh_from_db()
+    return entry
+
+
+def blacklist_import(*, actor: Actor, numbers: list[str], reason: str = BlacklistReason.IMPORTED) -> dict[str, Any]:
+    """Add many numbers (any notation); reports added, already there and invalid lines."""
+    actor.require(Perm.MANAGE_BLACKLIST)
+    if len(numbers) > MAX_IMPORT:
+        raise ValidationFailed.field("numbers", f"حداکثر {MAX_IMPORT} شماره در هر بار.")
+    added, existing, invalid = 0, 0, []
+    for raw in numbers:
+        normalized = channel.normalize_number(str(raw))
+        if not normalized:
+            invalid.append(str(raw)[:40])
+            continue
+        _, changed = _upsert_entry(
+            workspace_id=actor.workspace.id,
+            number=normalized,
+            reason=reason,
+            source=BlacklistSource.IMPORT,
+            user=actor.user,
+        )
+        added, existing = added + changed, existing + (not changed)
+    return {"added": added, "already_active": existing, "invalid": invalid}
+
+
+# --- templates ---------------------------------------------------------------------------------------
+def sms_template_create(*, actor: Actor, name: str, body: str) -> SmsTemplate:
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    if not name.strip() or not body.strip():
+        raise ValidationFailed(details={"name": ["نام و متن لازم است."]})
+    return SmsTemplate.objects.create(workspace=actor.workspace, name=name.strip(), body=body, created_by=actor.user)
+
+
+def sms_template_update(*, actor: Actor, template_id: int, data: dict[str, Any]) -> SmsTemplate:
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    template = get_scoped(SmsTemplate, actor.workspace, template_id)
+    for field in ("name", "body"):
+        if field in data:
+            if not str(data[field]).strip():
+                raise ValidationFailed.field(field, "این فیلد لازم است.")
+            setattr(template, field, data[field])
+    template.save()
+    return template
+
+
+def sms_template_delete(*, actor: Actor, template_id: int) -> None:
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    template = get_scoped(SmsTemplate, actor.workspace, template_id)
+    SmsTemplate.objects.filter(pk=template.pk).update(deleted_at=timezone.now())
+
+
+# --- channel ---------------------------------------------------------------------------------------------
+def circuit_resume(*, actor: Actor) -> SmsSettings:
+    """The "fixed, resume" button: closes the circuit now (audited)."""
+    actor.require(Perm.MANAGE_WORKSPACE)
+    settings = channel.sms_settings(actor.workspace.id)
+    SmsSettings.objects.filter(pk=settings.pk).update(paused_until=None, pause_reason="", outage_notified_at=None)
+    SmsChannelEvent.objects.create(
+        workspace=actor.workspace,
+        type="manual_resume",
+        actor=actor.user,
+        data={"was_paused_until": str(settings.paused_until)},
+    )
+    settings.refresh_from_db()
+    return settings
+
+
+def webhook_token_rotate(*, actor: Actor) -> SmsSettings:
+    actor.require(Perm.MANAGE_WORKSPACE)
+    settings = channel.sms_settings(actor.workspace.id)
+    SmsSettings.objects.filter(pk=settings.pk).update(webhook_token=new_webhook_token())
+    SmsChannelEvent.objects.create(workspace=actor.workspace, type="webhook_token_rotated", actor=actor.user)
+    settings.refresh_from_db()
+    return settings
+
+
+# --- delivery webhook ------------------------------------------------------------------------------------
+REPORT_STATUSES = {
+    "sent": AttemptStatus.SENT,
+    "delivered": AttemptStatus.DELIVERED,
+    "failed": AttemptStatus.FAILED,
+    "rejected": AttemptStatus.REJECTED,
+}
+
+
+def settings_for_token(token: str) -> SmsSettings:
+    """Constant-time comparison against the workspace's token; every refusal is the same NotFound."""
+    candidate = SmsSettings.objects.filter(webhook_token=token).first() if token else None
+    expected = candidate.webhook_token if candidate else new_webhook_token()
+    if candidate is None or not hmac.compare_digest(expected.encode(), token.encode()):
+        raise NotFound()
+    return candidate
+
+
+def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: list) -> None:
+    """Store each report once; status only moves forward; opt-outs go to the blacklist. Never changes a path."""
+    now = timezone.now()
+    for report in reports:
+        if not isinstance(report, dict):
+            continue
+        message_id, status = str(report.get("message_id") or "")[:64], REPORT_STATUSES.get(str(report.get("status")))
+        if not message_id or status is None:
+            continue
+        attempt = SmsAttempt.objects.filter(workspace_id=settings.workspace_id, provider_message_id=message_id).first()
+        if attempt is None:
+            continue
+        try:
+            with transaction.atomic():
+                SmsLogEvent.objects.create(
+                    workspace_id=settings.workspace_id,
+                    attempt=attempt,
+                    event="delivery_report",
+                    provider_status=str(report.get("status"))[:40],
+                    payload=report,
+                    dedupe_key=f"{status}:{report.get('at', '')}"[:120],
+                    occurred_at=now,
+                )
+        except IntegrityError:
+            continue  # duplicate report: recorded once
+        lower = [s for s, rank in _ranks().items() if rank < _ranks()[status]]
+        SmsAttempt.objects.filter(pk=attempt.pk, status__in=lower).update(status=status)
+    for item in opt_outs:
+        raw = item.get("number") if isinstance(item, dict) else item
+        number = channel.normalize_number(str(raw or ""))
+        if number:
+            _upsert_entry(
+                workspace_id=settings.workspace_id,
+                number=number,
+                reason=BlacklistReason.OPT_OUT,
+                source=BlacklistSource.OPT_OUT,
+            )
+
+
+def _ranks():
+    from .choices import STATUS_RANK
+
+    return STATUS_RANK

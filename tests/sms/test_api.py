@@ -1,0 +1,203 @@
+"""SMS API (preview, blacklist, templates, attempt log) and the delivery/opt-out webhook."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+
+from automation.services.enrollment import enroll_subjects
+from campaigns.choices import Role
+from sms.models import BlacklistEntry, SmsAttempt, SmsChannelEvent, SmsLogEvent, SmsSettings, SmsTemplate
+from sms.services import circuit_resume, webhook_token_rotate
+from tests.api_base import TenantIsolationCases
+from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
+from tests.conftest import api_client_for, make_actor, make_member, make_target
+
+T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
+
+
+@pytest.mark.django_db
+def test_preview_renders_for_sample_target_with_segments(api, workspace):
+    target = make_target(workspace, name="مهسا احمدی", city="")
+    response = api.post(
+        "/api/v1/sms/preview",
+        {"body": "سلام {target.first_name}، {city|شهر شما} {nope}", "target_id": target.id},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    data = response.json()
+    assert data["text"].startswith("سلام مهسا احمدی، شهر شما")
+    assert data["unknown"] == ["nope"]
+    assert data["segments"]["encoding"] == "UCS-2" and data["segments"]["segments"] == 1
+    long = api.post("/api/v1/sms/preview", {"body": "س" * 300}, format="json").json()
+    assert long["segments"]["segments"] == 5 and long["long_text_warning"] is True
+
+
+@pytest.mark.django_db
+def test_blacklist_add_normalizes_deactivate_reactivate_import_export(api, workspace):
+    created = api.post("/api/v1/sms/blacklist", {"number": "۰۹۱۲ ۱۲۳ ۴۵۶۷", "reason": "complaint"}, format="json")
+    assert created.status_code == 201, created.content
+    entry = created.json()
+    assert entry["value"] == "+989121234567"
+    again = api.post("/api/v1/sms/blacklist", {"number": "+98 912 123 4567"}, format="json")
+    assert again.status_code == 409
+    assert api.post("/api/v1/sms/blacklist", {"number": "12"}, format="json").status_code == 400
+    deactivated = api.delete(f"/api/v1/sms/blacklist/{entry['id']}")
+    assert deactivated.status_code == 200 and deactivated.json()["is_active"] is False
+    assert BlacklistEntry.objects.filter(pk=entry["id"]).exists()  # kept, never deleted
+    assert api.post(f"/api/v1/sms/blacklist/{entry['id']}/reactivate").json()["is_active"] is True
+    imported = api.post(
+        "/api/v1/sms/blacklist/import", {"numbers": ["09121234567", "09351112233", "bad"]}, format="json"
+    ).json()
+    assert imported == {"added": 1, "already_active": 1, "invalid": ["bad"]}
+    export = api.get("/api/v1/sms/blacklist/export")
+    assert export.status_code == 200 and "+989351112233" in export.content.decode()
+    listed = api.get("/api/v1/sms/blacklist", {"q": "9351"}).json()["results"]
+    assert [e["value"] for e in listed] == ["+989351112233"]
+
+
+@pytest.mark.django_db
+def test_sms_logs_need_their_own_permission(workspace):
+    operator = make_member(workspace, Role.OPERATOR)
+    client = api_client_for(operator, workspace)
+    assert client.get("/api/v1/sms/attempts").status_code == 403
+    assert client.get("/api/v1/sms/blacklist").status_code == 403
+
+
+@pytest.mark.django_db
+def test_templates_crud(api):
+    created = api.post("/api/v1/sms/templates", {"name": "خوشامد", "body": "سلام {first_name}"}, format="json")
+    assert created.status_code == 201
+    tid = created.json()["id"]
+    assert api.patch(f"/api/v1/sms/templates/{tid}", {"body": "درود"}, format="json").json()["body"] == "درود"
+    assert api.delete(f"/api/v1/sms/templates/{tid}").status_code == 204
+    assert api.get(f"/api/v1/sms/templates/{tid}").status_code == 404
+    assert SmsTemplate.objects.filter(pk=tid, deleted_at__isnull=False).exists()
+
+
+def _sent_attempt(actor, workspace):
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id])
+    Driver().tick(T0 + timedelta(minutes=1))
+    return SmsAttempt.objects.get(campaign=campaign)
+
+
+@pytest.mark.django_db
+def test_webhook_moves_status_forward_once_and_records_opt_outs(client, actor, workspace):
+    attempt = _sent_attempt(actor, workspace)
+    token = SmsSettings.objects.get(workspace=workspace).webhook_token
+    url = f"/api/webhooks/sms/generic/{token}"
+    body = {
+        "reports": [
+            {"message_id": attempt.provider_message_id, "status": "delivered"},
+            {"message_id": "nope", "status": "sent"},
+        ],
+        "opt_outs": ["۰۹۱۲۰۰۰۱۱۲۲", {"number": "+989120001133"}],
+    }
+    response = client.post(url, body, content_type="application/json")
+    assert response.status_code == 200 and response.json() == {"ok": True}
+    client.post(url, body, content_type="application/json")  # duplicate: recorded once
+    late = {"reports": [{"message_id": attempt.provider_message_id, "status": "sent"}]}
+    client.post(url, late, content_type="application/json")  # late report: history only
+    assert SmsAttempt.objects.get(pk=attempt.pk).status == "delivered"
+    assert list(
+        SmsLogEvent.objects.filter(attempt=attempt).order_by("id").values_list("provider_status", flat=True)
+    ) == ["delivered", "sent"]
+    assert set(
+        BlacklistEntry.objects.filter(workspace=workspace, source="opt_out").values_list("value", flat=True)
+    ) == {
+        "+989120001122",
+        "+989120001133",
+    }
+
+
+@pytest.mark.django_db
+def test_webhook_refusals_are_all_the_same_404(client, actor, workspace):
+    settings = setup_sms(workspace)
+    good = f"/api/webhooks/sms/generic/{settings.webhook_token}"
+    refusals = [
+        client.post("/api/webhooks/sms/generic/wrong-token", {}, content_type="application/json"),
+        client.post(f"/api/webhooks/sms/melipayamak/{settings.webhook_token}", {}, content_type="application/json"),
+        client.post(good, "x" * (65 * 1024), content_type="application/json"),
+        client.post(good, {"reports": [{}] * 201}, content_type="application/json"),
+    ]
+    assert {r.status_code for r in refusals} == {404}
+    assert len({r.content for r in refusals}) == 1
+    rotated = webhook_token_rotate(actor=actor)
+    assert client.post(good, {}, content_type="application/json").status_code == 404
+    assert (
+        client.post(
+            f"/api/webhooks/sms/generic/{rotated.webhook_token}", {}, content_type="application/json"
+        ).status_code
+        == 200
+    )
+    assert SmsChannelEvent.objects.filter(type="webhook_token_rotated", actor=actor.user).exists()
+
+
+@pytest.mark.django_db
+def test_manual_circuit_resume_is_audited(actor, workspace):
+    settings = setup_sms(workspace, paused_until=T0 + timedelta(hours=1), pause_reason="credit")
+    assert settings.paused_until is not None
+    resumed = circuit_resume(actor=actor)
+    assert resumed.paused_until is None
+    assert SmsChannelEvent.objects.filter(type="manual_resume", actor=actor.user).exists()
+
+
+class TestBlacklistIsolation(TenantIsolationCases):
+    list_url = "/api/v1/sms/blacklist"
+    detail_url = "/api/v1/sms/blacklist/{id}"
+
+    def make(self, workspace):
+        return BlacklistEntry.objects.create(workspace=workspace, value=f"+98912{workspace.id:07d}")
+
+    def test_reactivate_other_workspace_is_404(self, setup):
+        client, _, foreign = setup
+        assert client.post(f"/api/v1/sms/blacklist/{foreign.id}/reactivate").status_code == 404
+
+
+class TestSmsTemplateIsolation(TenantIsolationCases):
+    list_url = "/api/v1/sms/templates"
+    detail_url = "/api/v1/sms/templates/{id}"
+    update_payload = {"name": "x"}
+
+    def make(self, workspace):
+        return SmsTemplate.objects.create(workspace=workspace, name="t", body="b")
+
+
+class TestSmsAttemptIsolation(TenantIsolationCases):
+    list_url = "/api/v1/sms/attempts"
+    detail_url = "/api/v1/sms/attempts/{id}"
+    can_delete = False
+
+    def make(self, workspace):
+        return _sent_attempt(make_actor(workspace), workspace)
+
+
+@pytest.mark.django_db
+def test_preview_of_other_workspace_target_is_404(api, other_workspace):
+    foreign = make_target(other_workspace)
+    assert api.post("/api/v1/sms/preview", {"body": "x", "target_id": foreign.id}, format="json").status_code == 404
+
+
+@pytest.mark.django_db
+def test_sms_settings_resume_and_rotate_endpoints(api, workspace, other_workspace):
+    settings = setup_sms(workspace, paused_until=T0 + timedelta(days=3650), pause_reason="credit")
+    foreign = setup_sms(other_workspace, paused_until=T0 + timedelta(days=3650))
+    data = api.get("/api/v1/sms/settings").json()
+    assert data["pause_reason"] == "credit" and data["channel_problem"] is None
+    assert data["webhook_path"].endswith(settings.webhook_token)
+    assert api.post("/api/v1/sms/settings/resume").json()["paused_until"] is None
+    rotated = api.post("/api/v1/sms/settings/rotate-webhook").json()
+    assert not rotated["webhook_path"].endswith(settings.webhook_token)
+    foreign.refresh_from_db()
+    assert foreign.paused_until is not None  # another workspace's circuit is untouched
+
+
+@pytest.mark.django_db
+def test_sms_settings_need_workspace_management(workspace):
+    manager = make_member(workspace, Role.MANAGER)
+    client = api_client_for(manager, workspace)
+    assert client.get("/api/v1/sms/settings").status_code == 403
+    assert client.post("/api/v1/sms/settings/resume").status_code == 403
