@@ -59,6 +59,10 @@ def memberships_of(user) -> models.QuerySet:
     return Membership.objects.filter(user=user).select_related("workspace").order_by("-is_default", "workspace__name")
 
 
+def members_of(workspace: Workspace) -> models.QuerySet:
+    return Membership.objects.filter(workspace=workspace).select_related("user").order_by("user__username")
+
+
 def _membership_for(user, ref: str | int | None) -> Membership | None:
     qs = memberships_of(user)
     if ref in (None, ""):

@@ -24,7 +24,7 @@ from .models import TargetList
 from .phones import display_phone
 from .services import imports
 from .services import targets as targets_service
-from .tenancy import SESSION_KEY, memberships_of, scoped
+from .tenancy import SESSION_KEY, members_of, memberships_of, scoped
 
 
 def page_not_found_or_json(request, exception=None):
@@ -95,11 +95,21 @@ def target_list(request):
     if actor is None:
         return render(request, "campaigns/no_workspace.html")
     filterset = TargetFilter(request.GET or None, queryset=selectors.target_queryset(actor=actor), request=request)
-    filterset.form.fields["list"] = forms.ChoiceField(
+    fields = filterset.form.fields
+    fields["list"] = forms.ChoiceField(
         label="فهرست",
         required=False,
         choices=[("", "همه")] + [(tl.id, tl.name) for tl in scoped(TargetList, actor.workspace)],
     )
+    fields["owner"] = forms.ChoiceField(
+        label="مسئول",
+        required=False,
+        choices=[("", "همه")]
+        + [(m.user_id, m.user.get_full_name() or m.user.get_username()) for m in members_of(actor.workspace)],
+    )
+    fields["status"].widget.attrs["size"] = 3
+    for name in ("created_after", "created_before"):
+        fields[name].widget.input_type = "date"
     qs = filterset.qs if filterset.is_bound and filterset.is_valid() else selectors.target_queryset(actor=actor)
     if request.GET.get("export") == "xlsx":
         response = HttpResponse(

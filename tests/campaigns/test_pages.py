@@ -77,3 +77,16 @@ def test_target_form_page_creates_edits_and_deletes(client, workspace):
     client.post(f"/targets/{target.id}/edit/", {"action": "delete"})
     target.refresh_from_db()
     assert target.deleted_at is not None
+
+
+def test_target_page_filters_by_owner_and_date_and_shows_national_numbers(client, workspace):
+    owner = make_member(workspace, Role.MANAGER, username="owner1")
+    other = make_member(workspace, Role.MANAGER, username="owner2")
+    make_target(workspace, name="مال من", owner=owner, mobile="+989121234567")
+    make_target(workspace, name="مال دیگری", owner=other)
+    client.force_login(owner)
+    html = client.get("/targets/", {"owner": owner.id, "created_after": "2020-01-01"}).content.decode()
+    assert "مال من" in html and "مال دیگری" not in html
+    assert "0912 123 4567" in html
+    assert "owner2" in html  # the owner filter lists the workspace's members by name
+    assert "مال من" not in client.get("/targets/", {"created_after": "2999-01-01"}).content.decode()
