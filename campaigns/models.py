@@ -10,17 +10,8 @@ from .permissions import role_has
 
 
 class WorkspaceQuerySet(models.QuerySet):
-    """Base queryset for every tenant-owned model (see ``tenancy.scoped``)."""
-
-    def for_workspace(self, workspace: "Workspace") -> "WorkspaceQuerySet":
-        if workspace is None:
-            raise ValueError("a workspace is required for a tenant query")
-        return self.filter(workspace=workspace)
-
-    def alive(self) -> "WorkspaceQuerySet":
-        if any(f.name == "deleted_at" for f in self.model._meta.fields):
-            return self.filter(deleted_at__isnull=True)
-        return self
+    """Manager of every tenant-owned model. Queries start from ``campaigns.tenancy.scoped``,
+    the one place that applies the workspace (and soft-delete) filter."""
 
 
 class TimeStamped(models.Model):
