@@ -274,6 +274,8 @@ class TargetImport(TimeStamped):
     duplicate_count = models.PositiveIntegerField(default=0)
     invalid_count = models.PositiveIntegerField(default=0)
     error = models.CharField("خطا", max_length=500, blank=True)
+    # Runs that ended without committing progress (crash, lost worker); the import fails at a cap.
+    attempts = models.PositiveSmallIntegerField("تلاش‌های بی‌نتیجه", default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()
@@ -330,6 +332,31 @@ class PlatformHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} @ {self.beat_at:%Y-%m-%d %H:%M}"
+
+
+class ApiToken(models.Model):
+    """An API key: only a lookup prefix and the SHA-256 of the whole key are stored.
+
+    The key is shown once when created (``<prefix>.<secret>``); authentication finds the row
+    by prefix, compares hashes in constant time and refuses expired or revoked keys.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField("نام", max_length=100, blank=True)
+    prefix = models.CharField("پیشوند", max_length=16, unique=True)
+    key_hash = models.CharField("هش کلید", max_length=64, editable=False)
+    created_at = models.DateTimeField("ایجاد", auto_now_add=True)
+    expires_at = models.DateTimeField("انقضا")
+    last_used_at = models.DateTimeField("آخرین استفاده", null=True, blank=True)
+    revoked_at = models.DateTimeField("ابطال", null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "کلید API"
+        verbose_name_plural = "کلیدهای API"
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
 
 
 from .chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage  # noqa: E402,F401  (chains issue)
