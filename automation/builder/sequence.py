@@ -1,0 +1,653 @@
+"""WorkflowSequence: a journey as the builder draws it — a vertical list of steps.
+
+A list of steps ends in an ``End``. A ``Condition`` closes its list and each of its branches (yes / no)
+is a list of its own. A ``Send`` may carry a failure list, taken when the action fails for good (the
+engine's ``failure`` port; without one, the step's retry ``on_exhausted`` decides). A list may also be
+left open while a draft is incomplete: the validator then reports the unconnected port of its last step.
+
+``WorkflowSequence.compile()`` gives the engine's graph in the ``Graph.to_dict`` format (nodes, edges,
+settings) that ``workflow_graph_save`` accepts; ``decompile(graph)`` reads a graph back and raises
+``Undrawable`` (a code and a Persian reason) for graphs a list cannot show: merge points, plain-edge
+cycles, steps not reachable from the start, ... — the page shows those read-only with the reason.
+Loop and restart are not edges in the graph (an ``End`` names its loop target in its config), so they
+never stop a graph from being drawn.
+
+Node keys, names, subtypes and configs are kept as they are, so ``decompile(seq.compile()) == seq``.
+Not kept: canvas positions, edge labels and ``consumes_budget`` (computed at publish); an action's
+``success`` port is written back as ``default`` (the engine reads either).
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from ..choices import NodeType, Port
+from ..engine.graph import Graph
+
+JSON = dict[str, Any]
+# A step's place: indexes into lists and branch names, e.g. (2, "no", 0) = first step of the "no"
+# branch of the third main step; () is the start.
+StepPath = tuple[int | str, ...]
+
+BRANCH_NAMES = ("yes", "no", "failure")
+
+
+class SequenceError(ValueError):
+    """A sequence that breaks the list rules (an end or condition not last, repeated keys, bad path)."""
+
+
+class Undrawable(Exception):
+    """A graph the step list cannot draw; ``message`` is the reason shown on the read-only page."""
+
+    def __init__(self, code: str, message: str, node_key: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.node_key = node_key
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "node_key": self.node_key}
+
+
+def new_step_key() -> str:
+    """A fresh node key in the format the workflow services use."""
+    return f"n_{secrets.token_hex(4)}"
+
+
+def _tuple(value: Iterable[Step]) -> tuple[Step, ...]:
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+# --- steps -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Retry:
+    """An action's retry policy (``config["retry"]``); counts are retries, so 3 means up to 4 attempts."""
+
+    enabled: bool = True
+    strategy: str = "fixed"  # fixed | exponential
+    max_attempts: int = 3
+    interval_seconds: int = 900
+    on_exhausted: str = "fail"  # stop | skip_step | continue | fail
+
+    def as_config(self) -> JSON:
+        return {
+            "enabled": self.enabled,
+            "strategy": self.strategy,
+            "max_attempts": self.max_attempts,
+            "interval_seconds": self.interval_seconds,
+            "on_exhausted": self.on_exhausted,
+        }
+
+    @classmethod
+    def from_config(cls, data: Any) -> Retry | None:
+        if not isinstance(data, Mapping) or not data:
+            return None
+        defaults = cls()
+        return cls(
+            enabled=bool(data.get("enabled", defaults.enabled)),
+            strategy=str(data.get("strategy", defaults.strategy)),
+            max_attempts=data.get("max_attempts", defaults.max_attempts),
+            interval_seconds=data.get("interval_seconds", defaults.interval_seconds),
+            on_exhausted=str(data.get("on_exhausted", defaults.on_exhausted)),
+        )
+
+
+@dataclass(frozen=True)
+class Send:
+    """An action step (``send_sms`` or any registered action); ``config`` is the action's config."""
+
+    key: str
+    action: str = "send_sms"
+    name: str = ""
+    config: JSON = field(default_factory=dict)
+    enabled: bool = True
+    on_failure: tuple[Step, ...] = ()  # () = no failure branch
+
+    node_type: ClassVar[str] = NodeType.ACTION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "on_failure", _tuple(self.on_failure))
+
+    @classmethod
+    def sms(cls, key: str, body: str, *, title: str = "", retry: Retry | None = None, **config: Any) -> Send:
+        cfg: JSON = {"title": title, "body": body, **config}
+        if retry is not None:
+            cfg["retry"] = retry.as_config()
+        return cls(key=key, action="send_sms", name=title, config=cfg)
+
+    @property
+    def subtype(self) -> str:
+        return self.action
+
+    @property
+    def retry(self) -> Retry | None:
+        return Retry.from_config(self.config.get("retry"))
+
+    def with_retry(self, retry: Retry | None) -> Send:
+        config = {k: v for k, v in self.config.items() if k != "retry"}
+        if retry is not None:
+            config["retry"] = retry.as_config()
+        return replace(self, config=config)
+
+    @property
+    def send_only_in_window(self) -> bool:
+        """Whether the send waits for the journey's send window (the window itself is a workflow setting)."""
+        return bool(self.config.get("send_only_in_window", True))
+
+    def branches(self) -> dict[str, tuple[Step, ...]]:
+        return {"failure": self.on_failure}
+
+
+@dataclass(frozen=True)
+class Wait:
+    """A timed wait: ``{"mode": "duration", "amount", "unit"}`` or ``{"mode": "until", "at", "timezone"}``."""
+
+    key: str
+    name: str = ""
+    subtype: str = "duration"
+    config: JSON = field(default_factory=dict)
+    enabled: bool = True
+
+    node_type: ClassVar[str] = NodeType.WAIT
+
+    @classmethod
+    def duration(cls, key: str, amount: int, unit: str = "days", *, name: str = "") -> Wait:
+        return cls(key=key, name=name, subtype="duration", config={"mode": "duration", "amount": amount, "unit": unit})
+
+    @classmethod
+    def until(cls, key: str, at: str, timezone: str = "Asia/Tehran", *, name: str = "") -> Wait:
+        return cls(key=key, name=name, subtype="until", config={"mode": "until", "at": at, "timezone": timezone})
+
+    def branches(self) -> dict[str, tuple[Step, ...]]:
+        return {}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A rule tree (``{"logic", "rules"}``) that closes its list; ``yes`` and ``no`` are lists of their own."""
+
+    key: str
+    name: str = ""
+    subtype: str = "field_rules"
+    config: JSON = field(default_factory=dict)
+    yes: tuple[Step, ...] = ()
+    no: tuple[Step, ...] = ()
+    enabled: bool = True  # a disabled condition takes the "yes" branch
+
+    node_type: ClassVar[str] = NodeType.CONDITION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "yes", _tuple(self.yes))
+        object.__setattr__(self, "no", _tuple(self.no))
+
+    @classmethod
+    def when(cls, key: str, rules: list[JSON], *, logic: str = "all", name: str = "", yes=(), no=()) -> Condition:
+        return cls(key=key, name=name, config={"logic": logic, "rules": rules}, yes=tuple(yes), no=tuple(no))
+
+    def branches(self) -> dict[str, tuple[Step, ...]]:
+        return {"yes": self.yes, "no": self.no}
+
+
+@dataclass(frozen=True)
+class End:
+    """The end of a list: complete, stop, loop (to ``config["to_node"]``) or restart from the first step."""
+
+    key: str
+    name: str = ""
+    subtype: str = "complete"
+    config: JSON = field(default_factory=lambda: {"behavior": "complete"})
+    enabled: bool = True
+
+    node_type: ClassVar[str] = NodeType.END
+
+    @property
+    def behavior(self) -> str:
+        return self.config.get("behavior") or self.subtype
+
+    @classmethod
+    def complete(cls, key: str, *, name: str = "") -> End:
+        return cls(key=key, name=name, subtype="complete", config={"behavior": "complete"})
+
+    @classmethod
+    def stop(cls, key: str, *, name: str = "") -> End:
+        return cls(key=key, name=name, subtype="stop", config={"behavior": "stop"})
+
+    @classmethod
+    def loop(cls, key: str, to_node: str, *, amount: int, unit: str = "days", max_cycles: int, name: str = "") -> End:
+        config = {"behavior": "loop", "to_node": to_node, "delay": {"amount": amount, "unit": unit}}
+        return cls(key=key, name=name, subtype="loop", config={**config, "max_cycles": max_cycles})
+
+    @classmethod
+    def restart(cls, key: str, *, amount: int, unit: str = "days", max_cycles: int, name: str = "") -> End:
+        config = {"behavior": "restart", "delay": {"amount": amount, "unit": unit}, "max_cycles": max_cycles}
+        return cls(key=key, name=name, subtype="restart", config=config)
+
+    def branches(self) -> dict[str, tuple[Step, ...]]:
+        return {}
+
+
+Step = Send | Wait | Condition | End
+TERMINATORS = (Condition, End)
+
+
+@dataclass(frozen=True)
+class Start:
+    """The start node: holds the trigger (``manual`` by default); executions begin at the first step."""
+
+    key: str = "start"
+    name: str = "شروع"
+    subtype: str = "manual"
+    config: JSON = field(default_factory=dict)
+    enabled: bool = True
+
+    node_type: ClassVar[str] = NodeType.START
+
+
+# --- the sequence ------------------------------------------------------------------------------
+
+
+def _check_list(steps: tuple[Step, ...], seen: set[str], where: str) -> None:
+    for index, step in enumerate(steps):
+        if not isinstance(step, Send | Wait | Condition | End):
+            raise SequenceError(f"{where}[{index}] is not a step: {step!r}")
+        if not step.key:
+            raise SequenceError(f"{where}[{index}] has an empty key")
+        if step.key in seen:
+            raise SequenceError(f"the key {step.key!r} is used twice")
+        seen.add(step.key)
+        if isinstance(step, TERMINATORS) and index != len(steps) - 1:
+            raise SequenceError(f"{where}[{index}] ({step.key}) must be the last step of its list")
+        for branch, sub in step.branches().items():
+            _check_list(sub, seen, f"{where}[{index}].{branch}")
+
+
+@dataclass(frozen=True)
+class WorkflowSequence:
+    """A journey as a list of steps (see the module docstring); ``settings`` are the version settings."""
+
+    steps: tuple[Step, ...] = ()
+    start: Start = field(default_factory=Start)
+    settings: JSON = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "steps", _tuple(self.steps))
+        _check_list(self.steps, {self.start.key}, "steps")
+
+    # --- reading ---------------------------------------------------------------------------------
+    def walk(self) -> Iterator[tuple[StepPath, Step]]:
+        """Every step with its path, in the order the list shows them (a branch right below its step)."""
+
+        def visit(steps: tuple[Step, ...], prefix: StepPath) -> Iterator[tuple[StepPath, Step]]:
+            for index, step in enumerate(steps):
+                path = (*prefix, index)
+                yield path, step
+                for branch, sub in step.branches().items():
+                    yield from visit(sub, (*path, branch))
+
+        return visit(self.steps, ())
+
+    def paths(self) -> dict[str, StepPath]:
+        """node_key → path (the start's key maps to ``()``)."""
+        return {self.start.key: (), **{step.key: path for path, step in self.walk()}}
+
+    def path_of(self, key: str) -> StepPath | None:
+        return self.paths().get(key)
+
+    def step_at(self, path: StepPath) -> Step:
+        steps, index = self._list_at(path)
+        if not 0 <= index < len(steps):
+            raise SequenceError(f"no step at {format_path(path)}")
+        return steps[index]
+
+    def _list_at(self, path: StepPath) -> tuple[tuple[Step, ...], int]:
+        if not path or len(path) % 2 != 1:
+            raise SequenceError(f"not a step path: {path!r}")
+        steps = self.steps
+        for i in range(0, len(path) - 1, 2):
+            index, branch = path[i], path[i + 1]
+            if not isinstance(index, int) or not 0 <= index < len(steps):
+                raise SequenceError(f"not a step path: {path!r}")
+            owner = steps[index]
+            if branch not in owner.branches():
+                raise SequenceError(f"{owner.key} has no {branch!r} branch")
+            steps = owner.branches()[branch]
+        if not isinstance(path[-1], int):
+            raise SequenceError(f"not a step path: {path!r}")
+        return steps, path[-1]
+
+    # --- editing (each returns a new sequence) -----------------------------------------------------
+    def _with_list(self, path: StepPath, change: Callable[[tuple[Step, ...], int], tuple[Step, ...]]):
+        self._list_at(path)  # the path must address a list
+
+        def rebuild(steps: tuple[Step, ...], rest: StepPath) -> tuple[Step, ...]:
+            if len(rest) == 1:
+                return change(steps, rest[0])
+            index, branch = rest[0], rest[1]
+            owner = steps[index]
+            field_name = "on_failure" if branch == "failure" else branch
+            new_owner = replace(owner, **{field_name: rebuild(owner.branches()[branch], rest[2:])})
+            return (*steps[:index], new_owner, *steps[index + 1 :])
+
+        return replace(self, steps=rebuild(self.steps, path))
+
+    def insert(self, path: StepPath, step: Step) -> WorkflowSequence:
+        """Insert ``step`` at ``path`` (its index may be the list's length: append). A condition
+        inserted before other steps takes them as its "yes" branch; an end cannot be."""
+
+        def change(steps: tuple[Step, ...], index: int) -> tuple[Step, ...]:
+            if not 0 <= index <= len(steps):
+                raise SequenceError(f"no place {format_path(path)}")
+            following = steps[index:]
+            if isinstance(step, Condition) and following and not step.yes:
+                return (*steps[:index], replace(step, yes=following))
+            return (*steps[:index], step, *following)
+
+        return self._with_list(path, change)
+
+    def insert_after(self, path: StepPath, step: Step) -> WorkflowSequence:
+        """The add-step menu under a step (``()`` = under the start)."""
+        if path == ():
+            return self.insert((0,), step)
+        return self.insert((*path[:-1], path[-1] + 1), step)
+
+    def replace_step(self, path: StepPath, step: Step) -> WorkflowSequence:
+        def change(steps: tuple[Step, ...], index: int) -> tuple[Step, ...]:
+            if not 0 <= index < len(steps):
+                raise SequenceError(f"no step at {format_path(path)}")
+            return (*steps[:index], step, *steps[index + 1 :])
+
+        return self._with_list(path, change)
+
+    def remove(self, path: StepPath) -> WorkflowSequence:
+        """Remove the step at ``path`` with its branches (a list may be left open; the validator says so)."""
+
+        def change(steps: tuple[Step, ...], index: int) -> tuple[Step, ...]:
+            if not 0 <= index < len(steps):
+                raise SequenceError(f"no step at {format_path(path)}")
+            return (*steps[:index], *steps[index + 1 :])
+
+        return self._with_list(path, change)
+
+    # --- graph -----------------------------------------------------------------------------------
+    def compile(self) -> JSON:
+        """The engine's graph (``Graph.to_dict`` format: nodes, edges, settings)."""
+        nodes: list[JSON] = [_node(self.start)]
+        edges: list[JSON] = []
+
+        def emit(source: str, port: str, steps: tuple[Step, ...]) -> None:
+            for step in steps:
+                edges.append({"from": source, "to": step.key, "port": port, "label": ""})
+                nodes.append(_node(step))
+                if isinstance(step, Send) and step.on_failure:
+                    emit(step.key, Port.FAILURE, step.on_failure)
+                if isinstance(step, Condition):
+                    emit(step.key, Port.YES, step.yes)
+                    emit(step.key, Port.NO, step.no)
+                source, port = step.key, Port.DEFAULT
+
+        emit(self.start.key, Port.DEFAULT, self.steps)
+        return {"nodes": nodes, "edges": edges, "settings": copy.deepcopy(self.settings)}
+
+    def compile_graph(self) -> Graph:
+        return Graph.from_dict(self.compile())
+
+    @classmethod
+    def decompile(cls, graph: Graph | Mapping[str, Any]) -> WorkflowSequence:
+        return decompile(graph)
+
+
+def _node(step: Step | Start) -> JSON:
+    return {
+        "node_key": step.key,
+        "type": str(step.node_type),
+        "subtype": step.subtype,
+        "name": step.name,
+        "config": copy.deepcopy(step.config),
+        "is_enabled": step.enabled,
+        "consumes_budget": False,
+        "position_x": None,
+        "position_y": None,
+    }
+
+
+def format_path(path: StepPath | None) -> str:
+    """``(2, "no", 0)`` → ``"2.no.0"``; the start is ``"start"`` (used in links and element ids)."""
+    if path is None:
+        return ""
+    return ".".join(str(p) for p in path) if path else "start"
+
+
+def parse_path(text: str) -> StepPath:
+    if text == "start":
+        return ()
+    parts: list[int | str] = []
+    for i, part in enumerate(text.split(".")):
+        if i % 2 == 0:
+            if not part.isdigit():
+                raise SequenceError(f"not a step path: {text!r}")
+            parts.append(int(part))
+        elif part in BRANCH_NAMES:
+            parts.append(part)
+        else:
+            raise SequenceError(f"not a step path: {text!r}")
+    if len(parts) % 2 != 1:
+        raise SequenceError(f"not a step path: {text!r}")
+    return tuple(parts)
+
+
+# --- decompile ---------------------------------------------------------------------------------
+
+DRAWN_PORTS = {
+    NodeType.START: {Port.DEFAULT},
+    NodeType.ACTION: {Port.DEFAULT, Port.SUCCESS, Port.FAILURE},
+    NodeType.WAIT: {Port.DEFAULT},
+    NodeType.CONDITION: {Port.YES, Port.NO},
+    NodeType.END: set(),
+}
+
+
+def _as_graph(graph: Graph | Mapping[str, Any]) -> Graph:
+    return graph if isinstance(graph, Graph) else Graph.from_dict(dict(graph))
+
+
+def decompile(graph: Graph | Mapping[str, Any]) -> WorkflowSequence:
+    """Read a graph (a ``Graph`` or its dict form) as a step list; ``Undrawable`` says why it cannot be."""
+    g = _as_graph(graph)
+    _check_structure(g)
+    start = next(n for n in g.nodes if n.type == NodeType.START)
+    out = {key: dict(ports) for key, ports in g.out.items()}
+
+    def read_list(key: str | None) -> tuple[Step, ...]:
+        steps: list[Step] = []
+        while key is not None:
+            node = g.by_key[key]
+            ports = out.get(key, {})
+            config = copy.deepcopy(node.config)
+            common = {"key": node.node_key, "name": node.name, "config": config, "enabled": node.is_enabled}
+            if node.type == NodeType.ACTION:
+                failure = read_list(ports.get(Port.FAILURE))
+                steps.append(Send(action=node.subtype, on_failure=failure, **common))
+                key = ports.get(Port.DEFAULT, ports.get(Port.SUCCESS))
+            elif node.type == NodeType.WAIT:
+                steps.append(Wait(subtype=node.subtype, **common))
+                key = ports.get(Port.DEFAULT)
+            elif node.type == NodeType.CONDITION:
+                yes, no = read_list(ports.get(Port.YES)), read_list(ports.get(Port.NO))
+                steps.append(Condition(subtype=node.subtype, yes=yes, no=no, **common))
+                key = None
+            else:  # END (no outgoing edges, checked above)
+                steps.append(End(subtype=node.subtype, **common))
+                key = None
+        return tuple(steps)
+
+    start_step = Start(
+        key=start.node_key,
+        name=start.name,
+        subtype=start.subtype,
+        config=copy.deepcopy(start.config),
+        enabled=start.is_enabled,
+    )
+    try:
+        steps = read_list(out.get(start.node_key, {}).get(Port.DEFAULT))
+        sequence = WorkflowSequence(steps=steps, start=start_step, settings=copy.deepcopy(g.settings))
+        same = graphs_equivalent(sequence.compile(), g)  # a guard: nothing the engine reads may be lost
+    except RecursionError:
+        raise Undrawable("TOO_DEEP", "شاخه‌های تودرتوی این گردش‌کار برای فهرست گام‌ها بیش از حد عمیق است.") from None
+    if not same:
+        raise Undrawable("NOT_REPRESENTABLE", "بخشی از این گردش‌کار در فهرست گام‌ها جا نمی‌گیرد.")
+    return sequence
+
+
+def try_decompile(graph: Graph | Mapping[str, Any]) -> tuple[WorkflowSequence | None, Undrawable | None]:
+    """``(sequence, None)`` or ``(None, reason)`` — for pages that show undrawable graphs read-only."""
+    try:
+        return decompile(graph), None
+    except Undrawable as exc:
+        return None, exc
+
+
+def _check_structure(g: Graph) -> None:
+    keys = [n.node_key for n in g.nodes]
+    if any(not k for k in keys) or len(set(keys)) != len(keys):
+        raise Undrawable("DUPLICATE_NODE_KEY", "کلید گام‌ها یکتا یا غیرخالی نیست.")
+    for node in g.nodes:
+        if node.type not in DRAWN_PORTS:
+            raise Undrawable("UNKNOWN_NODE_TYPE", f"نوع گام «{node.type}» ناشناخته است.", node.node_key)
+        if not isinstance(node.config, dict):
+            raise Undrawable("INVALID_CONFIG", "پیکربندی یک گام شیء نیست.", node.node_key)
+    starts = [n for n in g.nodes if n.type == NodeType.START]
+    if len(starts) != 1:
+        raise Undrawable("START_COUNT", "فهرست گام‌ها فقط گردش‌کاری با دقیقاً یک گام شروع را نشان می‌دهد.")
+    seen_ports: set[tuple[str, str]] = set()
+    incoming: dict[str, list[str]] = {}
+    for edge in g.edges:
+        source, target = g.by_key.get(edge.from_key), g.by_key.get(edge.to_key)
+        if source is None or target is None:
+            raise Undrawable("EDGE_UNKNOWN_NODE", "اتصالی به گامی ناموجود اشاره می‌کند.", edge.from_key or None)
+        if (edge.from_key, edge.port) in seen_ports:
+            raise Undrawable("DUPLICATE_PORT", f"درگاه «{edge.port}» یک گام بیش از یک اتصال دارد.", edge.from_key)
+        seen_ports.add((edge.from_key, edge.port))
+        if edge.port not in DRAWN_PORTS[source.type]:
+            message = f"گام «{source.name or source.node_key}» اتصالی از درگاه «{edge.port}» دارد که این نوع گام ندارد."
+            raise Undrawable("INVALID_PORT", message, source.node_key)
+        if target.type == NodeType.START:
+            raise Undrawable("EDGE_TO_START", "اتصالی به گام شروع برمی‌گردد.", source.node_key)
+        incoming.setdefault(edge.to_key, []).append(edge.from_key)
+    for key, ports in g.out.items():
+        if Port.DEFAULT in ports and Port.SUCCESS in ports:
+            message = "این گام هم درگاه «پیش‌فرض» و هم «موفق» را به دو جای متفاوت وصل کرده است."
+            raise Undrawable("SUCCESS_AND_DEFAULT", message, key)
+    cycle = _plain_cycle(g)
+    if cycle:
+        names = " ← ".join(g.by_key[k].name or k for k in cycle)
+        message = (
+            f"این گردش‌کار حلقه‌ای با اتصال مستقیم دارد ({names}); فهرست گام‌ها فقط تکرار از راه گام پایان "
+            "(تکرار یا شروع دوباره) را نشان می‌دهد."
+        )
+        raise Undrawable("CYCLE", message, cycle[0])
+    for key, sources in incoming.items():
+        if len(sources) > 1:
+            node = g.by_key[key]
+            message = (
+                f"گام «{node.name or key}» از {len(sources)} جا به آن می‌رسند (نقطه به‌هم‌پیوستن)؛ "
+                "در فهرست گام‌ها هر شاخه گام‌های خودش را دارد."
+            )
+            raise Undrawable("MERGE_POINT", message, key)
+    reachable = _reachable(g, starts[0].node_key)
+    for node in g.nodes:
+        if node.node_key not in reachable:
+            message = f"گام «{node.name or node.node_key}» به شروع وصل نیست و در فهرست جایی ندارد."
+            raise Undrawable("UNREACHABLE", message, node.node_key)
+
+
+def _reachable(g: Graph, start: str) -> set[str]:
+    seen, stack = {start}, [start]
+    while stack:
+        for nxt in g.out.get(stack.pop(), {}).values():
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def _plain_cycle(g: Graph) -> list[str] | None:
+    """One cycle of edges (loop/restart ends are config, not edges), as a list of keys, or None."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    for root in g.by_key:
+        if root in state:
+            continue
+        path: list[str] = [root]
+        iters = [iter(g.out.get(root, {}).values())]
+        state[root] = 1
+        while iters:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                iters.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt) :]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                iters.append(iter(g.out.get(nxt, {}).values()))
+    return None
+
+
+def _normalized(graph: Graph | Mapping[str, Any]) -> tuple:
+    g = _as_graph(graph)
+    nodes = {n.node_key: (n.type, n.subtype, n.name, n.config, n.is_enabled) for n in g.nodes}
+    edges = set()
+    for e in g.edges:
+        source = g.by_key.get(e.from_key)
+        is_action = source is not None and source.type == NodeType.ACTION
+        port = Port.DEFAULT if is_action and e.port == Port.SUCCESS else e.port
+        edges.add((e.from_key, str(port), e.to_key))
+    return nodes, edges, g.settings
+
+
+def graphs_equivalent(a: Graph | Mapping[str, Any], b: Graph | Mapping[str, Any]) -> bool:
+    """Same nodes (key, type, subtype, name, config, enabled), edges and settings; positions, labels and
+    ``consumes_budget`` aside, an action's ``success`` port counting as ``default``."""
+    return _normalized(a) == _normalized(b)
+
+
+# --- validator problems per step ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepProblem:
+    """A validator problem placed on the step list; ``path`` None = about the whole journey."""
+
+    path: StepPath | None
+    node_key: str | None
+    code: str
+    message: str
+
+    @property
+    def anchor(self) -> str:
+        """``"2.no.0"`` / ``"start"`` / ``""`` (whole journey) — for the link to the step."""
+        return format_path(self.path)
+
+
+def problems_by_step(sequence: WorkflowSequence, errors: Iterable[Any]) -> list[StepProblem]:
+    """Place validator errors (``GraphError`` objects or their ``as_dict()`` form) on step paths."""
+    paths = sequence.paths()
+    placed = []
+    for error in errors:
+        data = error if isinstance(error, Mapping) else error.as_dict()
+        key = data.get("node_key")
+        placed.append(StepProblem(paths.get(key) if key else None, key, data.get("code", ""), data.get("message", "")))
+    return placed
+
+
+def validate_sequence(sequence: WorkflowSequence) -> list[StepProblem]:
+    """The publish-time validator's problems for this sequence, each placed on its step."""
+    from ..engine.validator import validate_graph
+
+    return problems_by_step(sequence, validate_graph(sequence.compile_graph()))
