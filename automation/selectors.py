@@ -4,6 +4,7 @@ from django.contrib.contenttypes.models import ContentType
 
 from campaigns.models import Target, Workspace
 from campaigns.permissions import Perm
+from campaigns.selectors import target_queryset
 from campaigns.tenancy import Actor, get_scoped, scoped
 
 from .models import Execution, ExecutionEvent, Workflow
@@ -25,7 +26,7 @@ def execution_queryset(*, actor: Actor, campaign_id: int | None = None):
     """Executions of the workspace; roles limited to their own targets see only those targets' executions."""
     qs = scoped(Execution, actor.workspace).select_related("current_node")
     if actor.has(Perm.OWN_TARGETS_ONLY):
-        own = scoped(Target, actor.workspace).filter(owner=actor.user).values("id")
+        own = target_queryset(actor=actor).values("id")  # the one owner rule
         qs = qs.filter(subject_type=ContentType.objects.get_for_model(Target), subject_id__in=own)
     if campaign_id is not None:
         qs = qs.filter(campaign_id=campaign_id)

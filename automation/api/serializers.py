@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from ..engine.graph import MAX_EDGES, MAX_NODES
 from ..models import Execution, ExecutionEvent, Workflow, WorkflowVersion
 
 
@@ -85,8 +86,8 @@ class GraphError(serializers.Serializer):
 
 
 class GraphInput(serializers.Serializer):
-    nodes = NodeIO(many=True)
-    edges = EdgeIO(many=True)
+    nodes = NodeIO(many=True, max_length=MAX_NODES)
+    edges = EdgeIO(many=True, max_length=MAX_EDGES)
     settings = serializers.JSONField(required=False, default=dict)
 
 

@@ -235,10 +235,13 @@ class ExecutionEventsApi(WorkspaceAPIView):
     serializer_class = ExecutionEventOutput
     queryset = ExecutionEvent.objects.none()
 
-    @extend_schema(operation_id="executions_events", responses={200: ExecutionEventOutput(many=True), **errors(404)})
+    @extend_schema(
+        operation_id="executions_events", responses={200: ExecutionEventOutput(many=True), **errors(400, 404)}
+    )
     def get(self, request, execution_id: int):
+        """The execution's history, oldest first, one page (`?page=&size=`) at a time."""
         events = selectors.execution_events(actor=self.actor, execution_id=execution_id)
-        return Response(ExecutionEventOutput(events, many=True).data)
+        return self.paginated(events, ExecutionEventOutput)
 
 
 class ExecutionControlApi(WorkspaceAPIView):

@@ -10,6 +10,11 @@ from typing import Any
 
 from .registry import OPERATORS
 
+# Caps of one condition tree (the top group is depth 1); checked before any walk of the tree, and
+# the walks are iterative, so a hostile tree is refused instead of raising RecursionError.
+MAX_CONDITION_DEPTH = 10
+MAX_CONDITION_RULES = 200
+
 TARGET_FIELDS = {"status", "city", "province", "priority", "name", "first_name", "last_name", "mobile", "landline"}
 
 
@@ -74,6 +79,7 @@ def field_value(name: str, ctx) -> Any:
 
 
 def evaluate(tree: dict[str, Any], ctx) -> bool:
+    """Recursive, but only ever given published trees, whose depth the validator caps at MAX_CONDITION_DEPTH."""
     logic = tree.get("logic", "all")
     results = []
     for rule in tree.get("rules", []):
@@ -85,21 +91,54 @@ def evaluate(tree: dict[str, Any], ctx) -> bool:
     return any(results) if logic == "any" else all(results)
 
 
-def tree_errors(tree: Any, path: str = "rules") -> list[str]:
-    if not isinstance(tree, dict) or tree.get("logic", "all") not in ("all", "any"):
-        return ["شرط باید logic برابر all یا any داشته باشد."]
-    rules = tree.get("rules")
-    if not isinstance(rules, list) or not rules:
-        return ["شرط دست‌کم یک قاعده لازم دارد."]
-    errors = []
-    for rule in rules:
-        if isinstance(rule, dict) and "rules" in rule:
-            errors += tree_errors(rule)
-        elif not isinstance(rule, dict):
+def _is_group(rule: Any) -> bool:
+    return isinstance(rule, dict) and "rules" in rule
+
+
+def tree_size_errors(tree: Any) -> list[str]:
+    """Messages for a tree deeper than MAX_CONDITION_DEPTH or with more than MAX_CONDITION_RULES rules.
+
+    Iterative, and it stops as soon as a cap is passed, so its cost is bounded by the caps.
+    """
+    count = 0
+    stack = [(tree, 1)]
+    while stack:
+        group, depth = stack.pop()
+        if depth > MAX_CONDITION_DEPTH:
+            return [f"شرط حداکثر {MAX_CONDITION_DEPTH} سطح تودرتو می‌تواند داشته باشد."]
+        rules = group.get("rules") if isinstance(group, dict) else None
+        if not isinstance(rules, list):
+            continue
+        count += len(rules)
+        if count > MAX_CONDITION_RULES:
+            return [f"شرط حداکثر {MAX_CONDITION_RULES} قاعده می‌تواند داشته باشد."]
+        stack.extend((rule, depth + 1) for rule in rules if _is_group(rule))
+    return []
+
+
+def tree_errors(tree: Any) -> list[str]:
+    """Every problem of a condition tree, in document order (size caps first; no recursion)."""
+    too_big = tree_size_errors(tree)
+    if too_big:
+        return too_big
+    errors: list[str] = []
+    stack: list[tuple[bool, Any]] = [(True, tree)]
+    while stack:
+        is_group, item = stack.pop()
+        if is_group:
+            if not isinstance(item, dict) or item.get("logic", "all") not in ("all", "any"):
+                errors.append("شرط باید logic برابر all یا any داشته باشد.")
+                continue
+            rules = item.get("rules")
+            if not isinstance(rules, list) or not rules:
+                errors.append("شرط دست‌کم یک قاعده لازم دارد.")
+                continue
+            stack.extend((_is_group(rule), rule) for rule in reversed(rules))
+        elif not isinstance(item, dict):
             errors.append("قاعده نامعتبر است.")
         else:
-            if not field_is_known(str(rule.get("field", ""))):
-                errors.append(f"فیلد «{rule.get('field')}» ناشناخته است.")
-            if rule.get("operator") not in OPERATORS:
-                errors.append(f"عملگر «{rule.get('operator')}» ناشناخته است.")
+            if not field_is_known(str(item.get("field", ""))):
+                errors.append(f"فیلد «{item.get('field')}» ناشناخته است.")
+            if item.get("operator") not in OPERATORS:
+                errors.append(f"عملگر «{item.get('operator')}» ناشناخته است.")
     return errors

@@ -11,6 +11,21 @@ from ..choices import NodeType, Port
 END_BEHAVIORS = ("complete", "stop", "loop", "restart")
 WAIT_UNITS = {"minutes": 60, "hours": 3600, "days": 86400}
 
+# Size caps of one workflow version (not settings: the editor, the validator and the engine rely on them).
+# Checked before any graph walk, so an oversized graph is refused at once instead of pinning a worker.
+MAX_NODES = 200
+MAX_EDGES = 3 * MAX_NODES  # an action node has at most three outgoing ports
+
+
+def graph_size_errors(graph: Graph) -> list[str]:
+    """Messages for a graph above the node/edge caps (empty when within them)."""
+    errors = []
+    if len(graph.nodes) > MAX_NODES:
+        errors.append(f"گردش‌کار حداکثر {MAX_NODES} گام می‌تواند داشته باشد.")
+    if len(graph.edges) > MAX_EDGES:
+        errors.append(f"گردش‌کار حداکثر {MAX_EDGES} اتصال می‌تواند داشته باشد.")
+    return errors
+
 
 @dataclass
 class NodeSpec:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 import time
+import traceback
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings as django_settings
 from django.db import connection, transaction
 from django.db.models import F, Q
@@ -61,6 +63,7 @@ class TickReport:
     deferred: int = 0
     claimed: int = 0
     skipped_campaigns: list[int] = field(default_factory=list)
+    failed_campaigns: list[int] = field(default_factory=list)
     skipped: bool = False
 
 
@@ -164,13 +167,65 @@ def cancel_live_executions(
 def run_lifecycle(now: datetime, report: TickReport) -> None:
     journeys = Campaign.objects.filter(kind=CampaignKind.JOURNEY, deleted_at__isnull=True)
     for campaign in journeys.filter(status=CampaignStatus.SCHEDULED, starts_at__lte=now):
-        if _campaign_transition(campaign, "activate", {"by": "scheduler"}):
+        if run_isolated(
+            campaign, "activate", report, lambda c=campaign: _campaign_transition(c, "activate", {"by": "scheduler"})
+        ):
             report.activated_campaigns += 1
     ending = journeys.filter(status__in=[CampaignStatus.ACTIVE, CampaignStatus.PAUSED], ends_at__lte=now)
     for campaign in ending:
-        if _campaign_transition(campaign, "complete", {"by": "scheduler", "reason": "ends_at"}):
-            cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_ENDED, now=now)
+        if run_isolated(campaign, "complete", report, lambda c=campaign: _end_campaign(c, now)):
             report.ended_campaigns += 1
+
+
+def _end_campaign(campaign: Campaign, now: datetime) -> bool:
+    if not _campaign_transition(campaign, "complete", {"by": "scheduler", "reason": "ends_at"}):
+        return False
+    cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_ENDED, now=now)
+    return True
+
+
+# --- one campaign's failure never stops the tick ---------------------------------------------------
+def run_isolated(campaign: Campaign, step: str, report: TickReport, work: Callable[[], object]):
+    """Run one campaign's part of the tick in its own transaction.
+
+    If it raises, its writes roll back (no execution is left claimed but never dispatched), the failure
+    is logged with ids only and recorded as a ``tick_failed`` campaign event, and the tick goes on with
+    the next campaign. A soft time limit still stops the whole tick.
+    """
+    try:
+        with transaction.atomic():
+            return work()
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception as exc:
+        report.failed_campaigns.append(campaign.id)
+        logger.error(
+            "scheduler tick: %s failed for campaign %s (workspace %s): %s\n%s",
+            step,
+            campaign.id,
+            campaign.workspace_id,
+            type(exc).__name__,
+            "".join(traceback.format_tb(exc.__traceback__)),  # frames only: the message may carry data
+        )
+        _failure_event(campaign, step, type(exc).__name__)
+        return None
+
+
+def _failure_event(campaign: Campaign, step: str, error: str) -> None:
+    """One event per kind of failure in a row, not one per minute."""
+    data = {"step": step, "error": error}
+    try:
+        with transaction.atomic():
+            last = CampaignEvent.objects.filter(campaign_id=campaign.id).order_by("-id").values("type", "data").first()
+            if last and last["type"] == "tick_failed" and last["data"] == data:
+                return
+            CampaignEvent.objects.create(
+                workspace_id=campaign.workspace_id, campaign_id=campaign.id, type="tick_failed", data=data
+            )
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception:  # the database itself may be the problem: the log line above is the record then
+        logger.error("scheduler tick: could not record the failure of campaign %s", campaign.id)
 
 
 # --- 2. per campaign -----------------------------------------------------------------------------------
@@ -318,7 +373,12 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
         for campaign in campaigns:
             if remaining <= 0 or time.monotonic() - started > _setting("AUTOMATION_TICK_SECONDS", 50):
                 break
-            claimed, deferred = schedule_campaign(campaign, now, limit=remaining)
+            result = run_isolated(
+                campaign, "schedule", report, lambda c=campaign, n=remaining: schedule_campaign(c, now, limit=n)
+            )
+            if result is None:
+                continue
+            claimed, deferred = result
             report.claimed += len(claimed)
             report.deferred += deferred
             remaining -= len(claimed)

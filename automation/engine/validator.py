@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..choices import NodeType, Port
-from .conditions import tree_errors
-from .graph import END_BEHAVIORS, WAIT_UNITS, Graph, NodeSpec
+from .conditions import tree_errors, tree_size_errors
+from .graph import END_BEHAVIORS, WAIT_UNITS, Graph, NodeSpec, graph_size_errors
 from .registry import ACTIONS
 from .retry import retry_config_errors
 from .variables import unknown_variables
@@ -55,6 +55,11 @@ class GraphValidator:
 
     def validate(self) -> list[GraphError]:
         g = self.graph
+        too_big = graph_size_errors(g)
+        if too_big:  # nothing else is checked: the walks below are only run on graphs within the caps
+            for message in too_big:
+                self.add(None, "GRAPH_TOO_LARGE", message)
+            return self.errors
         keys = [n.node_key for n in g.nodes]
         if len(keys) != len(set(keys)) or any(not k for k in keys):
             self.add(None, "DUPLICATE_NODE_KEY", "کلید گام‌ها باید یکتا و غیرخالی باشد.")
@@ -122,7 +127,10 @@ class GraphValidator:
             self._wait(node, cfg)
             self._require(node, Port.DEFAULT)
         elif node.type == NodeType.CONDITION:
-            for message in tree_errors(cfg):
+            too_big = tree_size_errors(cfg)
+            for message in too_big:
+                self.add(node, "CONDITION_TOO_LARGE", message)
+            for message in [] if too_big else tree_errors(cfg):
                 self.add(node, "INVALID_CONDITION", message)
             self._require(node, Port.YES)
             self._require(node, Port.NO)
@@ -185,41 +193,52 @@ class GraphValidator:
                 self.add(node, "UNREACHABLE", "این گام از شروع قابل دسترسی نیست.")
 
     def _cycles(self) -> None:
-        """Every cycle of plain edges must contain an enabled, timed wait (loop/restart jumps are delayed)."""
+        """Every cycle of plain edges must contain an enabled, timed wait (loop/restart jumps are delayed).
+
+        Tarjan's strongly connected components, iteratively (an explicit stack, no recursion).
+        """
         g = self.graph
         index: dict[str, int] = {}
         low: dict[str, int] = {}
         on_stack: set[str] = set()
         stack: list[str] = []
-        counter = [0]
         components: list[list[str]] = []
 
-        def strongconnect(v: str) -> None:
-            index[v] = low[v] = counter[0]
-            counter[0] += 1
-            stack.append(v)
-            on_stack.add(v)
-            for w in self._successors(v, with_jumps=False):
-                if w not in g.by_key:
-                    continue
-                if w not in index:
-                    strongconnect(w)
-                    low[v] = min(low[v], low[w])
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    component.append(w)
-                    if w == v:
-                        break
-                components.append(component)
+        def successors(v: str) -> list[str]:
+            return [w for w in self._successors(v, with_jumps=False) if w in g.by_key]
 
-        for node in g.nodes:
-            if node.node_key not in index:
-                strongconnect(node.node_key)
+        for root in g.nodes:
+            if root.node_key in index:
+                continue
+            index[root.node_key] = low[root.node_key] = len(index)
+            stack.append(root.node_key)
+            on_stack.add(root.node_key)
+            work = [(root.node_key, iter(successors(root.node_key)))]
+            while work:
+                v, pending = work[-1]
+                w = next(pending, None)
+                if w is not None:
+                    if w not in index:
+                        index[w] = low[w] = len(index)
+                        stack.append(w)
+                        on_stack.add(w)
+                        work.append((w, iter(successors(w))))
+                    elif w in on_stack:
+                        low[v] = min(low[v], index[w])
+                    continue
+                work.pop()
+                if work:  # back in the caller: propagate the low-link
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[v])
+                if low[v] == index[v]:
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    components.append(component)
         for component in components:
             is_cycle = len(component) > 1 or component[0] in self._successors(component[0], with_jumps=False)
             if not is_cycle:

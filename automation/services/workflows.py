@@ -15,7 +15,8 @@ from campaigns.permissions import Perm
 from campaigns.tenancy import Actor, get_scoped, scoped
 
 from ..choices import NodeType, VersionStatus, WorkflowStatus
-from ..engine.graph import Graph, graph_of_version, published_graph
+from ..engine.conditions import tree_size_errors
+from ..engine.graph import Graph, graph_of_version, graph_size_errors, published_graph
 from ..engine.registry import ACTIONS
 from ..engine.validator import GraphError, validate_graph
 from ..errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound
@@ -50,11 +51,18 @@ def with_fresh_keys(definition: dict[str, Any]) -> dict[str, Any]:
 
 
 def _structural_errors(graph: Graph) -> dict[str, list[str]]:
-    """What even a draft must satisfy to be stored (keys unique, edges between existing nodes)."""
+    """What even a draft must satisfy to be stored (size caps, keys unique, edges between existing nodes)."""
+    too_big = graph_size_errors(graph)
+    if too_big:  # refused before anything walks the graph
+        return {"graph": too_big}
     errors: dict[str, list[str]] = {}
     keys = [n.node_key for n in graph.nodes]
     if any(not k or len(k) > 40 for k in keys) or len(set(keys)) != len(keys):
         errors["nodes"] = ["کلید گام‌ها باید یکتا، غیرخالی و حداکثر ۴۰ نویسه باشد."]
+    for node in graph.nodes:
+        if node.type == NodeType.CONDITION:
+            for message in tree_size_errors(node.config):
+                errors.setdefault("nodes", []).append(f"{node.node_key[:40]}: {message}")
     if any(n.type not in NodeType.values for n in graph.nodes):
         errors.setdefault("nodes", []).append("نوع گام ناشناخته است.")
     if any(not isinstance(n.config, dict) for n in graph.nodes):

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from automation.engine.variables import render, unknown_variables
 from campaigns.api.base import WorkspaceAPIView
 from campaigns.api.schema import errors
-from campaigns.models import Target
 from campaigns.permissions import Perm
+from campaigns.selectors import target_get, target_queryset
 from campaigns.tenancy import get_scoped, scoped
 
 from .. import channel, services
@@ -45,12 +45,17 @@ class PreviewApi(WorkspaceAPIView):
         operation_id="sms_preview", request=SmsPreviewInput, responses={200: SmsPreviewOutput, **errors(400, 404)}
     )
     def post(self, request):
-        """Render a message for a sample target (the given one, else the newest) with its segment count."""
+        """Render a message for a sample target (the given one, else the newest) with its segment count.
+
+        Only targets the caller may see: an operator previews with their own targets (another's is 404).
+        """
         serializer = SmsPreviewInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        targets = scoped(Target, self.actor.workspace)
-        target = get_scoped(Target, self.actor.workspace, data["target_id"]) if data["target_id"] else targets.first()
+        if data["target_id"]:
+            target = target_get(actor=self.actor, target_id=data["target_id"])
+        else:
+            target = target_queryset(actor=self.actor).first()
         rendered = render(data["body"], _Scope(target), on_missing=data["on_missing_variable"])
         info = count_segments(rendered.text)
         return Response(

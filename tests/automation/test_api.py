@@ -101,7 +101,7 @@ def test_enrollment_endpoint_reports_each_subject(api, actor, workspace):
     assert {i["subject_id"]: i["reason"] for i in data["invalid"]} == {b.id: "no_valid_mobile", 999999: "not_found"}
     executions = api.get("/api/v1/executions", {"campaign": campaign.id}).json()["results"]
     assert [e["subject_id"] for e in executions] == [a.id]
-    events = api.get(f"/api/v1/executions/{executions[0]['id']}/events").json()
+    events = api.get(f"/api/v1/executions/{executions[0]['id']}/events").json()["results"]
     assert [e["type"] for e in events] == ["enrolled"]
 
 

@@ -201,3 +201,20 @@ def test_sms_settings_need_workspace_management(workspace):
     client = api_client_for(manager, workspace)
     assert client.get("/api/v1/sms/settings").status_code == 403
     assert client.post("/api/v1/sms/settings/resume").status_code == 403
+
+
+@pytest.mark.django_db
+def test_operator_preview_of_another_operators_target_is_404(workspace):
+    operator = make_member(workspace, Role.OPERATOR)
+    other = make_member(workspace, Role.OPERATOR)
+    own = make_target(workspace, name="مال خودم", owner=operator)
+    foreign = make_target(workspace, name="مال دیگری", owner=other)  # newer: the default sample before
+    client = api_client_for(operator, workspace)
+    body = "سلام {target.name}"
+    refused = client.post("/api/v1/sms/preview", {"body": body, "target_id": foreign.id}, format="json")
+    assert refused.status_code == 404 and refused.json()["error"]["code"] == "NOT_FOUND"
+    assert client.post("/api/v1/sms/preview", {"body": body, "target_id": own.id}, format="json").status_code == 200
+    sample = client.post("/api/v1/sms/preview", {"body": body}, format="json").json()
+    assert sample["text"] == "سلام مال خودم"
+    manager = api_client_for(make_member(workspace, Role.MANAGER), workspace)
+    assert manager.post("/api/v1/sms/preview", {"body": body}, format="json").json()["text"] == "سلام مال دیگری"
