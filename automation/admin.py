@@ -2,7 +2,8 @@
 
 from django.contrib import admin
 
-from campaigns.admin_base import JalaliAdmin, jalali_column
+from campaigns.admin_base import ReadOnlyAdmin, WorkspaceScopedAdmin, WorkspaceScopedInline, jalali_column
+from campaigns.permissions import Perm
 
 from .models import (
     AutomationSettings,
@@ -17,34 +18,36 @@ from .models import (
 )
 
 
-class ReadOnlyAdmin(JalaliAdmin):
-    """History and runtime rows change only through services."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(Workflow)
-class WorkflowAdmin(JalaliAdmin):
+class WorkflowAdmin(WorkspaceScopedAdmin):
+    """Name and description here; the graph, publishing and status go through the workflow services."""
+
+    manage_perm = Perm.MANAGE_WORKFLOWS
     list_display = ("name", "workspace", "status", "published_version", "created_jalali", "deleted_at")
     list_filter = ("workspace", "status")
     search_fields = ("name", "description")
-    raw_id_fields = ("published_version", "created_by", "updated_by")
+    readonly_fields = ("status", "published_version", "created_by", "updated_by", "deleted_at")
+
+    def has_add_permission(self, request):
+        return False  # created through the API (first draft version, template copy)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # campaigns and executions keep their workflow; the API soft-deletes
 
 
-class NodeInline(admin.TabularInline):
+class NodeInline(WorkspaceScopedInline, admin.TabularInline):
     model = WorkflowNode
     fields = ("node_key", "type", "subtype", "name", "is_enabled", "consumes_budget")
     readonly_fields = fields
     extra = 0
     can_delete = False
     show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(WorkflowVersion)
@@ -70,14 +73,15 @@ class WorkflowEdgeAdmin(ReadOnlyAdmin):
 
 
 @admin.register(WorkflowTemplate)
-class WorkflowTemplateAdmin(JalaliAdmin):
+class WorkflowTemplateAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_WORKFLOWS
     list_display = ("name", "workspace", "created_jalali", "deleted_at")
     list_filter = ("workspace",)
     search_fields = ("name", "description")
 
 
 @admin.register(AutomationSettings)
-class AutomationSettingsAdmin(JalaliAdmin):
+class AutomationSettingsAdmin(WorkspaceScopedAdmin):
     list_display = ("workspace", "enabled", "timezone", "global_daily_limit")
     list_filter = ("enabled",)
     search_fields = ("workspace__name",)

@@ -65,6 +65,17 @@ class Workflow(TimeStamped):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        extra = {}
+        if self.published_version_id and self.pk:
+            owner = WorkflowVersion.objects.filter(pk=self.published_version_id).values_list("workflow_id", flat=True)
+            if owner.first() not in (None, self.pk):
+                extra["published_version"] = ["این نسخه از گردش‌کار دیگری است."]
+        require_same_workspace(self, "published_version", extra=extra)
+
 
 class WorkflowVersion(TimeStamped):
     """One version of a workflow's graph; immutable once published (at most one draft)."""
@@ -98,6 +109,12 @@ class WorkflowVersion(TimeStamped):
 
     def __str__(self) -> str:
         return f"{self.workflow_id} v{self.version_number} ({self.status})"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "workflow")
 
     @property
     def is_draft(self) -> bool:
@@ -164,6 +181,12 @@ class WorkflowNode(_DraftOnly, TimeStamped):
     def __str__(self) -> str:
         return f"{self.node_key} ({self.type}/{self.subtype})"
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "version")
+
 
 class WorkflowEdge(_DraftOnly, TimeStamped):
     """A connection from one node's port to another node."""
@@ -185,6 +208,20 @@ class WorkflowEdge(_DraftOnly, TimeStamped):
 
     def __str__(self) -> str:
         return f"{self.from_node_id} -{self.port}-> {self.to_node_id}"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        extra = {}
+        node_versions = dict(
+            WorkflowNode.objects.filter(pk__in=[self.from_node_id, self.to_node_id]).values_list("id", "version_id")
+        )
+        for name in ("from_node", "to_node"):
+            version_id = node_versions.get(getattr(self, f"{name}_id"))
+            if version_id is not None and self.version_id and version_id != self.version_id:
+                extra[name] = ["این گام از نسخه دیگری است."]
+        require_same_workspace(self, "version", "from_node", "to_node", extra=extra)
 
 
 class WorkflowTemplate(TimeStamped):
@@ -289,6 +326,12 @@ class Execution(TimeStamped):
     def __str__(self) -> str:
         return f"execution {self.pk} ({self.status})"
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace, subject_errors
+
+        require_same_workspace(self, "campaign", "workflow", "version", "current_node", extra=subject_errors(self))
+
     # --- transitions (memory only; persisted by automation.engine.transitions.apply) ---
     @transition(field=status, source=S.PENDING, target=S.ACTIVE)
     def activate(self) -> None:
@@ -391,6 +434,12 @@ class ExecutionEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ImmutableError("execution events are append-only")
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace, subject_errors
+
+        require_same_workspace(self, "execution", "campaign", "node", extra=subject_errors(self))
 
 
 class DailyCounter(models.Model):

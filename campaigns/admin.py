@@ -2,9 +2,18 @@
 
 from django.contrib import admin
 
-from .admin_base import JalaliAdmin, jalali_column
+from .admin_base import (
+    AppendOnlyMixin,
+    ReadOnlyAdmin,
+    SuperuserOnlyMixin,
+    WorkspaceScopedAdmin,
+    WorkspaceScopedInline,
+    admin_workspace_ids,
+    jalali_column,
+)
 from .forms import TargetAdminForm
 from .models import (
+    ApiToken,
     Campaign,
     CampaignEvent,
     Membership,
@@ -15,38 +24,77 @@ from .models import (
     TargetList,
     Workspace,
 )
+from .permissions import Perm
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(WorkspaceScopedInline, admin.TabularInline):
     model = Membership
     extra = 0
     autocomplete_fields = ("user",)
 
+    def _may_manage(self, request, obj) -> bool:
+        ids = admin_workspace_ids(request, Perm.MANAGE_WORKSPACE)
+        return ids is None or (obj is not None and obj.pk in ids)
+
+    def has_add_permission(self, request, obj=None):
+        return super().has_add_permission(request, obj) and self._may_manage(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._may_manage(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._may_manage(request, obj)
+
 
 @admin.register(Workspace)
-class WorkspaceAdmin(JalaliAdmin):
+class WorkspaceAdmin(WorkspaceScopedAdmin):
     list_display = ("name", "slug", "time_zone", "created_jalali")
     search_fields = ("name", "slug")
     inlines = [MembershipInline]
 
+    def has_add_permission(self, request):
+        return request.user.is_superuser and super().has_add_permission(request)  # new tenants: superusers
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
 
 @admin.register(Membership)
-class MembershipAdmin(JalaliAdmin):
+class MembershipAdmin(WorkspaceScopedAdmin):
+    """Members of the workspaces the user administers (a member is added only where you are owner/admin)."""
+
     list_display = ("user", "workspace", "role", "is_default", "created_jalali")
     list_filter = ("role", "workspace")
     search_fields = ("user__username", "workspace__name")
     autocomplete_fields = ("user", "workspace")
 
 
+@admin.register(ApiToken)
+class ApiTokenAdmin(SuperuserOnlyMixin, admin.ModelAdmin):
+    """Keys are shown once when created (API); the admin never shows a key or its hash, only revokes."""
+
+    list_display = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("prefix", "name", "user__username")
+    fields = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at")
+
+    def has_add_permission(self, request):
+        return False
+
+
 @admin.register(TargetList)
-class TargetListAdmin(JalaliAdmin):
+class TargetListAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_TARGETS
+
     list_display = ("name", "workspace", "created_jalali")
     list_filter = ("workspace",)
     search_fields = ("name",)
 
 
 @admin.register(Target)
-class TargetAdmin(JalaliAdmin):
+class TargetAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_TARGETS
     form = TargetAdminForm
     list_display = ("name", "mobile", "landline", "status", "owner", "province", "city", "workspace", "created_jalali")
     list_filter = ("status", "workspace", "lists", "province")
@@ -58,7 +106,7 @@ class TargetAdmin(JalaliAdmin):
         return super().get_queryset(request).select_related("owner", "workspace")
 
 
-class CampaignEventInline(admin.TabularInline):
+class CampaignEventInline(WorkspaceScopedInline, admin.TabularInline):
     model = CampaignEvent
     extra = 0
     can_delete = False
@@ -67,28 +115,63 @@ class CampaignEventInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None):
         return False
 
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+# Guarded fields of a campaign change only through services: status (FSM + conditional UPDATE),
+# the pinned workflow/version, chain structure and approval, counters and who/when stamps.
+CAMPAIGN_GUARDED_FIELDS = (
+    "kind",
+    "status",
+    "revision",
+    "workflow",
+    "workflow_version",
+    "group",
+    "parent",
+    "root",
+    "inheritance",
+    "chain_revision",
+    "chain_control",
+    "approval_package",
+    "needs_review",
+    "needs_review_reasons",
+    "root_schedule",
+    "ab_seed",
+    "chain_action",
+    "paused_at",
+    "paused_by",
+    "created_by",
+    "deleted_at",
+    "created_at",
+    "updated_at",
+)
+
 
 @admin.register(Campaign)
-class CampaignAdmin(JalaliAdmin):
+class CampaignAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_CAMPAIGNS
     list_display = ("name", "kind", "status", "workspace", "created_by", "created_jalali")
     list_filter = ("kind", "status", "workspace")
     search_fields = ("name", "description")
-    # status changes only through services (FSM + conditional UPDATE)
-    readonly_fields = ("status", "revision", "created_at", "updated_at")
+    readonly_fields = CAMPAIGN_GUARDED_FIELDS
     inlines = [CampaignEventInline]
+
+    def has_add_permission(self, request):
+        return False  # created through the API/services (pins the published version, chain rules)
 
 
 @admin.register(CampaignEvent)
-class CampaignEventAdmin(JalaliAdmin):
+class CampaignEventAdmin(ReadOnlyAdmin):
     list_display = ("campaign", "type", "from_status", "to_status", "actor", "at_jalali")
     list_filter = ("type",)
     at_jalali = jalali_column("created_at", "زمان")
 
-    def has_change_permission(self, request, obj=None):
-        return False  # append-only
 
-
-class TargetImportRowInline(admin.TabularInline):
+class TargetImportRowInline(WorkspaceScopedInline, admin.TabularInline):
     model = TargetImportRow
     extra = 0
     can_delete = False
@@ -99,7 +182,8 @@ class TargetImportRowInline(admin.TabularInline):
 
 
 @admin.register(TargetImport)
-class TargetImportAdmin(JalaliAdmin):
+class TargetImportAdmin(AppendOnlyMixin, WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_TARGETS
     list_display = (
         "file_name",
         "workspace",
@@ -117,24 +201,23 @@ class TargetImportAdmin(JalaliAdmin):
     readonly_fields = [f.name for f in TargetImport._meta.fields if f.name != "content"]
     inlines = [TargetImportRowInline]
 
+    def has_add_permission(self, request):
+        return False  # uploads go through the import page (size and format checks, background task)
+
 
 @admin.register(PlatformHeartbeat)
-class PlatformHeartbeatAdmin(admin.ModelAdmin):
+class PlatformHeartbeatAdmin(SuperuserOnlyMixin, admin.ModelAdmin):
     list_display = ("name", "beat_jalali")
     beat_jalali = jalali_column("beat_at", "آخرین ضربان")
 
 
 @admin.register(TargetImportRow)
-class TargetImportRowAdmin(admin.ModelAdmin):
+class TargetImportRowAdmin(ReadOnlyAdmin):
+    """The per-row report is history."""
+
     list_display = ("target_import", "row_number", "outcome", "reason")
     list_filter = ("outcome",)
     search_fields = ("reason",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False  # the per-row report is history
 
 
 from .chains import admin as _chains_admin  # noqa: E402,F401  (groups, chains, packages)

@@ -1,8 +1,32 @@
-"""Admin helpers shared by every app: Jalali date columns in the workspace time zone."""
+"""Admin helpers shared by every app: Jalali date columns and the workspace rules of the admin.
+
+The admin is usable by staff, but a non-superuser only ever sees and edits the rows of the
+workspaces where they are a member with a managing role (owner, admin, manager); superusers see all.
+
+- ``WorkspaceScopedAdmin``: every changelist, change page, foreign-key / many-to-many choice,
+  list filter and autocomplete is limited to those workspaces; writes need the admin's
+  ``manage_perm`` in the row's workspace; the row's workspace cannot be moved after creation.
+- ``ReadOnlyAdmin``: history and runtime rows (services write them).
+- ``AppendOnlyMixin``: rows are never deleted (deactivate instead).
+- ``SuperuserOnlyMixin``: models that belong to no workspace (users' tokens, periodic jobs, ...).
+- ``lock_down_admin_site``: called once every admin module is loaded; wraps whatever another
+  app registered so no admin page escapes these rules.
+"""
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, PermissionDenied
+from django.forms.forms import NON_FIELD_ERRORS
+from django.http import Http404
 
+from .choices import Role
 from .jalali import fa_digits, to_jalali
+from .models import Membership, Workspace
+from .permissions import Perm, role_has
+
+# Roles that see a workspace in the admin. Operators and viewers use the pages (their own
+# targets, no SMS logs or secrets there).
+ADMIN_ROLES = (Role.OWNER, Role.ADMIN, Role.MANAGER)
 
 
 def jalali_column(field: str, label: str):
@@ -20,3 +44,273 @@ class JalaliAdmin(admin.ModelAdmin):
     created_jalali = jalali_column("created_at", "ایجاد")
     updated_jalali = jalali_column("updated_at", "به‌روزرسانی")
     list_per_page = 50
+
+
+# --- which workspaces a request may use ------------------------------------------------------------------
+def _memberships(request) -> list[tuple[int, str]]:
+    cached = getattr(request, "_admin_memberships", None)
+    if cached is None:
+        user = request.user
+        cached = (
+            list(Membership.objects.filter(user=user).values_list("workspace_id", "role"))
+            if user.is_authenticated and user.is_active
+            else []
+        )
+        request._admin_memberships = cached
+    return cached
+
+
+def admin_workspace_ids(request, perm: str | None = None) -> set[int] | None:
+    """Workspaces the user sees in the admin (with ``perm``: may write there); ``None`` = all (superuser)."""
+    if request.user.is_active and request.user.is_superuser:
+        return None
+    return {ws for ws, role in _memberships(request) if role in ADMIN_ROLES and (perm is None or role_has(role, perm))}
+
+
+def _workspace_filter(model, ids: set[int]) -> dict | None:
+    """The lookup that limits ``model`` to ``ids`` (``None`` when the model belongs to no workspace)."""
+    if model is Workspace:
+        return {"pk__in": ids}
+    try:
+        model._meta.get_field("workspace")
+    except FieldDoesNotExist:
+        return None
+    return {"workspace_id__in": ids}
+
+
+def scope_choices(request, queryset):
+    """Limit a choice queryset (FK, M2M, autocomplete) to what the request may see."""
+    ids = admin_workspace_ids(request)
+    if ids is None:
+        return queryset
+    model = queryset.model
+    if model is get_user_model():
+        return queryset.filter(memberships__workspace_id__in=ids).distinct()
+    lookup = _workspace_filter(model, ids)
+    if lookup is None:
+        return queryset.none()  # rows of no workspace are never a choice for staff
+    return queryset.filter(**lookup)
+
+
+class _ModelErrorsOnForm:
+    """``Model.clean()`` may name a field that is read-only in this form: show it on the form instead of a 500."""
+
+    def _update_errors(self, errors):
+        if hasattr(errors, "error_dict"):
+            for field in list(errors.error_dict):
+                if field != NON_FIELD_ERRORS and field not in self.fields:
+                    errors.error_dict.setdefault(NON_FIELD_ERRORS, []).extend(errors.error_dict.pop(field))
+        super()._update_errors(errors)
+
+
+class WorkspaceScopedAdmin(JalaliAdmin):
+    """Every queryset, choice and object permission limited to the user's workspaces (superusers: all)."""
+
+    #: the role permission needed (in the row's workspace) to add, change or delete
+    manage_perm: str = Perm.MANAGE_WORKSPACE
+    #: the role permission needed to see the rows at all (``None``: any admin role)
+    view_perm: str | None = None
+    #: path to the row's workspace for models without their own ``workspace`` field (e.g. "snapshot__workspace")
+    workspace_lookup: str | None = None
+
+    def _row_workspace_id(self, obj) -> int | None:
+        if isinstance(obj, Workspace):
+            return obj.pk
+        if self.workspace_lookup:
+            *path, last = self.workspace_lookup.split("__")
+            for name in path:
+                obj = getattr(obj, name, None)
+            return getattr(obj, f"{last}_id", None)
+        return getattr(obj, "workspace_id", None)
+
+    def _scope_filter(self, ids: set[int]) -> dict:
+        if self.workspace_lookup:
+            return {f"{self.workspace_lookup}_id__in": ids}
+        lookup = _workspace_filter(self.model, ids)
+        if lookup is None:
+            raise ImproperlyConfigured(f"{type(self).__name__}: {self.model.__name__} needs workspace_lookup")
+        return lookup
+
+    def _allowed(self, request, obj, perm: str | None) -> bool:
+        ids = admin_workspace_ids(request, perm)
+        if ids is None:
+            return True
+        if obj is None:
+            return bool(ids)
+        return self._row_workspace_id(obj) in ids
+
+    # queryset and objects: another workspace's row is "not found" (404), never 403
+    def get_queryset(self, request):
+        qs = super().get_queryset(request)
+        ids = admin_workspace_ids(request, self.view_perm)
+        if ids is None:
+            return qs
+        return qs.filter(**self._scope_filter(ids))
+
+    def get_object(self, request, object_id, from_field=None):
+        obj = super().get_object(request, object_id, from_field)
+        if obj is None:
+            raise Http404("not found")
+        return obj
+
+    def has_module_permission(self, request):
+        return super().has_module_permission(request) and self._allowed(request, None, self.view_perm)
+
+    def has_view_permission(self, request, obj=None):
+        return super().has_view_permission(request, obj) and self._allowed(request, obj, self.view_perm)
+
+    def has_add_permission(self, request):
+        return super().has_add_permission(request) and self._allowed(request, None, self.manage_perm)
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._allowed(request, obj, self.manage_perm)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._allowed(request, obj, self.manage_perm)
+
+    # choices: only rows of the user's workspaces; the workspace itself only where they may write
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if formfield is not None and hasattr(formfield, "queryset"):
+            if db_field.related_model is Workspace:
+                ids = admin_workspace_ids(request, self.manage_perm)
+                if ids is not None:
+                    formfield.queryset = formfield.queryset.filter(pk__in=ids)
+            else:
+                formfield.queryset = scope_choices(request, formfield.queryset)
+        return formfield
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_manytomany(db_field, request, **kwargs)
+        if formfield is not None and hasattr(formfield, "queryset"):
+            formfield.queryset = scope_choices(request, formfield.queryset)
+        return formfield
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        return type(form.__name__, (_ModelErrorsOnForm, form), {})
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = list(super().get_readonly_fields(request, obj))
+        if obj is not None and self.model is not Workspace and "workspace" not in readonly:
+            if _workspace_filter(self.model, set()) is not None:
+                readonly.append("workspace")  # a row never moves to another workspace
+        return readonly
+
+    def get_list_filter(self, request):
+        """Related filters list only values of visible rows (the plain filter lists every workspace)."""
+        result = []
+        for entry in super().get_list_filter(request):
+            if isinstance(entry, str) and "__" not in entry:
+                try:
+                    field = self.model._meta.get_field(entry)
+                except FieldDoesNotExist:
+                    field = None
+                if field is not None and field.is_relation:
+                    entry = (entry, admin.RelatedOnlyFieldListFilter)
+            result.append(entry)
+        return result
+
+    def save_model(self, request, obj, form, change):
+        ids = admin_workspace_ids(request, self.manage_perm)
+        if ids is not None and self._row_workspace_id(obj) not in ids:
+            raise PermissionDenied
+        super().save_model(request, obj, form, change)
+
+
+class WorkspaceScopedInline:
+    """Mixin for inlines: related choices limited like the parent admin's."""
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if formfield is not None and hasattr(formfield, "queryset") and db_field.related_model is not Workspace:
+            formfield.queryset = scope_choices(request, formfield.queryset)
+        return formfield
+
+
+class ReadOnlyAdmin(WorkspaceScopedAdmin):
+    """History and runtime rows change only through services."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class AppendOnlyMixin:
+    """Rows are kept for the record: never deleted from the admin (deactivate instead)."""
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+
+class SuperuserOnlyMixin:
+    """Models that belong to no workspace: only superusers see them."""
+
+    def has_module_permission(self, request):
+        return request.user.is_active and request.user.is_superuser and super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser and super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request, *args):
+        return request.user.is_active and request.user.is_superuser and super().has_add_permission(request, *args)
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser and super().has_delete_permission(request, obj)
+
+
+class ScopedUserAdminMixin:
+    """Users: superusers manage them; other staff only see (read-only) the members of their workspaces."""
+
+    def get_queryset(self, request):
+        return scope_choices(request, super().get_queryset(request))
+
+    def get_object(self, request, object_id, from_field=None):
+        obj = super().get_object(request, object_id, from_field)
+        if obj is None:
+            raise Http404("not found")
+        return obj
+
+    def has_module_permission(self, request):
+        return super().has_module_permission(request) and (
+            request.user.is_superuser or bool(admin_workspace_ids(request))
+        )
+
+    def has_add_permission(self, request, *args):
+        return request.user.is_superuser and super().has_add_permission(request, *args)
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
+
+def lock_down_admin_site(site: admin.AdminSite) -> None:
+    """Wrap every registered admin that does not apply the workspace rules itself.
+
+    Users get ``ScopedUserAdminMixin``; anything else of no workspace (groups, periodic jobs,
+    heartbeats, tokens) becomes superuser-only. Project models with a workspace must use
+    ``WorkspaceScopedAdmin`` (a test checks it).
+    """
+    user_model = get_user_model()
+    for model, model_admin in list(site._registry.items()):
+        cls = type(model_admin)
+        if issubclass(cls, (WorkspaceScopedAdmin, SuperuserOnlyMixin, ScopedUserAdminMixin)):
+            continue
+        mixin = ScopedUserAdminMixin if model is user_model else SuperuserOnlyMixin
+        site.unregister(model)
+        site.register(model, type(cls.__name__, (mixin, cls), {"__module__": cls.__module__}))

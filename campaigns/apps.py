@@ -7,3 +7,13 @@ class CampaignsConfig(AppConfig):
     name = "campaigns"
     verbose_name = "کمپین‌ها و مخاطبان"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Every admin module is loaded by now (django.contrib.admin comes first): no page of another
+        # app escapes the workspace rules of the admin.
+        from django.contrib import admin
+
+        from . import receivers  # noqa: F401  (cross-workspace guards on many-to-many writes)
+        from .admin_base import lock_down_admin_site
+
+        lock_down_admin_site(admin.site)

@@ -49,15 +49,18 @@ class TargetAdminForm(forms.ModelForm):
                     self.add_error(None if field == "non_field_errors" else field, message)
             return cleaned
         cleaned["mobile"], cleaned["landline"] = contact.mobile, contact.landline
-        if cleaned.get("workspace") is not None:
+        workspace = cleaned.get("workspace") or (self.instance.workspace if self.instance.workspace_id else None)
+        if workspace is not None:
             clashes = target_number_clashes(
-                workspace=cleaned["workspace"],
+                workspace=workspace,
                 mobile=contact.mobile,
                 landline=contact.landline,
                 exclude_id=self.instance.pk,
             )
             for field, existing in clashes.items():
                 self.add_error(field, MSG_DUPLICATE.format(name=existing.name))
+            if any(tl.workspace_id != workspace.id for tl in cleaned.get("lists") or ()):
+                self.add_error("lists", "فهرست‌ها باید از همین فضای کاری باشند.")
         return cleaned
 
 

@@ -140,6 +140,17 @@ class Target(TimeStamped):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        super().clean()
+        from .integrity import MSG_NOT_MEMBER, require_same_workspace
+
+        not_member = (
+            self.owner_id is not None
+            and self.workspace_id is not None
+            and not Membership.objects.filter(workspace_id=self.workspace_id, user_id=self.owner_id).exists()
+        )
+        require_same_workspace(self, extra={"owner": [MSG_NOT_MEMBER]} if not_member else None)
+
     @property
     def display_first_name(self) -> str:
         """First name for messages; falls back to the whole name."""
@@ -178,6 +189,30 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        super().clean()
+        from .integrity import require_same_workspace
+
+        extra = {}
+        if self.workflow_version_id and self.workflow_id:
+            from automation.models import WorkflowVersion
+
+            versions = WorkflowVersion.objects.filter(pk=self.workflow_version_id)
+            version_workflow = versions.values_list("workflow_id", flat=True).first()
+            if version_workflow is not None and version_workflow != self.workflow_id:
+                extra["workflow_version"] = ["این نسخه از گردش‌کار انتخاب‌شده نیست."]
+        require_same_workspace(
+            self,
+            "workflow",
+            "workflow_version",
+            "source_target_list",
+            "group",
+            "parent",
+            "root",
+            "approval_package",
+            extra=extra,
+        )
 
     # --- the one status FSM (transitions only change memory; persist with campaigns.fsm.fsm_apply) ---
     @transition(field=status, source=[CampaignStatus.DRAFT, CampaignStatus.REJECTED], target=CampaignStatus.SUBMITTED)
@@ -254,6 +289,12 @@ class CampaignEvent(models.Model):
     def __str__(self) -> str:
         return f"{self.campaign_id}: {self.type}"
 
+    def clean(self) -> None:
+        super().clean()
+        from .integrity import require_same_workspace
+
+        require_same_workspace(self, "campaign")
+
 
 class TargetImport(TimeStamped):
     """An uploaded .xlsx/.csv file and its progress; rows report per-line outcomes."""
@@ -288,6 +329,12 @@ class TargetImport(TimeStamped):
     def __str__(self) -> str:
         return self.file_name
 
+    def clean(self) -> None:
+        super().clean()
+        from .integrity import require_same_workspace
+
+        require_same_workspace(self, "target_list")
+
     @property
     def progress_percent(self) -> int:
         if not self.total_rows:
@@ -317,6 +364,12 @@ class TargetImportRow(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.row_number} {self.outcome}"
+
+    def clean(self) -> None:
+        super().clean()
+        from .integrity import require_same_workspace
+
+        require_same_workspace(self, "target_import", "target")
 
 
 class PlatformHeartbeat(models.Model):

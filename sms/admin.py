@@ -3,7 +3,8 @@
 from django import forms
 from django.contrib import admin
 
-from campaigns.admin_base import JalaliAdmin, jalali_column
+from campaigns.admin_base import AppendOnlyMixin, ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
+from campaigns.permissions import Perm
 
 from .models import (
     BlacklistEntry,
@@ -14,17 +15,6 @@ from .models import (
     SmsSettings,
     SmsTemplate,
 )
-
-
-class ReadOnlyAdmin(JalaliAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class AccountForm(forms.ModelForm):
@@ -45,7 +35,10 @@ class AccountForm(forms.ModelForm):
 
 
 @admin.register(SmsProviderAccount)
-class SmsProviderAccountAdmin(JalaliAdmin):
+class SmsProviderAccountAdmin(WorkspaceScopedAdmin):
+    """Owners/admins of the workspace only; credentials are write-only."""
+
+    view_perm = Perm.MANAGE_WORKSPACE
     form = AccountForm
     list_display = ("name", "provider", "workspace", "is_active", "created_jalali")
     list_filter = ("provider", "is_active", "workspace")
@@ -53,11 +46,19 @@ class SmsProviderAccountAdmin(JalaliAdmin):
 
 
 @admin.register(SmsSettings)
-class SmsSettingsAdmin(JalaliAdmin):
+class SmsSettingsAdmin(WorkspaceScopedAdmin):
+    """Accounts are chosen among the workspace's own (model clean() and the service refuse others).
+
+    The webhook token is never shown (the API's rotate endpoint issues a new address); the circuit
+    breaker fields change through the channel (trip/close) and the "resume" service.
+    """
+
+    view_perm = Perm.MANAGE_WORKSPACE
     list_display = ("workspace", "enabled", "primary_account", "fallback_account", "paused_until")
     list_filter = ("enabled",)
     search_fields = ("workspace__name",)
-    readonly_fields = ("webhook_token", "outage_notified_at")
+    exclude = ("webhook_token",)
+    readonly_fields = ("paused_until", "pause_reason", "outage_notified_at")
 
 
 @admin.register(SmsAttempt)
@@ -76,17 +77,17 @@ class SmsLogEventAdmin(ReadOnlyAdmin):
 
 
 @admin.register(BlacklistEntry)
-class BlacklistEntryAdmin(JalaliAdmin):
+class BlacklistEntryAdmin(AppendOnlyMixin, WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_BLACKLIST
     list_display = ("value", "channel", "reason", "source", "is_active", "workspace", "created_jalali")
     list_filter = ("is_active", "reason", "source", "workspace")
     search_fields = ("value", "description")
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # deactivate instead
+    readonly_fields = ("source", "created_by", "removed_by", "removed_at")
 
 
 @admin.register(SmsTemplate)
-class SmsTemplateAdmin(JalaliAdmin):
+class SmsTemplateAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_WORKFLOWS
     list_display = ("name", "workspace", "created_jalali", "deleted_at")
     list_filter = ("workspace",)
     search_fields = ("name", "body")

@@ -121,8 +121,8 @@ def send_through_gateway(
         accounts.append(settings.fallback_account)
     last: GatewayResult | None = None
     for account in accounts:
-        if _account_problem(account):
-            continue
+        if account is None or account.workspace_id != settings.workspace_id or _account_problem(account):
+            continue  # never another workspace's account (its credit), whatever the settings row says
         line = sender if sender and sender in (account.senders or []) else account.default_sender
         response = provider_for(account.provider).send(
             account_credentials(account), SendRequest(phone=phone, text=text, sender=line, local_id=local_id)

@@ -84,6 +84,12 @@ class SmsSettings(TimeStamped):
     def __str__(self) -> str:
         return f"sms settings of {self.workspace_id}"
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "primary_account", "fallback_account")
+
 
 class SmsAttempt(models.Model):
     """One provider attempt (the spec's ``automation_sms_logs``)."""
@@ -149,6 +155,12 @@ class SmsAttempt(models.Model):
     def delete(self, *args, **kwargs):
         raise ImmutableError("attempt rows are never deleted")
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace, subject_errors
+
+        require_same_workspace(self, "execution", "workflow", "campaign", "node", extra=subject_errors(self))
+
     @staticmethod
     def may_move(from_status: str, to_status: str) -> bool:
         """Status only moves forward (submitted → sent → delivered)."""
@@ -185,6 +197,12 @@ class SmsLogEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ImmutableError("sms log events are append-only")
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "attempt")
 
 
 class BlacklistEntry(TimeStamped):

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaigns.errors import NotFound, ValidationFailed
+from campaigns.integrity import assert_same_workspace
 from campaigns.permissions import Perm
 from campaigns.tenancy import Actor, get_scoped
 
@@ -20,6 +21,7 @@ from .models import (
     SmsAttempt,
     SmsChannelEvent,
     SmsLogEvent,
+    SmsProviderAccount,
     SmsSettings,
     SmsTemplate,
     new_webhook_token,
@@ -163,6 +165,34 @@ def circuit_resume(*, actor: Actor) -> SmsSettings:
         data={"was_paused_until": str(settings.paused_until)},
     )
     settings.refresh_from_db()
+    return settings
+
+
+SETTINGS_FIELDS = {"enabled", "opt_out_text", "primary_account_id", "fallback_account_id"}
+
+
+def sms_settings_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
+    """Change the workspace's SMS settings; the accounts must be this workspace's own."""
+    actor.require(Perm.MANAGE_WORKSPACE)
+    unknown = set(data) - SETTINGS_FIELDS
+    if unknown:
+        raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in sorted(unknown)})
+    settings = channel.sms_settings(actor.workspace.id)
+    for field in ("primary_account_id", "fallback_account_id"):
+        if field not in data:
+            continue
+        account = None
+        if data[field] is not None:
+            account = SmsProviderAccount.objects.filter(pk=data[field]).first()
+            if account is None:
+                raise ValidationFailed.field(field, "حساب پیامک پیدا نشد.")
+            assert_same_workspace(actor.workspace, **{field: account})
+        setattr(settings, field.removesuffix("_id"), account)
+    if "enabled" in data:
+        settings.enabled = bool(data["enabled"])
+    if "opt_out_text" in data:
+        settings.opt_out_text = str(data["opt_out_text"] or "")[:60]
+    settings.save()
     return settings
 
 

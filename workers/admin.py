@@ -5,7 +5,8 @@ from django.contrib import admin, messages
 from django.db.models import F
 from django.utils import timezone
 
-from campaigns.admin_base import JalaliAdmin, jalali_column
+from campaigns.admin_base import ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
+from campaigns.permissions import Perm
 
 from .choices import SessionStatus
 from .models import (
@@ -86,7 +87,8 @@ class ProxyForm(forms.ModelForm):
 
 
 @admin.register(BrowserAccount)
-class BrowserAccountAdmin(JalaliAdmin):
+class BrowserAccountAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_BROWSER
     form = BrowserAccountForm
     list_display = (
         "label",
@@ -104,7 +106,7 @@ class BrowserAccountAdmin(JalaliAdmin):
     last_used_jalali = jalali_column("last_used_at", "آخرین استفاده")
     actions = ["reactivate"]
 
-    @admin.action(description="فعال‌سازی دوباره نشست‌ها")
+    @admin.action(description="فعال‌سازی دوباره نشست‌ها", permissions=["change"])
     def reactivate(self, request, queryset):
         n = queryset.exclude(session_status=SessionStatus.ACTIVE).update(
             session_status=SessionStatus.ACTIVE, error_score=0, revision=F("revision") + 1
@@ -113,7 +115,8 @@ class BrowserAccountAdmin(JalaliAdmin):
 
 
 @admin.register(Proxy)
-class ProxyAdmin(JalaliAdmin):
+class ProxyAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_BROWSER
     form = ProxyForm
     list_display = (
         "__str__",
@@ -131,30 +134,42 @@ class ProxyAdmin(JalaliAdmin):
     readonly_fields = ("error_score", "last_error", "last_error_at", "success_count", "failure_count")
     actions = ["reset"]
 
-    @admin.action(description="بازگرداندن به چرخه (امتیاز خطا صفر)")
+    @admin.action(description="بازگرداندن به چرخه (امتیاز خطا صفر)", permissions=["change"])
     def reset(self, request, queryset):
         n = queryset.update(is_available=True, error_score=0, cooldown_until=None, updated_at=timezone.now())
         self.message_user(request, f"{n} پراکسی در دسترس شد.", messages.SUCCESS)
 
 
 @admin.register(ActionConfig)
-class ActionConfigAdmin(JalaliAdmin):
+class ActionConfigAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_BROWSER
     list_display = ("platform", "action_type", "workspace", "updated_jalali")
     list_filter = ("action_type", "platform", "workspace")
     search_fields = ("platform",)
 
 
 @admin.register(CampaignPlatform)
-class CampaignPlatformAdmin(JalaliAdmin):
+class CampaignPlatformAdmin(WorkspaceScopedAdmin):
+    """Created with the campaign (services); accounts and links in ``metadata`` are fixed at creation."""
+
+    manage_perm = Perm.MANAGE_BROWSER
     list_display = ("campaign", "platform", "status", "is_tasks_created", "start_date", "created_jalali")
     list_filter = ("status", "is_tasks_created", "platform", "workspace")
     search_fields = ("campaign__name", "platform")
-    readonly_fields = ("status", "revision", "is_tasks_created", "tasks_created_at")
-    raw_id_fields = ("campaign",)
+    readonly_fields = ("campaign", "platform", "metadata", "status", "revision", "is_tasks_created", "tasks_created_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(BrowserTask)
-class BrowserTaskAdmin(JalaliAdmin):
+class BrowserTaskAdmin(WorkspaceScopedAdmin):
+    """Tasks are created by the creation job and change through dispatch/results/retry services."""
+
+    manage_perm = Perm.MANAGE_BROWSER
     list_display = (
         "id",
         "campaign",
@@ -169,8 +184,15 @@ class BrowserTaskAdmin(JalaliAdmin):
     )
     list_filter = ("status", "error_code", "action_type", "server", "workspace")
     search_fields = ("link", "account__label", "campaign__name", "error_reason")
-    raw_id_fields = ("campaign", "platform", "account", "proxy", "replaces")
     readonly_fields = (
+        "campaign",
+        "platform",
+        "account",
+        "proxy",
+        "replaces",
+        "link",
+        "action_type",
+        "server",
         "status",
         "revision",
         "attempt_count",
@@ -184,9 +206,15 @@ class BrowserTaskAdmin(JalaliAdmin):
     )
     list_select_related = ("campaign", "account", "proxy")
 
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
 
 @admin.register(BrowserTaskScreenshot)
-class BrowserTaskScreenshotAdmin(JalaliAdmin):
+class BrowserTaskScreenshotAdmin(ReadOnlyAdmin):
     list_display = ("task", "url", "created_at")
     search_fields = ("url",)
     list_filter = ("workspace",)
@@ -195,7 +223,7 @@ class BrowserTaskScreenshotAdmin(JalaliAdmin):
 
 
 @admin.register(CampaignStatistics)
-class CampaignStatisticsAdmin(JalaliAdmin):
+class CampaignStatisticsAdmin(ReadOnlyAdmin):
     list_display = ("campaign", "total", "completed", "failed", "pending", "refreshed_at")
     list_filter = ("workspace",)
     search_fields = ("campaign__name",)
@@ -203,11 +231,7 @@ class CampaignStatisticsAdmin(JalaliAdmin):
 
 
 @admin.register(BrowserEvent)
-class BrowserEventAdmin(JalaliAdmin):
+class BrowserEventAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "type", "workspace", "campaign", "task", "account", "proxy", "message")
     list_filter = ("type", "workspace")
     search_fields = ("message",)
-    raw_id_fields = ("campaign", "task", "account", "proxy")
-
-    def has_change_permission(self, request, obj=None):
-        return False

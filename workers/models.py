@@ -92,6 +92,12 @@ class BrowserAccount(TimeStamped):
     def __str__(self) -> str:
         return f"{self.label} ({self.platform})"
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "proxy")
+
     @transition(field=session_status, source=SessionStatus.ACTIVE, target=SessionStatus.EXPIRED)
     def expire(self) -> None:
         """The worker found the login wall: the cookies no longer work."""
@@ -168,6 +174,19 @@ class CampaignPlatform(TimeStamped):
 
     def __str__(self) -> str:
         return f"{self.campaign_id}/{self.platform}"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import MSG_OTHER_WORKSPACE, require_same_workspace
+
+        extra = {}
+        meta = self.metadata if isinstance(self.metadata, dict) else {}
+        ids = {i for key in ("account_ids", "spare_account_ids") for i in meta.get(key) or [] if isinstance(i, int)}
+        if ids and self.workspace_id:
+            own = BrowserAccount.objects.filter(workspace_id=self.workspace_id, pk__in=ids).count()
+            if own != len(ids):
+                extra["metadata"] = [MSG_OTHER_WORKSPACE]
+        require_same_workspace(self, "campaign", extra=extra)
 
     @transition(field=status, source=PlatformStatus.PENDING, target=PlatformStatus.RUNNING)
     def start(self) -> None:
@@ -254,6 +273,12 @@ class BrowserTask(TimeStamped):
     def __str__(self) -> str:
         return f"#{self.pk} {self.action_type} {self.status}"
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "campaign", "platform", "account", "proxy", "replaces")
+
     @transition(field=status, source=TaskStatus.PENDING, target=TaskStatus.DISPATCHED)
     def dispatch(self) -> None:
         """Claimed and published to the browser queue (bulk UPDATE in ``workers.dispatch``)."""
@@ -294,6 +319,12 @@ class BrowserTaskScreenshot(models.Model):
     def __str__(self) -> str:
         return f"screenshot of task {self.task_id}"
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "task")
+
 
 class CampaignStatistics(models.Model):
     """Counters of one browser campaign (refreshed every 5 minutes; bumped live by results)."""
@@ -315,6 +346,12 @@ class CampaignStatistics(models.Model):
 
     def __str__(self) -> str:
         return f"{self.completed}/{self.total}"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "campaign")
 
 
 class BrowserEvent(models.Model):
@@ -339,3 +376,9 @@ class BrowserEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type} @ {self.created_at:%Y-%m-%d %H:%M}"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "campaign", "task", "account", "proxy")

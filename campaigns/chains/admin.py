@@ -12,18 +12,33 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 
-from ..admin_base import JalaliAdmin
+from ..admin_base import ReadOnlyAdmin, WorkspaceScopedAdmin
 from ..models import Campaign
+from ..permissions import Perm
 from .models import CampaignChain, CampaignGroup, ChainApprovalPackage
 from .tree import children_map
 
 
 @admin.register(CampaignGroup)
-class CampaignGroupAdmin(JalaliAdmin):
+class CampaignGroupAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_CAMPAIGNS
     list_display = ("name", "workspace", "status", "revision", "created_jalali")
     list_filter = ("status", "workspace")
     search_fields = ("name", "name_search", "description")
-    readonly_fields = ("name_key", "name_search", "revision", "created_by", "updated_by", "created_at", "updated_at")
+    # status (delete = archive) and revision change only through the group services
+    readonly_fields = (
+        "status",
+        "name_key",
+        "name_search",
+        "revision",
+        "created_by",
+        "updated_by",
+        "created_at",
+        "updated_at",
+    )
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # deleting a group is the service's archive (refused while chains run)
 
     def save_model(self, request, obj, form, change):
         from .text import name_key, search_text
@@ -60,7 +75,8 @@ def chain_tree_html(root: Campaign) -> str:
 
 
 @admin.register(CampaignChain)
-class CampaignChainAdmin(JalaliAdmin):
+class CampaignChainAdmin(WorkspaceScopedAdmin):
+    manage_perm = Perm.MANAGE_CAMPAIGNS
     list_display = ("name", "workspace", "status", "group", "chain_control", "chain_revision", "created_jalali")
     list_filter = ("status", "chain_control", "workspace")
     search_fields = ("name",)
@@ -82,7 +98,7 @@ class CampaignChainAdmin(JalaliAdmin):
 
 
 @admin.register(ChainApprovalPackage)
-class ChainApprovalPackageAdmin(JalaliAdmin):
+class ChainApprovalPackageAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "workspace", "root", "status", "submitted_revision", "submitted_by", "created_jalali")
     list_filter = ("status", "workspace")
     search_fields = ("root__name", "reason")
@@ -101,15 +117,6 @@ class ChainApprovalPackageAdmin(JalaliAdmin):
         "updated_at",
     )
     exclude = ("items",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return request.method in ("GET", "HEAD") and super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="اقلام (snapshot)")
     def snapshot(self, obj):

@@ -108,6 +108,12 @@ class ChainApprovalPackage(TimeStamped):
     def __str__(self) -> str:
         return f"بسته #{self.pk} ({self.get_status_display()})"
 
+    def clean(self) -> None:
+        super().clean()
+        from ..integrity import require_same_workspace
+
+        require_same_workspace(self, "root")
+
 
 class CampaignChain(Campaign):
     """Admin view of a chain: its root campaign (proxy, no table of its own)."""
