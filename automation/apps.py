@@ -9,7 +9,7 @@ class AutomationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from campaigns.registry import register_campaign_kind
+        from campaigns.registry import register_campaign_kind, register_run_engine
         from campaigns.signals import target_soft_deleted
 
         from .api.serializers import JourneyCampaignInput
@@ -19,10 +19,12 @@ class AutomationConfig(AppConfig):
         from .engine.variables import register_builtin_variables
         from .receivers import cancel_executions_of_deleted_target
         from .services.campaigns import journey_campaign_create
+        from .services.chain_runs import chain_run_enroll, chain_run_outcomes
 
         register_builtin_operators()
         register_builtin_variables()
         register_builtin_strategies()
         register_builtin_guards()
         register_campaign_kind("journey", input_serializer=JourneyCampaignInput, create=journey_campaign_create)
+        register_run_engine(enroll=chain_run_enroll, outcomes=chain_run_outcomes)
         target_soft_deleted.connect(cancel_executions_of_deleted_target, dispatch_uid="automation-target-deleted")

@@ -40,3 +40,37 @@ def campaign_kind_handler(kind: str) -> CampaignKindHandler | None:
 
 def campaign_kind_handlers() -> list[CampaignKindHandler]:
     return [_KINDS[k] for k in sorted(_KINDS)]
+
+
+# --------------------------------------------------------------------------- chain runs → the engine
+#
+# Chain runs (``campaigns.chains.runs``) enroll a frozen audience into the
+# campaign's pinned workflow and later read what happened, without importing
+# the engine. The engine app registers both functions in its ``ready()``:
+#
+#   enroll(campaign=Campaign, target_ids=[…], now=datetime)
+#       → {target_id: ("execution", execution_id) | ("refused", reason)}
+#     Creates executions in the caller's transaction (so the caller's link
+#     rows and the executions commit together). A chain campaign without a
+#     workflow gets a one-step workflow built from its ``chain_action``.
+#   outcomes(execution_ids=[…])
+#       → {execution_id: {"status": str, "terminal": bool, "results": [str, …]}}
+#     ``results`` holds the final result of every message action of the
+#     execution ("success", "failed", "rejected", "unknown", "blocked", …).
+
+
+@dataclass(frozen=True)
+class RunEngine:
+    enroll: Callable
+    outcomes: Callable
+
+
+_RUN_ENGINE: list[RunEngine] = []
+
+
+def register_run_engine(*, enroll: Callable, outcomes: Callable) -> None:
+    _RUN_ENGINE[:] = [RunEngine(enroll, outcomes)]
+
+
+def run_engine() -> RunEngine | None:
+    return _RUN_ENGINE[0] if _RUN_ENGINE else None

@@ -7,4 +7,10 @@ BEAT_SCHEDULE: dict = {
         "schedule": 300.0,
         "options": {"expires": 290},
     },
+    "chain-runs-tick": {"task": "campaigns.chain_runs_tick", "schedule": 60.0, "options": {"expires": 55}},
+    "chain-run-conversions": {
+        "task": "campaigns.chain_run_conversions",
+        "schedule": 600.0,
+        "options": {"expires": 590},
+    },
 }

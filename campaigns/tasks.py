@@ -3,6 +3,7 @@
 from celery import shared_task
 from django.utils import timezone
 
+from .chains.runs import tasks as chain_run_tasks  # noqa: F401  (registers the chain run tasks)
 from .models import PlatformHeartbeat
 from .services import imports
 

@@ -365,6 +365,9 @@ def chain_control_set(*, actor: Actor, campaign_id: int, action: str, expected_c
             raise ChainControlInvalid(details={"chain_control": root.chain_control, "action": action})
         Campaign.objects.filter(pk=root.id).update(chain_control=target)
         bump_chain(root.id)
+        from ..runs.control import chain_control_effects
+
+        chain_control_effects(actor=actor, root=root, nodes=load_chain(actor, root), action=action, now=timezone.now())
     campaign.refresh_from_db()
     return campaign
 

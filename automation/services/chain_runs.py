@@ -1,0 +1,176 @@
+"""The engine side of chain runs: enroll a frozen audience and read execution outcomes.
+
+Registered into ``campaigns.registry`` (``register_run_engine``) so the
+campaigns app never imports the engine. Both functions are system writes
+(no actor): the run that calls them was approved as part of a chain package.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign, Target
+
+from ..choices import LIVE_STATUSES, EventType, ExecutionStatus, NodeType, VersionStatus, WorkflowStatus
+from ..engine.graph import Graph, published_graph
+from ..engine.registry import ACTIONS
+from ..engine.transitions import bulk_events
+from ..models import Execution, ExecutionEvent, Workflow, WorkflowVersion
+from .enrollment import _subject_problems
+from .workflows import _write_graph
+
+# chain_action channel → the engine action that sends it.
+CHANNEL_ACTIONS = {"sms": "send_sms"}
+RESULT_EVENTS = (EventType.ACTION_RESULT, EventType.SMS_ATTEMPT)
+
+
+def _chain_action_graph(campaign: Campaign) -> Graph:
+    action = campaign.chain_action or {}
+    subtype = CHANNEL_ACTIONS.get(action.get("channel") or "")
+    if subtype is None:
+        raise ValueError(f"channel {action.get('channel')!r} cannot be sent by the engine")
+    return Graph.from_dict(
+        {
+            "nodes": [
+                {"node_key": "start", "type": "start", "subtype": "manual", "config": {}},
+                {
+                    "node_key": "send",
+                    "type": "action",
+                    "subtype": subtype,
+                    "name": "پیام زنجیره",
+                    "config": {
+                        "body": action.get("content") or "",
+                        "on_missing_variable": "blank",
+                        "retry": {"enabled": False, "max_attempts": 0, "on_exhausted": "fail"},
+                    },
+                },
+                {"node_key": "end", "type": "end", "subtype": "complete", "config": {"behavior": "complete"}},
+            ],
+            "edges": [
+                {"from": "start", "to": "send", "port": "default"},
+                {"from": "send", "to": "end", "port": "default"},
+            ],
+            "settings": {},
+        }
+    )
+
+
+def ensure_pinned_version(campaign: Campaign) -> Campaign:
+    """A chain campaign that only has ``chain_action`` gets a published one-step workflow pinned once."""
+    if campaign.workflow_version_id is not None:
+        return campaign
+    locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if locked.workflow_version_id is not None:
+        return locked
+    graph = _chain_action_graph(locked)
+    now = timezone.now()
+    workflow = Workflow.objects.create(
+        workspace_id=locked.workspace_id, name=f"زنجیره: {locked.name}"[:200], status=WorkflowStatus.ACTIVE
+    )
+    version = WorkflowVersion.objects.create(
+        workspace_id=locked.workspace_id, workflow=workflow, version_number=1, settings={}
+    )
+    _write_graph(version, graph)
+    for node in version.nodes.filter(type=NodeType.ACTION):
+        action = ACTIONS.get(node.subtype)
+        type(node).objects.filter(pk=node.pk).update(consumes_budget=bool(action and action.consumes_budget))
+    WorkflowVersion.objects.filter(pk=version.pk).update(status=VersionStatus.PUBLISHED, published_at=now)
+    Workflow.objects.filter(pk=workflow.pk).update(published_version=version)
+    Campaign.objects.filter(pk=locked.pk).update(workflow=workflow, workflow_version=version)
+    locked.refresh_from_db()
+    return locked
+
+
+def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime) -> dict[int, tuple[str, object]]:
+    """Create one execution per target (caller's transaction); refused targets are reported, not raised."""
+    campaign = ensure_pinned_version(campaign)
+    ct = ContentType.objects.get_for_model(Target)
+    targets = {
+        t.id: t for t in Target.objects.filter(workspace_id=campaign.workspace_id, pk__in=target_ids, deleted_at=None)
+    }
+    result: dict[int, tuple[str, object]] = {tid: ("refused", "not_found") for tid in target_ids if tid not in targets}
+    problems = _subject_problems(campaign, list(targets.values()))
+    live = set(
+        Execution.objects.filter(
+            campaign=campaign, subject_type=ct, subject_id__in=list(targets), status__in=LIVE_STATUSES
+        ).values_list("subject_id", flat=True)
+    )
+    ready = []
+    for tid in target_ids:
+        if tid not in targets:
+            continue
+        if tid in problems:
+            result[tid] = ("refused", problems[tid])
+        elif tid in live:
+            result[tid] = ("refused", "already_live")
+        else:
+            ready.append(tid)
+    if not ready:
+        return result
+    first = published_graph(campaign.workflow_version_id).first_step()
+    status = ExecutionStatus.ACTIVE if campaign.status == CampaignStatus.ACTIVE else ExecutionStatus.PENDING
+    created: list[Execution] = []
+    for tid in ready:
+        try:
+            with transaction.atomic():
+                created.append(
+                    Execution.objects.create(
+                        workspace_id=campaign.workspace_id,
+                        campaign_id=campaign.id,
+                        workflow_id=campaign.workflow_id,
+                        version_id=campaign.workflow_version_id,
+                        subject_type=ct,
+                        subject_id=tid,
+                        current_node_id=first.id,
+                        needs_budget=first.consumes_budget,
+                        status=status,
+                        eligible_at=now,
+                        next_run_at=now,
+                        node_entered_at=now,
+                        started_at=now if status == ExecutionStatus.ACTIVE else None,
+                    )
+                )
+        except IntegrityError:
+            result[tid] = ("refused", "already_live")
+    rows = [
+        {
+            "id": e.id,
+            "workspace_id": e.workspace_id,
+            "campaign_id": e.campaign_id,
+            "subject_type_id": ct.id,
+            "subject_id": e.subject_id,
+            "current_node_id": e.current_node_id,
+        }
+        for e in created
+    ]
+    bulk_events(rows, type=EventType.ENROLLED, from_status="", to_status=status, data={"by": "chain_run"}, now=now)
+    for e in created:
+        result[e.subject_id] = ("execution", e.id)
+    return result
+
+
+TERMINAL = {ExecutionStatus.COMPLETED, ExecutionStatus.FAILED, ExecutionStatus.CANCELLED, ExecutionStatus.BLACKLISTED}
+
+
+def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
+    """Status and the final result of every message action (per node, the last result wins)."""
+    out: dict[int, dict] = {}
+    for ex_id, status in Execution.objects.filter(pk__in=execution_ids).values_list("id", "status"):
+        out[ex_id] = {"status": status, "terminal": status in TERMINAL, "results": []}
+    last: dict[tuple[int, int | None], str] = {}
+    events = (
+        ExecutionEvent.objects.filter(execution_id__in=list(out), type__in=RESULT_EVENTS)
+        .order_by("occurred_at", "id")
+        .values_list("execution_id", "node_id", "data")
+    )
+    for ex_id, node_id, data in events:
+        if isinstance(data, dict) and data.get("result"):
+            last[(ex_id, node_id)] = data["result"]
+    for (ex_id, _node), result in last.items():
+        out[ex_id]["results"].append(result)
+    return out

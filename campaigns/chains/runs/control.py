@@ -1,0 +1,43 @@
+"""Chain pause / resume / stop effects on campaigns and runs (inside the chain control transaction).
+
+Runs the caller's transaction, which already holds the root row lock — the
+same lock the dispatch claim takes, so a run is either claimed before the
+pause (it finishes sending) or skipped by it (never both).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ...choices import CampaignStatus
+from ...fsm import fsm_apply
+from ...models import Campaign
+from ...tenancy import Actor
+from ..run_models import CampaignRun
+from ..services.common import record
+from .choices import NOT_STARTED, RunStatus, SkipReason
+from .skips import run_skip
+
+SENDING = (RunStatus.DISPATCHING, RunStatus.DISPATCHED)
+STOPPABLE = (CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE, CampaignStatus.PAUSED)
+
+
+def chain_control_effects(*, actor: Actor, root: Campaign, nodes: list[Campaign], action: str, now: datetime) -> None:
+    if action in ("pause", "stop"):
+        reason = SkipReason.CHAIN_PAUSED if action == "pause" else SkipReason.CHAIN_STOPPED
+        for run in CampaignRun.objects.filter(root=root, status__in=NOT_STARTED, started_at=None).order_by("id"):
+            run_skip(run, reason, now=now)
+    for node in nodes:
+        node.refresh_from_db()
+        if action == "pause" and node.status == CampaignStatus.ACTIVE:
+            fsm_apply(node, "pause", extra_updates={"paused_at": now}, on_applied=record(actor, node, chain="pause"))
+        elif action == "resume" and node.status == CampaignStatus.PAUSED:
+            fsm_apply(node, "resume", extra_updates={"paused_at": None}, on_applied=record(actor, node, chain="resume"))
+        elif action == "stop" and node.status in (
+            CampaignStatus.SCHEDULED,
+            CampaignStatus.ACTIVE,
+            CampaignStatus.PAUSED,
+        ):
+            # A campaign still sending finishes it (the completion function finishes the campaign after).
+            if not CampaignRun.objects.filter(campaign=node, status__in=SENDING).exists():
+                fsm_apply(node, "cancel", on_applied=record(actor, node, chain="stop"))

@@ -1,0 +1,180 @@
+"""Dispatching a frozen audience into the engine.
+
+The claim READY_TO_DISPATCH → DISPATCHING happens in one transaction that
+locks the chain root row, checks ``chain_control`` NORMAL and bumps
+``chain_revision`` — chain pause writes the same row, so pause and claim are
+serialised. ``started_at`` is set once by the first claim ("started" = this
+durable claim, before any command); a reclaim after a crash keeps it.
+
+Enrollment goes chunk by chunk in audience order. Each chunk, in one
+transaction: insert the deterministic link keys (run + target + action code;
+``ON CONFLICT DO NOTHING``), ask the engine (through ``campaigns.registry``)
+to create executions only for links that have none, store the execution ids
+and advance the cursor. A replayed chunk finds its links filled and creates
+nothing. After the last chunk: DISPATCHED + ``dispatched_at`` +
+``expected_execution_count``, then the shared completion function.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from ...choices import CampaignStatus
+from ...events import campaign_status_changed_event
+from ...fsm import fsm_apply
+from ...models import Campaign
+from ...registry import run_engine
+from ..choices import ChainControl
+from ..run_models import CampaignRun, RunAudienceMember, RunExecution
+from .choices import NOT_STARTED, RunStatus, RunType, SkipReason
+from .completion import run_complete_if_done
+from .scheduler import LEASE
+from .skips import run_skip
+from .transitions import log_run, new_lease, run_apply
+
+CHUNK = 200
+
+
+def action_code(campaign: Campaign) -> str:
+    """The stable code of the campaign's action (set at validation; channel or pinned version otherwise)."""
+    action = campaign.chain_action or {}
+    code = action.get("code") or action.get("channel")
+    if not code and campaign.workflow_version_id:
+        code = f"journey-v{campaign.workflow_version_id}"
+    return str(code or "action")[:60]
+
+
+def execution_key(run_id: int, target_id: int, code: str) -> str:
+    return f"run:{run_id}:target:{target_id}:action:{code}"
+
+
+def run_claim(run_id: int, *, now: datetime) -> CampaignRun | None:
+    """The durable start of sending, serialised with chain pause on the root row. None = not ours to send."""
+    with transaction.atomic():
+        run = CampaignRun.objects.select_related("campaign").get(pk=run_id)
+        root = Campaign.objects.select_for_update().get(pk=run.root_id or run.campaign_id)
+        run = CampaignRun.objects.select_for_update().select_related("campaign").get(pk=run_id)
+        if run.status == RunStatus.DISPATCHING:
+            if run.lease_expires_at and run.lease_expires_at > now:
+                return None  # a live worker is sending it
+        elif run.status != RunStatus.READY_TO_DISPATCH:
+            return None
+        elif root.chain_control != ChainControl.NORMAL:
+            return None
+        Campaign.objects.filter(pk=root.pk).update(chain_revision=F("chain_revision") + 1)
+        lease = new_lease()
+        if not run_apply(
+            run,
+            "claim",
+            now=now,
+            started_at=run.started_at or now,
+            lease_token=lease,
+            lease_expires_at=now + LEASE,
+            next_check_at=now + LEASE,
+        ):
+            return None
+        _campaign_started(run.campaign)
+        if run.run_type == RunType.SCHEDULED and run.root_id == run.campaign_id:
+            _close_old_periods(run, now)
+    return run
+
+
+def _campaign_started(campaign: Campaign) -> None:
+    """First run start → IN_PROGRESS (``active``), which holds between periods."""
+    campaign.refresh_from_db()
+    if campaign.status == CampaignStatus.SCHEDULED:
+
+        def record(from_status: str, to_status: str) -> None:
+            campaign_status_changed_event(
+                campaign=campaign, from_status=from_status, to_status=to_status, data={"reason": "FIRST_RUN_STARTED"}
+            )
+
+        fsm_apply(campaign, "activate", on_applied=record)
+
+
+def _close_old_periods(root_run: CampaignRun, now: datetime) -> None:
+    """A root run that starts sending opens a new period: unsent child runs of older periods are SKIPPED."""
+    older_periods = CampaignRun.objects.filter(
+        campaign_id=root_run.campaign_id, run_type=RunType.SCHEDULED, planned_at__lt=root_run.planned_at
+    ).values("period_key")
+    old = CampaignRun.objects.filter(
+        root_id=root_run.root_id, run_type=RunType.INHERITED, status__in=NOT_STARTED, period_key__in=older_periods
+    )
+    for run in old.order_by("id"):
+        run_skip(run, SkipReason.NEW_PERIOD, now=now)
+
+
+def run_dispatch(*, run_id: int, now: datetime | None = None) -> str:
+    now = now or timezone.now()
+    run = run_claim(run_id, now=now)
+    if run is None:
+        return "not_claimed"
+    engine = run_engine()
+    if engine is None:
+        raise RuntimeError("no run engine registered")
+    code = action_code(run.campaign)
+    members = RunAudienceMember.objects.filter(build_id=run.target_snapshot.build_id, is_control=False).order_by("id")
+    while True:
+        chunk = list(members.filter(id__gt=run.cursor).values_list("id", "target_id")[:CHUNK])
+        if not chunk:
+            break
+        with transaction.atomic():
+            locked = CampaignRun.objects.select_for_update().select_related("campaign").get(pk=run.pk)
+            if locked.status != RunStatus.DISPATCHING or locked.lease_token != run.lease_token:
+                return "lease_lost"
+            _enroll_chunk(locked, code, [t for _, t in chunk], engine, now)
+            CampaignRun.objects.filter(pk=run.pk).update(
+                cursor=chunk[-1][0], lease_expires_at=now + LEASE, next_check_at=now + LEASE
+            )
+            run.cursor = chunk[-1][0]
+    with transaction.atomic():
+        run = CampaignRun.objects.select_for_update().get(pk=run.pk)
+        if run.status != RunStatus.DISPATCHING:
+            return "lease_lost"
+        links = RunExecution.objects.filter(run=run)
+        expected = links.filter(execution_id__isnull=False).count()
+        refused = links.exclude(refused_reason="").count()
+        run_apply(
+            run,
+            "dispatched",
+            now=now,
+            dispatched_at=now,
+            expected_execution_count=expected,
+            refused_count=refused,
+            lease_token=None,
+            lease_expires_at=None,
+            next_check_at=now,
+        )
+        log_run("run dispatched", run, expected=expected, refused=refused)
+    run_complete_if_done(run, now=now)
+    return "dispatched"
+
+
+def _enroll_chunk(run: CampaignRun, code: str, target_ids: list[int], engine, now: datetime) -> None:
+    RunExecution.objects.bulk_create(
+        [
+            RunExecution(
+                workspace_id=run.workspace_id,
+                run=run,
+                target_id=tid,
+                action_code=code,
+                key=execution_key(run.id, tid, code),
+            )
+            for tid in target_ids
+        ],
+        ignore_conflicts=True,
+    )
+    todo = list(RunExecution.objects.filter(run=run, target_id__in=target_ids, execution_id=None, refused_reason=""))
+    if not todo:
+        return  # replay: every link already has its execution
+    result = engine.enroll(campaign=run.campaign, target_ids=[link.target_id for link in todo], now=now)
+    for link in todo:
+        kind, value = result.get(link.target_id, ("refused", "unknown"))
+        if kind == "execution":
+            RunExecution.objects.filter(pk=link.pk, execution_id=None).update(execution_id=value)
+        else:
+            RunExecution.objects.filter(pk=link.pk, execution_id=None).update(refused_reason=str(value)[:40])

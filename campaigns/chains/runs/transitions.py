@@ -1,0 +1,61 @@
+"""Run status changes: the FSM decides, a compare-and-set UPDATE persists, a log line records.
+
+``run_apply`` returns False when another process changed the run first (the
+caller reads the fresh row and moves on); it never overwrites.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime
+
+from django.db.models import F
+from django.utils import timezone
+from django_fsm import can_proceed
+
+from ..run_models import CampaignRun
+
+log = logging.getLogger("campaigns.chains.runs")
+
+
+def log_run(event: str, run: CampaignRun, **extra) -> None:
+    """Structured log: ids and counts only (never phone numbers, tokens or message text)."""
+    log.info(
+        event,
+        extra={
+            "workspace_id": run.workspace_id,
+            "campaign_id": run.campaign_id,
+            "root_campaign_id": run.root_id,
+            "period_key": run.period_key,
+            "run_id": run.id,
+            "source_run_id": run.source_run_id,
+            "snapshot_id": run.target_snapshot_id,
+            "status": run.status,
+            **extra,
+        },
+    )
+
+
+def run_apply(run: CampaignRun, transition: str, *, now: datetime | None = None, **fields) -> bool:
+    """Apply ``run.<transition>()`` with CAS on (id, status, revision); update ``run`` in memory on success."""
+    method = getattr(run, transition)
+    if not can_proceed(method):
+        return False
+    from_status, revision = run.status, run.revision
+    method()
+    to_status = run.status
+    values = {"status": to_status, "revision": F("revision") + 1, "updated_at": now or timezone.now(), **fields}
+    updated = CampaignRun.objects.filter(pk=run.pk, status=from_status, revision=revision).update(**values)
+    if updated != 1:
+        run.refresh_from_db()
+        return False
+    for name, value in fields.items():
+        setattr(run, name, value)
+    run.revision = revision + 1
+    log_run(f"run {transition}", run, from_status=from_status, to_status=to_status)
+    return True
+
+
+def new_lease() -> uuid.UUID:
+    return uuid.uuid4()

@@ -1,0 +1,283 @@
+"""Chain runs (story 446): the seed's A→B→C example with simulated time, periods, audiences, completion."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.utils import timezone
+
+from automation.models import Execution
+from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
+from campaigns.chains.runs.choices import RunStatus, RunType, SkipReason
+from campaigns.chains.runs.dispatch import run_dispatch
+from campaigns.choices import CampaignStatus
+
+from .runs_helpers import Recorder, approved_chain, at, root_run, runs_of, settle, tick
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def seed_chain(actor):
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        return approved_chain(actor)
+
+
+def test_approval_creates_first_root_run_and_its_period_for_every_child(seed_chain):
+    nodes, _ = seed_chain
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    assert a10.period_key == a10.id and a10.status == RunStatus.SCHEDULED
+    (b10,) = runs_of(nodes["B"])
+    (c10,) = runs_of(nodes["C"])
+    assert (b10.run_type, b10.period_key, b10.source_run_id) == (RunType.INHERITED, a10.id, a10.id)
+    assert (c10.period_key, c10.source_run_id) == (a10.id, b10.id)
+    # AFTER_INTERVAL: nothing planned while the source has not started.
+    assert b10.planned_at is None and b10.scheduled_at is None
+
+
+def test_seed_example_a_b_c_in_the_right_period(seed_chain):
+    nodes, people = seed_chain
+    A, B, C = nodes["A"], nodes["B"], nodes["C"]
+    tick(at(2026, 9, 30))
+    assert runs_of(A)[0].status == RunStatus.SCHEDULED  # not due yet
+
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(A, at(2026, 10, 1))
+    assert a10.status == RunStatus.DISPATCHED
+    assert a10.started_at == at(2026, 10, 1)
+    assert a10.expected_execution_count == 4 == Execution.objects.filter(campaign=A).count()
+    A.refresh_from_db()
+    assert A.status == CampaignStatus.ACTIVE  # IN_PROGRESS from the first run start
+    b10 = runs_of(B)[0]
+    tick(at(2026, 10, 1, 9, 5))
+    b10.refresh_from_db()
+    # B: planned once, 2 days after A-10 *started*; deadline 48 h later.
+    assert b10.planned_at == at(2026, 10, 3) == b10.scheduled_at
+    assert b10.wait_deadline_at == at(2026, 10, 5)
+
+    settle(a10, {people[0].id: "failed"})
+    ConversionEvent.objects.create(
+        workspace=A.workspace, target=people[1], name="target_status:converted", occurred_at=at(2026, 10, 2)
+    )
+    tick(at(2026, 10, 1, 10, 0))
+    a10.refresh_from_db()
+    assert a10.status == RunStatus.COMPLETED
+
+    tick(at(2026, 10, 3, 9, 0))
+    b10.refresh_from_db()
+    assert b10.status == RunStatus.DISPATCHED
+    # NOT_CONVERTED of A-10: successful send and no conversion (failed person and converter excluded).
+    assert sorted(RunExecution.objects.filter(run=b10).values_list("target_id", flat=True)) == sorted(
+        [people[2].id, people[3].id]
+    )
+    assert b10.selection_rule_snapshot["sourceRunId"] == a10.id
+    assert b10.selection_rule_snapshot["inheritType"] == "NOT_CONVERTED"
+
+    tick(at(2026, 10, 3, 9, 5))
+    c10 = runs_of(C)[0]
+    assert c10.planned_at == at(2026, 10, 4)  # 1 day after B-10 started
+    settle(b10)
+    tick(at(2026, 10, 4, 9, 0))
+    c10.refresh_from_db()
+    assert c10.status == RunStatus.DISPATCHED and c10.source_run_id == b10.id
+
+    # Next period: A-11 on 1 Nov opens period A-11; B-11 reads A-11 only.
+    settle(c10)
+    tick(at(2026, 11, 1, 9, 0))
+    a11 = root_run(A, at(2026, 11, 1))
+    assert a11.period_key == a11.id and a11.status == RunStatus.DISPATCHED
+    b11 = CampaignRun.objects.get(campaign=B, period_key=a11.id)
+    assert b11.source_run_id == a11.id
+    settle(a11)
+    tick(at(2026, 11, 3, 9, 0))
+    b11.refresh_from_db()
+    assert b11.selection_rule_snapshot["sourceRunId"] == a11.id  # A-11 never reads A-10
+    # One execution per target per run: B-11 has the four of A-11 (none converted in its window).
+    assert RunExecution.objects.filter(run=b11).count() == 4
+
+
+def test_empty_audience_skips_root_and_descendants(actor):
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, _ = approved_chain(actor, targets=0)
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    assert (a10.status, a10.skip_reason) == (RunStatus.SKIPPED, SkipReason.EMPTY_AUDIENCE)
+    b10, c10 = runs_of(nodes["B"])[0], runs_of(nodes["C"])[0]
+    assert (b10.status, b10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
+    assert (c10.status, c10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
+    assert Execution.objects.count() == 0
+
+
+def test_empty_child_audience_is_skipped_empty_audience(seed_chain):
+    nodes, people = seed_chain
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    settle(a10, {p.id: "failed" for p in people})  # nobody received it: no NOT_CONVERTED
+    tick(at(2026, 10, 3, 9, 0))
+    b10 = runs_of(nodes["B"])[0]
+    assert (b10.status, b10.skip_reason) == (RunStatus.SKIPPED, SkipReason.EMPTY_AUDIENCE)
+    assert b10.target_snapshot is not None and b10.audience_count == 0
+
+
+def test_replayed_dispatch_creates_no_duplicate_execution(seed_chain):
+    nodes, _ = seed_chain
+    recorder = Recorder()
+    tick(at(2026, 10, 1, 9, 0), send=recorder)  # build handed over, never ran
+    _kind, run_id, build_id = recorder.sent[0]
+    from campaigns.chains.runs.build import run_audience_build
+
+    with time_machine.travel(at(2026, 10, 1, 9, 1), tick=False):
+        run_audience_build(run_id=run_id, build_id=build_id, send=Recorder())
+        run = CampaignRun.objects.get(pk=run_id)
+        assert run.status == RunStatus.READY_TO_DISPATCH
+        assert run_dispatch(run_id=run_id) == "dispatched"
+    # The same trigger delivered again, and a worker replaying the claim after its lease expired.
+    with time_machine.travel(at(2026, 10, 1, 9, 2), tick=False):
+        assert run_dispatch(run_id=run_id) == "not_claimed"
+        CampaignRun.objects.filter(pk=run_id).update(status=RunStatus.DISPATCHING, lease_expires_at=timezone.now())
+        run_dispatch(run_id=run_id)
+    assert Execution.objects.filter(campaign=nodes["A"]).count() == 4
+    assert RunExecution.objects.filter(run_id=run_id).count() == 4
+
+
+def test_lost_dispatch_trigger_is_emitted_again_by_the_scheduler(seed_chain):
+    _nodes, _ = seed_chain
+    recorder = Recorder()
+    tick(at(2026, 10, 1, 9, 0), send=recorder)
+    _, run_id, build_id = recorder.sent[0]
+    from campaigns.chains.runs.build import run_audience_build
+
+    with time_machine.travel(at(2026, 10, 1, 9, 1), tick=False):
+        run_audience_build(run_id=run_id, build_id=build_id, send=Recorder())  # dispatch trigger lost
+    again = Recorder()
+    tick(at(2026, 10, 1, 9, 30), send=again)
+    assert ("dispatch", run_id) in again.sent
+
+
+def test_build_that_lost_its_lease_is_never_published(seed_chain):
+    _nodes, _ = seed_chain
+    first = Recorder()
+    tick(at(2026, 10, 1, 9, 0), send=first)
+    _, run_id, old_build = first.sent[0]
+    second = Recorder()
+    tick(at(2026, 10, 1, 9, 30), send=second)  # lease expired: reclaim with a new attempt
+    _, _, new_build = second.sent[0]
+    assert new_build != old_build
+    from campaigns.chains.runs.build import run_audience_build
+
+    with time_machine.travel(at(2026, 10, 1, 9, 31), tick=False):
+        assert run_audience_build(run_id=run_id, build_id=old_build, send=Recorder()) in ("gone", "lease_lost")
+        assert run_audience_build(run_id=run_id, build_id=new_build, send=Recorder()) == "frozen"
+    run = CampaignRun.objects.get(pk=run_id)
+    assert str(run.target_snapshot.build_id) == new_build and run.target_snapshot.attempt_no == 2
+
+
+def test_waiting_source_over_48_hours_is_skipped_source_timeout(seed_chain):
+    nodes, _ = seed_chain
+    tick(at(2026, 10, 1, 9, 0))  # A-10 dispatched, never settles
+    tick(at(2026, 10, 3, 9, 0))
+    b10 = runs_of(nodes["B"])[0]
+    assert (b10.status, b10.wait_reason) == (RunStatus.WAITING_SOURCE, "SOURCE_PROCESSING")
+    assert b10.postponement_notified_at is not None
+    tick(at(2026, 10, 5, 9, 0))
+    b10.refresh_from_db()
+    assert (b10.status, b10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_TIMEOUT)
+    c10 = runs_of(nodes["C"])[0]
+    assert (c10.status, c10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
+
+
+def test_new_period_skips_old_unsent_child_runs(actor):
+    long_wait = {
+        "B": {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 20, "run_time": "09:00"}},
+        "C": {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 1, "run_time": "09:00"}},
+    }
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, _ = approved_chain(actor, child_schedules=long_wait)
+    tick(at(2026, 10, 1, 9, 0))
+    b10 = runs_of(nodes["B"])[0]
+    # A-10 never completes; B-10 waits past its slot, then A-11 starts sending.
+    tick(at(2026, 10, 21, 9, 0))
+    tick(at(2026, 11, 1, 9, 0))
+    b10.refresh_from_db()
+    assert (b10.status, b10.skip_reason) == (RunStatus.SKIPPED, SkipReason.NEW_PERIOD)
+
+
+def test_completion_waits_for_pending_and_never_fakes_completed(seed_chain):
+    nodes, _people = seed_chain
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    tick(at(2026, 10, 1, 9, 10))
+    a10.refresh_from_db()
+    assert a10.status == RunStatus.DISPATCHED  # executions still live
+    tick(at(2026, 10, 5, 9, 10))
+    a10.refresh_from_db()
+    assert a10.status == RunStatus.DISPATCHED and a10.operational_error.startswith("COMPLETION_OVERDUE")
+
+
+def test_mixed_success_and_failure_is_still_completed(seed_chain):
+    nodes, people = seed_chain
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    settle(a10, {people[0].id: "failed", people[1].id: "unknown"})
+    tick(at(2026, 10, 1, 9, 10))
+    a10.refresh_from_db()
+    assert a10.status == RunStatus.COMPLETED and a10.completed_at is not None
+
+
+def test_failed_delivery_child_takes_only_failed_recipients(actor):
+    shape = {
+        "B": {"type": "FAILED_DELIVERY", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}},
+    }
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, people = approved_chain(actor, shape="A>B", child_schedules=shape)
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    settle(a10, {people[0].id: "failed", people[1].id: "rejected"})
+    tick(at(2026, 10, 3, 9, 0))
+    b10 = runs_of(nodes["B"])[0]
+    targets = set(RunExecution.objects.filter(run=b10).values_list("target_id", flat=True))
+    assert targets == {people[0].id, people[1].id}
+
+
+def test_frozen_child_audience_unchanged_by_later_conversions(seed_chain):
+    nodes, people = seed_chain
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    settle(a10)
+    tick(at(2026, 10, 3, 9, 0))
+    b10 = runs_of(nodes["B"])[0]
+    before = list(b10.target_snapshot.members.values_list("target_id", flat=True))
+    ConversionEvent.objects.create(
+        workspace=a10.workspace, target=people[0], name="target_status:converted", occurred_at=at(2026, 10, 3, 10)
+    )
+    tick(at(2026, 10, 3, 11, 0))
+    b10.refresh_from_db()
+    assert list(b10.target_snapshot.members.values_list("target_id", flat=True)) == before
+
+
+def test_finished_when_schedule_exhausted_and_no_open_run(actor):
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, _ = approved_chain(
+            actor, shape="A>B", root_schedule={"type": "MONTHLY", "day": 1, "time": "09:00", "end_date": "2026-10-15"}
+        )
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    settle(a10)
+    tick(at(2026, 10, 1, 9, 5))
+    nodes["A"].refresh_from_db()
+    assert nodes["A"].status == CampaignStatus.COMPLETED  # no occurrence left, no open run
+    nodes["B"].refresh_from_db()
+    assert nodes["B"].status == CampaignStatus.SCHEDULED  # B still has its turn in this period
+    tick(at(2026, 10, 3, 9, 0))
+    b10 = runs_of(nodes["B"])[0]
+    settle(b10)
+    tick(at(2026, 10, 3, 9, 5))
+    nodes["B"].refresh_from_db()
+    assert nodes["B"].status == CampaignStatus.COMPLETED
+
+
+def test_occurrence_timing(seed_chain):
+    nodes, _ = seed_chain
+    assert root_run(nodes["A"], at(2026, 10, 1)).scheduled_at - at(2026, 10, 1) == timedelta(0)
