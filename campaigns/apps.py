@@ -17,3 +17,7 @@ class CampaignsConfig(AppConfig):
         from .admin_base import lock_down_admin_site
 
         lock_down_admin_site(admin.site)
+
+        from .chains.runs.receivers import connect as connect_chain_runs
+
+        connect_chain_runs()

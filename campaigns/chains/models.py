@@ -126,3 +126,12 @@ class CampaignChain(Campaign):
 
     def __str__(self) -> str:
         return self.name
+
+
+from .run_models import (  # noqa: E402,F401  (chain runs)
+    CampaignRun,
+    ConversionEvent,
+    RunAudienceMember,
+    RunAudienceSnapshot,
+    RunExecution,
+)
