@@ -21,3 +21,6 @@ class CampaignsConfig(AppConfig):
         from .chains.runs.receivers import connect as connect_chain_runs
 
         connect_chain_runs()
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the deploy checks)

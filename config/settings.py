@@ -46,7 +46,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -138,7 +137,7 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: its WWW-Authenticate header makes unauthenticated requests a proper 401.
-        "rest_framework.authentication.TokenAuthentication",
+        "campaigns.api.auth.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -290,3 +289,39 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
 # Groups/chains/approval (campaigns.chains): add ≤ N campaigns per request; largest approval snapshot in bytes.
 CHAINS_MAX_ADD_IDS = int(os.environ.get("CHAINS_MAX_ADD_IDS", "100"))
 CHAINS_PACKAGE_MAX_BYTES = int(os.environ.get("CHAINS_PACKAGE_MAX_BYTES", str(2 * 1024 * 1024)))
+
+
+# --- security settings (production start, proxies, login, tokens, imports, exports) ---
+# `manage.py check --deploy` fails, and the WSGI/ASGI app refuses to load, when DEBUG=0 runs on the
+# development SECRET_KEY or a FIELD_ENCRYPTION_KEY derived from it (campaigns/checks.py).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Reverse proxies in front of the app that append to X-Forwarded-For (0: use the socket address).
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+# Trust X-Forwarded-Proto only behind a proxy that sets it itself (default: on when a proxy is trusted).
+if env_bool("SECURE_PROXY_SSL_HEADER", TRUSTED_PROXY_COUNT > 0):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
+# Login throttle: failures per username (from any address) and per client address, then an
+# exponential back-off (base seconds, doubled per failure over the limit, capped) instead of a lock-out.
+LOGIN_FAILURES_PER_USERNAME = int(os.environ.get("LOGIN_FAILURES_PER_USERNAME", "5"))
+LOGIN_FAILURES_PER_IP = int(os.environ.get("LOGIN_FAILURES_PER_IP", "30"))
+LOGIN_BACKOFF_SECONDS = int(os.environ.get("LOGIN_BACKOFF_SECONDS", "2"))
+LOGIN_BACKOFF_MAX_SECONDS = int(os.environ.get("LOGIN_BACKOFF_MAX_SECONDS", "900"))
+API_TOKEN_TTL_DAYS = int(os.environ.get("API_TOKEN_TTL_DAYS", "90"))
+# Imports: upload size, rows, columns, declared unzipped size of an .xlsx, runs without progress.
+IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(10 * 1024 * 1024)))
+IMPORT_MAX_ROWS = int(os.environ.get("IMPORT_MAX_ROWS", "100000"))
+IMPORT_MAX_COLUMNS = int(os.environ.get("IMPORT_MAX_COLUMNS", "50"))
+IMPORT_MAX_UNZIPPED_BYTES = int(os.environ.get("IMPORT_MAX_UNZIPPED_BYTES", str(100 * 1024 * 1024)))
+IMPORT_MAX_ATTEMPTS = int(os.environ.get("IMPORT_MAX_ATTEMPTS", "3"))
+# Stops parsing an upload body once a file passes IMPORT_MAX_BYTES (campaigns/uploads.py).
+FILE_UPLOAD_HANDLERS = [
+    "campaigns.uploads.SizeLimitedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+# Largest synchronous .xlsx export; above it the request asks for a narrower filter.
+TARGETS_EXPORT_MAX_ROWS = int(os.environ.get("TARGETS_EXPORT_MAX_ROWS", "20000"))

@@ -2,26 +2,37 @@
 
 Guards run in order circuit breaker → blacklist → send window → daily limit.
 Then, in one short transaction, the daily limit is reserved and the attempt
-row is inserted as ``sending`` with its unique idempotency key — before the
-provider is called. The HTTP call runs with no transaction open; the result
-is written once (``UPDATE … WHERE status='sending'``). An attempt left
-``sending`` by a job that died is closed as ``unknown`` and never resent.
+row is inserted as ``queued`` with its unique idempotency key and the step's
+numeric local id (one ``SmsSendSlot`` per execution + cycle + node, the same on
+every attempt, sent as Kavenegar's ``localid``). Each attempt is stamped
+``sending`` just before its own HTTP call, which runs with no transaction
+open; the result is written once (``UPDATE … WHERE status='sending'``).
+
+After a crash: a ``queued`` row was never called — its reservation is given
+back and the row dropped, the step runs as if nothing happened; a ``sending``
+row may have reached the provider — it becomes ``unknown``. An ``unknown``
+attempt is never resent blindly: the provider is asked by local id (where it
+can be asked) and the answer settles it (sent → submitted; no such message →
+failed, then sent again with the SAME local id); where it cannot be asked, or
+no answer comes after a few tries, the step's ``on_unknown_outcome`` decides.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
-from datetime import timedelta
-from typing import Any
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
 
 import psycopg
+from django.conf import settings as django_settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from automation.choices import EventType
 from automation.engine.guards import next_opening_tomorrow
+from automation.engine.lease import STOP_EXCEPTIONS
 from automation.engine.registry import (
     GUARDS,
     RETRY_STRATEGIES,
@@ -30,12 +41,14 @@ from automation.engine.registry import (
     GuardDecision,
     ResultStatus,
 )
+from automation.engine.runner import RESEND_UNKNOWN
 from automation.engine.variables import render
+from automation.engine.window import local_day
 
 from . import channel
 from .choices import ACCEPTED, AttemptStatus
-from .models import SmsAttempt
-from .providers import SendResponse
+from .models import SmsAttempt, SmsLogEvent, SmsSendSlot
+from .providers import SendResponse, provider_for
 from .segments import count_segments
 
 logger = logging.getLogger(__name__)
@@ -47,6 +60,16 @@ def _mobile(subject) -> str | None:
     return getattr(subject, "mobile", None) or None
 
 
+def settle_delay() -> timedelta:
+    """How long after an unknown outcome the provider is asked (and between unanswered questions)."""
+    return timedelta(seconds=getattr(django_settings, "SMS_UNKNOWN_SETTLE_SECONDS", 120))
+
+
+def settle_tries() -> int:
+    """Unanswered status questions before ``on_unknown_outcome`` decides."""
+    return int(getattr(django_settings, "SMS_UNKNOWN_SETTLE_TRIES", 3))
+
+
 _RESULT_STATUS = {
     "submitted": AttemptStatus.SUBMITTED,
     "rejected": AttemptStatus.REJECTED,
@@ -54,6 +77,20 @@ _RESULT_STATUS = {
     "unavailable": AttemptStatus.UNAVAILABLE,
     "unknown": AttemptStatus.UNKNOWN,
 }
+
+
+class _Earlier(NamedTuple):
+    """An earlier attempt of the same step (execution + cycle + node)."""
+
+    id: int
+    status: str
+    provider: str
+    local_id: int | None
+    request_at: datetime
+    error_code: str
+
+
+_EARLIER_FIELDS = ("id", "status", "provider", "local_id", "request_at", "error_code")
 
 
 @dataclass
@@ -64,8 +101,10 @@ class _Plan:
     key: str
     attempt_number: int
     budget: Any
+    local_id: int | None = None
     attempt: SmsAttempt | None = None
     gateway: channel.GatewayResult | None = None
+    lost: bool = False  # the queued row was no longer ours when its turn came
 
 
 def _record_many(updates: list[tuple]) -> None:
@@ -115,6 +154,30 @@ def _record_many(updates: list[tuple]) -> None:
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:  # server-side binding for the arrays
         cursor.execute(sql, [now, *params])
+
+
+def assign_local_ids(plans: list[_Plan]) -> None:
+    """The step's send slot (created once, INSERT … ON CONFLICT DO NOTHING): its id is the local id."""
+    if not plans:
+        return
+    slots = [
+        SmsSendSlot(
+            workspace_id=p.ctx.execution.workspace_id,
+            execution_id=p.ctx.execution.id,
+            cycle=p.ctx.execution.cycle,
+            node_id=p.ctx.node.id,
+        )
+        for p in plans
+    ]
+    SmsSendSlot.objects.bulk_create(slots, ignore_conflicts=True)
+    found = {
+        (e, c, n): pk
+        for e, c, n, pk in SmsSendSlot.objects.filter(execution_id__in={p.ctx.execution.id for p in plans}).values_list(
+            "execution_id", "cycle", "node_id", "id"
+        )
+    }
+    for p in plans:
+        p.local_id = found[(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id)]
 
 
 class SendSmsAction(Action):
@@ -180,19 +243,21 @@ class SendSmsAction(Action):
         plan = self._plan(ctx)
         if isinstance(plan, ActionResult):
             return plan
-        # Tx2: reserve the daily limit and insert the attempt ``sending`` before any HTTP.
+        assign_local_ids([plan])
+        # Tx2: reserve the daily limit and insert the attempt ``queued`` before any HTTP.
         try:
             with transaction.atomic():
                 if not plan.budget.reserve():
                     return self._deferred_by_limit(ctx)
                 plan.attempt = SmsAttempt.objects.create(**self._attempt_fields(plan))
         except IntegrityError:
-            return self._existing_attempt(plan.key, ctx.now)
+            return self._existing_attempt(plan.key, ctx)
         self._send(plan)  # no transaction of ours is open here: the provider call may take seconds
         return self._settle([plan])[0]
 
     def execute_many(self, ctxs: list) -> list[ActionResult]:
-        """The batched job's path: one reservation per budget, one INSERT, the sends, one UPDATE."""
+        """The batched job's path: one reservation per budget, one INSERT, then each attempt is stamped
+        ``sending`` just before its own call, then one UPDATE of the results."""
         results: list[ActionResult | None] = [None] * len(ctxs)
         groups: dict[tuple, list[tuple[int, _Plan]]] = {}
         for index, ctx in enumerate(ctxs):
@@ -209,6 +274,7 @@ class SendSmsAction(Action):
             for index, plan in members[granted:]:
                 results[index] = self._deferred_by_limit(plan.ctx)
         if going:
+            assign_local_ids([p for _, p in going])
             try:
                 with transaction.atomic():
                     rows = SmsAttempt.objects.bulk_create([SmsAttempt(**self._attempt_fields(p)) for _, p in going])
@@ -240,17 +306,32 @@ class SendSmsAction(Action):
         rendered = render(body, ctx, on_missing=config.get("on_missing_variable", "skip"))
         if rendered.missing and config.get("on_missing_variable", "skip") == "skip":
             return ActionResult(ResultStatus.SKIPPED, message="missing variable", data={"missing": rendered.missing})
-        # An earlier success means move on; a row left ``sending`` belongs to a job that died (one job at a
-        # time holds the execution) and closes as unknown — never resent.
         earlier = _earlier_attempts(ctx, ex.id, ex.cycle, node.id)
-        done = next((pk for pk, status in earlier if status in ACCEPTED), None)
+        done = next((e.id for e in earlier if e.status in ACCEPTED), None)
         if done is not None:
             return ActionResult(
                 ResultStatus.SUCCESS, message="already sent", data={"attempt_id": done, "duplicate": True}
             )
-        stuck = next((pk for pk, status in earlier if status == AttemptStatus.SENDING), None)
-        if stuck is not None:
-            return self._close_stuck(SmsAttempt.objects.get(pk=stuck))
+        # Reserved by a job that died before its turn: never called, so as if nothing happened.
+        queued = [e for e in earlier if e.status == AttemptStatus.QUEUED]
+        if queued:
+            self._drop_queued(ctx, queued)
+            earlier = [e for e in earlier if e.status != AttemptStatus.QUEUED]
+        # Stamped ``sending`` by a job that died: the call may have reached the provider.
+        for index, e in enumerate(earlier):
+            if e.status == AttemptStatus.SENDING:
+                self._record_id(
+                    e.id,
+                    AttemptStatus.UNKNOWN,
+                    error_code="job_died",
+                    error_message="worker stopped during the send",
+                )
+                earlier[index] = e._replace(status=AttemptStatus.UNKNOWN, error_code="job_died")
+        unknown = [e for e in earlier if e.status == AttemptStatus.UNKNOWN]
+        if unknown:
+            decided = self._settle_unknown(ctx, unknown)
+            if decided is not None:
+                return decided
         number = len(earlier) + 1
         return _Plan(ctx, phone, rendered.text, f"{ex.id}:{ex.cycle}:{node.id}:{number}", number, ctx.budget(CHANNEL))
 
@@ -267,12 +348,15 @@ class SendSmsAction(Action):
             "phone": plan.phone,
             "template": config.get("body") or "",
             "message": plan.text,
-            "provider": config.get("provider") or "",
+            # The provider the call goes to (the fallback, if used, is written with the result): a crash
+            # mid-call must still know whom to ask about this local id.
+            "provider": config.get("provider") or _primary_kind(plan.ctx),
             "sender": config.get("sender") or "",
             "attempt_number": plan.attempt_number,
             "cycle": ex.cycle,
             "idempotency_key": plan.key,
-            "status": AttemptStatus.SENDING,
+            "local_id": plan.local_id,
+            "status": AttemptStatus.QUEUED,
             "job_token": plan.ctx.job_token,
             "request_at": plan.ctx.now,
             "segments": count_segments(plan.text).segments,
@@ -287,6 +371,14 @@ class SendSmsAction(Action):
         )
 
     def _send(self, plan: _Plan) -> None:
+        """Stamp this attempt ``sending`` (committed at once), then call the provider."""
+        plan.ctx.heartbeat()
+        stamped = SmsAttempt.objects.filter(pk=plan.attempt.id, status=AttemptStatus.QUEUED).update(
+            status=AttemptStatus.SENDING
+        )
+        if not stamped:  # pragma: no cover - one job holds an execution at a time
+            plan.lost = True
+            return
         config = plan.ctx.node.config
         try:
             plan.gateway = channel.send_through_gateway(
@@ -294,27 +386,35 @@ class SendSmsAction(Action):
                 phone=plan.phone,
                 text=plan.text,
                 sender=config.get("sender"),
-                local_id=plan.key,
+                local_id=str(plan.local_id),
                 provider_kind=config.get("provider"),
             )
-        except Exception as exc:  # the outcome is unknown: never resend
+        except STOP_EXCEPTIONS:
+            raise  # the task's time is up; the row stays ``sending`` and is settled by the next run
+        except Exception as exc:  # the outcome is unknown: never resend blindly
             logger.exception("provider call raised for attempt %s", plan.attempt.id)
             plan.gateway = channel.GatewayResult(
-                SendResponse("unknown", error_code="exception", error_message=type(exc).__name__), "", ""
+                SendResponse("unknown", error_code="exception", error_message=type(exc).__name__),
+                plan.attempt.provider,
+                plan.attempt.sender,
             )
 
     def _settle(self, plans: list[_Plan]) -> list[ActionResult]:
-        """Write every result once (status only while ``sending``), give back unaccepted budget, drive the circuit."""
+        """Write every result once (status only while ``sending``), give back the budget of what surely was not
+        sent (an unknown keeps its unit until settled), drive the circuit."""
         results, updates = [], []
         release: dict[int, int] = {}
         for plan in plans:
             ctx, gateway = plan.ctx, plan.gateway
+            if plan.lost:
+                results.append(ActionResult(ResultStatus.DEFERRED, until=ctx.now + settle_delay(), message="busy"))
+                continue
             response = gateway.response
             data = {"attempt_id": plan.attempt.id, "provider": gateway.provider, "event": EventType.SMS_ATTEMPT}
             status = _RESULT_STATUS.get(response.status, AttemptStatus.FAILED)
             retry_at = self._retry_at(ctx) if status == AttemptStatus.FAILED else None
             updates.append((plan.attempt.id, status, response, gateway.provider, gateway.sender, retry_at))
-            if status != AttemptStatus.SUBMITTED:
+            if status not in (AttemptStatus.SUBMITTED, AttemptStatus.UNKNOWN):
                 release[id(plan.budget)] = release.get(id(plan.budget), 0) + 1
             if status == AttemptStatus.SUBMITTED:
                 if _cached_settings(ctx).paused_until is not None:  # this send was the probe after an outage
@@ -328,7 +428,7 @@ class SendSmsAction(Action):
                     ActionResult(ResultStatus.UNAVAILABLE, until=until, message=response.error_code, data=data)
                 )
             elif status == AttemptStatus.UNKNOWN:
-                results.append(ActionResult(ResultStatus.UNKNOWN, message=response.error_code, data=data))
+                results.append(self._unknown_result(ctx, gateway.provider, response.error_code, data))
             elif status == AttemptStatus.REJECTED:
                 results.append(ActionResult(ResultStatus.REJECTED, message=response.error_code, data=data))
             else:
@@ -336,13 +436,91 @@ class SendSmsAction(Action):
                     ActionResult(ResultStatus.FAILED, retryable=True, message=response.error_code, data=data)
                 )
         budgets = {id(p.budget): p.budget for p in plans}
-        for key, count in release.items():  # only accepted attempts consume the daily budget
+        for key, count in release.items():  # only accepted (or possibly accepted) attempts consume the budget
             if count == 1:
                 budgets[key].release()
             else:
                 budgets[key].release_many(count)
         _record_many(updates)
         return results
+
+    def _unknown_result(self, ctx, provider_kind: str, reason: str, data: dict) -> ActionResult:
+        """Right after an unknown outcome: ask the provider later (if it can be asked), else on_unknown_outcome."""
+        provider = provider_for(provider_kind or "")
+        if provider is not None and provider.has_status_query:
+            return ActionResult(
+                ResultStatus.DEFERRED,
+                until=ctx.now + settle_delay(),
+                message=f"settling: {reason}",
+                data={**data, "event": EventType.UNKNOWN_OUTCOME, "reason": reason},
+            )
+        return ActionResult(ResultStatus.UNKNOWN, message=reason or "unknown", data={**data, "reason": reason})
+
+    # --- after a crash or an unknown outcome ------------------------------------------------------
+    def _budget_of(self, ctx, request_at: datetime):
+        """The budget a unit was reserved from: the workspace calendar day of its request."""
+        return replace(ctx.budget(CHANNEL), day=local_day(request_at, ctx.tz))
+
+    def _drop_queued(self, ctx, rows: list[_Earlier]) -> None:
+        for e in rows:
+            deleted, _ = SmsAttempt.objects.filter(pk=e.id, status=AttemptStatus.QUEUED).delete()
+            if deleted:
+                self._budget_of(ctx, e.request_at).release()
+
+    def _settle_unknown(self, ctx, unknown: list[_Earlier]) -> ActionResult | None:
+        """Decide an unknown attempt of this step; None means "surely not sent: send again (same local id)"."""
+        latest = unknown[-1]
+        data = {"attempt_id": latest.id, "event": EventType.SMS_ATTEMPT}
+        if (ctx.execution.metadata or {}).get(RESEND_UNKNOWN) == ctx.node.id:  # a person chose "resend"
+            for e in unknown:
+                if self._record_id(e.id, AttemptStatus.FAILED, error_code="resend_chosen", from_status="unknown"):
+                    self._budget_of(ctx, e.request_at).release()
+            return None
+        answer = None
+        provider_kind = latest.provider or ctx.node.config.get("provider") or _primary_kind(ctx)
+        if latest.local_id and provider_kind:
+            ctx.heartbeat()
+            answer = channel.query_sent(
+                _cached_settings(ctx), provider_kind=provider_kind, local_id=str(latest.local_id)
+            )
+        if answer is None:  # this provider cannot be asked: the step's on_unknown_outcome decides
+            reason = latest.error_code or "no_status_query"
+            return ActionResult(ResultStatus.UNKNOWN, message=reason, data={**data, "reason": reason})
+        asked = SmsLogEvent.objects.filter(attempt_id=latest.id, event="status_query").count() + 1
+        SmsLogEvent.objects.create(
+            workspace_id=ctx.workspace.id,
+            attempt_id=latest.id,
+            event="status_query",
+            provider_status=answer.state,
+            payload=answer.raw or {"error": answer.error_code},
+            dedupe_key=f"status_query:{asked}",
+            occurred_at=timezone.now(),
+        )
+        if answer.state == "sent":
+            SmsAttempt.objects.filter(pk=latest.id, status=AttemptStatus.UNKNOWN).update(
+                status=AttemptStatus.SUBMITTED, provider_message_id=answer.message_id[:64]
+            )
+            for e in unknown[:-1]:  # the provider holds one message per local id
+                if self._record_id(e.id, AttemptStatus.FAILED, error_code="same_local_id", from_status="unknown"):
+                    self._budget_of(ctx, e.request_at).release()
+            return ActionResult(ResultStatus.SUCCESS, message="settled: sent", data={**data, "settled": "sent"})
+        if answer.state in ("not_sent", "rejected"):
+            status = AttemptStatus.FAILED if answer.state == "not_sent" else AttemptStatus.REJECTED
+            for e in unknown:
+                if self._record_id(e.id, status, error_code=answer.error_code or answer.state, from_status="unknown"):
+                    self._budget_of(ctx, e.request_at).release()
+            if answer.state == "rejected":
+                return ActionResult(ResultStatus.REJECTED, message="settled: rejected", data=data)
+            return None
+        if asked < settle_tries():
+            return ActionResult(
+                ResultStatus.DEFERRED,
+                until=ctx.now + settle_delay(),
+                message="settling: no answer",
+                data={**data, "event": EventType.UNKNOWN_OUTCOME, "reason": answer.error_code or "no_answer"},
+            )
+        reason = f"unsettled after {asked} status queries"
+        return ActionResult(ResultStatus.UNKNOWN, message=reason, data={**data, "reason": reason})
 
     def _retry_at(self, ctx):
         retry = ctx.node.config.get("retry") or {}
@@ -351,58 +529,36 @@ class SendSmsAction(Action):
         strategy = RETRY_STRATEGIES.get(retry.get("strategy", "fixed"))
         return ctx.now + timedelta(seconds=strategy.delay_seconds(ctx.execution.retry_count + 1, retry))
 
-    def _record(
-        self,
-        attempt: SmsAttempt,
-        status: str,
-        *,
-        response=None,
-        provider="",
-        sender="",
-        error_code="",
-        error_message="",
-        retry_at=None,
+    def _record_id(
+        self, pk: int, status: str, *, error_code: str = "", error_message: str = "", from_status: str = "sending"
     ) -> bool:
-        """Fill the result fields exactly once (only while the row is still ``sending``)."""
-        values = {"status": status, "response_at": timezone.now(), "retry_scheduled_at": retry_at}
-        if response is not None:
-            values.update(
-                provider_response=response.raw or None,
-                provider_message_id=(response.message_id or "")[:64],
-                error_code=(response.error_code or "")[:40],
-                error_message=(response.error_message or "")[:500],
-            )
-        else:
-            values.update(error_code=error_code[:40], error_message=error_message[:500])
-        if provider:
-            values.update(provider=provider, sender=sender or "")
-        return SmsAttempt.objects.filter(pk=attempt.pk, status=AttemptStatus.SENDING).update(**values) == 1
+        """Close an attempt (only from ``from_status``: results are written once, status only moves forward)."""
+        values = {"status": status, "error_code": error_code[:40]}
+        if from_status == AttemptStatus.SENDING:
+            values.update(response_at=timezone.now(), error_message=error_message[:500])
+        return SmsAttempt.objects.filter(pk=pk, status=from_status).update(**values) == 1
 
-    def _close_stuck(self, attempt: SmsAttempt) -> ActionResult:
-        """A job died between the insert and the result: the provider may have accepted it. Never resend."""
-        self._record(
-            attempt, AttemptStatus.UNKNOWN, error_code="job_died", error_message="worker stopped during the send"
-        )
-        return ActionResult(ResultStatus.UNKNOWN, message="job_died", data={"attempt_id": attempt.id})
-
-    def _existing_attempt(self, key: str, now) -> ActionResult:
-        """The key exists: never send again; decide from what the earlier attempt recorded."""
+    def _existing_attempt(self, key: str, ctx) -> ActionResult:
+        """The key exists (another run wrote it first): never send again; decide from what it recorded."""
         existing = SmsAttempt.objects.get(idempotency_key=key)
         data = {"attempt_id": existing.id, "duplicate": True}
-        if existing.status == AttemptStatus.SENDING:
-            return self._close_stuck(existing)
+        if existing.status in (AttemptStatus.QUEUED, AttemptStatus.SENDING, AttemptStatus.UNKNOWN):
+            return ActionResult(ResultStatus.DEFERRED, until=ctx.now + settle_delay(), message="busy", data=data)
         if existing.status in ACCEPTED:
             return ActionResult(ResultStatus.SUCCESS, data=data)
-        if existing.status == AttemptStatus.UNKNOWN:
-            return ActionResult(ResultStatus.UNKNOWN, message="unknown", data=data)
         if existing.status == AttemptStatus.FAILED:
             return ActionResult(ResultStatus.FAILED, retryable=True, data=data)
         if existing.status == AttemptStatus.UNAVAILABLE:
-            return ActionResult(ResultStatus.UNAVAILABLE, until=now + timedelta(minutes=30), data=data)
+            return ActionResult(ResultStatus.UNAVAILABLE, until=ctx.now + timedelta(minutes=30), data=data)
         return ActionResult(ResultStatus.REJECTED, data=data)
 
 
 # --- guards -----------------------------------------------------------------------------------------
+def _primary_kind(ctx) -> str:
+    account = _cached_settings(ctx).primary_account
+    return account.provider if account is not None else ""
+
+
 def _cached_settings(ctx):
     """The workspace's SMS settings, read once per job (reloaded after the circuit changes)."""
     key = ("sms_settings", ctx.workspace.id)
@@ -418,18 +574,20 @@ def circuit_breaker_guard(ctx) -> GuardDecision:
     return GuardDecision("defer", until=until, reason="channel_paused", event=EventType.DEFERRED_CHANNEL)
 
 
-def _earlier_attempts(ctx, execution_id: int, cycle: int, node_id: int) -> list[tuple[int, str]]:
-    """(id, status) of earlier attempts of this step; one query for a whole batch when the runner batches."""
+def _earlier_attempts(ctx, execution_id: int, cycle: int, node_id: int) -> list[_Earlier]:
+    """Earlier attempts of this step, oldest first; one query for a whole batch when the runner batches."""
     batch_ids = ctx.cache.get("batch_execution_ids")
     if not batch_ids or execution_id not in batch_ids:
-        qs = SmsAttempt.objects.filter(execution_id=execution_id, cycle=cycle, node_id=node_id)
-        return list(qs.values_list("id", "status"))
+        qs = SmsAttempt.objects.filter(execution_id=execution_id, cycle=cycle, node_id=node_id).order_by("id")
+        return [_Earlier(*row) for row in qs.values_list(*_EARLIER_FIELDS)]
     if "sms_earlier" not in ctx.cache:
         found: dict = {}
-        for row in SmsAttempt.objects.filter(execution_id__in=batch_ids).values_list(
-            "execution_id", "cycle", "node_id", "id", "status"
+        for row in (
+            SmsAttempt.objects.filter(execution_id__in=batch_ids)
+            .order_by("id")
+            .values_list("execution_id", "cycle", "node_id", *_EARLIER_FIELDS)
         ):
-            found.setdefault(row[:3], []).append(row[3:])
+            found.setdefault(row[:3], []).append(_Earlier(*row[3:]))
         ctx.cache["sms_earlier"] = found
     return ctx.cache["sms_earlier"].get((execution_id, cycle, node_id), [])
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from campaigns.phones import PhoneError, parse_phone
 
 from .models import BlacklistEntry, SmsChannelEvent, SmsProviderAccount, SmsSettings
-from .providers import SendRequest, SendResponse, provider_for
+from .providers import SendRequest, SendResponse, StatusAnswer, provider_for
 
 logger = logging.getLogger(__name__)
 
@@ -131,6 +131,19 @@ def send_through_gateway(
         if response.status != "unavailable":
             return last
     return last or GatewayResult(SendResponse("unavailable", error_code="not_configured"), "", "")
+
+
+def query_sent(settings: SmsSettings, *, provider_kind: str, local_id: str) -> StatusAnswer | None:
+    """Ask the provider an attempt went to whether local id ``local_id`` was sent; None = it cannot be asked."""
+    provider = provider_for(provider_kind)
+    if provider is None or not provider.has_status_query:
+        return None
+    candidates = [settings.primary_account, settings.fallback_account if settings.fallback_account_id else None]
+    account = next((a for a in candidates if a is not None and a.provider == provider_kind), None)
+    account = account or pick_account(settings, provider_kind)
+    if account is None:
+        return StatusAnswer("unknown", error_code="no_account")
+    return provider.query_status(account_credentials(account), local_id)
 
 
 # --- blacklist -------------------------------------------------------------------------------------

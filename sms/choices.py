@@ -10,6 +10,8 @@ class ProviderKind(models.TextChoices):
 
 
 class AttemptStatus(models.TextChoices):
+    # Reserved in a batch but not called yet: a job that dies leaves it, and the next run drops it.
+    QUEUED = "queued", "در نوبت ارسال"
     SENDING = "sending", "در حال ارسال"
     SUBMITTED = "submitted", "تحویل پنل"
     SENT = "sent", "ارسال‌شده"
@@ -23,6 +25,7 @@ class AttemptStatus(models.TextChoices):
 ACCEPTED = (AttemptStatus.SUBMITTED, AttemptStatus.SENT, AttemptStatus.DELIVERED)
 # Forward-only order for delivery reports; a terminal failure never moves back.
 STATUS_RANK = {
+    AttemptStatus.QUEUED: 0,
     AttemptStatus.SENDING: 0,
     AttemptStatus.UNKNOWN: 1,
     AttemptStatus.SUBMITTED: 2,

@@ -120,6 +120,8 @@ class SmsAttempt(models.Model):
     attempt_number = models.PositiveIntegerField("شماره تلاش", default=1)
     cycle = models.PositiveIntegerField("دور", default=1)
     idempotency_key = models.CharField(max_length=120, unique=True)
+    # The provider's local id (Kavenegar ``localid``): the send slot's id, the same on every attempt of the step.
+    local_id = models.BigIntegerField("شناسه محلی", null=True, blank=True, db_index=True)
     status = models.CharField("وضعیت", max_length=16, choices=AttemptStatus.choices, default=AttemptStatus.SENDING)
     job_token = models.UUIDField(null=True, blank=True)
     request_at = models.DateTimeField("زمان درخواست")
@@ -165,6 +167,27 @@ class SmsAttempt(models.Model):
     def may_move(from_status: str, to_status: str) -> bool:
         """Status only moves forward (submitted → sent → delivered)."""
         return STATUS_RANK.get(to_status, 0) > STATUS_RANK.get(from_status, 0)
+
+
+class SmsSendSlot(models.Model):
+    """One row per execution + cycle + node: its id is the numeric local id every attempt of that step sends,
+    so a retry after an unknown outcome is the same message to the provider (Kavenegar dedupes ``localid``)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    execution = models.ForeignKey("automation.Execution", on_delete=models.PROTECT, related_name="+")
+    cycle = models.PositiveIntegerField()
+    node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "شناسه محلی ارسال"
+        verbose_name_plural = "شناسه‌های محلی ارسال"
+        constraints = [models.UniqueConstraint(fields=["execution", "cycle", "node"], name="smsslot_one_per_step")]
+
+    def __str__(self) -> str:
+        return f"slot {self.pk}: {self.execution_id}:{self.cycle}:{self.node_id}"
 
 
 class SmsLogEvent(models.Model):

@@ -33,6 +33,11 @@ class InvalidSteps(ValidationFailed):
     default_message = "گام‌های تعریف‌شده معتبر نیستند."
 
 
+class TooManyTasks(ValidationFailed):
+    code = "TOO_MANY_TASKS"
+    default_message = "تعداد وظایف (حساب‌ها × نشانی‌ها) از سقف مجاز یک سکو بیشتر است."
+
+
 class ProxyNotSupported(ValidationFailed):
     code = "PROXY_NOT_SUPPORTED"
     default_message = "Chromium پراکسی SOCKS5 با نام کاربری و گذرواژه را پشتیبانی نمی‌کند."

@@ -23,6 +23,7 @@ from .choices import (
     SessionStatus,
     TaskStatus,
 )
+from .links import link_hash
 
 
 class Proxy(TimeStamped):
@@ -160,6 +161,11 @@ class CampaignPlatform(TimeStamped):
     tasks_created_at = models.DateTimeField("زمان ساخت وظایف", null=True, blank=True)
     start_date = models.DateTimeField("شروع")
     metadata = models.JSONField("پیکربندی", default=dict)
+    # Tasks are created in chunks across runs: (link × account) pairs in link-major order below the cursor exist.
+    creation_cursor = models.PositiveIntegerField("پیشرفت ساخت وظایف", default=0)
+    creation_due_at = models.DateTimeField("نوبت بعدی ساخت", null=True, blank=True)
+    creation_failures = models.PositiveIntegerField("خطاهای پیاپی ساخت", default=0)
+    creation_error = models.CharField("آخرین خطای ساخت", max_length=1000, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()
 
@@ -222,7 +228,8 @@ class BrowserTask(TimeStamped):
     platform = models.ForeignKey(CampaignPlatform, on_delete=models.CASCADE, related_name="tasks")
     account = models.ForeignKey(BrowserAccount, on_delete=models.PROTECT, related_name="tasks")
     proxy = models.ForeignKey(Proxy, on_delete=models.SET_NULL, null=True, blank=True, related_name="tasks")
-    link = models.URLField("نشانی", max_length=2000)
+    link = models.URLField("نشانی", max_length=8000)
+    link_hash = models.CharField("چکیده نشانی", max_length=64, editable=False)  # workers.links.link_hash
     action_type = models.CharField("نوع کار", max_length=16, choices=ActionType.choices)
     server = models.CharField("صف کارگر", max_length=40, default="browser")
     priority = models.IntegerField("اولویت", default=0)
@@ -230,6 +237,9 @@ class BrowserTask(TimeStamped):
     revision = models.PositiveIntegerField("نسخه", default=1)
     start_date = models.DateTimeField("زمان مجاز شروع")
     attempt_count = models.PositiveIntegerField("تلاش‌ها", default=0)
+    # A step that changes the page (click/fill) may have run: the next attempt checks the end state first.
+    needs_verification = models.BooleanField("نیاز به بررسی پیش از تکرار", default=False)
+    lease_id = models.UUIDField("شناسه اجاره", null=True, blank=True, editable=False)
     proxy_failures = models.PositiveIntegerField("خطاهای پراکسی", default=0)
     dispatched_at = models.DateTimeField("ارسال", null=True, blank=True)
     lease_expires_at = models.DateTimeField("پایان اجاره", null=True, blank=True)
@@ -254,7 +264,7 @@ class BrowserTask(TimeStamped):
         verbose_name_plural = "وظایف مرورگر"
         constraints = [
             models.UniqueConstraint(
-                fields=["platform", "account", "link", "action_type"], name="browsertask_unique_slot"
+                fields=["platform", "account", "link_hash", "action_type"], name="browsertask_unique_slot_hash"
             ),
         ]
         indexes = [
@@ -272,6 +282,10 @@ class BrowserTask(TimeStamped):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.action_type} {self.status}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.link_hash = link_hash(self.link)
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         super().clean()

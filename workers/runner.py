@@ -258,12 +258,17 @@ class BrowserHost:
         return len(self._sessions)
 
     # --- running a payload --------------------------------------------------
-    def run(self, payload: dict) -> dict:
-        """Execute one payload; always returns a result message (never raises for task failures)."""
+    def run(self, payload: dict, *, deadline: float | None = None) -> dict:
+        """Execute one payload; always returns a result message (never raises for task failures).
+
+        ``deadline`` (``time.monotonic()``) is checked before every step and caps each step's timeout.
+        A failed task's context is closed before the result is returned (and so before it is published).
+        """
         started = time.monotonic()
         result: dict[str, Any] = {
             "task_id": payload.get("task_id"),
             "attempt": payload.get("attempt"),
+            "lease_id": payload.get("lease_id"),
             "account_id": (payload.get("account") or {}).get("id"),
             "proxy_id": (payload.get("proxy") or {}).get("id"),
             "worker": f"{os.uname().nodename}:{os.getpid()}",
@@ -284,10 +289,14 @@ class BrowserHost:
             session = self._acquire(key, payload)
             session.uses += 1
             session.saw_407 = False
-            data, screenshot = self._run_steps(session.page, payload)
+            data = self._already_done(session.page, payload, deadline) if payload.get("verify_first") else None
+            if data is None:
+                data, screenshot = self._run_steps(session.page, payload, deadline)
             ok = True
             result.update(status="completed", error_code="", error_reason="", result_data=data)
         except Exception as exc:  # every failure becomes a classified result
+            if _is_time_limit(exc):
+                raise
             step_name = getattr(exc, "_step", step_name)
             code, reason = classify_error(exc, step=step_name, uses_proxy=bool(payload.get("proxy")))
             if session is not None and session.saw_407 and payload.get("proxy"):
@@ -296,7 +305,12 @@ class BrowserHost:
                 status="failed",
                 error_code=str(code),
                 error_reason=reason,
-                result_data={"failed_step": step_name, "url": _page_url(session)},
+                result_data={
+                    "failed_step": step_name,
+                    "url": _page_url(session),
+                    "mutated": bool(getattr(exc, "_mutated", False)),
+                    "unverifiable": bool(getattr(exc, "_unverifiable", False)),
+                },
             )
             screenshot = _screenshot(session)
         finally:
@@ -308,7 +322,41 @@ class BrowserHost:
         result["finished_at"] = datetime.now(UTC).isoformat()
         return result
 
-    def _run_steps(self, page, payload: dict) -> tuple[dict, bytes | None]:
+    def _already_done(self, page, payload: dict, deadline: float | None) -> dict | None:
+        """A retry after a step that changed the page: open the link and run only the verify steps.
+
+        The end state is there → the result (nothing clicked again); not there → None (run the steps).
+        Without a verify step nothing can tell, so the task fails as unverifiable instead of repeating.
+        """
+        steps = payload.get("steps") or []
+        verify = [s for s in steps if s.get("action") == StepAction.VERIFY]
+        if not verify:
+            failure = StepFailure(
+                ErrorCode.VERIFY_FAILED, "an earlier attempt may have acted and there is no verify step to check it"
+            )
+            failure._step, failure._unverifiable = "verify", True
+            raise failure
+        goto = [s for s in steps if s.get("action") == StepAction.GOTO][:1] or [{"action": StepAction.GOTO}]
+        try:
+            data, _ = self._run_steps(page, {**payload, "steps": goto + verify}, deadline)
+        except StepFailure as exc:
+            if exc.code == ErrorCode.VERIFY_FAILED:
+                return None
+            raise
+        return {**data, "already_done": True}
+
+    def _budget_ms(self, deadline: float | None, timeout_ms: int, step: str) -> int:
+        """The step's timeout, shortened to what is left before the deadline (TIMEOUT once it has passed)."""
+        if deadline is None:
+            return timeout_ms
+        left = int((deadline - time.monotonic()) * 1000)
+        if left <= 0:
+            failure = StepFailure(ErrorCode.TIMEOUT, f"task deadline reached before step {step}")
+            failure._step = step
+            raise failure
+        return max(1, min(timeout_ms, left))
+
+    def _run_steps(self, page, payload: dict, deadline: float | None = None) -> tuple[dict, bytes | None]:
         values = {
             "link": payload["link"],
             "content": payload.get("content", ""),
@@ -318,14 +366,20 @@ class BrowserHost:
         login = payload.get("login_check") or {}
         screenshot = None
         done = 0
+        changed = False  # a click/fill started: the page may have been changed (never repeat blindly)
         for index, step in enumerate(payload.get("steps") or []):
             action = step["action"]
-            timeout = step.get("timeout_ms") or self.step_timeout_ms
             label = action
             try:
+                timeout = self._budget_ms(deadline, step.get("timeout_ms") or self.step_timeout_ms, action)
+                changed = changed or action in (StepAction.CLICK, StepAction.FILL)
                 if action == StepAction.GOTO:
                     url = render(step.get("url") or "{link}", values)
-                    response = page.goto(url, wait_until="domcontentloaded", timeout=self.navigation_timeout_ms)
+                    response = page.goto(
+                        url,
+                        wait_until="domcontentloaded",
+                        timeout=self._budget_ms(deadline, self.navigation_timeout_ms, action),
+                    )
                     if response is not None and response.status == 407:
                         raise StepFailure(ErrorCode.PROXY_ERROR, "proxy answered 407 Proxy Authentication Required")
                     self._check_logged_in(page, login)
@@ -345,8 +399,9 @@ class BrowserHost:
                 elif action == StepAction.SCREENSHOT:
                     screenshot = page.screenshot(type="png")
             except Exception as exc:
-                exc._step = label  # the classifier needs to know what was being done
+                exc._step = getattr(exc, "_step", label)  # the classifier needs to know what was being done
                 exc._index = index
+                exc._mutated = changed
                 raise
             done += 1
         self._check_logged_in(page, login, marker=False)
@@ -377,6 +432,15 @@ class BrowserHost:
                 page.get_by_text(render(step["text"], values)).first.wait_for(state="visible", timeout=timeout)
         except PlaywrightTimeoutError:
             raise StepFailure(ErrorCode.VERIFY_FAILED, "verification did not find the expected result") from None
+
+
+def _is_time_limit(exc: BaseException) -> bool:
+    """Celery's soft time limit is an Exception: it must end the task, not become a classified result."""
+    try:
+        from celery.exceptions import SoftTimeLimitExceeded
+    except ImportError:  # pragma: no cover - celery is a dependency
+        return False
+    return isinstance(exc, SoftTimeLimitExceeded)
 
 
 def _page_url(session: _Session | None) -> str:

@@ -159,6 +159,17 @@ class ExecutionOutput(serializers.ModelSerializer):
         ]
 
 
+class ExecutionControlInput(serializers.Serializer):
+    unknown_outcome = serializers.ChoiceField(
+        choices=["skip", "resend"],
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Resume only, for an execution held after an unknown SMS outcome: `skip` (default) follows the "
+        "step's success path without sending; `resend` sends the step again with the same local id.",
+    )
+
+
 class ExecutionEventOutput(serializers.ModelSerializer):
     class Meta:
         model = ExecutionEvent

@@ -22,6 +22,7 @@ from .serializers import (
     CatalogOutput,
     EnrollmentInput,
     EnrollmentOutput,
+    ExecutionControlInput,
     ExecutionEventOutput,
     ExecutionOutput,
     GraphInput,
@@ -250,10 +251,19 @@ class ExecutionControlApi(WorkspaceAPIView):
 
     @extend_schema(
         operation_id="executions_control",
-        request=None,
+        request=ExecutionControlInput,
         responses={200: ExecutionOutput, **errors(400, 403, 404, 409)},
-        description="`action` is pause, resume, remove or restart (a new cycle; only finished or failed).",
+        description="`action` is pause, resume, remove or restart (a new cycle; only finished or failed). "
+        "Resuming an execution held after an unknown SMS outcome takes `unknown_outcome`: `skip` (default) or "
+        "`resend`.",
     )
     def post(self, request, execution_id: int, action: str):
-        executions.execution_control(actor=self.actor, execution_id=execution_id, action=action)
+        serializer = ExecutionControlInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        executions.execution_control(
+            actor=self.actor,
+            execution_id=execution_id,
+            action=action,
+            unknown_outcome=serializer.validated_data.get("unknown_outcome"),
+        )
         return Response(ExecutionOutput(selectors.execution_get(actor=self.actor, execution_id=execution_id)).data)

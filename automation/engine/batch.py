@@ -26,6 +26,7 @@ from django_fsm import can_proceed
 
 from ..choices import EventType, ExecutionStatus
 from ..models import Execution
+from .lease import STOP_EXCEPTIONS, Lease
 from .registry import ACTIONS
 from .runner import Finished, failed_outcome, finish_run, start_run
 from .transitions import PendingEvent, event_row, insert_events
@@ -63,8 +64,13 @@ def _claim(items: list[tuple[int, str]], now: datetime) -> list[tuple[Execution,
             )
             if not rows:
                 continue
+            # The lease starts now, when processing starts (not at the scheduler's claim).
             Execution.objects.filter(pk__in=[r.pk for r in rows]).update(
-                status=ExecutionStatus.PROCESSING, revision=F("revision") + 1, last_run_at=now, updated_at=now
+                status=ExecutionStatus.PROCESSING,
+                revision=F("revision") + 1,
+                last_run_at=now,
+                locked_at=now,
+                updated_at=now,
             )
             events = []
             for row in rows:
@@ -152,6 +158,8 @@ def _run_all(claimed: list[tuple[Execution, str]], now: datetime, cache: dict) -
             ctx = gen.send(value) if value is not None else next(gen)
         except StopIteration as stop:
             outcomes[index] = stop.value
+        except STOP_EXCEPTIONS:
+            raise
         except Exception as exc:
             outcomes[index] = failed_outcome(runs[index], exc)
         else:
@@ -159,7 +167,10 @@ def _run_all(claimed: list[tuple[Execution, str]], now: datetime, cache: dict) -
 
     for index, run in enumerate(runs):
         advance(index, run.steps())
+    lease = cache.get("lease")
     while waiting:
+        if lease is not None:
+            lease.beat()
         groups: dict[str, list[int]] = defaultdict(list)
         for index, (_, ctx) in waiting.items():
             groups[ctx.node.subtype].append(index)
@@ -169,6 +180,8 @@ def _run_all(claimed: list[tuple[Execution, str]], now: datetime, cache: dict) -
             ctxs = [current[i][1] for i in indexes]
             try:
                 results = action.execute_many(ctxs)
+            except STOP_EXCEPTIONS:
+                raise
             except Exception as exc:
                 for i in indexes:
                     outcomes[i] = failed_outcome(runs[i], exc)
@@ -180,7 +193,7 @@ def _run_all(claimed: list[tuple[Execution, str]], now: datetime, cache: dict) -
 
 def process_batch_postgres(items: list[tuple[int, str]], *, now: datetime) -> dict[str, int]:
     claimed = _claim(items, now)
-    cache: dict = {}
+    cache: dict = {"lease": Lease([(ex.pk, token) for ex, token in claimed], now)}
     _prefetch_subjects([ex for ex, _ in claimed], cache)
     done = _run_all(claimed, now, cache)
     counts = _write_many(done, now)

@@ -59,5 +59,11 @@ class StepContext:
     def config(self) -> dict[str, Any]:
         return self.node.config
 
+    def heartbeat(self) -> None:
+        """Extend the job's lease (actions call this before each slow network call)."""
+        lease = self.cache.get("lease")
+        if lease is not None:
+            lease.beat()
+
     def budget(self, channel: str) -> Budget:
         return campaign_budget(self.campaign, channel=channel, day=local_day(self.now, self.tz), settings=self.settings)

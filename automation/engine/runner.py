@@ -29,12 +29,18 @@ from ..models import Execution
 from . import conditions
 from .context import StepContext, automation_settings, effective_window, workspace_tz
 from .graph import Graph, NodeSpec, published_graph, wait_seconds
+from .lease import STOP_EXCEPTIONS, Lease
 from .registry import ACTIONS, GUARDS, RETRY_STRATEGIES, ActionResult, ResultStatus
 from .transitions import PendingEvent, apply_transition
 from .validator import delay_seconds
 
 logger = logging.getLogger(__name__)
 STEP_BUDGET = 50
+# Execution metadata keys: the node an execution was held at after an unknown outcome, and a person's
+# decision to send that step again (read by the action through ``ctx.execution.metadata``).
+HELD_UNKNOWN = "_held_unknown"
+RESEND_UNKNOWN = "_resend_unknown"
+SKIP_UNKNOWN = "_skip_unknown"
 ERROR_BACKOFF = timedelta(minutes=5)
 MAX_JOB_ERRORS = 3
 
@@ -218,6 +224,10 @@ class _Run:
         return self.finish("complete", reason, EventType.COMPLETED)
 
     def _action(self, node: NodeSpec, step: int) -> Outcome | None:
+        if self.metadata.get(SKIP_UNKNOWN) == node.id:  # a person resumed a held step with "skip"
+            self.metadata.pop(SKIP_UNKNOWN)
+            self.event(EventType.SKIPPED, node, "unknown outcome skipped by a person")
+            return self._after_move(self.move(node, Port.SUCCESS, Port.DEFAULT), step)
         action = ACTIONS.get(node.subtype)
         ctx = StepContext(
             execution=self.ex,
@@ -249,6 +259,7 @@ class _Run:
                 self.event(EventType.SKIPPED, node, decision.reason)
                 return self._after_move(self.move(node, Port.SUCCESS, Port.DEFAULT), step)
         result = yield ctx
+        self.metadata.pop(RESEND_UNKNOWN, None)  # a person's "resend" is used by this one run of the step
         self.metadata["last_action_status"] = result.status
         return self._result(node, result, step)
 
@@ -267,6 +278,8 @@ class _Run:
         if status == ResultStatus.UNKNOWN:
             self.event(EventType.UNKNOWN_OUTCOME, node, result.message)
             if node.config.get("on_unknown_outcome", OnUnknownOutcome.CONTINUE) == OnUnknownOutcome.HOLD:
+                # Resuming offers "skip" (follow the success port) or "resend" (run the step again).
+                self.metadata[HELD_UNKNOWN] = node.id
                 return Outcome("hold", {"paused_at": self.now, "paused_from_status": ExecutionStatus.ACTIVE})
             return self._after_move(self.move(node, Port.SUCCESS, Port.DEFAULT), step)
         retry = node.config.get("retry") or {}
@@ -302,8 +315,13 @@ def _claim_one(execution_id: int, lock_token, now: datetime) -> Execution | None
         ex = Execution.objects.select_for_update().filter(pk=execution_id).first()
         if ex is None or ex.status != ExecutionStatus.QUEUED or str(ex.lock_token) != str(lock_token):
             return None
+        # The lease starts now, when processing starts (not at the scheduler's claim).
         ok = apply_transition(
-            ex, "start_processing", event=PendingEvent(EventType.PROCESSING), extra={"last_run_at": now}, now=now
+            ex,
+            "start_processing",
+            event=PendingEvent(EventType.PROCESSING),
+            extra={"last_run_at": now, "locked_at": now},
+            now=now,
         )
     return ex if ok else None
 
@@ -362,6 +380,8 @@ def _run_one(ex: Execution, lock_token, now: datetime, cache: dict) -> Finished:
     run = start_run(ex, lock_token, now, cache)
     try:
         outcome = run.run()
+    except STOP_EXCEPTIONS:
+        raise  # the task's time is up: stop; the lease brings the row back after the job is gone
     except Exception as exc:
         outcome = failed_outcome(run, exc)
     return finish_run(run, outcome)
@@ -383,6 +403,7 @@ def process_execution(
     ex = _claim_one(execution_id, lock_token, now)
     if ex is None:
         return "stale"
+    cache["lease"] = Lease([(execution_id, str(lock_token))], now)
     return _write_one(_run_one(ex, lock_token, now, cache), now)
 
 

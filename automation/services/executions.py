@@ -11,18 +11,41 @@ from campaigns.tenancy import Actor, get_scoped
 
 from ..choices import EndReason, EventType, ExecutionStatus
 from ..engine.graph import published_graph
+from ..engine.runner import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
 from ..engine.transitions import PendingEvent, apply_transition
 from ..models import Execution
 
 S = ExecutionStatus
 ACTIONS = ("pause", "resume", "remove", "restart")
+# Resuming an execution held after an unknown send outcome: skip the step (default) or send it again
+# (with the same local id, so a provider that de-duplicates still holds one message).
+UNKNOWN_OUTCOME_CHOICES = ("skip", "resend")
 
 
-def execution_control(*, actor: Actor, execution_id: int, action: str) -> Execution:
-    """Apply one manual action; a concurrent worker loses (StaleRevision), nothing is overwritten."""
+def _resume_extra(execution: Execution, unknown_outcome: str | None, now) -> tuple[dict, dict]:
+    """(fields, event data) for resuming a paused execution."""
+    metadata = dict(execution.metadata or {})
+    held = metadata.pop(HELD_UNKNOWN, None)
+    if held is None or held != execution.current_node_id:
+        if unknown_outcome == "resend":
+            raise ValidationFailed.field("unknown_outcome", "این اجرا پس از نتیجه نامعلوم نگه داشته نشده است.")
+        return {"paused_at": None, "metadata": metadata}, {}
+    choice = unknown_outcome or "skip"
+    metadata[RESEND_UNKNOWN if choice == "resend" else SKIP_UNKNOWN] = held
+    return {"paused_at": None, "metadata": metadata, "next_run_at": now}, {"unknown_outcome": choice}
+
+
+def execution_control(*, actor: Actor, execution_id: int, action: str, unknown_outcome: str | None = None) -> Execution:
+    """Apply one manual action; a concurrent worker loses (StaleRevision), nothing is overwritten.
+
+    ``unknown_outcome`` (resume only) decides a step held after an unknown send outcome: "skip" (default)
+    follows the step's success path without sending; "resend" runs the step again.
+    """
     actor.require(Perm.MANAGE_CAMPAIGNS)
     if action not in ACTIONS:
         raise ValidationFailed.field("action", "عملیات ناشناخته است.")
+    if unknown_outcome is not None and unknown_outcome not in UNKNOWN_OUTCOME_CHOICES:
+        raise ValidationFailed.field("unknown_outcome", "skip یا resend.")
     execution = get_scoped(Execution, actor.workspace, execution_id)
     now = timezone.now()
     with transaction.atomic():
@@ -37,11 +60,12 @@ def execution_control(*, actor: Actor, execution_id: int, action: str) -> Execut
             )
         elif action == "resume":
             if execution.status == S.PAUSED:
+                extra, data = _resume_extra(execution, unknown_outcome, now)
                 apply_transition(
                     execution,
                     "resume",
-                    event=PendingEvent(EventType.RESUMED),
-                    extra={"paused_at": None},
+                    event=PendingEvent(EventType.RESUMED, execution.current_node_id, data=data),
+                    extra=extra,
                     actor=actor.user,
                     strict=True,
                 )

@@ -1,6 +1,6 @@
 """Provider adapters behind one interface (``base.Provider``); looked up by kind."""
 
-from .base import Provider, SendRequest, SendResponse  # noqa: F401
+from .base import Provider, SendRequest, SendResponse, StatusAnswer  # noqa: F401
 from .console import ConsoleProvider
 from .kavenegar import KavenegarProvider
 from .melipayamak import MelipayamakProvider

@@ -1,20 +1,21 @@
 """The gateway interface and a small stdlib HTTP helper with timeouts.
 
-Results map to: ``submitted`` (accepted, message id kept), ``rejected`` (bad
-number/sender/text: not retryable), ``failed`` (timeout, 5xx, provider busy:
-retryable), ``unavailable`` (credit, disabled account, auth: circuit breaker,
-no retry consumed), ``unknown`` (connection dropped after the request was
-sent: never resent).
+Results (sms-providers.md "Mapping to our results"): ``submitted`` (accepted,
+message id kept), ``rejected`` (bad number/sender/text: not retryable),
+``failed`` (the request never left — DNS, refused, TLS handshake — or the
+provider itself answered with a retryable refusal), ``unavailable`` (credit,
+disabled account, auth: circuit breaker, no retry consumed), ``unknown``
+(anything after the request bytes were written: read timeout, reset,
+truncated or unreadable body, a gateway/proxy 5xx — the provider may have
+accepted it; settled by a status query by local id, never resent blindly).
 """
 
 from __future__ import annotations
 
 import http.client
 import json
-import socket
-import urllib.error
+import ssl
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ class SendRequest:
     phone: str  # E.164
     text: str
     sender: str
-    local_id: str  # our idempotency key
+    local_id: str  # digits: one per execution + cycle + node (the send slot), the same on every retry
 
 
 @dataclass
@@ -38,11 +39,26 @@ class SendResponse:
     raw: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class StatusAnswer:
+    """The provider's answer to "was the message with this local id sent?"."""
+
+    state: str  # sent | not_sent (no such message) | rejected | unknown (no usable answer)
+    message_id: str = ""
+    error_code: str = ""
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
 class Provider:
     kind = ""
+    # True when the provider answers "was local id N sent?" (Kavenegar ``sms/statuslocalmessageid``).
+    has_status_query = False
 
     def send(self, credentials: dict[str, Any], request: SendRequest) -> SendResponse:  # pragma: no cover
         raise NotImplementedError
+
+    def query_status(self, credentials: dict[str, Any], local_id: str) -> StatusAnswer:
+        return StatusAnswer("unknown", error_code="no_status_query")
 
     def credentials_problem(self, credentials: dict[str, Any]) -> str | None:
         return None
@@ -58,48 +74,68 @@ def national(phone: str) -> str:
 
 
 class HttpOutcome:
-    def __init__(self, status: int | None, body: Any, error: str = "", sent: bool = True):
-        self.status, self.body, self.error, self.sent = status, body, error, sent
+    """``sent`` False: the request surely never reached the provider. ``readable`` False: the answer was
+    cut off or is not the provider's JSON (a proxy page, a truncated body)."""
+
+    def __init__(self, status: int | None, body: Any, error: str = "", sent: bool = True, readable: bool = True):
+        self.status, self.body, self.error, self.sent, self.readable = status, body, error, sent, readable
+
+
+# Errors of the network and of HTTP parsing; nothing else is caught (a Celery time limit must propagate).
+_TRANSPORT_ERRORS = (OSError, http.client.HTTPException, ssl.SSLError)
 
 
 def post_form(url: str, data: dict[str, Any]) -> HttpOutcome:
-    """POST form data; never raises. ``sent`` False means the request surely never reached the provider."""
+    """POST form data. Connecting (DNS, TCP, TLS handshake) is separated from sending, so a failure
+    before any byte left is ``sent=False`` and everything after is ``sent=True``."""
     timeout = getattr(settings, "SMS_HTTP_TIMEOUT", 10)
+    parts = urllib.parse.urlsplit(url)
     body = urllib.parse.urlencode(data).encode()
-    request = urllib.request.Request(url, data=body, method="POST")  # noqa: S310 - https/http URLs from settings only
-    request.add_header("Content-Type", "application/x-www-form-urlencoded")
-    request.add_header("Accept", "application/json")
+    if parts.scheme == "https":
+        conn: http.client.HTTPConnection = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout)
+    else:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            return HttpOutcome(response.status, _json(response.read()))
-    except urllib.error.HTTPError as exc:
-        return HttpOutcome(exc.code, _json(exc.read()))
-    except TimeoutError:
-        return HttpOutcome(None, None, "timeout")
-    except (http.client.RemoteDisconnected, ConnectionResetError, http.client.IncompleteRead) as exc:
-        return HttpOutcome(None, None, f"connection dropped: {type(exc).__name__}", sent=True)
-    except urllib.error.URLError as exc:
-        reason = exc.reason
-        if isinstance(reason, TimeoutError | socket.timeout):
-            return HttpOutcome(None, None, "timeout")
-        if isinstance(reason, ConnectionResetError | http.client.RemoteDisconnected):
-            return HttpOutcome(None, None, f"connection dropped: {type(reason).__name__}", sent=True)
-        return HttpOutcome(None, None, f"connection failed: {type(reason).__name__}", sent=False)
+        try:
+            conn.connect()
+        except _TRANSPORT_ERRORS as exc:
+            return HttpOutcome(None, None, f"connection failed: {type(exc).__name__}", sent=False)
+        try:
+            conn.request(
+                "POST",
+                path or "/",
+                body=body,
+                headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
+            )
+            response = conn.getresponse()
+            raw = response.read()
+        except TimeoutError:
+            return HttpOutcome(None, None, "read timeout")
+        except _TRANSPORT_ERRORS as exc:
+            return HttpOutcome(None, None, f"connection dropped: {type(exc).__name__}")
+        parsed, readable = _json(raw)
+        return HttpOutcome(response.status, parsed, readable=readable)
+    finally:
+        conn.close()
 
 
-def _json(raw: bytes) -> Any:
+def _json(raw: bytes) -> tuple[Any, bool]:
     try:
-        return json.loads(raw.decode() or "null")
+        return json.loads(raw.decode() or "null"), True
     except (ValueError, UnicodeDecodeError):
-        return {"_text": raw[:500].decode(errors="replace")}
+        return {"_text": raw[:500].decode(errors="replace")}, False
 
 
 def transport_failure(outcome: HttpOutcome) -> SendResponse | None:
-    """No answer from the provider: timeout/refused → failed (retryable); dropped after sending → unknown."""
-    if outcome.status is not None:
-        return None
-    if outcome.error.startswith("connection dropped"):
-        return SendResponse("unknown", error_code="connection_dropped", error_message=outcome.error)
-    return SendResponse(
-        "failed", error_code="timeout" if outcome.error == "timeout" else "connection", error_message=outcome.error
-    )
+    """No usable answer: never left → failed (retryable); left → unknown (the provider may have it)."""
+    if outcome.status is None:
+        if not outcome.sent:
+            return SendResponse("failed", error_code="connection", error_message=outcome.error)
+        code = "timeout" if outcome.error == "read timeout" else "connection_dropped"
+        return SendResponse("unknown", error_code=code, error_message=outcome.error)
+    if not outcome.readable:
+        return SendResponse(
+            "unknown", error_code=f"http_{outcome.status}", error_message="unreadable answer", raw=outcome.body
+        )
+    return None

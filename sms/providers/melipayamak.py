@@ -1,4 +1,7 @@
-"""Melipayamak legacy REST: ``POST /api/SendSMS/SendSMS`` (form) → ``{Value, RetStatus, StrRetStatus}``."""
+"""Melipayamak legacy REST: ``POST /api/SendSMS/SendSMS`` (form) → ``{Value, RetStatus, StrRetStatus}``.
+
+No status query by our local id exists: an unknown outcome follows the step's ``on_unknown_outcome``.
+"""
 
 from .base import Provider, SendRequest, SendResponse, base_url, national, post_form, transport_failure
 
@@ -44,13 +47,13 @@ class MelipayamakProvider(Provider):
         failure = transport_failure(outcome)
         if failure:
             return failure
-        if outcome.status and outcome.status >= 500:
-            return SendResponse("failed", error_code=f"http_{outcome.status}", raw={"http_status": outcome.status})
         body = outcome.body if isinstance(outcome.body, dict) else {}
         try:
             ret = int(body.get("RetStatus"))
-        except (TypeError, ValueError):
-            return SendResponse("failed", error_code="bad_response", error_message="unexpected response", raw=body)
+        except (TypeError, ValueError):  # a gateway 5xx page or foreign JSON: the request may have been accepted
+            return SendResponse(
+                "unknown", error_code=f"http_{outcome.status}", error_message="not a provider answer", raw=body
+            )
         text = str(body.get("StrRetStatus", ""))[:500]
         if ret == 1:
             value = str(body.get("Value", ""))

@@ -18,7 +18,7 @@ from automation.services.executions import execution_control
 from automation.services.workflows import workflow_graph_save, workflow_new_draft, workflow_publish
 from campaigns.models import Campaign
 from sms.action import SendSmsAction
-from sms.models import BlacklistEntry, SmsAttempt, SmsSettings
+from sms.models import BlacklistEntry, SmsAttempt, SmsSendSlot, SmsSettings
 from sms.providers import SendResponse
 from sms.providers.console import ConsoleProvider
 from tests.conftest import make_target
@@ -60,10 +60,10 @@ def test_500_targets_limit_100_window_retries_over_days(actor, workspace, monkey
     failed_once: set[str] = set()
 
     def flaky(request):
-        execution_id = int(request.local_id.split(":")[0])
-        if execution_id % 7 == 0 and request.local_id not in failed_once and request.local_id.endswith(":1"):
+        execution_id = SmsSendSlot.objects.get(pk=int(request.local_id)).execution_id
+        if execution_id % 7 == 0 and request.local_id not in failed_once:  # the first attempt fails
             failed_once.add(request.local_id)
-            return SendResponse("failed", error_code="timeout")
+            return SendResponse("failed", error_code="connection")
         return None
 
     provider = CountingConsole(monkeypatch, flaky)
@@ -151,7 +151,7 @@ def test_worker_dies_after_provider_accepted_never_resends(actor, workspace, mon
     driver.tick(T0 + timedelta(minutes=16))  # step b (budget step, back through the scheduler)
     attempt.refresh_from_db()
     assert attempt.status == "unknown"
-    assert [c.split(":")[2] for c in provider.calls] == [str(SmsAttempt.objects.exclude(pk=attempt.pk).get().node_id)]
+    assert provider.calls == [str(SmsAttempt.objects.exclude(pk=attempt.pk).get().local_id)]
     execution.refresh_from_db()
     assert execution.status == ExecutionStatus.COMPLETED
     assert ExecutionEvent.objects.filter(execution=execution, type=EventType.LEASE_EXPIRED).count() == 1

@@ -85,7 +85,7 @@ def test_journey_through_fake_kavenegar_records_attempt_once(actor, workspace, k
         "10004346",
         "777",
     )
-    assert kavenegar.requests[0]["form"]["localid"] == attempt.idempotency_key
+    assert kavenegar.requests[0]["form"]["localid"] == str(attempt.local_id)  # digits only (the send slot)
     assert attempt.segments == 1
     attempt.status = "delivered"
     with pytest.raises(ImmutableError):
