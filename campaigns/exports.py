@@ -1,10 +1,19 @@
-"""Target export to .xlsx (a read: it only renders a queryset)."""
+"""Target export to .xlsx (a read: it only renders a queryset).
+
+Cell text comes from users and imports, so a value that a spreadsheet would run as a formula
+(starting with ``= + - @``, a tab or a carriage return) is written as a text cell with Excel's
+quote prefix: shown and re-imported as typed, never evaluated. An export is bounded by
+``TARGETS_EXPORT_MAX_ROWS``; above it the caller asks for a narrower filter.
+"""
 
 import io
 
+from django.conf import settings
 from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
 
-from .jalali import to_jalali
+from .errors import ValidationFailed
+from .jalali import fa_digits, to_jalali
 from .phones import display_phone
 
 HEADERS = [
@@ -22,27 +31,48 @@ HEADERS = [
 ]
 
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def text_cell(sheet, value):
+    """A cell for ``value``; text a spreadsheet would evaluate becomes a quoted text cell."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        cell = WriteOnlyCell(sheet, value=value)
+        cell.data_type = "s"  # openpyxl typed it as a formula
+        cell.quotePrefix = True
+        return cell
+    return value
+
+
+def targets_export_check(queryset) -> None:
+    """Refuse an export above the synchronous bound, before rendering anything."""
+    limit = settings.TARGETS_EXPORT_MAX_ROWS
+    if queryset.count() > limit:
+        message = f"خروجی بیش از {fa_digits(limit)} مخاطب است؛ فیلتر را محدودتر کنید (مثلاً فهرست، شهر یا تاریخ)."
+        raise ValidationFailed(message, details={"non_field_errors": [message]})
+
+
 def targets_xlsx(queryset) -> bytes:
+    targets_export_check(queryset)
     workbook = Workbook(write_only=True)
     sheet = workbook.create_sheet("مخاطبان")
     sheet.sheet_view.rightToLeft = True
     sheet.append(HEADERS)
     for target in queryset.prefetch_related("lists").iterator(chunk_size=2000):
-        sheet.append(
-            [
-                target.name,
-                target.first_name,
-                target.last_name,
-                display_phone(target.mobile),
-                display_phone(target.landline),
-                target.get_status_display(),
-                target.province,
-                target.city,
-                target.priority,
-                "، ".join(tl.name for tl in target.lists.all()),
-                to_jalali(target.created_at, with_time=True),
-            ]
-        )
+        row = [
+            target.name,
+            target.first_name,
+            target.last_name,
+            display_phone(target.mobile),
+            display_phone(target.landline),
+            target.get_status_display(),
+            target.province,
+            target.city,
+            target.priority,
+            "، ".join(tl.name for tl in target.lists.all()),
+            to_jalali(target.created_at, with_time=True),
+        ]
+        sheet.append([text_cell(sheet, value) for value in row])
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()

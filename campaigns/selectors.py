@@ -40,12 +40,15 @@ def campaign_get(*, actor: Actor, campaign_id: int) -> Campaign:
 
 
 def target_import_get(*, actor: Actor, import_id: int) -> TargetImport:
-    return get_scoped(TargetImport, actor.workspace, import_id)
+    return get_scoped(TargetImport, actor.workspace, import_id, queryset=scoped_imports(actor=actor))
 
 
 def target_import_rows(*, actor: Actor, import_id: int, outcome: str | None = None) -> QuerySet:
+    """Report rows of one import; an operator sees only rows without a target or with one they own."""
     target_import = target_import_get(actor=actor, import_id=import_id)
     qs = scoped(TargetImportRow, actor.workspace).filter(target_import=target_import)
+    if actor.has(Perm.OWN_TARGETS_ONLY):
+        qs = qs.filter(Q(target__isnull=True) | Q(target__owner=actor.user))
     return qs.filter(outcome=outcome) if outcome else qs
 
 
@@ -60,7 +63,11 @@ def dashboard_counts(*, actor: Actor) -> dict[str, int]:
 
 
 def scoped_imports(*, actor: Actor) -> QuerySet:
-    return scoped(TargetImport, actor.workspace).defer("content")
+    """Imports this actor may see (operators: only their own uploads)."""
+    qs = scoped(TargetImport, actor.workspace).defer("content")
+    if actor.has(Perm.OWN_TARGETS_ONLY):
+        qs = qs.filter(created_by=actor.user)
+    return qs
 
 
 def target_number_clashes(*, workspace, mobile: str | None, landline: str | None, exclude_id: int | None) -> dict:

@@ -1,16 +1,14 @@
 """Server-rendered Persian pages (thin: parse, call a service/selector, render)."""
 
-import hashlib
-
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django.views.defaults import page_not_found, server_error
 
@@ -20,11 +18,13 @@ from .errors import PlatformError
 from .exports import targets_xlsx
 from .filters import TargetFilter
 from .forms import TargetPageForm
+from .login_throttle import LoginThrottle
 from .models import TargetList
 from .phones import display_phone
 from .services import imports
 from .services import targets as targets_service
 from .tenancy import SESSION_KEY, members_of, memberships_of, scoped
+from .uploads import upload_too_large
 
 
 def page_not_found_or_json(request, exception=None):
@@ -40,28 +40,30 @@ def server_error_or_json(request):
 
 
 class ThrottledLoginView(auth_views.LoginView):
-    """The public login form: at most LOGIN_ATTEMPTS failures per IP+username per 15 minutes."""
+    """The public login form, throttled per username + client address with back-off (login_throttle)."""
 
     template_name = "registration/login.html"
-    LOGIN_ATTEMPTS = 10
-    WINDOW_SECONDS = 15 * 60
-
-    def _key(self) -> str:
-        username = (self.request.POST.get("username") or "").strip().lower()
-        digest = hashlib.sha256(f"{self.request.META.get('REMOTE_ADDR')}|{username}".encode()).hexdigest()
-        return f"login-failures:{digest}"
 
     def post(self, request, *args, **kwargs):
-        if cache.get(self._key(), 0) >= self.LOGIN_ATTEMPTS:
+        self.throttle = LoginThrottle(request, request.POST.get("username") or "")
+        wait = self.throttle.retry_after()
+        if wait:
             form = self.get_form()
             form.errors.clear()
-            return self.render_to_response(self.get_context_data(form=form, locked=True), status=429)
+            response = self.render_to_response(
+                self.get_context_data(form=form, locked=True, retry_after=wait), status=429
+            )
+            response["Retry-After"] = str(wait)
+            return response
         return super().post(request, *args, **kwargs)
 
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        self.throttle.succeeded(response)
+        return response
+
     def form_invalid(self, form):
-        key = self._key()
-        cache.add(key, 0, self.WINDOW_SECONDS)
-        cache.incr(key)
+        self.throttle.failed()
         return super().form_invalid(form)
 
 
@@ -86,7 +88,11 @@ def workspace_switch(request):
     else:
         request.session[SESSION_KEY] = membership.workspace_id
         messages.success(request, f"فضای کاری «{membership.workspace.name}» انتخاب شد.")
-    return redirect(request.POST.get("next") or "home")
+    target = request.POST.get("next") or ""
+    host = request.get_host()
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={host}, require_https=request.is_secure()):
+        target = "home"  # an absolute or scheme-relative address elsewhere is never followed
+    return redirect(target)
 
 
 @login_required
@@ -112,11 +118,16 @@ def target_list(request):
         fields[name].widget.input_type = "date"
     qs = filterset.qs if filterset.is_bound and filterset.is_valid() else selectors.target_queryset(actor=actor)
     if request.GET.get("export") == "xlsx":
-        response = HttpResponse(
-            targets_xlsx(qs), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-        )
-        response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
-        return response
+        try:
+            content = targets_xlsx(qs)
+        except PlatformError as exc:  # too many rows for one export
+            messages.error(request, exc.message)
+        else:
+            response = HttpResponse(
+                content, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+            )
+            response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
+            return response
     page = Paginator(qs, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
@@ -192,6 +203,12 @@ def target_import(request):
     actor = _actor_or_none(request)
     if actor is None:
         return render(request, "campaigns/no_workspace.html")
+    if request.method == "POST" and upload_too_large(request):  # refused before the body is read
+        form = ImportForm()
+        form.fields["target_list"].queryset = scoped(TargetList, actor.workspace)
+        form.errors["file"] = form.error_class([imports.size_message()])
+        recent = selectors.scoped_imports(actor=actor)[:10]
+        return render(request, "campaigns/target_import.html", {"form": form, "recent": recent}, status=400)
     form = ImportForm(request.POST or None, request.FILES or None)
     form.fields["target_list"].queryset = scoped(TargetList, actor.workspace)
     if request.method == "POST" and form.is_valid():
@@ -200,7 +217,7 @@ def target_import(request):
             created = imports.target_import_start(
                 actor=actor,
                 file_name=upload.name,
-                content=upload.read(),
+                content=upload,  # measured by its size before it is read
                 target_list_id=form.cleaned_data["target_list"].id if form.cleaned_data["target_list"] else None,
                 update_existing=form.cleaned_data["update_existing"],
             )

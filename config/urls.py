@@ -1,8 +1,10 @@
 """URLs: Persian pages, admin, API v1, OpenAPI schema and docs."""
 
 from django.contrib import admin
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.permissions import IsAuthenticated
 
 from campaigns.api.envelope import json_error
 from campaigns.views import page_not_found_or_json, server_error_or_json
@@ -13,8 +15,13 @@ admin.site.index_title = "مدیریت"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The schema and its docs describe every endpoint: signed-in users only (pages redirect to login).
+    path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
+    path(
+        "api/docs/",
+        login_required(SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[IsAuthenticated])),
+        name="api-docs",
+    ),
     path("api/v1/", include("campaigns.api.urls")),
     path("api/v1/", include("campaigns.api.chain_urls")),
     path("api/v1/", include("automation.api.urls")),

@@ -4,11 +4,11 @@ import itertools
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from campaigns.choices import Role
 from campaigns.models import Campaign, Target, TargetList, Workspace
+from campaigns.services.tokens import api_token_create
 from campaigns.services.workspaces import membership_set
 from campaigns.tenancy import Actor
 
@@ -59,8 +59,8 @@ def make_campaign(workspace: Workspace, **kwargs) -> Campaign:
 
 def api_client_for(user, workspace: Workspace | None = None) -> APIClient:
     client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, key = api_token_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     if workspace is not None:
         client.defaults["HTTP_X_WORKSPACE"] = workspace.slug
     return client

@@ -17,6 +17,7 @@ from ..permissions import Perm
 from ..registry import campaign_kind_handler, campaign_kind_handlers
 from ..services import imports, targets
 from ..tenancy import memberships_of
+from ..uploads import upload_too_large
 from .base import WorkspaceAPIView
 from .schema import errors
 from .serializers import (
@@ -111,13 +112,15 @@ class TargetImportApi(WorkspaceAPIView):
         responses={202: TargetImportOutput, **errors(400, 403, 404)},
     )
     def post(self, request):
+        if upload_too_large(request):  # by Content-Length, before the body is parsed
+            raise ValidationFailed.field("file", imports.size_message())
         serializer = TargetImportInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["file"]
         target_import = imports.target_import_start(
             actor=self.actor,
             file_name=upload.name,
-            content=upload.read(),
+            content=upload,  # measured by its size before it is read
             target_list_id=serializer.validated_data.get("list_id"),
             update_existing=serializer.validated_data["update_existing"],
         )
@@ -166,7 +169,7 @@ class TargetExportApi(WorkspaceAPIView):
         },
     )
     def get(self, request):
-        content = targets_xlsx(self.filter_queryset(self.scoped_queryset()))
+        content = targets_xlsx(self.filter_queryset(self.scoped_queryset()))  # 400 above TARGETS_EXPORT_MAX_ROWS
         response = HttpResponse(
             content, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         )

@@ -1,44 +1,84 @@
 """Target import: every row gets an outcome (created/updated/duplicate/invalid).
 
-The file is stored with the import row and processed by a Celery task in
-batches. Each batch runs in one transaction holding the import's row lock and
-advances ``processed_rows``, so a task delivered twice or restarted after a
-crash continues where the last committed batch ended; each data row is
-processed inside its own savepoint so a bad row never loses the good ones.
+The upload is checked for size before it is read and for a usable header; the
+rows are counted and processed by a Celery task. One task run parses the file
+once and walks it with a cursor (``processed_rows``): it skips the rows already
+done and commits batches of ``BATCH_SIZE``, each in one transaction holding the
+import's row lock together with the cursor, so a task delivered twice or
+restarted after a crash continues where the last committed batch ended. Each
+row is validated (lengths against the model, numbers) and written inside its
+own savepoint, so a bad row is ``invalid`` and never loses the good ones. A run
+that ends without committing progress counts as an attempt; after
+``IMPORT_MAX_ATTEMPTS`` of them the import is ``failed`` instead of requeued forever.
 """
 
+import itertools
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.conf import settings
+from django.db import DataError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from ..choices import ImportOutcome, ImportStatus, TargetStatus
 from ..errors import ValidationFailed
+from ..jalali import fa_digits
 from ..models import Membership, Target, TargetImport, TargetImportRow, TargetList
 from ..permissions import Perm
 from ..phones import ContactError, TargetContact, display_phone
-from ..tables import MAX_BYTES, SUPPORTED, map_header, read_rows
+from ..tables import SUPPORTED, FileTooLarge, map_header, read_rows
 from ..tenancy import Actor, get_scoped, scoped
 
 BATCH_SIZE = 200
+MAX_ATTRIBUTE_CHARS = 1000  # one custom attribute value (JSON has no column limit of its own)
+_INT_RANGE = (-(2**31), 2**31 - 1)  # Target.priority is a 4-byte integer
 _STATUS_BY_LABEL = {label: value for value, label in TargetStatus.choices} | {v: v for v in TargetStatus.values}
+_TEXT_FIELDS = ("name", "first_name", "last_name", "province", "city")
+_FINISHED = (ImportStatus.COMPLETED, ImportStatus.FAILED)
+
+
+def _too_large_message(exc: FileTooLarge) -> str:
+    what = str(exc)
+    if what == "rows":
+        return f"فایل بیش از {fa_digits(settings.IMPORT_MAX_ROWS)} ردیف دارد؛ آن را به چند فایل بشکنید."
+    if what == "columns":
+        return f"فایل بیش از {fa_digits(settings.IMPORT_MAX_COLUMNS)} ستون دارد."
+    return "محتوای فایل پس از بازشدن بیش از حد بزرگ است."
+
+
+def size_message() -> str:
+    """The refusal of a file over IMPORT_MAX_BYTES."""
+    return f"حجم فایل بیش از {fa_digits(settings.IMPORT_MAX_BYTES // (1024 * 1024))} مگابایت است."
+
+
+def target_import_check_size(*, size: int | None) -> None:
+    """Refuse an upload by its declared size, before any of it is read."""
+    if size is not None and size > settings.IMPORT_MAX_BYTES:
+        raise ValidationFailed.field("file", size_message())
 
 
 def target_import_start(
-    *, actor: Actor, file_name: str, content: bytes, target_list_id: int | None = None, update_existing: bool = True
+    *, actor: Actor, file_name: str, content, target_list_id: int | None = None, update_existing: bool = True
 ) -> TargetImport:
-    """Validate the file's shape, store it and queue the background import."""
+    """Validate the file's size and header, store it and queue the background import.
+
+    ``content`` is bytes or an uploaded file; a file is measured by its ``size`` before reading
+    and never read past the limit. The rows are counted by the background task, not here.
+    """
     from ..tasks import target_import_process
 
     actor.require(Perm.MANAGE_TARGETS)
     if not file_name.lower().endswith(SUPPORTED):
         raise ValidationFailed.field("file", "فقط فایل‌های .xlsx و .csv پذیرفته می‌شوند.")
-    if len(content) > MAX_BYTES:
-        raise ValidationFailed.field("file", "حجم فایل بیش از ۱۰ مگابایت است.")
+    if not isinstance(content, bytes | bytearray):
+        target_import_check_size(size=getattr(content, "size", None))
+        content = content.read(settings.IMPORT_MAX_BYTES + 1)
+    if len(content) > settings.IMPORT_MAX_BYTES:
+        raise ValidationFailed.field("file", size_message())
     try:
-        header, rows = read_rows(file_name, content)
-        total = sum(1 for _ in rows)
+        header, _rows = read_rows(file_name, bytes(content))
+    except FileTooLarge as exc:
+        raise ValidationFailed.field("file", _too_large_message(exc)) from None
     except Exception:  # a corrupt workbook/CSV is bad input, not a server error
         raise ValidationFailed.field("file", "فایل خوانده نشد؛ آیا فایل اکسل یا CSV سالم است؟") from None
     if "phone" not in {map_header(h) for h in header}:
@@ -49,66 +89,103 @@ def target_import_start(
             workspace=actor.workspace,
             created_by=actor.user,
             file_name=file_name[:255],
-            content=content,
+            content=bytes(content),
             target_list=target_list,
             update_existing=update_existing,
-            total_rows=total,
         )
         target_import_process.delay_on_commit(target_import.id)
     return target_import
 
 
-def target_import_process(*, import_id: int) -> TargetImport:
-    """Process the remaining batches of one import (safe to run twice)."""
-    while True:
-        with transaction.atomic():
-            target_import = TargetImport.objects.select_for_update().get(pk=import_id)
-            if target_import.status in (ImportStatus.COMPLETED, ImportStatus.FAILED):
-                return target_import
-            done = _process_batch(target_import)
-        if done:
+def target_import_process(*, import_id: int) -> TargetImport | None:
+    """Count (first run) and process the remaining rows of one import (safe to run twice)."""
+    with transaction.atomic():
+        target_import = TargetImport.objects.select_for_update().filter(pk=import_id).first()
+        if target_import is None or target_import.status in _FINISHED:
+            return target_import
+        if target_import.attempts >= settings.IMPORT_MAX_ATTEMPTS:
+            _fail_after_attempts(target_import)
             return TargetImport.objects.get(pk=import_id)
-
-
-def _process_batch(target_import: TargetImport) -> bool:
-    """One batch under the import's row lock. Returns True when finished."""
+        TargetImport.objects.filter(pk=import_id).update(attempts=F("attempts") + 1, updated_at=timezone.now())
     try:
-        header, rows = read_rows(target_import.file_name, bytes(target_import.content or b""))
-    except Exception:
-        _finish(target_import, status=ImportStatus.FAILED, error="فایل خوانده نشد.")
-        return True
-    columns = [map_header(h) for h in header]
-    ctx = _RowContext(target_import, header=header, columns=columns)
-    start = target_import.processed_rows
-    counts = {o: 0 for o in ImportOutcome.values}
-    processed = 0
-    for index, (line, cells) in enumerate(rows):
-        if index < start:
-            continue
-        if processed >= BATCH_SIZE:
-            break
-        outcome = ctx.process(line, cells)
-        counts[outcome] += 1
-        processed += 1
-    TargetImport.objects.filter(pk=target_import.pk).update(
-        status=ImportStatus.PROCESSING,
-        processed_rows=F("processed_rows") + processed,
-        created_count=F("created_count") + counts[ImportOutcome.CREATED],
-        updated_count=F("updated_count") + counts[ImportOutcome.UPDATED],
-        duplicate_count=F("duplicate_count") + counts[ImportOutcome.DUPLICATE],
-        invalid_count=F("invalid_count") + counts[ImportOutcome.INVALID],
-        updated_at=timezone.now(),
+        _run(target_import)
+    except Exception as exc:  # a crashed run (time limit included): counted, failed at the cap, else resumed
+        _record_crash(import_id, exc)
+        raise
+    return TargetImport.objects.get(pk=import_id)
+
+
+def _run(target_import: TargetImport) -> None:
+    content = bytes(target_import.content or b"")
+    if target_import.status == ImportStatus.PENDING or not target_import.total_rows:
+        try:
+            _header, rows = read_rows(target_import.file_name, content)
+            total = sum(1 for _ in rows)
+        except FileTooLarge as exc:
+            return _finish(target_import, status=ImportStatus.FAILED, error=_too_large_message(exc))
+        except Exception:
+            return _finish(target_import, status=ImportStatus.FAILED, error="فایل خوانده نشد.")
+        TargetImport.objects.filter(pk=target_import.pk).exclude(status__in=_FINISHED).update(
+            total_rows=total, status=ImportStatus.PROCESSING, updated_at=timezone.now()
+        )
+    header, rows = read_rows(target_import.file_name, content)
+    ctx = _RowContext(target_import, header=header, columns=[map_header(h) for h in header])
+    cursor = target_import.processed_rows
+    remaining = itertools.islice(rows, cursor, None)  # one parse per run: skip what is done, then walk on
+    while True:
+        batch = list(itertools.islice(remaining, BATCH_SIZE))
+        if not _process_batch(target_import.pk, ctx, batch, cursor=cursor):
+            return
+        cursor += len(batch)
+
+
+def _process_batch(import_id: int, ctx: "_RowContext", batch: list[tuple[int, list[str]]], *, cursor: int) -> bool:
+    """Commit one batch with the cursor under the import's row lock. False when the run should stop."""
+    with transaction.atomic():
+        current = TargetImport.objects.select_for_update().get(pk=import_id)
+        if current.status in _FINISHED or current.processed_rows != cursor:
+            return False  # finished, or another run of the same import got here first
+        counts = dict.fromkeys(ImportOutcome.values, 0)
+        for line, cells in batch:
+            counts[ctx.process(line, cells)] += 1
+        TargetImport.objects.filter(pk=import_id).update(
+            status=ImportStatus.PROCESSING,
+            processed_rows=F("processed_rows") + len(batch),
+            created_count=F("created_count") + counts[ImportOutcome.CREATED],
+            updated_count=F("updated_count") + counts[ImportOutcome.UPDATED],
+            duplicate_count=F("duplicate_count") + counts[ImportOutcome.DUPLICATE],
+            invalid_count=F("invalid_count") + counts[ImportOutcome.INVALID],
+            attempts=0,
+            error="",
+            updated_at=timezone.now(),
+        )
+        if len(batch) < BATCH_SIZE:
+            _finish(current, status=ImportStatus.COMPLETED)
+            return False
+    return True
+
+
+def _record_crash(import_id: int, exc: BaseException) -> None:
+    target_import = TargetImport.objects.filter(pk=import_id).exclude(status__in=_FINISHED).first()
+    if target_import is None:
+        return
+    error = f"پردازش متوقف شد ({type(exc).__name__}); دوباره تلاش می‌شود."
+    TargetImport.objects.filter(pk=import_id).update(error=error[:500], updated_at=timezone.now())
+    if target_import.attempts >= settings.IMPORT_MAX_ATTEMPTS:
+        _fail_after_attempts(target_import)
+
+
+def _fail_after_attempts(target_import: TargetImport) -> None:
+    error = (
+        f"ورود پس از {fa_digits(settings.IMPORT_MAX_ATTEMPTS)} تلاش بی‌نتیجه متوقف شد؛ "
+        f"{fa_digits(target_import.processed_rows)} ردیف پردازش شده بود."
     )
-    if processed < BATCH_SIZE:
-        target_import.refresh_from_db()
-        _finish(target_import, status=ImportStatus.COMPLETED)
-        return True
-    return False
+    _finish(target_import, status=ImportStatus.FAILED, error=error)
 
 
 def _finish(target_import: TargetImport, *, status: str, error: str = "") -> None:
     TargetImport.objects.filter(pk=target_import.pk).update(
-        status=status, error=error, content=None, finished_at=timezone.now(), updated_at=timezone.now()
+        status=status, error=error[:500], content=None, finished_at=timezone.now(), updated_at=timezone.now()
     )
 
 
@@ -129,6 +206,8 @@ class _RowContext:
                 outcome, reason, target = self._apply(cells)
         except IntegrityError:
             outcome, reason, target = ImportOutcome.DUPLICATE, "همزمان با همین شماره ثبت شد.", None
+        except DataError:  # a value the column cannot hold that validation missed: this row only
+            outcome, reason, target = ImportOutcome.INVALID, "مقداری از این ردیف در پایگاه داده جا نمی‌شود.", None
         except (ValueError, TypeError) as exc:
             outcome, reason, target = ImportOutcome.INVALID, str(exc)[:300], None
         TargetImportRow.objects.create(
@@ -170,7 +249,11 @@ class _RowContext:
             try:
                 fields["priority"] = int(str(fields["priority"]).strip())
             except ValueError:
-                warnings.append(f"اولویت «{fields.pop('priority')}» عدد نیست و نادیده گرفته شد.")
+                warnings.append(f"اولویت «{fields.pop('priority')[:20]}» عدد نیست و نادیده گرفته شد.")
+            else:
+                if not _INT_RANGE[0] <= fields["priority"] <= _INT_RANGE[1]:
+                    fields.pop("priority")
+                    warnings.append("اولویت بیش از حد بزرگ است و نادیده گرفته شد.")
         if "status" in fields:
             status = _STATUS_BY_LABEL.get(str(fields["status"]).strip())
             if status is None:
@@ -180,10 +263,16 @@ class _RowContext:
         if not fields.get("name"):
             full = " ".join(x for x in (fields.get("first_name"), fields.get("last_name")) if x)
             fields["name"] = full or display_phone(contact.mobile or contact.landline)
+        too_long = _too_long(fields, attributes)
+        if too_long:
+            return ImportOutcome.INVALID, too_long, None
         matches = self._matches(contact)
         if len(matches) > 1:
+            message = "موبایل و تلفن ثابت این ردیف به دو مخاطب متفاوت تعلق دارند"
+            if self.force_owner:  # an operator never learns the names of targets they do not own
+                return ImportOutcome.INVALID, f"{message}.", None
             names = "، ".join(t.name for t in matches)
-            return ImportOutcome.INVALID, f"موبایل و تلفن ثابت این ردیف به دو مخاطب متفاوت تعلق دارند ({names}).", None
+            return ImportOutcome.INVALID, f"{message} ({names}).", None
         list_ids = self._list_ids(fields.pop("lists", ""), warnings)
         note = "؛ ".join(warnings)
         if matches:
@@ -246,6 +335,22 @@ class _RowContext:
         ids = set(list_ids) | ({self.imp.target_list_id} if self.imp.target_list_id else set())
         if ids:
             target.lists.add(*ids)
+
+
+def _too_long(fields: dict, attributes: dict) -> str:
+    """The first value longer than its column allows, as a row reason ("" when all fit)."""
+    for name in _TEXT_FIELDS:
+        value = fields.get(name)
+        field = Target._meta.get_field(name)
+        if value and len(str(value)) > field.max_length:
+            return (
+                f"«{field.verbose_name}» {fa_digits(len(str(value)))} نویسه است؛ "
+                f"بیشینه {fa_digits(field.max_length)} نویسه."
+            )
+    for key, value in attributes.items():
+        if len(str(key)) > MAX_ATTRIBUTE_CHARS or len(str(value)) > MAX_ATTRIBUTE_CHARS:
+            return f"ستون «{str(key)[:40]}» بیش از {fa_digits(MAX_ATTRIBUTE_CHARS)} نویسه است."
+    return ""
 
 
 def target_imports_resume(*, stale_after_seconds: int = 600) -> list[int]:

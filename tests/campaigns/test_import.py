@@ -131,17 +131,17 @@ def test_resumes_after_a_crash_and_a_second_run_changes_nothing(actor, monkeypat
     real_batch = imports._process_batch
     calls = {"n": 0}
 
-    def dying_batch(target_import):
+    def dying_batch(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == 3:
             raise RuntimeError("worker killed")
-        return real_batch(target_import)
+        return real_batch(*args, **kwargs)
 
     monkeypatch.setattr(imports, "_process_batch", dying_batch)
     with pytest.raises(RuntimeError):
         target_import_process(import_id=started.id)
     partial = TargetImport.objects.get(pk=started.id)
-    assert (partial.status, partial.processed_rows) == ("processing", 4)
+    assert (partial.status, partial.processed_rows, partial.total_rows) == ("processing", 4, 7)
     monkeypatch.setattr(imports, "_process_batch", real_batch)
     done = target_import_process(import_id=started.id)  # redelivered task
     assert (done.status, done.processed_rows, done.created_count) == ("completed", 7, 7)
