@@ -73,3 +73,4 @@ class BrowserEventType(models.TextChoices):
     PROXY_ERROR = "proxy_error", "خطای پراکسی"
     PROXY_DISABLED = "proxy_disabled", "پراکسی غیرفعال شد"
     PLATFORM_STATUS = "platform_status", "تغییر وضعیت سکو"
+    CREATION_FAILED = "creation_failed", "ساخت وظایف ناموفق"

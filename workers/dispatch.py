@@ -7,8 +7,11 @@ the declarative steps and the logged-in check. Payloads go to the task's
 ``server`` queue (``browser`` by default) after the claiming transaction
 commits; results come back as ``workers.apply_result`` on ``default``.
 
-The payload holds secrets in clear text while it sits in the broker: run the
-broker on a private network (documented in docs/browser-tasks.md).
+The payload holds secrets in clear text while it sits in the broker (in the
+message body only: ``argsrepr``/``kwargsrepr`` in the headers — which Celery
+also logs and sends with events — are replaced by ids): run the broker on a
+private network (documented in docs/browser-tasks.md). Each payload carries
+the task's ``lease_id``; the result must echo it to be applied.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ def build_payload(*, task, account, proxy, metadata: dict, lease_expires_at: dat
     return {
         "task_id": task.pk,
         "attempt": task.attempt_count,
+        "lease_id": str(task.lease_id) if task.lease_id else None,
+        "verify_first": bool(task.needs_verification),
         "workspace_id": task.workspace_id,
         "campaign_id": task.campaign_id,
         "link": task.link,
@@ -81,6 +86,8 @@ def _publish_now(payloads: list[dict]) -> None:
         for payload in payloads:
             run_browser_task.apply_async(
                 args=[payload],
+                argsrepr=payload_repr(payload),  # message headers: never cookies or proxy passwords
+                kwargsrepr="{}",
                 queue=payload["server"],
                 expires=datetime.fromisoformat(payload["lease_expires_at"]),
                 producer=producer,
@@ -95,9 +102,17 @@ def publish_payloads(payloads: Iterable[dict]) -> None:
         transaction.on_commit(lambda: _publish_now(payloads))
 
 
+def payload_repr(message: dict) -> str:
+    """What Celery shows of a message (``argsrepr`` header, worker logs, events): ids only, no secrets."""
+    keys = ("task_id", "attempt", "status", "error_code")
+    return repr([{k: message[k] for k in keys if k in message}])
+
+
 def publish_result(result: dict) -> None:
     """From the browser worker: hand the result to the results queue (``default``; no database here)."""
     from . import conf
     from .tasks import apply_result
 
-    apply_result.apply_async(args=[result], queue=conf.setting("RESULTS_QUEUE"))
+    apply_result.apply_async(
+        args=[result], argsrepr=payload_repr(result), kwargsrepr="{}", queue=conf.setting("RESULTS_QUEUE")
+    )

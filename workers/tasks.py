@@ -57,25 +57,17 @@ def apply_result(message: dict) -> str:
     time_limit=conf.setting("TASK_SOFT_TIME_LIMIT") + 30,
 )
 def run_browser_task(payload: dict) -> None:
-    """Run one payload in this process's Chromium and publish the result (acked early: leases cover loss)."""
+    """Run one payload in this process's Chromium and publish its one result (acked early: leases cover loss).
+
+    A payload whose lease is over is dropped before it starts (the lease reclaim requeues it).
+    """
     try:
-        result = worker.host().run(payload)
-    except SoftTimeLimitExceeded:
-        worker.restart()  # the browser may be mid-call: start clean
-        result = _failure(payload, ErrorCode.TIMEOUT, "task time limit exceeded")
+        result = worker.run_payload(payload)
+    except SoftTimeLimitExceeded:  # the browser was killed before this line: nothing keeps clicking
+        result = worker.failure(payload, ErrorCode.TIMEOUT, "task time limit exceeded")
     except Exception as exc:  # the browser itself broke (not a task failure): report it, start clean
         logger.exception("browser worker error")
         worker.restart()
-        result = _failure(payload, ErrorCode.UNKNOWN, f"worker error: {exc.__class__.__name__}")
-    dispatch.publish_result(result)
-
-
-def _failure(payload: dict, code: str, reason: str) -> dict:
-    return {
-        "task_id": payload.get("task_id"),
-        "attempt": payload.get("attempt"),
-        "status": "failed",
-        "error_code": code,
-        "error_reason": reason,
-        "result_data": {},
-    }
+        result = worker.failure(payload, ErrorCode.UNKNOWN, f"worker error: {exc.__class__.__name__}")
+    if result is not None:
+        dispatch.publish_result(result)

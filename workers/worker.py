@@ -16,11 +16,17 @@ ORM. Use the prefork or solo pool for browser queues (not threads/gevent).
 
 import logging
 import os
-from concurrent.futures import ThreadPoolExecutor
+import signal
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from datetime import UTC, datetime
 
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import celeryd_init, worker_process_init, worker_process_shutdown
 
 from . import conf
+from .choices import ErrorCode
 from .runner import BrowserHost
 
 logger = logging.getLogger("workers.worker")
@@ -28,26 +34,91 @@ logger = logging.getLogger("workers.worker")
 _state: dict = {"browser_queue": False, "host": None}
 
 
+def _process_tree() -> dict[int, list[int]]:
+    """parent pid → child pids, from /proc (Linux)."""
+    tree: dict[int, list[int]] = {}
+    if not os.path.isdir("/proc"):
+        return tree
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        tree.setdefault(ppid, []).append(int(name))
+    return tree
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (a killed child waits to be reaped, it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+def descendants(pid: int) -> list[int]:
+    tree = _process_tree()
+    found, stack = [], list(tree.get(pid, []))
+    while stack:
+        child = stack.pop()
+        found.append(child)
+        stack.extend(tree.get(child, []))
+    return found
+
+
 class BrowserThread:
-    """A BrowserHost confined to one thread of this process."""
+    """A BrowserHost confined to one thread of this process.
+
+    The processes started with it (Playwright's driver and the Chromium under it) are noted, so
+    ``kill`` can end them from outside: a Playwright call stuck in that thread then fails at once,
+    and nothing of an abandoned task can keep clicking.
+    """
 
     def __init__(self, host: BrowserHost) -> None:
         self.pid = os.getpid()
         self.host = host
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="playwright")
+        before = set(descendants(self.pid))
         self._executor.submit(host.start).result()
+        self.browser_pids = [p for p in descendants(self.pid) if p not in before]
 
     @property
     def alive(self) -> bool:
         return self.pid == os.getpid()
 
-    def run(self, payload: dict) -> dict:
-        return self._executor.submit(self.host.run, payload).result()
+    def submit(self, payload: dict, *, deadline: float | None = None) -> Future:
+        return self._executor.submit(self.host.run, payload, deadline=deadline)
+
+    def run(self, payload: dict, *, deadline: float | None = None) -> dict:
+        return self.submit(payload, deadline=deadline).result()
 
     def stop(self, *, wait: bool = True) -> None:
         """Close the browser after whatever the thread is doing (a stuck task ends on its own timeouts)."""
         self._executor.submit(self.host.stop)
         self._executor.shutdown(wait=wait)
+
+    def kill(self, *, pending: Future | None = None, wait: float = 5.0) -> None:
+        """SIGKILL the driver and Chromium; wait (bounded) for the thread's current call to fail and return."""
+        targets = {p for root in self.browser_pids for p in [root, *descendants(root)]}
+        for pid in targets:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        until = time.monotonic() + wait
+        while any(_running(pid) for pid in targets) and time.monotonic() < until:
+            time.sleep(0.02)  # SIGKILL is delivered asynchronously: wait until they are really gone
+        if pending is not None:
+            try:
+                pending.result(timeout=wait)
+            except BaseException:  # its outcome is discarded: the task's one result is the caller's
+                logger.debug("abandoned browser call ended", exc_info=True)
+        self._executor.shutdown(wait=False)
+        logger.warning("browser killed (pids %s)", self.browser_pids)
 
 
 def new_host(**overrides) -> BrowserHost:
@@ -77,8 +148,79 @@ def stop(*, wait: bool = True) -> None:
 
 
 def restart() -> None:
-    """Drop the current browser (it may be stuck mid-call); the next task starts a fresh one."""
-    stop(wait=False)
+    """Drop the current browser (it may be stuck mid-call): killed, the next task starts a fresh one."""
+    current, _state["host"] = _state["host"], None
+    if current is not None and current.alive:
+        current.kill()
+
+
+def time_budget(payload: dict, *, now: datetime | None = None) -> float | None:
+    """Seconds the runner may spend on this payload, or None when its lease is over (drop it, do nothing).
+
+    The budget ends ``DEADLINE_MARGIN_SECONDS`` before the task's soft time limit and before its lease
+    ends, so the result is published while the lease is still the database's and the soft limit never
+    has to interrupt a browser call.
+    """
+    now = now or datetime.now(UTC)
+    margin = conf.setting("DEADLINE_MARGIN_SECONDS")
+    budget = float(conf.setting("TASK_SOFT_TIME_LIMIT"))
+    raw = payload.get("lease_expires_at")
+    if raw:
+        try:
+            lease_end = datetime.fromisoformat(raw)
+        except (TypeError, ValueError):
+            return None
+        remaining = (lease_end - now).total_seconds()
+        if remaining <= 0:
+            return None
+        budget = min(budget, remaining)
+    budget -= margin
+    return budget if budget > 0 else None
+
+
+def run_payload(payload: dict) -> dict | None:
+    """Run one payload within its time budget; None when it was dropped (lease over before the start).
+
+    The runner checks the deadline before every step and shortens each step's timeout to what is left.
+    Should the browser thread still be busy ``margin`` seconds after the deadline — or the soft time limit
+    fire — the browser is killed first and only then is a TIMEOUT result returned (or the soft limit
+    re-raised), so exactly one result is published and no abandoned thread keeps clicking.
+    """
+    budget = time_budget(payload)
+    if budget is None:
+        logger.warning("task %s dropped: its lease ended before it started", payload.get("task_id"))
+        return None
+    thread = host()
+    deadline = time.monotonic() + budget
+    grace = max(5.0, conf.setting("DEADLINE_MARGIN_SECONDS") - 5.0)  # failure screenshot + context close
+    pending = thread.submit(payload, deadline=deadline)
+    try:
+        return pending.result(timeout=budget + grace)
+    except FutureTimeout:
+        _kill(thread, pending)
+        return failure(payload, ErrorCode.TIMEOUT, "task deadline passed; the browser was stopped")
+    except SoftTimeLimitExceeded:
+        _kill(thread, pending)
+        raise
+
+
+def _kill(thread: BrowserThread, pending: Future) -> None:
+    if _state["host"] is thread:
+        _state["host"] = None
+    thread.kill(pending=pending)
+
+
+def failure(payload: dict, code: str, reason: str, *, mutated: bool = True) -> dict:
+    """A result the worker makes itself (the runner did not finish): a page-changing step may have run."""
+    return {
+        "task_id": payload.get("task_id"),
+        "attempt": payload.get("attempt"),
+        "lease_id": payload.get("lease_id"),
+        "status": "failed",
+        "error_code": code,
+        "error_reason": reason,
+        "result_data": {"mutated": mutated},
+    }
 
 
 @celeryd_init.connect

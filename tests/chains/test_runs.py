@@ -281,3 +281,66 @@ def test_finished_when_schedule_exhausted_and_no_open_run(actor):
 def test_occurrence_timing(seed_chain):
     nodes, _ = seed_chain
     assert root_run(nodes["A"], at(2026, 10, 1)).scheduled_at - at(2026, 10, 1) == timedelta(0)
+
+
+def test_two_creators_of_the_same_child_run_get_one_run(seed_chain):
+    from campaigns.chains.runs.scheduler import _create_child_run
+
+    nodes, _ = seed_chain
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    (b10,) = runs_of(nodes["B"])
+    again, created = _create_child_run(nodes["B"], nodes["A"], a10, a10)
+    assert (again.id, created) == (b10.id, False)  # the unique index won; the existing run is read
+
+
+def test_crash_while_creating_children_is_repaired_with_only_the_missing_ones(seed_chain):
+    from campaigns.chains.runs.scheduler import root_runs_reconcile
+
+    nodes, _ = seed_chain
+    (b10,) = runs_of(nodes["B"])
+    CampaignRun.objects.filter(campaign=nodes["C"]).delete()  # the process died before C-10 was written
+    with time_machine.travel(at(2026, 9, 21), tick=False):
+        root_runs_reconcile(now=timezone.now())
+    assert [r.id for r in runs_of(nodes["B"])] == [b10.id]
+    (c10,) = runs_of(nodes["C"])
+    assert c10.source_run_id == b10.id
+
+
+def test_chain_pause_skips_runs_not_started_and_resume_never_reopens_them(seed_chain, actor):
+    from campaigns.chains.services.approval import chain_control_set
+
+    nodes, _ = seed_chain
+    root = nodes["A"]
+    with time_machine.travel(at(2026, 9, 25), tick=False):
+        chain_control_set(actor=actor, campaign_id=root.id, action="pause", expected_chain_revision=root.chain_revision)
+    a10 = root_run(root, at(2026, 10, 1))
+    assert (a10.status, a10.skip_reason) == (RunStatus.SKIPPED, SkipReason.CHAIN_PAUSED)
+    assert {r.status for r in runs_of(nodes["B"]) + runs_of(nodes["C"])} == {RunStatus.SKIPPED}
+    root.refresh_from_db()
+    with time_machine.travel(at(2026, 9, 26), tick=False):
+        chain_control_set(
+            actor=actor, campaign_id=root.id, action="resume", expected_chain_revision=root.chain_revision
+        )
+    a10.refresh_from_db()
+    assert a10.status == RunStatus.SKIPPED
+    tick(at(2026, 10, 1, 9, 0))
+    # The next occurrence after the skipped one is scheduled; nothing sent for the paused turn.
+    assert Execution.objects.filter(campaign=root).count() == 0
+    assert root_run(root, at(2026, 11, 1)).status == RunStatus.SCHEDULED
+
+
+def test_control_group_gets_no_execution_and_is_never_inherited(actor):
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, _people = approved_chain(
+            actor, shape="A>B", targets=20, chain_action={"channel": "sms", "content": "سلام", "control_percent": 50}
+        )
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    assert 0 < a10.control_count < 20
+    controls = set(a10.target_snapshot.members.filter(is_control=True).values_list("target_id", flat=True))
+    executed = set(RunExecution.objects.filter(run=a10).values_list("target_id", flat=True))
+    assert not controls & executed and a10.expected_execution_count == 20 - a10.control_count
+    settle(a10)
+    tick(at(2026, 10, 3, 9, 0))
+    b10 = runs_of(nodes["B"])[0]
+    assert not controls & set(b10.target_snapshot.members.values_list("target_id", flat=True))

@@ -149,11 +149,20 @@ class TestTasksApi:
         with django_capture_on_commit_callbacks(execute=True):
             dispatch_due_tasks()
         first, second = published[:2]
-        result_apply(message={"task_id": first["task_id"], "attempt": 1, "status": "completed", "result_data": {}})
+        result_apply(
+            message={
+                "task_id": first["task_id"],
+                "attempt": 1,
+                "lease_id": first["lease_id"],
+                "status": "completed",
+                "result_data": {},
+            }
+        )
         result_apply(
             message={
                 "task_id": second["task_id"],
                 "attempt": 1,
+                "lease_id": second["lease_id"],
                 "status": "failed",
                 "error_code": "VERIFY_FAILED",
                 "error_reason": "x",

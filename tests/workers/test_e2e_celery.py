@@ -32,8 +32,11 @@ ROOT = Path(settings.BASE_DIR)
 
 
 @pytest.fixture
-def worker_queue():
-    return f"browser-e2e-{uuid.uuid4().hex[:8]}"
+def worker_queue(settings):
+    """A browser queue of this test only; the server's setting picks it (tenants never name a queue)."""
+    name = f"browser-e2e-{uuid.uuid4().hex[:8]}"
+    settings.BROWSER_TASKS = {**settings.BROWSER_TASKS, "QUEUE": name}
+    return name
 
 
 def start_worker(tmp_path, queues: str, *args: str, env: dict | None = None, ready: str = "browser started"):
@@ -125,7 +128,7 @@ def test_pipeline_through_a_real_celery_worker_survives_a_killed_child(
     actor, workspace, site, celery_worker, worker_queue, django_capture_on_commit_callbacks
 ):
     accounts = [make_account(workspace) for _ in range(3)]
-    campaign = make_browser_campaign(actor, accounts=accounts, links=[site.url("/post/celery-ok")], server=worker_queue)
+    campaign = make_browser_campaign(actor, accounts=accounts, links=[site.url("/post/celery-ok")])
     creation.due_platforms_create_tasks()
     with django_capture_on_commit_callbacks(execute=True):
         assert dispatch_due_tasks() == 3
@@ -141,7 +144,7 @@ def test_pipeline_through_a_real_celery_worker_survives_a_killed_child(
 
     # a task whose page hangs: kill the worker's child while it waits, the lease brings it back once
     lost_campaign = make_browser_campaign(
-        actor, accounts=[make_account(workspace)], links=[site.url("/post/celery-lost")], server=worker_queue
+        actor, accounts=[make_account(workspace)], links=[site.url("/post/celery-lost")]
     )
     creation.due_platforms_create_tasks()
     site.state.hold.add("celery-lost")
@@ -179,7 +182,7 @@ def test_one_solo_worker_serving_every_queue_runs_the_browser_and_applies_result
     database_url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     results_queue = f"results-{worker_queue}"
     campaign = make_browser_campaign(
-        actor, accounts=[make_account(workspace) for _ in range(2)], links=[site.url("/post/solo")], server=worker_queue
+        actor, accounts=[make_account(workspace) for _ in range(2)], links=[site.url("/post/solo")]
     )
     creation.due_platforms_create_tasks()
     process = start_worker(

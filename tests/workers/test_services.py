@@ -27,6 +27,7 @@ def ok(payload, **extra):
     return {
         "task_id": payload["task_id"],
         "attempt": payload["attempt"],
+        "lease_id": payload["lease_id"],
         "status": "completed",
         "result_data": {"url": payload["link"]},
         **extra,
@@ -37,6 +38,7 @@ def failed(payload, code, reason="x"):
     return {
         "task_id": payload["task_id"],
         "attempt": payload["attempt"],
+        "lease_id": payload["lease_id"],
         "status": "failed",
         "error_code": code,
         "error_reason": reason,
@@ -458,22 +460,23 @@ def test_browser_task_reports_a_broken_browser_as_a_failed_result(monkeypatch):
     from workers import tasks, worker
 
     class Broken:
-        def run(self, payload):
+        def submit(self, payload, deadline=None):
             raise RuntimeError("chromium crashed")
 
     sent, restarted = [], []
     monkeypatch.setattr(worker, "host", lambda: Broken())
     monkeypatch.setattr(worker, "restart", lambda: restarted.append(True))
     monkeypatch.setattr(messaging, "publish_result", sent.append)
-    tasks.run_browser_task.run({"task_id": 7, "attempt": 2})
+    tasks.run_browser_task.run({"task_id": 7, "attempt": 2, "lease_id": "l-7"})
     assert sent == [
         {
             "task_id": 7,
             "attempt": 2,
+            "lease_id": "l-7",
             "status": "failed",
             "error_code": "UNKNOWN",
             "error_reason": "worker error: RuntimeError",
-            "result_data": {},
+            "result_data": {"mutated": True},  # the worker cannot tell: the retry verifies first
         }
     ]
     assert restarted == [True]

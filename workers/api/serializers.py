@@ -18,7 +18,7 @@ class BrowserCampaignInput(serializers.Serializer):
     spare_accounts = serializers.ListField(
         child=serializers.IntegerField(min_value=1), required=False, default=list, max_length=10000
     )
-    target_links = serializers.ListField(child=serializers.URLField(max_length=2000), min_length=1, max_length=1000)
+    target_links = serializers.ListField(child=serializers.URLField(max_length=8000), min_length=1, max_length=1000)
     content_template = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
     action = serializers.ChoiceField(choices=ActionType.choices)
     start_date = serializers.DateTimeField(required=False, allow_null=True, default=None)
@@ -30,7 +30,6 @@ class BrowserCampaignInput(serializers.Serializer):
     max_attempts = serializers.IntegerField(required=False, min_value=1, max_value=10)
     backoff_seconds = serializers.IntegerField(required=False, min_value=0, max_value=86400)
     priority = serializers.IntegerField(required=False, default=0, min_value=-100, max_value=100)
-    server = serializers.RegexField(r"^browser[a-z0-9_-]{0,32}$", required=False, default="browser")
 
 
 class AccountInput(serializers.Serializer):

@@ -15,8 +15,9 @@ from campaigns.tenancy import Actor, get_scoped, scoped
 
 from .. import conf
 from ..choices import ActionType, BrowserEventType, SessionStatus
-from ..errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound
+from ..errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound, TooManyTasks
 from ..events import browser_event
+from ..links import MAX_LINK_LENGTH, link_hash
 from ..models import ActionConfig, BrowserAccount, CampaignPlatform, CampaignStatistics
 from ..steps import validate_login_check, validate_steps
 
@@ -58,7 +59,6 @@ def browser_campaign_create(
     max_attempts: int | None = None,
     backoff_seconds: int | None = None,
     priority: int = 0,
-    server: str = "browser",
     description: str = "",
     kind: str = CampaignKind.BROWSER,
 ) -> Campaign:
@@ -68,10 +68,27 @@ def browser_campaign_create(
         raise ValidationFailed.field("action", f"نوع کار باید یکی از {ActionType.values} باشد.")
     if action == ActionType.COMMENT and not content_template.strip():
         raise ValidationFailed.field("content_template", "برای دیدگاه، متن الگو لازم است.")
-    links = list(dict.fromkeys(link.strip() for link in target_links if link.strip()))
+    by_hash: dict[str, str] = {}
+    for link in (link.strip() for link in target_links):
+        if link:
+            by_hash.setdefault(link_hash(link), link)  # one task slot per normalised link
+    links = list(by_hash.values())
     if not links:
         raise ValidationFailed.field("target_links", "دست‌کم یک نشانی لازم است.")
+    if any(len(link) > MAX_LINK_LENGTH for link in links):
+        raise ValidationFailed.field("target_links", f"هر نشانی حداکثر {MAX_LINK_LENGTH} نویسه است.")
     account_ids = _accounts(actor, accounts, platform, "accounts")
+    cap = conf.setting("MAX_TASKS_PER_PLATFORM")
+    if len(account_ids) * len(links) > cap:
+        raise TooManyTasks(
+            f"{len(account_ids)} حساب × {len(links)} نشانی = {len(account_ids) * len(links)} وظیفه؛ "
+            f"سقف هر سکو {cap} وظیفه است. حساب‌ها یا نشانی‌ها را کم کنید یا کمپین را تقسیم کنید.",
+            details={
+                "accounts": [f"{len(account_ids)} حساب"],
+                "target_links": [f"{len(links)} نشانی"],
+                "max_tasks": [str(cap)],
+            },
+        )
     spare_ids = [i for i in _accounts(actor, spare_accounts or [], platform, "spare_accounts") if i not in account_ids]
     if steps is None:
         config = scoped(ActionConfig, actor.workspace).filter(platform=platform, action_type=action).first()
@@ -99,7 +116,6 @@ def browser_campaign_create(
             "backoff_seconds": conf.setting("DEFAULT_BACKOFF_SECONDS") if backoff_seconds is None else backoff_seconds,
         },
         "priority": priority,
-        "server": server,
     }
     with transaction.atomic():
         campaign = Campaign.objects.create(

@@ -8,11 +8,12 @@ messaging module publishes the payloads when the transaction commits.
 """
 
 import logging
+import uuid
 from collections import Counter, defaultdict
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Count, F
+from django.db.models import Case, Count, F, UUIDField, Value, When
 from django.utils import timezone
 
 from campaigns.choices import CampaignStatus
@@ -49,10 +50,11 @@ def leases_reclaim(*, now=None, limit: int = 1000) -> int:
         for task in expired:
             max_attempts = (task.platform.metadata.get("retry") or {}).get("max_attempts", 1)
             (requeue if task.attempt_count < max_attempts else give_up).append(task)
-        common = {"lease_expires_at": None, "revision": F("revision") + 1, "updated_at": now}
+        common = {"lease_expires_at": None, "lease_id": None, "revision": F("revision") + 1, "updated_at": now}
         if requeue:
+            # The lost worker may have clicked before it vanished: the next attempt checks the end state first.
             BrowserTask.objects.filter(pk__in=[t.pk for t in requeue], status=TaskStatus.DISPATCHED).update(
-                status=TaskStatus.PENDING, start_date=now, **common
+                status=TaskStatus.PENDING, start_date=now, needs_verification=True, **common
             )
         if give_up:
             BrowserTask.objects.filter(pk__in=[t.pk for t in give_up], status=TaskStatus.DISPATCHED).update(
@@ -89,6 +91,7 @@ def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:
     now = now or timezone.now()
     batch_size = batch_size or conf.setting("DISPATCH_BATCH")
     lease = timedelta(seconds=conf.setting("LEASE_SECONDS"))
+    queue = conf.setting("QUEUE")  # the server picks the browser queue; nothing a tenant typed
     leases_reclaim(now=now)
     with transaction.atomic():
         candidates = list(
@@ -162,9 +165,13 @@ def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:
         by_proxy: dict[int | None, list[int]] = defaultdict(list)
         for task, proxy in chosen:
             by_proxy[proxy.pk if proxy else None].append(task.pk)
+        # One random lease id per claimed task: a result is accepted only with the lease the database holds.
+        lease_ids = {task.pk: uuid.uuid4() for task, _ in chosen}
         for proxy_id, ids in by_proxy.items():
             BrowserTask.objects.filter(pk__in=ids, status=TaskStatus.PENDING).update(
                 status=TaskStatus.DISPATCHED,
+                lease_id=Case(*(When(pk=pk, then=Value(lease_ids[pk])) for pk in ids), output_field=UUIDField()),
+                server=queue,
                 proxy_id=proxy_id,
                 attempt_count=F("attempt_count") + 1,
                 dispatched_at=now,
@@ -179,6 +186,8 @@ def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:
         for task, proxy in chosen:
             task.attempt_count += 1
             task.status = TaskStatus.DISPATCHED
+            task.lease_id = lease_ids[task.pk]
+            task.server = queue
             payloads.append(
                 dispatch.build_payload(
                     task=task,

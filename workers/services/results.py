@@ -18,6 +18,7 @@ message changes nothing. On failure:
 
 import base64
 import logging
+import uuid
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
@@ -79,8 +80,19 @@ def _finished_at(message: dict, now: datetime) -> datetime:
         return now
 
 
+def _lease_id(message: dict) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(message.get("lease_id")))
+    except (TypeError, ValueError):
+        return None
+
+
 def result_apply(*, message: dict, now=None) -> str:
-    """Apply one worker result; returns the outcome (completed, failed, retry, replaced, ignored)."""
+    """Apply one worker result; returns the outcome (completed, failed, retry, replaced, ignored).
+
+    Only a result for the lease the database holds (status DISPATCHED and the same ``lease_id``)
+    changes anything; a late, duplicate or forged message is ignored.
+    """
     now = now or timezone.now()
     task_id = message.get("task_id")
     if message.get("status") == "completed":
@@ -99,17 +111,23 @@ def _apply_completed(task_id: int, message: dict, now) -> str:
         )
         if row is None:
             return "ignored"
-        # Any attempt's success counts: the work is done (a later attempt's result is then ignored).
-        updated = BrowserTask.objects.filter(pk=task_id, status=TaskStatus.DISPATCHED).update(
-            status=TaskStatus.COMPLETED,
-            finished_at=now,
-            result_data=data,
-            error_code="",
-            error_reason="",
-            lease_expires_at=None,
-            revision=F("revision") + 1,
-            updated_at=now,
-        )
+        # Only the lease the database holds: a stale attempt's success is ignored, and the current attempt
+        # (which checks the end state first when an earlier one may have clicked) reports it instead.
+        lease_id = _lease_id(message)
+        updated = 0
+        if lease_id is not None:
+            updated = BrowserTask.objects.filter(pk=task_id, status=TaskStatus.DISPATCHED, lease_id=lease_id).update(
+                status=TaskStatus.COMPLETED,
+                finished_at=now,
+                result_data=data,
+                error_code="",
+                error_reason="",
+                needs_verification=False,
+                lease_id=None,
+                lease_expires_at=None,
+                revision=F("revision") + 1,
+                updated_at=now,
+            )
         if not updated:
             browser_event(
                 workspace_id=row["workspace_id"],
@@ -143,7 +161,12 @@ def _apply_failed(task_id: int, message: dict, now) -> str:
         task = BrowserTask.objects.select_for_update(of=("self",)).select_related("platform").filter(pk=task_id).first()
         if task is None:
             return "ignored"
-        if task.status != TaskStatus.DISPATCHED or task.attempt_count != message.get("attempt"):
+        if (
+            task.status != TaskStatus.DISPATCHED
+            or task.lease_id is None
+            or task.lease_id != _lease_id(message)
+            or task.attempt_count != message.get("attempt")
+        ):
             browser_event(
                 workspace_id=task.workspace_id,
                 type=BrowserEventType.RESULT_IGNORED,
@@ -170,7 +193,8 @@ def _apply_failed(task_id: int, message: dict, now) -> str:
             return _proxy_error(task, reason, result_data, now)
         retry = task.platform.metadata.get("retry") or {}
         spent = task.attempt_count - task.proxy_failures
-        if code in RETRYABLE and spent < retry.get("max_attempts", 1):
+        # "unverifiable": a page-changing step may have run and no verify step can tell; never repeat it blindly.
+        if code in RETRYABLE and spent < retry.get("max_attempts", 1) and not result_data.get("unverifiable"):
             backoff = timedelta(seconds=retry.get("backoff_seconds", 0) * spent)
             _requeue(task, code, reason, result_data, now, start_date=now + backoff)
             browser_event(
@@ -186,6 +210,11 @@ def _apply_failed(task_id: int, message: dict, now) -> str:
         return "failed"
 
 
+def _changed_page(result_data: dict) -> bool:
+    """A click/fill step started in that attempt (or the worker could not tell): verify before repeating."""
+    return bool(result_data.get("mutated"))
+
+
 def _fail(task: BrowserTask, code: str, reason: str, result_data: dict, now, **extra) -> None:
     BrowserTask.objects.filter(pk=task.pk).update(
         status=TaskStatus.FAILED,
@@ -193,6 +222,8 @@ def _fail(task: BrowserTask, code: str, reason: str, result_data: dict, now, **e
         error_reason=reason,
         result_data=result_data,
         finished_at=now,
+        needs_verification=task.needs_verification or _changed_page(result_data),
+        lease_id=None,
         lease_expires_at=None,
         revision=F("revision") + 1,
         updated_at=now,
@@ -207,6 +238,8 @@ def _requeue(task: BrowserTask, code: str, reason: str, result_data: dict, now, 
         error_reason=reason,
         result_data=result_data,
         start_date=start_date,
+        needs_verification=task.needs_verification or _changed_page(result_data),
+        lease_id=None,
         lease_expires_at=None,
         revision=F("revision") + 1,
         updated_at=now,
@@ -298,7 +331,9 @@ def _replace(task: BrowserTask, now) -> BrowserTask | None:
     """A replacement task with a spare account of the same campaign; counters follow."""
     meta = task.platform.metadata
     pool = [i for i in meta.get("account_ids", []) + meta.get("spare_account_ids", []) if i != task.account_id]
-    used = BrowserTask.objects.filter(platform_id=task.platform_id, link=task.link, action_type=task.action_type)
+    used = BrowserTask.objects.filter(
+        platform_id=task.platform_id, link_hash=task.link_hash, action_type=task.action_type
+    )
     spares = (
         BrowserAccount.objects.filter(
             pk__in=pool,
@@ -320,6 +355,7 @@ def _replace(task: BrowserTask, now) -> BrowserTask | None:
                     account=account,
                     proxy=account.proxy if account.proxy and account.proxy.is_available else None,
                     link=task.link,
+                    link_hash=task.link_hash,
                     action_type=task.action_type,
                     server=task.server,
                     priority=task.priority,
