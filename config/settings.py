@@ -272,6 +272,13 @@ BROWSER_TASKS = {
     "CONTEXT_POOL_SIZE": int(os.environ.get("BROWSER_CONTEXT_POOL_SIZE", "16")),
     "TASK_SOFT_TIME_LIMIT": int(os.environ.get("BROWSER_TASK_SOFT_TIME_LIMIT", "120")),
     "RESULTS_QUEUE": os.environ.get("BROWSER_RESULTS_QUEUE", "default"),  # where workers send results
+    "QUEUE": os.environ.get("BROWSER_QUEUE", "browser"),  # where payloads go (chosen here, never by a tenant)
+    "MAX_TASKS_PER_PLATFORM": int(os.environ.get("BROWSER_MAX_TASKS_PER_PLATFORM", "50000")),
+    "CREATION_CHUNK": int(os.environ.get("BROWSER_CREATION_CHUNK", "2000")),
+    "CREATION_ROWS_PER_RUN": int(os.environ.get("BROWSER_CREATION_ROWS_PER_RUN", "20000")),
+    "CREATION_BACKOFF_SECONDS": int(os.environ.get("BROWSER_CREATION_BACKOFF_SECONDS", "60")),
+    "CREATION_BACKOFF_MAX_SECONDS": int(os.environ.get("BROWSER_CREATION_BACKOFF_MAX_SECONDS", "3600")),
+    "DEADLINE_MARGIN_SECONDS": int(os.environ.get("BROWSER_DEADLINE_MARGIN_SECONDS", "15")),
 }
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
     {
