@@ -240,6 +240,10 @@ AUTOMATION_TICK_MAX_CLAIMS = int(os.environ.get("AUTOMATION_TICK_MAX_CLAIMS", "2
 AUTOMATION_TICK_SECONDS = int(os.environ.get("AUTOMATION_TICK_SECONDS", "50"))
 SMS_HTTP_TIMEOUT = float(os.environ.get("SMS_HTTP_TIMEOUT", "10"))
 SMS_CIRCUIT_PAUSE_MINUTES = int(os.environ.get("SMS_CIRCUIT_PAUSE_MINUTES", "30"))
+# An unknown send outcome is settled by asking the provider by local id this long after it (and between
+# unanswered questions); after this many unanswered questions the step's on_unknown_outcome decides.
+SMS_UNKNOWN_SETTLE_SECONDS = int(os.environ.get("SMS_UNKNOWN_SETTLE_SECONDS", "120"))
+SMS_UNKNOWN_SETTLE_TRIES = int(os.environ.get("SMS_UNKNOWN_SETTLE_TRIES", "3"))
 # Provider base URLs (tests point them at a local fake server; never the internet in tests).
 SMS_PROVIDER_BASE_URLS = {
     "kavenegar": os.environ.get("SMS_KAVENEGAR_URL", "https://api.kavenegar.com"),
