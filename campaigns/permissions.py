@@ -15,6 +15,8 @@ class Perm(models.TextChoices):
     VIEW_SMS_LOGS = "view_sms_logs", "مشاهده گزارش پیامک‌ها"
     MANAGE_BLACKLIST = "manage_blacklist", "مدیریت لیست سیاه"
     MANAGE_BROWSER = "manage_browser", "مدیریت حساب‌ها و پراکسی‌ها"
+    # Proxy hosts/usernames, platform metadata and failure screenshots (not for viewers and operators).
+    VIEW_BROWSER_DETAILS = "view_browser_details", "مشاهده جزئیات پراکسی، پیکربندی و تصاویر مرورگر"
     MANAGE_WORKSPACE = "manage_workspace", "مدیریت فضای کاری و اعضا"
 
 
@@ -26,6 +28,7 @@ _STAFF = {
     Perm.VIEW_SMS_LOGS,
     Perm.MANAGE_BLACKLIST,
     Perm.MANAGE_BROWSER,
+    Perm.VIEW_BROWSER_DETAILS,
 }
 
 ROLE_PERMISSIONS: dict[str, frozenset[str]] = {

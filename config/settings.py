@@ -284,6 +284,11 @@ BROWSER_TASKS = {
     "CREATION_BACKOFF_MAX_SECONDS": int(os.environ.get("BROWSER_CREATION_BACKOFF_MAX_SECONDS", "3600")),
     "DEADLINE_MARGIN_SECONDS": int(os.environ.get("BROWSER_DEADLINE_MARGIN_SECONDS", "15")),
 }
+# "host:port" entries a browser worker may reach although they resolve to a loopback/private address
+# (workers.netguard). Empty by default; the embedded default (no DATABASE_URL) adds the demo site.
+BROWSER_ALLOWED_PRIVATE_HOSTS = env_list("BROWSER_ALLOWED_PRIVATE_HOSTS")
+if "DATABASE_URL" not in os.environ:
+    BROWSER_ALLOWED_PRIVATE_HOSTS.append("127.0.0.1:8766")  # `make run`'s demo site (workers demo_site)
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
     {
         "BrowserCampaignKindEnum": ["browser"],

@@ -49,6 +49,7 @@ class ErrorCode(models.TextChoices):
     NAVIGATION_ERROR = "NAVIGATION_ERROR", "خطای بارگذاری صفحه"
     WORKER_LOST = "WORKER_LOST", "کارگر از دست رفت"
     INVALID_PAYLOAD = "INVALID_PAYLOAD", "بسته نامعتبر"
+    ADDRESS_NOT_ALLOWED = "ADDRESS_NOT_ALLOWED", "نشانی مجاز نیست"
     UNKNOWN = "UNKNOWN", "خطای ناشناخته"
 
 

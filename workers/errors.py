@@ -38,6 +38,11 @@ class TooManyTasks(ValidationFailed):
     default_message = "تعداد وظایف (حساب‌ها × نشانی‌ها) از سقف مجاز یک سکو بیشتر است."
 
 
+class AddressNotAllowedError(ValidationFailed):
+    code = "ADDRESS_NOT_ALLOWED"
+    default_message = "کارگر مرورگر فقط به نشانی‌های عمومی http/https می‌رود؛ آدرس‌های داخلی، خصوصی و متادیتا مجاز نیستند."
+
+
 class ProxyNotSupported(ValidationFailed):
     code = "PROXY_NOT_SUPPORTED"
     default_message = "Chromium پراکسی SOCKS5 با نام کاربری و گذرواژه را پشتیبانی نمی‌کند."

@@ -60,6 +60,18 @@ class Proxy(TimeStamped):
     def server(self) -> str:
         return f"{self.protocol}://{self.host}:{self.port}"
 
+    def clean(self) -> None:
+        super().clean()
+        from django.core.exceptions import ValidationError
+
+        from .netguard import AddressNotAllowed, check_proxy
+
+        if self.host and self.port:
+            try:  # proxy hosts follow the workers' address rule (workers.netguard)
+                check_proxy(self.host, self.port)
+            except AddressNotAllowed as exc:
+                raise ValidationError({"host": exc.message}) from None
+
 
 class BrowserAccount(TimeStamped):
     """A logged-in session on a platform: cookies (encrypted), user agent, viewport, optional pinned proxy."""
@@ -142,6 +154,19 @@ class ActionConfig(TimeStamped):
 
     def __str__(self) -> str:
         return f"{self.platform}/{self.action_type}"
+
+    def clean(self) -> None:
+        super().clean()
+        from django.core.exceptions import ValidationError
+
+        from campaigns.errors import ValidationFailed
+
+        from .steps import check_goto_urls, validate_steps
+
+        try:
+            check_goto_urls(validate_steps(self.steps))
+        except ValidationFailed as exc:
+            raise ValidationError({"steps": [f"{k}: {', '.join(v)}" for k, v in exc.details.items()]}) from None
 
 
 class CampaignPlatform(TimeStamped):
@@ -283,15 +308,24 @@ class BrowserTask(TimeStamped):
     def __str__(self) -> str:
         return f"#{self.pk} {self.action_type} {self.status}"
 
-    def save(self, *args, **kwargs) -> None:
-        self.link_hash = link_hash(self.link)
-        super().save(*args, **kwargs)
-
     def clean(self) -> None:
         super().clean()
         from campaigns.integrity import require_same_workspace
 
         require_same_workspace(self, "campaign", "platform", "account", "proxy", "replaces")
+        from django.core.exceptions import ValidationError
+
+        from .netguard import AddressNotAllowed, check_url
+
+        if self.link:
+            try:  # where a worker may go (workers.netguard)
+                check_url(self.link)
+            except AddressNotAllowed as exc:
+                raise ValidationError({"link": exc.message}) from None
+
+    def save(self, *args, **kwargs) -> None:
+        self.link_hash = link_hash(self.link)
+        super().save(*args, **kwargs)
 
     @transition(field=status, source=TaskStatus.PENDING, target=TaskStatus.DISPATCHED)
     def dispatch(self) -> None:

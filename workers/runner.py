@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .choices import ErrorCode, StepAction
+from .netguard import NEUTRAL_REASON, AddressNotAllowed, EgressProxy, NetGuard, proxy_host_port
 from .steps import render
 
 logger = logging.getLogger("workers.runner")
@@ -116,6 +117,7 @@ class _Session:
     account_id: Any = None
     uses: int = 0
     saw_407: bool = False
+    egress: Any = None  # every connection of this context goes through it (workers.netguard)
 
 
 class BrowserHost:
@@ -198,9 +200,15 @@ class BrowserHost:
         viewport = account.get("viewport") or {}
         if viewport.get("width") and viewport.get("height"):
             options["viewport"] = {"width": int(viewport["width"]), "height": int(viewport["height"])}
-        if proxy:
-            options["proxy"] = {k: v for k, v in proxy.items() if k in ("server", "username", "password") and v}
-        context = self.browser.new_context(**options)
+        upstream = {k: v for k, v in (proxy or {}).items() if k in ("server", "username", "password") and v}
+        egress = EgressProxy(upstream=upstream or None)
+        options["proxy"] = {"server": egress.server_url}  # the task's proxy (if any) is chained behind it
+        options["service_workers"] = "block"
+        try:
+            context = self.browser.new_context(**options)
+        except BaseException:
+            egress.close()
+            raise
         try:
             context.set_default_timeout(self.step_timeout_ms)
             context.set_default_navigation_timeout(self.navigation_timeout_ms)
@@ -210,8 +218,9 @@ class BrowserHost:
             page = context.new_page()
         except BaseException:
             context.close()
+            egress.close()
             raise
-        session = _Session(context=context, page=page, account_id=account.get("id"))
+        session = _Session(context=context, page=page, account_id=account.get("id"), egress=egress)
 
         def on_response(response) -> None:
             if response.status == 407:
@@ -253,6 +262,8 @@ class BrowserHost:
             session.context.close()
         except Exception:  # a dead context is closed already
             logger.debug("context close failed", exc_info=True)
+        if session.egress is not None:
+            session.egress.close()
 
     def warm_sessions(self) -> int:
         return len(self._sessions)
@@ -285,14 +296,23 @@ class BrowserHost:
         step_name = "context"
         ok = False
         screenshot = None
+        guard = self._guard = NetGuard()  # DNS answers are cached for this task only
         try:
+            if payload.get("proxy"):  # the task's proxy follows the same address rule, checked before use
+                try:
+                    guard.check_host(*proxy_host_port(payload["proxy"].get("server") or ""))
+                except AddressNotAllowed:
+                    raise StepFailure(ErrorCode.PROXY_ERROR, "proxy address not allowed") from None
             session = self._acquire(key, payload)
+            session.egress.begin_task(guard)
             session.uses += 1
             session.saw_407 = False
             data = self._already_done(session.page, payload, deadline) if payload.get("verify_first") else None
             if data is None:
                 data, screenshot = self._run_steps(session.page, payload, deadline)
             ok = True
+            if guard.blocked:
+                data["blocked_requests"] = len(guard.blocked)
             result.update(status="completed", error_code="", error_reason="", result_data=data)
         except Exception as exc:  # every failure becomes a classified result
             if _is_time_limit(exc):
@@ -301,18 +321,20 @@ class BrowserHost:
             code, reason = classify_error(exc, step=step_name, uses_proxy=bool(payload.get("proxy")))
             if session is not None and session.saw_407 and payload.get("proxy"):
                 code, reason = ErrorCode.PROXY_ERROR, f"proxy answered 407 ({reason})"
+            code, reason = _guarded_classification(exc, code, reason, guard=guard, session=session, payload=payload)
+            refused = code == ErrorCode.ADDRESS_NOT_ALLOWED  # nothing of a refused page comes back
             result.update(
                 status="failed",
                 error_code=str(code),
                 error_reason=reason,
                 result_data={
                     "failed_step": step_name,
-                    "url": _page_url(session),
+                    "url": "" if refused else _page_url(session),
                     "mutated": bool(getattr(exc, "_mutated", False)),
                     "unverifiable": bool(getattr(exc, "_unverifiable", False)),
                 },
             )
-            screenshot = _screenshot(session)
+            screenshot = None if refused else _screenshot(session)
         finally:
             if session is not None:
                 self._release(key, session, keep=ok and reuse)
@@ -375,6 +397,8 @@ class BrowserHost:
                 changed = changed or action in (StepAction.CLICK, StepAction.FILL)
                 if action == StepAction.GOTO:
                     url = render(step.get("url") or "{link}", values)
+                    guard = getattr(self, "_guard", None) or NetGuard()
+                    guard.check_url(url)  # after rendering, right before navigation
                     response = page.goto(
                         url,
                         wait_until="domcontentloaded",
@@ -382,6 +406,8 @@ class BrowserHost:
                     )
                     if response is not None and response.status == 407:
                         raise StepFailure(ErrorCode.PROXY_ERROR, "proxy answered 407 Proxy Authentication Required")
+                    if page.url.startswith(("http:", "https:")):
+                        guard.check_url(page.url)  # where the redirects ended
                     self._check_logged_in(page, login)
                 elif action == StepAction.CLICK:
                     page.locator(render(step["selector"], values)).first.click(timeout=timeout)
@@ -432,6 +458,28 @@ class BrowserHost:
                 page.get_by_text(render(step["text"], values)).first.wait_for(state="visible", timeout=timeout)
         except PlaywrightTimeoutError:
             raise StepFailure(ErrorCode.VERIFY_FAILED, "verification did not find the expected result") from None
+
+
+def _guarded_classification(exc, code: str, reason: str, *, guard: NetGuard, session, payload: dict):
+    """Refused addresses win over what Chromium reported; failures of the task's proxy stay PROXY_ERROR."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    if isinstance(exc, AddressNotAllowed):
+        return ErrorCode.ADDRESS_NOT_ALLOWED, NEUTRAL_REASON
+    if guard.blocked and isinstance(exc, PlaywrightError) and "net::ERR_" in str(exc):
+        return ErrorCode.ADDRESS_NOT_ALLOWED, NEUTRAL_REASON  # the navigation itself was refused
+    url = _page_url(session)
+    if guard.blocked and url.startswith(("http:", "https:")):
+        try:
+            guard.check_url(url)
+        except AddressNotAllowed:
+            return ErrorCode.ADDRESS_NOT_ALLOWED, NEUTRAL_REASON
+    upstream_error = getattr(getattr(session, "egress", None), "upstream_error", "")
+    if upstream_error and payload.get("proxy"):
+        return ErrorCode.PROXY_ERROR, upstream_error
+    if code == ErrorCode.PROXY_ERROR and not payload.get("proxy") and not isinstance(exc, StepFailure):
+        return ErrorCode.NAVIGATION_ERROR, reason  # the worker's own egress proxy, not a task proxy
+    return code, reason
 
 
 def _is_time_limit(exc: BaseException) -> bool:

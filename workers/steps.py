@@ -16,8 +16,9 @@ A step is a small dict; no site-specific code ships with the product:
 import re
 from typing import Any
 
+from . import netguard
 from .choices import StepAction
-from .errors import InvalidSteps
+from .errors import AddressNotAllowedError, InvalidSteps
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _ALLOWED_KEYS = {"action", "selector", "text", "url", "timeout_ms"}
@@ -79,3 +80,52 @@ def validate_login_check(value: Any) -> dict:
     if not isinstance(selector, str):
         raise InvalidSteps(details={"login_check": ["logged_in_selector باید متن باشد."]})
     return {"login_url_patterns": patterns, "logged_in_selector": selector}
+
+
+def _template_host_is_literal(template: str) -> bool:
+    rest = template.split("://", 1)[1] if "://" in template else ""
+    return bool(rest) and "{" not in rest.split("/", 1)[0].split("?", 1)[0]
+
+
+def check_links(links: list[str], *, field: str = "target_links", guard: netguard.NetGuard | None = None) -> None:
+    """Every link must be an http(s) URL whose host resolves to public addresses only (or is allow-listed)."""
+    guard = guard or netguard.NetGuard()
+    problems: dict[str, list[str]] = {}
+    for index, link in enumerate(links):
+        try:
+            guard.check_url(link)
+        except netguard.AddressNotAllowed as exc:
+            problems[f"{field}[{index}]"] = [exc.message]
+    if problems:
+        raise AddressNotAllowedError(details=problems)
+
+
+def check_goto_urls(
+    steps: list[dict], *, links: list[str] | None = None, values: dict | None = None, guard=None
+) -> None:
+    """``goto`` URLs of a step list: literal ones fully; templates rendered with each link (when known)."""
+    guard = guard or netguard.NetGuard()
+    problems: dict[str, list[str]] = {}
+    for index, step in enumerate(steps):
+        if step.get("action") != StepAction.GOTO or not step.get("url"):
+            continue  # the default url is the link, checked on its own
+        template = step["url"]
+        candidates: list[tuple[str, bool]] = []
+        if _PLACEHOLDER.search(template) is None:
+            candidates.append((template, True))
+        elif links and template.startswith("{link}"):
+            candidates += [(render(template, {**(values or {}), "link": link}), True) for link in links]
+        elif not template.startswith("{"):
+            sample = _PLACEHOLDER.sub("x", template)
+            candidates.append((sample, _template_host_is_literal(template)))
+        for url, resolve in candidates:
+            try:
+                if resolve:
+                    guard.check_url(url)
+                else:
+                    netguard.url_host_port(url)  # scheme only: the host is known after rendering (worker)
+            except netguard.AddressNotAllowed as exc:
+                problems[f"steps[{index}]"] = [f"url: {exc.message}"]
+                break
+    if problems:
+        raise AddressNotAllowedError(details=problems)

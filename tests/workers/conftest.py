@@ -63,6 +63,30 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+# The demo site and the fixed loopback addresses the tests use (links on :9, proxies on :3128).
+TEST_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:8766", "127.0.0.1:9", "127.0.0.1:3128"]
+
+
+@pytest.fixture(autouse=True)
+def _allowed_private_hosts(settings, request):
+    """BROWSER_ALLOWED_PRIVATE_HOSTS for a test: the fixed entries plus the local site/proxy it serves."""
+    entries = list(TEST_ALLOWED_PRIVATE_HOSTS)
+    for name in ("site", "local_proxy"):
+        if name in request.fixturenames:
+            entries.append(f"127.0.0.1:{request.getfixturevalue(name).port}")
+    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = entries
+
+
+@pytest.fixture
+def allow_private(settings):
+    """Add "host:port" entries to the allow-list for one test (e.g. a dead proxy port)."""
+
+    def add(*entries: str) -> None:
+        settings.BROWSER_ALLOWED_PRIVATE_HOSTS = [*settings.BROWSER_ALLOWED_PRIVATE_HOSTS, *entries]
+
+    return add
+
+
 @pytest.fixture
 def published():
     """Payloads the dispatcher publishes (after commit), instead of sending them to the broker."""

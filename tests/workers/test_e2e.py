@@ -112,9 +112,10 @@ def test_expired_cookie_expires_the_account_and_a_replacement_succeeds(actor, wo
 
 @pytest.mark.django_db
 def test_dead_proxy_is_disabled_past_the_threshold_and_tasks_go_elsewhere(
-    actor, workspace, site, local_proxy, pipeline
+    actor, workspace, site, local_proxy, pipeline, allow_private
 ):
     dead = make_proxy(workspace, port=dead_port(), label="dead")
+    allow_private(f"127.0.0.1:{dead.port}")
     alive = make_proxy(workspace, port=local_proxy.port, label="alive")
     accounts = [make_account(workspace) for _ in range(6)]
     link = site.url("/post/e2e-proxy")

@@ -48,7 +48,12 @@ def start_worker(tmp_path, queues: str, *args: str, env: dict | None = None, rea
     process = subprocess.Popen(
         command,
         cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})),
+        env=dict(
+            os.environ,
+            PYTHONPATH=str(ROOT),
+            BROWSER_ALLOWED_PRIVATE_HOSTS=",".join(settings.BROWSER_ALLOWED_PRIVATE_HOSTS),
+            **(env or {}),
+        ),
         stdout=log,
         stderr=subprocess.STDOUT,
     )

@@ -82,16 +82,18 @@ def test_wait_for_text_timeout_is_timeout(browser, site):
     assert browser.run(payload(site, steps=steps))["error_code"] == ErrorCode.TIMEOUT
 
 
-def test_dead_proxy_port_is_proxy_error(browser, site):
+def test_dead_proxy_port_is_proxy_error(browser, site, allow_private):
     proxy = {"id": 1, "server": f"http://127.0.0.1:{dead_port()}"}
+    allow_private(proxy["server"].split("//")[1])
     result = browser.run(payload(site, proxy=proxy))
     assert result["error_code"] == ErrorCode.PROXY_ERROR
     assert "ERR_PROXY_CONNECTION_FAILED" in result["error_reason"]
 
 
-def test_proxy_auth_failure_is_proxy_error(browser, site):
+def test_proxy_auth_failure_is_proxy_error(browser, site, allow_private):
     with LocalProxy(credentials=("user", "right")) as guarded:
         server = f"http://127.0.0.1:{guarded.port}"
+        allow_private(f"127.0.0.1:{guarded.port}")
         wrong = browser.run(payload(site, proxy={"id": 2, "server": server, "username": "user", "password": "bad"}))
         right = browser.run(payload(site, proxy={"id": 2, "server": server, "username": "user", "password": "right"}))
     assert wrong["error_code"] == ErrorCode.PROXY_ERROR

@@ -3,8 +3,35 @@
 from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus
+from campaigns.permissions import Perm
 
 from ..choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
+
+
+class HiddenByRoleMixin:
+    """Field-level hide: ``hidden_fields`` render as null unless the member has ``hidden_unless``.
+
+    The acting member comes from ``context["actor"]`` or the view of ``context["request"]``; with
+    neither, the fields stay hidden (fail closed).
+    """
+
+    hidden_unless = Perm.VIEW_BROWSER_DETAILS
+    hidden_fields: tuple[str, ...] = ()
+
+    def _actor(self):
+        actor = self.context.get("actor")
+        if actor is None and self.context.get("request") is not None:
+            view = (getattr(self.context["request"], "parser_context", None) or {}).get("view")
+            actor = getattr(view, "actor", None)
+        return actor
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        actor = self._actor()
+        if actor is None or not actor.has(self.hidden_unless):
+            for field in self.hidden_fields:
+                data[field] = None
+        return data
 
 
 class BrowserCampaignInput(serializers.Serializer):
@@ -73,18 +100,22 @@ class ProxyInput(serializers.Serializer):
     password = serializers.CharField(write_only=True, required=False, allow_blank=True, max_length=255)
 
 
-class ProxyOutput(serializers.Serializer):
+class ProxyOutput(HiddenByRoleMixin, serializers.Serializer):
+    """Viewers and operators see that a proxy exists and how it behaves, not where it is or who logs in."""
+
+    hidden_fields = ("host", "port", "username", "last_error")
+
     id = serializers.IntegerField()
     label = serializers.CharField()
     protocol = serializers.ChoiceField(choices=ProxyProtocol.choices)
-    host = serializers.CharField()
-    port = serializers.IntegerField()
-    username = serializers.CharField()
+    host = serializers.CharField(allow_null=True, help_text="null for viewers and operators")
+    port = serializers.IntegerField(allow_null=True, help_text="null for viewers and operators")
+    username = serializers.CharField(allow_null=True, help_text="null for viewers and operators")
     has_password = serializers.BooleanField()
     is_available = serializers.BooleanField()
     error_score = serializers.FloatField()
     cooldown_until = serializers.DateTimeField(allow_null=True)
-    last_error = serializers.CharField()
+    last_error = serializers.CharField(allow_null=True, help_text="null for viewers and operators")
     last_error_at = serializers.DateTimeField(allow_null=True)
     success_count = serializers.IntegerField()
     failure_count = serializers.IntegerField()
@@ -139,7 +170,9 @@ class TaskOutput(serializers.Serializer):
         return replacement.pk if replacement is not None else None
 
 
-class PlatformOutput(serializers.Serializer):
+class PlatformOutput(HiddenByRoleMixin, serializers.Serializer):
+    hidden_fields = ("metadata",)
+
     id = serializers.IntegerField()
     campaign_id = serializers.IntegerField()
     campaign_status = serializers.ChoiceField(source="campaign.status", choices=CampaignStatus.choices)
@@ -149,7 +182,7 @@ class PlatformOutput(serializers.Serializer):
     is_tasks_created = serializers.BooleanField()
     tasks_created_at = serializers.DateTimeField(allow_null=True)
     start_date = serializers.DateTimeField()
-    metadata = serializers.DictField()
+    metadata = serializers.DictField(allow_null=True, help_text="null for viewers and operators")
     created_at = serializers.DateTimeField()
 
 

@@ -121,7 +121,10 @@ class ProxyListApi(WorkspaceAPIView):
         serializer = ProxyInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         proxy = accounts.proxy_create(actor=self.actor, **serializer.validated_data)
-        return Response(ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy.pk)).data, status=201)
+        return Response(
+            ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy.pk), context={"actor": self.actor}).data,
+            status=201,
+        )
 
 
 class ProxyDetailApi(WorkspaceAPIView):
@@ -130,7 +133,9 @@ class ProxyDetailApi(WorkspaceAPIView):
 
     @extend_schema(operation_id="browser_proxies_retrieve", responses={200: ProxyOutput, **errors(404)})
     def get(self, request, proxy_id: int):
-        return Response(ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy_id)).data)
+        return Response(
+            ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy_id), context={"actor": self.actor}).data
+        )
 
     @extend_schema(
         operation_id="browser_proxies_update",
@@ -141,7 +146,9 @@ class ProxyDetailApi(WorkspaceAPIView):
         serializer = ProxyInput(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         accounts.proxy_update(actor=self.actor, proxy_id=proxy_id, data=serializer.validated_data)
-        return Response(ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy_id)).data)
+        return Response(
+            ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy_id), context={"actor": self.actor}).data
+        )
 
     @extend_schema(operation_id="browser_proxies_delete", responses={204: None, **errors(403, 404, 409)})
     def delete(self, request, proxy_id: int):
@@ -161,7 +168,9 @@ class ProxyResetApi(WorkspaceAPIView):
     )
     def post(self, request, proxy_id: int):
         accounts.proxy_reset(actor=self.actor, proxy_id=proxy_id)
-        return Response(ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy_id)).data)
+        return Response(
+            ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy_id), context={"actor": self.actor}).data
+        )
 
 
 # --- action configs -------------------------------------------------------------------
@@ -241,10 +250,12 @@ class TaskDetailApi(WorkspaceAPIView):
 
 
 class TaskScreenshotApi(WorkspaceAPIView):
+    read_permission = Perm.VIEW_BROWSER_DETAILS  # not for viewers and operators
+
     @extend_schema(
         operation_id="browser_tasks_screenshot",
-        description="The page as the worker saw it when the task failed (PNG).",
-        responses={(200, "image/png"): OpenApiTypes.BINARY, **errors(404)},
+        description="The page as the worker saw it when the task failed (PNG). Owners, admins and managers only.",
+        responses={(200, "image/png"): OpenApiTypes.BINARY, **errors(403, 404)},
     )
     def get(self, request, task_id: int):
         screenshot = selectors.task_screenshot(actor=self.actor, task_id=task_id)
@@ -296,7 +307,11 @@ class PlatformDetailApi(WorkspaceAPIView):
 
     @extend_schema(operation_id="browser_platforms_retrieve", responses={200: PlatformOutput, **errors(404)})
     def get(self, request, platform_id: int):
-        return Response(PlatformOutput(selectors.platform_get(actor=self.actor, platform_id=platform_id)).data)
+        return Response(
+            PlatformOutput(
+                selectors.platform_get(actor=self.actor, platform_id=platform_id), context={"actor": self.actor}
+            ).data
+        )
 
 
 class _PlatformTransitionApi(WorkspaceAPIView):
@@ -306,7 +321,11 @@ class _PlatformTransitionApi(WorkspaceAPIView):
 
     def post(self, request, platform_id: int):
         campaigns.platform_transition(actor=self.actor, platform_id=platform_id, transition=self.transition)
-        return Response(PlatformOutput(selectors.platform_get(actor=self.actor, platform_id=platform_id)).data)
+        return Response(
+            PlatformOutput(
+                selectors.platform_get(actor=self.actor, platform_id=platform_id), context={"actor": self.actor}
+            ).data
+        )
 
 
 class PlatformPauseApi(_PlatformTransitionApi):

@@ -8,8 +8,9 @@ from campaigns.fsm import fsm_apply
 from campaigns.permissions import Perm
 from campaigns.tenancy import Actor, get_scoped
 
+from .. import netguard
 from ..choices import BrowserEventType, ProxyProtocol, SessionStatus, TaskStatus
-from ..errors import ProxyNotSupported, ResourceInUse
+from ..errors import AddressNotAllowedError, ProxyNotSupported, ResourceInUse
 from ..events import browser_event
 from ..models import BrowserAccount, BrowserTask, Proxy
 
@@ -69,9 +70,13 @@ def account_delete(*, actor: Actor, account_id: int) -> None:
     )
 
 
-def _validate_proxy(protocol: str, username: str, password: str) -> None:
+def _validate_proxy(protocol: str, username: str, password: str, host: str = "", port: int = 0) -> None:
     if protocol == ProxyProtocol.SOCKS5 and (username or password):
         raise ProxyNotSupported(details={"protocol": ["SOCKS5 با احراز هویت در Chromium پشتیبانی نمی‌شود."]})
+    try:  # proxy hosts follow the workers' address rule (workers.netguard)
+        netguard.check_proxy(host, port)
+    except netguard.AddressNotAllowed as exc:
+        raise AddressNotAllowedError(details={"host": [exc.message]}) from None
 
 
 def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyProtocol.HTTP, **data) -> Proxy:
@@ -79,7 +84,7 @@ def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyPro
     unknown = set(data) - PROXY_FIELDS
     if unknown:
         raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in unknown})
-    _validate_proxy(protocol, data.get("username", ""), data.get("password", ""))
+    _validate_proxy(protocol, data.get("username", ""), data.get("password", ""), host, port)
     return Proxy.objects.create(workspace=actor.workspace, host=host, port=port, protocol=protocol, **data)
 
 
@@ -89,7 +94,7 @@ def proxy_update(*, actor: Actor, proxy_id: int, data: dict) -> Proxy:
     for field, value in data.items():
         if field in PROXY_FIELDS:
             setattr(proxy, field, value)
-    _validate_proxy(proxy.protocol, proxy.username, proxy.password)
+    _validate_proxy(proxy.protocol, proxy.username, proxy.password, proxy.host, proxy.port)
     proxy.save()
     return proxy
 

@@ -7,20 +7,22 @@ from campaigns.permissions import Perm
 from campaigns.tenancy import Actor, get_scoped
 
 from ..models import ActionConfig
-from ..steps import validate_login_check, validate_steps
+from ..steps import check_goto_urls, validate_login_check, validate_steps
 
 
 def action_config_create(
     *, actor: Actor, platform: str, action_type: str, steps: list, login_check=None
 ) -> ActionConfig:
     actor.require(Perm.MANAGE_BROWSER)
+    steps = validate_steps(steps)
+    check_goto_urls(steps)
     try:
         with transaction.atomic():
             return ActionConfig.objects.create(
                 workspace=actor.workspace,
                 platform=platform,
                 action_type=action_type,
-                steps=validate_steps(steps),
+                steps=steps,
                 login_check=validate_login_check(login_check),
             )
     except IntegrityError:
@@ -32,6 +34,7 @@ def action_config_update(*, actor: Actor, config_id: int, data: dict) -> ActionC
     config = get_scoped(ActionConfig, actor.workspace, config_id)
     if "steps" in data:
         config.steps = validate_steps(data["steps"])
+        check_goto_urls(config.steps)
     if "login_check" in data:
         config.login_check = validate_login_check(data["login_check"])
     for field in ("platform", "action_type"):

@@ -19,7 +19,7 @@ from ..errors import AccountInactive, AccountNotFound, ActionConfigNotFound, Pla
 from ..events import browser_event
 from ..links import MAX_LINK_LENGTH, link_hash
 from ..models import ActionConfig, BrowserAccount, CampaignPlatform, CampaignStatistics
-from ..steps import validate_login_check, validate_steps
+from ..steps import check_goto_urls, check_links, validate_login_check, validate_steps
 
 
 def _accounts(actor: Actor, ids: list[int], platform: str, field: str) -> list[int]:
@@ -98,6 +98,8 @@ def browser_campaign_create(
         login_check = login_check if login_check is not None else config.login_check
     steps = validate_steps(steps)
     login_check = validate_login_check(login_check)
+    check_links(links)  # where a worker may go: http(s) and public addresses only (workers.netguard)
+    check_goto_urls(steps, links=links, values={"action": action})
     now = timezone.now()
     start_date = start_date or now
     metadata = {
