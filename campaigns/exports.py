@@ -7,6 +7,7 @@ quote prefix: shown and re-imported as typed, never evaluated. An export is boun
 """
 
 import io
+import re
 
 from django.conf import settings
 from openpyxl import Workbook
@@ -32,6 +33,7 @@ HEADERS = [
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+E164 = re.compile(r"\+[0-9]{6,15}")
 
 
 def text_cell(sheet, value):
@@ -41,6 +43,17 @@ def text_cell(sheet, value):
         cell.data_type = "s"  # openpyxl typed it as a formula
         cell.quotePrefix = True
         return cell
+    return value
+
+
+def csv_text(value):
+    """``value`` for a CSV cell: text a spreadsheet would evaluate gets a leading apostrophe.
+
+    Numbers stored in E.164 (``+98912…``) are digits only and pass unchanged: a spreadsheet reads
+    them as a number, nothing more.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) and not E164.fullmatch(value):
+        return "'" + value
     return value
 
 

@@ -12,6 +12,7 @@ from .models import (
     SmsChannelEvent,
     SmsLogEvent,
     SmsProviderAccount,
+    SmsSendSlot,
     SmsSettings,
     SmsTemplate,
 )
@@ -67,6 +68,13 @@ class SmsAttemptAdmin(ReadOnlyAdmin):
     list_filter = ("status", "provider", "workspace")
     search_fields = ("=idempotency_key", "=provider_message_id")
     request_jalali = jalali_column("request_at", "زمان درخواست")
+
+
+@admin.register(SmsSendSlot)
+class SmsSendSlotAdmin(ReadOnlyAdmin):
+    list_display = ("id", "execution", "cycle", "node", "created_at")
+    list_filter = ("workspace",)
+    search_fields = ("=id", "=execution__id")
 
 
 @admin.register(SmsLogEvent)

@@ -189,6 +189,11 @@ class SmsSendSlot(models.Model):
     def __str__(self) -> str:
         return f"slot {self.pk}: {self.execution_id}:{self.cycle}:{self.node_id}"
 
+    def clean(self) -> None:
+        from campaigns.integrity import require_same_workspace
+
+        require_same_workspace(self, "execution", "node")
+
 
 class SmsLogEvent(models.Model):
     """A delivery report or later status change of an attempt (``sms_log_events``)."""

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from automation.engine.variables import render, unknown_variables
 from campaigns.api.base import WorkspaceAPIView
 from campaigns.api.schema import errors
+from campaigns.exports import csv_text
 from campaigns.permissions import Perm
 from campaigns.selectors import target_get, target_queryset
 from campaigns.tenancy import get_scoped, scoped
@@ -154,9 +155,10 @@ class BlacklistExportApi(WorkspaceAPIView):
     def get(self, request):
         buffer = io.StringIO()
         writer = csv.writer(buffer)
-        writer.writerow(["number", "reason", "source", "is_active", "created_at"])
+        writer.writerow(["number", "reason", "description", "source", "is_active", "created_at"])
         for entry in scoped(BlacklistEntry, self.actor.workspace).order_by("id").iterator():
-            writer.writerow([entry.value, entry.reason, entry.source, entry.is_active, entry.created_at.isoformat()])
+            row = [entry.value, entry.reason, entry.description, entry.source, entry.is_active, entry.created_at]
+            writer.writerow([csv_text(value) for value in row[:-1]] + [row[-1].isoformat()])
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'
         return response

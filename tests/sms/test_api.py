@@ -1,5 +1,7 @@
 """SMS API (preview, blacklist, templates, attempt log) and the delivery/opt-out webhook."""
 
+import csv
+import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -218,3 +220,13 @@ def test_operator_preview_of_another_operators_target_is_404(workspace):
     assert sample["text"] == "سلام مال خودم"
     manager = api_client_for(make_member(workspace, Role.MANAGER), workspace)
     assert manager.post("/api/v1/sms/preview", {"body": body}, format="json").json()["text"] == "سلام مال دیگری"
+
+
+@pytest.mark.django_db
+def test_spreadsheet_formula_injection_in_blacklist_export_is_written_as_text(api):
+    api.post("/api/v1/sms/blacklist", {"number": "09121234567", "description": '=HYPERLINK("x")'}, format="json")
+    api.post("/api/v1/sms/blacklist", {"number": "09351112233", "description": "@SUM(A1)"}, format="json")
+    rows = list(csv.reader(io.StringIO(api.get("/api/v1/sms/blacklist/export").content.decode())))
+    by_number = {row[0]: row[2] for row in rows[1:]}
+    assert by_number["+989121234567"] == '\'=HYPERLINK("x")'
+    assert by_number["+989351112233"] == "'@SUM(A1)"  # the E.164 number itself stays as it is
