@@ -16,7 +16,7 @@ class AutomationConfig(AppConfig):
         from .engine.conditions import register_builtin_operators
         from .engine.guards import register_builtin_guards
         from .engine.retry import register_builtin_strategies
-        from .engine.variables import register_builtin_variables
+        from .engine.variables import register_builtin_variables, unknown_variables
         from .receivers import cancel_executions_of_deleted_target
         from .services.campaigns import journey_campaign_create
         from .services.chain_runs import chain_run_enroll, chain_run_outcomes
@@ -26,5 +26,5 @@ class AutomationConfig(AppConfig):
         register_builtin_strategies()
         register_builtin_guards()
         register_campaign_kind("journey", input_serializer=JourneyCampaignInput, create=journey_campaign_create)
-        register_run_engine(enroll=chain_run_enroll, outcomes=chain_run_outcomes)
+        register_run_engine(enroll=chain_run_enroll, outcomes=chain_run_outcomes, unknown_variables=unknown_variables)
         target_soft_deleted.connect(cancel_executions_of_deleted_target, dispatch_uid="automation-target-deleted")

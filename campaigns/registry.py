@@ -57,19 +57,23 @@ def campaign_kind_handlers() -> list[CampaignKindHandler]:
 #       → {execution_id: {"status": str, "terminal": bool, "results": [str, …]}}
 #     ``results`` holds the final result of every message action of the
 #     execution ("success", "failed", "rejected", "unknown", "blocked", …).
+#   unknown_variables(text) → [name, …]
+#     Message variables the engine cannot fill from a target or the campaign
+#     (a chain child's content may only use data its inherited audience has).
 
 
 @dataclass(frozen=True)
 class RunEngine:
     enroll: Callable
     outcomes: Callable
+    unknown_variables: Callable | None = None
 
 
 _RUN_ENGINE: list[RunEngine] = []
 
 
-def register_run_engine(*, enroll: Callable, outcomes: Callable) -> None:
-    _RUN_ENGINE[:] = [RunEngine(enroll, outcomes)]
+def register_run_engine(*, enroll: Callable, outcomes: Callable, unknown_variables: Callable | None = None) -> None:
+    _RUN_ENGINE[:] = [RunEngine(enroll, outcomes, unknown_variables)]
 
 
 def run_engine() -> RunEngine | None:

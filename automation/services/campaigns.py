@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns.chains.guards import route_campaign_control
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.errors import ValidationFailed
 from campaigns.events import campaign_status_changed_event
@@ -102,6 +103,9 @@ def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) 
     """activate (or schedule when starts_at is ahead) / pause / resume / cancel."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     campaign = _journey(actor, campaign_id)
+    routed = route_campaign_control(actor=actor, campaign=campaign, action=action)  # chain root / 409 for a child
+    if routed is not None:
+        return routed
     now = timezone.now()
     if action in ("activate", "resume"):
         problems = channel_problems(campaign) if campaign.workflow_version_id else ["no version"]

@@ -1,6 +1,6 @@
 """Groups, chains and approval endpoints, mounted under /api/v1/ (chains issue)."""
 
-from django.urls import path
+from django.urls import include, path
 
 from . import chain_group_views as groups
 from . import chain_views as chains
@@ -55,4 +55,5 @@ urlpatterns = [
         chains.PackageWithdrawApi.as_view(),
         name="api-chain-approval-withdraw",
     ),
+    path("", include("campaigns.chains.api.run_urls")),
 ]

@@ -124,3 +124,6 @@ class ChainApprovalPackageAdmin(ReadOnlyAdmin):
             '<pre dir="ltr" style="max-height:40em;overflow:auto">{}</pre>',
             json.dumps(obj.items, ensure_ascii=False, indent=2),
         )
+
+
+from .runs import admin as _runs_admin  # noqa: E402,F401  (runs, frozen audiences, conversions)

@@ -95,3 +95,15 @@ class ApprovalNotRequired(Conflict):
 class ApprovalRequired(Conflict):
     code = "APPROVAL_REQUIRED"
     default_message = "این کمپین پیش از فعال‌شدن باید تأیید شود."
+
+
+class ChainMemberControlled(Conflict):
+    """The old per-campaign pause/stop on a chain child: the chain is controlled at its root."""
+
+    code = "CHAIN_MEMBER"
+    default_message = "این کمپین عضو زنجیره است؛ توقف و ادامه فقط از کمپین ریشه زنجیره انجام می‌شود."
+
+
+class AudienceNotFrozen(Conflict):
+    code = "RUN_AUDIENCE_NOT_FROZEN"
+    default_message = "مخاطبان این اجرا هنوز منجمد نشده‌اند؛ خروجی فقط از مخاطبان منجمد ساخته می‌شود."

@@ -8,12 +8,18 @@ Other apps call these before changing a campaign outside the chain services:
   through the chain services (root lock + revision), approved chains are locked;
 * ``assert_can_activate_directly`` — chain members are activated by their
   package; standalone campaigns in a workspace with "campaigns need approval"
-  must be approved first, elsewhere they activate directly.
+  must be approved first, elsewhere they activate directly;
+* ``route_campaign_control`` — the old per-campaign pause / resume / stop
+  (cancel) on a chain root runs chain control (the same code as
+  ``/campaign/{root}/chain/...``); on a child it answers 409 ``CHAIN_MEMBER``.
 """
 
 from ..choices import CampaignStatus
 from ..models import Campaign
-from .errors import ApprovalRequired, ChainLocked, ChainMemberNeedsPackage
+from .errors import ApprovalRequired, ChainLocked, ChainMemberControlled, ChainMemberNeedsPackage
+
+# The old per-campaign lifecycle actions → chain control at the root.
+CHAIN_CONTROL_OF = {"pause": "pause", "resume": "resume", "cancel": "stop", "stop": "stop"}
 
 
 def is_chain_member(campaign: Campaign) -> bool:
@@ -37,3 +43,26 @@ def assert_can_activate_directly(campaign: Campaign) -> None:
         raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
     if campaign.status == CampaignStatus.DRAFT and workspace_needs_approval(campaign.workspace):
         raise ApprovalRequired()
+
+
+def route_campaign_control(*, actor, campaign: Campaign, action: str) -> Campaign | None:
+    """``None`` for a campaign outside chains (the caller goes on); else the chain-control result or 409."""
+    if not is_chain_member(campaign):
+        return None
+    if action == "activate":
+        raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
+    chain_action = CHAIN_CONTROL_OF.get(action)
+    if chain_action is None:
+        return None
+    if campaign.root_id != campaign.id:
+        raise ChainMemberControlled(
+            details={
+                "root_campaign_id": campaign.root_id,
+                "route": f"/api/v1/campaign/{campaign.root_id}/chain/{chain_action}",
+            }
+        )
+    from .services.approval import chain_control_set
+
+    return chain_control_set(
+        actor=actor, campaign_id=campaign.id, action=chain_action, expected_chain_revision=campaign.chain_revision
+    )

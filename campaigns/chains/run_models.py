@@ -8,11 +8,13 @@ id + status + revision).
 
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django_fsm import FSMField, transition
 
-from ..models import TimeStamped, Workspace, WorkspaceQuerySet
+from ..integrity import MSG_OTHER_WORKSPACE, require_same_workspace
+from ..models import Target, TimeStamped, Workspace, WorkspaceQuerySet
 from .runs.choices import (
     AudienceClass,
     ConversionSource,
@@ -100,6 +102,10 @@ class CampaignRun(TimeStamped):
     def __str__(self) -> str:
         return f"run {self.pk} ({self.status})"
 
+    def clean(self) -> None:
+        super().clean()
+        require_same_workspace(self, "campaign", "root", "package", "source_run", "target_snapshot")
+
     # --- transitions (memory only; persisted by runs.transitions.run_apply) ---
     @transition(field=status, source=[R.SCHEDULED, R.WAITING_SOURCE], target=R.WAITING_SOURCE)
     def wait_source(self) -> None:
@@ -176,6 +182,10 @@ class RunAudienceSnapshot(models.Model):
     def __str__(self) -> str:
         return f"snapshot {self.run_id}#{self.attempt_no} ({self.status})"
 
+    def clean(self) -> None:
+        super().clean()
+        require_same_workspace(self, "run")
+
 
 class RunAudienceMember(models.Model):
     """One target of one build attempt (membership = rows with the published attempt's build id)."""
@@ -194,6 +204,16 @@ class RunAudienceMember(models.Model):
 
     def __str__(self) -> str:
         return f"{self.snapshot_id}:{self.target_id}"
+
+    def clean(self) -> None:
+        """The target belongs to the snapshot's workspace (a member has no workspace column of its own)."""
+        super().clean()
+        if self.snapshot_id is None or self.target_id is None:
+            return
+        own = RunAudienceSnapshot._base_manager.filter(pk=self.snapshot_id).values_list("workspace_id", flat=True)
+        other = Target._base_manager.filter(pk=self.target_id).values_list("workspace_id", flat=True)
+        if own.first() != other.first():
+            raise ValidationError({"target": [MSG_OTHER_WORKSPACE]})
 
 
 class RunExecution(models.Model):
@@ -218,6 +238,10 @@ class RunExecution(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+    def clean(self) -> None:
+        super().clean()
+        require_same_workspace(self, "run", "target")
 
 
 class ConversionEvent(models.Model):
@@ -249,3 +273,7 @@ class ConversionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} @ {self.occurred_at:%Y-%m-%d %H:%M}"
+
+    def clean(self) -> None:
+        super().clean()
+        require_same_workspace(self, "target")

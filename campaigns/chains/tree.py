@@ -70,6 +70,21 @@ def has_action(campaign: Campaign) -> bool:
     )
 
 
+def unknown_params(node: Campaign) -> list[str]:
+    """Variables of a child's message that its inherited audience cannot fill.
+
+    An inherited audience carries the source's targets (their fields) and nothing else; the only other
+    values are the campaign's own parameters. Which names exist is the engine's (``campaigns.registry``).
+    """
+    from ..registry import run_engine
+
+    engine = run_engine()
+    content = (node.chain_action or {}).get("content") or ""
+    if engine is None or engine.unknown_variables is None or "{" not in content:
+        return []
+    return list(engine.unknown_variables(content))
+
+
 def _reason(code: str, message: str, *, source_id: int | None, fields: list[str], **extra) -> dict:
     return {"code": code, "message": message, "source_campaign_id": source_id, "fields": fields, **extra}
 
@@ -134,6 +149,17 @@ def node_reasons(node: Campaign, by_id: dict[int, Campaign], root: Campaign, tz,
                 "منبع کانال ارسالی ندارد؛ «ارسال ناموفق» معنا ندارد.",
                 source_id=source_id,
                 fields=["inheritance.type"],
+            )
+        )
+    unknown = unknown_params(node)
+    if unknown:
+        reasons.append(
+            _reason(
+                "PARAM_NOT_IN_SOURCE",
+                f"متغیرهای {'، '.join(unknown)} در داده‌های مخاطبان منبع یا پارامترهای کمپین نیست.",
+                source_id=source_id,
+                fields=["chain_action.content"],
+                params=unknown,
             )
         )
     if structural:

@@ -2,7 +2,7 @@
 
 from django.db import transaction
 
-from ..chains.guards import assert_can_activate_directly
+from ..chains.guards import assert_can_activate_directly, route_campaign_control
 from ..choices import CampaignKind, CampaignStatus
 from ..errors import StaleRevision, ValidationFailed
 from ..events import campaign_status_changed_event
@@ -37,6 +37,10 @@ def campaign_transition(*, actor: Actor, campaign_id: int, transition: str, expe
         raise StaleRevision(details={"current_revision": campaign.revision})
     if transition in {"schedule", "activate"} and campaign.status == CampaignStatus.DRAFT:
         assert_can_activate_directly(campaign)  # chain members and "needs approval" workspaces go via approval
+    if transition in {"pause", "resume", "cancel"}:
+        routed = route_campaign_control(actor=actor, campaign=campaign, action=transition)  # root → chain control
+        if routed is not None:
+            return routed
 
     def record(from_status: str, to_status: str) -> None:
         campaign_status_changed_event(campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user)

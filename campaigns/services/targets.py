@@ -134,6 +134,7 @@ def target_update(*, actor: Actor, target_id: int, data: dict[str, Any]) -> Targ
     lists = _resolve_lists(actor=actor, list_ids=data["list_ids"]) if "list_ids" in data else None
     if "owner_id" in data:
         target.owner = _resolve_owner(actor=actor, owner_id=data["owner_id"], current=target.owner)
+    old_status = target.status
     for key, value in fields.items():
         setattr(target, key, value.strip() if key == "name" else value)
     target.mobile, target.landline = contact.mobile, contact.landline
@@ -141,6 +142,10 @@ def target_update(*, actor: Actor, target_id: int, data: dict[str, Any]) -> Targ
         _save_unique(target, actor=actor, contact=contact)
         if lists is not None:
             target.lists.set(lists)
+        if target.status != old_status:
+            from ..chains.runs.conversions import conversion_on_target_status
+
+            conversion_on_target_status(target=target, status=target.status)  # goal reached: recorded now
     return target
 
 

@@ -14,9 +14,10 @@ from django.utils import timezone
 from ...errors import ValidationFailed
 from ...models import Target
 from ...permissions import Perm
-from ...tenancy import Actor, get_scoped
+from ...selectors import target_get
+from ...tenancy import Actor
 from ..run_models import CampaignRun, ConversionEvent
-from .audience import conversions_from_target_status
+from .audience import attribution_window, conversions_from_target_status
 from .choices import ConversionSource
 
 
@@ -36,7 +37,8 @@ def conversion_event_record(
         raise ValidationFailed.field("name", "نام رویداد لازم است.")
     if occurred_at > timezone.now() + timedelta(minutes=5):
         raise ValidationFailed.field("occurred_at", "زمان رخداد نمی‌تواند در آینده باشد.")
-    target = get_scoped(Target, actor.workspace, target_id)
+    target = target_get(actor=actor, target_id=target_id)  # an operator: only the targets they own
+    external_id = (external_id or "").strip() or None
     if external_id:
         existing = ConversionEvent.objects.filter(workspace=actor.workspace, external_id=external_id).first()
         if existing:
@@ -50,7 +52,7 @@ def conversion_event_record(
                 occurred_at=occurred_at,
                 data=data or {},
                 source=ConversionSource.API,
-                external_id=external_id or None,
+                external_id=external_id,
             )
     except IntegrityError:
         return ConversionEvent.objects.get(workspace=actor.workspace, external_id=external_id), False
@@ -71,4 +73,46 @@ def conversions_evaluate(*, now: datetime | None = None, limit: int = 200) -> in
         if window_end < (run.conversions_checked_at or run.started_at):
             continue
         created += conversions_from_target_status(run, now=min(now, window_end))
+    return created
+
+
+def conversion_on_target_status(*, target: Target, status: str, now: datetime | None = None) -> int:
+    """Hook of the target update service: a status change that matches the goal of a run the target
+    was sent in — still inside that run's attribution window — is recorded now, once per run window
+    (the job ``chain-run-conversions`` only catches what this missed, e.g. imports)."""
+    now = now or timezone.now()
+    name = f"target_status:{status}"
+    runs = (
+        CampaignRun.objects.filter(
+            workspace_id=target.workspace_id,
+            executions__target_id=target.id,
+            executions__execution_id__isnull=False,
+            started_at__isnull=False,
+            started_at__lte=now,
+            started_at__gte=now - timedelta(days=366),
+        )
+        .select_related("campaign")
+        .distinct()
+    )
+    created = 0
+    for run in runs:
+        goal = run.campaign.goal or {}
+        if goal.get("type") != "TARGET_STATUS" or status not in (goal.get("statuses") or []):
+            continue
+        window = attribution_window(run, now)
+        if window is None or now > window[1]:
+            continue
+        exists = ConversionEvent.objects.filter(
+            workspace_id=target.workspace_id, target_id=target.id, name=name, occurred_at__gte=window[0]
+        ).exists()
+        if not exists:
+            ConversionEvent.objects.create(
+                workspace_id=target.workspace_id,
+                target_id=target.id,
+                name=name,
+                occurred_at=now,
+                source=ConversionSource.TARGET_STATUS,
+                data={"status": status},
+            )
+            created += 1
     return created

@@ -199,7 +199,7 @@ def _check_pending(package: ChainApprovalPackage, root: Campaign, expected_submi
 
 
 def package_warnings(actor: Actor, package: ChainApprovalPackage, now=None) -> list[dict]:
-    """Late approval: children whose run in the current period is no longer feasible (those runs are SKIPPED)."""
+    """Late approval: children whose turn in the current period has passed (that period gets no run)."""
     now = now or timezone.now()
     tz = _tz(actor)
     items = {item["campaign_id"]: item for item in package.items}
@@ -242,7 +242,7 @@ def package_warnings(actor: Actor, package: ChainApprovalPackage, now=None) -> l
                     "campaign_id": campaign_id,
                     "period_start": current.start.isoformat(),
                     "planned_child_at": planned.isoformat() if planned else None,
-                    "message": "زمان اجرای این کمپین در دوره جاری گذشته است؛ اجرای این دوره رد (SKIPPED) می‌شود.",
+                    "message": "زمان اجرای این کمپین در دوره جاری گذشته است؛ نخستین اجرا در دوره بعد است.",
                 }
             )
     return warnings

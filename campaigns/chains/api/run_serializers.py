@@ -1,0 +1,97 @@
+"""Serializers of chain runs, run summaries and conversion events (snake_case)."""
+
+import json
+
+from rest_framework import serializers
+
+from ..run_models import CampaignRun, ConversionEvent
+from ..runs.choices import AudienceClass, ConversionSource, RunStatus, RunType, SkipReason, WaitReason
+
+MAX_EVENT_DATA_BYTES = 8000
+
+
+class RunOutput(serializers.ModelSerializer):
+    campaign_id = serializers.IntegerField()
+    root_campaign_id = serializers.IntegerField(source="root_id", allow_null=True)
+    run_type = serializers.ChoiceField(choices=RunType.choices)
+    status = serializers.ChoiceField(choices=RunStatus.choices)
+    source_run_id = serializers.IntegerField(allow_null=True)
+    source_campaign_id = serializers.SerializerMethodField()
+    inherit_type = serializers.ChoiceField(choices=AudienceClass.choices, allow_blank=True)
+    wait_reason = serializers.ChoiceField(choices=WaitReason.choices, allow_blank=True)
+    skip_reason = serializers.ChoiceField(choices=SkipReason.choices, allow_blank=True)
+    target_snapshot_id = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        model = CampaignRun
+        fields = [
+            "id",
+            "campaign_id",
+            "root_campaign_id",
+            "run_type",
+            "status",
+            "period_key",
+            "source_run_id",
+            "source_campaign_id",
+            "inherit_type",
+            "planned_at",
+            "scheduled_at",
+            "next_check_at",
+            "wait_deadline_at",
+            "wait_reason",
+            "skip_reason",
+            "failure_reason",
+            "operational_error",
+            "selection_rule_snapshot",
+            "target_snapshot_id",
+            "audience_count",
+            "control_count",
+            "expected_execution_count",
+            "refused_count",
+            "started_at",
+            "dispatched_at",
+            "completed_at",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def get_source_campaign_id(self, run) -> int | None:
+        return run.source_run.campaign_id if run.source_run_id else None
+
+
+class RunSummaryOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    source_campaign_id = serializers.IntegerField(allow_null=True)
+    source_campaign_name = serializers.CharField(allow_null=True)
+    inherit_type = serializers.ChoiceField(choices=AudienceClass.choices, allow_null=True)
+    inheritance_label = serializers.CharField(
+        allow_null=True, help_text="«ارث‌بری از <منبع> – <دسته مخاطبان>» for a chain child, null otherwise."
+    )
+    latest_run = RunOutput(allow_null=True)
+    latest_counted_run_id = serializers.IntegerField(allow_null=True)
+    latest_run_count = serializers.IntegerField(
+        allow_null=True, help_text="Audience count of the newest run that ran; null before any ran (never a sum)."
+    )
+
+
+class ConversionEventInput(serializers.Serializer):
+    target_id = serializers.IntegerField(min_value=1)
+    name = serializers.CharField(max_length=100)
+    occurred_at = serializers.DateTimeField()
+    data = serializers.DictField(required=False, default=dict)
+    external_id = serializers.CharField(max_length=100, required=False, allow_null=True, allow_blank=True)
+
+    def validate_data(self, value):
+        if len(json.dumps(value, ensure_ascii=False)) > MAX_EVENT_DATA_BYTES:
+            raise serializers.ValidationError(f"داده رویداد حداکثر {MAX_EVENT_DATA_BYTES} نویسه است.")
+        return value
+
+
+class ConversionEventOutput(serializers.ModelSerializer):
+    target_id = serializers.IntegerField()
+    source = serializers.ChoiceField(choices=ConversionSource.choices)
+
+    class Meta:
+        model = ConversionEvent
+        fields = ["id", "target_id", "name", "occurred_at", "data", "source", "external_id", "created_at"]
+        read_only_fields = fields

@@ -1,0 +1,146 @@
+"""Run endpoints: runs per campaign and per workspace, a child's inheritance summary, the frozen audience
+export, and conversion events (record idempotently by external_id, list)."""
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from ...api.base import WorkspaceAPIView
+from ...api.schema import errors
+from ...errors import ValidationFailed
+from ...permissions import Perm
+from ...tenancy import get_scoped
+from ..run_models import CampaignRun, ConversionEvent
+from ..runs import selectors
+from ..runs.choices import RunStatus, RunType
+from ..runs.conversions import conversion_event_record
+from ..runs.export import run_audience_xlsx
+from .run_serializers import ConversionEventInput, ConversionEventOutput, RunOutput, RunSummaryOutput
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+class RunFilterInput(serializers.Serializer):
+    campaign_id = serializers.IntegerField(min_value=1, required=False)
+    period_key = serializers.IntegerField(min_value=1, required=False)
+    status = serializers.ChoiceField(choices=RunStatus.choices, required=False)
+    run_type = serializers.ChoiceField(choices=RunType.choices, required=False)
+
+
+class ConversionFilterInput(serializers.Serializer):
+    target_id = serializers.IntegerField(min_value=1, required=False)
+    name = serializers.CharField(max_length=100, required=False)
+
+
+def _query(serializer_class, request) -> dict:
+    serializer = serializer_class(data=request.query_params)
+    if not serializer.is_valid():
+        raise ValidationFailed(details=serializer.errors)
+    return serializer.validated_data
+
+
+PAGING = [OpenApiParameter("page", int, required=False), OpenApiParameter("size", int, required=False)]
+
+
+class CampaignRunListApi(WorkspaceAPIView):
+    serializer_class = RunOutput
+    queryset = CampaignRun.objects.none()
+
+    @extend_schema(
+        operation_id="campaign_runs_list",
+        description="Runs of one campaign, newest first (root runs open periods; children have one INHERITED "
+        "run per period).",
+        parameters=PAGING,
+        responses={200: RunOutput(many=True), **errors(400, 404)},
+    )
+    def get(self, request, campaign_id: int):
+        return self.paginated(selectors.campaign_runs(actor=self.actor, campaign_id=campaign_id), RunOutput)
+
+
+class CampaignRunSummaryApi(WorkspaceAPIView):
+    @extend_schema(
+        operation_id="campaign_run_summary",
+        description="A chain child's «inherited from <source> – <class>» line and the audience count of its "
+        "latest run (null until that run ran; never a cumulative count).",
+        responses={200: RunSummaryOutput, **errors(404)},
+    )
+    def get(self, request, campaign_id: int):
+        return Response(RunSummaryOutput(selectors.run_summary(actor=self.actor, campaign_id=campaign_id)).data)
+
+
+class RunListApi(WorkspaceAPIView):
+    serializer_class = RunOutput
+    queryset = CampaignRun.objects.none()
+
+    @extend_schema(
+        operation_id="campaign_runs_search",
+        description="Runs of the workspace, filtered by campaign, period (period_key = the root run's id), "
+        "status or type.",
+        parameters=[RunFilterInput, *PAGING],
+        responses={200: RunOutput(many=True), **errors(400)},
+    )
+    def get(self, request):
+        filters = _query(RunFilterInput, request)
+        return self.paginated(selectors.run_queryset(actor=self.actor).filter(**filters), RunOutput)
+
+
+class RunDetailApi(WorkspaceAPIView):
+    @extend_schema(operation_id="campaign_run_retrieve", responses={200: RunOutput, **errors(404)})
+    def get(self, request, run_id: int):
+        return Response(RunOutput(selectors.run_get(actor=self.actor, run_id=run_id)).data)
+
+
+class RunAudienceExportApi(WorkspaceAPIView):
+    @extend_schema(
+        operation_id="campaign_run_audience_export",
+        description="The run's frozen audience (the published build attempt only) as .xlsx; 409 "
+        "RUN_AUDIENCE_NOT_FROZEN before the audience is frozen.",
+        responses={(200, XLSX): OpenApiResponse(OpenApiTypes.BINARY), **errors(400, 404, 409)},
+    )
+    def get(self, request, run_id: int):
+        run = selectors.run_get(actor=self.actor, run_id=run_id)
+        snapshot, members = selectors.frozen_members(actor=self.actor, run=run)
+        response = HttpResponse(run_audience_xlsx(run, snapshot, members), content_type=XLSX)
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-audience.xlsx"'
+        return response
+
+
+class ConversionEventListApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_TARGETS
+    serializer_class = ConversionEventOutput
+    queryset = ConversionEvent.objects.none()
+
+    @extend_schema(
+        operation_id="conversion_events_list",
+        parameters=[ConversionFilterInput, *PAGING],
+        responses={200: ConversionEventOutput(many=True), **errors(400)},
+    )
+    def get(self, request):
+        filters = _query(ConversionFilterInput, request)
+        return self.paginated(selectors.conversion_queryset(actor=self.actor, **filters), ConversionEventOutput)
+
+    @extend_schema(
+        operation_id="conversion_events_record",
+        description="Record that a target reached something (purchase, signup …). The same external_id again "
+        "returns the first event with 200 and records nothing.",
+        request=ConversionEventInput,
+        responses={201: ConversionEventOutput, 200: ConversionEventOutput, **errors(400, 403, 404)},
+    )
+    def post(self, request):
+        serializer = ConversionEventInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        event, created = conversion_event_record(actor=self.actor, **serializer.validated_data)
+        return Response(
+            ConversionEventOutput(event).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+
+class ConversionEventDetailApi(WorkspaceAPIView):
+    @extend_schema(operation_id="conversion_event_retrieve", responses={200: ConversionEventOutput, **errors(404)})
+    def get(self, request, event_id: int):
+        event = get_scoped(
+            ConversionEvent, self.actor.workspace, event_id, queryset=selectors.conversion_queryset(actor=self.actor)
+        )
+        return Response(ConversionEventOutput(event).data)

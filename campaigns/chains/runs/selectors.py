@@ -1,0 +1,101 @@
+"""Reads of chain runs, frozen audiences and conversion events (always tenant-scoped)."""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+
+from ...models import Campaign
+from ...permissions import Perm
+from ...tenancy import Actor, get_scoped, scoped
+from ..errors import AudienceNotFrozen
+from ..run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunAudienceSnapshot
+from .choices import AudienceClass, SkipReason, SnapshotStatus
+
+
+def run_queryset(*, actor: Actor) -> QuerySet:
+    return (
+        scoped(CampaignRun, actor.workspace)
+        .select_related("campaign", "source_run__campaign")
+        .order_by("-created_at", "-id")
+    )
+
+
+def campaign_runs(*, actor: Actor, campaign_id) -> QuerySet:
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    return run_queryset(actor=actor).filter(campaign=campaign)
+
+
+def run_get(*, actor: Actor, run_id, campaign_id=None) -> CampaignRun:
+    qs = run_queryset(actor=actor)
+    if campaign_id is not None:
+        qs = qs.filter(campaign_id=campaign_id)
+    return get_scoped(CampaignRun, actor.workspace, run_id, queryset=qs)
+
+
+def counted(run: CampaignRun | None) -> int | None:
+    """A run's audience count once it ran (or was skipped for an empty audience); never a guess before."""
+    if run is None:
+        return None
+    if run.started_at is not None or run.skip_reason == SkipReason.EMPTY_AUDIENCE:
+        return run.audience_count
+    return None
+
+
+def run_summary(*, actor: Actor, campaign_id) -> dict:
+    """A campaign's inheritance line ("inherited from <source> – <class>") and its latest run's count.
+
+    ``latest_run`` is the newest run whatever its state (a new period's run exists before it runs);
+    the count is the audience of the newest run that actually ran — null before any ran, never a sum.
+    """
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    runs = run_queryset(actor=actor).filter(campaign=campaign)
+    latest = runs.first()
+    ran = runs.filter(Q(started_at__isnull=False) | Q(skip_reason=SkipReason.EMPTY_AUDIENCE)).first()
+    source = None
+    if campaign.parent_id:
+        source = scoped(Campaign, actor.workspace).filter(pk=campaign.parent_id).only("id", "name").first()
+    inherit_type = (campaign.inheritance or {}).get("type") if campaign.parent_id else None
+    label = None
+    if source is not None and inherit_type in AudienceClass.values:
+        label = f"ارث‌بری از «{source.name}» – {AudienceClass(inherit_type).label}"
+    return {
+        "campaign_id": campaign.id,
+        "source_campaign_id": source.id if source else None,
+        "source_campaign_name": source.name if source else None,
+        "inherit_type": inherit_type,
+        "inheritance_label": label,
+        "latest_run": latest,
+        "latest_counted_run_id": ran.id if ran else None,
+        "latest_run_count": counted(ran),
+    }
+
+
+def frozen_snapshot(run: CampaignRun) -> RunAudienceSnapshot:
+    snapshot = RunAudienceSnapshot.objects.filter(run=run, status=SnapshotStatus.FROZEN).first()
+    if snapshot is None:
+        raise AudienceNotFrozen()
+    return snapshot
+
+
+def frozen_members(*, actor: Actor, run: CampaignRun) -> tuple[RunAudienceSnapshot, QuerySet]:
+    """The published attempt's members only (an operator sees only the targets they own)."""
+    snapshot = frozen_snapshot(run)
+    members = (
+        RunAudienceMember.objects.filter(snapshot=snapshot, build_id=snapshot.build_id)
+        .select_related("target")
+        .order_by("id")
+    )
+    if actor.has(Perm.OWN_TARGETS_ONLY):
+        members = members.filter(target__owner=actor.user)
+    return snapshot, members
+
+
+def conversion_queryset(*, actor: Actor, target_id=None, name: str | None = None) -> QuerySet:
+    qs = scoped(ConversionEvent, actor.workspace).order_by("-occurred_at", "-id")
+    if actor.has(Perm.OWN_TARGETS_ONLY):
+        qs = qs.filter(target__owner=actor.user)
+    if target_id not in (None, ""):
+        qs = qs.filter(target_id=target_id)
+    if name:
+        qs = qs.filter(name=name)
+    return qs
