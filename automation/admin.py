@@ -2,10 +2,7 @@
 
 from django.contrib import admin
 
-from campaigns.admin_base import ReadOnlyAdmin, WorkspaceScopedAdmin, WorkspaceScopedInline, jalali_column
-from campaigns.permissions import Perm
-
-from .models import (
+from automation.models import (
     AutomationSettings,
     DailyCounter,
     Execution,
@@ -16,6 +13,8 @@ from .models import (
     WorkflowTemplate,
     WorkflowVersion,
 )
+from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, WorkspaceScopedInline, jalali_column
+from campaigns.platform.permissions import Perm
 
 
 @admin.register(Workflow)

@@ -9,17 +9,16 @@ class AutomationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from campaigns.registry import register_campaign_kind, register_run_engine
+        from automation.api.serializers import JourneyCampaignInput
+        from automation.engine.conditions import register_builtin_operators
+        from automation.engine.guards import register_builtin_guards
+        from automation.engine.retry import register_builtin_strategies
+        from automation.engine.variables import register_builtin_variables, unknown_variables
+        from automation.receivers import cancel_executions_of_deleted_target
+        from automation.services.campaigns import journey_campaign_create
+        from automation.services.chain_runs import chain_run_enroll, chain_run_outcomes
+        from campaigns.platform.registry import register_campaign_kind, register_run_engine
         from campaigns.signals import target_soft_deleted
-
-        from .api.serializers import JourneyCampaignInput
-        from .engine.conditions import register_builtin_operators
-        from .engine.guards import register_builtin_guards
-        from .engine.retry import register_builtin_strategies
-        from .engine.variables import register_builtin_variables, unknown_variables
-        from .receivers import cancel_executions_of_deleted_target
-        from .services.campaigns import journey_campaign_create
-        from .services.chain_runs import chain_run_enroll, chain_run_outcomes
 
         register_builtin_operators()
         register_builtin_variables()

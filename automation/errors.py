@@ -1,6 +1,6 @@
-"""Engine errors (subclasses of campaigns.errors with stable codes and Persian messages)."""
+"""Engine errors (subclasses of campaigns.platform.errors with stable codes and Persian messages)."""
 
-from campaigns.errors import Conflict, NotFound, ValidationFailed
+from campaigns.platform.errors import Conflict, NotFound, ValidationFailed
 
 
 class GraphInvalid(ValidationFailed):

@@ -13,9 +13,7 @@ from django.db import models
 from django.db.models import Q
 from django_fsm import RETURN_VALUE, FSMField, transition
 
-from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
-
-from .choices import (
+from automation.choices import (
     LIVE_STATUSES,
     CounterScope,
     EventType,
@@ -25,6 +23,7 @@ from .choices import (
     VersionStatus,
     WorkflowStatus,
 )
+from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 
 S = ExecutionStatus
 
@@ -67,7 +66,7 @@ class Workflow(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         extra = {}
         if self.published_version_id and self.pk:
@@ -112,7 +111,7 @@ class WorkflowVersion(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "workflow")
 
@@ -183,7 +182,7 @@ class WorkflowNode(_DraftOnly, TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "version")
 
@@ -211,7 +210,7 @@ class WorkflowEdge(_DraftOnly, TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         extra = {}
         node_versions = dict(
@@ -328,7 +327,7 @@ class Execution(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace, subject_errors
+        from campaigns.platform.integrity import require_same_workspace, subject_errors
 
         require_same_workspace(self, "campaign", "workflow", "version", "current_node", extra=subject_errors(self))
 
@@ -437,7 +436,7 @@ class ExecutionEvent(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace, subject_errors
+        from campaigns.platform.integrity import require_same_workspace, subject_errors
 
         require_same_workspace(self, "execution", "campaign", "node", extra=subject_errors(self))
 

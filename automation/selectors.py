@@ -1,13 +1,12 @@
-"""Engine reads; every query starts from ``campaigns.tenancy.scoped``."""
+"""Engine reads; every query starts from ``campaigns.platform.tenancy.scoped``."""
 
 from django.contrib.contenttypes.models import ContentType
 
+from automation.models import Execution, ExecutionEvent, Workflow
 from campaigns.models import Target, Workspace
-from campaigns.permissions import Perm
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.selectors import target_queryset
-from campaigns.tenancy import Actor, get_scoped, scoped
-
-from .models import Execution, ExecutionEvent, Workflow
 
 
 def workflow_count(*, workspace: Workspace) -> int:

@@ -2,17 +2,8 @@
 
 from django.contrib import admin
 
-from .admin_base import (
-    AppendOnlyMixin,
-    ReadOnlyAdmin,
-    SuperuserOnlyMixin,
-    WorkspaceScopedAdmin,
-    WorkspaceScopedInline,
-    admin_workspace_ids,
-    jalali_column,
-)
-from .forms import TargetAdminForm
-from .models import (
+from campaigns.forms import TargetAdminForm
+from campaigns.models import (
     ApiToken,
     Campaign,
     CampaignEvent,
@@ -24,7 +15,16 @@ from .models import (
     TargetList,
     Workspace,
 )
-from .permissions import Perm
+from campaigns.platform.admin import (
+    AppendOnlyMixin,
+    ReadOnlyAdmin,
+    SuperuserOnlyMixin,
+    WorkspaceScopedAdmin,
+    WorkspaceScopedInline,
+    admin_workspace_ids,
+    jalali_column,
+)
+from campaigns.platform.permissions import Perm
 
 
 class MembershipInline(WorkspaceScopedInline, admin.TabularInline):
@@ -220,4 +220,4 @@ class TargetImportRowAdmin(ReadOnlyAdmin):
     search_fields = ("reason",)
 
 
-from .chains import admin as _chains_admin  # noqa: E402,F401  (groups, chains, packages)
+from campaigns.chains import admin as _chains_admin  # noqa: E402,F401  (groups, chains, packages)

@@ -13,14 +13,10 @@ class CampaignsConfig(AppConfig):
         # app escapes the workspace rules of the admin.
         from django.contrib import admin
 
-        from . import (
-            checks,  # noqa: F401  (registers the deploy checks)
-            receivers,  # noqa: F401  (cross-workspace guards on many-to-many writes)
-        )
-        from .admin_base import lock_down_admin_site
+        from campaigns.platform.admin import lock_down_admin_site
 
         lock_down_admin_site(admin.site)
 
-        from .chains.runs.receivers import connect as connect_chain_runs
+        from campaigns.chains.runs.receivers import connect as connect_chain_runs
 
         connect_chain_runs()

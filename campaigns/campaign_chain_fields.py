@@ -15,7 +15,7 @@ import secrets
 
 from django.db import models
 
-from .chains.choices import ChainControl
+from campaigns.chains.choices import ChainControl
 
 
 def new_ab_seed() -> int:

@@ -1,6 +1,6 @@
 """Template context: the current workspace and the switcher's choices."""
 
-from .tenancy import memberships_of
+from campaigns.platform.tenancy import memberships_of
 
 
 def workspace(request):

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from .models import Campaign, CampaignEvent
+from campaigns.models import Campaign, CampaignEvent
 
 
 def campaign_status_changed_event(

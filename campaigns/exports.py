@@ -13,9 +13,9 @@ from django.conf import settings
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 
-from .errors import ValidationFailed
-from .jalali import fa_digits, to_jalali
-from .phones import display_phone
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.jalali import fa_digits, to_jalali
+from campaigns.platform.phones import display_phone
 
 HEADERS = [
     "نام",

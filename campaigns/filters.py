@@ -3,9 +3,9 @@
 import django_filters
 from django.db.models import Q
 
-from .choices import CampaignKind, CampaignStatus, TargetStatus
-from .models import Campaign, Target
-from .phones import PhoneError, parse_phone
+from campaigns.choices import CampaignKind, CampaignStatus, TargetStatus
+from campaigns.models import Campaign, Target
+from campaigns.platform.phones import PhoneError, parse_phone
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 
@@ -51,6 +51,6 @@ class CampaignFilter(django_filters.FilterSet):
         fields = ["q", "kind", "status"]
 
     def filter_group(self, queryset, name, value):
-        from .chains.filters import filter_by_group
+        from campaigns.chains.filters import filter_by_group
 
         return filter_by_group(queryset, value)

@@ -2,11 +2,11 @@
 
 from django import forms
 
-from .choices import TargetStatus
-from .models import Target
-from .phones import ContactError, TargetContact, display_phone
-from .selectors import target_number_clashes
-from .services.targets import MSG_DUPLICATE
+from campaigns.choices import TargetStatus
+from campaigns.models import Target
+from campaigns.platform.phones import ContactError, TargetContact, display_phone
+from campaigns.selectors import target_number_clashes
+from campaigns.services.targets import MSG_DUPLICATE
 
 
 class TargetAdminForm(forms.ModelForm):

@@ -5,12 +5,12 @@ from django.db import models
 from django.db.models import Q
 from django_fsm import FSMField, transition
 
-from .choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, Role, TargetStatus
-from .permissions import role_has
+from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, Role, TargetStatus
+from campaigns.platform.permissions import role_has
 
 
 class WorkspaceQuerySet(models.QuerySet):
-    """Manager of every tenant-owned model. Queries start from ``campaigns.tenancy.scoped``,
+    """Manager of every tenant-owned model. Queries start from ``campaigns.platform.tenancy.scoped``,
     the one place that applies the workspace (and soft-delete) filter."""
 
 
@@ -142,7 +142,7 @@ class Target(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from .integrity import MSG_NOT_MEMBER, require_same_workspace
+        from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
 
         not_member = (
             self.owner_id is not None
@@ -157,14 +157,14 @@ class Target(TimeStamped):
         return self.first_name or self.name
 
 
-from .campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields  # noqa: E402  (chains issue owns that file)
-from .campaign_journey_fields import CampaignJourneyFields  # noqa: E402  (engine issue owns that file)
+from campaigns.campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields  # noqa: E402  (chains issue owns that file)
+from campaigns.campaign_journey_fields import CampaignJourneyFields  # noqa: E402  (engine issue owns that file)
 
 
 class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
     """The one campaign table every kind (journey, browser, chains) extends.
 
-    ``status`` only changes through ``campaigns.fsm.fsm_apply`` (a conditional
+    ``status`` only changes through ``campaigns.platform.fsm.fsm_apply`` (a conditional
     UPDATE on id + status + revision, plus a CampaignEvent row).
     """
 
@@ -192,7 +192,7 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from .integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         extra = {}
         if self.workflow_version_id and self.workflow_id:
@@ -214,7 +214,7 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
             extra=extra,
         )
 
-    # --- the one status FSM (transitions only change memory; persist with campaigns.fsm.fsm_apply) ---
+    # --- the one status FSM (transitions only change memory; persist with campaigns.platform.fsm.fsm_apply) ---
     @transition(field=status, source=[CampaignStatus.DRAFT, CampaignStatus.REJECTED], target=CampaignStatus.SUBMITTED)
     def submit(self) -> None:
         """Ask for approval (workspaces/chains that need it)."""
@@ -291,7 +291,7 @@ class CampaignEvent(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from .integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "campaign")
 
@@ -331,7 +331,7 @@ class TargetImport(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from .integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "target_list")
 
@@ -367,7 +367,7 @@ class TargetImportRow(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from .integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "target_import", "target")
 
@@ -412,4 +412,4 @@ class ApiToken(models.Model):
         return f"{self.prefix}… ({self.user})"
 
 
-from .chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage  # noqa: E402,F401  (chains issue)
+from campaigns.chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage  # noqa: E402,F401  (chains issue)

@@ -8,8 +8,8 @@ from django.core.exceptions import ValidationError
 from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 
-from .integrity import MSG_OTHER_WORKSPACE
-from .models import Target
+from campaigns.models import Target
+from campaigns.platform.integrity import MSG_OTHER_WORKSPACE
 
 
 @receiver(m2m_changed, sender=Target.lists.through, dispatch_uid="target_lists_same_workspace")
@@ -19,4 +19,3 @@ def target_lists_same_workspace(sender, instance, action, reverse, model, pk_set
     crossing = model._base_manager.filter(pk__in=pk_set).exclude(workspace_id=instance.workspace_id)
     if crossing.exists():
         raise ValidationError({"targets" if reverse else "lists": [MSG_OTHER_WORKSPACE]})
-

@@ -2,9 +2,9 @@
 
 from django.db.models import Count, Q, QuerySet
 
-from .models import Campaign, Target, TargetImport, TargetImportRow, TargetList
-from .permissions import Perm
-from .tenancy import Actor, get_scoped, scoped
+from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 
 def target_queryset(*, actor: Actor) -> QuerySet:

@@ -3,9 +3,9 @@
 from celery import shared_task
 from django.utils import timezone
 
-from .chains.runs import tasks as chain_run_tasks  # noqa: F401  (registers the chain run tasks)
-from .models import PlatformHeartbeat
-from .services import imports
+from campaigns.chains.runs import tasks as chain_run_tasks  # noqa: F401  (registers the chain run tasks)
+from campaigns.models import PlatformHeartbeat
+from campaigns.services import imports
 
 
 @shared_task(

@@ -12,19 +12,19 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django.views.defaults import page_not_found, server_error
 
-from . import selectors
-from .api.envelope import json_error
-from .errors import PlatformError
-from .exports import targets_xlsx
-from .filters import TargetFilter
-from .forms import TargetPageForm
-from .login_throttle import LoginThrottle
-from .models import TargetList
-from .phones import display_phone
-from .services import imports
-from .services import targets as targets_service
-from .tenancy import SESSION_KEY, members_of, memberships_of, scoped
-from .uploads import upload_too_large
+from campaigns import selectors
+from campaigns.exports import targets_xlsx
+from campaigns.filters import TargetFilter
+from campaigns.forms import TargetPageForm
+from campaigns.models import TargetList
+from campaigns.platform.api.envelope import json_error
+from campaigns.platform.errors import PlatformError
+from campaigns.platform.login_throttle import LoginThrottle
+from campaigns.platform.phones import display_phone
+from campaigns.platform.tenancy import SESSION_KEY, members_of, memberships_of, scoped
+from campaigns.platform.uploads import upload_too_large
+from campaigns.services import imports
+from campaigns.services import targets as targets_service
 
 
 def page_not_found_or_json(request, exception=None):

@@ -1,5 +1,5 @@
 """Project configuration: settings, Celery app, URLs."""
 
-from .celery import app as celery_app
+from config.celery import app as celery_app
 
 __all__ = ("celery_app",)

@@ -66,7 +66,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "campaigns.tenancy.WorkspaceMiddleware",
+    "campaigns.platform.tenancy.WorkspaceMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -137,14 +137,14 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: its WWW-Authenticate header makes unauthenticated requests a proper 401.
-        "campaigns.api.auth.HashedTokenAuthentication",
+        "campaigns.platform.api.auth.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PAGINATION_CLASS": "campaigns.api.pagination.PageSizePagination",
+    "DEFAULT_PAGINATION_CLASS": "campaigns.platform.api.pagination.PageSizePagination",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "campaigns.api.envelope.exception_handler",
+    "EXCEPTION_HANDLER": "campaigns.platform.api.envelope.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -170,7 +170,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "campaigns.api.schema.add_workspace_header",
+        "campaigns.platform.api.schema.add_workspace_header",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TargetStatusEnum": "campaigns.choices.TargetStatus",
@@ -335,7 +335,7 @@ IMPORT_MAX_UNZIPPED_BYTES = int(os.environ.get("IMPORT_MAX_UNZIPPED_BYTES", str(
 IMPORT_MAX_ATTEMPTS = int(os.environ.get("IMPORT_MAX_ATTEMPTS", "3"))
 # Stops parsing an upload body once a file passes IMPORT_MAX_BYTES (campaigns/uploads.py).
 FILE_UPLOAD_HANDLERS = [
-    "campaigns.uploads.SizeLimitedUploadHandler",
+    "campaigns.platform.uploads.SizeLimitedUploadHandler",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]

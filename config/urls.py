@@ -6,7 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import IsAuthenticated
 
-from campaigns.api.envelope import json_error
+from campaigns.platform.api.envelope import json_error
 from campaigns.views import page_not_found_or_json, server_error_or_json
 
 admin.site.site_header = "مدیریت سامانه کمپین"
@@ -23,7 +23,7 @@ urlpatterns = [
         name="api-docs",
     ),
     path("api/v1/", include("campaigns.api.urls")),
-    path("api/v1/", include("campaigns.api.chain_urls")),
+    path("api/v1/", include("campaigns.chains.api.urls")),
     path("api/v1/", include("automation.api.urls")),
     path("api/v1/", include("sms.api.urls")),
     path("api/v1/", include("workers.api.urls")),

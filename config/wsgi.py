@@ -7,6 +7,6 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_wsgi_application()
 
-from campaigns.checks import refuse_insecure_start  # noqa: E402  (needs the loaded apps)
+from campaigns.platform.checks import refuse_insecure_start  # noqa: E402  (needs the loaded apps)
 
 refuse_insecure_start()

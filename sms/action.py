@@ -44,12 +44,11 @@ from automation.engine.registry import (
 from automation.engine.runner import RESEND_UNKNOWN
 from automation.engine.variables import render
 from automation.engine.window import local_day
-
-from . import channel
-from .choices import ACCEPTED, AttemptStatus
-from .models import SmsAttempt, SmsLogEvent, SmsSendSlot
-from .providers import SendResponse, provider_for
-from .segments import count_segments
+from sms import channel
+from sms.choices import ACCEPTED, AttemptStatus
+from sms.models import SmsAttempt, SmsLogEvent, SmsSendSlot
+from sms.providers import SendResponse, provider_for
+from sms.segments import count_segments
 
 logger = logging.getLogger(__name__)
 CHANNEL = "sms"

@@ -3,10 +3,9 @@
 from django import forms
 from django.contrib import admin
 
-from campaigns.admin_base import AppendOnlyMixin, ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
-from campaigns.permissions import Perm
-
-from .models import (
+from campaigns.platform.admin import AppendOnlyMixin, ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
+from campaigns.platform.permissions import Perm
+from sms.models import (
     BlacklistEntry,
     SmsAttempt,
     SmsChannelEvent,

@@ -11,6 +11,6 @@ class SmsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from .action import register
+        from sms.action import register
 
         register()

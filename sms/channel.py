@@ -12,10 +12,9 @@ from django.db.models import Q
 from django.dispatch import Signal
 from django.utils import timezone
 
-from campaigns.phones import PhoneError, parse_phone
-
-from .models import BlacklistEntry, SmsChannelEvent, SmsProviderAccount, SmsSettings
-from .providers import SendRequest, SendResponse, StatusAnswer, provider_for
+from campaigns.platform.phones import PhoneError, parse_phone
+from sms.models import BlacklistEntry, SmsChannelEvent, SmsProviderAccount, SmsSettings
+from sms.providers import SendRequest, SendResponse, StatusAnswer, provider_for
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """SMS errors with stable codes and Persian messages."""
 
-from campaigns.errors import Conflict, ValidationFailed
+from campaigns.platform.errors import Conflict, ValidationFailed
 
 
 class InvalidNumber(ValidationFailed):

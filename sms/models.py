@@ -12,10 +12,9 @@ from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
 
-from campaigns.crypto import EncryptedTextField
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
-
-from .choices import STATUS_RANK, AttemptStatus, BlacklistReason, BlacklistSource, ProviderKind
+from campaigns.platform.crypto import EncryptedTextField
+from sms.choices import STATUS_RANK, AttemptStatus, BlacklistReason, BlacklistSource, ProviderKind
 
 
 class ImmutableError(RuntimeError):
@@ -86,7 +85,7 @@ class SmsSettings(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "primary_account", "fallback_account")
 
@@ -159,7 +158,7 @@ class SmsAttempt(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace, subject_errors
+        from campaigns.platform.integrity import require_same_workspace, subject_errors
 
         require_same_workspace(self, "execution", "workflow", "campaign", "node", extra=subject_errors(self))
 
@@ -190,7 +189,7 @@ class SmsSendSlot(models.Model):
         return f"slot {self.pk}: {self.execution_id}:{self.cycle}:{self.node_id}"
 
     def clean(self) -> None:
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "execution", "node")
 
@@ -228,7 +227,7 @@ class SmsLogEvent(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "attempt")
 

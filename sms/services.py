@@ -8,15 +8,14 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from campaigns.errors import NotFound, ValidationFailed
-from campaigns.integrity import assert_same_workspace
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped
-
-from . import channel
-from .choices import AttemptStatus, BlacklistReason, BlacklistSource
-from .errors import AlreadyBlacklisted, InvalidNumber
-from .models import (
+from campaigns.platform.errors import NotFound, ValidationFailed
+from campaigns.platform.integrity import assert_same_workspace
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped
+from sms import channel
+from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource
+from sms.errors import AlreadyBlacklisted, InvalidNumber
+from sms.models import (
     BlacklistEntry,
     SmsAttempt,
     SmsChannelEvent,
@@ -263,6 +262,6 @@ def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: li
 
 
 def _ranks():
-    from .choices import STATUS_RANK
+    from sms.choices import STATUS_RANK
 
     return STATUS_RANK

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .webhooks import delivery_webhook
+from sms.webhooks import delivery_webhook
 
 urlpatterns = [
     path("sms/<str:provider>/<str:token>", delivery_webhook, name="sms-delivery-webhook"),

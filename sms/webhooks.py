@@ -15,9 +15,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from automation.models import AutomationSettings
-from campaigns.errors import NotFound
-
-from .services import delivery_reports_apply, settings_for_token
+from campaigns.platform.errors import NotFound
+from sms.services import delivery_reports_apply, settings_for_token
 
 MAX_BYTES = 64 * 1024
 MAX_REPORTS = 200

@@ -8,9 +8,9 @@ from rest_framework.test import APIClient
 
 from campaigns.choices import Role
 from campaigns.models import Campaign, Target, TargetList, Workspace
+from campaigns.platform.tenancy import Actor
 from campaigns.services.tokens import api_token_create
 from campaigns.services.workspaces import membership_set
-from campaigns.tenancy import Actor
 
 _seq = itertools.count(1)
 

@@ -5,11 +5,10 @@ from django.contrib import admin, messages
 from django.db.models import F
 from django.utils import timezone
 
-from campaigns.admin_base import ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
-from campaigns.permissions import Perm
-
-from .choices import SessionStatus
-from .models import (
+from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
+from campaigns.platform.permissions import Perm
+from workers.choices import SessionStatus
+from workers.models import (
     ActionConfig,
     BrowserAccount,
     BrowserEvent,

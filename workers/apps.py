@@ -9,11 +9,10 @@ class WorkersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from campaigns.permissions import Perm
-        from campaigns.registry import register_campaign_kind
-
-        from .api.serializers import BrowserCampaignInput
-        from .services.campaigns import browser_campaign_create
+        from campaigns.platform.permissions import Perm
+        from campaigns.platform.registry import register_campaign_kind
+        from workers.api.serializers import BrowserCampaignInput
+        from workers.services.campaigns import browser_campaign_create
 
         register_campaign_kind(
             "browser",

@@ -22,7 +22,7 @@ from datetime import datetime
 
 from django.db import transaction
 
-from .steps import render
+from workers.steps import render
 
 logger = logging.getLogger("workers.dispatch")
 
@@ -80,7 +80,7 @@ def _publish_now(payloads: list[dict]) -> None:
     if _publisher is not None:
         _publisher(payloads)
         return
-    from .tasks import run_browser_task
+    from workers.tasks import run_browser_task
 
     with run_browser_task.app.producer_or_acquire() as producer:
         for payload in payloads:
@@ -110,8 +110,8 @@ def payload_repr(message: dict) -> str:
 
 def publish_result(result: dict) -> None:
     """From the browser worker: hand the result to the results queue (``default``; no database here)."""
-    from . import conf
-    from .tasks import apply_result
+    from workers import conf
+    from workers.tasks import apply_result
 
     apply_result.apply_async(
         args=[result], argsrepr=payload_repr(result), kwargsrepr="{}", queue=conf.setting("RESULTS_QUEUE")

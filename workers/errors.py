@@ -1,6 +1,6 @@
 """Typed errors of the browser channel (stable codes, Persian messages)."""
 
-from campaigns.errors import Conflict, NotFound, ValidationFailed
+from campaigns.platform.errors import Conflict, NotFound, ValidationFailed
 
 
 class CampaignNotFound(NotFound):

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from .models import BrowserEvent
+from workers.models import BrowserEvent
 
 
 def browser_event(

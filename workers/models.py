@@ -1,7 +1,7 @@
 """Browser channel data: accounts (sessions), proxies, campaign platforms, browser tasks.
 
 Status fields are django-fsm-2 fields. Single-row changes go through
-``campaigns.fsm.fsm_apply`` (conditional UPDATE on id + status + revision);
+``campaigns.platform.fsm.fsm_apply`` (conditional UPDATE on id + status + revision);
 the hot bulk paths (claiming a batch, applying a worker result) use
 ``filter(pk=…, status=…).update(…)`` as the transition, so a lost race or a
 duplicate result changes nothing.
@@ -11,10 +11,9 @@ from django.db import models
 from django.db.models import Q
 from django_fsm import RETURN_VALUE, FSMField, transition
 
-from campaigns.crypto import EncryptedTextField
 from campaigns.models import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
-
-from .choices import (
+from campaigns.platform.crypto import EncryptedTextField
+from workers.choices import (
     ActionType,
     BrowserEventType,
     ErrorCode,
@@ -23,7 +22,7 @@ from .choices import (
     SessionStatus,
     TaskStatus,
 )
-from .links import link_hash
+from workers.links import link_hash
 
 
 class Proxy(TimeStamped):
@@ -64,7 +63,7 @@ class Proxy(TimeStamped):
         super().clean()
         from django.core.exceptions import ValidationError
 
-        from .netguard import AddressNotAllowed, check_proxy
+        from workers.netguard import AddressNotAllowed, check_proxy
 
         if self.host and self.port:
             try:  # proxy hosts follow the workers' address rule (workers.netguard)
@@ -107,7 +106,7 @@ class BrowserAccount(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "proxy")
 
@@ -159,9 +158,8 @@ class ActionConfig(TimeStamped):
         super().clean()
         from django.core.exceptions import ValidationError
 
-        from campaigns.errors import ValidationFailed
-
-        from .steps import check_goto_urls, validate_steps
+        from campaigns.platform.errors import ValidationFailed
+        from workers.steps import check_goto_urls, validate_steps
 
         try:
             check_goto_urls(validate_steps(self.steps))
@@ -208,7 +206,7 @@ class CampaignPlatform(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import MSG_OTHER_WORKSPACE, require_same_workspace
+        from campaigns.platform.integrity import MSG_OTHER_WORKSPACE, require_same_workspace
 
         extra = {}
         meta = self.metadata if isinstance(self.metadata, dict) else {}
@@ -310,12 +308,12 @@ class BrowserTask(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "campaign", "platform", "account", "proxy", "replaces")
         from django.core.exceptions import ValidationError
 
-        from .netguard import AddressNotAllowed, check_url
+        from workers.netguard import AddressNotAllowed, check_url
 
         if self.link:
             try:  # where a worker may go (workers.netguard)
@@ -369,7 +367,7 @@ class BrowserTaskScreenshot(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "task")
 
@@ -397,7 +395,7 @@ class CampaignStatistics(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "campaign")
 
@@ -427,6 +425,6 @@ class BrowserEvent(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "campaign", "task", "account", "proxy")

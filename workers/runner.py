@@ -27,9 +27,9 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from .choices import ErrorCode, StepAction
-from .netguard import NEUTRAL_REASON, AddressNotAllowed, EgressProxy, NetGuard, proxy_host_port
-from .steps import render
+from workers.choices import ErrorCode, StepAction
+from workers.netguard import NEUTRAL_REASON, AddressNotAllowed, EgressProxy, NetGuard, proxy_host_port
+from workers.steps import render
 
 logger = logging.getLogger("workers.runner")
 

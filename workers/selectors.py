@@ -3,12 +3,11 @@
 from django.db.models import BooleanField, Case, QuerySet, Value, When
 
 from campaigns.choices import CampaignKind
-from campaigns.errors import NotFound
 from campaigns.models import Campaign
-from campaigns.tenancy import Actor, get_scoped, scoped
-
-from .errors import CampaignNotFound, PlatformNotFound
-from .models import (
+from campaigns.platform.errors import NotFound
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from workers.errors import CampaignNotFound, PlatformNotFound
+from workers.models import (
     ActionConfig,
     BrowserAccount,
     BrowserTask,
@@ -17,7 +16,7 @@ from .models import (
     CampaignStatistics,
     Proxy,
 )
-from .services.statistics import campaign_counts
+from workers.services.statistics import campaign_counts
 
 
 def _is_set(field: str) -> Case:

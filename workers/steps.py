@@ -16,9 +16,9 @@ A step is a small dict; no site-specific code ships with the product:
 import re
 from typing import Any
 
-from . import netguard
-from .choices import StepAction
-from .errors import AddressNotAllowedError, InvalidSteps
+from workers import netguard
+from workers.choices import StepAction
+from workers.errors import AddressNotAllowedError, InvalidSteps
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _ALLOWED_KEYS = {"action", "selector", "text", "url", "timeout_ms"}

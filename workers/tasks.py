@@ -9,29 +9,29 @@ import logging
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from . import conf, dispatch, worker
-from .choices import ErrorCode
+from workers import conf, dispatch, worker
+from workers.choices import ErrorCode
 
 logger = logging.getLogger("workers.tasks")
 
 
 @shared_task(name="workers.create_tasks", ignore_result=True)
 def create_tasks() -> int:
-    from .services.creation import due_platforms_create_tasks
+    from workers.services.creation import due_platforms_create_tasks
 
     return due_platforms_create_tasks()
 
 
 @shared_task(name="workers.dispatch", ignore_result=True)
 def dispatch_tasks() -> int:
-    from .services.dispatch import dispatch_due_tasks
+    from workers.services.dispatch import dispatch_due_tasks
 
     return dispatch_due_tasks()
 
 
 @shared_task(name="workers.refresh_statistics", ignore_result=True)
 def refresh_statistics() -> int:
-    from .services.statistics import statistics_refresh
+    from workers.services.statistics import statistics_refresh
 
     return statistics_refresh()
 
@@ -45,7 +45,7 @@ def refresh_statistics() -> int:
     time_limit=90,
 )
 def apply_result(message: dict) -> str:
-    from .services.results import result_apply
+    from workers.services.results import result_apply
 
     return result_apply(message=message)
 

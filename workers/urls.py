@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from workers import views
 
 # Persian pages of this app, mounted at the site root by config/urls.py.
 urlpatterns = [

@@ -4,10 +4,9 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
 
-from campaigns.errors import NotFound
-
-from . import selectors
-from .choices import TaskStatus
+from campaigns.platform.errors import NotFound
+from workers import selectors
+from workers.choices import TaskStatus
 
 
 @login_required

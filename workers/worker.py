@@ -25,9 +25,9 @@ from datetime import UTC, datetime
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import celeryd_init, worker_process_init, worker_process_shutdown
 
-from . import conf
-from .choices import ErrorCode
-from .runner import BrowserHost
+from workers import conf
+from workers.choices import ErrorCode
+from workers.runner import BrowserHost
 
 logger = logging.getLogger("workers.worker")
 

@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
-from ..engine.graph import MAX_EDGES, MAX_NODES
-from ..models import Execution, ExecutionEvent, Workflow, WorkflowVersion
+from automation.engine.graph import MAX_EDGES, MAX_NODES
+from automation.models import Execution, ExecutionEvent, Workflow, WorkflowVersion
 
 
 class JourneyCampaignInput(serializers.Serializer):

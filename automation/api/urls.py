@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from automation.api import views
 
 urlpatterns = [
     path("automation/catalog", views.CatalogApi.as_view(), name="api-automation-catalog"),

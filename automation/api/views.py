@@ -4,21 +4,8 @@ enrollment, executions."""
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
-from campaigns.api.base import WorkspaceAPIView
-from campaigns.api.schema import errors
-from campaigns.api.serializers import CampaignOutput
-from campaigns.permissions import Perm
-
-from .. import selectors
-from ..choices import NodeType
-from ..engine.graph import graph_of_version
-from ..engine.registry import ACTIONS, GUARDS, OPERATORS, RETRY_STRATEGIES, VARIABLES
-from ..engine.validator import validate_graph
-from ..errors import NoDraftVersion
-from ..models import Execution, ExecutionEvent, Workflow
-from ..services import campaigns as campaign_services
-from ..services import enrollment, executions, workflows
-from .serializers import (
+from automation import selectors
+from automation.api.serializers import (
     CatalogOutput,
     EnrollmentInput,
     EnrollmentOutput,
@@ -33,6 +20,18 @@ from .serializers import (
     WorkflowOutput,
     WorkflowVersionOutput,
 )
+from automation.choices import NodeType
+from automation.engine.graph import graph_of_version
+from automation.engine.registry import ACTIONS, GUARDS, OPERATORS, RETRY_STRATEGIES, VARIABLES
+from automation.engine.validator import validate_graph
+from automation.errors import NoDraftVersion
+from automation.models import Execution, ExecutionEvent, Workflow
+from automation.services import campaigns as campaign_services
+from automation.services import enrollment, executions, workflows
+from campaigns.api.serializers import CampaignOutput
+from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.schema import errors
+from campaigns.platform.permissions import Perm
 
 
 class CatalogApi(WorkspaceAPIView):

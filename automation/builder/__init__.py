@@ -1,6 +1,6 @@
 """The journey builder's model: a workflow as a vertical list of steps (see ``sequence``)."""
 
-from .sequence import (
+from automation.builder.sequence import (
     Condition,
     End,
     Retry,

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from ..choices import NodeType, Port
-from ..engine.graph import Graph
+from automation.choices import NodeType, Port
+from automation.engine.graph import Graph
 
 JSON = dict[str, Any]
 # A step's place: indexes into lists and branch names, e.g. (2, "no", 0) = first step of the "no"
@@ -648,6 +648,6 @@ def problems_by_step(sequence: WorkflowSequence, errors: Iterable[Any]) -> list[
 
 def validate_sequence(sequence: WorkflowSequence) -> list[StepProblem]:
     """The publish-time validator's problems for this sequence, each placed on its step."""
-    from ..engine.validator import validate_graph
+    from automation.engine.validator import validate_graph
 
     return problems_by_step(sequence, validate_graph(sequence.compile_graph()))

@@ -24,12 +24,12 @@ from django.db import connection, transaction
 from django.db.models import F
 from django_fsm import can_proceed
 
-from ..choices import EventType, ExecutionStatus
-from ..models import Execution
-from .lease import STOP_EXCEPTIONS, Lease
-from .registry import ACTIONS
-from .runner import Finished, failed_outcome, finish_run, start_run
-from .transitions import PendingEvent, event_row, insert_events
+from automation.choices import EventType, ExecutionStatus
+from automation.engine.lease import STOP_EXCEPTIONS, Lease
+from automation.engine.registry import ACTIONS
+from automation.engine.runner import Finished, failed_outcome, finish_run, start_run
+from automation.engine.transitions import PendingEvent, event_row, insert_events
+from automation.models import Execution
 
 # Columns the final write sets (every other column is untouched).
 _COLUMNS = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .registry import OPERATORS
+from automation.engine.registry import OPERATORS
 
 # Caps of one condition tree (the top group is depth 1); checked before any walk of the tree, and
 # the walks are iterative, so a hostile tree is refused instead of raising RecursionError.

@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from automation.engine.counters import Budget, campaign_budget
+from automation.engine.graph import Graph, NodeSpec
+from automation.engine.window import SendWindow, local_day
+from automation.models import AutomationSettings, Execution
 from campaigns.models import Campaign, Workspace
-
-from ..models import AutomationSettings, Execution
-from .counters import Budget, campaign_budget
-from .graph import Graph, NodeSpec
-from .window import SendWindow, local_day
 
 
 def automation_settings(workspace: Workspace) -> AutomationSettings:

@@ -13,8 +13,8 @@ from datetime import date
 from django.db import connection
 from django.db.models import F
 
-from ..choices import CounterScope
-from ..models import DailyCounter
+from automation.choices import CounterScope
+from automation.models import DailyCounter
 
 
 @dataclass(frozen=True)

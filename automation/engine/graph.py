@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..choices import NodeType, Port
+from automation.choices import NodeType, Port
 
 END_BEHAVIORS = ("complete", "stop", "loop", "restart")
 WAIT_UNITS = {"minutes": 60, "hours": 3600, "days": 86400}
@@ -131,7 +131,7 @@ class Graph:
 
 def graph_of_version(version) -> Graph:
     """Load a version's graph from the database (drafts and published)."""
-    from ..models import WorkflowEdge, WorkflowNode
+    from automation.models import WorkflowEdge, WorkflowNode
 
     nodes = [
         NodeSpec(
@@ -159,7 +159,7 @@ def graph_of_version(version) -> Graph:
 @lru_cache(maxsize=256)
 def published_graph(version_id: int) -> Graph:
     """Published versions never change, so their graphs are cached per process."""
-    from ..models import WorkflowVersion
+    from automation.models import WorkflowVersion
 
     return graph_of_version(WorkflowVersion.objects.get(pk=version_id))
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..choices import EventType
-from .registry import GUARDS, GuardDecision
-from .window import next_local_midnight
+from automation.choices import EventType
+from automation.engine.registry import GUARDS, GuardDecision
+from automation.engine.window import next_local_midnight
 
 
 def send_window_guard(ctx) -> GuardDecision:

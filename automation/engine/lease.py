@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 from billiard.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.conf import settings
 
-from ..choices import ExecutionStatus
-from ..models import Execution
+from automation.choices import ExecutionStatus
+from automation.models import Execution
 
 # Raised into a task by Celery when its time is up: the job must stop, not record a step error and go on.
 STOP_EXCEPTIONS: tuple[type[BaseException], ...] = (SoftTimeLimitExceeded, TimeLimitExceeded)

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from .context import StepContext
+    from automation.engine.context import StepContext
 
 T = TypeVar("T")
 

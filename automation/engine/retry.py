@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from .registry import RETRY_STRATEGIES, RetryStrategy
+from automation.engine.registry import RETRY_STRATEGIES, RetryStrategy
 
 MIN_DELAY = 60
 MAX_DELAY = 24 * 3600

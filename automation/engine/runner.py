@@ -22,17 +22,16 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from django.utils import timezone
 
+from automation.choices import EndReason, EventType, ExecutionStatus, NodeType, OnUnknownOutcome, Port
+from automation.engine import conditions
+from automation.engine.context import StepContext, automation_settings, effective_window, workspace_tz
+from automation.engine.graph import Graph, NodeSpec, published_graph, wait_seconds
+from automation.engine.lease import STOP_EXCEPTIONS, Lease
+from automation.engine.registry import ACTIONS, GUARDS, RETRY_STRATEGIES, ActionResult, ResultStatus
+from automation.engine.transitions import PendingEvent, apply_transition
+from automation.engine.validator import delay_seconds
+from automation.models import Execution
 from campaigns.models import Campaign
-
-from ..choices import EndReason, EventType, ExecutionStatus, NodeType, OnUnknownOutcome, Port
-from ..models import Execution
-from . import conditions
-from .context import StepContext, automation_settings, effective_window, workspace_tz
-from .graph import Graph, NodeSpec, published_graph, wait_seconds
-from .lease import STOP_EXCEPTIONS, Lease
-from .registry import ACTIONS, GUARDS, RETRY_STRATEGIES, ActionResult, ResultStatus
-from .transitions import PendingEvent, apply_transition
-from .validator import delay_seconds
 
 logger = logging.getLogger(__name__)
 STEP_BUDGET = 50
@@ -411,7 +410,7 @@ def process_batch(items: list[tuple[int, str]], *, now: datetime | None = None) 
     """Run a dispatched batch. On PostgreSQL the claim and the final writes are batched (see ``batch``)."""
     now = now or timezone.now()
     if connection.vendor == "postgresql" and len(items) > 1:
-        from .batch import process_batch_postgres
+        from automation.engine.batch import process_batch_postgres
 
         return process_batch_postgres(items, now=now)
     cache: dict = {}

@@ -21,13 +21,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.errors import InvalidTransition, StaleRevision
-from campaigns.events import campaign_status_changed_event
-from campaigns.fsm import fsm_apply
-from campaigns.models import Campaign, CampaignEvent, PlatformHeartbeat
-
-from ..choices import (
+from automation.choices import (
     DUE_STATUSES,
     IN_FLIGHT_STATUSES,
     LIVE_STATUSES,
@@ -36,13 +30,18 @@ from ..choices import (
     ExecutionStatus,
     VersionStatus,
 )
-from ..models import Execution
-from .context import automation_settings, effective_window, workspace_tz
-from .counters import BudgetScope, used
-from .graph import published_graph
-from .registry import ACTIONS
-from .transitions import bulk_events
-from .window import local_day
+from automation.engine.context import automation_settings, effective_window, workspace_tz
+from automation.engine.counters import BudgetScope, used
+from automation.engine.graph import published_graph
+from automation.engine.registry import ACTIONS
+from automation.engine.transitions import bulk_events
+from automation.engine.window import local_day
+from automation.models import Execution
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.events import campaign_status_changed_event
+from campaigns.models import Campaign, CampaignEvent, PlatformHeartbeat
+from campaigns.platform.errors import InvalidTransition, StaleRevision
+from campaigns.platform.fsm import fsm_apply
 
 logger = logging.getLogger(__name__)
 S = ExecutionStatus
@@ -350,7 +349,7 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
     now = now or timezone.now()
     report = TickReport()
     if send is None:
-        from ..tasks import process_executions
+        from automation.tasks import process_executions
 
         def send(chunk):
             process_executions.delay([list(item) for item in chunk])

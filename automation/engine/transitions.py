@@ -19,9 +19,8 @@ from django.db.models import F
 from django.utils import timezone
 from django_fsm import can_proceed
 
-from campaigns.errors import InvalidTransition, StaleRevision
-
-from ..models import Execution, ExecutionEvent
+from automation.models import Execution, ExecutionEvent
+from campaigns.platform.errors import InvalidTransition, StaleRevision
 
 
 @dataclass

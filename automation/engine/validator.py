@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..choices import NodeType, Port
-from .conditions import tree_errors, tree_size_errors
-from .graph import END_BEHAVIORS, WAIT_UNITS, Graph, NodeSpec, graph_size_errors
-from .registry import ACTIONS
-from .retry import retry_config_errors
-from .variables import unknown_variables
-from .window import SendWindow, WindowError
+from automation.choices import NodeType, Port
+from automation.engine.conditions import tree_errors, tree_size_errors
+from automation.engine.graph import END_BEHAVIORS, WAIT_UNITS, Graph, NodeSpec, graph_size_errors
+from automation.engine.registry import ACTIONS
+from automation.engine.retry import retry_config_errors
+from automation.engine.variables import unknown_variables
+from automation.engine.window import SendWindow, WindowError
 
 MIN_LOOP_DELAY = 3600
 ALLOWED_PORTS = {

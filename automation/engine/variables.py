@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from campaigns.phones import display_phone
-
-from .registry import VARIABLES, Variable
+from automation.engine.registry import VARIABLES, Variable
+from campaigns.platform.phones import display_phone
 
 TOKEN = re.compile(r"\{\s*([a-zA-Z_][a-zA-Z0-9_.]*)\s*(?:\|([^{}]*))?\}")
 

@@ -8,20 +8,19 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from automation.choices import EndReason
+from automation.engine.scheduler import activate_pending, cancel_live_executions, channel_problems
+from automation.engine.window import SendWindow, WindowError
+from automation.errors import CampaignNotJourney, ChannelUnusable, NotPublished
+from automation.models import Workflow
 from campaigns.chains.guards import route_campaign_control
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.errors import ValidationFailed
 from campaigns.events import campaign_status_changed_event
-from campaigns.fsm import fsm_apply
 from campaigns.models import Campaign, TargetList
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped
-
-from ..choices import EndReason
-from ..engine.scheduler import activate_pending, cancel_live_executions, channel_problems
-from ..engine.window import SendWindow, WindowError
-from ..errors import CampaignNotJourney, ChannelUnusable, NotPublished
-from ..models import Workflow
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped
 
 SETTINGS_KEYS = {"stop_when_target_status_in"}
 

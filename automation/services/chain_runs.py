@@ -1,6 +1,6 @@
 """The engine side of chain runs: enroll a frozen audience and read execution outcomes.
 
-Registered into ``campaigns.registry`` (``register_run_engine``) so the
+Registered into ``campaigns.platform.registry`` (``register_run_engine``) so the
 campaigns app never imports the engine. Both functions are system writes
 (no actor): the run that calls them was approved as part of a chain package.
 """
@@ -13,16 +13,15 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus, NodeType, VersionStatus, WorkflowStatus
+from automation.engine.graph import Graph, published_graph
+from automation.engine.registry import ACTIONS
+from automation.engine.transitions import bulk_events
+from automation.models import Execution, ExecutionEvent, Workflow, WorkflowVersion
+from automation.services.enrollment import _subject_problems
+from automation.services.workflows import _write_graph
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target
-
-from ..choices import LIVE_STATUSES, EventType, ExecutionStatus, NodeType, VersionStatus, WorkflowStatus
-from ..engine.graph import Graph, published_graph
-from ..engine.registry import ACTIONS
-from ..engine.transitions import bulk_events
-from ..models import Execution, ExecutionEvent, Workflow, WorkflowVersion
-from .enrollment import _subject_problems
-from .workflows import _write_graph
 
 # chain_action channel → the engine action that sends it.
 CHANNEL_ACTIONS = {"sms": "send_sms"}

@@ -14,18 +14,17 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus
+from automation.engine.graph import published_graph
+from automation.engine.registry import ACTIONS
+from automation.engine.transitions import bulk_events
+from automation.errors import CampaignClosed, CampaignNotJourney
+from automation.models import Execution
 from campaigns.choices import CampaignStatus
-from campaigns.errors import ValidationFailed
 from campaigns.models import Campaign, Target
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped, scoped
-
-from ..choices import LIVE_STATUSES, EventType, ExecutionStatus
-from ..engine.graph import published_graph
-from ..engine.registry import ACTIONS
-from ..engine.transitions import bulk_events
-from ..errors import CampaignClosed, CampaignNotJourney
-from ..models import Execution
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 MAX_SUBJECTS = 20000
 CHUNK = 500

@@ -5,15 +5,14 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from campaigns.errors import ValidationFailed
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped
-
-from ..choices import EndReason, EventType, ExecutionStatus
-from ..engine.graph import published_graph
-from ..engine.runner import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
-from ..engine.transitions import PendingEvent, apply_transition
-from ..models import Execution
+from automation.choices import EndReason, EventType, ExecutionStatus
+from automation.engine.graph import published_graph
+from automation.engine.runner import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
+from automation.engine.transitions import PendingEvent, apply_transition
+from automation.models import Execution
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped
 
 S = ExecutionStatus
 ACTIONS = ("pause", "resume", "remove", "restart")

@@ -10,18 +10,17 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from campaigns.errors import ValidationFailed
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped, scoped
-
-from ..choices import NodeType, VersionStatus, WorkflowStatus
-from ..engine.conditions import tree_size_errors
-from ..engine.graph import Graph, graph_of_version, graph_size_errors, published_graph
-from ..engine.registry import ACTIONS
-from ..engine.validator import GraphError, validate_graph
-from ..errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound
-from ..models import Workflow, WorkflowEdge, WorkflowNode, WorkflowTemplate, WorkflowVersion
-from ..templates_builtin import BUILTIN_TEMPLATES
+from automation.choices import NodeType, VersionStatus, WorkflowStatus
+from automation.engine.conditions import tree_size_errors
+from automation.engine.graph import Graph, graph_of_version, graph_size_errors, published_graph
+from automation.engine.registry import ACTIONS
+from automation.engine.validator import GraphError, validate_graph
+from automation.errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound
+from automation.models import Workflow, WorkflowEdge, WorkflowNode, WorkflowTemplate, WorkflowVersion
+from automation.templates_builtin import BUILTIN_TEMPLATES
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 BLANK_GRAPH = {
     "nodes": [

@@ -2,9 +2,9 @@
 
 from rest_framework import serializers
 
-from ..choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
-from ..models import Campaign, Target, TargetImport, TargetImportRow, TargetList
-from ..phones import display_phone
+from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
+from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
+from campaigns.platform.phones import display_phone
 
 
 class TargetOutput(serializers.ModelSerializer):
@@ -144,7 +144,7 @@ class MembershipOutput(serializers.Serializer):
     permissions = serializers.SerializerMethodField()
 
     def get_permissions(self, obj) -> list[str]:
-        from ..permissions import ROLE_PERMISSIONS
+        from campaigns.platform.permissions import ROLE_PERMISSIONS
 
         return sorted(ROLE_PERMISSIONS.get(obj.role, ()))
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from campaigns.api import views
 
 urlpatterns = [
     path("me", views.MeApi.as_view(), name="api-me"),

@@ -7,20 +7,8 @@ from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from .. import selectors
-from ..choices import ImportOutcome
-from ..errors import ValidationFailed
-from ..exports import targets_xlsx
-from ..filters import CampaignFilter, TargetFilter
-from ..models import Campaign, Target, TargetImportRow, TargetList
-from ..permissions import Perm
-from ..registry import campaign_kind_handler, campaign_kind_handlers
-from ..services import imports, targets
-from ..tenancy import memberships_of
-from ..uploads import upload_too_large
-from .base import WorkspaceAPIView
-from .schema import errors
-from .serializers import (
+from campaigns import selectors
+from campaigns.api.serializers import (
     CampaignOutput,
     MeOutput,
     TargetImportInput,
@@ -31,6 +19,18 @@ from .serializers import (
     TargetListOutput,
     TargetOutput,
 )
+from campaigns.choices import ImportOutcome
+from campaigns.exports import targets_xlsx
+from campaigns.filters import CampaignFilter, TargetFilter
+from campaigns.models import Campaign, Target, TargetImportRow, TargetList
+from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.schema import errors
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.registry import campaign_kind_handler, campaign_kind_handlers
+from campaigns.platform.tenancy import memberships_of
+from campaigns.platform.uploads import upload_too_large
+from campaigns.services import imports, targets
 
 
 class MeApi(WorkspaceAPIView):

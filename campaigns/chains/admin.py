@@ -12,11 +12,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 
-from ..admin_base import ReadOnlyAdmin, WorkspaceScopedAdmin
-from ..models import Campaign
-from ..permissions import Perm
-from .models import CampaignChain, CampaignGroup, ChainApprovalPackage
-from .tree import children_map
+from campaigns.chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage
+from campaigns.chains.tree import children_map
+from campaigns.models import Campaign
+from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin
+from campaigns.platform.permissions import Perm
 
 
 @admin.register(CampaignGroup)
@@ -41,7 +41,7 @@ class CampaignGroupAdmin(WorkspaceScopedAdmin):
         return False  # deleting a group is the service's archive (refused while chains run)
 
     def save_model(self, request, obj, form, change):
-        from .text import name_key, search_text
+        from campaigns.chains.text import name_key, search_text
 
         obj.name_key, obj.name_search = name_key(obj.name), search_text(obj.name)
         if not change:
@@ -126,4 +126,4 @@ class ChainApprovalPackageAdmin(ReadOnlyAdmin):
         )
 
 
-from .runs import admin as _runs_admin  # noqa: E402,F401  (runs, frozen audiences, conversions)
+from campaigns.chains.runs import admin as _runs_admin  # noqa: E402,F401  (runs, frozen audiences, conversions)

@@ -1,6 +1,6 @@
 """Typed errors of groups/chains/approval (stable codes, Persian messages)."""
 
-from ..errors import Conflict, NotFound, StaleRevision, ValidationFailed
+from campaigns.platform.errors import Conflict, NotFound, StaleRevision, ValidationFailed
 
 
 class GroupNameTaken(Conflict):

@@ -2,7 +2,7 @@
 
 from django.db.models import QuerySet
 
-from ..errors import ValidationFailed
+from campaigns.platform.errors import ValidationFailed
 
 
 def filter_by_group(queryset: QuerySet, value: str | None) -> QuerySet:

@@ -14,9 +14,9 @@ Other apps call these before changing a campaign outside the chain services:
   ``/campaign/{root}/chain/...``); on a child it answers 409 ``CHAIN_MEMBER``.
 """
 
-from ..choices import CampaignStatus
-from ..models import Campaign
-from .errors import ApprovalRequired, ChainLocked, ChainMemberControlled, ChainMemberNeedsPackage
+from campaigns.chains.errors import ApprovalRequired, ChainLocked, ChainMemberControlled, ChainMemberNeedsPackage
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
 
 # The old per-campaign lifecycle actions → chain control at the root.
 CHAIN_CONTROL_OF = {"pause": "pause", "resume": "resume", "cancel": "stop", "stop": "stop"}
@@ -37,7 +37,7 @@ def assert_campaign_editable(campaign: Campaign) -> None:
 
 
 def assert_can_activate_directly(campaign: Campaign) -> None:
-    from .services.approval import workspace_needs_approval
+    from campaigns.chains.services.approval import workspace_needs_approval
 
     if is_chain_member(campaign):
         raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
@@ -61,7 +61,7 @@ def route_campaign_control(*, actor, campaign: Campaign, action: str) -> Campaig
                 "route": f"/api/v1/campaign/{campaign.root_id}/chain/{chain_action}",
             }
         )
-    from .services.approval import chain_control_set
+    from campaigns.chains.services.approval import chain_control_set
 
     return chain_control_set(
         actor=actor, campaign_id=campaign.id, action=chain_action, expected_chain_revision=campaign.chain_revision

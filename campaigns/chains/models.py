@@ -9,8 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from ..models import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
-from .choices import GroupStatus, PackageStatus
+from campaigns.chains.choices import GroupStatus, PackageStatus
+from campaigns.models import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
 
 
 class CampaignGroup(TimeStamped):
@@ -110,7 +110,7 @@ class ChainApprovalPackage(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from ..integrity import require_same_workspace
+        from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "root")
 
@@ -126,12 +126,3 @@ class CampaignChain(Campaign):
 
     def __str__(self) -> str:
         return self.name
-
-
-from .run_models import (  # noqa: E402,F401  (chain runs)
-    CampaignRun,
-    ConversionEvent,
-    RunAudienceMember,
-    RunAudienceSnapshot,
-    RunExecution,
-)

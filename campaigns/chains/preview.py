@@ -2,10 +2,10 @@
 
 from django.utils import timezone
 
-from ..models import Campaign
-from ..tenancy import Actor, get_scoped, scoped
-from . import schedule as sched
-from .tree import path_to
+from campaigns.chains import schedule as sched
+from campaigns.chains.tree import path_to
+from campaigns.models import Campaign
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 UNKNOWN_AUDIENCE = {"status": "UNKNOWN", "count": None, "cost": None}
 

@@ -13,9 +13,7 @@ from django.db import models
 from django.db.models import Q
 from django_fsm import FSMField, transition
 
-from ..integrity import MSG_OTHER_WORKSPACE, require_same_workspace
-from ..models import Target, TimeStamped, Workspace, WorkspaceQuerySet
-from .runs.choices import (
+from campaigns.chains.runs.choices import (
     AudienceClass,
     ConversionSource,
     RunStatus,
@@ -24,6 +22,8 @@ from .runs.choices import (
     SnapshotStatus,
     WaitReason,
 )
+from campaigns.models import Target, TimeStamped, Workspace, WorkspaceQuerySet
+from campaigns.platform.integrity import MSG_OTHER_WORKSPACE, require_same_workspace
 
 R = RunStatus
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
-from ..choices import CampaignStatus
-from ..models import Campaign
-from ..permissions import Perm
-from ..tenancy import Actor, get_scoped, scoped
-from . import schedule as sched
-from .choices import ChainControl, GroupStatus
-from .models import CampaignGroup, ChainApprovalPackage
-from .text import search_text
-from .tree import EDITABLE_STATUSES, chain_state, children_map
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import ChainControl, GroupStatus
+from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.text import search_text
+from campaigns.chains.tree import EDITABLE_STATUSES, chain_state, children_map
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 
 def group_queryset(*, actor: Actor, query: str | None = None) -> QuerySet:
@@ -148,7 +148,7 @@ def inheritance_sources(*, actor: Actor, group_id, campaign_id: int | None = Non
             chains.setdefault(member.root_id, []).append(member)
     excluded: set[int] = set()
     if campaign_id is not None:
-        from .tree import descendant_ids
+        from campaigns.chains.tree import descendant_ids
 
         excluded = {campaign_id}
         current = next((m for m in members if m.id == campaign_id), None)

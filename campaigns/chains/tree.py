@@ -10,11 +10,11 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
-from ..choices import CampaignStatus
-from ..models import Campaign
-from ..tenancy import scoped
-from . import schedule as sched
-from .choices import InheritanceType
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import InheritanceType
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
+from campaigns.platform.tenancy import scoped
 
 EDITABLE_STATUSES = {CampaignStatus.DRAFT, CampaignStatus.REJECTED}
 FINISHED_STATUSES = {CampaignStatus.COMPLETED, CampaignStatus.CANCELLED}
@@ -74,9 +74,9 @@ def unknown_params(node: Campaign) -> list[str]:
     """Variables of a child's message that its inherited audience cannot fill.
 
     An inherited audience carries the source's targets (their fields) and nothing else; the only other
-    values are the campaign's own parameters. Which names exist is the engine's (``campaigns.registry``).
+    values are the campaign's own parameters. Which names exist is the engine's (``campaigns.platform.registry``).
     """
-    from ..registry import run_engine
+    from campaigns.platform.registry import run_engine
 
     engine = run_engine()
     content = (node.chain_action or {}).get("content") or ""

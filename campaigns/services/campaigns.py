@@ -2,14 +2,14 @@
 
 from django.db import transaction
 
-from ..chains.guards import assert_can_activate_directly, route_campaign_control
-from ..choices import CampaignKind, CampaignStatus
-from ..errors import StaleRevision, ValidationFailed
-from ..events import campaign_status_changed_event
-from ..fsm import fsm_apply
-from ..models import Campaign
-from ..permissions import Perm
-from ..tenancy import Actor, get_scoped
+from campaigns.chains.guards import assert_can_activate_directly, route_campaign_control
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.events import campaign_status_changed_event
+from campaigns.models import Campaign
+from campaigns.platform.errors import StaleRevision, ValidationFailed
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped
 
 # Lifecycle transitions. Approval (submit/approve/reject/withdraw) has its own services in
 # campaigns/chains/services/approval.py, for single campaigns and chain packages alike.

@@ -20,14 +20,14 @@ from django.db import DataError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from ..choices import ImportOutcome, ImportStatus, TargetStatus
-from ..errors import ValidationFailed
-from ..jalali import fa_digits
-from ..models import Membership, Target, TargetImport, TargetImportRow, TargetList
-from ..permissions import Perm
-from ..phones import ContactError, TargetContact, display_phone
-from ..tables import SUPPORTED, FileTooLarge, map_header, read_rows
-from ..tenancy import Actor, get_scoped, scoped
+from campaigns.choices import ImportOutcome, ImportStatus, TargetStatus
+from campaigns.models import Membership, Target, TargetImport, TargetImportRow, TargetList
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.jalali import fa_digits
+from campaigns.platform.permissions import Perm
+from campaigns.platform.phones import ContactError, TargetContact, display_phone
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.tables import SUPPORTED, FileTooLarge, map_header, read_rows
 
 BATCH_SIZE = 200
 MAX_ATTRIBUTE_CHARS = 1000  # one custom attribute value (JSON has no column limit of its own)
@@ -65,7 +65,7 @@ def target_import_start(
     ``content`` is bytes or an uploaded file; a file is measured by its ``size`` before reading
     and never read past the limit. The rows are counted by the background task, not here.
     """
-    from ..tasks import target_import_process
+    from campaigns.tasks import target_import_process
 
     actor.require(Perm.MANAGE_TARGETS)
     if not file_name.lower().endswith(SUPPORTED):
@@ -355,7 +355,7 @@ def _too_long(fields: dict, attributes: dict) -> str:
 
 def target_imports_resume(*, stale_after_seconds: int = 600) -> list[int]:
     """Re-queue imports whose task was lost (no progress for a while)."""
-    from ..tasks import target_import_process as task
+    from campaigns.tasks import target_import_process as task
 
     cutoff = timezone.now() - timedelta(seconds=stale_after_seconds)
     ids = list(

@@ -6,14 +6,14 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ..choices import TargetStatus
-from ..errors import ValidationFailed
-from ..models import Membership, Target, TargetList
-from ..permissions import Perm
-from ..phones import ContactError, TargetContact, display_phone
-from ..selectors import target_number_clashes, target_queryset
-from ..signals import target_soft_deleted
-from ..tenancy import Actor, get_scoped, scoped
+from campaigns.choices import TargetStatus
+from campaigns.models import Membership, Target, TargetList
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.phones import ContactError, TargetContact, display_phone
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.selectors import target_number_clashes, target_queryset
+from campaigns.signals import target_soft_deleted
 
 MSG_DUPLICATE = "این شماره قبلاً برای مخاطب «{name}» ثبت شده است."
 EDITABLE = ("name", "first_name", "last_name", "status", "province", "city", "priority", "attributes")
@@ -143,7 +143,7 @@ def target_update(*, actor: Actor, target_id: int, data: dict[str, Any]) -> Targ
         if lists is not None:
             target.lists.set(lists)
         if target.status != old_status:
-            from ..chains.runs.conversions import conversion_on_target_status
+            from campaigns.chains.runs.conversions import conversion_on_target_status
 
             conversion_on_target_status(target=target, status=target.status)  # goal reached: recorded now
     return target

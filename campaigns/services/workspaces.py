@@ -5,9 +5,9 @@ import zoneinfo
 from django.db import transaction
 from django.utils.text import slugify
 
-from ..choices import Role
-from ..errors import ValidationFailed
-from ..models import Membership, Workspace
+from campaigns.choices import Role
+from campaigns.models import Membership, Workspace
+from campaigns.platform.errors import ValidationFailed
 
 
 def workspace_create(*, name: str, slug: str | None = None, time_zone: str = "Asia/Tehran", owner=None) -> Workspace:

@@ -2,8 +2,8 @@
 
 from django import template
 
-from ..jalali import fa_digits as _fa_digits
-from ..jalali import to_jalali
+from campaigns.platform.jalali import fa_digits as _fa_digits
+from campaigns.platform.jalali import to_jalali
 
 register = template.Library()
 

@@ -2,7 +2,7 @@
 
 from django import template
 
-from ..phones import display_phone
+from campaigns.platform.phones import display_phone
 
 register = template.Library()
 

@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
-from ..choices import BlacklistReason
-from ..models import BlacklistEntry, SmsAttempt, SmsTemplate
+from sms.choices import BlacklistReason
+from sms.models import BlacklistEntry, SmsAttempt, SmsTemplate
 
 
 class SmsPreviewInput(serializers.Serializer):

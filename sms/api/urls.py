@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from sms.api import views
 
 urlpatterns = [
     path("sms/preview", views.PreviewApi.as_view(), name="api-sms-preview"),

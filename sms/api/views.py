@@ -10,17 +10,14 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from automation.engine.variables import render, unknown_variables
-from campaigns.api.base import WorkspaceAPIView
-from campaigns.api.schema import errors
 from campaigns.exports import csv_text
-from campaigns.permissions import Perm
+from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.schema import errors
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import get_scoped, scoped
 from campaigns.selectors import target_get, target_queryset
-from campaigns.tenancy import get_scoped, scoped
-
-from .. import channel, services
-from ..models import BlacklistEntry, SmsAttempt, SmsTemplate
-from ..segments import count_segments
-from .serializers import (
+from sms import channel, services
+from sms.api.serializers import (
     BlacklistImportInput,
     BlacklistImportOutput,
     BlacklistInput,
@@ -32,6 +29,8 @@ from .serializers import (
     SmsTemplateInput,
     SmsTemplateOutput,
 )
+from sms.models import BlacklistEntry, SmsAttempt, SmsTemplate
+from sms.segments import count_segments
 
 
 class _Scope:

@@ -1,9 +1,9 @@
 """Provider adapters behind one interface (``base.Provider``); looked up by kind."""
 
-from .base import Provider, SendRequest, SendResponse, StatusAnswer  # noqa: F401
-from .console import ConsoleProvider
-from .kavenegar import KavenegarProvider
-from .melipayamak import MelipayamakProvider
+from sms.providers.base import Provider, SendRequest, SendResponse, StatusAnswer  # noqa: F401
+from sms.providers.console import ConsoleProvider
+from sms.providers.kavenegar import KavenegarProvider
+from sms.providers.melipayamak import MelipayamakProvider
 
 PROVIDERS: dict[str, Provider] = {p.kind: p for p in (ConsoleProvider(), KavenegarProvider(), MelipayamakProvider())}
 

@@ -2,7 +2,7 @@
 
 import logging
 
-from .base import Provider, SendRequest, SendResponse
+from sms.providers.base import Provider, SendRequest, SendResponse
 
 logger = logging.getLogger("sms.console")
 

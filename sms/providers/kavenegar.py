@@ -1,7 +1,7 @@
 """Kavenegar: ``POST /v1/{APIKEY}/sms/send.json`` (form) → ``return.status`` + ``entries[]``;
 ``sms/statuslocalmessageid.json`` answers "was local id N sent?" after an unknown outcome."""
 
-from .base import (
+from sms.providers.base import (
     Provider,
     SendRequest,
     SendResponse,

@@ -3,7 +3,7 @@
 No status query by our local id exists: an unknown outcome follows the step's ``on_unknown_outcome``.
 """
 
-from .base import Provider, SendRequest, SendResponse, base_url, national, post_form, transport_failure
+from sms.providers.base import Provider, SendRequest, SendResponse, base_url, national, post_form, transport_failure
 
 # RetStatus codes from the provider's help pages.
 REJECTED = {

@@ -18,8 +18,8 @@ from automation.engine.validator import validate_graph
 from automation.models import Execution, ExecutionEvent, WorkflowNode
 from automation.services.enrollment import enroll_subjects
 from automation.services.workflows import workflow_create, workflow_graph_save
-from campaigns.errors import ValidationFailed
 from campaigns.models import CampaignEvent
+from campaigns.platform.errors import ValidationFailed
 from sms.models import SmsAttempt
 from tests.conftest import make_target
 

@@ -12,8 +12,8 @@ from automation.models import Execution, ExecutionEvent, ImmutableError, Workflo
 from automation.services.enrollment import enroll_subjects
 from automation.services.executions import execution_control
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_new_draft
-from campaigns.errors import InvalidTransition
 from campaigns.models import Target
+from campaigns.platform.errors import InvalidTransition
 from tests.conftest import make_target
 
 from .helpers import end_node, journey, linear_graph, publish, setup_sms, sms_node

@@ -29,16 +29,8 @@ from automation.models import (
     WorkflowTemplate,
     WorkflowVersion,
 )
-from campaigns.admin_base import (
-    ReadOnlyAdmin,
-    ScopedUserAdminMixin,
-    SuperuserOnlyMixin,
-    WorkspaceScopedAdmin,
-)
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.choices import Role
-from campaigns.errors import NotFound, ValidationFailed
-from campaigns.integrity import has_workspace
 from campaigns.models import (
     ApiToken,
     Campaign,
@@ -49,6 +41,14 @@ from campaigns.models import (
     TargetImportRow,
     TargetList,
 )
+from campaigns.platform.admin import (
+    ReadOnlyAdmin,
+    ScopedUserAdminMixin,
+    SuperuserOnlyMixin,
+    WorkspaceScopedAdmin,
+)
+from campaigns.platform.errors import NotFound, ValidationFailed
+from campaigns.platform.integrity import has_workspace
 from sms import channel
 from sms.models import (
     BlacklistEntry,

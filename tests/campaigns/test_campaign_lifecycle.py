@@ -3,7 +3,7 @@
 import pytest
 
 from campaigns.chains.errors import ApprovalRequired, ChainMemberNeedsPackage
-from campaigns.errors import ValidationFailed
+from campaigns.platform.errors import ValidationFailed
 from campaigns.services.campaigns import campaign_transition
 
 from ..conftest import make_campaign

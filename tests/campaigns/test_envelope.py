@@ -53,7 +53,7 @@ def test_405_wrong_method(api, workspace):
 
 
 def test_409_stale_revision_and_invalid_transition(actor, workspace):
-    from campaigns.errors import InvalidTransition, StaleRevision
+    from campaigns.platform.errors import InvalidTransition, StaleRevision
     from campaigns.services.campaigns import campaign_transition
 
     campaign = make_campaign(workspace)
@@ -64,8 +64,8 @@ def test_409_stale_revision_and_invalid_transition(actor, workspace):
 
 
 def test_409_rendered_in_the_envelope():
-    from campaigns.api.envelope import exception_handler
-    from campaigns.errors import StaleRevision
+    from campaigns.platform.api.envelope import exception_handler
+    from campaigns.platform.errors import StaleRevision
 
     response = exception_handler(StaleRevision(details={"current_revision": 3}), {"view": None})
     assert response.status_code == 409

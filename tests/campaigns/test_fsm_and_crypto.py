@@ -6,10 +6,10 @@ import pytest
 from cryptography.fernet import Fernet
 from django.db import connection
 
-from campaigns.crypto import EncryptedTextField, _fernet, decrypt, encrypt
-from campaigns.errors import StaleRevision
-from campaigns.fsm import fsm_apply
 from campaigns.models import Campaign, CampaignEvent
+from campaigns.platform.crypto import EncryptedTextField, _fernet, decrypt, encrypt
+from campaigns.platform.errors import StaleRevision
+from campaigns.platform.fsm import fsm_apply
 from campaigns.services.campaigns import campaign_transition
 
 from ..conftest import make_campaign

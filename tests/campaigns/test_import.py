@@ -159,7 +159,7 @@ def test_resumes_after_a_crash_and_a_second_run_changes_nothing(actor, monkeypat
     ],
 )
 def test_bad_files_are_refused_with_a_clear_error(actor, name, content, message_part):
-    from campaigns.errors import ValidationFailed
+    from campaigns.platform.errors import ValidationFailed
 
     with pytest.raises(ValidationFailed) as exc:
         target_import_start(actor=actor, file_name=name, content=content)

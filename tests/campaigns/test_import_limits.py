@@ -83,7 +83,7 @@ def test_import_bomb_row_far_below_stops_at_the_row_cap(actor, settings, django_
 
 
 def test_import_bomb_too_many_columns_refused_at_upload(actor, settings):
-    from campaigns.errors import ValidationFailed
+    from campaigns.platform.errors import ValidationFailed
 
     settings.IMPORT_MAX_COLUMNS = 5
     content = xlsx_bytes([["name", "phone"] + [f"c{i}" for i in range(10)], ["a", "09120000001"]])

@@ -6,7 +6,7 @@ import zoneinfo
 from django.template import Context, Template
 from django.utils import timezone
 
-from campaigns.jalali import fa_digits, to_jalali
+from campaigns.platform.jalali import fa_digits, to_jalali
 
 NOON_UTC = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 

@@ -3,7 +3,7 @@
 import pytest
 
 from campaigns.choices import PhoneKind
-from campaigns.phones import ContactError, PhoneError, TargetContact, parse_phone
+from campaigns.platform.phones import ContactError, PhoneError, TargetContact, parse_phone
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ def test_login_throttling_backoff_grows_and_is_capped(client, workspace, setting
     settings.LOGIN_BACKOFF_MAX_SECONDS = 8
     from django.test import RequestFactory
 
-    from campaigns.login_throttle import LoginThrottle
+    from campaigns.platform.login_throttle import LoginThrottle
 
     waits = []
 

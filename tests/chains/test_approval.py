@@ -13,8 +13,8 @@ from campaigns.chains.guards import assert_campaign_editable, assert_can_activat
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.chains.services import approval as approval_services
 from campaigns.choices import CampaignStatus, Role
-from campaigns.errors import StaleRevision
 from campaigns.models import Campaign, CampaignEvent
+from campaigns.platform.errors import StaleRevision
 
 from ..api_base import TenantIsolationCases
 from ..conftest import api_client_for, make_campaign, make_member

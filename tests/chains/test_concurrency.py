@@ -14,8 +14,8 @@ from campaigns.chains.choices import GroupStatus, PackageStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.chains.services import approval, chains, common, groups
 from campaigns.choices import CampaignStatus
-from campaigns.errors import PlatformError
 from campaigns.models import Campaign
+from campaigns.platform.errors import PlatformError
 
 from ..conftest import make_actor, make_campaign, make_workspace
 from .conftest import make_chain, make_group

@@ -22,7 +22,7 @@ from campaigns.chains.runs.choices import ConversionSource, RunStatus, RunType, 
 from campaigns.chains.services.approval import campaign_submit
 from campaigns.chains.tree import tree_reasons
 from campaigns.choices import CampaignStatus, Role
-from campaigns.errors import ValidationFailed
+from campaigns.platform.errors import ValidationFailed
 from campaigns.services.campaigns import campaign_transition
 from campaigns.services.targets import target_update
 from tests.api_base import TenantIsolationCases

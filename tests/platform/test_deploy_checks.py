@@ -22,7 +22,7 @@ def test_deploy_check_fails_with_the_dev_key(settings):
 
 
 def test_deploy_check_passes_our_rules_with_real_secrets(settings):
-    from campaigns.checks import check_production_secrets
+    from campaigns.platform.checks import check_production_secrets
 
     settings.SECRET_KEY = "a-real-production-secret-" + "x" * 40
     settings.FIELD_ENCRYPTION_KEY = FERNET_KEY
@@ -30,7 +30,7 @@ def test_deploy_check_passes_our_rules_with_real_secrets(settings):
 
 
 def test_deploy_check_web_refuses_to_start_with_the_dev_key(settings):
-    from campaigns.checks import refuse_insecure_start
+    from campaigns.platform.checks import refuse_insecure_start
 
     settings.DEBUG = False
     with pytest.raises(ImproperlyConfigured):

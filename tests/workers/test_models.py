@@ -3,8 +3,8 @@
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from campaigns.errors import InvalidTransition, StaleRevision
-from campaigns.fsm import fsm_apply
+from campaigns.platform.errors import InvalidTransition, StaleRevision
+from campaigns.platform.fsm import fsm_apply
 from workers.choices import PlatformStatus, SessionStatus, TaskStatus
 from workers.models import BrowserAccount, BrowserTask, Proxy
 

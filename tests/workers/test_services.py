@@ -9,7 +9,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.choices import CampaignStatus
-from campaigns.errors import ValidationFailed
+from campaigns.platform.errors import ValidationFailed
 from workers.choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
 from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, InvalidSteps, TaskNotRetryable
 from workers.models import ActionConfig, BrowserAccount, BrowserEvent, BrowserTask, CampaignStatistics, Proxy

@@ -2,8 +2,8 @@
 
 import django_filters
 
-from ..choices import ActionType, ErrorCode, SessionStatus, TaskStatus
-from ..models import BrowserAccount, BrowserTask, Proxy
+from workers.choices import ActionType, ErrorCode, SessionStatus, TaskStatus
+from workers.models import BrowserAccount, BrowserTask, Proxy
 
 
 class TaskFilter(django_filters.FilterSet):

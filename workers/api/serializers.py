@@ -3,9 +3,8 @@
 from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus
-from campaigns.permissions import Perm
-
-from ..choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
+from campaigns.platform.permissions import Perm
+from workers.choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
 
 
 class HiddenByRoleMixin:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from workers.api import views
 
 urlpatterns = [
     path("browser/accounts", views.AccountListApi.as_view(), name="api-browser-accounts"),

@@ -6,15 +6,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from campaigns.api.base import WorkspaceAPIView
-from campaigns.api.schema import errors
-from campaigns.permissions import Perm
-
-from .. import selectors
-from ..models import ActionConfig, BrowserAccount, BrowserTask, CampaignPlatform, Proxy
-from ..services import accounts, action_configs, campaigns, results
-from .filters import AccountFilter, ProxyFilter, TaskFilter
-from .serializers import (
+from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.schema import errors
+from campaigns.platform.permissions import Perm
+from workers import selectors
+from workers.api.filters import AccountFilter, ProxyFilter, TaskFilter
+from workers.api.serializers import (
     AccountInput,
     AccountOutput,
     AccountStatusInput,
@@ -26,6 +23,8 @@ from .serializers import (
     StatisticsOutput,
     TaskOutput,
 )
+from workers.models import ActionConfig, BrowserAccount, BrowserTask, CampaignPlatform, Proxy
+from workers.services import accounts, action_configs, campaigns, results
 
 
 # --- accounts ---------------------------------------------------------------------
@@ -295,7 +294,7 @@ class PlatformListApi(WorkspaceAPIView):
         campaign = request.query_params.get("campaign")
         if campaign is not None:
             if not campaign.isdigit():
-                from campaigns.errors import ValidationFailed
+                from campaigns.platform.errors import ValidationFailed
 
                 raise ValidationFailed.field("campaign", "شناسه کمپین باید عدد باشد.")
             qs = qs.filter(campaign_id=int(campaign))

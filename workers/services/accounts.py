@@ -3,16 +3,15 @@
 from django.db import transaction
 from django.utils import timezone
 
-from campaigns.errors import ValidationFailed
-from campaigns.fsm import fsm_apply
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped
-
-from .. import netguard
-from ..choices import BrowserEventType, ProxyProtocol, SessionStatus, TaskStatus
-from ..errors import AddressNotAllowedError, ProxyNotSupported, ResourceInUse
-from ..events import browser_event
-from ..models import BrowserAccount, BrowserTask, Proxy
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped
+from workers import netguard
+from workers.choices import BrowserEventType, ProxyProtocol, SessionStatus, TaskStatus
+from workers.errors import AddressNotAllowedError, ProxyNotSupported, ResourceInUse
+from workers.events import browser_event
+from workers.models import BrowserAccount, BrowserTask, Proxy
 
 ACCOUNT_FIELDS = {"label", "platform", "cookies", "user_agent", "viewport_width", "viewport_height", "proxy_id"}
 PROXY_FIELDS = {"label", "protocol", "host", "port", "username", "password"}

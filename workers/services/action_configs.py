@@ -2,12 +2,11 @@
 
 from django.db import IntegrityError, transaction
 
-from campaigns.errors import Conflict
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped
-
-from ..models import ActionConfig
-from ..steps import check_goto_urls, validate_login_check, validate_steps
+from campaigns.platform.errors import Conflict
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped
+from workers.models import ActionConfig
+from workers.steps import check_goto_urls, validate_login_check, validate_steps
 
 
 def action_config_create(

@@ -6,20 +6,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.choices import CampaignKind
-from campaigns.errors import NotFound, ValidationFailed
 from campaigns.events import campaign_status_changed_event
-from campaigns.fsm import fsm_apply
 from campaigns.models import Campaign
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped, scoped
-
-from .. import conf
-from ..choices import ActionType, BrowserEventType, SessionStatus
-from ..errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound, TooManyTasks
-from ..events import browser_event
-from ..links import MAX_LINK_LENGTH, link_hash
-from ..models import ActionConfig, BrowserAccount, CampaignPlatform, CampaignStatistics
-from ..steps import check_goto_urls, check_links, validate_login_check, validate_steps
+from campaigns.platform.errors import NotFound, ValidationFailed
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from workers import conf
+from workers.choices import ActionType, BrowserEventType, SessionStatus
+from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound, TooManyTasks
+from workers.events import browser_event
+from workers.links import MAX_LINK_LENGTH, link_hash
+from workers.models import ActionConfig, BrowserAccount, CampaignPlatform, CampaignStatistics
+from workers.steps import check_goto_urls, check_links, validate_login_check, validate_steps
 
 
 def _accounts(actor: Actor, ids: list[int], platform: str, field: str) -> list[int]:

@@ -25,16 +25,15 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.errors import InvalidTransition, StaleRevision
 from campaigns.events import campaign_status_changed_event
-from campaigns.fsm import fsm_apply
 from campaigns.models import Campaign
-
-from .. import conf
-from ..choices import BrowserEventType, PlatformStatus, TaskStatus
-from ..events import browser_event
-from ..links import link_hash
-from ..models import BrowserAccount, BrowserTask, CampaignPlatform, CampaignStatistics
+from campaigns.platform.errors import InvalidTransition, StaleRevision
+from campaigns.platform.fsm import fsm_apply
+from workers import conf
+from workers.choices import BrowserEventType, PlatformStatus, TaskStatus
+from workers.events import browser_event
+from workers.links import link_hash
+from workers.models import BrowserAccount, BrowserTask, CampaignPlatform, CampaignStatistics
 
 logger = logging.getLogger("workers.creation")
 

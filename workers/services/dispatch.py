@@ -17,10 +17,9 @@ from django.db.models import Case, Count, F, UUIDField, Value, When
 from django.utils import timezone
 
 from campaigns.choices import CampaignStatus
-
-from .. import conf, dispatch
-from ..choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
-from ..models import BrowserAccount, BrowserEvent, BrowserTask, CampaignStatistics, Proxy
+from workers import conf, dispatch
+from workers.choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
+from workers.models import BrowserAccount, BrowserEvent, BrowserTask, CampaignStatistics, Proxy
 
 logger = logging.getLogger("workers.dispatch")
 

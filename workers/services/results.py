@@ -26,14 +26,13 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from campaigns.permissions import Perm
-from campaigns.tenancy import Actor, get_scoped
-
-from .. import conf
-from ..choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
-from ..errors import TaskNotRetryable
-from ..events import browser_event
-from ..models import (
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped
+from workers import conf
+from workers.choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
+from workers.errors import TaskNotRetryable
+from workers.events import browser_event
+from workers.models import (
     BrowserAccount,
     BrowserTask,
     BrowserTaskScreenshot,

@@ -11,10 +11,9 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from campaigns.choices import CampaignKind
-
-from ..choices import BrowserEventType, PlatformStatus, TaskStatus
-from ..events import browser_event
-from ..models import BrowserTask, CampaignPlatform, CampaignStatistics
+from workers.choices import BrowserEventType, PlatformStatus, TaskStatus
+from workers.events import browser_event
+from workers.models import BrowserTask, CampaignPlatform, CampaignStatistics
 
 OPEN = (TaskStatus.PENDING, TaskStatus.DISPATCHED)
 

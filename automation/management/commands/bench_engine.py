@@ -34,8 +34,8 @@ from automation.services.enrollment import MAX_SUBJECTS, enroll_subjects
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
 from campaigns.choices import Role
 from campaigns.models import Target, Workspace
+from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
-from campaigns.tenancy import Actor
 
 GRAPH = {
     "nodes": [

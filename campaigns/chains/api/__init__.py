@@ -1,1 +1,1 @@
-"""API of groups, chains and runs (mounted from ``campaigns/api/chain_urls.py``)."""
+"""API of groups, chains, approval packages and runs."""

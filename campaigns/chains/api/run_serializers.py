@@ -4,8 +4,8 @@ import json
 
 from rest_framework import serializers
 
-from ..run_models import CampaignRun, ConversionEvent
-from ..runs.choices import AudienceClass, ConversionSource, RunStatus, RunType, SkipReason, WaitReason
+from campaigns.chains.run_models import CampaignRun, ConversionEvent
+from campaigns.chains.runs.choices import AudienceClass, ConversionSource, RunStatus, RunType, SkipReason, WaitReason
 
 MAX_EVENT_DATA_BYTES = 8000
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import run_views as runs
+from campaigns.chains.api import run_views as runs
 
 urlpatterns = [
     path("campaign/<int:campaign_id>/runs", runs.CampaignRunListApi.as_view(), name="api-campaign-runs"),

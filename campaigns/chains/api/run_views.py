@@ -7,17 +7,22 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from ...api.base import WorkspaceAPIView
-from ...api.schema import errors
-from ...errors import ValidationFailed
-from ...permissions import Perm
-from ...tenancy import get_scoped
-from ..run_models import CampaignRun, ConversionEvent
-from ..runs import selectors
-from ..runs.choices import RunStatus, RunType
-from ..runs.conversions import conversion_event_record
-from ..runs.export import run_audience_xlsx
-from .run_serializers import ConversionEventInput, ConversionEventOutput, RunOutput, RunSummaryOutput
+from campaigns.chains.api.run_serializers import (
+    ConversionEventInput,
+    ConversionEventOutput,
+    RunOutput,
+    RunSummaryOutput,
+)
+from campaigns.chains.run_models import CampaignRun, ConversionEvent
+from campaigns.chains.runs import selectors
+from campaigns.chains.runs.choices import RunStatus, RunType
+from campaigns.chains.runs.conversions import conversion_event_record
+from campaigns.chains.runs.export import run_audience_xlsx
+from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.schema import errors
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import get_scoped
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 

@@ -7,8 +7,14 @@ from ``campaigns/chains/admin.py``.
 
 from django.contrib import admin
 
-from ...admin_base import ReadOnlyAdmin
-from ..run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunAudienceSnapshot, RunExecution
+from campaigns.chains.run_models import (
+    CampaignRun,
+    ConversionEvent,
+    RunAudienceMember,
+    RunAudienceSnapshot,
+    RunExecution,
+)
+from campaigns.platform.admin import ReadOnlyAdmin
 
 
 @admin.register(CampaignRun)

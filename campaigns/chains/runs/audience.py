@@ -25,10 +25,10 @@ from datetime import datetime, timedelta
 
 from django.db.models import Q
 
-from ...models import Campaign, Target
-from ...registry import run_engine
-from ..run_models import CampaignRun, ConversionEvent, RunExecution
-from .choices import AudienceClass, ConversionSource
+from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
+from campaigns.chains.runs.choices import AudienceClass, ConversionSource
+from campaigns.models import Campaign, Target
+from campaigns.platform.registry import run_engine
 
 SUCCESS_RESULTS = {"success", "unknown"}
 FAILED_RESULTS = {"failed", "rejected"}

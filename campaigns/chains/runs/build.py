@@ -15,18 +15,13 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from ...models import Campaign
-from ..run_models import CampaignRun, RunAudienceMember, RunAudienceSnapshot
-from .audience import (
-    conversions_from_target_status,
-    inherited_audience,
-    is_control,
-    root_audience,
-)
-from .choices import AudienceClass, RunStatus, RunType, SkipReason, SnapshotStatus
-from .scheduler import LEASE, _default_send
-from .skips import run_skip
-from .transitions import log_run, run_apply
+from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunAudienceSnapshot
+from campaigns.chains.runs.audience import conversions_from_target_status, inherited_audience, is_control, root_audience
+from campaigns.chains.runs.choices import AudienceClass, RunStatus, RunType, SkipReason, SnapshotStatus
+from campaigns.chains.runs.scheduler import LEASE, _default_send
+from campaigns.chains.runs.skips import run_skip
+from campaigns.chains.runs.transitions import log_run, run_apply
+from campaigns.models import Campaign
 
 CHUNK = 1000
 

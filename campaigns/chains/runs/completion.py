@@ -13,16 +13,16 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 
-from ...choices import CampaignStatus
-from ...events import campaign_status_changed_event
-from ...fsm import fsm_apply
-from ...models import Campaign
-from ...registry import run_engine
-from .. import schedule as sched
-from ..choices import ChainControl
-from ..run_models import CampaignRun, RunExecution
-from .choices import OPEN, RunStatus, RunType
-from .transitions import log, log_run, run_apply
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import ChainControl
+from campaigns.chains.run_models import CampaignRun, RunExecution
+from campaigns.chains.runs.choices import OPEN, RunStatus, RunType
+from campaigns.chains.runs.transitions import log, log_run, run_apply
+from campaigns.choices import CampaignStatus
+from campaigns.events import campaign_status_changed_event
+from campaigns.models import Campaign
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.registry import run_engine
 
 ACTIVE_CAMPAIGN = (CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE, CampaignStatus.PAUSED)
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ...choices import CampaignStatus
-from ...fsm import fsm_apply
-from ...models import Campaign
-from ...tenancy import Actor
-from ..run_models import CampaignRun
-from ..services.common import record
-from .choices import NOT_STARTED, RunStatus, SkipReason
-from .skips import run_skip
+from campaigns.chains.run_models import CampaignRun
+from campaigns.chains.runs.choices import NOT_STARTED, RunStatus, SkipReason
+from campaigns.chains.runs.skips import run_skip
+from campaigns.chains.services.common import record
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.tenancy import Actor
 
 SENDING = (RunStatus.DISPATCHING, RunStatus.DISPATCHED)
 STOPPABLE = (CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE, CampaignStatus.PAUSED)

@@ -11,14 +11,14 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ...errors import ValidationFailed
-from ...models import Target
-from ...permissions import Perm
-from ...selectors import target_get
-from ...tenancy import Actor
-from ..run_models import CampaignRun, ConversionEvent
-from .audience import attribution_window, conversions_from_target_status
-from .choices import ConversionSource
+from campaigns.chains.run_models import CampaignRun, ConversionEvent
+from campaigns.chains.runs.audience import attribution_window, conversions_from_target_status
+from campaigns.chains.runs.choices import ConversionSource
+from campaigns.models import Target
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor
+from campaigns.selectors import target_get
 
 
 def conversion_event_record(

@@ -8,7 +8,7 @@ durable claim, before any command); a reclaim after a crash keeps it.
 
 Enrollment goes chunk by chunk in audience order. Each chunk, in one
 transaction: insert the deterministic link keys (run + target + action code;
-``ON CONFLICT DO NOTHING``), ask the engine (through ``campaigns.registry``)
+``ON CONFLICT DO NOTHING``), ask the engine (through ``campaigns.platform.registry``)
 to create executions only for links that have none, store the execution ids
 and advance the cursor. A replayed chunk finds its links filled and creates
 nothing. After the last chunk: DISPATCHED + ``dispatched_at`` +
@@ -23,18 +23,18 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from ...choices import CampaignStatus
-from ...events import campaign_status_changed_event
-from ...fsm import fsm_apply
-from ...models import Campaign
-from ...registry import run_engine
-from ..choices import ChainControl
-from ..run_models import CampaignRun, RunAudienceMember, RunExecution
-from .choices import NOT_STARTED, RunStatus, RunType, SkipReason
-from .completion import run_complete_if_done
-from .scheduler import LEASE
-from .skips import run_skip
-from .transitions import log_run, new_lease, run_apply
+from campaigns.chains.choices import ChainControl
+from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunExecution
+from campaigns.chains.runs.choices import NOT_STARTED, RunStatus, RunType, SkipReason
+from campaigns.chains.runs.completion import run_complete_if_done
+from campaigns.chains.runs.scheduler import LEASE
+from campaigns.chains.runs.skips import run_skip
+from campaigns.chains.runs.transitions import log_run, new_lease, run_apply
+from campaigns.choices import CampaignStatus
+from campaigns.events import campaign_status_changed_event
+from campaigns.models import Campaign
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.registry import run_engine
 
 CHUNK = 200
 

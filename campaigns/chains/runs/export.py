@@ -11,11 +11,11 @@ import io
 from django.conf import settings
 from openpyxl import Workbook
 
-from ...errors import ValidationFailed
-from ...exports import text_cell
-from ...jalali import fa_digits, to_jalali
-from ...phones import display_phone
-from ..run_models import CampaignRun, RunExecution
+from campaigns.chains.run_models import CampaignRun, RunExecution
+from campaigns.exports import text_cell
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.jalali import fa_digits, to_jalali
+from campaigns.platform.phones import display_phone
 
 HEADERS = ["شناسه مخاطب", "نام", "نام کوچک", "نام خانوادگی", "موبایل", "گروه کنترل", "اجرا", "دلیل رد کانال"]
 

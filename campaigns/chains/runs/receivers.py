@@ -10,12 +10,12 @@ def activate_runs_on_approval(sender, root_id: int, **kwargs) -> None:
 
     If this process dies first, the scheduler's reconcile does the same on its next tick.
     """
-    from .scheduler import root_runs_reconcile
+    from campaigns.chains.runs.scheduler import root_runs_reconcile
 
     root_runs_reconcile(now=timezone.now(), root_ids=[root_id])
 
 
 def connect() -> None:
-    from ..services.approval import chain_approved
+    from campaigns.chains.services.approval import chain_approved
 
     chain_approved.connect(activate_runs_on_approval, dispatch_uid="chain-runs-on-approval")

@@ -21,15 +21,15 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from ...choices import CampaignStatus
-from ...models import Campaign
-from .. import schedule as sched
-from ..choices import ChainControl, PackageStatus
-from ..run_models import CampaignRun, RunAudienceSnapshot
-from .choices import OPEN, RunStatus, RunType, SkipReason, SnapshotStatus, WaitReason
-from .completion import run_complete_if_done
-from .skips import run_skip
-from .transitions import log_run, new_lease, run_apply
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import ChainControl, PackageStatus
+from campaigns.chains.run_models import CampaignRun, RunAudienceSnapshot
+from campaigns.chains.runs.choices import OPEN, RunStatus, RunType, SkipReason, SnapshotStatus, WaitReason
+from campaigns.chains.runs.completion import run_complete_if_done
+from campaigns.chains.runs.skips import run_skip
+from campaigns.chains.runs.transitions import log_run, new_lease, run_apply
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
 
 BATCH = 50
 LEASE = timedelta(minutes=10)
@@ -41,7 +41,7 @@ Send = Callable[..., None]
 
 
 def _default_send(kind: str, *args) -> None:
-    from .tasks import send_task
+    from campaigns.chains.runs.tasks import send_task
 
     send_task(kind, *args)
 

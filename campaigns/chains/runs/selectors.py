@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from ...models import Campaign
-from ...permissions import Perm
-from ...tenancy import Actor, get_scoped, scoped
-from ..errors import AudienceNotFrozen
-from ..run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunAudienceSnapshot
-from .choices import AudienceClass, SkipReason, SnapshotStatus
+from campaigns.chains.errors import AudienceNotFrozen
+from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunAudienceSnapshot
+from campaigns.chains.runs.choices import AudienceClass, SkipReason, SnapshotStatus
+from campaigns.models import Campaign
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 
 def run_queryset(*, actor: Actor) -> QuerySet:

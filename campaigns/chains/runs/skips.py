@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..run_models import CampaignRun
-from .choices import NOT_STARTED, SkipReason
-from .transitions import run_apply
+from campaigns.chains.run_models import CampaignRun
+from campaigns.chains.runs.choices import NOT_STARTED, SkipReason
+from campaigns.chains.runs.transitions import run_apply
 
 
 def run_skip(run: CampaignRun, reason: str, *, now: datetime) -> bool:

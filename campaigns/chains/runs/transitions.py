@@ -14,7 +14,7 @@ from django.db.models import F
 from django.utils import timezone
 from django_fsm import can_proceed
 
-from ..run_models import CampaignRun
+from campaigns.chains.run_models import CampaignRun
 
 log = logging.getLogger("campaigns.chains.runs")
 

@@ -17,15 +17,9 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
-from ...choices import CampaignStatus
-from ...errors import InvalidTransition, NotFound, StaleRevision
-from ...fsm import fsm_apply
-from ...models import Campaign
-from ...permissions import Perm
-from ...tenancy import Actor, get_scoped
-from .. import schedule as sched
-from ..choices import ChainControl, PackageStatus
-from ..errors import (
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import ChainControl, PackageStatus
+from campaigns.chains.errors import (
     ApprovalNotRequired,
     ChainControlInvalid,
     ChainInvalid,
@@ -37,9 +31,22 @@ from ..errors import (
     PackageNotPending,
     PackageTooLarge,
 )
-from ..models import ChainApprovalPackage
-from ..tree import chain_state, has_action, tree_reasons
-from .common import bump_chain, check_chain_revision, load_chain, lock_roots, record, transition_all
+from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.services.common import (
+    bump_chain,
+    check_chain_revision,
+    load_chain,
+    lock_roots,
+    record,
+    transition_all,
+)
+from campaigns.chains.tree import chain_state, has_action, tree_reasons
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
+from campaigns.platform.errors import InvalidTransition, NotFound, StaleRevision
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped
 
 # Sent after commit when a chain is approved (the runs issue registers the root's occurrences here).
 chain_approved = Signal()
@@ -330,7 +337,7 @@ def single_reject(
 
 
 def _single_decide(actor: Actor, campaign_id: int, expected_revision, transition: str, **data) -> Campaign:
-    from ..guards import assert_single_approval_allowed
+    from campaigns.chains.guards import assert_single_approval_allowed
 
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     assert_single_approval_allowed(campaign)
@@ -365,7 +372,7 @@ def chain_control_set(*, actor: Actor, campaign_id: int, action: str, expected_c
             raise ChainControlInvalid(details={"chain_control": root.chain_control, "action": action})
         Campaign.objects.filter(pk=root.id).update(chain_control=target)
         bump_chain(root.id)
-        from ..runs.control import chain_control_effects
+        from campaigns.chains.runs.control import chain_control_effects
 
         chain_control_effects(actor=actor, root=root, nodes=load_chain(actor, root), action=action, now=timezone.now())
     campaign.refresh_from_db()

@@ -12,21 +12,20 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from ...choices import CampaignKind, CampaignStatus
-from ...errors import NotFound, ValidationFailed
-from ...models import Campaign
-from ...permissions import Perm
-from ...tenancy import Actor, get_scoped, scoped
-from .. import schedule as sched
-from ..choices import GroupStatus
-from ..errors import (
-    AffectedCampaignsConfirmationRequired,
-    ChainHasChildren,
-    ChainLocked,
-    ChainSubmitted,
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import GroupStatus
+from campaigns.chains.errors import AffectedCampaignsConfirmationRequired, ChainHasChildren, ChainLocked, ChainSubmitted
+from campaigns.chains.models import CampaignGroup
+from campaigns.chains.services.common import (
+    bump_chain,
+    check_chain_revision,
+    load_chain,
+    lock_roots,
+    withdraw_current_package,
 )
-from ..models import CampaignGroup
-from ..tree import (
+from campaigns.chains.services.groups import bump_group
+from campaigns.chains.services.inputs import parse_action, parse_goal, parse_inheritance, parse_when, reasons_error
+from campaigns.chains.tree import (
     EDITABLE_STATUSES,
     apply_review,
     chain_state,
@@ -34,9 +33,11 @@ from ..tree import (
     node_reasons,
     tree_reasons,
 )
-from .common import bump_chain, check_chain_revision, load_chain, lock_roots, withdraw_current_package
-from .groups import bump_group
-from .inputs import parse_action, parse_goal, parse_inheritance, parse_when, reasons_error
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.models import Campaign
+from campaigns.platform.errors import NotFound, ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 CHAIN_FIELDS = [
     "name",
@@ -426,7 +427,7 @@ _NOT_COPIED = {
 
 
 def _copy(node: Campaign, *, actor: Actor, group_id: int | None, name: str | None = None) -> Campaign:
-    from ...campaign_chain_fields import new_ab_seed
+    from campaigns.campaign_chain_fields import new_ab_seed
 
     values = {f.attname: getattr(node, f.attname) for f in Campaign._meta.concrete_fields if f.name not in _NOT_COPIED}
     values.update(

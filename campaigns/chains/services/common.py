@@ -5,16 +5,16 @@ from __future__ import annotations
 from django.db.models import F
 from django.utils import timezone
 
-from ...choices import CampaignStatus
-from ...errors import ValidationFailed
-from ...events import campaign_status_changed_event
-from ...fsm import fsm_apply
-from ...models import Campaign
-from ...tenancy import Actor
-from ..choices import PackageStatus
-from ..errors import StaleChainRevision
-from ..models import ChainApprovalPackage
-from ..tree import chain_queryset
+from campaigns.chains.choices import PackageStatus
+from campaigns.chains.errors import StaleChainRevision
+from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.tree import chain_queryset
+from campaigns.choices import CampaignStatus
+from campaigns.events import campaign_status_changed_event
+from campaigns.models import Campaign
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.tenancy import Actor
 
 
 def lock_roots(actor: Actor, root_ids) -> dict[int, Campaign]:

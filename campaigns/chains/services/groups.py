@@ -13,15 +13,15 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ...errors import NotFound, StaleRevision, ValidationFailed
-from ...models import Campaign
-from ...permissions import Perm
-from ...tenancy import Actor, get_scoped, scoped
-from ..choices import ChainControl, GroupStatus
-from ..errors import CampaignInChain, GroupDeleted, GroupHasUnfinishedChains, GroupNameTaken
-from ..models import CampaignGroup
-from ..text import clean_name, name_key, search_text
-from ..tree import FINISHED_STATUSES
+from campaigns.chains.choices import ChainControl, GroupStatus
+from campaigns.chains.errors import CampaignInChain, GroupDeleted, GroupHasUnfinishedChains, GroupNameTaken
+from campaigns.chains.models import CampaignGroup
+from campaigns.chains.text import clean_name, name_key, search_text
+from campaigns.chains.tree import FINISHED_STATUSES
+from campaigns.models import Campaign
+from campaigns.platform.errors import NotFound, StaleRevision, ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 
 def _max_add() -> int:

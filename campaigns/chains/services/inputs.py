@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ...choices import TargetStatus
-from ...errors import ValidationFailed
-from .. import schedule as sched
-from ..choices import InheritanceType
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import InheritanceType
+from campaigns.choices import TargetStatus
+from campaigns.platform.errors import ValidationFailed
 
 
 def parse_inheritance(data) -> dict:

@@ -19,8 +19,8 @@ from automation.services.campaigns import journey_campaign_create
 from automation.services.workflows import workflow_create, workflow_publish
 from campaigns.choices import Role, TargetStatus
 from campaigns.models import Campaign, Target, TargetList, Workspace
+from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set, workspace_create
-from campaigns.tenancy import Actor
 from workers.management.commands.demo_site import DEMO_SITE_PORT
 from workers.services.accounts import account_create
 from workers.services.action_configs import action_config_create

@@ -11,7 +11,7 @@ from django.utils.crypto import get_random_string
 
 from campaigns.choices import Role
 from campaigns.models import Membership, Workspace
-from campaigns.tenancy import Actor
+from campaigns.platform.tenancy import Actor
 from workers import conf
 from workers.bench import LOGIN_CHECK, STEPS, WorkerPool, pipeline_run, raw_loop
 from workers.localsite import LocalSite

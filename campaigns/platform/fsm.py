@@ -13,7 +13,7 @@ from django.db.models import F
 from django.utils import timezone
 from django_fsm import can_proceed
 
-from .errors import InvalidTransition, StaleRevision
+from campaigns.platform.errors import InvalidTransition, StaleRevision
 
 
 def fsm_apply(

@@ -4,13 +4,8 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from ..chains import selectors
-from ..chains.models import CampaignGroup
-from ..chains.services import groups as group_services
-from ..errors import ValidationFailed
-from ..permissions import Perm
-from .base import WorkspaceAPIView
-from .chain_serializers import (
+from campaigns.chains import selectors
+from campaigns.chains.api.serializers import (
     ExpectedRevisionInput,
     GroupAddInput,
     GroupAddOutput,
@@ -21,7 +16,12 @@ from .chain_serializers import (
     SourcesOutput,
     TreeOutput,
 )
-from .schema import errors
+from campaigns.chains.models import CampaignGroup
+from campaigns.chains.services import groups as group_services
+from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.schema import errors
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
 
 
 def expected_revision_from(request) -> int:

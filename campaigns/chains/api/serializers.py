@@ -2,11 +2,11 @@
 
 from rest_framework import serializers
 
-from ..chains import schedule as sched
-from ..chains.choices import ChainControl, GroupStatus, InheritanceType, PackageStatus
-from ..chains.models import CampaignGroup, ChainApprovalPackage
-from ..choices import CampaignStatus
-from ..models import Campaign
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType, PackageStatus
+from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
 
 
 class GroupOutput(serializers.ModelSerializer):
@@ -173,7 +173,7 @@ class ChainCampaignOutput(serializers.ModelSerializer):
         ]
 
     def get_inheritance(self, obj) -> dict | None:
-        from ..chains.selectors import inheritance_out
+        from campaigns.chains.selectors import inheritance_out
 
         return inheritance_out(obj.inheritance)
 

@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from .choices import Role
+from campaigns.choices import Role
 
 
 class Perm(models.TextChoices):

@@ -4,14 +4,8 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from ..chains import selectors
-from ..chains.preview import inheritance_preview
-from ..chains.services import approval, chains
-from ..models import Campaign
-from ..permissions import Perm
-from ..tenancy import get_scoped
-from .base import WorkspaceAPIView
-from .chain_serializers import (
+from campaigns.chains import selectors
+from campaigns.chains.api.serializers import (
     ChainCampaignCreateInput,
     ChainCampaignOutput,
     ChainCampaignUpdateInput,
@@ -27,7 +21,13 @@ from .chain_serializers import (
     SingleRejectInput,
     SubmitOutput,
 )
-from .schema import errors
+from campaigns.chains.preview import inheritance_preview
+from campaigns.chains.services import approval, chains
+from campaigns.models import Campaign
+from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.schema import errors
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import get_scoped
 
 
 def _campaign_out(actor, campaign_id) -> dict:

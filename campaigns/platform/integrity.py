@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import models
 
-from .errors import ValidationFailed
+from campaigns.platform.errors import ValidationFailed
 
 MSG_OTHER_WORKSPACE = "این مورد به فضای کاری دیگری تعلق دارد."
 MSG_NOT_MEMBER = "مسئول باید عضو همین فضای کاری باشد."
@@ -18,7 +18,7 @@ MSG_NOT_MEMBER = "مسئول باید عضو همین فضای کاری باشد
 
 def workspace_id_of(obj) -> int | None:
     """The workspace a row belongs to (a Workspace is its own)."""
-    from .models import Workspace
+    from campaigns.models import Workspace
 
     if obj is None:
         return None

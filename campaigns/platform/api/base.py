@@ -8,9 +8,9 @@ parse, call one service or selector, and render.
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import SAFE_METHODS
 
-from ..errors import ValidationFailed
-from ..permissions import Perm
-from ..tenancy import SESSION_KEY, Actor, resolve_actor
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import SESSION_KEY, Actor, resolve_actor
 
 
 class WorkspaceAPIView(GenericAPIView):

@@ -14,7 +14,7 @@ imports a channel.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .permissions import Perm
+from campaigns.platform.permissions import Perm
 
 
 @dataclass(frozen=True)

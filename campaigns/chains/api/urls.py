@@ -2,8 +2,8 @@
 
 from django.urls import include, path
 
-from . import chain_group_views as groups
-from . import chain_views as chains
+from campaigns.chains.api import group_views as groups
+from campaigns.chains.api import views as chains
 
 urlpatterns = [
     path("campaign-groups", groups.GroupListApi.as_view(), name="api-campaign-groups"),

@@ -19,10 +19,10 @@ from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, Perm
 from django.forms.forms import NON_FIELD_ERRORS
 from django.http import Http404
 
-from .choices import Role
-from .jalali import fa_digits, to_jalali
-from .models import Membership, Workspace
-from .permissions import Perm, role_has
+from campaigns.choices import Role
+from campaigns.models import Membership, Workspace
+from campaigns.platform.jalali import fa_digits, to_jalali
+from campaigns.platform.permissions import Perm, role_has
 
 # Roles that see a workspace in the admin. Operators and viewers use the pages (their own
 # targets, no SMS logs or secrets there).

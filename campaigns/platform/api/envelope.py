@@ -14,7 +14,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from ..errors import PlatformError
+from campaigns.platform.errors import PlatformError
 
 logger = logging.getLogger("campaigns.api")
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from django.db import models
 from django.utils import timezone
 
-from .errors import NotFound, PermissionDenied, WorkspaceNotFound, WorkspaceRequired
-from .models import Membership, Workspace
+from campaigns.models import Membership, Workspace
+from campaigns.platform.errors import NotFound, PermissionDenied, WorkspaceNotFound, WorkspaceRequired
 
 SESSION_KEY = "workspace_id"
 
