@@ -13,6 +13,8 @@ class CampaignsConfig(AppConfig):
         # app escapes the workspace rules of the admin.
         from django.contrib import admin
 
+        import campaigns.platform.checks  # registers the deploy checks
+        import campaigns.receivers  # noqa: F401  (cross-workspace guards on many-to-many writes)
         from campaigns.platform.admin import lock_down_admin_site
 
         lock_down_admin_site(admin.site)
