@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from campaigns.choices import Role
 from campaigns.models import Campaign, Target, TargetList, Workspace
 from campaigns.platform.tenancy import Actor
-from campaigns.services.tokens import api_token_create
+from campaigns.platform.tokens import api_token_create
 from campaigns.services.workspaces import membership_set
 
 _seq = itertools.count(1)

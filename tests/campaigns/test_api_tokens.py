@@ -8,7 +8,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from campaigns.models import ApiToken
-from campaigns.services.tokens import api_token_create
+from campaigns.platform.tokens import api_token_create
 
 from ..conftest import make_member
 

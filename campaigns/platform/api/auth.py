@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 
-from campaigns.services.tokens import api_token_authenticate
+from campaigns.platform.tokens import api_token_authenticate
 
 
 class HashedTokenAuthentication(TokenAuthentication):
