@@ -57,12 +57,16 @@ def csv_text(value):
     return value
 
 
-def targets_export_check(queryset) -> None:
-    """Refuse an export above the synchronous bound, before rendering anything."""
+def export_size_check(queryset, *, noun: str = "ردیف", hint: str = "") -> None:
+    """Refuse an export above the synchronous bound (``TARGETS_EXPORT_MAX_ROWS``), before rendering anything."""
     limit = settings.TARGETS_EXPORT_MAX_ROWS
     if queryset.count() > limit:
-        message = f"خروجی بیش از {fa_digits(limit)} مخاطب است؛ فیلتر را محدودتر کنید (مثلاً فهرست، شهر یا تاریخ)."
+        message = f"خروجی بیش از {fa_digits(limit)} {noun} است؛ فیلتر را محدودتر کنید{hint}."
         raise ValidationFailed(message, details={"non_field_errors": [message]})
+
+
+def targets_export_check(queryset) -> None:
+    export_size_check(queryset, noun="مخاطب", hint=" (مثلاً فهرست، شهر یا تاریخ)")
 
 
 def targets_xlsx(queryset) -> bytes:

@@ -9,14 +9,14 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from automation.engine.variables import render, unknown_variables
-from campaigns.exports import csv_text
+from campaigns.exports import csv_text, export_size_check
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped, scoped
 from campaigns.selectors import target_get, target_queryset
 from sms import channel, services
+from sms.action import SendSmsAction
 from sms.api.serializers import (
     BlacklistImportInput,
     BlacklistImportOutput,
@@ -25,17 +25,13 @@ from sms.api.serializers import (
     SmsAttemptOutput,
     SmsPreviewInput,
     SmsPreviewOutput,
+    SmsProviderOutput,
     SmsSettingsOutput,
     SmsTemplateInput,
     SmsTemplateOutput,
 )
 from sms.models import BlacklistEntry, SmsAttempt, SmsTemplate
-from sms.segments import count_segments
-
-
-class _Scope:
-    def __init__(self, subject):
-        self.subject, self.campaign, self.execution = subject, None, None
+from sms.providers import PROVIDERS, credential_fields
 
 
 class PreviewApi(WorkspaceAPIView):
@@ -56,17 +52,8 @@ class PreviewApi(WorkspaceAPIView):
             target = target_get(actor=self.actor, target_id=data["target_id"])
         else:
             target = target_queryset(actor=self.actor).first()
-        rendered = render(data["body"], _Scope(target), on_missing=data["on_missing_variable"])
-        info = count_segments(rendered.text)
-        return Response(
-            {
-                "text": rendered.text,
-                "missing": rendered.missing,
-                "unknown": unknown_variables(data["body"]),
-                "segments": info.as_dict(),
-                "long_text_warning": info.segments > 3,
-            }
-        )
+        config = {"body": data["body"], "on_missing_variable": data["on_missing_variable"]}
+        return Response(SendSmsAction().preview(config, target))
 
 
 class BlacklistListApi(WorkspaceAPIView):
@@ -155,7 +142,9 @@ class BlacklistExportApi(WorkspaceAPIView):
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(["number", "reason", "description", "source", "is_active", "created_at"])
-        for entry in scoped(BlacklistEntry, self.actor.workspace).order_by("id").iterator():
+        entries = scoped(BlacklistEntry, self.actor.workspace).order_by("id")
+        export_size_check(entries, noun="شماره")
+        for entry in entries.iterator():
             row = [entry.value, entry.reason, entry.description, entry.source, entry.is_active, entry.created_at]
             writer.writerow([csv_text(value) for value in row[:-1]] + [row[-1].isoformat()])
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
@@ -290,3 +279,23 @@ class SmsWebhookRotateApi(WorkspaceAPIView):
     )
     def post(self, request):
         return Response(_settings_payload(services.webhook_token_rotate(actor=self.actor)))
+
+
+class SmsProviderListApi(WorkspaceAPIView):
+    serializer_class = SmsProviderOutput
+
+    @extend_schema(operation_id="sms_providers_list", responses={200: SmsProviderOutput(many=True), **errors(404)})
+    def get(self, request):
+        """The registered provider kinds: label, what they can be asked, the fields of their credentials."""
+        return Response(
+            [
+                {
+                    "kind": p.kind,
+                    "label": p.label or p.kind,
+                    "status_by_local_id": p.status_by_local_id,
+                    "status_by_message_id": p.status_by_message_id,
+                    "credential_fields": credential_fields(p.kind),
+                }
+                for p in PROVIDERS.values()
+            ]
+        )

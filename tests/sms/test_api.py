@@ -230,3 +230,11 @@ def test_spreadsheet_formula_injection_in_blacklist_export_is_written_as_text(ap
     by_number = {row[0]: row[2] for row in rows[1:]}
     assert by_number["+989121234567"] == '\'=HYPERLINK("x")'
     assert by_number["+989351112233"] == "'@SUM(A1)"  # the E.164 number itself stays as it is
+
+
+@pytest.mark.django_db
+def test_unbounded_blacklist_export_is_refused_above_the_export_bound(api, settings):
+    settings.TARGETS_EXPORT_MAX_ROWS = 1
+    api.post("/api/v1/sms/blacklist/import", {"numbers": ["09121234567", "09351112233"]}, format="json")
+    response = api.get("/api/v1/sms/blacklist/export")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "VALIDATION_ERROR"
