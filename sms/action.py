@@ -42,7 +42,7 @@ from automation.engine.registry import (
     ResultStatus,
 )
 from automation.engine.runner import RESEND_UNKNOWN
-from automation.engine.variables import render
+from automation.engine.variables import render, unknown_variables
 from automation.engine.window import local_day
 from sms import channel
 from sms.choices import ACCEPTED, AttemptStatus
@@ -179,6 +179,13 @@ def assign_local_ids(plans: list[_Plan]) -> None:
         p.local_id = found[(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id)]
 
 
+class _PreviewScope:
+    """A sample subject outside any campaign or execution (previews)."""
+
+    def __init__(self, subject) -> None:
+        self.subject, self.campaign, self.execution = subject, None, None
+
+
 class SendSmsAction(Action):
     key = "send_sms"
     label = "ارسال پیامک"
@@ -209,6 +216,21 @@ class SendSmsAction(Action):
             },
         },
     }
+
+    editor_template = "sms/_send_sms_step.html"
+
+    def preview(self, config: dict[str, Any], subject: Any) -> dict[str, Any]:
+        """The message for a sample subject with its segment count (the builder and ``POST /sms/preview``)."""
+        body = config.get("body") or ""
+        rendered = render(body, _PreviewScope(subject), on_missing=config.get("on_missing_variable") or "skip")
+        info = count_segments(rendered.text)
+        return {
+            "text": rendered.text,
+            "missing": rendered.missing,
+            "unknown": unknown_variables(body),
+            "segments": info.as_dict(),
+            "long_text_warning": info.segments > 3,
+        }
 
     # --- publish time --------------------------------------------------------------------------
     def validate_config(self, config: dict[str, Any]) -> list[str]:

@@ -69,6 +69,12 @@ class Action:
     channel: str = ""
     guards: tuple[str, ...] = ()
     config_schema: dict[str, Any] = {}
+    # The builder's step editor for this action (a template partial the channel ships; "" = a generic editor).
+    editor_template: str = ""
+
+    def preview(self, config: dict[str, Any], subject: Any) -> dict[str, Any] | None:
+        """What the builder shows for a sample subject (rendered text, counters); None = no preview."""
+        return None
 
     def validate_config(self, config: dict[str, Any]) -> list[str]:
         return []
