@@ -53,13 +53,8 @@ class ErrorCode(models.TextChoices):
     UNKNOWN = "UNKNOWN", "خطای ناشناخته"
 
 
-class StepAction(models.TextChoices):
-    GOTO = "goto", "رفتن به نشانی"
-    CLICK = "click", "کلیک"
-    FILL = "fill", "پر کردن"
-    WAIT_FOR = "wait_for", "انتظار"
-    VERIFY = "verify", "تأیید"
-    SCREENSHOT = "screenshot", "تصویر صفحه"
+# Step types ("goto", "click", …) are not a choices class: they come from the step registry
+# (``workers.steps``; ``step_choices()`` for labels).
 
 
 class BrowserEventType(models.TextChoices):

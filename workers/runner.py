@@ -27,9 +27,9 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from workers.choices import ErrorCode, StepAction
+from workers.choices import ErrorCode
 from workers.netguard import NEUTRAL_REASON, AddressNotAllowed, EgressProxy, NetGuard, proxy_host_port
-from workers.steps import render
+from workers.steps import StepContext, StepFailure, element_labels, step_handler
 
 logger = logging.getLogger("workers.runner")
 
@@ -45,15 +45,6 @@ PROXY_MARKERS = (
 )
 
 
-class StepFailure(Exception):
-    """A failure the runner classified itself (login wall, verification, missing element)."""
-
-    def __init__(self, code: str, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
-
-
 def classify_error(exc: BaseException, *, step: str, uses_proxy: bool) -> tuple[str, str]:
     """(error_code, reason) for an exception raised while running ``step``."""
     from playwright.sync_api import Error as PlaywrightError
@@ -67,7 +58,7 @@ def classify_error(exc: BaseException, *, step: str, uses_proxy: bool) -> tuple[
     if uses_proxy and ("ECONNREFUSED" in message or "ECONNRESET" in message or "ERR_CONNECTION_RESET" in message):
         return ErrorCode.PROXY_ERROR, message
     if isinstance(exc, PlaywrightTimeoutError):
-        if step in (StepAction.CLICK, StepAction.FILL, "wait_for_selector"):
+        if step in element_labels():  # declared by the step types (workers.steps)
             return ErrorCode.ELEMENT_NOT_FOUND, message
         return ErrorCode.TIMEOUT, message
     if isinstance(exc, PlaywrightError) and "net::ERR_" in message:
@@ -351,14 +342,16 @@ class BrowserHost:
         Without a verify step nothing can tell, so the task fails as unverifiable instead of repeating.
         """
         steps = payload.get("steps") or []
-        verify = [s for s in steps if s.get("action") == StepAction.VERIFY]
+        verify = [s for s in steps if getattr(step_handler(s.get("action")), "verifies", False)]
         if not verify:
             failure = StepFailure(
                 ErrorCode.VERIFY_FAILED, "an earlier attempt may have acted and there is no verify step to check it"
             )
             failure._step, failure._unverifiable = "verify", True
             raise failure
-        goto = [s for s in steps if s.get("action") == StepAction.GOTO][:1] or [{"action": StepAction.GOTO}]
+        goto = [s for s in steps if getattr(step_handler(s.get("action")), "navigates", False)][:1] or [
+            {"action": "goto"}
+        ]
         try:
             data, _ = self._run_steps(page, {**payload, "steps": goto + verify}, deadline)
         except StepFailure as exc:
@@ -386,49 +379,35 @@ class BrowserHost:
             "action": payload.get("action_type", ""),
         }
         login = payload.get("login_check") or {}
+        guard = getattr(self, "_guard", None) or NetGuard()
         screenshot = None
         done = 0
-        changed = False  # a click/fill started: the page may have been changed (never repeat blindly)
+        changed = False  # a step that may change the site started: never repeat blindly
         for index, step in enumerate(payload.get("steps") or []):
             action = step["action"]
-            label = action
+            ctx = StepContext(
+                values=values,
+                timeout_ms=0,
+                budget=lambda ms, action=action: self._budget_ms(deadline, ms, action),
+                navigation_timeout_ms=self.navigation_timeout_ms,
+                guard=guard,
+                check_logged_in=lambda page: self._check_logged_in(page, login),
+                label=action,
+            )
             try:
-                timeout = self._budget_ms(deadline, step.get("timeout_ms") or self.step_timeout_ms, action)
-                changed = changed or action in (StepAction.CLICK, StepAction.FILL)
-                if action == StepAction.GOTO:
-                    url = render(step.get("url") or "{link}", values)
-                    guard = getattr(self, "_guard", None) or NetGuard()
-                    guard.check_url(url)  # after rendering, right before navigation
-                    response = page.goto(
-                        url,
-                        wait_until="domcontentloaded",
-                        timeout=self._budget_ms(deadline, self.navigation_timeout_ms, action),
-                    )
-                    if response is not None and response.status == 407:
-                        raise StepFailure(ErrorCode.PROXY_ERROR, "proxy answered 407 Proxy Authentication Required")
-                    if page.url.startswith(("http:", "https:")):
-                        guard.check_url(page.url)  # where the redirects ended
-                    self._check_logged_in(page, login)
-                elif action == StepAction.CLICK:
-                    page.locator(render(step["selector"], values)).first.click(timeout=timeout)
-                elif action == StepAction.FILL:
-                    text = render(step.get("text", "{content}"), values)
-                    page.locator(render(step["selector"], values)).first.fill(text, timeout=timeout)
-                elif action == StepAction.WAIT_FOR:
-                    if step.get("selector"):
-                        label = "wait_for_selector"
-                        page.locator(render(step["selector"], values)).first.wait_for(state="visible", timeout=timeout)
-                    else:
-                        page.get_by_text(render(step["text"], values)).first.wait_for(state="visible", timeout=timeout)
-                elif action == StepAction.VERIFY:
-                    self._verify(page, step, values, timeout)
-                elif action == StepAction.SCREENSHOT:
-                    screenshot = page.screenshot(type="png")
+                handler = step_handler(action)
+                if handler is None:
+                    raise StepFailure(ErrorCode.INVALID_PAYLOAD, f"unknown step {action!r}")
+                ctx.timeout_ms = self._budget_ms(deadline, step.get("timeout_ms") or self.step_timeout_ms, action)
+                changed = changed or handler.mutates
+                handler.run(page, step, ctx)
             except Exception as exc:
-                exc._step = getattr(exc, "_step", label)  # the classifier needs to know what was being done
+                exc._step = getattr(exc, "_step", ctx.label)  # the classifier needs to know what was being done
                 exc._index = index
                 exc._mutated = changed
                 raise
+            if ctx.screenshot is not None:
+                screenshot = ctx.screenshot
             done += 1
         self._check_logged_in(page, login, marker=False)
         return {"url": page.url, "steps": done, "action": payload.get("action_type", "")}, screenshot
@@ -446,18 +425,6 @@ class BrowserHost:
                 page.locator(selector).first.wait_for(state="attached", timeout=min(self.step_timeout_ms, 5000))
             except PlaywrightTimeoutError:
                 raise StepFailure(ErrorCode.COOKIE_EXPIRED, "logged-in marker missing") from None
-
-    @staticmethod
-    def _verify(page, step: dict, values: dict, timeout: int) -> None:
-        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-
-        try:
-            if step.get("selector"):
-                page.locator(render(step["selector"], values)).first.wait_for(state="visible", timeout=timeout)
-            if step.get("text"):
-                page.get_by_text(render(step["text"], values)).first.wait_for(state="visible", timeout=timeout)
-        except PlaywrightTimeoutError:
-            raise StepFailure(ErrorCode.VERIFY_FAILED, "verification did not find the expected result") from None
 
 
 def _guarded_classification(exc, code: str, reason: str, *, guard: NetGuard, session, payload: dict):

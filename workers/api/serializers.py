@@ -1,10 +1,30 @@
 """Serializers: validate input, render output. Cookies and proxy passwords are write-only."""
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus
 from campaigns.platform.permissions import Perm
 from workers.choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
+from workers.steps import MAX_STEPS, step_handler, step_names
+
+
+class StepField(serializers.DictField):
+    """One declarative step (``{"action": "click", "selector": "#like"}``); the service validates it."""
+
+
+class StepFieldSchema(OpenApiSerializerFieldExtension):
+    """The step object in the schema, derived from the step registry when the schema is generated."""
+
+    target_class = StepField
+
+    def map_serializer_field(self, auto_schema, direction):
+        properties = {"action": {"type": "string", "enum": step_names()}}
+        for name in step_names():
+            for key in sorted(step_handler(name).keys):
+                properties.setdefault(key, {"type": "string"})
+        properties["timeout_ms"] = {"type": "integer", "minimum": 1, "maximum": 120000}
+        return {"type": "object", "properties": properties, "required": ["action"]}
 
 
 class HiddenByRoleMixin:
@@ -48,7 +68,7 @@ class BrowserCampaignInput(serializers.Serializer):
     content_template = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
     action = serializers.ChoiceField(choices=ActionType.choices)
     start_date = serializers.DateTimeField(required=False, allow_null=True, default=None)
-    steps = serializers.ListField(child=serializers.DictField(), required=False, max_length=30)
+    steps = serializers.ListField(child=StepField(), required=False, max_length=MAX_STEPS)
     login_check = serializers.DictField(required=False)
     action_params = serializers.DictField(required=False, default=dict)
     pacing_seconds = serializers.IntegerField(required=False, min_value=0, max_value=86400)
@@ -125,7 +145,7 @@ class ProxyOutput(HiddenByRoleMixin, serializers.Serializer):
 class ActionConfigInput(serializers.Serializer):
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
     action_type = serializers.ChoiceField(choices=ActionType.choices)
-    steps = serializers.ListField(child=serializers.DictField(), max_length=30)
+    steps = serializers.ListField(child=StepField(), max_length=MAX_STEPS)
     login_check = serializers.DictField(required=False, default=dict)
 
 
@@ -133,7 +153,7 @@ class ActionConfigOutput(serializers.Serializer):
     id = serializers.IntegerField()
     platform = serializers.CharField()
     action_type = serializers.ChoiceField(choices=ActionType.choices)
-    steps = serializers.ListField(child=serializers.DictField())
+    steps = serializers.ListField(child=StepField())
     login_check = serializers.DictField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()

@@ -1,33 +1,12 @@
-"""Declarative steps: validation (server side) and template rendering.
+"""Server-side checks of a step list, the logged-in check and the URLs a worker may open."""
 
-A step is a small dict; no site-specific code ships with the product:
-
-    {"action": "goto", "url": "{link}"}            # default url: the task's link
-    {"action": "click", "selector": "#like"}
-    {"action": "fill", "selector": "textarea", "text": "{content}"}
-    {"action": "wait_for", "selector": ".done"} | {"action": "wait_for", "text": "ثبت شد"}
-    {"action": "verify", "selector": ".liked"}   | {"action": "verify", "text": "ثبت شد"}
-    {"action": "screenshot"}
-
-``{content}`` is the rendered content template; templates may use
-``{link}``, ``{account}`` (the account label) and ``{action}``.
-"""
-
-import re
 from typing import Any
 
 from workers import netguard
-from workers.choices import StepAction
 from workers.errors import AddressNotAllowedError, InvalidSteps
+from workers.steps.base import TEXT_KEYS, has_placeholder, known_keys, placeholders_to, render, step_handler, step_names
 
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
-_ALLOWED_KEYS = {"action", "selector", "text", "url", "timeout_ms"}
 MAX_STEPS = 30
-
-
-def render(template: str, values: dict[str, str]) -> str:
-    """Replace ``{name}`` with known values only (no attribute access, unknown names kept as written)."""
-    return _PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), template or "")
 
 
 def validate_steps(steps: Any) -> list[dict]:
@@ -43,25 +22,24 @@ def validate_steps(steps: Any) -> list[dict]:
         if not isinstance(step, dict):
             problems[key] = ["هر گام باید یک شیء باشد."]
             continue
-        action = step.get("action")
-        if action not in StepAction.values:
-            problems[key] = [f"action باید یکی از {StepAction.values} باشد."]
+        handler = step_handler(step.get("action"))
+        if handler is None:
+            problems[key] = [f"action باید یکی از {step_names()} باشد."]
             continue
-        unknown = set(step) - _ALLOWED_KEYS
+        allowed = known_keys()
+        unknown = set(step) - allowed
         if unknown:
             problems[key] = [f"کلیدهای ناشناخته: {sorted(unknown)}"]
             continue
-        for field in ("selector", "text", "url"):
-            if field in step and not isinstance(step[field], str):
-                problems[key] = [f"{field} باید متن باشد."]
+        found = [f"{field} باید متن باشد." for field in TEXT_KEYS if field in step and not isinstance(step[field], str)]
         if "timeout_ms" in step and (not isinstance(step["timeout_ms"], int) or not 0 < step["timeout_ms"] <= 120000):
-            problems[key] = ["timeout_ms باید عددی بین ۱ و ۱۲۰۰۰۰ باشد."]
-        if action in (StepAction.CLICK, StepAction.FILL) and not step.get("selector"):
-            problems[key] = ["این گام selector لازم دارد."]
-        if action in (StepAction.WAIT_FOR, StepAction.VERIFY) and not (step.get("selector") or step.get("text")):
-            problems[key] = ["این گام selector یا text لازم دارد."]
-        if key not in problems:
-            clean.append({k: v for k, v in step.items() if k in _ALLOWED_KEYS})
+            found.append("timeout_ms باید عددی بین ۱ و ۱۲۰۰۰۰ باشد.")
+        if not found:
+            found = handler.validate(step)
+        if found:
+            problems[key] = found
+        else:
+            clean.append({k: v for k, v in step.items() if k in allowed})
     if problems:
         raise InvalidSteps(details=problems)
     return clean
@@ -103,20 +81,21 @@ def check_links(links: list[str], *, field: str = "target_links", guard: netguar
 def check_goto_urls(
     steps: list[dict], *, links: list[str] | None = None, values: dict | None = None, guard=None
 ) -> None:
-    """``goto`` URLs of a step list: literal ones fully; templates rendered with each link (when known)."""
+    """URLs of the navigating steps (``goto``): literal ones fully; templates rendered with each link (when known)."""
     guard = guard or netguard.NetGuard()
     problems: dict[str, list[str]] = {}
     for index, step in enumerate(steps):
-        if step.get("action") != StepAction.GOTO or not step.get("url"):
+        handler = step_handler(step.get("action"))
+        if handler is None or not handler.navigates or not step.get("url"):
             continue  # the default url is the link, checked on its own
         template = step["url"]
         candidates: list[tuple[str, bool]] = []
-        if _PLACEHOLDER.search(template) is None:
+        if not has_placeholder(template):
             candidates.append((template, True))
         elif links and template.startswith("{link}"):
             candidates += [(render(template, {**(values or {}), "link": link}), True) for link in links]
         elif not template.startswith("{"):
-            sample = _PLACEHOLDER.sub("x", template)
+            sample = placeholders_to(template, "x")
             candidates.append((sample, _template_host_is_literal(template)))
         for url, resolve in candidates:
             try:
