@@ -19,6 +19,7 @@ no answer comes after a few tries, the step's ``on_unknown_outcome`` decides.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from dataclasses import dataclass, replace
@@ -44,10 +45,11 @@ from automation.engine.registry import (
 from automation.engine.runner import RESEND_UNKNOWN
 from automation.engine.variables import render, unknown_variables
 from automation.engine.window import local_day
-from sms import channel
+from sms import channel, rate_limits
 from sms.choices import ACCEPTED, AttemptStatus
+from sms.delivery import attempt_status_apply
 from sms.models import SmsAttempt, SmsLogEvent, SmsSendSlot
-from sms.providers import SendResponse, provider_for
+from sms.providers import SendResponse, provider_for, provider_kinds
 from sms.segments import count_segments
 
 logger = logging.getLogger(__name__)
@@ -104,6 +106,7 @@ class _Plan:
     attempt: SmsAttempt | None = None
     gateway: channel.GatewayResult | None = None
     lost: bool = False  # the queued row was no longer ours when its turn came
+    limited: float = 0.0  # the account's rate limit refused the call: seconds until it may go
 
 
 def _record_many(updates: list[tuple]) -> None:
@@ -192,13 +195,13 @@ class SendSmsAction(Action):
     consumes_budget = True
     channel = CHANNEL
     guards = ("circuit_breaker", "blacklist", "send_window", "daily_limit")
-    config_schema = {
+    base_config_schema = {
         "type": "object",
         "required": ["body"],
         "properties": {
             "title": {"type": "string"},
             "body": {"type": "string", "maxLength": MAX_BODY},
-            "provider": {"type": ["string", "null"], "enum": [None, "console", "kavenegar", "melipayamak"]},
+            "provider": {"type": ["string", "null"]},  # enum: the provider registry (config_schema)
             "sender": {"type": ["string", "null"]},
             "send_only_in_window": {"type": "boolean", "default": True},
             "on_missing_variable": {"type": "string", "enum": ["skip", "blank"], "default": "skip"},
@@ -232,6 +235,13 @@ class SendSmsAction(Action):
             "long_text_warning": info.segments > 3,
         }
 
+    @property
+    def config_schema(self) -> dict[str, Any]:
+        """The step's schema; the provider enum follows the provider registry (no code change per provider)."""
+        schema = copy.deepcopy(self.base_config_schema)
+        schema["properties"]["provider"]["enum"] = [None, *provider_kinds()]
+        return schema
+
     # --- publish time --------------------------------------------------------------------------
     def validate_config(self, config: dict[str, Any]) -> list[str]:
         errors = []
@@ -242,7 +252,7 @@ class SendSmsAction(Action):
             errors.append(f"متن پیامک حداکثر {MAX_BODY} نویسه است.")
         if config.get("on_missing_variable", "skip") not in ("skip", "blank"):
             errors.append("on_missing_variable باید skip یا blank باشد.")
-        if config.get("provider") not in (None, "", "console", "kavenegar", "melipayamak"):
+        if config.get("provider") not in (None, "", *provider_kinds()):
             errors.append("سرویس‌دهنده پیامک ناشناخته است.")
         return errors
 
@@ -394,13 +404,17 @@ class SendSmsAction(Action):
     def _send(self, plan: _Plan) -> None:
         """Stamp this attempt ``sending`` (committed at once), then call the provider."""
         plan.ctx.heartbeat()
+        config = plan.ctx.node.config
+        # The account's rate limit first: a limited step is deferred without any call (row dropped, unit back).
+        plan.gateway = channel.rate_take_first(_cached_settings(plan.ctx), config.get("provider"))
+        if plan.gateway is not None:
+            return
         stamped = SmsAttempt.objects.filter(pk=plan.attempt.id, status=AttemptStatus.QUEUED).update(
             status=AttemptStatus.SENDING
         )
         if not stamped:  # pragma: no cover - one job holds an execution at a time
             plan.lost = True
             return
-        config = plan.ctx.node.config
         try:
             plan.gateway = channel.send_through_gateway(
                 _cached_settings(plan.ctx),
@@ -409,6 +423,7 @@ class SendSmsAction(Action):
                 sender=config.get("sender"),
                 local_id=str(plan.local_id),
                 provider_kind=config.get("provider"),
+                primary_rate_taken=True,
             )
         except STOP_EXCEPTIONS:
             raise  # the task's time is up; the row stays ``sending`` and is settled by the next run
@@ -429,6 +444,10 @@ class SendSmsAction(Action):
             ctx, gateway = plan.ctx, plan.gateway
             if plan.lost:
                 results.append(ActionResult(ResultStatus.DEFERRED, until=ctx.now + settle_delay(), message="busy"))
+                continue
+            if gateway.retry_after:  # the account's rate limit: nothing was called
+                results.append(self._rate_limited(plan, gateway))
+                release[id(plan.budget)] = release.get(id(plan.budget), 0) + 1
                 continue
             response = gateway.response
             data = {"attempt_id": plan.attempt.id, "provider": gateway.provider, "event": EventType.SMS_ATTEMPT}
@@ -464,6 +483,17 @@ class SendSmsAction(Action):
                 budgets[key].release_many(count)
         _record_many(updates)
         return results
+
+    def _rate_limited(self, plan: _Plan, gateway: channel.GatewayResult) -> ActionResult:
+        """A limited step is deferred shortly: its never-called row goes and its unit comes back (the caller
+        releases it), no retry is consumed."""
+        SmsAttempt.objects.filter(pk=plan.attempt.id, status__in=(AttemptStatus.QUEUED, AttemptStatus.SENDING)).delete()
+        return ActionResult(
+            ResultStatus.DEFERRED,
+            until=plan.ctx.now + timedelta(seconds=rate_limits.defer_seconds(gateway.retry_after)),
+            message="rate limited",
+            data={"event": EventType.DEFERRED_CHANNEL, "reason": "rate_limited", "provider": gateway.provider},
+        )
 
     def _unknown_result(self, ctx, provider_kind: str, reason: str, data: dict) -> ActionResult:
         """Right after an unknown outcome: ask the provider later (if it can be asked), else on_unknown_outcome."""
@@ -507,6 +537,13 @@ class SendSmsAction(Action):
         if answer is None:  # this provider cannot be asked: the step's on_unknown_outcome decides
             reason = latest.error_code or "no_status_query"
             return ActionResult(ResultStatus.UNKNOWN, message=reason, data={**data, "reason": reason})
+        if answer.error_code == channel.RATE_LIMITED:  # not asked: shortly again, not counted as a question
+            return ActionResult(
+                ResultStatus.DEFERRED,
+                until=ctx.now + timedelta(seconds=rate_limits.defer_seconds(1)),
+                message="settling: rate limited",
+                data={**data, "event": EventType.DEFERRED_CHANNEL, "reason": "rate_limited"},
+            )
         asked = SmsLogEvent.objects.filter(attempt_id=latest.id, event="status_query").count() + 1
         SmsLogEvent.objects.create(
             workspace_id=ctx.workspace.id,
@@ -521,6 +558,16 @@ class SendSmsAction(Action):
             SmsAttempt.objects.filter(pk=latest.id, status=AttemptStatus.UNKNOWN).update(
                 status=AttemptStatus.SUBMITTED, provider_message_id=answer.message_id[:64]
             )
+            if answer.status and answer.status != AttemptStatus.SUBMITTED:  # already further: sent, delivered, …
+                attempt_status_apply(
+                    attempt_id=latest.id,
+                    workspace_id=ctx.workspace.id,
+                    status=answer.status,
+                    event="delivery_status",
+                    provider_status=answer.provider_status,
+                    dedupe_key=f"poll:{answer.provider_status}",
+                    payload=answer.raw,
+                )
             for e in unknown[:-1]:  # the provider holds one message per local id
                 if self._record_id(e.id, AttemptStatus.FAILED, error_code="same_local_id", from_status="unknown"):
                     self._budget_of(ctx, e.request_at).release()

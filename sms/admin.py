@@ -1,5 +1,7 @@
 """Admin registrations of the SMS channel (credentials never shown; attempts read-only)."""
 
+import json
+
 from django import forms
 from django.contrib import admin
 
@@ -15,9 +17,12 @@ from sms.models import (
     SmsSettings,
     SmsTemplate,
 )
+from sms.providers import provider_choices, provider_for
 
 
 class AccountForm(forms.ModelForm):
+    # The kinds and each kind's credential schema come from the provider registry (sms.providers).
+    provider = forms.ChoiceField(label="سرویس‌دهنده", choices=provider_choices)
     credentials = forms.CharField(
         label="اعتبارنامه (JSON)",
         required=False,
@@ -27,11 +32,34 @@ class AccountForm(forms.ModelForm):
 
     class Meta:
         model = SmsProviderAccount
-        fields = ["workspace", "name", "provider", "credentials", "senders", "is_active"]
+        fields = [
+            "workspace",
+            "name",
+            "provider",
+            "credentials",
+            "senders",
+            "is_active",
+            "max_requests_per_second",
+            "max_messages_per_minute",
+        ]
 
     def clean_credentials(self):
         value = self.cleaned_data.get("credentials")
         return value or (self.instance.credentials if self.instance.pk else "")
+
+    def clean(self):
+        cleaned = super().clean()
+        provider = provider_for(cleaned.get("provider") or "")
+        if provider is None:
+            return cleaned
+        try:
+            data = json.loads(cleaned.get("credentials") or "{}")
+        except ValueError:
+            self.add_error("credentials", "اعتبارنامه باید JSON باشد.")
+            return cleaned
+        for field, errors in provider.credentials_errors(data).items():
+            self.add_error("credentials", f"{field}: {' '.join(errors)}")
+        return cleaned
 
 
 @admin.register(SmsProviderAccount)
@@ -40,7 +68,15 @@ class SmsProviderAccountAdmin(WorkspaceScopedAdmin):
 
     view_perm = Perm.MANAGE_WORKSPACE
     form = AccountForm
-    list_display = ("name", "provider", "workspace", "is_active", "created_jalali")
+    list_display = (
+        "name",
+        "provider",
+        "workspace",
+        "is_active",
+        "max_requests_per_second",
+        "max_messages_per_minute",
+        "created_jalali",
+    )
     list_filter = ("provider", "is_active", "workspace")
     search_fields = ("name",)
 

@@ -13,6 +13,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from campaigns.platform.phones import PhoneError, parse_phone
+from sms import rate_limits
 from sms.models import BlacklistEntry, SmsChannelEvent, SmsProviderAccount, SmsSettings
 from sms.providers import SendRequest, SendResponse, StatusAnswer, provider_for
 
@@ -96,11 +97,16 @@ def close_circuit(workspace_id: int) -> None:
 
 
 # --- gateway -------------------------------------------------------------------------------------
+RATE_LIMITED = "rate_limited"
+
+
 @dataclass
 class GatewayResult:
     response: SendResponse
     provider: str
     sender: str
+    # > 0: the account's rate limit refused the call (nothing was called); seconds until it may go.
+    retry_after: float = 0.0
 
 
 def pick_account(settings: SmsSettings, provider_kind: str | None) -> SmsProviderAccount | None:
@@ -112,9 +118,21 @@ def pick_account(settings: SmsSettings, provider_kind: str | None) -> SmsProvide
 
 
 def send_through_gateway(
-    settings: SmsSettings, *, phone: str, text: str, sender: str | None, local_id: str, provider_kind: str | None
+    settings: SmsSettings,
+    *,
+    phone: str,
+    text: str,
+    sender: str | None,
+    local_id: str,
+    provider_kind: str | None,
+    primary_rate_taken: bool = False,
 ) -> GatewayResult:
-    """Primary account first; the fallback only when the primary is unusable (never after an unknown outcome)."""
+    """Primary account first; the fallback only when the primary is unusable (never after an unknown outcome).
+
+    Each account's rate limit is taken right before its call (the caller may have taken the primary's:
+    ``rate_take_first``): a limited primary returns ``retry_after`` without calling anything (the step is
+    deferred); a limited fallback leaves the primary's answer.
+    """
     accounts = [pick_account(settings, provider_kind)]
     if settings.fallback_account_id and not provider_kind:
         accounts.append(settings.fallback_account)
@@ -123,6 +141,13 @@ def send_through_gateway(
         if account is None or account.workspace_id != settings.workspace_id or _account_problem(account):
             continue  # never another workspace's account (its credit), whatever the settings row says
         line = sender if sender and sender in (account.senders or []) else account.default_sender
+        taken = primary_rate_taken and last is None and account is accounts[0]
+        wait = 0.0 if taken else rate_limits.take_or_wait(account, requests=1, messages=1)
+        if wait:
+            if last is None:
+                limited = SendResponse("limited", error_code=RATE_LIMITED, error_message=f"retry in {wait:.1f}s")
+                return GatewayResult(limited, account.provider, line, retry_after=wait)
+            break
         response = provider_for(account.provider).send(
             account_credentials(account), SendRequest(phone=phone, text=text, sender=line, local_id=local_id)
         )
@@ -132,17 +157,59 @@ def send_through_gateway(
     return last or GatewayResult(SendResponse("unavailable", error_code="not_configured"), "", "")
 
 
+def first_account(settings: SmsSettings, provider_kind: str | None) -> SmsProviderAccount | None:
+    """The account a send calls first (the primary, or the step's chosen provider), if usable."""
+    account = pick_account(settings, provider_kind)
+    if account is None or account.workspace_id != settings.workspace_id or _account_problem(account):
+        return None
+    return account
+
+
+def rate_take_first(settings: SmsSettings, provider_kind: str | None) -> GatewayResult | None:
+    """Take one send from the first account's rate limit; a result (``retry_after`` > 0) when it is limited."""
+    account = first_account(settings, provider_kind)
+    if account is None:
+        return None
+    wait = rate_limits.take_or_wait(account, requests=1, messages=1)
+    if not wait:
+        return None
+    limited = SendResponse("limited", error_code=RATE_LIMITED, error_message=f"retry in {wait:.1f}s")
+    return GatewayResult(limited, account.provider, account.default_sender, retry_after=wait)
+
+
+def status_account(settings: SmsSettings, provider_kind: str) -> SmsProviderAccount | None:
+    """The workspace account to ask about a message sent through ``provider_kind``."""
+    candidates = [settings.primary_account, settings.fallback_account if settings.fallback_account_id else None]
+    account = next((a for a in candidates if a is not None and a.provider == provider_kind), None)
+    return account or pick_account(settings, provider_kind)
+
+
+def ask_status(
+    account: SmsProviderAccount, *, local_ids: list[str] = (), message_ids: list[str] = ()
+) -> dict[str, StatusAnswer] | None:
+    """One status request (local ids or message ids, at most the provider's batch size) through the
+    account's rate limit; None = limited, nothing asked. The one status-query path: settling unknown
+    outcomes and polling delivery both come here."""
+    provider = provider_for(account.provider)
+    if provider is None:
+        return {}
+    if rate_limits.take(account, requests=1):
+        return None
+    return provider.query_status(account_credentials(account), local_ids=local_ids, message_ids=message_ids)
+
+
 def query_sent(settings: SmsSettings, *, provider_kind: str, local_id: str) -> StatusAnswer | None:
     """Ask the provider an attempt went to whether local id ``local_id`` was sent; None = it cannot be asked."""
     provider = provider_for(provider_kind)
     if provider is None or not provider.has_status_query:
         return None
-    candidates = [settings.primary_account, settings.fallback_account if settings.fallback_account_id else None]
-    account = next((a for a in candidates if a is not None and a.provider == provider_kind), None)
-    account = account or pick_account(settings, provider_kind)
+    account = status_account(settings, provider_kind)
     if account is None:
         return StatusAnswer("unknown", error_code="no_account")
-    return provider.query_status(account_credentials(account), local_id)
+    answers = ask_status(account, local_ids=[local_id])
+    if answers is None:
+        return StatusAnswer("unknown", error_code=RATE_LIMITED)
+    return answers.get(local_id) or StatusAnswer("unknown", error_code="no_answer")
 
 
 # --- blacklist -------------------------------------------------------------------------------------

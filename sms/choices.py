@@ -3,12 +3,6 @@
 from django.db import models
 
 
-class ProviderKind(models.TextChoices):
-    CONSOLE = "console", "کنسول (آزمایشی)"
-    KAVENEGAR = "kavenegar", "کاوه‌نگار"
-    MELIPAYAMAK = "melipayamak", "ملی‌پیامک"
-
-
 class AttemptStatus(models.TextChoices):
     # Reserved in a batch but not called yet: a job that dies leaves it, and the next run drops it.
     QUEUED = "queued", "در نوبت ارسال"
@@ -23,6 +17,8 @@ class AttemptStatus(models.TextChoices):
 
 
 ACCEPTED = (AttemptStatus.SUBMITTED, AttemptStatus.SENT, AttemptStatus.DELIVERED)
+# Accepted but not final yet: the delivery poll asks the provider about these.
+AWAITING_DELIVERY = (AttemptStatus.SUBMITTED, AttemptStatus.SENT)
 # Forward-only order for delivery reports; a terminal failure never moves back.
 STATUS_RANK = {
     AttemptStatus.QUEUED: 0,

@@ -14,7 +14,7 @@ from django.db import models
 
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
-from sms.choices import STATUS_RANK, AttemptStatus, BlacklistReason, BlacklistSource, ProviderKind
+from sms.choices import STATUS_RANK, AttemptStatus, BlacklistReason, BlacklistSource
 
 
 class ImmutableError(RuntimeError):
@@ -30,11 +30,16 @@ class SmsProviderAccount(TimeStamped):
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="sms_accounts")
     name = models.CharField("نام", max_length=100)
-    provider = models.CharField("سرویس‌دهنده", max_length=20, choices=ProviderKind.choices)
-    # JSON object: {"api_key": …} (Kavenegar) or {"username": …, "password": …} (Melipayamak).
+    # A kind of the provider registry (``sms.providers``); validated there, so adding a provider needs no migration.
+    provider = models.CharField("سرویس‌دهنده", max_length=20)
+    # JSON object validated by the provider's credential schema: {"api_key": …} (Kavenegar),
+    # {"username": …, "password": …} (Melipayamak).
     credentials = EncryptedTextField("اعتبارنامه", blank=True, default="")
     senders = models.JSONField("خطوط ارسال", default=list, blank=True)
     is_active = models.BooleanField("فعال", default=True)
+    # Rate limits of this account (token buckets, sms.rate_limits); empty = no limit.
+    max_requests_per_second = models.PositiveIntegerField("سقف درخواست در ثانیه", null=True, blank=True)
+    max_messages_per_minute = models.PositiveIntegerField("سقف پیامک در دقیقه", null=True, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()
 
@@ -49,6 +54,15 @@ class SmsProviderAccount(TimeStamped):
     @property
     def default_sender(self) -> str:
         return self.senders[0] if self.senders else ""
+
+    def clean(self) -> None:
+        super().clean()
+        from django.core.exceptions import ValidationError
+
+        from sms.providers import provider_for
+
+        if provider_for(self.provider) is None:
+            raise ValidationError({"provider": "سرویس‌دهنده ناشناخته است."})
 
 
 class SmsSettings(TimeStamped):
@@ -131,6 +145,8 @@ class SmsAttempt(models.Model):
     error_message = models.CharField(max_length=500, blank=True)
     retry_scheduled_at = models.DateTimeField(null=True, blank=True)
     segments = models.PositiveIntegerField("تعداد بخش", default=1)
+    # When the delivery poll last asked the provider about this attempt (claimed with a conditional UPDATE).
+    status_checked_at = models.DateTimeField("آخرین پرسش وضعیت", null=True, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()
 
@@ -143,6 +159,7 @@ class SmsAttempt(models.Model):
             models.Index(fields=["execution", "cycle", "node"], name="smslog_exec_node"),
             models.Index(fields=["workspace", "provider_message_id"], name="smslog_msgid"),
             models.Index(fields=["campaign", "status"], name="smslog_campaign_status"),
+            models.Index(fields=["status", "status_checked_at"], name="smslog_delivery_poll"),
         ]
 
     def __str__(self) -> str:

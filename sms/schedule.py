@@ -1,3 +1,5 @@
 """Periodic jobs of this app, merged into config.celery.BEAT_SCHEDULE (plain data, no imports)."""
 
-BEAT_SCHEDULE: dict = {}
+BEAT_SCHEDULE: dict = {
+    "sms-delivery-poll": {"task": "sms.delivery_poll", "schedule": 60.0, "options": {"queue": "sms", "expires": 55}},
+}

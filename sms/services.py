@@ -14,12 +14,12 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from sms import channel
 from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource
+from sms.delivery import attempt_status_apply
 from sms.errors import AlreadyBlacklisted, InvalidNumber
 from sms.models import (
     BlacklistEntry,
     SmsAttempt,
     SmsChannelEvent,
-    SmsLogEvent,
     SmsProviderAccount,
     SmsSettings,
     SmsTemplate,
@@ -234,21 +234,17 @@ def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: li
         attempt = SmsAttempt.objects.filter(workspace_id=settings.workspace_id, provider_message_id=message_id).first()
         if attempt is None:
             continue
-        try:
-            with transaction.atomic():
-                SmsLogEvent.objects.create(
-                    workspace_id=settings.workspace_id,
-                    attempt=attempt,
-                    event="delivery_report",
-                    provider_status=str(report.get("status"))[:40],
-                    payload=report,
-                    dedupe_key=f"{status}:{report.get('at', '')}"[:120],
-                    occurred_at=now,
-                )
-        except IntegrityError:
-            continue  # duplicate report: recorded once
-        lower = [s for s, rank in _ranks().items() if rank < _ranks()[status]]
-        SmsAttempt.objects.filter(pk=attempt.pk, status__in=lower).update(status=status)
+        # Stored once (a duplicate report is dropped), forward-only, a late one adds history only.
+        attempt_status_apply(
+            attempt_id=attempt.pk,
+            workspace_id=settings.workspace_id,
+            status=status,
+            event="delivery_report",
+            provider_status=str(report.get("status")),
+            dedupe_key=f"{status}:{report.get('at', '')}",
+            payload=report,
+            occurred_at=now,
+        )
     for item in opt_outs:
         raw = item.get("number") if isinstance(item, dict) else item
         number = channel.normalize_number(str(raw or ""))
@@ -260,8 +256,3 @@ def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: li
                 source=BlacklistSource.OPT_OUT,
             )
 
-
-def _ranks():
-    from sms.choices import STATUS_RANK
-
-    return STATUS_RANK

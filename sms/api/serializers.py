@@ -94,3 +94,18 @@ class SmsSettingsOutput(serializers.Serializer):
     pause_reason = serializers.CharField()
     channel_problem = serializers.CharField(allow_null=True)
     webhook_path = serializers.CharField()
+
+
+class CredentialFieldOutput(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    required = serializers.BooleanField()
+    secret = serializers.BooleanField()
+
+
+class SmsProviderOutput(serializers.Serializer):
+    kind = serializers.CharField()
+    label = serializers.CharField()
+    status_by_local_id = serializers.BooleanField(help_text="Unknown outcomes are settled by asking by local id.")
+    status_by_message_id = serializers.BooleanField(help_text="Delivery is polled by message id.")
+    credential_fields = CredentialFieldOutput(many=True)

@@ -20,6 +20,7 @@ urlpatterns = [
     path("sms/settings", views.SmsSettingsApi.as_view(), name="api-sms-settings"),
     path("sms/settings/resume", views.SmsCircuitResumeApi.as_view(), name="api-sms-settings-resume"),
     path("sms/settings/rotate-webhook", views.SmsWebhookRotateApi.as_view(), name="api-sms-settings-rotate"),
+    path("sms/providers", views.SmsProviderListApi.as_view(), name="api-sms-providers"),
     path("sms/attempts", views.SmsAttemptListApi.as_view(), name="api-sms-attempts"),
     path("sms/attempts/<int:attempt_id>", views.SmsAttemptDetailApi.as_view(), name="api-sms-attempt"),
 ]

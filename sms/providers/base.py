@@ -1,13 +1,15 @@
-"""The gateway interface and a small stdlib HTTP helper with timeouts.
+"""The provider plug-in interface and a small stdlib HTTP helper with timeouts.
 
-Results (sms-providers.md "Mapping to our results"): ``submitted`` (accepted,
-message id kept), ``rejected`` (bad number/sender/text: not retryable),
-``failed`` (the request never left — DNS, refused, TLS handshake — or the
-provider itself answered with a retryable refusal), ``unavailable`` (credit,
-disabled account, auth: circuit breaker, no retry consumed), ``unknown``
-(anything after the request bytes were written: read timeout, reset,
-truncated or unreadable body, a gateway/proxy 5xx — the provider may have
-accepted it; settled by a status query by local id, never resent blindly).
+A provider is one module (``sms/providers/<kind>.py``) defining a ``Provider`` subclass — adapter,
+credential schema (a DRF serializer), code mapping, status query, delivery-report parser and wire
+fixtures for the fake servers of the tests — and one line in ``sms.providers.BUILTIN``.
+
+Send results (sms-providers.md "Mapping to our results"): ``submitted`` (accepted, message id kept),
+``rejected`` (bad number/sender/text: not retryable), ``failed`` (the request never left — DNS,
+refused, TLS handshake — or the provider itself answered with a retryable refusal), ``unavailable``
+(credit, disabled account, auth: circuit breaker, no retry consumed), ``unknown`` (anything after the
+request bytes were written: read timeout, reset, truncated or unreadable body, a gateway/proxy 5xx —
+the provider may have accepted it; settled by a status query by local id, never resent blindly).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import json
 import ssl
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from django.conf import settings
+from rest_framework import serializers
 
 
 @dataclass(frozen=True)
@@ -41,27 +44,97 @@ class SendResponse:
 
 @dataclass
 class StatusAnswer:
-    """The provider's answer to "was the message with this local id sent?"."""
+    """The provider's answer about one message, asked by our local id or by its message id.
 
-    state: str  # sent | not_sent (no such message) | rejected | unknown (no usable answer)
+    ``state`` answers "was it sent?" (the unknown-outcome settling): sent | not_sent (no such message) |
+    rejected | unknown (no usable answer). ``status`` is what the answer means for the attempt's delivery
+    status (``submitted``, ``sent``, ``delivered``, ``failed``, ``rejected``) or "" when it says nothing new.
+    """
+
+    state: str
     message_id: str = ""
     error_code: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
+    status: str = ""
+    provider_status: str = ""
+
+
+@dataclass(frozen=True)
+class CodeMeaning:
+    """One provider delivery/entry code: the settling state and the attempt status it leads to."""
+
+    state: str  # sent | not_sent | rejected | unknown
+    status: str  # submitted | sent | delivered | failed | rejected | "" (nothing new)
+    label: str
+
+
+class NoCredentials(serializers.Serializer):
+    """A provider that needs no credentials (console)."""
 
 
 class Provider:
-    kind = ""
-    # True when the provider answers "was local id N sent?" (Kavenegar ``sms/statuslocalmessageid``).
-    has_status_query = False
+    kind: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    default_url: ClassVar[str] = ""
+    credentials_serializer: ClassVar[type[serializers.Serializer]] = NoCredentials
+    # Answers "was local id N sent?" (Kavenegar ``sms/statuslocalmessageid``): unknown outcomes are settled.
+    status_by_local_id: ClassVar[bool] = False
+    # Answers "what became of message id M?" (Kavenegar ``sms/status``, Melipayamak ``GetDeliveries2``).
+    status_by_message_id: ClassVar[bool] = False
+    # Ids per status request (one HTTP call).
+    status_batch_size: ClassVar[int] = 1
+    # Send result per provider code, and delivery meaning per provider entry/delivery code.
+    send_codes: ClassVar[dict[int, str]] = {}
+    delivery_codes: ClassVar[dict[int, CodeMeaning]] = {}
+    # Builders of the provider's wire answers (used by the fake servers of the tests).
+    fixtures: ClassVar[Any] = None
+
+    @property
+    def has_status_query(self) -> bool:
+        return self.status_by_local_id
+
+    @property
+    def polls_delivery(self) -> bool:
+        return self.status_by_message_id or self.status_by_local_id
 
     def send(self, credentials: dict[str, Any], request: SendRequest) -> SendResponse:  # pragma: no cover
         raise NotImplementedError
 
-    def query_status(self, credentials: dict[str, Any], local_id: str) -> StatusAnswer:
-        return StatusAnswer("unknown", error_code="no_status_query")
+    def query_status(
+        self, credentials: dict[str, Any], *, local_ids: list[str] = (), message_ids: list[str] = ()
+    ) -> dict[str, StatusAnswer]:
+        """Answers keyed by the id asked (local or message id); a missing key means no usable answer."""
+        return {}
+
+    def parse_delivery_report(self, payload: Any) -> list[dict] | None:
+        """The provider's own push format → ``[{"message_id", "status", "provider_status", "at"}]``; None
+        while no push format is verified against the real provider (seed D6: poll instead)."""
+        return None
+
+    def credentials_errors(self, credentials: Any) -> dict[str, list[str]]:
+        serializer = self.credentials_serializer(data=credentials if isinstance(credentials, dict) else {})
+        return {} if serializer.is_valid() else {k: [str(e) for e in v] for k, v in serializer.errors.items()}
 
     def credentials_problem(self, credentials: dict[str, Any]) -> str | None:
-        return None
+        errors = self.credentials_errors(credentials)
+        return f"{self.kind} credentials: {', '.join(sorted(errors))}" if errors else None
+
+    def meaning(self, code: Any) -> CodeMeaning:
+        try:
+            return self.delivery_codes[int(code)]
+        except (KeyError, TypeError, ValueError):
+            return CodeMeaning("unknown", "", f"code {code}")
+
+    def answer_for(self, code: Any, *, message_id: str = "", raw: dict | None = None) -> StatusAnswer:
+        meaning = self.meaning(code)
+        return StatusAnswer(
+            meaning.state,
+            message_id=message_id,
+            error_code="" if meaning.state in ("sent", "not_sent") else f"entry_{code}",
+            raw=raw or {},
+            status=meaning.status,
+            provider_status=str(code),
+        )
 
 
 def base_url(kind: str, default: str) -> str:

@@ -1,7 +1,16 @@
-"""Kavenegar: ``POST /v1/{APIKEY}/sms/send.json`` (form) → ``return.status`` + ``entries[]``;
-``sms/statuslocalmessageid.json`` answers "was local id N sent?" after an unknown outcome."""
+"""Kavenegar: ``POST /v1/{APIKEY}/sms/{method}.json`` (form) → ``return.status`` + ``entries[]``.
+
+``sms/send`` carries our numeric ``localid``; ``sms/statuslocalmessageid`` answers "was local id N
+sent?" (unknown outcomes are settled with it) and ``sms/status`` answers by message id (delivery is
+polled: the push format is not verified, seed D6). Both take comma-separated ids.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
 
 from sms.providers.base import (
+    CodeMeaning,
     Provider,
     SendRequest,
     SendResponse,
@@ -12,14 +21,44 @@ from sms.providers.base import (
     transport_failure,
 )
 
-REJECTED = {400, 404, 405, 406, 411, 412, 413, 417, 424}
-UNAVAILABLE = {401, 403, 407, 418}
-FAILED = {402, 409, 414}
-# Entry status: 1 queued, 2 scheduled, 4 sent to centre, 5 sent to carrier, 10 delivered, 11 undelivered
-# (it left us: never resend), 13 cancelled, 14 filtered, 100 invalid (no such message).
-ENTRY_ACCEPTED = {1, 2, 4, 5, 10, 11}
-ENTRY_REJECTED = {6, 13, 14}
-ENTRY_NOT_FOUND = 100
+# ``return.status`` of a send → our result (sms-providers.md "Mapping to our results").
+SEND_CODES = {
+    200: "submitted",
+    400: "rejected",  # argument error
+    401: "unavailable",  # account disabled
+    402: "failed",  # failed (the provider answered: retryable)
+    403: "unavailable",  # bad API key
+    404: "rejected",  # unknown method
+    405: "rejected",  # wrong verb
+    406: "rejected",  # missing field
+    407: "unavailable",  # no permission
+    409: "failed",  # server unavailable
+    411: "rejected",  # bad receptor
+    412: "rejected",  # bad sender
+    413: "rejected",  # bad message
+    414: "failed",  # request limit
+    417: "rejected",  # bad time
+    418: "unavailable",  # insufficient credit
+    424: "rejected",  # template not found
+}
+# Entry status (send answer, ``sms/status``, ``sms/statuslocalmessageid``).
+ENTRY_CODES = {
+    1: CodeMeaning("sent", "submitted", "queued"),
+    2: CodeMeaning("sent", "submitted", "scheduled"),
+    4: CodeMeaning("sent", "sent", "sent to centre"),
+    5: CodeMeaning("sent", "sent", "sent to carrier"),
+    6: CodeMeaning("rejected", "failed", "failed"),
+    10: CodeMeaning("sent", "delivered", "delivered"),
+    11: CodeMeaning("sent", "failed", "undelivered"),  # it left us: never resend
+    13: CodeMeaning("rejected", "rejected", "cancelled"),
+    14: CodeMeaning("rejected", "rejected", "filtered"),
+    50: CodeMeaning("sent", "delivered", "received"),
+    100: CodeMeaning("not_sent", "", "invalid / no such message"),
+}
+
+
+class KavenegarCredentials(serializers.Serializer):
+    api_key = serializers.CharField(label="کلید API", max_length=200)
 
 
 def _answer(outcome):
@@ -33,11 +72,14 @@ def _answer(outcome):
 
 class KavenegarProvider(Provider):
     kind = "kavenegar"
+    label = "کاوه‌نگار"
     default_url = "https://api.kavenegar.com"
-    has_status_query = True
-
-    def credentials_problem(self, credentials) -> str | None:
-        return None if credentials.get("api_key") else "kavenegar api_key missing"
+    credentials_serializer = KavenegarCredentials
+    status_by_local_id = True
+    status_by_message_id = True
+    status_batch_size = 100
+    send_codes = SEND_CODES
+    delivery_codes = ENTRY_CODES
 
     def _url(self, credentials, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/v1/{credentials.get('api_key', '')}/sms/{method}.json"
@@ -67,40 +109,62 @@ class KavenegarProvider(Provider):
         if code == 200:
             entries = body.get("entries") or []
             entry = entries[0] if entries and isinstance(entries[0], dict) else {}
-            entry_status = entry.get("status")
-            if entry_status in ENTRY_REJECTED or entry_status == ENTRY_NOT_FOUND:
+            meaning = self.meaning(entry.get("status"))
+            if meaning.state in ("rejected", "not_sent"):
                 return SendResponse(
                     "rejected",
                     str(entry.get("messageid", "")),
-                    f"entry_{entry_status}",
+                    f"entry_{entry.get('status')}",
                     str(entry.get("statustext", "")),
                     body,
                 )
             return SendResponse("submitted", str(entry.get("messageid", "") or ""), raw=body)
-        if code in REJECTED:
-            status = "rejected"
-        elif code in UNAVAILABLE:
-            status = "unavailable"
-        else:  # 402, 409, 414 and any other refusal the provider itself answered with: retryable
-            status = "failed"
-        return SendResponse(status, error_code=str(code), error_message=message, raw=body)
+        # Any other refusal the provider itself answered with is retryable.
+        return SendResponse(SEND_CODES.get(code, "failed"), error_code=str(code), error_message=message, raw=body)
 
-    def query_status(self, credentials, local_id: str) -> StatusAnswer:
-        outcome = post_form(self._url(credentials, "statuslocalmessageid"), {"localid": local_id})
-        answer = _answer(outcome) if outcome.status is not None and outcome.readable else None
-        if answer is None:
-            return StatusAnswer("unknown", error_code=outcome.error or f"http_{outcome.status}")
-        code, _, body = answer
-        if code != 200:
-            return StatusAnswer("unknown", error_code=str(code), raw=body)
-        entries = body.get("entries") or []
-        entry = entries[0] if entries and isinstance(entries[0], dict) else {}
-        status = entry.get("status")
-        message_id = str(entry.get("messageid", "") or "")
-        if status == ENTRY_NOT_FOUND:
-            return StatusAnswer("not_sent", raw=body)
-        if status in ENTRY_ACCEPTED:
-            return StatusAnswer("sent", message_id=message_id, raw=body)
-        if status in ENTRY_REJECTED:
-            return StatusAnswer("rejected", message_id=message_id, error_code=f"entry_{status}", raw=body)
-        return StatusAnswer("unknown", error_code=f"entry_{status}", raw=body)
+    def query_status(self, credentials, *, local_ids=(), message_ids=()) -> dict[str, StatusAnswer]:
+        answers: dict[str, StatusAnswer] = {}
+        for method, field, ids, key in (
+            ("statuslocalmessageid", "localid", list(local_ids), "localid"),
+            ("status", "messageid", list(message_ids), "messageid"),
+        ):
+            if not ids:
+                continue
+            outcome = post_form(self._url(credentials, method), {field: ",".join(ids)})
+            answer = _answer(outcome) if outcome.status is not None and outcome.readable else None
+            if answer is None or answer[0] != 200:
+                continue  # no usable answer: the caller asks again later
+            entries = [e for e in (answer[2].get("entries") or []) if isinstance(e, dict)]
+            for position, entry in enumerate(entries):
+                asked = str(entry.get(key) or "") or (ids[position] if len(entries) == len(ids) else "")
+                if asked in ids:
+                    answers[asked] = self.answer_for(
+                        entry.get("status"), message_id=str(entry.get("messageid", "") or ""), raw=entry
+                    )
+        return answers
+
+
+class Fixtures:
+    """Kavenegar's wire answers, for the fake server of the tests."""
+
+    @staticmethod
+    def entry(message_id: int, status: int, local_id: str = "", receptor: str = "") -> dict:
+        return {
+            "messageid": message_id,
+            "localid": local_id,
+            "status": status,
+            "statustext": ENTRY_CODES[status].label if status in ENTRY_CODES else "",
+            "receptor": receptor,
+        }
+
+    @staticmethod
+    def ok(entries: list[dict]) -> tuple[int, dict]:
+        return 200, {"return": {"status": 200, "message": "تایید شد"}, "entries": entries}
+
+    @staticmethod
+    def error(code: int) -> tuple[int, dict]:
+        return code, {"return": {"status": code, "message": "خطا"}, "entries": None}
+
+
+KavenegarProvider.fixtures = Fixtures
+PROVIDER = KavenegarProvider()

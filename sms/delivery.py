@@ -1,0 +1,147 @@
+"""Delivery status (services): one forward-only apply for every source — the webhook, the delivery poll
+and the unknown-outcome settling — and the poll itself.
+
+Every report is an ``SmsLogEvent`` stored once (unique per attempt + dedupe key: a repeated answer is
+recorded once); the attempt's status only moves forward (submitted → sent → delivered | failed |
+rejected); a report for an attempt already final adds history only. Nothing here changes a journey's path.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from sms import channel
+from sms.choices import AWAITING_DELIVERY, STATUS_RANK, AttemptStatus
+from sms.models import SmsAttempt, SmsLogEvent
+from sms.providers import PROVIDERS, provider_for
+
+logger = logging.getLogger(__name__)
+
+# A report may move an attempt that is accepted or whose outcome is still unknown — never one in flight.
+_MOVABLE = (AttemptStatus.UNKNOWN, AttemptStatus.SUBMITTED, AttemptStatus.SENT)
+
+
+def attempt_status_apply(
+    *,
+    attempt_id: int,
+    workspace_id: int,
+    status: str,
+    event: str,
+    provider_status: str,
+    dedupe_key: str,
+    payload: dict[str, Any] | None = None,
+    occurred_at: datetime | None = None,
+) -> bool:
+    """Record one report of an attempt (once per dedupe key) and move its status forward; True if it moved."""
+    try:
+        with transaction.atomic():
+            SmsLogEvent.objects.create(
+                workspace_id=workspace_id,
+                attempt_id=attempt_id,
+                event=event,
+                provider_status=str(provider_status)[:40],
+                payload=payload or {},
+                dedupe_key=dedupe_key[:120],
+                occurred_at=occurred_at or timezone.now(),
+            )
+    except IntegrityError:
+        return False  # the same report again: recorded once
+    if status not in STATUS_RANK:
+        return False
+    lower = [s for s in _MOVABLE if STATUS_RANK[s] < STATUS_RANK[status]]
+    return (
+        SmsAttempt.objects.filter(pk=attempt_id, workspace_id=workspace_id, status__in=lower).update(status=status) == 1
+    )
+
+
+def poll_interval() -> timedelta:
+    return timedelta(seconds=int(getattr(django_settings, "SMS_DELIVERY_POLL_INTERVAL_SECONDS", 300)))
+
+
+def poll_max_age() -> timedelta:
+    return timedelta(hours=int(getattr(django_settings, "SMS_DELIVERY_POLL_MAX_AGE_HOURS", 72)))
+
+
+def poll_batch() -> int:
+    return int(getattr(django_settings, "SMS_DELIVERY_POLL_BATCH", 200))
+
+
+def _claim(now: datetime, kinds: list[str], batch: int) -> list[int]:
+    """Attempts still without a final status, not asked about for an interval: stamped now (rows another
+    poll holds are skipped), so two polls never ask about the same attempt."""
+    due = (
+        SmsAttempt.objects.filter(
+            status__in=AWAITING_DELIVERY, provider__in=kinds, request_at__gte=now - poll_max_age()
+        )
+        .filter(Q(status_checked_at__isnull=True) | Q(status_checked_at__lte=now - poll_interval()))
+        .order_by(F("status_checked_at").asc(nulls_first=True), "id")
+    )
+    with transaction.atomic():
+        ids = list(due.select_for_update(skip_locked=True).values_list("id", flat=True)[:batch])
+        if ids:
+            SmsAttempt.objects.filter(id__in=ids).update(status_checked_at=now)
+    return ids
+
+
+def delivery_poll(*, now: datetime | None = None, batch: int | None = None) -> dict[str, int]:
+    """Beat: ask the providers that can answer (by message id, else by local id) what became of accepted
+    attempts, in small batches through each account's rate limit, and apply the answers."""
+    now = now or timezone.now()
+    kinds = [p.kind for p in PROVIDERS.values() if p.polls_delivery]
+    report = {"asked": 0, "moved": 0, "limited": 0}
+    if not kinds:
+        return report
+    ids = _claim(now, kinds, batch or poll_batch())
+    rows = SmsAttempt.objects.filter(id__in=ids).values(
+        "id", "workspace_id", "provider", "provider_message_id", "local_id"
+    )
+    groups: dict[tuple[int, str], list[dict]] = {}
+    for row in rows.order_by("id"):
+        groups.setdefault((row["workspace_id"], row["provider"]), []).append(row)
+    for (workspace_id, kind), members in groups.items():
+        provider = provider_for(kind)
+        account = channel.status_account(channel.sms_settings(workspace_id), kind)
+        if account is None or account.workspace_id != workspace_id:
+            continue
+        by_message = [m for m in members if provider.status_by_message_id and m["provider_message_id"]]
+        by_local = [
+            m for m in members if m not in by_message and provider.status_by_local_id and m["local_id"] is not None
+        ]
+        chunks = [
+            ("message_ids", "provider_message_id", by_message[i : i + provider.status_batch_size])
+            for i in range(0, len(by_message), provider.status_batch_size)
+        ] + [
+            ("local_ids", "local_id", by_local[i : i + provider.status_batch_size])
+            for i in range(0, len(by_local), provider.status_batch_size)
+        ]
+        for position, (argument, field, chunk) in enumerate(chunks):
+            asked = {str(m[field]): m for m in chunk}
+            answers = channel.ask_status(account, **{argument: list(asked)})
+            if answers is None:  # the account's rate limit: these (and the rest) are asked at the next run
+                rest = [m["id"] for _, _, later in chunks[position:] for m in later]
+                SmsAttempt.objects.filter(id__in=rest, status_checked_at=now).update(status_checked_at=None)
+                report["limited"] += len(rest)
+                break
+            report["asked"] += len(chunk)
+            for key, answer in answers.items():
+                member = asked.get(key)
+                if member is None or not answer.status:
+                    continue  # an answer that says nothing new (queued, unknown code, no such message)
+                report["moved"] += attempt_status_apply(
+                    attempt_id=member["id"],
+                    workspace_id=workspace_id,
+                    status=answer.status,
+                    event="delivery_status",
+                    provider_status=answer.provider_status,
+                    dedupe_key=f"poll:{answer.provider_status}",
+                    payload=answer.raw,
+                    occurred_at=now,
+                )
+    return report
