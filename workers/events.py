@@ -1,11 +1,17 @@
-"""Append-only history rows of the browser channel (one writer)."""
+"""Append-only history rows of the browser channel: one helper per event type (the only writer).
 
+Services call the helper named after what happened; the bulk variants write many rows in one
+INSERT. Every row carries the workspace and, where known, the campaign, task, account and proxy.
+"""
+
+from collections.abc import Iterable
 from typing import Any
 
-from workers.models import BrowserEvent
+from workers.choices import BrowserEventType
+from workers.models import BrowserEvent, BrowserTask
 
 
-def browser_event(
+def _event(
     *,
     workspace_id: int,
     type: str,
@@ -16,7 +22,7 @@ def browser_event(
     proxy_id: int | None = None,
     data: dict[str, Any] | None = None,
 ) -> BrowserEvent:
-    return BrowserEvent.objects.create(
+    return BrowserEvent(
         workspace_id=workspace_id,
         type=type,
         message=message[:1000],
@@ -25,4 +31,150 @@ def browser_event(
         account_id=account_id,
         proxy_id=proxy_id,
         data=data or {},
+    )
+
+
+def _task_event(task: BrowserTask, type: str, **fields) -> BrowserEvent:
+    return _event(workspace_id=task.workspace_id, type=type, campaign_id=task.campaign_id, task_id=task.pk, **fields)
+
+
+def _save(event: BrowserEvent) -> BrowserEvent:
+    event.save(force_insert=True)
+    return event
+
+
+# --- tasks ----------------------------------------------------------------------------------------
+def task_failed(*, task: BrowserTask, code: str, reason: str, step: str = "") -> BrowserEvent:
+    return _save(
+        _task_event(
+            task,
+            BrowserEventType.TASK_FAILED,
+            account_id=task.account_id,
+            proxy_id=task.proxy_id,
+            message=reason,
+            data={"error_code": code, "attempt": task.attempt_count, "step": step},
+        )
+    )
+
+
+def task_retry_scheduled(*, task: BrowserTask, code: str, retry_at) -> BrowserEvent:
+    return _save(
+        _task_event(
+            task,
+            BrowserEventType.TASK_RETRY_SCHEDULED,
+            data={"error_code": code, "attempt": task.attempt_count, "retry_at": retry_at.isoformat()},
+        )
+    )
+
+
+def tasks_reclaimed_bulk(*, tasks: Iterable[BrowserTask], requeued: Iterable[BrowserTask]) -> list[BrowserEvent]:
+    """Expired leases: each task was put back in the queue (``requeued``) or failed."""
+    requeued_ids = {t.pk for t in requeued}
+    return BrowserEvent.objects.bulk_create(
+        [
+            _task_event(
+                t,
+                BrowserEventType.TASK_RECLAIMED,
+                message="lease expired: " + ("requeued" if t.pk in requeued_ids else "failed"),
+                data={"attempt": t.attempt_count},
+            )
+            for t in tasks
+        ]
+    )
+
+
+def task_replaced(*, task: BrowserTask, account_id: int, replacement_task_id: int) -> BrowserEvent:
+    return _save(
+        _task_event(
+            task,
+            BrowserEventType.TASK_REPLACED,
+            account_id=account_id,
+            data={"replacement_task_id": replacement_task_id},
+        )
+    )
+
+
+def no_spare_account(*, task: BrowserTask) -> BrowserEvent:
+    return _save(_task_event(task, BrowserEventType.NO_SPARE_ACCOUNT, message="no spare account left for this link"))
+
+
+def task_retried(*, task: BrowserTask, actor_id: int) -> BrowserEvent:
+    return _save(_task_event(task, BrowserEventType.TASK_RETRIED, data={"actor_id": actor_id}))
+
+
+def result_ignored(
+    *, workspace_id: int, campaign_id: int, task_id: int, attempt: Any, status: str, error_code: str | None = None
+) -> BrowserEvent:
+    """A late or duplicate worker result (the task had moved on)."""
+    data: dict[str, Any] = {"attempt": attempt, "status": status}
+    if error_code is not None:
+        data["error_code"] = error_code
+    return _save(
+        _event(
+            workspace_id=workspace_id,
+            type=BrowserEventType.RESULT_IGNORED,
+            campaign_id=campaign_id,
+            task_id=task_id,
+            data=data,
+        )
+    )
+
+
+# --- accounts and proxies -------------------------------------------------------------------------
+def account_expired(*, task: BrowserTask, reason: str) -> BrowserEvent:
+    return _save(_task_event(task, BrowserEventType.ACCOUNT_EXPIRED, account_id=task.account_id, message=reason))
+
+
+def proxy_error(
+    *, workspace_id: int, proxy_id: int, reason: str, disabled: bool = False, data: dict | None = None
+) -> BrowserEvent:
+    """A proxy failed (``disabled``: it reached the threshold and left the rotation)."""
+    return _save(
+        _event(
+            workspace_id=workspace_id,
+            type=BrowserEventType.PROXY_DISABLED if disabled else BrowserEventType.PROXY_ERROR,
+            proxy_id=proxy_id,
+            message=reason,
+            data=data,
+        )
+    )
+
+
+def proxy_reset(*, workspace_id: int, proxy_id: int) -> BrowserEvent:
+    return _save(
+        _event(
+            workspace_id=workspace_id, type=BrowserEventType.PROXY_ERROR, proxy_id=proxy_id, message="reset by staff"
+        )
+    )
+
+
+# --- platforms ------------------------------------------------------------------------------------
+def platform_status(
+    *, workspace_id: int, campaign_id: int, platform_id: int, from_status: str, to_status: str, actor_id=None
+) -> BrowserEvent:
+    data: dict[str, Any] = {"platform_id": platform_id}
+    if actor_id is not None:
+        data["actor_id"] = actor_id
+    return _save(
+        _event(
+            workspace_id=workspace_id,
+            type=BrowserEventType.PLATFORM_STATUS,
+            campaign_id=campaign_id,
+            message=f"{from_status} → {to_status}",
+            data=data,
+        )
+    )
+
+
+def creation_failed(
+    *, workspace_id: int, campaign_id: int, platform_id: int, reason: str, failures: int, retry_at
+) -> BrowserEvent:
+    return _save(
+        _event(
+            workspace_id=workspace_id,
+            type=BrowserEventType.CREATION_FAILED,
+            campaign_id=campaign_id,
+            message=reason,
+            data={"platform_id": platform_id, "failures": failures, "retry_at": retry_at.isoformat()},
+        )
     )

@@ -1,9 +1,35 @@
-"""Query filters of the browser API (validated; bad values → 400 envelope)."""
+"""Query filters of the browser API: one FilterSet per listable model (validated; a bad value → 400
+VALIDATION_ERROR in the envelope, see ``WorkspaceAPIView.filter_queryset``)."""
 
 import django_filters
+from django import forms
 
-from workers.choices import ActionType, ErrorCode, SessionStatus, TaskStatus
-from workers.models import BrowserAccount, BrowserTask, Proxy
+from workers.choices import ActionType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
+from workers.models import ActionConfig, BrowserAccount, BrowserTask, CampaignPlatform, Proxy
+
+
+class _StrictBooleanField(forms.NullBooleanField):
+    """true/false/1/0 (any case) or empty; anything else is a validation error, not "no filter"."""
+
+    widget = forms.TextInput
+    VALUES = {"true": True, "1": True, "false": False, "0": False}
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        if isinstance(value, bool):
+            return value
+        try:
+            return self.VALUES[str(value).strip().lower()]
+        except KeyError:
+            raise forms.ValidationError("مقدار باید true یا false باشد.", code="invalid") from None
+
+    def validate(self, value):
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = _StrictBooleanField
 
 
 class TaskFilter(django_filters.FilterSet):
@@ -29,8 +55,27 @@ class AccountFilter(django_filters.FilterSet):
 
 
 class ProxyFilter(django_filters.FilterSet):
-    is_available = django_filters.BooleanFilter()
+    is_available = StrictBooleanFilter()
 
     class Meta:
         model = Proxy
         fields = ["is_available"]
+
+
+class ActionConfigFilter(django_filters.FilterSet):
+    platform = django_filters.CharFilter()
+    action_type = django_filters.ChoiceFilter(choices=ActionType.choices)
+
+    class Meta:
+        model = ActionConfig
+        fields = ["platform", "action_type"]
+
+
+class PlatformFilter(django_filters.FilterSet):
+    campaign = django_filters.NumberFilter(field_name="campaign_id")
+    platform = django_filters.CharFilter()
+    status = django_filters.ChoiceFilter(choices=PlatformStatus.choices)
+
+    class Meta:
+        model = CampaignPlatform
+        fields = ["campaign", "platform", "status"]

@@ -10,7 +10,7 @@ from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 from workers import selectors
-from workers.api.filters import AccountFilter, ProxyFilter, TaskFilter
+from workers.api.filters import AccountFilter, ActionConfigFilter, PlatformFilter, ProxyFilter, TaskFilter
 from workers.api.serializers import (
     AccountInput,
     AccountOutput,
@@ -175,6 +175,7 @@ class ProxyResetApi(WorkspaceAPIView):
 # --- action configs -------------------------------------------------------------------
 class ActionConfigListApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_BROWSER
+    filterset_class = ActionConfigFilter
     serializer_class = ActionConfigOutput
     queryset = ActionConfig.objects.none()
 
@@ -182,10 +183,10 @@ class ActionConfigListApi(WorkspaceAPIView):
         return selectors.action_config_queryset(actor=self.actor)
 
     @extend_schema(
-        operation_id="browser_action_configs_list", responses={200: ActionConfigOutput(many=True), **errors(404)}
+        operation_id="browser_action_configs_list", responses={200: ActionConfigOutput(many=True), **errors(400, 404)}
     )
     def get(self, request):
-        return self.paginated(self.scoped_queryset(), ActionConfigOutput)
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), ActionConfigOutput)
 
     @extend_schema(
         operation_id="browser_action_configs_create",
@@ -278,6 +279,7 @@ class TaskRetryApi(WorkspaceAPIView):
 
 # --- platforms and statistics -------------------------------------------------------------
 class PlatformListApi(WorkspaceAPIView):
+    filterset_class = PlatformFilter
     serializer_class = PlatformOutput
     queryset = CampaignPlatform.objects.none()
 
@@ -286,19 +288,10 @@ class PlatformListApi(WorkspaceAPIView):
 
     @extend_schema(
         operation_id="browser_platforms_list",
-        parameters=[OpenApiParameter("campaign", int, required=False)],
         responses={200: PlatformOutput(many=True), **errors(400, 404)},
     )
     def get(self, request):
-        qs = self.scoped_queryset()
-        campaign = request.query_params.get("campaign")
-        if campaign is not None:
-            if not campaign.isdigit():
-                from campaigns.platform.errors import ValidationFailed
-
-                raise ValidationFailed.field("campaign", "شناسه کمپین باید عدد باشد.")
-            qs = qs.filter(campaign_id=int(campaign))
-        return self.paginated(qs, PlatformOutput)
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), PlatformOutput)
 
 
 class PlatformDetailApi(WorkspaceAPIView):

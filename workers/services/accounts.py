@@ -1,20 +1,34 @@
-"""Accounts (sessions) and proxies: every write of these rows."""
+"""Accounts (sessions) and proxies: every write of these rows.
 
+Staff edits change only the edited columns (``model_update``): counters, scores, session status
+and revision belong to the dispatch and result services, which change them with conditional
+UPDATEs, so an edit never writes back a stale copy of them.
+"""
+
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
+from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, get_scoped
-from workers import netguard
-from workers.choices import BrowserEventType, ProxyProtocol, SessionStatus, TaskStatus
+from workers import events, netguard
+from workers.choices import ProxyProtocol, SessionStatus, TaskStatus
 from workers.errors import AddressNotAllowedError, ProxyNotSupported, ResourceInUse
-from workers.events import browser_event
 from workers.models import BrowserAccount, BrowserTask, Proxy
 
 ACCOUNT_FIELDS = {"label", "platform", "cookies", "user_agent", "viewport_width", "viewport_height", "proxy_id"}
 PROXY_FIELDS = {"label", "protocol", "host", "port", "username", "password"}
+
+
+def row_update(*, instance, fields, data: dict):
+    """``model_update`` with model validation errors in the API's envelope (400, per field)."""
+    try:
+        return model_update(instance=instance, fields=fields, data=data)
+    except ValidationError as exc:
+        raise ValidationFailed(details=exc.message_dict) from None
 
 
 def _check_proxy(actor: Actor, proxy_id: int | None) -> None:
@@ -40,10 +54,7 @@ def account_update(*, actor: Actor, account_id: int, data: dict) -> BrowserAccou
     if "proxy_id" in data:
         _check_proxy(actor, data["proxy_id"])
     with transaction.atomic():
-        for field, value in data.items():
-            if field in ACCOUNT_FIELDS:
-                setattr(account, field, value)
-        account.save()
+        row_update(instance=account, fields=sorted(ACCOUNT_FIELDS), data=data)
         if data.get("cookies") and account.session_status == SessionStatus.EXPIRED:
             fsm_apply(account, "reactivate", field="session_status", extra_updates={"error_score": 0})
     account.refresh_from_db()
@@ -90,11 +101,9 @@ def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyPro
 def proxy_update(*, actor: Actor, proxy_id: int, data: dict) -> Proxy:
     actor.require(Perm.MANAGE_BROWSER)
     proxy = get_scoped(Proxy, actor.workspace, proxy_id)
-    for field, value in data.items():
-        if field in PROXY_FIELDS:
-            setattr(proxy, field, value)
-    _validate_proxy(proxy.protocol, proxy.username, proxy.password, proxy.host, proxy.port)
-    proxy.save()
+    edited = {field: data.get(field, getattr(proxy, field)) for field in PROXY_FIELDS}
+    _validate_proxy(edited["protocol"], edited["username"], edited["password"], edited["host"], edited["port"])
+    row_update(instance=proxy, fields=sorted(PROXY_FIELDS), data=data)
     return proxy
 
 
@@ -105,9 +114,7 @@ def proxy_reset(*, actor: Actor, proxy_id: int) -> Proxy:
     Proxy.objects.filter(pk=proxy.pk).update(
         is_available=True, error_score=0, cooldown_until=None, updated_at=timezone.now()
     )
-    browser_event(
-        workspace_id=proxy.workspace_id, type=BrowserEventType.PROXY_ERROR, proxy_id=proxy.pk, message="reset by staff"
-    )
+    events.proxy_reset(workspace_id=proxy.workspace_id, proxy_id=proxy.pk)
     proxy.refresh_from_db()
     return proxy
 

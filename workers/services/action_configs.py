@@ -6,6 +6,7 @@ from campaigns.platform.errors import Conflict
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from workers.models import ActionConfig
+from workers.services.accounts import row_update
 from workers.steps import check_goto_urls, validate_login_check, validate_steps
 
 
@@ -31,17 +32,15 @@ def action_config_create(
 def action_config_update(*, actor: Actor, config_id: int, data: dict) -> ActionConfig:
     actor.require(Perm.MANAGE_BROWSER)
     config = get_scoped(ActionConfig, actor.workspace, config_id)
+    changes = {field: data[field] for field in ("platform", "action_type") if field in data}
     if "steps" in data:
-        config.steps = validate_steps(data["steps"])
-        check_goto_urls(config.steps)
+        changes["steps"] = validate_steps(data["steps"])
+        check_goto_urls(changes["steps"])
     if "login_check" in data:
-        config.login_check = validate_login_check(data["login_check"])
-    for field in ("platform", "action_type"):
-        if field in data:
-            setattr(config, field, data[field])
+        changes["login_check"] = validate_login_check(data["login_check"])
     try:
         with transaction.atomic():
-            config.save()
+            row_update(instance=config, fields=["platform", "action_type", "steps", "login_check"], data=changes)
     except IntegrityError:
         raise Conflict("برای این سکو و نوع کار پیکربندی وجود دارد.", code="ACTION_CONFIG_EXISTS") from None
     return config

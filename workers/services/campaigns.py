@@ -12,10 +12,9 @@ from campaigns.platform.errors import NotFound, ValidationFailed
 from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
-from workers import conf
-from workers.choices import ActionType, BrowserEventType, SessionStatus
+from workers import conf, events
+from workers.choices import ActionType, SessionStatus
 from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound, TooManyTasks
-from workers.events import browser_event
 from workers.links import MAX_LINK_LENGTH, link_hash
 from workers.models import ActionConfig, BrowserAccount, CampaignPlatform, CampaignStatistics
 from workers.steps import check_goto_urls, check_links, validate_login_check, validate_steps
@@ -152,12 +151,13 @@ def platform_transition(*, actor: Actor, platform_id: int, transition: str) -> C
         raise PlatformNotFound() from exc
 
     def record(from_status: str, to_status: str) -> None:
-        browser_event(
+        events.platform_status(
             workspace_id=platform.workspace_id,
-            type=BrowserEventType.PLATFORM_STATUS,
             campaign_id=platform.campaign_id,
-            message=f"{from_status} → {to_status}",
-            data={"platform_id": platform.pk, "actor_id": actor.user.pk},
+            platform_id=platform.pk,
+            from_status=from_status,
+            to_status=to_status,
+            actor_id=actor.user.pk,
         )
 
     return fsm_apply(platform, transition, on_applied=record)

@@ -29,9 +29,8 @@ from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.errors import InvalidTransition, StaleRevision
 from campaigns.platform.fsm import fsm_apply
-from workers import conf
-from workers.choices import BrowserEventType, PlatformStatus, TaskStatus
-from workers.events import browser_event
+from workers import conf, events
+from workers.choices import PlatformStatus, TaskStatus
 from workers.links import link_hash
 from workers.models import BrowserAccount, BrowserTask, CampaignPlatform, CampaignStatistics
 
@@ -183,12 +182,13 @@ def platform_creation_failed(*, platform_id: int, reason: str, now=None) -> None
     CampaignPlatform.objects.filter(pk=platform_id).update(
         creation_failures=failures, creation_error=reason[:1000], creation_due_at=retry_at, updated_at=now
     )
-    browser_event(
+    events.creation_failed(
         workspace_id=platform.workspace_id,
-        type=BrowserEventType.CREATION_FAILED,
         campaign_id=platform.campaign_id,
-        message=reason,
-        data={"platform_id": platform_id, "failures": failures, "retry_at": retry_at.isoformat()},
+        platform_id=platform_id,
+        reason=reason,
+        failures=failures,
+        retry_at=retry_at,
     )
 
 

@@ -17,9 +17,9 @@ from django.db.models import Case, Count, F, UUIDField, Value, When
 from django.utils import timezone
 
 from campaigns.choices import CampaignStatus
-from workers import conf, dispatch
-from workers.choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
-from workers.models import BrowserAccount, BrowserEvent, BrowserTask, CampaignStatistics, Proxy
+from workers import conf, dispatch, events
+from workers.choices import ErrorCode, PlatformStatus, SessionStatus, TaskStatus
+from workers.models import BrowserAccount, BrowserTask, CampaignStatistics, Proxy
 
 logger = logging.getLogger("workers.dispatch")
 
@@ -68,19 +68,7 @@ def leases_reclaim(*, now=None, limit: int = 1000) -> int:
                 CampaignStatistics.objects.filter(campaign_id=campaign_id).update(
                     failed=F("failed") + n, pending=F("pending") - n
                 )
-        BrowserEvent.objects.bulk_create(
-            [
-                BrowserEvent(
-                    workspace_id=t.workspace_id,
-                    type=BrowserEventType.TASK_RECLAIMED,
-                    campaign_id=t.campaign_id,
-                    task_id=t.pk,
-                    message="lease expired: " + ("requeued" if t in requeue else "failed"),
-                    data={"attempt": t.attempt_count},
-                )
-                for t in expired
-            ]
-        )
+        events.tasks_reclaimed_bulk(tasks=expired, requeued=requeue)
     logger.info("reclaimed %s expired leases (%s requeued)", len(expired), len(requeue))
     return len(expired)
 

@@ -28,10 +28,9 @@ from django.utils import timezone
 
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
-from workers import conf
-from workers.choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
+from workers import conf, events
+from workers.choices import ErrorCode, PlatformStatus, SessionStatus, TaskStatus
 from workers.errors import TaskNotRetryable
-from workers.events import browser_event
 from workers.models import (
     BrowserAccount,
     BrowserTask,
@@ -128,12 +127,12 @@ def _apply_completed(task_id: int, message: dict, now) -> str:
                 updated_at=now,
             )
         if not updated:
-            browser_event(
+            events.result_ignored(
                 workspace_id=row["workspace_id"],
-                type=BrowserEventType.RESULT_IGNORED,
                 campaign_id=row["campaign_id"],
                 task_id=task_id,
-                data={"attempt": message.get("attempt"), "status": "completed"},
+                attempt=message.get("attempt"),
+                status="completed",
             )
             return "ignored"
         _stats(row["campaign_id"], completed=1, pending=-1)
@@ -166,26 +165,18 @@ def _apply_failed(task_id: int, message: dict, now) -> str:
             or task.lease_id != _lease_id(message)
             or task.attempt_count != message.get("attempt")
         ):
-            browser_event(
+            events.result_ignored(
                 workspace_id=task.workspace_id,
-                type=BrowserEventType.RESULT_IGNORED,
                 campaign_id=task.campaign_id,
                 task_id=task.pk,
-                data={"attempt": message.get("attempt"), "status": "failed", "error_code": code},
+                attempt=message.get("attempt"),
+                status="failed",
+                error_code=code,
             )
             return "ignored"
         _save_screenshot(task, message)
         result_data = dict(message.get("result_data") or {})
-        browser_event(
-            workspace_id=task.workspace_id,
-            type=BrowserEventType.TASK_FAILED,
-            campaign_id=task.campaign_id,
-            task_id=task.pk,
-            account_id=task.account_id,
-            proxy_id=task.proxy_id,
-            message=reason,
-            data={"error_code": code, "attempt": task.attempt_count, "step": result_data.get("failed_step", "")},
-        )
+        events.task_failed(task=task, code=code, reason=reason, step=result_data.get("failed_step", ""))
         if code == ErrorCode.COOKIE_EXPIRED:
             return _cookie_expired(task, reason, result_data, now)
         if code == ErrorCode.PROXY_ERROR:
@@ -196,13 +187,7 @@ def _apply_failed(task_id: int, message: dict, now) -> str:
         if code in RETRYABLE and spent < retry.get("max_attempts", 1) and not result_data.get("unverifiable"):
             backoff = timedelta(seconds=retry.get("backoff_seconds", 0) * spent)
             _requeue(task, code, reason, result_data, now, start_date=now + backoff)
-            browser_event(
-                workspace_id=task.workspace_id,
-                type=BrowserEventType.TASK_RETRY_SCHEDULED,
-                campaign_id=task.campaign_id,
-                task_id=task.pk,
-                data={"error_code": code, "attempt": task.attempt_count, "retry_at": (now + backoff).isoformat()},
-            )
+            events.task_retry_scheduled(task=task, code=code, retry_at=now + backoff)
             return "retry"
         _fail(task, code, reason, result_data, now)
         _stats(task.campaign_id, failed=1, pending=-1)
@@ -284,11 +269,11 @@ def proxy_error_record(*, proxy_id: int, reason: str, now=None) -> bool:
         is_available=False, updated_at=now
     )
     proxy = Proxy.objects.only("id", "workspace_id", "error_score").get(pk=proxy_id)
-    browser_event(
+    events.proxy_error(
         workspace_id=proxy.workspace_id,
-        type=BrowserEventType.PROXY_DISABLED if disabled else BrowserEventType.PROXY_ERROR,
         proxy_id=proxy_id,
-        message=reason,
+        reason=reason,
+        disabled=bool(disabled),
         data={"error_score": proxy.error_score, "threshold": threshold},
     )
     if disabled:
@@ -304,14 +289,7 @@ def _cookie_expired(task: BrowserTask, reason: str, result_data: dict, now) -> s
         updated_at=now,
     )
     if expired:
-        browser_event(
-            workspace_id=task.workspace_id,
-            type=BrowserEventType.ACCOUNT_EXPIRED,
-            campaign_id=task.campaign_id,
-            task_id=task.pk,
-            account_id=task.account_id,
-            message=reason,
-        )
+        events.account_expired(task=task, reason=reason)
     _fail(task, ErrorCode.COOKIE_EXPIRED, reason, result_data, now)
     outcome = "replaced" if _replace(task, now) else "failed"
     # The account's other queued tasks cannot run either: replace them now rather than leave them stuck.
@@ -363,22 +341,9 @@ def _replace(task: BrowserTask, now) -> BrowserTask | None:
                 )
         except IntegrityError:
             continue  # this account got the link meanwhile, or the task was already replaced
-        browser_event(
-            workspace_id=task.workspace_id,
-            type=BrowserEventType.TASK_REPLACED,
-            campaign_id=task.campaign_id,
-            task_id=task.pk,
-            account_id=account.pk,
-            data={"replacement_task_id": replacement.pk},
-        )
+        events.task_replaced(task=task, account_id=account.pk, replacement_task_id=replacement.pk)
         return replacement  # counters: the old task leaves "pending", the new one enters it
-    browser_event(
-        workspace_id=task.workspace_id,
-        type=BrowserEventType.NO_SPARE_ACCOUNT,
-        campaign_id=task.campaign_id,
-        task_id=task.pk,
-        message="no spare account left for this link",
-    )
+    events.no_spare_account(task=task)
     BrowserTask.objects.filter(pk=task.pk).update(
         result_data={**(task.result_data or {}), "replacement": "none"}, updated_at=now
     )
@@ -414,12 +379,6 @@ def task_retry(*, actor: Actor, task_id: int) -> BrowserTask:
             status=PlatformStatus.RUNNING, revision=F("revision") + 1, updated_at=now
         )
         _stats(task.campaign_id, failed=-1, pending=1)
-        browser_event(
-            workspace_id=task.workspace_id,
-            type=BrowserEventType.TASK_RETRIED,
-            campaign_id=task.campaign_id,
-            task_id=task.pk,
-            data={"actor_id": actor.user.pk},
-        )
+        events.task_retried(task=task, actor_id=actor.user.pk)
     task.refresh_from_db()
     return task

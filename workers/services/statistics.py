@@ -11,8 +11,8 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from campaigns.choices import CampaignKind
-from workers.choices import BrowserEventType, PlatformStatus, TaskStatus
-from workers.events import browser_event
+from workers import events
+from workers.choices import PlatformStatus, TaskStatus
 from workers.models import BrowserTask, CampaignPlatform, CampaignStatistics
 
 OPEN = (TaskStatus.PENDING, TaskStatus.DISPATCHED)
@@ -56,11 +56,11 @@ def statistics_refresh(*, campaign_ids: list[int] | None = None, now=None) -> in
                 pk=row["id"], status=PlatformStatus.RUNNING, revision=row["revision"]
             ).update(status=PlatformStatus.COMPLETED, revision=F("revision") + 1, updated_at=now)
             if done:
-                browser_event(
+                events.platform_status(
                     workspace_id=row["workspace_id"],
-                    type=BrowserEventType.PLATFORM_STATUS,
                     campaign_id=row["campaign_id"],
-                    message="running → completed",
-                    data={"platform_id": row["id"]},
+                    platform_id=row["id"],
+                    from_status=PlatformStatus.RUNNING,
+                    to_status=PlatformStatus.COMPLETED,
                 )
     return len(rows)
