@@ -41,3 +41,8 @@ class CampaignClosed(Conflict):
 class TemplateNotFound(NotFound):
     code = "TEMPLATE_NOT_FOUND"
     default_message = "قالب گردش‌کار پیدا نشد."
+
+
+class WorkflowInUse(Conflict):
+    code = "WORKFLOW_IN_USE"
+    default_message = "این گردش‌کار هنوز در کمپین یا اجرای زنده‌ای استفاده می‌شود و بایگانی نمی‌شود."

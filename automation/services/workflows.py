@@ -10,14 +10,23 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from automation.choices import NodeType, VersionStatus, WorkflowStatus
+from automation.choices import LIVE_STATUSES, NodeType, VersionStatus, WorkflowStatus
 from automation.engine.conditions import tree_size_errors
 from automation.engine.graph import Graph, graph_of_version, graph_size_errors, published_graph
 from automation.engine.registry import ACTIONS
 from automation.engine.validator import GraphError, validate_graph
-from automation.errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound
-from automation.models import Workflow, WorkflowEdge, WorkflowNode, WorkflowTemplate, WorkflowVersion
+from automation.errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound, WorkflowInUse
+from automation.models import (
+    CampaignJourney,
+    Execution,
+    Workflow,
+    WorkflowEdge,
+    WorkflowNode,
+    WorkflowTemplate,
+    WorkflowVersion,
+)
 from automation.templates_builtin import BUILTIN_TEMPLATES
+from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -265,3 +274,28 @@ def workflow_templates(*, actor: Actor) -> list[dict[str, Any]]:
         for t in scoped(WorkflowTemplate, actor.workspace)
     ]
     return builtin + own
+
+
+# A campaign in one of these statuses never runs its workflow again (archiving needs all its campaigns here).
+CAMPAIGN_FINISHED = (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED, CampaignStatus.REJECTED)
+
+
+def workflow_archive(*, actor: Actor, workflow_id: int) -> Workflow:
+    """Archive a workflow nothing live uses: no unfinished campaign and no live execution on any version."""
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    with transaction.atomic():
+        Workflow.objects.select_for_update().filter(pk=workflow.pk).first()
+        campaigns = (
+            scoped(CampaignJourney, actor.workspace)
+            .filter(workflow=workflow, campaign__deleted_at__isnull=True)
+            .exclude(campaign__status__in=CAMPAIGN_FINISHED)
+        )
+        live = scoped(Execution, actor.workspace).filter(workflow=workflow, status__in=LIVE_STATUSES)
+        if campaigns.exists() or live.exists():
+            raise WorkflowInUse()
+        Workflow.objects.filter(pk=workflow.pk).update(
+            status=WorkflowStatus.ARCHIVED, updated_by=actor.user, updated_at=timezone.now()
+        )
+    workflow.refresh_from_db()
+    return workflow

@@ -1,0 +1,337 @@
+"""Persian workflow pages: list, create, details (versions, diff, campaigns, publish, archive, template)
+and the step-list builder. Thin: read through selectors, write through ``automation.services.workflows``
+(the same services as the API); the builder edits a ``WorkflowSequence`` and saves its compiled graph."""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from automation import workflow_selectors as selectors
+from automation.builder import editing
+from automation.builder.sequence import (
+    SequenceError,
+    WorkflowSequence,
+    format_path,
+    parse_path,
+    try_decompile,
+    validate_sequence,
+)
+from automation.choices import VersionStatus
+from automation.engine.graph import graph_of_version
+from automation.engine.registry import ACTIONS, VARIABLES
+from automation.errors import GraphInvalid
+from automation.models import Workflow
+from automation.services import workflows as services
+from campaigns.platform.errors import PlatformError
+from campaigns.platform.jalali import fa_digits
+from campaigns.platform.permissions import Perm
+
+BUILDER_ERROR = "گردش‌کار در این فاصله تغییر کرده است؛ صفحه را دوباره باز کنید."
+
+
+def workflow_page(view):
+    """Signed in, inside a workspace, with the permission to manage workflows (else 403)."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        actor = getattr(request, "actor", None)
+        if actor is None:
+            return render(request, "campaigns/no_workspace.html")
+        if not actor.has(Perm.MANAGE_WORKFLOWS):
+            raise PermissionDenied
+        return view(request, actor, *args, **kwargs)
+
+    return wrapped
+
+
+def _workflow(actor, workflow_id: int) -> Workflow:
+    try:
+        return selectors.workflow_page_get(actor=actor, workflow_id=workflow_id)
+    except PlatformError:
+        raise Http404 from None
+
+
+def _is_htmx(request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+# --- list and create --------------------------------------------------------------------------------
+
+
+@workflow_page
+def workflow_list(request, actor):
+    return render(request, "automation/workflow_list.html", {"workflows": selectors.workflow_rows(actor=actor)})
+
+
+@workflow_page
+def workflow_new(request, actor):
+    templates = services.workflow_templates(actor=actor)
+    chosen = request.POST.get("template", "blank")
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        template, template_id = None, None
+        if chosen.startswith("builtin:"):
+            template = chosen.removeprefix("builtin:")
+        elif chosen.startswith("own:") and chosen.removeprefix("own:").isdigit():
+            template_id = int(chosen.removeprefix("own:"))
+        try:
+            workflow = services.workflow_create(
+                actor=actor,
+                name=request.POST.get("name", ""),
+                description=request.POST.get("description", ""),
+                template=template,
+                template_id=template_id,
+            )
+        except PlatformError as exc:
+            for name, problems in (exc.details or {"form": [exc.message]}).items():
+                errors[name] = " ".join(map(str, problems if isinstance(problems, list) else [problems]))
+        else:
+            messages.success(request, f"گردش‌کار «{workflow.name}» ساخته شد.")
+            return redirect("workflow-builder", workflow_id=workflow.id)
+    context = {"templates": templates, "chosen": chosen, "errors": errors, "data": request.POST}
+    return render(request, "automation/workflow_new.html", context, status=400 if errors else 200)
+
+
+# --- details ------------------------------------------------------------------------------------------
+
+
+@workflow_page
+def workflow_detail(request, actor, workflow_id: int):
+    workflow = _workflow(actor, workflow_id)
+    rows = selectors.workflow_versions(actor=actor, workflow=workflow)
+    ids = [r.version.id for r in rows]
+    diff, diff_pair = None, None
+    old, new = request.GET.get("from", ""), request.GET.get("to", "")
+    if old.isdigit() and new.isdigit() and int(old) in ids and int(new) in ids:
+        diff_pair = (int(old), int(new))
+        diff = selectors.versions_diff(actor=actor, workflow=workflow, old_id=int(old), new_id=int(new))
+    elif len(rows) >= 2:
+        diff_pair = (rows[1].version.id, rows[0].version.id)
+    draft = next((r.version for r in rows if r.version.status == VersionStatus.DRAFT), None)
+    problems = []
+    if draft is not None:
+        sequence, _ = try_decompile(graph_of_version(draft))
+        if sequence is not None:
+            problems = validate_sequence(sequence)
+    context = {
+        "workflow": workflow,
+        "rows": rows,
+        "draft": draft,
+        "draft_problems": problems,
+        "in_use": selectors.workflow_in_use(rows),
+        "diff": diff,
+        "diff_pair": diff_pair,
+    }
+    return render(request, "automation/workflow_detail.html", context)
+
+
+def _back(request, workflow_id: int, default: str = "workflow-detail"):
+    target = request.POST.get("next")
+    if target == "builder":
+        return redirect("workflow-builder", workflow_id=workflow_id)
+    return redirect(default, workflow_id=workflow_id)
+
+
+@require_POST
+@workflow_page
+def workflow_publish(request, actor, workflow_id: int):
+    workflow = _workflow(actor, workflow_id)
+    try:
+        version = services.workflow_publish(actor=actor, workflow_id=workflow.id, note=request.POST.get("note", ""))
+    except GraphInvalid:
+        messages.error(request, "گردش‌کار ایراد دارد و منتشر نشد؛ ایرادهای فهرست بالای صفحه را برطرف کنید.")
+        return redirect("workflow-builder", workflow_id=workflow.id)
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+        return _back(request, workflow.id)
+    messages.success(request, f"نسخه {fa_digits(version.version_number)} منتشر شد.")
+    return redirect("workflow-detail", workflow_id=workflow.id)
+
+
+@require_POST
+@workflow_page
+def workflow_new_draft(request, actor, workflow_id: int):
+    workflow = _workflow(actor, workflow_id)
+    try:
+        version = services.workflow_new_draft(actor=actor, workflow_id=workflow.id)
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+        return _back(request, workflow.id)
+    messages.success(request, f"پیش‌نویس نسخه {fa_digits(version.version_number)} ساخته شد.")
+    return redirect("workflow-builder", workflow_id=workflow.id)
+
+
+@require_POST
+@workflow_page
+def workflow_archive(request, actor, workflow_id: int):
+    workflow = _workflow(actor, workflow_id)
+    try:
+        services.workflow_archive(actor=actor, workflow_id=workflow.id)
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"گردش‌کار «{workflow.name}» بایگانی شد.")
+    return redirect("workflow-detail", workflow_id=workflow.id)
+
+
+@require_POST
+@workflow_page
+def workflow_save_template(request, actor, workflow_id: int):
+    workflow = _workflow(actor, workflow_id)
+    try:
+        template = services.workflow_template_save(
+            actor=actor,
+            workflow_id=workflow.id,
+            name=request.POST.get("name", ""),
+            description=request.POST.get("description", ""),
+        )
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"قالب «{template.name}» ذخیره شد و در ساخت گردش‌کار تازه قابل انتخاب است.")
+    return redirect("workflow-detail", workflow_id=workflow.id)
+
+
+# --- builder ------------------------------------------------------------------------------------------
+
+
+def _builder_state(actor, workflow):
+    version = selectors.builder_version(actor=actor, workflow=workflow)
+    if version is None:
+        raise Http404
+    graph = graph_of_version(version)
+    sequence, undrawable = try_decompile(graph)
+    return version, graph, sequence, undrawable
+
+
+def _builder_context(request, actor, workflow, *, error: str = ""):
+    version, graph, sequence, undrawable = _builder_state(actor, workflow)
+    context = {
+        "workflow": workflow,
+        "version": version,
+        "editable": version.status == VersionStatus.DRAFT and sequence is not None,
+        "undrawable": undrawable,
+        "graph": graph,
+        "error": error,
+        "variables": [v for _, v in VARIABLES],
+        "step_kinds": editing.step_kinds(),
+        "units": editing.UNITS,
+        "end_behaviors": editing.END_BEHAVIORS,
+        "on_exhausted": editing.ON_EXHAUSTED,
+        "strategies": editing.STRATEGIES,
+        "condition_fields": editing.condition_fields(),
+        "operators": editing.operators(),
+    }
+    if sequence is not None:
+        problems = validate_sequence(sequence)
+        context |= {
+            "sequence": sequence,
+            "problems": problems,
+            "cards": editing.step_cards(sequence, problems),
+            "main_open": editing.main_list_open(sequence),
+            "loop_targets": editing.loop_targets(sequence),
+        }
+    return context
+
+
+def _render_builder(request, actor, workflow, *, error: str = "", status: int = 200):
+    context = _builder_context(request, actor, workflow, error=error)
+    template = "automation/_builder.html" if _is_htmx(request) else "automation/builder.html"
+    return render(request, template, context, status=status)
+
+
+@workflow_page
+def workflow_builder(request, actor, workflow_id: int):
+    workflow = _workflow(actor, workflow_id)
+    return _render_builder(request, actor, workflow)
+
+
+def _edit(request, actor, workflow_id: int, change) -> HttpResponse:
+    """Apply ``change(sequence) → sequence`` to the draft and save it through the graph service."""
+    workflow = _workflow(actor, workflow_id)
+    version, _graph, sequence, _undrawable = _builder_state(actor, workflow)
+    error, anchor = "", ""
+    if version.status != VersionStatus.DRAFT or sequence is None:
+        error = "این نسخه قابل ویرایش نیست."
+    else:
+        try:
+            changed, anchor = change(sequence)
+            services.workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=changed.compile())
+        except (SequenceError, ValueError, KeyError):
+            error = BUILDER_ERROR
+        except PlatformError as exc:
+            error = exc.message
+    if _is_htmx(request):
+        response = _render_builder(request, actor, workflow, error=error)
+        if anchor and not error:
+            response["HX-Trigger-After-Settle"] = f'{{"builder:focus": "{anchor}"}}'
+        return response
+    if error:
+        messages.error(request, error)
+    url = reverse("workflow-builder", kwargs={"workflow_id": workflow.id})
+    return redirect(f"{url}#step-{anchor}" if anchor and not error else url)
+
+
+def _checked_path(sequence: WorkflowSequence, request):
+    path = parse_path(request.POST.get("path", ""))
+    if sequence.step_at(path).key != request.POST.get("key"):
+        raise SequenceError("the step moved")
+    return path
+
+
+@require_POST
+@workflow_page
+def builder_add(request, actor, workflow_id: int):
+    kind = request.POST.get("kind", "")
+
+    def change(sequence: WorkflowSequence):
+        at = parse_path(request.POST.get("at", ""))
+        step = editing.new_step(kind)
+        changed = sequence.insert(at, step)
+        return changed, format_path(changed.path_of(step.key))
+
+    return _edit(request, actor, workflow_id, change)
+
+
+@require_POST
+@workflow_page
+def builder_step(request, actor, workflow_id: int):
+    def change(sequence: WorkflowSequence):
+        path = _checked_path(sequence, request)
+        step = editing.step_from_form(sequence.step_at(path), request.POST, timezone=actor.workspace.time_zone)
+        return sequence.replace_step(path, step), format_path(path)
+
+    return _edit(request, actor, workflow_id, change)
+
+
+@require_POST
+@workflow_page
+def builder_remove(request, actor, workflow_id: int):
+    def change(sequence: WorkflowSequence):
+        path = _checked_path(sequence, request)
+        return sequence.remove(path), ""
+
+    return _edit(request, actor, workflow_id, change)
+
+
+@require_POST
+@workflow_page
+def builder_preview(request, actor, workflow_id: int):
+    """Live preview of an action step for a sample target (the action's own preview hook)."""
+    _workflow(actor, workflow_id)
+    action = ACTIONS.get(request.POST.get("step_action", ""))
+    if action is None:
+        raise Http404
+    config = {name.removeprefix("cfg_"): value for name, value in request.POST.items() if name.startswith("cfg_")}
+    target = selectors.sample_target(actor=actor)
+    preview = action.preview(config, target)
+    return render(request, "automation/_preview.html", {"preview": preview, "target": target})

@@ -1,0 +1,106 @@
+"""Reads for the workflow pages: list rows, versions with the campaigns pinned to them, version diff."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Exists, OuterRef, Q
+
+from automation.builder.diff import StepDiff, version_diff
+from automation.choices import LIVE_STATUSES, VersionStatus
+from automation.engine.graph import graph_of_version
+from automation.models import CampaignJourney, Execution, Workflow, WorkflowVersion
+from automation.services.workflows import CAMPAIGN_FINISHED
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.selectors import target_queryset
+
+
+def workflow_rows(*, actor: Actor):
+    """Workflows with their published version number, whether a draft exists and unfinished campaigns."""
+    drafts = WorkflowVersion.objects.filter(workflow=OuterRef("pk"), status=VersionStatus.DRAFT)
+    return (
+        scoped(Workflow, actor.workspace)
+        .filter(deleted_at__isnull=True)
+        .select_related("published_version", "updated_by")
+        .annotate(
+            has_draft=Exists(drafts),
+            live_campaigns=Count(
+                "campaign_journeys",
+                filter=Q(campaign_journeys__campaign__deleted_at__isnull=True)
+                & ~Q(campaign_journeys__campaign__status__in=CAMPAIGN_FINISHED),
+                distinct=True,
+            ),
+        )
+        .order_by("-updated_at", "-id")
+    )
+
+
+def workflow_page_get(*, actor: Actor, workflow_id: int) -> Workflow:
+    qs = scoped(Workflow, actor.workspace).filter(deleted_at__isnull=True).select_related("published_version")
+    return get_scoped(Workflow, actor.workspace, workflow_id, queryset=qs)
+
+
+@dataclass
+class VersionRow:
+    version: WorkflowVersion
+    campaigns: list = field(default_factory=list)  # Campaign rows pinned to this version
+    live_executions: int = 0
+
+
+def workflow_versions(*, actor: Actor, workflow: Workflow) -> list[VersionRow]:
+    """Every version, newest first, with the campaigns pinned to it and its live executions."""
+    versions = list(
+        scoped(WorkflowVersion, actor.workspace)
+        .filter(workflow=workflow)
+        .select_related("published_by", "created_by")
+        .order_by("-version_number")
+    )
+    rows = {v.id: VersionRow(v) for v in versions}
+    journeys = (
+        scoped(CampaignJourney, actor.workspace)
+        .filter(workflow=workflow, campaign__deleted_at__isnull=True)
+        .select_related("campaign")
+        .order_by("-campaign_id")
+    )
+    for journey in journeys:
+        if journey.workflow_version_id in rows:
+            rows[journey.workflow_version_id].campaigns.append(journey.campaign)
+    live = (
+        scoped(Execution, actor.workspace)
+        .filter(workflow=workflow, status__in=LIVE_STATUSES)
+        .values("version_id")
+        .annotate(n=Count("id"))
+    )
+    for item in live:
+        if item["version_id"] in rows:
+            rows[item["version_id"]].live_executions = item["n"]
+    return [rows[v.id] for v in versions]
+
+
+def workflow_in_use(rows: list[VersionRow]) -> bool:
+    """Whether something live still uses the workflow (the archive service decides; this greys the button)."""
+    return any(r.live_executions for r in rows) or any(
+        c.status not in CAMPAIGN_FINISHED for r in rows for c in r.campaigns
+    )
+
+
+def versions_diff(*, actor: Actor, workflow: Workflow, old_id: int, new_id: int) -> list[StepDiff]:
+    versions = scoped(WorkflowVersion, actor.workspace).filter(workflow=workflow)
+    old = get_scoped(WorkflowVersion, actor.workspace, old_id, queryset=versions)
+    new = get_scoped(WorkflowVersion, actor.workspace, new_id, queryset=versions)
+    return version_diff(graph_of_version(old), graph_of_version(new))
+
+
+def builder_version(*, actor: Actor, workflow: Workflow) -> WorkflowVersion | None:
+    """The version the builder shows: the draft, else the published one, else the newest."""
+    versions = scoped(WorkflowVersion, actor.workspace).filter(workflow=workflow)
+    return (
+        versions.filter(status=VersionStatus.DRAFT).first()
+        or versions.filter(status=VersionStatus.PUBLISHED).first()
+        or versions.order_by("-version_number").first()
+    )
+
+
+def sample_target(*, actor: Actor):
+    """The target the message preview renders for (the newest one the user may see)."""
+    return target_queryset(actor=actor).first()

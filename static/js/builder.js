@@ -1,0 +1,32 @@
+/* Workflow builder: open/close step dialogs, insert variables into a message, show the step just changed.
+   Delegated listeners, so they keep working after htmx swaps the step list. */
+(function () {
+  document.addEventListener("click", function (event) {
+    var opener = event.target.closest("[data-open]");
+    if (opener) {
+      var dialog = document.getElementById(opener.dataset.open);
+      if (dialog && !dialog.open) { dialog.showModal(); }
+      return;
+    }
+    var closer = event.target.closest("[data-close]");
+    if (closer) { closer.closest("dialog").close(); return; }
+    var variable = event.target.closest("[data-insert]");
+    if (variable) {
+      var field = document.getElementById(variable.dataset.into);
+      var token = variable.dataset.insert;
+      var start = field.selectionStart != null ? field.selectionStart : field.value.length;
+      var end = field.selectionEnd != null ? field.selectionEnd : field.value.length;
+      field.value = field.value.slice(0, start) + token + field.value.slice(end);
+      field.focus();
+      field.setSelectionRange(start + token.length, start + token.length);
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+  });
+  document.body.addEventListener("builder:focus", function (event) {
+    var step = document.getElementById("step-" + event.detail.value);
+    if (step) {
+      step.scrollIntoView({ block: "center" });
+      step.classList.add("just-changed");
+    }
+  });
+})();

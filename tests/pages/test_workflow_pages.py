@@ -1,0 +1,180 @@
+"""Workflow pages in Chromium: build a journey in the step-list builder, publish it, read its versions.
+
+Screenshots of every page land in var/screenshots/ (look at them after a run)."""
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from automation.builder.sequence import Condition, End, Send, Wait, decompile
+from automation.engine.graph import graph_of_version
+from automation.models import Workflow
+from campaigns.choices import Role
+
+from ..conftest import make_member, make_target, make_workspace
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path("var/screenshots")
+JALALI_DATE = re.compile(r"[۰-۹]{4}/[۰-۹]{2}/[۰-۹]{2}")
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def login(page, base: str, username: str) -> None:
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-123456")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_contain_text("پیشخوان")
+
+
+KINDS = {"ارسال پیامک": "action", "انتظار": "wait", "شرط": "condition", "پایان": "end"}
+
+
+def add_step(page, at: str, label: str) -> None:
+    menu = page.get_by_test_id(f"add-{at}")
+    menu.locator("summary").click()
+    menu.get_by_role("button", name=label, exact=True).click()
+    expect(step(page, at)).to_have_attribute("data-kind", KINDS[label])  # the list was swapped in
+
+
+def edit(page, path: str):
+    page.get_by_test_id(f"edit-{path}").click()
+    dialog = page.get_by_test_id(f"editor-{path}")
+    expect(dialog).to_be_visible()
+    return dialog
+
+
+def save(dialog) -> None:
+    dialog.get_by_test_id("save-step").click()
+    expect(dialog).to_be_hidden()
+
+
+def step(page, path: str):
+    return page.locator(f'[data-testid=step][data-path="{path}"]')
+
+
+def test_build_publish_and_read_a_journey(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    make_target(shop, name="سارا احمدی", first_name="سارا")
+    login(page, live_server.url, "mina")
+
+    page.get_by_test_id("nav-automation").click()
+    expect(page.locator("h1")).to_contain_text("گردش‌کارها")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    shot(page, "workflow-list-empty")
+    page.get_by_role("link", name="گردش‌کار تازه").click()
+    page.fill("#id_name", "خوش‌آمد مشتریان")
+    shot(page, "workflow-new")
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    expect(page.get_by_test_id("builder-version")).to_contain_text("نسخه ۱")
+
+    # 1. SMS: a draft saves incomplete; the problem links to its step
+    add_step(page, "0", "ارسال پیامک")
+    expect(step(page, "0")).to_have_class(re.compile("has-problem"))
+    problem = page.get_by_test_id("problems").get_by_role("link", name=re.compile("متن پیامک لازم است"))
+    expect(page.get_by_test_id("publish")).to_be_disabled()
+    problem.click()
+    expect(page).to_have_url(re.compile(r"#step-0$"))
+    expect(step(page, "0")).to_be_in_viewport()
+    dialog = edit(page, "0")
+    dialog.locator("textarea").fill("سلام ")
+    dialog.get_by_role("button", name="نام کوچک (یا نام کامل)").click()
+    expect(dialog.locator("textarea")).to_have_value("سلام {target.first_name}")
+    expect(dialog.get_by_test_id("preview-text")).to_have_text("سلام سارا")
+    expect(dialog.get_by_test_id("segments")).to_contain_text("۹ نویسه، ۱ پیامک")
+    dialog.locator("input[name=retry_max_attempts]").fill("2")
+    shot(page, "workflow-builder-sms-editor")
+    save(dialog)
+    expect(step(page, "0")).to_contain_text("سلام {target.first_name}")
+    expect(step(page, "0")).not_to_have_class(re.compile("has-problem"))
+
+    # 2. wait two days
+    add_step(page, "1", "انتظار")
+    dialog = edit(page, "1")
+    amount = dialog.locator("input[name=amount]")
+    amount.fill("2")
+    assert amount.get_attribute("dir") == "ltr"
+    save(dialog)
+    expect(step(page, "1")).to_contain_text("۲ روز")
+
+    # 3. condition: interested → yes (the end it took over), else a reminder SMS and an end
+    add_step(page, "2", "شرط")
+    dialog = edit(page, "2")
+    dialog.locator("select[name=rule_field_0]").select_option("target.status")
+    dialog.locator("select[name=rule_op_0]").select_option("in")
+    dialog.locator("input[name=rule_value_0]").fill("interested")
+    save(dialog)
+    expect(step(page, "2")).to_contain_text("وضعیت مخاطب یکی از interested")
+    add_step(page, "2.no.0", "ارسال پیامک")
+    dialog = edit(page, "2.no.0")
+    dialog.locator("textarea").fill("یادآوری: هنوز در خدمتیم.")
+    save(dialog)
+    expect(page.get_by_test_id("problems")).to_contain_text("به جایی وصل نیست")
+    add_step(page, "2.no.1", "پایان")
+    expect(page.get_by_test_id("problems")).to_contain_text("ایرادی نیست")
+    shot(page, "workflow-builder")
+
+    page.fill("#publish-note", "نسخه اول")
+    page.get_by_test_id("publish").click()
+    expect(page.locator(".flash-success")).to_contain_text("نسخه ۱ منتشر شد")
+    row = page.get_by_test_id("version-1")
+    expect(row).to_contain_text("منتشرشده")
+    expect(row).to_contain_text("نسخه اول")
+    assert JALALI_DATE.search(row.get_by_test_id("published-at").inner_text())
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    shot(page, "workflow-detail")
+
+    workflow = Workflow.objects.get(workspace=shop)
+    sequence = decompile(graph_of_version(workflow.published_version))
+    sms, wait, condition = sequence.steps
+    assert isinstance(sms, Send) and sms.config["body"] == "سلام {target.first_name}" and sms.retry.max_attempts == 2
+    assert isinstance(wait, Wait) and wait.config == {"mode": "duration", "amount": 2, "unit": "days"}
+    assert isinstance(condition, Condition) and [type(s) for s in condition.yes] == [End]
+    assert [type(s) for s in condition.no] == [Send, End]
+
+    # a published version is read-only in the builder; a new draft opens it again, and the diff shows text changes
+    page.get_by_role("link", name="ویرایشگر").click()
+    expect(page.get_by_test_id("builder")).to_contain_text("منتشر شده و دیگر تغییر نمی‌کند")
+    expect(page.get_by_test_id("edit-0")).to_have_count(0)
+    shot(page, "workflow-builder-published")
+    page.get_by_role("button", name="پیش‌نویس تازه").click()
+    expect(page.get_by_test_id("builder-version")).to_contain_text("نسخه ۲")
+    dialog = edit(page, "0")
+    dialog.locator("textarea").fill("درود {target.first_name}")
+    save(dialog)
+    page.get_by_role("link", name="جزئیات و نسخه‌ها").click()
+    page.get_by_role("button", name="مقایسه").click()
+    diff = page.get_by_test_id("diff")
+    expect(diff.locator("del")).to_contain_text("سلام")
+    expect(diff.locator("ins")).to_contain_text("درود")
+    shot(page, "workflow-detail-diff")
+    page.get_by_role("link", name="همه گردش‌کارها").click()
+    expect(page.get_by_test_id("workflow-table")).to_contain_text("نسخه ۱")
+    shot(page, "workflow-list")
+
+    # narrow screen: the step editor is a bottom sheet
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/automation/workflows/{workflow.id}/builder/")
+    dialog = edit(page, "1")
+    box = dialog.bounding_box()
+    assert box["y"] + box["height"] >= 844 - 2 and box["width"] >= 388
+    shot(page, "workflow-builder-narrow-sheet")
+
+
+def test_viewer_has_no_automation_menu_and_gets_403(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.VIEWER, username="vida")
+    login(page, live_server.url, "vida")
+    expect(page.get_by_test_id("nav-automation")).to_have_count(0)
+    response = page.goto(f"{live_server.url}/automation/workflows/")
+    assert response.status == 403
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    shot(page, "workflow-403")
