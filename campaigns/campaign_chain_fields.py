@@ -1,4 +1,4 @@
-"""Group/chain/approval fields of the one Campaign model (owned by the chains issue).
+"""Group/chain/approval fields of the one Campaign model.
 
 Independent campaign: ``root`` and ``parent`` null. Chain root: ``root`` points
 to itself, ``parent`` null. Chain child: ``parent`` is its direct source,
@@ -6,9 +6,8 @@ to itself, ``parent`` null. Chain child: ``parent`` is its direct source,
 something on the root. Schedules and inheritance are stored normalised (see
 ``campaigns.chains.schedule``); the API converts to and from request strings.
 
-Indexes for ``Campaign.Meta.indexes`` (the coordinator adds them there, the
-mixin's Meta is not inherited by a model that declares its own Meta):
-``CHAIN_INDEXES`` below.
+Indexes for ``Campaign.Meta.indexes`` (listed there: the mixin's Meta is not
+inherited by a model that declares its own Meta): ``CHAIN_INDEXES`` below.
 """
 
 import secrets

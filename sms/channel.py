@@ -19,7 +19,7 @@ from sms.providers import SendRequest, SendResponse, StatusAnswer, provider_for
 
 logger = logging.getLogger(__name__)
 
-# Sent once per outage (≤ every 6 h) with kwargs workspace_id, reason: the notifications issue connects here.
+# Sent once per outage (≤ every 6 h) with kwargs workspace_id, reason (for owner notifications).
 channel_outage = Signal()
 
 OUTAGE_NOTIFY_EVERY = timedelta(hours=6)

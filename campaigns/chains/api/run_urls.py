@@ -1,4 +1,4 @@
-"""Run and conversion endpoints under /api/v1/ (included from ``campaigns/api/chain_urls.py``)."""
+"""Run and conversion endpoints under /api/v1/ (included from ``campaigns/chains/api/urls.py``)."""
 
 from django.urls import path
 

@@ -1,4 +1,4 @@
-"""Groups, chains and approval endpoints, mounted under /api/v1/ (chains issue)."""
+"""Groups, chains and approval endpoints, mounted under /api/v1/."""
 
 from django.urls import include, path
 

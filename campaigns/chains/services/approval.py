@@ -48,7 +48,7 @@ from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 
-# Sent after commit when a chain is approved (the runs issue registers the root's occurrences here).
+# Sent after commit when a chain is approved (the run scheduler registers the root's occurrences here).
 chain_approved = Signal()
 
 WORKSPACE_APPROVAL_SETTING = "campaigns_need_approval"
