@@ -4,6 +4,7 @@ from django.contrib import admin
 
 from automation.models import (
     AutomationSettings,
+    CampaignJourney,
     DailyCounter,
     Execution,
     ExecutionEvent,
@@ -69,6 +70,15 @@ class WorkflowEdgeAdmin(ReadOnlyAdmin):
     list_display = ("version", "from_node", "port", "to_node")
     list_filter = ("port", "workspace")
     search_fields = ("from_node__node_key", "to_node__node_key")
+
+
+@admin.register(CampaignJourney)
+class CampaignJourneyAdmin(ReadOnlyAdmin):
+    """A campaign's workflow and pinned version (set once, by the journey campaign service)."""
+
+    list_display = ("campaign", "workflow", "workflow_version", "workspace")
+    list_filter = ("workspace",)
+    search_fields = ("campaign__name", "workflow__name")
 
 
 @admin.register(WorkflowTemplate)

@@ -244,6 +244,48 @@ class WorkflowTemplate(TimeStamped):
         return self.name
 
 
+class CampaignJourney(TimeStamped):
+    """The journey side of a campaign: its workflow and the version pinned when it was created.
+
+    One row per journey campaign (the primary key is the campaign). Publishing a newer
+    version never changes a campaign. The campaign's channel-neutral fields (starts/ends,
+    daily limit, send window, journey settings, pause stamps) stay on ``Campaign``.
+    """
+
+    campaign = models.OneToOneField(
+        "campaigns.Campaign", primary_key=True, related_name="journey", on_delete=models.CASCADE
+    )
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    workflow = models.ForeignKey(
+        Workflow, verbose_name="گردش‌کار", on_delete=models.PROTECT, related_name="campaign_journeys"
+    )
+    workflow_version = models.ForeignKey(
+        WorkflowVersion, verbose_name="نسخه گردش‌کار", on_delete=models.PROTECT, related_name="campaign_journeys"
+    )
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-campaign_id"]
+        verbose_name = "سفر کمپین"
+        verbose_name_plural = "سفرهای کمپین"
+
+    def __str__(self) -> str:
+        return f"journey of campaign {self.campaign_id}: v{self.workflow_version_id}"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.platform.integrity import require_same_workspace
+
+        extra = {}
+        if self.workflow_version_id and self.workflow_id:
+            versions = WorkflowVersion.objects.filter(pk=self.workflow_version_id)
+            version_workflow = versions.values_list("workflow_id", flat=True).first()
+            if version_workflow is not None and version_workflow != self.workflow_id:
+                extra["workflow_version"] = ["این نسخه از گردش‌کار انتخاب‌شده نیست."]
+        require_same_workspace(self, "campaign", "workflow", "workflow_version", extra=extra)
+
+
 class AutomationSettings(TimeStamped):
     """Per-workspace engine settings (one row per workspace)."""
 

@@ -2,8 +2,8 @@
 
 from django.contrib.contenttypes.models import ContentType
 
-from automation.models import Execution, ExecutionEvent, Workflow
-from campaigns.models import Target, Workspace
+from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
+from campaigns.models import Campaign, Target, Workspace
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.selectors import target_queryset
@@ -11,6 +11,40 @@ from campaigns.selectors import target_queryset
 
 def workflow_count(*, workspace: Workspace) -> int:
     return scoped(Workflow, workspace).count()
+
+
+def campaign_journey_get(campaign: Campaign) -> CampaignJourney | None:
+    """The campaign's journey row (workflow + pinned version), or None for a campaign without one.
+
+    Uses the row already loaded with ``select_related("journey")`` when there is one.
+    """
+    try:
+        return campaign.journey
+    except CampaignJourney.DoesNotExist:
+        return None
+
+
+def campaign_journey_version_id(campaign: Campaign) -> int | None:
+    journey = campaign_journey_get(campaign)
+    return journey.workflow_version_id if journey else None
+
+
+def campaign_journey_version(campaign: Campaign) -> WorkflowVersion | None:
+    journey = campaign_journey_get(campaign)
+    return journey.workflow_version if journey else None
+
+
+def campaign_journey_ref(campaign: Campaign) -> dict | None:
+    """``{"workflow_id", "version_id"}`` of the campaign's journey (the registry's journey lookup)."""
+    journey = campaign_journey_get(campaign)
+    if journey is None:
+        return None
+    return {"workflow_id": journey.workflow_id, "version_id": journey.workflow_version_id}
+
+
+def journey_campaigns():
+    """Campaigns with a pinned workflow version, journey and version loaded."""
+    return Campaign.objects.filter(journey__isnull=False).select_related("workspace", "journey__workflow_version")
 
 
 def workflow_queryset(*, actor: Actor):

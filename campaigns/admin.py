@@ -123,13 +123,11 @@ class CampaignEventInline(WorkspaceScopedInline, admin.TabularInline):
 
 
 # Guarded fields of a campaign change only through services: status (FSM + conditional UPDATE),
-# the pinned workflow/version, chain structure and approval, counters and who/when stamps.
+# chain structure and approval, counters and who/when stamps.
 CAMPAIGN_GUARDED_FIELDS = (
     "kind",
     "status",
     "revision",
-    "workflow",
-    "workflow_version",
     "group",
     "parent",
     "root",

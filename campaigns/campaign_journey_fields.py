@@ -1,35 +1,21 @@
-"""Journey fields of the one Campaign model (owned by the engine issue)."""
+"""Channel-neutral run fields of the one Campaign model.
+
+The workflow and its pinned version are the engine's (``automation.CampaignJourney``).
+"""
 
 from django.conf import settings
 from django.db import models
 
 
 class CampaignJourneyFields(models.Model):
-    """Abstract mixin: workflow, pinned version, starts/ends, limits, window, settings.
+    """Abstract mixin: source list, starts/ends, daily limit, send window, settings, pause stamps.
 
-    The version is pinned when the campaign is created; publishing a newer
-    version never changes a campaign. ``send_window`` overrides the version's
-    and the workspace's window (campaign ?? version ?? workspace ?? none).
+    ``send_window`` overrides the journey version's and the workspace's window
+    (campaign ?? version ?? workspace ?? none).
     ``journey_settings`` holds ``stop_when_target_status_in`` and later
     ``auto_enroll``.
     """
 
-    workflow = models.ForeignKey(
-        "automation.Workflow",
-        verbose_name="گردش‌کار",
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="campaigns",
-    )
-    workflow_version = models.ForeignKey(
-        "automation.WorkflowVersion",
-        verbose_name="نسخه گردش‌کار",
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="campaigns",
-    )
     source_target_list = models.ForeignKey(
         "campaigns.TargetList",
         verbose_name="فهرست مبدأ",

@@ -158,7 +158,7 @@ class Target(TimeStamped):
 
 
 from campaigns.campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields  # noqa: E402  (chains issue owns that file)
-from campaigns.campaign_journey_fields import CampaignJourneyFields  # noqa: E402  (engine issue owns that file)
+from campaigns.campaign_journey_fields import CampaignJourneyFields  # noqa: E402
 
 
 class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
@@ -194,24 +194,13 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
         super().clean()
         from campaigns.platform.integrity import require_same_workspace
 
-        extra = {}
-        if self.workflow_version_id and self.workflow_id:
-            from automation.models import WorkflowVersion
-
-            versions = WorkflowVersion.objects.filter(pk=self.workflow_version_id)
-            version_workflow = versions.values_list("workflow_id", flat=True).first()
-            if version_workflow is not None and version_workflow != self.workflow_id:
-                extra["workflow_version"] = ["این نسخه از گردش‌کار انتخاب‌شده نیست."]
         require_same_workspace(
             self,
-            "workflow",
-            "workflow_version",
             "source_target_list",
             "group",
             "parent",
             "root",
             "approval_package",
-            extra=extra,
         )
 
     # --- the one status FSM (transitions only change memory; persist with campaigns.platform.fsm.fsm_apply) ---

@@ -53,12 +53,13 @@ def target_import_rows(*, actor: Actor, import_id: int, outcome: str | None = No
 
 
 def dashboard_counts(*, actor: Actor) -> dict[str, int]:
-    from automation.selectors import workflow_count
+    from campaigns.platform.registry import dashboard_counts as registered_counts
 
     return {
         "targets": target_queryset(actor=actor).count(),
         "campaigns": scoped(Campaign, actor.workspace).count(),
-        "workflows": workflow_count(workspace=actor.workspace),
+        "workflows": 0,  # shown even without the engine
+        **registered_counts(workspace=actor.workspace),
     }
 
 

@@ -136,7 +136,10 @@ def used(scope: str, scope_id: int, channel: str, day: date) -> int:
 
 def campaign_budget(campaign, *, channel: str, day: date, settings) -> Budget:
     """Campaign limit (campaign ?? version) then workspace global limit."""
-    version_settings = (campaign.workflow_version.settings or {}) if campaign.workflow_version_id else {}
+    from automation.selectors import campaign_journey_version
+
+    version = campaign_journey_version(campaign)
+    version_settings = (version.settings or {}) if version else {}
     limit = campaign.daily_limit if campaign.daily_limit is not None else version_settings.get("daily_limit")
     scopes = [BudgetScope(CounterScope.CAMPAIGN, campaign.id, limit)]
     if settings.global_daily_limit is not None:

@@ -339,7 +339,7 @@ class Finished:
 def start_run(ex: Execution, lock_token, now: datetime, cache: dict) -> _Run:
     ckey = ("campaign", ex.campaign_id)
     if ckey not in cache:
-        cache[ckey] = Campaign.objects.select_related("workspace", "workflow_version").get(pk=ex.campaign_id)
+        cache[ckey] = Campaign.objects.select_related("workspace", "journey__workflow_version").get(pk=ex.campaign_id)
     return _Run(ex, cache[ckey], now, uuid.UUID(str(lock_token)), cache)
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings as django_settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from automation.choices import (
@@ -37,6 +37,7 @@ from automation.engine.registry import ACTIONS
 from automation.engine.transitions import bulk_events
 from automation.engine.window import local_day
 from automation.models import Execution
+from automation.selectors import campaign_journey_version, campaign_journey_version_id
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign, CampaignEvent, PlatformHeartbeat
@@ -229,7 +230,7 @@ def _failure_event(campaign: Campaign, step: str, error: str) -> None:
 
 # --- 2. per campaign -----------------------------------------------------------------------------------
 def channel_problems(campaign: Campaign) -> list[str]:
-    graph = published_graph(campaign.workflow_version_id)
+    graph = published_graph(campaign_journey_version_id(campaign))
     problems = []
     for key in sorted({n.subtype for n in graph.nodes if n.type == "action"}):
         action = ACTIONS.get(key)
@@ -275,7 +276,7 @@ def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple
     if not settings.enabled:
         _skip_event(campaign, "automation_disabled")
         return [], 0
-    version = campaign.workflow_version
+    version = campaign_journey_version(campaign)
     if version is None or version.status == VersionStatus.DRAFT:
         _skip_event(campaign, "version_missing")
         return [], 0
@@ -312,7 +313,7 @@ def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple
 def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
     """min(limits) − used today − in flight (queued/processing budget-consuming executions)."""
     day = local_day(now, tz)
-    version_settings = campaign.workflow_version.settings or {}
+    version_settings = campaign_journey_version(campaign).settings or {}
     limit = campaign.daily_limit if campaign.daily_limit is not None else version_settings.get("daily_limit")
     scopes = [BudgetScope("campaign", campaign.id, limit)]
     if settings.global_daily_limit is not None:
@@ -320,7 +321,7 @@ def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
     budget = 10**9
     channels = {
         ACTIONS.get(n.subtype).channel
-        for n in published_graph(campaign.workflow_version_id).nodes
+        for n in published_graph(campaign_journey_version_id(campaign)).nodes
         if n.type == "action" and ACTIONS.get(n.subtype)
     }
     for scope in scopes:
@@ -365,8 +366,8 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
         remaining = _setting("AUTOMATION_TICK_MAX_CLAIMS", 20000)
         campaigns = (
             Campaign.objects.filter(kind=CampaignKind.JOURNEY, status=CampaignStatus.ACTIVE, deleted_at__isnull=True)
-            .filter(~Q(workflow_version=None))
-            .select_related("workspace", "workflow_version")
+            .filter(journey__isnull=False)
+            .select_related("workspace", "journey__workflow_version")
             .order_by("workspace_id", "id")
         )
         for campaign in campaigns:

@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from automation.choices import EndReason
 from automation.engine.scheduler import activate_pending, cancel_live_executions, channel_problems
-from automation.engine.window import SendWindow, WindowError
+from automation.engine.window import WindowError, window_for_save
 from automation.errors import CampaignNotJourney, ChannelUnusable, NotPublished
-from automation.models import Workflow
+from automation.models import CampaignJourney, Workflow
+from automation.selectors import campaign_journey_get
 from campaigns.chains.guards import route_campaign_control
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.events import campaign_status_changed_event
@@ -32,7 +33,7 @@ def _validate_journey_fields(*, starts_at, ends_at, daily_limit, send_window, se
     if daily_limit is not None and daily_limit < 1:
         errors["daily_limit"] = ["سقف روزانه باید دست‌کم ۱ باشد."]
     try:
-        SendWindow.from_config(send_window)
+        window_for_save(send_window)
     except WindowError as exc:
         errors["send_window"] = [f"بازه ارسال نامعتبر است: {exc}"]
     unknown = set(settings or {}) - SETTINGS_KEYS
@@ -67,21 +68,27 @@ def journey_campaign_create(
         starts_at=starts_at, ends_at=ends_at, daily_limit=daily_limit, send_window=send_window, settings=settings
     )
     source = get_scoped(TargetList, actor.workspace, source_target_list_id) if source_target_list_id else None
-    return Campaign.objects.create(
-        workspace=actor.workspace,
-        name=name.strip(),
-        description=description,
-        kind=CampaignKind.JOURNEY,
-        created_by=actor.user,
-        workflow=workflow,
-        workflow_version_id=workflow.published_version_id,
-        source_target_list=source,
-        starts_at=starts_at,
-        ends_at=ends_at,
-        daily_limit=daily_limit,
-        send_window=send_window,
-        journey_settings=settings or {},
-    )
+    with transaction.atomic():
+        campaign = Campaign.objects.create(
+            workspace=actor.workspace,
+            name=name.strip(),
+            description=description,
+            kind=CampaignKind.JOURNEY,
+            created_by=actor.user,
+            source_target_list=source,
+            starts_at=starts_at,
+            ends_at=ends_at,
+            daily_limit=daily_limit,
+            send_window=send_window,
+            journey_settings=settings or {},
+        )
+        CampaignJourney.objects.create(
+            campaign=campaign,
+            workspace=actor.workspace,
+            workflow=workflow,
+            workflow_version_id=workflow.published_version_id,
+        )
+    return campaign
 
 
 def _journey(actor: Actor, campaign_id: int) -> Campaign:
@@ -107,7 +114,7 @@ def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) 
         return routed
     now = timezone.now()
     if action in ("activate", "resume"):
-        problems = channel_problems(campaign) if campaign.workflow_version_id else ["no version"]
+        problems = channel_problems(campaign) if campaign_journey_get(campaign) else ["no version"]
         if problems:
             raise ChannelUnusable(details={"problems": problems})
     with transaction.atomic():

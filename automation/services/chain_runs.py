@@ -17,7 +17,8 @@ from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus, NodeTy
 from automation.engine.graph import Graph, published_graph
 from automation.engine.registry import ACTIONS
 from automation.engine.transitions import bulk_events
-from automation.models import Execution, ExecutionEvent, Workflow, WorkflowVersion
+from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
+from automation.selectors import campaign_journey_get
 from automation.services.enrollment import _subject_problems
 from automation.services.workflows import _write_graph
 from campaigns.choices import CampaignStatus
@@ -61,10 +62,10 @@ def _chain_action_graph(campaign: Campaign) -> Graph:
 
 def ensure_pinned_version(campaign: Campaign) -> Campaign:
     """A chain campaign that only has ``chain_action`` gets a published one-step workflow pinned once."""
-    if campaign.workflow_version_id is not None:
+    if campaign_journey_get(campaign) is not None:
         return campaign
     locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    if locked.workflow_version_id is not None:
+    if campaign_journey_get(locked) is not None:
         return locked
     graph = _chain_action_graph(locked)
     now = timezone.now()
@@ -80,9 +81,10 @@ def ensure_pinned_version(campaign: Campaign) -> Campaign:
         type(node).objects.filter(pk=node.pk).update(consumes_budget=bool(action and action.consumes_budget))
     WorkflowVersion.objects.filter(pk=version.pk).update(status=VersionStatus.PUBLISHED, published_at=now)
     Workflow.objects.filter(pk=workflow.pk).update(published_version=version)
-    Campaign.objects.filter(pk=locked.pk).update(workflow=workflow, workflow_version=version)
-    locked.refresh_from_db()
-    return locked
+    CampaignJourney.objects.create(
+        campaign=locked, workspace_id=locked.workspace_id, workflow=workflow, workflow_version=version
+    )
+    return Campaign.objects.get(pk=locked.pk)
 
 
 def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime) -> dict[int, tuple[str, object]]:
@@ -111,7 +113,8 @@ def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime
             ready.append(tid)
     if not ready:
         return result
-    first = published_graph(campaign.workflow_version_id).first_step()
+    journey = campaign.journey
+    first = published_graph(journey.workflow_version_id).first_step()
     status = ExecutionStatus.ACTIVE if campaign.status == CampaignStatus.ACTIVE else ExecutionStatus.PENDING
     created: list[Execution] = []
     for tid in ready:
@@ -121,8 +124,8 @@ def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime
                     Execution.objects.create(
                         workspace_id=campaign.workspace_id,
                         campaign_id=campaign.id,
-                        workflow_id=campaign.workflow_id,
-                        version_id=campaign.workflow_version_id,
+                        workflow_id=journey.workflow_id,
+                        version_id=journey.workflow_version_id,
                         subject_type=ct,
                         subject_id=tid,
                         current_node_id=first.id,

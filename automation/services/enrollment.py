@@ -20,6 +20,7 @@ from automation.engine.registry import ACTIONS
 from automation.engine.transitions import bulk_events
 from automation.errors import CampaignClosed, CampaignNotJourney
 from automation.models import Execution
+from automation.selectors import campaign_journey_get, campaign_journey_version_id
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target
 from campaigns.platform.errors import ValidationFailed
@@ -58,7 +59,7 @@ class EnrollmentReport:
 def _subject_problems(campaign: Campaign, targets: list) -> dict[int, str]:
     """Ask every action of the pinned version whether it can reach each subject (reason per refused id)."""
     problems: dict[int, str] = {}
-    graph = published_graph(campaign.workflow_version_id)
+    graph = published_graph(campaign_journey_version_id(campaign))
     for key in sorted({n.subtype for n in graph.nodes if n.type == "action"}):
         action = ACTIONS.get(key)
         if action is not None and hasattr(action, "subject_problems"):
@@ -108,7 +109,8 @@ def _enroll_chunk(actor: Actor, campaign: Campaign, ids: list[int], report: Enro
             ready.append(tid)
     if not ready:
         return
-    graph = published_graph(campaign.workflow_version_id)
+    journey = campaign.journey
+    graph = published_graph(journey.workflow_version_id)
     first = graph.first_step()
     now = timezone.now()
     status = ExecutionStatus.ACTIVE if campaign.status == CampaignStatus.ACTIVE else ExecutionStatus.PENDING
@@ -117,8 +119,8 @@ def _enroll_chunk(actor: Actor, campaign: Campaign, ids: list[int], report: Enro
         return Execution(
             workspace_id=campaign.workspace_id,
             campaign_id=campaign.id,
-            workflow_id=campaign.workflow_id,
-            version_id=campaign.workflow_version_id,
+            workflow_id=journey.workflow_id,
+            version_id=journey.workflow_version_id,
             subject_type=ct,
             subject_id=tid,
             current_node_id=first.id,

@@ -14,6 +14,7 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.choices import InheritanceType
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
+from campaigns.platform.registry import campaign_journey
 from campaigns.platform.tenancy import scoped
 
 EDITABLE_STATUSES = {CampaignStatus.DRAFT, CampaignStatus.REJECTED}
@@ -60,13 +61,13 @@ def chain_state(nodes: list[Campaign]) -> str:
 
 def has_channel(campaign: Campaign) -> bool:
     """A delivery channel exists: a chain action naming one, or a journey workflow."""
-    return bool((campaign.chain_action or {}).get("channel")) or bool(getattr(campaign, "workflow_id", None))
+    return bool((campaign.chain_action or {}).get("channel")) or campaign_journey(campaign) is not None
 
 
 def has_action(campaign: Campaign) -> bool:
     action = campaign.chain_action or {}
-    return bool(action.get("channel") and (action.get("content") or "").strip()) or bool(
-        getattr(campaign, "workflow_id", None)
+    return bool(action.get("channel") and (action.get("content") or "").strip()) or (
+        campaign_journey(campaign) is not None
     )
 
 

@@ -78,3 +78,39 @@ def register_run_engine(*, enroll: Callable, outcomes: Callable, unknown_variabl
 
 def run_engine() -> RunEngine | None:
     return _RUN_ENGINE[0] if _RUN_ENGINE else None
+
+
+# --------------------------------------------------------------------------- journey of a campaign
+#
+# The workflow a campaign runs and its pinned version belong to the engine
+# (``automation.CampaignJourney``). Campaign code that must know whether a
+# campaign has one asks here; the engine registers the lookup in its ``ready()``:
+#
+#   lookup(campaign) → {"workflow_id": int, "version_id": int} | None
+
+_JOURNEY_LOOKUP: list[Callable] = []
+
+
+def register_campaign_journey(*, lookup: Callable) -> None:
+    _JOURNEY_LOOKUP[:] = [lookup]
+
+
+def campaign_journey(campaign) -> dict | None:
+    """The campaign's workflow and pinned version ids, or None (no journey, or no engine installed)."""
+    return _JOURNEY_LOOKUP[0](campaign) if _JOURNEY_LOOKUP else None
+
+
+# --------------------------------------------------------------------------- home page counters
+#
+# Apps add a number to the home page's counters: ``register_dashboard_count("workflows", count)``
+# where ``count(workspace=Workspace) → int``.
+
+_DASHBOARD_COUNTS: dict[str, Callable] = {}
+
+
+def register_dashboard_count(name: str, count: Callable) -> None:
+    _DASHBOARD_COUNTS[name] = count
+
+
+def dashboard_counts(*, workspace) -> dict[str, int]:
+    return {name: count(workspace=workspace) for name, count in sorted(_DASHBOARD_COUNTS.items())}

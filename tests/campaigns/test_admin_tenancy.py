@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from automation.models import (
     AutomationSettings,
+    CampaignJourney,
     DailyCounter,
     Execution,
     ExecutionEvent,
@@ -109,10 +110,11 @@ def build_world(ws, mark: str) -> dict[str, models.Model]:
     campaign = rows["campaign"] = Campaign.objects.create(
         workspace=ws,
         name=f"{mark} campaign {n}",
-        workflow=wf,
-        workflow_version=version,
         source_target_list=tl,
         group=group,
+    )
+    rows["campaignjourney"] = CampaignJourney.objects.create(
+        campaign=campaign, workspace=ws, workflow=wf, workflow_version=version
     )
     rows["campaignchain"] = campaign
     Campaign.objects.filter(pk=campaign.pk).update(root=campaign)
@@ -454,14 +456,14 @@ def test_guarded_fields_are_read_only_in_the_admin(root_client, worlds):
     campaign = rows_a["campaign"]
     page = root_client.get(_url(Campaign, "change", campaign.pk))
     form = page.context["adminform"].form
-    for field in ("status", "revision", "workflow", "workflow_version", "group", "parent", "root", "chain_revision"):
+    for field in ("status", "revision", "group", "parent", "root", "chain_revision"):
         assert field not in form.fields, field
     root_client.post(
         _url(Campaign, "change", campaign.pk),
         {"name": "renamed", "status": "active", "workflow": rows_b["workflow"].pk, "attribution_window_days": 7},
     )
     campaign.refresh_from_db()
-    assert campaign.status == "draft" and campaign.workflow_id == rows_a["workflow"].pk
+    assert campaign.status == "draft" and campaign.journey.workflow_id == rows_a["workflow"].pk
     for model, fields in (
         (Workflow, ("status", "published_version")),
         (CampaignPlatform, ("status", "metadata", "campaign")),
@@ -471,6 +473,7 @@ def test_guarded_fields_are_read_only_in_the_admin(root_client, worlds):
         form = root_client.get(_url(model, "change", rows_a[model._meta.model_name].pk)).context["adminform"].form
         assert not set(fields) & set(form.fields), model._meta.label
     assert isinstance(admin.site._registry[Execution], ReadOnlyAdmin)
+    assert isinstance(admin.site._registry[CampaignJourney], ReadOnlyAdmin)  # the pinned version never changes
     assert isinstance(admin.site._registry[SmsAttempt], ReadOnlyAdmin)
 
 
@@ -503,22 +506,22 @@ def test_model_clean_refuses_a_relation_to_another_workspace(model, field_name, 
         assert field_name not in ok.message_dict
 
 
-def test_campaign_clean_refuses_workflow_and_version_of_another_workspace(worlds):
+def test_campaign_journey_clean_refuses_workflow_and_version_of_another_workspace(worlds):
     rows_a, rows_b, _ = worlds
-    campaign = Campaign.objects.get(pk=rows_a["campaign"].pk)
-    campaign.workflow_id, campaign.workflow_version_id = rows_b["workflow"].pk, rows_b["workflowversion"].pk
+    journey = CampaignJourney.objects.get(pk=rows_a["campaign"].pk)
+    journey.workflow_id, journey.workflow_version_id = rows_b["workflow"].pk, rows_b["workflowversion"].pk
     with pytest.raises(ValidationError) as exc:
-        campaign.clean()
+        journey.clean()
     assert {"workflow", "workflow_version"} <= set(exc.value.message_dict)
-    campaign = Campaign.objects.get(pk=rows_a["campaign"].pk)
+    journey = CampaignJourney.objects.get(pk=rows_a["campaign"].pk)
     other_version = WorkflowVersion.objects.create(
-        workspace=campaign.workspace,
-        workflow=Workflow.objects.create(workspace=campaign.workspace, name="second"),
+        workspace=journey.workspace,
+        workflow=Workflow.objects.create(workspace=journey.workspace, name="second"),
         version_number=1,
     )
-    campaign.workflow_version_id = other_version.pk  # same workspace, another workflow's version
+    journey.workflow_version_id = other_version.pk  # same workspace, another workflow's version
     with pytest.raises(ValidationError) as exc:
-        campaign.clean()
+        journey.clean()
     assert "workflow_version" in exc.value.message_dict
 
 

@@ -25,19 +25,7 @@ CONTRACTS = {contract["id"]: contract for contract in CONFIG["contracts"]}
 # Imports that break the direction today and are on their way out (the demo and benchmark set-up of a
 # channel moves into that channel's app). Never add to these lists: a new violation must be fixed.
 KNOWN_IMPORTS = {
-    ("campaigns.management.commands.demo_data", "automation.services.campaigns"),
-    ("campaigns.management.commands.demo_data", "automation.services.workflows"),
-    ("campaigns.management.commands.demo_data", "workers.management.commands.demo_site"),
-    ("campaigns.management.commands.demo_data", "workers.services.accounts"),
-    ("campaigns.management.commands.demo_data", "workers.services.action_configs"),
-    ("campaigns.management.commands.demo_data", "workers.services.campaigns"),
     ("automation.management.commands.bench_engine", "sms.models"),
-}
-# (model field, related model) pairs that break the direction; the journey side of a campaign moves
-# to automation.
-KNOWN_MODEL_REFERENCES = {
-    ("campaigns.Campaign.workflow", "automation.Workflow"),
-    ("campaigns.Campaign.workflow_version", "automation.WorkflowVersion"),
 }
 # The model layer the kernel may import; every other module of campaigns is listed in its contract.
 KERNEL_MAY_IMPORT = {"platform", "models", "choices", "campaign_chain_fields", "campaign_journey_fields"}
@@ -156,17 +144,12 @@ def model_references(rules: dict[str, set[str]] | None = None) -> set[tuple[str,
 
 
 def test_no_model_relation_breaks_the_direction():
-    assert model_references() - KNOWN_MODEL_REFERENCES == set()
+    assert model_references() == set()
 
 
 def test_the_relation_check_sees_a_relation():
     """The check above can fail: with campaigns forbidden to depend on auth, Membership.user is reported."""
     assert ("campaigns.Membership.user", "auth.User") in model_references({"campaigns": {"auth"}})
-
-
-@pytest.mark.xfail(strict=False, reason="the journey side of a campaign is moving to automation")
-def test_known_model_references_are_gone():
-    assert model_references() & KNOWN_MODEL_REFERENCES == set()
 
 
 def string_model_references(app: str, banned: set[str]) -> list[tuple[str, str]]:
@@ -183,19 +166,11 @@ def string_model_references(app: str, banned: set[str]) -> list[tuple[str, str]]
     return sorted(found)
 
 
-# The Campaign fields of KNOWN_MODEL_REFERENCES.
-KNOWN_STRING_REFERENCES = {
-    ("campaigns/campaign_journey_fields.py", "automation.Workflow"),
-    ("campaigns/campaign_journey_fields.py", "automation.WorkflowVersion"),
-}
-
-
 def test_no_model_string_breaks_the_direction():
     found = [
         (where, value)
         for app, banned in forbidden_apps().items()
         for where, value in string_model_references(app, banned)
-        if (where.split(":")[0], value) not in KNOWN_STRING_REFERENCES
     ]
     assert found == []
 

@@ -34,7 +34,7 @@ from campaigns.choices import CampaignStatus
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.fsm import fsm_apply
-from campaigns.platform.registry import run_engine
+from campaigns.platform.registry import campaign_journey, run_engine
 
 CHUNK = 200
 
@@ -43,8 +43,9 @@ def action_code(campaign: Campaign) -> str:
     """The stable code of the campaign's action (set at validation; channel or pinned version otherwise)."""
     action = campaign.chain_action or {}
     code = action.get("code") or action.get("channel")
-    if not code and campaign.workflow_version_id:
-        code = f"journey-v{campaign.workflow_version_id}"
+    journey = None if code else campaign_journey(campaign)
+    if journey:
+        code = f"journey-v{journey['version_id']}"
     return str(code or "action")[:60]
 
 
