@@ -14,7 +14,13 @@ from automation.models import (
     WorkflowTemplate,
     WorkflowVersion,
 )
-from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, WorkspaceScopedInline, jalali_column
+from campaigns.platform.admin import (
+    ReadOnlyAdmin,
+    WorkspaceScopedAdmin,
+    WorkspaceScopedInline,
+    jalali_column,
+    run_service_action,
+)
 from campaigns.platform.permissions import Perm
 
 
@@ -27,9 +33,23 @@ class WorkflowAdmin(WorkspaceScopedAdmin):
     list_filter = ("workspace", "status")
     search_fields = ("name", "description")
     readonly_fields = ("status", "published_version", "created_by", "updated_by", "deleted_at")
+    actions = ["publish_draft"]
 
     def has_add_permission(self, request):
         return False  # created through the API (first draft version, template copy)
+
+    @admin.action(description="انتشار پیش‌نویس", permissions=["change"])
+    def publish_draft(self, request, queryset):
+        """The workflow service publishes (validation problems block it and are shown as messages)."""
+        from automation.services.workflows import workflow_publish
+
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda actor, workflow: workflow_publish(actor=actor, workflow_id=workflow.id),
+            "پیش‌نویس {count} گردش‌کار منتشر شد.",
+        )
 
     def has_delete_permission(self, request, obj=None):
         return False  # campaigns and executions keep their workflow; the API soft-deletes

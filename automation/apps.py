@@ -16,7 +16,7 @@ class AutomationConfig(AppConfig):
         from automation.engine.variables import register_builtin_variables, unknown_variables
         from automation.receivers import cancel_executions_of_deleted_target
         from automation.selectors import campaign_journey_ref, workflow_count
-        from automation.services.campaigns import journey_campaign_create
+        from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
         from automation.services.chain_runs import chain_run_enroll, chain_run_outcomes
         from campaigns.platform.registry import (
             register_campaign_journey,
@@ -30,7 +30,12 @@ class AutomationConfig(AppConfig):
         register_builtin_variables()
         register_builtin_strategies()
         register_builtin_guards()
-        register_campaign_kind("journey", input_serializer=JourneyCampaignInput, create=journey_campaign_create)
+        register_campaign_kind(
+            "journey",
+            input_serializer=JourneyCampaignInput,
+            create=journey_campaign_create,
+            control=journey_campaign_transition,
+        )
         register_run_engine(enroll=chain_run_enroll, outcomes=chain_run_outcomes, unknown_variables=unknown_variables)
         register_campaign_journey(lookup=campaign_journey_ref)
         register_dashboard_count("workflows", workflow_count)

@@ -23,6 +23,7 @@ from campaigns.platform.admin import (
     WorkspaceScopedInline,
     admin_workspace_ids,
     jalali_column,
+    run_service_action,
 )
 from campaigns.platform.permissions import Perm
 
@@ -157,9 +158,35 @@ class CampaignAdmin(WorkspaceScopedAdmin):
     search_fields = ("name", "description")
     readonly_fields = CAMPAIGN_GUARDED_FIELDS
     inlines = [CampaignEventInline]
+    actions = ["start_campaigns", "pause_campaigns", "resume_campaigns"]
 
     def has_add_permission(self, request):
         return False  # created through the API/services (pins the published version, chain rules)
+
+    def _control(self, request, queryset, action: str, done: str) -> None:
+        """The campaign kind's own service (a journey checks its SMS channel first), else the generic one."""
+        from campaigns.platform.registry import campaign_kind_handler
+        from campaigns.services.campaigns import campaign_transition
+
+        def call(actor, campaign):
+            handler = campaign_kind_handler(campaign.kind)
+            if handler is not None and handler.control is not None:
+                return handler.control(actor=actor, campaign_id=campaign.id, action=action)
+            return campaign_transition(actor=actor, campaign_id=campaign.id, transition=action)
+
+        run_service_action(self, request, queryset, call, done)
+
+    @admin.action(description="شروع کمپین", permissions=["change"])
+    def start_campaigns(self, request, queryset):
+        self._control(request, queryset, "activate", "{count} کمپین شروع شد.")
+
+    @admin.action(description="توقف موقت کمپین", permissions=["change"])
+    def pause_campaigns(self, request, queryset):
+        self._control(request, queryset, "pause", "{count} کمپین متوقف شد.")
+
+    @admin.action(description="ادامه کمپین", permissions=["change"])
+    def resume_campaigns(self, request, queryset):
+        self._control(request, queryset, "resume", "{count} کمپین ادامه یافت.")
 
 
 @admin.register(CampaignEvent)

@@ -15,6 +15,7 @@ admin.site.index_title = "مدیریت"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the admin's language switch
     # The schema and its docs describe every endpoint: signed-in users only (pages redirect to login).
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
     path(

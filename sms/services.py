@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hmac
+import json
+import secrets
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -256,3 +258,107 @@ def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: li
                 source=BlacklistSource.OPT_OUT,
             )
 
+
+# --- provider accounts -----------------------------------------------------------------------------------
+ACCOUNT_FIELDS = {"name", "credentials", "senders", "is_active"}
+
+
+def _clean_senders(raw: Any) -> list[str]:
+    items = raw.replace(",", "\n").splitlines() if isinstance(raw, str) else list(raw or [])
+    senders = [str(item).strip() for item in items if str(item).strip()]
+    for sender in senders:
+        if len(sender) > 30:
+            raise ValidationFailed.field("senders", "هر خط ارسال حداکثر ۳۰ نویسه است.")
+    return list(dict.fromkeys(senders))
+
+
+def _credentials_json(provider_kind: str, credentials: dict[str, Any]) -> str:
+    """Only non-empty strings are kept; the provider says whether they are enough."""
+    from sms.providers import provider_for
+
+    values = {str(k): str(v).strip() for k, v in (credentials or {}).items() if str(v or "").strip()}
+    provider = provider_for(provider_kind)
+    if provider is None:
+        raise ValidationFailed.field("provider", "سرویس‌دهنده ناشناخته است.")
+    if provider.credentials_problem(values):
+        raise ValidationFailed.field("credentials", "اعتبارنامه این سرویس‌دهنده کامل نیست.")
+    return json.dumps(values) if values else ""
+
+
+def sms_account_create(
+    *,
+    actor: Actor,
+    name: str,
+    provider: str,
+    credentials: dict[str, Any] | None = None,
+    senders: Any = None,
+    is_active: bool = True,
+) -> SmsProviderAccount:
+    """A provider account of the workspace; credentials are stored encrypted and never read back to staff."""
+    actor.require(Perm.MANAGE_WORKSPACE)
+    if not str(name or "").strip():
+        raise ValidationFailed.field("name", "نام حساب لازم است.")
+    return SmsProviderAccount.objects.create(
+        workspace=actor.workspace,
+        name=str(name).strip()[:100],
+        provider=provider,
+        credentials=_credentials_json(provider, credentials or {}),
+        senders=_clean_senders(senders),
+        is_active=bool(is_active),
+    )
+
+
+def sms_account_update(*, actor: Actor, account_id: int, data: dict[str, Any]) -> SmsProviderAccount:
+    """Change name, senders, active flag; new credentials replace the old ones only when given (write-only)."""
+    actor.require(Perm.MANAGE_WORKSPACE)
+    unknown = set(data) - ACCOUNT_FIELDS
+    if unknown:
+        raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in sorted(unknown)})
+    account = get_scoped(SmsProviderAccount, actor.workspace, account_id)
+    if "name" in data:
+        if not str(data["name"] or "").strip():
+            raise ValidationFailed.field("name", "نام حساب لازم است.")
+        account.name = str(data["name"]).strip()[:100]
+    if "senders" in data:
+        account.senders = _clean_senders(data["senders"])
+    if "is_active" in data:
+        account.is_active = bool(data["is_active"])
+    if any(str(v or "").strip() for v in (data.get("credentials") or {}).values()):
+        account.credentials = _credentials_json(account.provider, data["credentials"])
+    account.save()
+    return account
+
+
+def sms_account_test_send(*, actor: Actor, account_id: int, number: str, text: str) -> dict[str, Any]:
+    """Send one message through this account now (no journey, no retry); the result is audited without the
+    number or the text."""
+    from sms.providers import SendRequest, provider_for
+
+    actor.require(Perm.MANAGE_WORKSPACE)
+    account = get_scoped(SmsProviderAccount, actor.workspace, account_id)
+    normalized = channel.normalize_number(number)
+    if not normalized:
+        raise InvalidNumber(details={"number": ["شماره معتبر نیست."]})
+    if not str(text or "").strip():
+        raise ValidationFailed.field("text", "متن پیام لازم است.")
+    provider = provider_for(account.provider)
+    credentials = channel.account_credentials(account)
+    if provider is None or provider.credentials_problem(credentials):
+        raise ValidationFailed.field("account", "این حساب پیکربندی کامل ندارد.")
+    local_id = str(secrets.randbelow(10**12) + 10**12)  # digits only; never the id of a journey step
+    response = provider.send(
+        credentials, SendRequest(phone=normalized, text=str(text), sender=account.default_sender, local_id=local_id)
+    )
+    result = {
+        "status": response.status,
+        "message_id": response.message_id,
+        "error_code": response.error_code,
+        "error_message": response.error_message,
+    }
+    SmsChannelEvent.objects.create(
+        workspace=actor.workspace,
+        type="test_message",
+        actor=actor.user,
+        data={"account_id": account.id, "status": response.status, "error_code": response.error_code},
+    )
+    return result

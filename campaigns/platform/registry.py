@@ -23,15 +23,23 @@ class CampaignKindHandler:
     input_serializer: type
     create: Callable
     permission: str
+    # control(actor=, campaign_id=, action="activate"|"pause"|"resume"|"cancel") → Campaign: the kind's own
+    # start/pause service (the admin's actions use it); None = the generic campaign_transition.
+    control: Callable | None = None
 
 
 _KINDS: dict[str, CampaignKindHandler] = {}
 
 
 def register_campaign_kind(
-    kind: str, *, input_serializer: type, create: Callable, permission: str = Perm.MANAGE_CAMPAIGNS
+    kind: str,
+    *,
+    input_serializer: type,
+    create: Callable,
+    permission: str = Perm.MANAGE_CAMPAIGNS,
+    control: Callable | None = None,
 ) -> None:
-    _KINDS[kind] = CampaignKindHandler(kind, input_serializer, create, permission)
+    _KINDS[kind] = CampaignKindHandler(kind, input_serializer, create, permission, control)
 
 
 def campaign_kind_handler(kind: str) -> CampaignKindHandler | None:

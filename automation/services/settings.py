@@ -1,0 +1,40 @@
+"""The workspace's engine settings: the default send window and the global daily limit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from automation.engine.context import automation_settings, workspace_tz
+from automation.engine.window import WindowError, window_for_save
+from automation.models import AutomationSettings
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor
+
+SETTINGS_FIELDS = {"default_send_window", "global_daily_limit"}
+
+
+def automation_settings_get(*, actor: Actor) -> AutomationSettings:
+    return automation_settings(actor.workspace)
+
+
+def automation_settings_update(*, actor: Actor, data: dict[str, Any]) -> AutomationSettings:
+    """``default_send_window``: a SendWindow config or None (always open); ``global_daily_limit``: ≥ 1 or None."""
+    actor.require(Perm.MANAGE_WORKSPACE)
+    unknown = set(data) - SETTINGS_FIELDS
+    if unknown:
+        raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in sorted(unknown)})
+    settings = automation_settings(actor.workspace)
+    if "default_send_window" in data:
+        try:
+            window = window_for_save(data["default_send_window"], workspace_tz(actor.workspace, settings))
+        except WindowError as exc:
+            raise ValidationFailed.field("default_send_window", f"بازه ارسال نامعتبر است: {exc}") from None
+        settings.default_send_window = window.to_config() if window else None
+    if "global_daily_limit" in data:
+        limit = data["global_daily_limit"]
+        if limit is not None and (not isinstance(limit, int) or limit < 1):
+            raise ValidationFailed.field("global_daily_limit", "سقف روزانه باید دست‌کم ۱ باشد.")
+        settings.global_daily_limit = limit
+    settings.save()
+    return settings

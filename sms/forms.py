@@ -1,0 +1,211 @@
+"""Forms of the SMS pages: input parsing only; every rule lives in the services."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+
+import jdatetime
+from django import forms
+
+from automation.engine.window import DISPLAY_ORDER
+from sms.choices import AttemptStatus, BlacklistReason
+from sms.selectors import credential_field_map, latin_digits, provider_kind_choices
+
+DAY_LABELS = {
+    "sat": "شنبه",
+    "sun": "یکشنبه",
+    "mon": "دوشنبه",
+    "tue": "سه‌شنبه",
+    "wed": "چهارشنبه",
+    "thu": "پنجشنبه",
+    "fri": "جمعه",
+}
+
+
+def service_errors_to_form(form: forms.Form, exc) -> None:
+    """A service's ValidationFailed details shown on the form (unknown fields as form errors)."""
+    details = exc.details if isinstance(exc.details, dict) else {}
+    if not details:
+        form.add_error(None, exc.message)
+    for field, errors in details.items():
+        for error in errors if isinstance(errors, list) else [errors]:
+            form.add_error(field if field in form.fields else None, str(error))
+
+
+def parse_jalali_date(text: str) -> dt.date | None:
+    """'1405/09/09' (Latin or Persian digits, / or -) → a Gregorian date; None when empty or unreadable."""
+    text = latin_digits(text).strip().replace("-", "/")
+    if not text:
+        return None
+    try:
+        year, month, day = (int(part) for part in text.split("/"))
+        return jdatetime.date(year, month, day).togregorian()
+    except (ValueError, TypeError):
+        return None
+
+
+class JalaliDateField(forms.CharField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+        self.widget.attrs.update({"placeholder": "1405/01/15", "dir": "ltr", "inputmode": "numeric", "size": 10})
+
+    def clean(self, value):
+        value = super().clean(value)
+        if not value:
+            return None
+        parsed = parse_jalali_date(value)
+        if parsed is None:
+            raise forms.ValidationError("تاریخ را شمسی بنویسید، مثل 1405/01/15.")
+        return parsed
+
+
+class AttemptFilterForm(forms.Form):
+    status = forms.ChoiceField(label="وضعیت", required=False, choices=[("", "همه"), *AttemptStatus.choices])
+    campaign = forms.TypedChoiceField(label="کمپین", required=False, coerce=int, empty_value=None)
+    number = forms.CharField(label="شماره", required=False, widget=forms.TextInput(attrs={"dir": "ltr", "size": 14}))
+    since = JalaliDateField(label="از تاریخ")
+    until = JalaliDateField(label="تا تاریخ")
+
+    def __init__(self, *args, campaigns=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["campaign"].choices = [("", "همه")] + [(c.id, c.name) for c in campaigns]
+
+
+class BlacklistAddForm(forms.Form):
+    number = forms.CharField(
+        label="شماره", widget=forms.TextInput(attrs={"dir": "ltr", "inputmode": "tel", "placeholder": "0912…"})
+    )
+    reason = forms.ChoiceField(label="دلیل", choices=BlacklistReason.choices, initial=BlacklistReason.MANUAL)
+    description = forms.CharField(label="توضیح", required=False, max_length=300)
+
+
+class BlacklistImportForm(forms.Form):
+    numbers = forms.CharField(
+        label="شماره‌ها (هر خط یک شماره)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "dir": "ltr"}),
+    )
+    file = forms.FileField(label="یا فایل CSV / متنی", required=False)
+
+    def clean(self):
+        cleaned = super().clean()
+        lines = (cleaned.get("numbers") or "").splitlines()
+        upload = cleaned.get("file")
+        if upload is not None:
+            if upload.size > 2 * 1024 * 1024:
+                raise forms.ValidationError("فایل بزرگ‌تر از ۲ مگابایت است.")
+            raw = upload.read()
+            try:
+                text = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                text = raw.decode("cp1256", errors="replace")
+            for row in csv.reader(io.StringIO(text)):
+                if row and row[0].strip():
+                    lines.append(row[0])
+        numbers = [line.strip() for line in lines if line.strip()]
+        if numbers and not any(ch.isdigit() for ch in latin_digits(numbers[0])):
+            numbers = numbers[1:]  # a header row ("number", "شماره")
+        if not numbers:
+            raise forms.ValidationError("شماره‌ای وارد نشده است.")
+        cleaned["parsed_numbers"] = numbers
+        return cleaned
+
+
+class SmsTemplateForm(forms.Form):
+    name = forms.CharField(label="نام", max_length=200)
+    body = forms.CharField(label="متن", widget=forms.Textarea(attrs={"rows": 5}))
+
+
+class AccountForm(forms.Form):
+    """Credentials are write-only: the inputs are never filled with the stored values."""
+
+    name = forms.CharField(label="نام حساب", max_length=100)
+    provider = forms.ChoiceField(label="سرویس‌دهنده")
+    senders = forms.CharField(
+        label="خطوط ارسال (هر خط یک شماره)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "dir": "ltr"}),
+    )
+    is_active = forms.BooleanField(label="فعال", required=False, initial=True)
+
+    def __init__(self, *args, editing: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["provider"].choices = provider_kind_choices()
+        if editing:
+            self.fields["provider"].disabled = True
+        self.credential_fields = credential_field_map()
+        labels = {name: label for fields in self.credential_fields.values() for name, label in fields}
+        for name, label in labels.items():
+            self.fields[f"cred_{name}"] = forms.CharField(
+                label=label,
+                required=False,
+                widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password", "dir": "ltr"}),
+                help_text="خالی بگذارید تا مقدار فعلی بماند." if editing else "",
+            )
+
+    def credentials(self) -> dict[str, str]:
+        kind = self.cleaned_data.get("provider") or ""
+        fields = self.credential_fields.get(kind, [])
+        return {name: self.cleaned_data.get(f"cred_{name}") or "" for name, _ in fields}
+
+
+class TestMessageForm(forms.Form):
+    number = forms.CharField(label="شماره گیرنده", widget=forms.TextInput(attrs={"dir": "ltr", "inputmode": "tel"}))
+    text = forms.CharField(label="متن", initial="پیام آزمایشی سامانه کمپین", max_length=300)
+
+
+class ChannelSettingsForm(forms.Form):
+    enabled = forms.BooleanField(label="ارسال پیامک فعال", required=False)
+    primary_account = forms.TypedChoiceField(label="حساب اصلی", required=False, coerce=int, empty_value=None)
+    fallback_account = forms.TypedChoiceField(label="حساب پشتیبان", required=False, coerce=int, empty_value=None)
+    opt_out_text = forms.CharField(label="متن لغو", required=False, max_length=60)
+    global_daily_limit = forms.IntegerField(
+        label="سقف روزانه کل فضای کاری",
+        required=False,
+        min_value=1,
+        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
+        help_text="خالی: بدون سقف کلی (سقف هر کمپین همچنان اعمال می‌شود).",
+    )
+
+    def __init__(self, *args, accounts=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = [("", "—")] + [(a.id, f"{a.name} ({a.provider_label})") for a in accounts]
+        self.fields["primary_account"].choices = choices
+        self.fields["fallback_account"].choices = choices
+        for day in DISPLAY_ORDER:
+            for part in ("start", "end"):
+                self.fields[f"win_{day}_{part}"] = forms.TimeField(
+                    label=f"{DAY_LABELS[day]} {'از' if part == 'start' else 'تا'}",
+                    required=False,
+                    widget=forms.TimeInput(attrs={"type": "time", "dir": "ltr", "lang": "en"}, format="%H:%M"),
+                )
+
+    @staticmethod
+    def window_initial(config: dict | None) -> dict[str, str]:
+        days = (config or {}).get("days") or {}
+        initial = {}
+        for day in DISPLAY_ORDER:
+            intervals = days.get(day) or []
+            if intervals:
+                initial[f"win_{day}_start"], initial[f"win_{day}_end"] = intervals[0][0], intervals[-1][1]
+        return initial
+
+    def window_rows(self):
+        return [(DAY_LABELS[day], self[f"win_{day}_start"], self[f"win_{day}_end"]) for day in DISPLAY_ORDER]
+
+    def window_config(self) -> dict | None:
+        """One interval per day (empty = closed); no day at all = no default window (always open)."""
+        days, any_open = {}, False
+        for day in DISPLAY_ORDER:
+            start, end = self.cleaned_data.get(f"win_{day}_start"), self.cleaned_data.get(f"win_{day}_end")
+            if start and end:
+                days[day] = [[start.strftime("%H:%M"), end.strftime("%H:%M")]]
+                any_open = True
+            elif start or end:
+                self.add_error(f"win_{day}_start", "هر دو ساعت شروع و پایان را وارد کنید.")
+            else:
+                days[day] = None
+        return {"days": days} if any_open else None

@@ -1,0 +1,156 @@
+"""SMS reads for pages and the API: attempt log, blacklist, templates, accounts, settings overview."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from campaigns.models import Campaign
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from sms import channel
+from sms.choices import AttemptStatus
+from sms.models import BlacklistEntry, SmsAttempt, SmsChannelEvent, SmsProviderAccount, SmsSettings, SmsTemplate
+
+_LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+
+
+def latin_digits(text: str) -> str:
+    return str(text or "").translate(_LATIN)
+
+
+def _number_filter(qs: QuerySet, field: str, number: str) -> QuerySet:
+    """A full number in any notation matches exactly; a fragment of digits matches anywhere."""
+    number = latin_digits(number).strip()
+    if not number:
+        return qs
+    normalized = channel.normalize_number(number)
+    if normalized:
+        return qs.filter(**{field: normalized})
+    digits = "".join(ch for ch in number if ch.isdigit())
+    if digits.startswith("0"):
+        digits = digits[1:]  # 0912… is stored as +98912…
+    return qs.filter(**{f"{field}__contains": digits}) if digits else qs.none()
+
+
+def attempt_queryset(
+    *,
+    actor: Actor,
+    status: str | None = None,
+    campaign_id: int | None = None,
+    number: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> QuerySet:
+    """The attempt log (needs ``view_sms_logs``), newest first, with the optional filters."""
+    actor.require(Perm.VIEW_SMS_LOGS)
+    qs = scoped(SmsAttempt, actor.workspace).select_related("campaign")
+    if status in AttemptStatus.values:
+        qs = qs.filter(status=status)
+    if campaign_id:
+        qs = qs.filter(campaign_id=campaign_id)
+    if number:
+        qs = _number_filter(qs, "phone", number)
+    if since:
+        qs = qs.filter(request_at__gte=since)
+    if until:
+        qs = qs.filter(request_at__lt=until)
+    return qs
+
+
+def attempt_get(*, actor: Actor, attempt_id: int) -> SmsAttempt:
+    return get_scoped(SmsAttempt, actor.workspace, attempt_id, queryset=attempt_queryset(actor=actor))
+
+
+def campaigns_with_attempts(*, actor: Actor) -> QuerySet:
+    """Campaign choices of the log's filter."""
+    ids = scoped(SmsAttempt, actor.workspace).values("campaign_id").distinct()
+    return scoped(Campaign, actor.workspace).filter(id__in=ids).order_by("name", "id")
+
+
+def blacklist_queryset(*, actor: Actor, q: str | None = None, active: bool | None = None) -> QuerySet:
+    actor.require(Perm.MANAGE_BLACKLIST)
+    qs = scoped(BlacklistEntry, actor.workspace).select_related("created_by", "removed_by")
+    if q and q.strip():
+        qs = _number_filter(qs, "value", q) | qs.filter(description__icontains=q.strip())
+    if active is not None:
+        qs = qs.filter(is_active=active)
+    return qs
+
+
+def sms_template_queryset(*, actor: Actor) -> QuerySet:
+    return scoped(SmsTemplate, actor.workspace).select_related("created_by")
+
+
+def sms_template_get(*, actor: Actor, template_id: int) -> SmsTemplate:
+    return get_scoped(SmsTemplate, actor.workspace, template_id)
+
+
+def provider_kind_choices() -> list[tuple[str, str]]:
+    """The provider kinds staff may add, from the channel's own list."""
+    from sms import providers
+
+    return providers.provider_kind_choices()
+
+
+def provider_label(kind: str) -> str:
+    return dict(provider_kind_choices()).get(kind, kind)
+
+
+def credential_field_map() -> dict[str, list[tuple[str, str]]]:
+    """Per provider kind, the credential inputs a page shows: [(name, label), …] (from the provider's schema)."""
+    from sms import providers
+
+    schema = getattr(providers, "credential_fields", None)
+    if callable(schema):
+        return {kind: [(f["name"], f["label"]) for f in schema(kind)] for kind, _ in provider_kind_choices()}
+    return {
+        "kavenegar": [("api_key", "کلید API")],
+        "melipayamak": [("username", "نام کاربری"), ("password", "گذرواژه")],
+        "console": [],
+    }
+
+
+def _labelled(accounts):
+    for account in accounts:
+        account.provider_label = provider_label(account.provider)
+    return accounts
+
+
+def account_queryset(*, actor: Actor) -> QuerySet:
+    actor.require(Perm.MANAGE_WORKSPACE)
+    return scoped(SmsProviderAccount, actor.workspace)
+
+
+def account_get(*, actor: Actor, account_id: int) -> SmsProviderAccount:
+    account = get_scoped(SmsProviderAccount, actor.workspace, account_id, queryset=account_queryset(actor=actor))
+    return _labelled([account])[0]
+
+
+@dataclass(frozen=True)
+class SettingsOverview:
+    settings: SmsSettings
+    accounts: list[SmsProviderAccount]
+    problem: str | None
+    paused_until: datetime | None
+    webhook_path: str
+    recent_events: list[SmsChannelEvent]
+
+
+def webhook_path(settings: SmsSettings) -> str:
+    return f"/api/webhooks/sms/generic/{settings.webhook_token}"
+
+
+def settings_overview(*, actor: Actor) -> SettingsOverview:
+    actor.require(Perm.MANAGE_WORKSPACE)
+    settings = channel.sms_settings(actor.workspace.id)
+    return SettingsOverview(
+        settings=settings,
+        accounts=_labelled(list(account_queryset(actor=actor))),
+        problem=channel.channel_problem(actor.workspace.id),
+        paused_until=channel.paused_until(actor.workspace.id, channel.now()),
+        webhook_path=webhook_path(settings),
+        recent_events=list(scoped(SmsChannelEvent, actor.workspace).select_related("actor")[:10]),
+    )

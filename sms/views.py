@@ -1,0 +1,414 @@
+"""Persian pages of the SMS channel: attempt log, blacklist, templates, settings.
+
+Thin: parse a form, call a selector or the same service the API calls, render. A page the role may
+not use answers 404 (like another workspace's object), and its menu entry is not shown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from automation.services.settings import automation_settings_get, automation_settings_update
+from campaigns.platform.errors import NotFound, PermissionDenied, PlatformError
+from campaigns.platform.jalali import fa_digits
+from campaigns.platform.permissions import Perm
+from campaigns.platform.phones import display_phone
+from sms import selectors, services
+from sms.choices import BlacklistReason
+from sms.exports import blacklist_csv
+from sms.forms import (
+    AccountForm,
+    AttemptFilterForm,
+    BlacklistAddForm,
+    BlacklistImportForm,
+    ChannelSettingsForm,
+    SmsTemplateForm,
+    TestMessageForm,
+    service_errors_to_form,
+)
+
+# The SMS section's tabs, each shown only with its permission (the first allowed one is the section's home).
+TABS = [
+    ("sms-attempts", "گزارش ارسال", Perm.VIEW_SMS_LOGS),
+    ("sms-blacklist", "لیست سیاه", Perm.MANAGE_BLACKLIST),
+    ("sms-templates", "قالب‌های پیامک", Perm.MANAGE_WORKFLOWS),
+    ("sms-settings", "تنظیمات", Perm.MANAGE_WORKSPACE),
+]
+
+PROBLEM_LABELS = {
+    "sms_not_configured": "حساب اصلی تعریف یا پیکربندی نشده است.",
+    "sms_disabled": "ارسال پیامک خاموش است.",
+    "sms_provider_unknown": "سرویس‌دهنده حساب اصلی شناخته نمی‌شود.",
+}
+
+
+def _page(request, perm: str):
+    """(actor, None) when the page may be shown, else (None, response): no workspace, or 404 without ``perm``."""
+    actor = getattr(request, "actor", None)
+    if actor is None:
+        return None, render(request, "campaigns/no_workspace.html")
+    if not actor.has(perm):
+        return None, render(request, "404.html", status=404)
+    return actor, None
+
+
+def _render(request, template: str, tab: str, context: dict, status: int = 200):
+    actor = request.actor
+    tabs = [(name, label, name == tab) for name, label, perm in TABS if actor.has(perm)]
+    return render(request, template, {"tabs": tabs, **context}, status=status)
+
+
+def _querystring(request) -> str:
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
+
+
+@login_required
+def sms_home(request):
+    actor = getattr(request, "actor", None)
+    if actor is None:
+        return render(request, "campaigns/no_workspace.html")
+    for name, _, perm in TABS:
+        if actor.has(perm):
+            return redirect(name)
+    return render(request, "404.html", status=404)
+
+
+# --- attempt log ------------------------------------------------------------------------------------------
+def _day_start(day: dt.date) -> dt.datetime:
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min), timezone.get_current_timezone())
+
+
+@login_required
+def attempt_log(request):
+    actor, refused = _page(request, Perm.VIEW_SMS_LOGS)
+    if refused:
+        return refused
+    form = AttemptFilterForm(request.GET or None, campaigns=selectors.campaigns_with_attempts(actor=actor))
+    filters = {}
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        filters = {
+            "status": data["status"] or None,
+            "campaign_id": data["campaign"],
+            "number": data["number"],
+            # Jalali days of the workspace calendar (its time zone is active on pages); "until" includes the day.
+            "since": _day_start(data["since"]) if data["since"] else None,
+            "until": _day_start(data["until"] + dt.timedelta(days=1)) if data["until"] else None,
+        }
+    page = Paginator(selectors.attempt_queryset(actor=actor, **filters), 50).get_page(request.GET.get("page"))
+    context = {"form": form, "page": page, "querystring": _querystring(request)}
+    if request.headers.get("HX-Request"):
+        return render(request, "sms/_attempt_rows.html", context)
+    return _render(request, "sms/attempt_log.html", "sms-attempts", context)
+
+
+# --- blacklist --------------------------------------------------------------------------------------------
+@login_required
+def blacklist(request):
+    actor, refused = _page(request, Perm.MANAGE_BLACKLIST)
+    if refused:
+        return refused
+    add_form, import_form, open_dialog = BlacklistAddForm(), BlacklistImportForm(), ""
+    if request.method == "POST" and request.POST.get("action") == "add":
+        add_form = BlacklistAddForm(request.POST)
+        if add_form.is_valid():
+            try:
+                entry = services.blacklist_add(actor=actor, **add_form.cleaned_data)
+            except PlatformError as exc:
+                service_errors_to_form(add_form, exc)
+            else:
+                messages.success(request, f"شماره {display_phone(entry.value)} به لیست سیاه افزوده شد.")
+                return redirect("sms-blacklist")
+        open_dialog = "dlg-bl-add"
+    elif request.method == "POST" and request.POST.get("action") == "import":
+        import_form = BlacklistImportForm(request.POST, request.FILES)
+        if import_form.is_valid():
+            try:
+                report = services.blacklist_import(
+                    actor=actor, numbers=import_form.cleaned_data["parsed_numbers"], reason=BlacklistReason.IMPORTED
+                )
+            except PlatformError as exc:
+                service_errors_to_form(import_form, exc)
+            else:
+                messages.success(
+                    request,
+                    f"افزوده: {fa_digits(report['added'])}، از قبل فعال: {fa_digits(report['already_active'])}، "
+                    f"نامعتبر: {fa_digits(len(report['invalid']))}",
+                )
+                if report["invalid"]:
+                    messages.warning(request, "شماره‌های نامعتبر: " + "، ".join(report["invalid"][:20]))
+                return redirect("sms-blacklist")
+        open_dialog = "dlg-bl-import"
+    q = request.GET.get("q", "")
+    state = request.GET.get("state", "")
+    active = {"active": True, "inactive": False}.get(state)
+    entries = selectors.blacklist_queryset(actor=actor, q=q, active=active)
+    if request.GET.get("export") == "csv":
+        response = HttpResponse(blacklist_csv(entries), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'
+        return response
+    page = Paginator(entries, 50).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "q": q,
+        "state": state,
+        "querystring": _querystring(request),
+        "add_form": add_form,
+        "import_form": import_form,
+        "open_dialog": open_dialog,
+    }
+    if request.headers.get("HX-Request") and request.method == "GET":
+        return render(request, "sms/_blacklist_rows.html", context)
+    return _render(request, "sms/blacklist.html", "sms-blacklist", context, status=400 if open_dialog else 200)
+
+
+@login_required
+@require_POST
+def blacklist_entry_action(request, entry_id: int, action: str):
+    """Deactivate or reactivate one entry (htmx swaps the row; without htmx, back to the list)."""
+    actor, refused = _page(request, Perm.MANAGE_BLACKLIST)
+    if refused:
+        return refused
+    service = {"deactivate": services.blacklist_deactivate, "reactivate": services.blacklist_reactivate}.get(action)
+    if service is None:
+        return render(request, "404.html", status=404)
+    try:
+        entry = service(actor=actor, entry_id=entry_id)
+    except NotFound:
+        return render(request, "404.html", status=404)
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+        return redirect("sms-blacklist")
+    if request.headers.get("HX-Request"):
+        return render(request, "sms/_blacklist_row.html", {"entry": entry})
+    messages.success(
+        request, f"شماره {display_phone(entry.value)} {'غیرفعال' if action == 'deactivate' else 'دوباره فعال'} شد."
+    )
+    return redirect("sms-blacklist")
+
+
+# --- templates --------------------------------------------------------------------------------------------
+@login_required
+def template_list(request):
+    actor, refused = _page(request, Perm.MANAGE_WORKFLOWS)
+    if refused:
+        return refused
+    page = Paginator(selectors.sms_template_queryset(actor=actor), 50).get_page(request.GET.get("page"))
+    return _render(request, "sms/template_list.html", "sms-templates", {"page": page, "querystring": ""})
+
+
+@login_required
+def template_form(request, template_id: int | None = None):
+    actor, refused = _page(request, Perm.MANAGE_WORKFLOWS)
+    if refused:
+        return refused
+    template = None
+    if template_id is not None:
+        try:
+            template = selectors.sms_template_get(actor=actor, template_id=template_id)
+        except NotFound:
+            return render(request, "404.html", status=404)
+    if request.method == "POST" and request.POST.get("action") == "delete" and template is not None:
+        try:
+            services.sms_template_delete(actor=actor, template_id=template.id)
+        except PlatformError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, f"قالب «{template.name}» حذف شد.")
+        return redirect("sms-templates")
+    initial = {"name": template.name, "body": template.body} if template else None
+    form = SmsTemplateForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            if template is None:
+                template = services.sms_template_create(actor=actor, **form.cleaned_data)
+            else:
+                template = services.sms_template_update(actor=actor, template_id=template.id, data=form.cleaned_data)
+        except PlatformError as exc:
+            service_errors_to_form(form, exc)
+        else:
+            messages.success(request, f"قالب «{template.name}» ذخیره شد.")
+            return redirect("sms-templates")
+    return _render(request, "sms/template_form.html", "sms-templates", {"form": form, "template": template})
+
+
+# --- settings ---------------------------------------------------------------------------------------------
+def _settings_context(actor, **forms) -> dict:
+    overview = selectors.settings_overview(actor=actor)
+    engine = automation_settings_get(actor=actor)
+    if "channel_form" not in forms:
+        initial = {
+            "enabled": overview.settings.enabled,
+            "primary_account": overview.settings.primary_account_id,
+            "fallback_account": overview.settings.fallback_account_id,
+            "opt_out_text": overview.settings.opt_out_text,
+            "global_daily_limit": engine.global_daily_limit,
+            **ChannelSettingsForm.window_initial(engine.default_send_window),
+        }
+        forms["channel_form"] = ChannelSettingsForm(initial=initial, accounts=overview.accounts)
+    forms.setdefault("account_form", AccountForm())
+    return {
+        "overview": overview,
+        "engine": engine,
+        "problem_label": PROBLEM_LABELS.get(overview.problem or "", overview.problem),
+        "credential_fields": forms["account_form"].credential_fields,
+        "test_form": forms.pop("test_form", None) or TestMessageForm(),
+        **forms,
+    }
+
+
+@login_required
+def settings_page(request):
+    actor, refused = _page(request, Perm.MANAGE_WORKSPACE)
+    if refused:
+        return refused
+    action = request.POST.get("action") if request.method == "POST" else None
+    if action == "channel":
+        return _save_channel(request, actor)
+    if action == "account_new":
+        return _account_new(request, actor)
+    if action in ("resume", "rotate"):
+        try:
+            if action == "resume":
+                services.circuit_resume(actor=actor)
+                messages.success(request, "کانال پیامک دوباره باز شد؛ ارسال‌ها از سر گرفته می‌شوند.")
+            else:
+                services.webhook_token_rotate(actor=actor)
+                messages.success(request, "نشانی وب‌هوک عوض شد؛ نشانی قبلی دیگر کار نمی‌کند.")
+        except PlatformError as exc:
+            messages.error(request, exc.message)
+        return redirect("sms-settings")
+    return _render(request, "sms/settings.html", "sms-settings", _settings_context(actor))
+
+
+def _save_channel(request, actor):
+    overview = selectors.settings_overview(actor=actor)
+    form = ChannelSettingsForm(request.POST, accounts=overview.accounts)
+    window = form.window_config() if form.is_valid() else None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.sms_settings_update(
+                actor=actor,
+                data={
+                    "enabled": data["enabled"],
+                    "primary_account_id": data["primary_account"],
+                    "fallback_account_id": data["fallback_account"],
+                    "opt_out_text": data["opt_out_text"],
+                },
+            )
+            automation_settings_update(
+                actor=actor, data={"default_send_window": window, "global_daily_limit": data["global_daily_limit"]}
+            )
+        except PlatformError as exc:
+            service_errors_to_form(form, exc)
+        else:
+            messages.success(request, "تنظیمات پیامک ذخیره شد.")
+            return redirect("sms-settings")
+    return _render(
+        request, "sms/settings.html", "sms-settings", _settings_context(actor, channel_form=form), status=400
+    )
+
+
+def _account_new(request, actor):
+    form = AccountForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            account = services.sms_account_create(
+                actor=actor,
+                name=data["name"],
+                provider=data["provider"],
+                credentials=form.credentials(),
+                senders=data["senders"],
+                is_active=data["is_active"],
+            )
+        except PlatformError as exc:
+            service_errors_to_form(form, exc)
+        else:
+            messages.success(request, f"حساب «{account.name}» افزوده شد.")
+            return redirect("sms-settings")
+    context = _settings_context(actor, account_form=form)
+    context["open_dialog"] = "dlg-account-new"
+    return _render(request, "sms/settings.html", "sms-settings", context, status=400)
+
+
+@login_required
+def account_edit(request, account_id: int):
+    actor, refused = _page(request, Perm.MANAGE_WORKSPACE)
+    if refused:
+        return refused
+    try:
+        account = selectors.account_get(actor=actor, account_id=account_id)
+    except NotFound:
+        return render(request, "404.html", status=404)
+    initial = {
+        "name": account.name,
+        "provider": account.provider,
+        "senders": "\n".join(account.senders or []),
+        "is_active": account.is_active,
+    }
+    form = AccountForm(request.POST or None, initial=initial, editing=True)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.sms_account_update(
+                actor=actor,
+                account_id=account.id,
+                data={
+                    "name": data["name"],
+                    "senders": data["senders"],
+                    "is_active": data["is_active"],
+                    "credentials": {
+                        name: form.cleaned_data.get(f"cred_{name}") or ""
+                        for name, _ in form.credential_fields.get(account.provider, [])
+                    },
+                },
+            )
+        except PlatformError as exc:
+            service_errors_to_form(form, exc)
+        else:
+            messages.success(request, f"حساب «{data['name']}» ذخیره شد.")
+            return redirect("sms-settings")
+    context = {"form": form, "account": account, "credential_fields": form.credential_fields.get(account.provider, [])}
+    return _render(request, "sms/account_form.html", "sms-settings", context)
+
+
+@login_required
+@require_POST
+def account_test(request, account_id: int):
+    """The "send a test message" button: one message through this account now; the answer is shown."""
+    actor, refused = _page(request, Perm.MANAGE_WORKSPACE)
+    if refused:
+        return refused
+    form = TestMessageForm(request.POST)
+    result, error = None, ""
+    if form.is_valid():
+        try:
+            result = services.sms_account_test_send(actor=actor, account_id=account_id, **form.cleaned_data)
+        except NotFound:
+            return render(request, "404.html", status=404)
+        except PermissionDenied as exc:
+            error = exc.message
+        except PlatformError as exc:
+            error = "؛ ".join(str(e) for errs in (exc.details or {}).values() for e in errs) or exc.message
+    else:
+        error = "؛ ".join(e for errs in form.errors.values() for e in errs)
+    context = {"result": result, "error": error}
+    if request.headers.get("HX-Request"):
+        return render(request, "sms/_test_result.html", context)
+    if result and result["status"] == "submitted":
+        messages.success(request, "پیام آزمایشی به سرویس‌دهنده تحویل شد.")
+    else:
+        messages.error(request, error or f"ارسال آزمایشی ناموفق بود ({(result or {}).get('status', '')}).")
+    return redirect("sms-settings")
