@@ -12,6 +12,7 @@ class AutomationConfig(AppConfig):
         from automation.api.serializers import JourneyCampaignInput
         from automation.engine.conditions import register_builtin_operators
         from automation.engine.guards import register_builtin_guards
+        from automation.engine.nodes import register_builtin_node_types
         from automation.engine.retry import register_builtin_strategies
         from automation.engine.variables import register_builtin_variables, unknown_variables
         from automation.receivers import cancel_executions_of_deleted_target
@@ -26,6 +27,7 @@ class AutomationConfig(AppConfig):
         )
         from campaigns.signals import target_soft_deleted
 
+        register_builtin_node_types()
         register_builtin_operators()
         register_builtin_variables()
         register_builtin_strategies()
@@ -40,3 +42,8 @@ class AutomationConfig(AppConfig):
         register_campaign_journey(lookup=campaign_journey_ref)
         register_dashboard_count("workflows", workflow_count)
         target_soft_deleted.connect(cancel_executions_of_deleted_target, dispatch_uid="automation-target-deleted")
+
+        from automation.demo import journey_demo
+        from campaigns.platform.registry import register_demo
+
+        register_demo("journey", order=20, contribute=journey_demo)

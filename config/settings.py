@@ -14,8 +14,9 @@ import dj_database_url
 from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# SQLite, the filesystem broker and collected static files live here; the folders are created at start
+# (manage.py, WSGI/ASGI, the Celery app: config/embedded.py), never when settings are imported.
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -125,7 +126,6 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True  # serve from app/static dirs without collectstatic in development
 MEDIA_ROOT = VAR_DIR / "media"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
@@ -185,8 +185,6 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("queue", "processed", "control"):
-        (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
@@ -233,7 +231,7 @@ LOGGING = {
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
 
-# --- automation + sms settings (engine issue) ---
+# --- journeys: engine and SMS channel ---
 # Lease of a claimed execution; the tick reaps queued/processing rows older than this.
 AUTOMATION_LEASE_SECONDS = int(os.environ.get("AUTOMATION_LEASE_SECONDS", "600"))
 AUTOMATION_DISPATCH_BATCH = int(os.environ.get("AUTOMATION_DISPATCH_BATCH", "200"))  # executions per engine task
@@ -251,7 +249,7 @@ SMS_PROVIDER_BASE_URLS = {
     "melipayamak": os.environ.get("SMS_MELIPAYAMAK_URL", "https://rest.payamak-panel.com"),
 }
 
-# --- workers settings (browser issue) ---
+# --- browser channel ---
 # Browser-task campaigns (docs/browser-tasks.md). Every value can be overridden from the environment.
 PLAYWRIGHT_CHROMIUM_PATH = os.environ.get("PLAYWRIGHT_CHROMIUM_PATH", "/usr/bin/chromium")
 # Flags that work in a closed network (no sandbox inside containers, no background calls home).
@@ -302,10 +300,12 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
 )
 
 
-# --- chains settings (chains issue) ---
-# Groups/chains/approval (campaigns.chains): add ≤ N campaigns per request; largest approval snapshot in bytes.
+# --- groups, chains and approval (campaigns.chains) ---
+# Add ≤ N campaigns per request; largest approval snapshot in bytes; hours after which a run still open
+# is flagged COMPLETION_OVERDUE (docs/chains.md, Runs).
 CHAINS_MAX_ADD_IDS = int(os.environ.get("CHAINS_MAX_ADD_IDS", "100"))
 CHAINS_PACKAGE_MAX_BYTES = int(os.environ.get("CHAINS_PACKAGE_MAX_BYTES", str(2 * 1024 * 1024)))
+CHAIN_RUN_COMPLETION_DEADLINE_HOURS = int(os.environ.get("CHAIN_RUN_COMPLETION_DEADLINE_HOURS", "72"))
 
 
 # --- security settings (production start, proxies, login, tokens, imports, exports) ---

@@ -11,6 +11,9 @@ class SmsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from campaigns.platform.registry import register_demo
         from sms.action import register
+        from sms.demo import sms_demo
 
         register()
+        register_demo("sms", order=10, contribute=sms_demo)

@@ -10,8 +10,9 @@ class WorkersConfig(AppConfig):
 
     def ready(self) -> None:
         from campaigns.platform.permissions import Perm
-        from campaigns.platform.registry import register_campaign_kind
+        from campaigns.platform.registry import register_campaign_kind, register_demo
         from workers.api.serializers import BrowserCampaignInput
+        from workers.demo import browser_demo
         from workers.services.campaigns import browser_campaign_create
 
         register_campaign_kind(
@@ -20,3 +21,4 @@ class WorkersConfig(AppConfig):
             create=browser_campaign_create,
             permission=Perm.MANAGE_CAMPAIGNS,
         )
+        register_demo("browser", order=30, contribute=browser_demo)

@@ -122,3 +122,33 @@ def register_dashboard_count(name: str, count: Callable) -> None:
 
 def dashboard_counts(*, workspace) -> dict[str, int]:
     return {name: count(workspace=workspace) for name, count in sorted(_DASHBOARD_COUNTS.items())}
+
+
+# --------------------------------------------------------------------------- demo data
+#
+# ``manage.py demo_data`` (campaigns) creates the core demo: the "demo" workspace, its admin
+# user, targets and lists. Each channel adds its own part from its ``ready()``:
+#
+#   register_demo("sms", order=10, contribute=sms_demo)
+#   contribute(*, workspace, user, actor, stdout) → None
+#
+# Contributors run in ``order`` (then name) inside the command's transaction and must be
+# idempotent: a second run changes nothing.
+
+
+@dataclass(frozen=True)
+class DemoContributor:
+    name: str
+    order: int
+    contribute: Callable
+
+
+_DEMO_CONTRIBUTORS: dict[str, DemoContributor] = {}
+
+
+def register_demo(name: str, order: int, contribute: Callable) -> None:
+    _DEMO_CONTRIBUTORS[name] = DemoContributor(name, order, contribute)
+
+
+def demo_contributors() -> list[DemoContributor]:
+    return sorted(_DEMO_CONTRIBUTORS.values(), key=lambda c: (c.order, c.name))

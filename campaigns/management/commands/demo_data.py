@@ -2,8 +2,10 @@
 
 Creates the "demo" workspace, an admin user (password generated once, kept in
 var/demo-credentials.txt and printed on every run), a few hundred targets in
-lists, a published journey with a draft campaign, and a browser-task campaign
-against the local demo site that `make run` serves. Refuses to run when DEBUG is off
+lists; then every channel adds its part through the demo registry
+(``campaigns.platform.registry.register_demo``): a console SMS provider, a
+published journey with a draft campaign, a browser-task campaign against the
+local demo site that `make run` serves. Refuses to run when DEBUG is off
 unless --force is given, so production never gets a known account.
 """
 
@@ -15,16 +17,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from automation.services.campaigns import journey_campaign_create
-from automation.services.workflows import workflow_create, workflow_publish
 from campaigns.choices import Role, TargetStatus
-from campaigns.models import Campaign, Target, TargetList, Workspace
+from campaigns.models import Target, TargetList, Workspace
+from campaigns.platform.registry import demo_contributors
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set, workspace_create
-from workers.management.commands.demo_site import DEMO_SITE_PORT
-from workers.services.accounts import account_create
-from workers.services.action_configs import action_config_create
-from workers.services.campaigns import browser_campaign_create
 
 FIRST = ["علی", "مریم", "رضا", "زهرا", "حسین", "فاطمه", "محمد", "سارا", "امیر", "نگار", "مهدی", "الهام"]
 LAST = ["احمدی", "محمدی", "رضایی", "کریمی", "حسینی", "موسوی", "جعفری", "نوری", "صادقی", "رحیمی"]
@@ -56,51 +53,11 @@ class Command(BaseCommand):
             )
             membership_set(workspace=workspace, user=user, role=Role.OWNER)
             self._targets(workspace, user, options["targets"])
-            if not Campaign.objects.filter(workspace=workspace).exists():
-                actor = Actor(user=user, workspace=workspace, membership=user.memberships.get(workspace=workspace))
-                self._journey(actor)
-                self._browser(actor)
+            actor = Actor(user=user, workspace=workspace, membership=user.memberships.get(workspace=workspace))
+            for contributor in demo_contributors():
+                contributor.contribute(workspace=workspace, user=user, actor=actor, stdout=self.stdout)
         shown = credentials.read_text(encoding="utf-8").split() if credentials.exists() else ["admin", "(unchanged)"]
         self.stdout.write(self.style.SUCCESS(f"Demo login: username={shown[0]} password={shown[1]}"))
-
-    def _journey(self, actor):
-        """A published three-step journey and a draft campaign on it (enroll a list, then activate)."""
-        workflow = workflow_create(actor=actor, name="معرفی سه‌مرحله‌ای", template="three_step_intro")
-        workflow_publish(actor=actor, workflow_id=workflow.id)
-        journey_campaign_create(
-            actor=actor,
-            name="جشنواره پاییز",
-            workflow_id=workflow.id,
-            daily_limit=100,
-            source_target_list_id=TargetList.objects.get(workspace=actor.workspace, name="مشتریان وفادار").id,
-        )
-
-    def _browser(self, actor):
-        """Accounts logged in to the local demo site (`make run` serves it) and a Like campaign on it."""
-        site = f"http://127.0.0.1:{DEMO_SITE_PORT}"
-        accounts = [
-            account_create(actor=actor, label=f"حساب نمونه {i}", platform="demo", cookies=f"session=valid-demo-{i}")
-            for i in range(1, 4)
-        ]
-        action_config_create(
-            actor=actor,
-            platform="demo",
-            action_type="like",
-            steps=[
-                {"action": "goto"},
-                {"action": "click", "selector": "#like"},
-                {"action": "verify", "selector": ".liked"},
-            ],
-            login_check={"login_url_patterns": ["/login"], "logged_in_selector": "#me"},
-        )
-        browser_campaign_create(
-            actor=actor,
-            name="پسندیدن پست‌های سایت نمونه",
-            platform="demo",
-            action="like",
-            accounts=[a.id for a in accounts],
-            target_links=[f"{site}/post/{n}" for n in (1, 2)],
-        )
 
     def _targets(self, workspace, user, count):
         if Target.objects.filter(workspace=workspace).exists():

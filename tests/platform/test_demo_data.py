@@ -1,0 +1,69 @@
+"""`manage.py demo_data`: the core demo from campaigns, each channel's part from its own app (demo
+registry); the demo journey campaign can be started at once; a second run changes nothing."""
+
+import io
+
+import pytest
+from django.apps import apps
+from django.core.management import call_command
+
+from campaigns.models import Campaign, Workspace
+from campaigns.platform.registry import demo_contributors
+from campaigns.platform.tenancy import Actor
+
+
+@pytest.fixture
+def demo(db, settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    settings.DEBUG = True
+    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:8766"]  # the demo site, allowed with DEBUG
+
+    def run() -> str:
+        out = io.StringIO()
+        call_command("demo_data", "--targets", "40", stdout=out)
+        return out.getvalue()
+
+    return run
+
+
+def snapshot() -> dict[str, int]:
+    """Row counts of every model of the project's apps (what a rerun must leave unchanged)."""
+    return {
+        model._meta.label: model._base_manager.count()
+        for label in ("campaigns", "automation", "sms", "workers")
+        for model in apps.get_app_config(label).get_models()
+    }
+
+
+def test_each_channel_contributes_its_own_demo():
+    assert [c.name for c in demo_contributors()] == ["sms", "journey", "browser"]
+    modules = {c.name: c.contribute.__module__ for c in demo_contributors()}
+    assert modules == {"sms": "sms.demo", "journey": "automation.demo", "browser": "workers.demo"}
+
+
+def test_demo_data_twice_is_idempotent(demo):
+    first = demo()
+    before = snapshot()
+    assert before["campaigns.Campaign"] == 2 and before["campaigns.Target"] == 40
+    assert before["sms.SmsProviderAccount"] == 1 and before["workers.BrowserAccount"] == 3
+
+    second = demo()
+
+    assert snapshot() == before
+    assert first.splitlines()[-1] == second.splitlines()[-1]  # the same login line
+
+
+def test_demo_journey_campaign_can_be_activated_from_the_start(demo):
+    from automation.services.campaigns import journey_campaign_transition
+    from sms.channel import channel_problem
+
+    demo()
+    workspace = Workspace.objects.get(slug="demo")
+    assert channel_problem(workspace.id) is None  # a console provider is the primary account
+    campaign = Campaign.objects.get(workspace=workspace, kind="journey")
+    user = workspace.memberships.get().user
+    actor = Actor(user=user, workspace=workspace, membership=user.memberships.get(workspace=workspace))
+
+    activated = journey_campaign_transition(actor=actor, campaign_id=campaign.pk, action="activate")
+
+    assert activated.status == "active"

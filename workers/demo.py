@@ -1,0 +1,49 @@
+"""The browser part of ``manage.py demo_data``: accounts logged in to the local demo site (`make run`
+serves it), the Like steps of the "demo" platform and a Like campaign on two of its posts. Registered in
+``WorkersConfig.ready()``; idempotent."""
+
+from campaigns.models import Campaign
+from campaigns.platform.tenancy import Actor
+
+CAMPAIGN_NAME = "پسندیدن پست‌های سایت نمونه"
+PLATFORM = "demo"
+
+
+def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
+    from workers.management.commands.demo_site import DEMO_SITE_PORT
+    from workers.models import ActionConfig, BrowserAccount
+    from workers.services.accounts import account_create
+    from workers.services.action_configs import action_config_create
+    from workers.services.campaigns import browser_campaign_create
+
+    accounts = []
+    for i in range(1, 4):
+        label = f"حساب نمونه {i}"
+        account = BrowserAccount.objects.filter(workspace=workspace, platform=PLATFORM, label=label).first()
+        accounts.append(
+            account or account_create(actor=actor, label=label, platform=PLATFORM, cookies=f"session=valid-demo-{i}")
+        )
+    if not ActionConfig.objects.filter(workspace=workspace, platform=PLATFORM, action_type="like").exists():
+        action_config_create(
+            actor=actor,
+            platform=PLATFORM,
+            action_type="like",
+            steps=[
+                {"action": "goto"},
+                {"action": "click", "selector": "#like"},
+                {"action": "verify", "selector": ".liked"},
+            ],
+            login_check={"login_url_patterns": ["/login"], "logged_in_selector": "#me"},
+        )
+    if Campaign.objects.filter(workspace=workspace, name=CAMPAIGN_NAME).exists():
+        return
+    site = f"http://127.0.0.1:{DEMO_SITE_PORT}"
+    browser_campaign_create(
+        actor=actor,
+        name=CAMPAIGN_NAME,
+        platform=PLATFORM,
+        action="like",
+        accounts=[a.id for a in accounts],
+        target_links=[f"{site}/post/{n}" for n in (1, 2)],
+    )
+    stdout.write(f"demo browser: campaign «{CAMPAIGN_NAME}»")
