@@ -1,5 +1,5 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from campaigns import views
 
@@ -13,4 +13,5 @@ urlpatterns = [
     path("targets/<int:target_id>/edit/", views.target_edit, name="target-edit"),
     path("targets/import/", views.target_import, name="target-import"),
     path("targets/import/<int:import_id>/", views.target_import_detail, name="target-import-detail"),
+    path("", include("campaigns.chains.urls")),
 ]

@@ -1,0 +1,274 @@
+"""Page form fields ↔ the request shapes the chain services take, and readable Persian schedule text.
+
+The pages post flat form fields; these helpers build the same dicts the API sends
+(``when``, ``goal``, ``inheritance``, ``chain_action``) so the services validate them
+exactly once, and turn stored values back into form values for editing.
+"""
+
+from __future__ import annotations
+
+from campaigns.chains import schedule as sched
+from campaigns.chains.choices import InheritanceType
+from campaigns.choices import TargetStatus
+from campaigns.platform.jalali import fa_digits
+
+WEEKDAY_LABELS = {
+    "SAT": "شنبه",
+    "SUN": "یکشنبه",
+    "MON": "دوشنبه",
+    "TUE": "سه‌شنبه",
+    "WED": "چهارشنبه",
+    "THU": "پنجشنبه",
+    "FRI": "جمعه",
+}
+WEEK_LABELS = {"1": "اول", "2": "دوم", "3": "سوم", "4": "چهارم", "LAST": "آخر"}
+ROOT_TYPES = [("", "بدون زمان‌بندی تکرار"), ("DAILY", "روزانه"), ("WEEKLY", "هفتگی"), ("MONTHLY", "ماهانه")]
+CHILD_TYPES = [("AFTER_INTERVAL", "پس از فاصله"), ("FIXED_DAY_IN_PERIOD", "روز ثابت در دوره")]
+CHANNELS = [("sms", "پیامک")]
+
+
+_LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+
+
+def latin(value) -> str:
+    """Numbers typed with Persian/Arabic digits read as Latin ones."""
+    return str(value or "").strip().translate(_LATIN)
+
+
+def _int_or_raw(value: str):
+    """Numeric inputs stay numbers for the services (which name the field when it is wrong)."""
+    text = latin(value)
+    return int(text) if text.isascii() and text.isdigit() else text
+
+
+def _time(post, name: str) -> str:
+    return latin(post.get(name))
+
+
+def when_from_post(post) -> dict | None:
+    kind = (post.get("when_type") or "").strip().upper()
+    if not kind:
+        return None
+    when: dict = {"type": kind, "time": _time(post, "when_time")}
+    if kind == "WEEKLY":
+        when["weekdays"] = post.getlist("when_weekdays")
+    if kind == "MONTHLY":
+        when["day"] = "LAST" if post.get("when_day_last") else latin(post.get("when_day"))
+    return when
+
+
+def goal_from_post(post) -> dict | None:
+    kind = (post.get("goal_type") or "").strip().upper()
+    if kind == "TARGET_STATUS":
+        return {"type": kind, "statuses": post.getlist("goal_statuses")}
+    if kind == "EVENT":
+        return {"type": kind, "event": (post.get("goal_event") or "").strip()}
+    return None
+
+
+def inheritance_schedule_from_post(post) -> dict:
+    kind = (post.get("schedule_type") or "").strip().upper()
+    schedule: dict = {"type": kind, "run_time": _time(post, "run_time")}
+    if kind == "AFTER_INTERVAL":
+        schedule["offset_days"] = _int_or_raw(post.get("offset_days"))
+    elif kind == "FIXED_DAY_IN_PERIOD":
+        mode = (post.get("fixed_mode") or "").strip().upper()
+        if mode == "WEEKDAY":
+            fixed = {"mode": mode, "weekday": post.get("fixed_weekday") or ""}
+            if post.get("fixed_week"):
+                fixed["week"] = post.get("fixed_week")
+        else:
+            day = "LAST" if post.get("fixed_day_last") else latin(post.get("fixed_day"))
+            fixed = {"mode": mode or "DAY_OF_MONTH", "day": day}
+        schedule["fixed_day"] = fixed
+    return schedule
+
+
+def inheritance_from_post(post) -> dict:
+    return {"type": (post.get("inherit_type") or "").strip().upper(), "schedule": inheritance_schedule_from_post(post)}
+
+
+def action_from_post(post) -> dict:
+    return {"channel": (post.get("action_channel") or "").strip(), "content": post.get("action_content") or ""}
+
+
+def window_from_post(post, errors: dict) -> int | None:
+    raw = latin(post.get("attribution_window_days"))
+    if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 365:
+        return int(raw)
+    errors["attribution_window_days"] = "بازه انتساب باید عددی از ۱ تا ۳۶۵ روز باشد."
+    return None
+
+
+def initial_from_campaign(campaign) -> dict:
+    """Stored chain config → the flat form values (the same names the POST uses)."""
+    data: dict = {
+        "name": campaign.name,
+        "description": campaign.description or "",
+        "attribution_window_days": str(campaign.attribution_window_days),
+        "action_channel": (campaign.chain_action or {}).get("channel") or "sms",
+        "action_content": (campaign.chain_action or {}).get("content") or "",
+        "parent": str(campaign.parent_id or ""),
+    }
+    when = campaign.root_schedule or {}
+    if when.get("type") in sched.RECURRING_ROOT_TYPES:
+        data.update(when_type=when["type"], when_time=when.get("time") or "")
+        data["when_weekdays"] = list(when.get("weekdays") or [])
+        day = when.get("day")
+        data["when_day_last"] = day == sched.LAST
+        data["when_day"] = "" if day in (None, sched.LAST) else str(day)
+    goal = campaign.goal or {}
+    data["goal_type"] = goal.get("type") or ""
+    data["goal_statuses"] = list(goal.get("statuses") or [])
+    data["goal_event"] = goal.get("event") or ""
+    inheritance = campaign.inheritance or {}
+    data["inherit_type"] = inheritance.get("type") or ""
+    schedule = inheritance.get("schedule") or {}
+    data["schedule_type"] = schedule.get("type") or "AFTER_INTERVAL"
+    data["run_time"] = schedule.get("run_time") or "09:00"
+    data["offset_days"] = str(schedule.get("offset_days") or "")
+    fixed = schedule.get("fixed_day") or {}
+    data["fixed_mode"] = fixed.get("mode") or "DAY_OF_MONTH"
+    data["fixed_day_last"] = fixed.get("day") == sched.LAST
+    data["fixed_day"] = "" if fixed.get("day") in (None, sched.LAST) else str(fixed["day"])
+    week = fixed.get("week")
+    data["fixed_week"] = "" if week is None else ("LAST" if week == sched.LAST else str(week))
+    data["fixed_weekday"] = fixed.get("weekday") or ""
+    return data
+
+
+def initial_from_post(post) -> dict:
+    data = {key: post.get(key, "") for key in post}
+    for key in ("when_weekdays", "goal_statuses"):
+        data[key] = post.getlist(key)
+    for key in ("when_day_last", "fixed_day_last"):
+        data[key] = bool(post.get(key))
+    return data
+
+
+NEW_CHILD_DEFAULTS = {
+    "inherit_type": InheritanceType.NOT_CONVERTED,
+    "schedule_type": "AFTER_INTERVAL",
+    "offset_days": "2",
+    "run_time": "09:00",
+    "fixed_mode": "DAY_OF_MONTH",
+    "attribution_window_days": "7",
+    "action_channel": "sms",
+}
+NEW_ROOT_DEFAULTS = {
+    "when_type": "MONTHLY",
+    "when_time": "09:00",
+    "when_day": "1",
+    "goal_type": "TARGET_STATUS",
+    "goal_statuses": [TargetStatus.CONVERTED],
+    "attribution_window_days": "7",
+    "action_channel": "sms",
+}
+
+
+def field_errors(details) -> dict[str, str]:
+    """Service field errors (``{"inheritance.schedule.offset_days": [...]}``) → one message per form area."""
+    result: dict[str, str] = {}
+    if not isinstance(details, dict):
+        return result
+    for key, problems in details.items():
+        if key in ("reasons", "nodes", "affected_campaigns"):
+            continue
+        messages = problems if isinstance(problems, list) else [problems]
+        text = " ".join(str(m) for m in messages if isinstance(m, str))
+        if not text:
+            continue
+        area = _area(key)
+        result[area] = f"{result[area]} {text}" if area in result else text
+    return result
+
+
+def _area(key: str) -> str:
+    if key.startswith("when"):
+        return "when"
+    if key.startswith("goal"):
+        return "goal"
+    if key.startswith(("inheritance.schedule", "schedule")):
+        return "schedule"
+    if key.startswith("inheritance"):
+        return "inherit_type"
+    if key.startswith("chain_action"):
+        return "action"
+    if key in ("parent_campaign_id", "source_campaign_id"):
+        return "parent"
+    if key in ("name", "description", "attribution_window_days"):
+        return key
+    return "form"
+
+
+# --------------------------------------------------------------------------- readable text
+
+
+def _num(value) -> str:
+    return fa_digits(value)
+
+
+def root_schedule_text(stored: dict | None) -> str:
+    if not stored or stored.get("type") in (None, "EVENT"):
+        return "بدون زمان‌بندی تکرار"
+    kind = stored["type"]
+    at = _num(stored.get("time") or "")
+    if kind == "DAILY":
+        return f"هر روز ساعت {at}"
+    if kind == "WEEKLY":
+        days = "، ".join(WEEKDAY_LABELS.get(w, w) for w in stored.get("weekdays") or [])
+        return f"هر هفته {days} ساعت {at}"
+    if kind == "MONTHLY":
+        day = stored.get("day")
+        label = "روز آخر" if day == sched.LAST else f"روز {_num(day)}"
+        return f"هر ماه {label} ساعت {at}"
+    if kind == "ONCE":
+        return "یک‌بار"
+    return kind
+
+
+def child_schedule_text(stored: dict | None) -> str:
+    if not stored:
+        return "—"
+    at = _num(stored.get("run_time") or "")
+    if stored.get("type") == "AFTER_INTERVAL":
+        return f"{_num(stored.get('offset_days'))} روز پس از شروع منبع، ساعت {at}"
+    fixed = stored.get("fixed_day") or {}
+    if fixed.get("mode") == "DAY_OF_MONTH":
+        day = fixed.get("day")
+        label = "روز آخر ماه" if day == sched.LAST else f"روز {_num(day)} ماه"
+        return f"{label} در دوره، ساعت {at}"
+    week = fixed.get("week")
+    weekday = WEEKDAY_LABELS.get(fixed.get("weekday") or "", fixed.get("weekday") or "")
+    if week is None:
+        return f"{weekday} همان هفته، ساعت {at}"
+    which = "آخر" if week == sched.LAST else WEEK_LABELS.get(str(week), _num(week))
+    return f"{weekday} {which} ماه، ساعت {at}"
+
+
+def inheritance_text(stored: dict | None) -> str:
+    if not stored:
+        return ""
+    kind = stored.get("type")
+    label = InheritanceType(kind).label if kind in InheritanceType.values else (kind or "")
+    return f"{label} — {child_schedule_text(stored.get('schedule'))}"
+
+
+def goal_text(stored: dict | None) -> str:
+    if not stored:
+        return "بدون هدف"
+    if stored.get("type") == "TARGET_STATUS":
+        names = "، ".join(
+            TargetStatus(s).label if s in TargetStatus.values else s for s in stored.get("statuses") or []
+        )
+        return f"وضعیت مخاطب: {names}"
+    if stored.get("type") == "EVENT":
+        return f"رویداد «{stored.get('event')}»"
+    return str(stored.get("type"))
+
+
+def action_text(stored: dict | None) -> str:
+    if not stored or not stored.get("channel"):
+        return "بدون اقدام"
+    channel = dict(CHANNELS).get(stored["channel"], stored["channel"])
+    return f"{channel}: {stored.get('content') or ''}"

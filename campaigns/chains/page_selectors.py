@@ -1,0 +1,174 @@
+"""Reads for the chain pages, built on the selectors the API uses (always tenant-scoped)."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from campaigns.chains import selectors
+from campaigns.chains.choices import PackageStatus
+from campaigns.chains.filters import CampaignGroupFilter
+from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.page_forms import action_text, goal_text, inheritance_text, root_schedule_text
+from campaigns.chains.runs import selectors as run_selectors
+from campaigns.chains.services.approval import package_warnings
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
+from campaigns.platform.tenancy import Actor, scoped
+
+# Campaign counts shown per group (the rest are folded into "other").
+COUNTED_STATUSES = [
+    CampaignStatus.DRAFT,
+    CampaignStatus.SUBMITTED,
+    CampaignStatus.SCHEDULED,
+    CampaignStatus.ACTIVE,
+    CampaignStatus.PAUSED,
+    CampaignStatus.COMPLETED,
+]
+
+
+def group_rows(*, actor: Actor, query: str) -> QuerySet:
+    """Active groups filtered exactly like ``GET /campaign-groups?query=`` (accent-insensitive, literal)."""
+    filterset = CampaignGroupFilter({"query": query}, queryset=selectors.group_queryset(actor=actor))
+    return filterset.qs
+
+
+def attach_counts(*, actor: Actor, groups: list) -> list:
+    selectors.attach_campaign_counts(actor=actor, groups=groups)
+    for group in groups:
+        counts = group.campaign_counts
+        group.count_rows = [
+            (status.value, status.label, counts.get(status.value, 0))
+            for status in COUNTED_STATUSES
+            if counts.get(status.value)
+        ]
+    return groups
+
+
+def _decorate(node: dict, summaries: dict, names: dict, roots: dict) -> None:
+    summary = summaries.get(node["campaign_id"]) or {}
+    node["status_label"] = CampaignStatus(node["status"]).label if node["status"] in CampaignStatus.values else ""
+    node["inheritance_label"] = summary.get("inheritance_label")
+    node["inheritance_text"] = inheritance_text(node.get("inheritance"))
+    node["latest_run"] = summary.get("latest_run")
+    node["latest_run_count"] = summary.get("latest_run_count")
+    node["source_name"] = names.get(node["parent_campaign_id"])
+    root = roots.get(node["campaign_id"])
+    if root is not None:
+        node["chain_revision"] = root.chain_revision
+        node["chain_control"] = root.chain_control
+        node["chain_control_label"] = root.get_chain_control_display()
+        node["approval_package_id"] = root.approval_package_id
+        node["schedule_text"] = root_schedule_text(root.root_schedule)
+    for child in node["children"]:
+        _decorate(child, summaries, names, roots)
+
+
+def _walk(nodes: list[dict]):
+    for node in nodes:
+        yield node
+        yield from _walk(node["children"])
+
+
+def group_tree(*, actor: Actor, group_id, query: str, page: int, size: int = 20) -> dict:
+    """``campaign_tree`` (the API's tree) plus, per node, the run summary and, per root, revision and control."""
+    tree = selectors.campaign_tree(actor=actor, group_id=group_id, query=query, page=page, size=size)
+    nodes = list(_walk(tree["roots"]))
+    names = {n["campaign_id"]: n["name"] for n in nodes}
+    top_ids = [n["campaign_id"] for n in tree["roots"]]
+    roots = {c.id: c for c in scoped(Campaign, actor.workspace).filter(pk__in=top_ids)}
+    summaries = {n["campaign_id"]: run_selectors.run_summary(actor=actor, campaign_id=n["campaign_id"]) for n in nodes}
+    for node in tree["roots"]:
+        _decorate(node, summaries, names, roots)
+    tree["pages"] = max(1, -(-tree["total_root_items"] // size))
+    return tree
+
+
+def package_queryset(*, actor: Actor, status: str = "", root_id: int | None = None) -> QuerySet:
+    qs = scoped(ChainApprovalPackage, actor.workspace).select_related("root", "submitted_by", "decided_by")
+    if status in PackageStatus.values:
+        qs = qs.filter(status=status)
+    if root_id is not None:
+        qs = qs.filter(root_id=root_id)
+    return qs.order_by("-created_at", "-id")
+
+
+DIFF_FIELDS = [
+    ("name", "نام", None),
+    ("description", "توضیحات", None),
+    ("parent_campaign_id", "منبع", None),
+    ("root_schedule", "زمان‌بندی ریشه", root_schedule_text),
+    ("inheritance", "ارث‌بری", inheritance_text),
+    ("goal", "هدف", goal_text),
+    ("attribution_window_days", "بازه انتساب (روز)", None),
+    ("chain_action", "اقدام", action_text),
+]
+
+
+def _item_row(item: dict, names: dict) -> dict:
+    return {
+        "campaign_id": item.get("campaign_id"),
+        "name": item.get("name") or f"#{item.get('campaign_id')}",
+        "is_root": item.get("parent_campaign_id") is None,
+        "source_name": names.get(item.get("parent_campaign_id")),
+        "schedule": root_schedule_text(item.get("root_schedule"))
+        if item.get("parent_campaign_id") is None
+        else inheritance_text(item.get("inheritance")),
+        "goal": goal_text(item.get("goal")),
+        "action": action_text(item.get("chain_action")),
+        "window": item.get("attribution_window_days"),
+    }
+
+
+def _shown(field: str, fmt, value, names: dict) -> str:
+    if field == "parent_campaign_id":
+        return names.get(value) or ("—" if value is None else f"#{value}")
+    if fmt is not None:
+        return fmt(value)
+    return "—" if value in (None, "") else str(value)
+
+
+def snapshot_diff(previous: list[dict], current: list[dict]) -> list[dict]:
+    """Per campaign: added, removed or the configuration fields that changed since the previous package."""
+    names = {i["campaign_id"]: i.get("name") for i in [*previous, *current]}
+    old = {i["campaign_id"]: i for i in previous}
+    new = {i["campaign_id"]: i for i in current}
+    result = []
+    for campaign_id, item in new.items():
+        if campaign_id not in old:
+            result.append({"kind": "added", "name": names[campaign_id], "lines": []})
+            continue
+        lines = []
+        for field, label, fmt in DIFF_FIELDS:
+            before, after = old[campaign_id].get(field), item.get(field)
+            if before != after:
+                lines.append(
+                    {"label": label, "old": _shown(field, fmt, before, names), "new": _shown(field, fmt, after, names)}
+                )
+        if lines:
+            result.append({"kind": "changed", "name": names[campaign_id], "lines": lines})
+    for campaign_id in old.keys() - new.keys():
+        result.append({"kind": "removed", "name": names[campaign_id], "lines": []})
+    return result
+
+
+def package_page(*, actor: Actor, package_id) -> dict:
+    """The package (404 for another workspace's), its snapshot as readable rows and the diff to the previous one."""
+    package = selectors.package_get(actor=actor, package_id=package_id)
+    root = scoped(Campaign, actor.workspace).filter(pk=package.root_id).first()
+    is_current = root is not None and root.approval_package_id == package.id
+    names = {i["campaign_id"]: i.get("name") for i in package.items}
+    previous = (
+        package_queryset(actor=actor, root_id=package.root_id)
+        .filter(created_at__lt=package.created_at)
+        .exclude(pk=package.pk)
+        .first()
+    )
+    return {
+        "package": package,
+        "root": root,
+        "is_current": is_current,
+        "rows": [_item_row(item, names) for item in package.items],
+        "warnings": package_warnings(actor, package) if package.status == PackageStatus.SUBMITTED else [],
+        "previous": previous,
+        "diff": snapshot_diff(previous.items, package.items) if previous else None,
+    }

@@ -1,0 +1,520 @@
+"""Persian pages for groups, follow-up chains, approval packages and runs.
+
+Thin: parse a form, call the same service or selector the API calls
+(``campaigns.chains.services``, ``campaigns.chains.selectors``,
+``campaigns.chains.runs.selectors``), render. Service errors (stale revision,
+chain submitted/locked, invalid chain …) become messages on the page; another
+workspace's object answers 404; a write the role may not do answers 403.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from campaigns.chains import page_forms as pf
+from campaigns.chains import page_selectors
+from campaigns.chains import selectors as chain_selectors
+from campaigns.chains.choices import InheritanceType, PackageStatus
+from campaigns.chains.preview import inheritance_preview
+from campaigns.chains.runs import selectors as run_selectors
+from campaigns.chains.runs.choices import RunStatus, SnapshotStatus
+from campaigns.chains.runs.export import run_audience_xlsx
+from campaigns.chains.services import approval
+from campaigns.chains.services import chains as chain_services
+from campaigns.chains.services import groups as group_services
+from campaigns.choices import CampaignStatus, TargetStatus
+from campaigns.models import Campaign
+from campaigns.platform import errors as platform_errors
+from campaigns.platform.errors import PlatformError
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import get_scoped
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def chain_page(perm: str = Perm.VIEW):
+    """Signed in, inside a workspace, with ``perm`` (403 without it)."""
+
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            actor = getattr(request, "actor", None)
+            if actor is None:
+                return render(request, "campaigns/no_workspace.html")
+            if not actor.has(perm):
+                raise PermissionDenied
+            try:
+                return view(request, actor, *args, **kwargs)
+            except platform_errors.NotFound:
+                raise Http404 from None
+            except platform_errors.PermissionDenied:
+                raise PermissionDenied from None
+
+        return wrapped
+
+    return decorator
+
+
+def _error_text(exc: PlatformError) -> str:
+    """The service's message plus what it names (invalid nodes, field problems)."""
+    parts = [exc.message]
+    details = exc.details if isinstance(exc.details, dict) else {}
+    for node in details.get("nodes") or []:
+        reasons = "؛ ".join(r.get("message", "") for r in node.get("reasons") or [])
+        parts.append(f"«{node.get('name') or node.get('campaign_id')}»: {reasons}")
+    for name, problems in pf.field_errors(details).items():
+        if name != "form" or problems != exc.message:
+            parts.append(problems)
+    return " ".join(parts)
+
+
+def _int(value) -> int | None:
+    text = pf.latin(value)
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _back(request, default: str):
+    """Return to the page the form was on (a local path only)."""
+    target = request.POST.get("next") or ""
+    if target.startswith("/") and not target.startswith("//"):
+        return redirect(target)
+    return redirect(default)
+
+
+# --- groups -----------------------------------------------------------------------------------------------
+
+
+@chain_page()
+def group_list(request, actor):
+    query = (request.GET.get("q") or "").strip()
+    page = Paginator(page_selectors.group_rows(actor=actor, query=query), 25).get_page(request.GET.get("page"))
+    page_selectors.attach_counts(actor=actor, groups=list(page.object_list))
+    context = {
+        "page": page,
+        "q": query,
+        "can_manage": actor.has(Perm.MANAGE_CAMPAIGNS),
+        "form": {},
+        "errors": {},
+    }
+    if request.headers.get("HX-Request") == "true":
+        return render(request, "chains/_group_rows.html", context)
+    return render(request, "chains/group_list.html", context)
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def group_create(request, actor):
+    try:
+        group = group_services.group_create(
+            actor=actor, name=request.POST.get("name", ""), description=request.POST.get("description", "")
+        )
+    except PlatformError as exc:
+        page = Paginator(page_selectors.group_rows(actor=actor, query=""), 25).get_page(1)
+        page_selectors.attach_counts(actor=actor, groups=list(page.object_list))
+        context = {
+            "page": page,
+            "q": "",
+            "can_manage": True,
+            "form": request.POST,
+            "errors": pf.field_errors(exc.details) or {"form": exc.message},
+            "open_dialog": "dlg-group-new",
+        }
+        return render(request, "chains/group_list.html", context, status=409 if exc.http_status == 409 else 400)
+    messages.success(request, f"گروه «{group.name}» ساخته شد.")
+    return redirect("chain-group", group_id=group.id)
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def group_edit(request, actor, group_id: int):
+    group = chain_selectors.group_get(actor=actor, group_id=group_id)
+    try:
+        group_services.group_update(
+            actor=actor,
+            group_id=group.id,
+            expected_revision=_int(request.POST.get("expected_revision")) or 0,
+            name=request.POST.get("name", ""),
+            description=request.POST.get("description", ""),
+        )
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        messages.success(request, "گروه ذخیره شد.")
+    return _back(request, reverse("chain-group", args=[group.id]))
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def group_archive(request, actor, group_id: int):
+    group = chain_selectors.group_get(actor=actor, group_id=group_id)
+    try:
+        group_services.group_delete(
+            actor=actor, group_id=group.id, expected_revision=_int(request.POST.get("expected_revision")) or 0
+        )
+    except PlatformError as exc:
+        text = exc.message
+        blocking = (exc.details or {}).get("blocking_chains") or []
+        names = [b.get("name") for b in blocking if isinstance(b, dict) and b.get("name")]
+        if names:
+            text += " زنجیره‌ها: " + "، ".join(f"«{n}»" for n in names)
+        messages.error(request, text)
+        return redirect("chain-group", group_id=group.id)
+    messages.success(request, f"گروه «{group.name}» بایگانی شد.")
+    return redirect("chain-groups")
+
+
+@chain_page()
+def group_tree(request, actor, group_id: int):
+    group = chain_selectors.group_get(actor=actor, group_id=group_id)
+    query = (request.GET.get("q") or "").strip()
+    page = _int(request.GET.get("page")) or 1
+    tree = page_selectors.group_tree(actor=actor, group_id=group.id, query=query, page=page)
+    page_selectors.attach_counts(actor=actor, groups=[group])
+    context = {
+        "group": group,
+        "tree": tree,
+        "q": query,
+        "page_number": page,
+        "can_manage": actor.has(Perm.MANAGE_CAMPAIGNS),
+        "can_approve": actor.has(Perm.APPROVE_CHAINS),
+    }
+    if request.headers.get("HX-Request") == "true" and request.headers.get("HX-Target") == "tree":
+        return render(request, "chains/_tree.html", context)
+    return render(request, "chains/group_tree.html", context)
+
+
+# --- chain campaign create / edit -------------------------------------------------------------------------
+
+
+def _form_context(actor, group, *, campaign=None, parent=None, data=None, errors=None, affected=None) -> dict:
+    is_child = parent is not None or (campaign is not None and campaign.parent_id is not None)
+    sources = (
+        chain_selectors.inheritance_sources(
+            actor=actor, group_id=group.id, campaign_id=campaign.id if campaign else None
+        )
+        if is_child
+        else []
+    )
+    current_source = parent.id if parent is not None else (campaign.parent_id if campaign is not None else None)
+    if current_source and not any(s["campaign_id"] == current_source for s in sources):
+        source = get_scoped(Campaign, actor.workspace, current_source)
+        sources.insert(0, {"campaign_id": source.id, "name": source.name, "root_campaign_id": source.root_id})
+    root_ids = {s["root_campaign_id"] or s["campaign_id"] for s in sources}
+    root_revisions = {
+        c.id: c.chain_revision
+        for c in Campaign.objects.filter(pk__in=root_ids, workspace=actor.workspace).only("id", "chain_revision")
+    }
+    for source in sources:
+        source["chain_revision"] = root_revisions.get(source["root_campaign_id"] or source["campaign_id"])
+    return {
+        "group": group,
+        "campaign": campaign,
+        "parent": parent,
+        "is_child": is_child,
+        "sources": sources,
+        "data": data or {},
+        "errors": errors or {},
+        "affected": affected or [],
+        "inherit_types": InheritanceType.choices,
+        "child_types": pf.CHILD_TYPES,
+        "root_types": pf.ROOT_TYPES,
+        "weekdays": list(pf.WEEKDAY_LABELS.items()),
+        "weeks": list(pf.WEEK_LABELS.items()),
+        "target_statuses": TargetStatus.choices,
+        "channels": pf.CHANNELS,
+    }
+
+
+def _chain_payload(post, *, is_child: bool, errors: dict) -> dict:
+    payload = {
+        "name": post.get("name", ""),
+        "description": post.get("description", ""),
+        "chain_action": pf.action_from_post(post),
+    }
+    window = pf.window_from_post(post, errors)
+    if window is not None:
+        payload["attribution_window_days"] = window
+    if is_child:
+        payload["inheritance"] = pf.inheritance_from_post(post)
+    else:
+        payload["when"] = pf.when_from_post(post)
+        payload["goal"] = pf.goal_from_post(post)
+    return payload
+
+
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def chain_campaign_new(request, actor, group_id: int):
+    group = chain_selectors.group_get(actor=actor, group_id=group_id)
+    parent_id = _int(request.POST.get("parent") if request.method == "POST" else request.GET.get("parent"))
+    parent = get_scoped(Campaign, actor.workspace, parent_id) if parent_id else None
+    if parent is not None and parent.group_id != group.id:
+        raise Http404
+    if request.method != "POST":
+        data = dict(pf.NEW_CHILD_DEFAULTS if parent else pf.NEW_ROOT_DEFAULTS)
+        data["parent"] = str(parent.id) if parent else ""
+        return render(request, "chains/campaign_form.html", _form_context(actor, group, parent=parent, data=data))
+    errors: dict[str, str] = {}
+    payload = _chain_payload(request.POST, is_child=parent is not None, errors=errors)
+    if not errors:
+        try:
+            campaign = chain_services.chain_campaign_create(
+                actor=actor,
+                campaign_group_id=group.id,
+                parent_campaign_id=parent.id if parent else None,
+                expected_chain_revision=_int(request.POST.get(f"root_revision_{parent.id}")) if parent else None,
+                **payload,
+            )
+        except PlatformError as exc:
+            errors = pf.field_errors(exc.details)
+            if not errors or exc.http_status == 409:
+                errors["form"] = _error_text(exc)
+        else:
+            messages.success(request, f"کمپین «{campaign.name}» ساخته شد.")
+            return redirect(f"{reverse('chain-group', args=[group.id])}#node-{campaign.id}")
+    context = _form_context(actor, group, parent=parent, data=pf.initial_from_post(request.POST), errors=errors)
+    return render(request, "chains/campaign_form.html", context, status=400)
+
+
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def chain_campaign_edit(request, actor, campaign_id: int):
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    if campaign.group_id is None:
+        raise Http404
+    group = chain_selectors.group_get(actor=actor, group_id=campaign.group_id)
+    root = get_scoped(Campaign, actor.workspace, campaign.root_id) if campaign.root_id else campaign
+    if request.method != "POST":
+        data = pf.initial_from_campaign(campaign)
+        data["expected_chain_revision"] = str(root.chain_revision)
+        return render(request, "chains/campaign_form.html", _form_context(actor, group, campaign=campaign, data=data))
+    errors: dict[str, str] = {}
+    is_child = campaign.parent_id is not None
+    data = _chain_payload(request.POST, is_child=is_child, errors=errors)
+    affected = []
+    if is_child:
+        new_parent = _int(request.POST.get("parent"))
+        if new_parent and new_parent != campaign.parent_id:
+            data["parent_campaign_id"] = new_parent
+    if not errors:
+        try:
+            chain_services.chain_campaign_update(
+                actor=actor,
+                campaign_id=campaign.id,
+                data=data,
+                expected_chain_revision=_int(request.POST.get("expected_chain_revision")),
+                expected_target_chain_revision=_int(request.POST.get(f"root_revision_{request.POST.get('parent')}")),
+                accept_affected=request.POST.get("accept_affected") == "1",
+            )
+        except PlatformError as exc:
+            errors = pf.field_errors(exc.details)
+            affected = (exc.details or {}).get("affected_campaigns") or []
+            if not errors or exc.http_status == 409:
+                errors["form"] = _error_text(exc)
+        else:
+            messages.success(request, f"کمپین «{data['name'].strip() or campaign.name}» ذخیره شد.")
+            return redirect(f"{reverse('chain-group', args=[group.id])}#node-{campaign.id}")
+    posted = pf.initial_from_post(request.POST)
+    context = _form_context(actor, group, campaign=campaign, data=posted, errors=errors, affected=affected)
+    return render(request, "chains/campaign_form.html", context, status=409 if affected else 400)
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def chain_campaign_delete(request, actor, campaign_id: int):
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    try:
+        chain_services.chain_campaign_delete(
+            actor=actor,
+            campaign_id=campaign.id,
+            expected_chain_revision=_int(request.POST.get("expected_chain_revision")),
+        )
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        messages.success(request, f"کمپین «{campaign.name}» حذف شد.")
+    return _back(request, reverse("chain-groups"))
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def inheritance_preview_partial(request, actor):
+    """The API's preview (``POST /campaign/inheritance/preview``) for the form's source and timing."""
+    source_id = _int(request.POST.get("parent"))
+    if source_id is None:
+        return render(request, "chains/_preview.html", {"errors": {"parent": "منبع را انتخاب کنید."}})
+    result = inheritance_preview(
+        actor=actor, source_campaign_id=source_id, schedule=pf.inheritance_schedule_from_post(request.POST), periods=4
+    )
+    context = {"result": result, "errors": pf.field_errors(result["errors"])}
+    return render(request, "chains/_preview.html", context)
+
+
+# --- submit, approval packages, chain control ---------------------------------------------------------------
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def chain_submit(request, actor, campaign_id: int):
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    try:
+        _, package = approval.campaign_submit(
+            actor=actor,
+            campaign_id=campaign.id,
+            expected_chain_revision=_int(request.POST.get("expected_chain_revision")),
+        )
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+        return _back(request, reverse("chain-groups"))
+    if package is None:
+        messages.success(request, f"کمپین «{campaign.name}» برای تأیید ارسال شد.")
+        return _back(request, reverse("chain-groups"))
+    messages.success(request, f"زنجیره «{campaign.name}» برای تأیید ارسال شد.")
+    return redirect("chain-package", package_id=package.id)
+
+
+@chain_page()
+def package_list(request, actor):
+    status = request.GET.get("status", PackageStatus.SUBMITTED)
+    if status not in PackageStatus.values:
+        status = ""
+    page = Paginator(page_selectors.package_queryset(actor=actor, status=status), 25).get_page(request.GET.get("page"))
+    context = {"page": page, "status": status, "statuses": PackageStatus.choices}
+    return render(request, "chains/package_list.html", context)
+
+
+@chain_page()
+def package_detail(request, actor, package_id: int):
+    context = page_selectors.package_page(actor=actor, package_id=package_id)
+    context["can_approve"] = actor.has(Perm.APPROVE_CHAINS)
+    context["can_manage"] = actor.has(Perm.MANAGE_CAMPAIGNS)
+    names = {r["campaign_id"]: r["name"] for r in context["rows"]}
+    for warning in context["warnings"]:
+        warning["name"] = names.get(warning.get("campaign_id"))
+    return render(request, "chains/package_detail.html", context)
+
+
+def _decide(request, actor, package_id: int, action: str):
+    package = chain_selectors.package_get(actor=actor, package_id=package_id)
+    expected = _int(request.POST.get("expected_submitted_revision")) or 0
+    try:
+        if action == "approve":
+            package, warnings = approval.package_approve(
+                actor=actor, package_id=package.id, expected_submitted_revision=expected
+            )
+            for warning in warnings:
+                messages.warning(request, warning.get("message", ""))
+            messages.success(request, "زنجیره تأیید شد و در انتظار نخستین اجرا است.")
+        elif action == "reject":
+            reason = (request.POST.get("reason") or "").strip()
+            if not reason:
+                messages.error(request, "دلیل رد را بنویسید.")
+                return redirect("chain-package", package_id=package.id)
+            approval.package_reject(
+                actor=actor, package_id=package.id, expected_submitted_revision=expected, reason=reason[:1000]
+            )
+            messages.success(request, "بسته رد شد؛ زنجیره برای اصلاح باز است.")
+        else:
+            approval.package_withdraw(actor=actor, package_id=package.id, expected_submitted_revision=expected)
+            messages.success(request, "درخواست تأیید پس گرفته شد؛ زنجیره دوباره پیش‌نویس است.")
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+    return redirect("chain-package", package_id=package.id)
+
+
+@require_POST
+@chain_page(Perm.APPROVE_CHAINS)
+def package_approve(request, actor, package_id: int):
+    return _decide(request, actor, package_id, "approve")
+
+
+@require_POST
+@chain_page(Perm.APPROVE_CHAINS)
+def package_reject(request, actor, package_id: int):
+    return _decide(request, actor, package_id, "reject")
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def package_withdraw(request, actor, package_id: int):
+    return _decide(request, actor, package_id, "withdraw")
+
+
+CONTROL_DONE = {
+    "pause": "زنجیره متوقف موقت شد؛ اجراهای شروع‌نشده رد شدند.",
+    "resume": "زنجیره ادامه یافت.",
+    "stop": "زنجیره برای همیشه متوقف شد.",
+}
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def chain_control(request, actor, campaign_id: int, action: str):
+    if action not in CONTROL_DONE:
+        raise Http404
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    try:
+        approval.chain_control_set(
+            actor=actor,
+            campaign_id=campaign.id,
+            action=action,
+            expected_chain_revision=_int(request.POST.get("expected_chain_revision")),
+        )
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        messages.success(request, CONTROL_DONE[action])
+    return _back(request, reverse("chain-groups"))
+
+
+# --- runs ----------------------------------------------------------------------------------------------------
+
+
+@chain_page()
+def campaign_runs(request, actor, campaign_id: int):
+    summary = run_selectors.run_summary(actor=actor, campaign_id=campaign_id)
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    runs = run_selectors.campaign_runs(actor=actor, campaign_id=campaign.id)
+    status = request.GET.get("status", "")
+    if status in RunStatus.values:
+        runs = runs.filter(status=status)
+    page = Paginator(runs, 25).get_page(request.GET.get("page"))
+    frozen = set(
+        page.object_list.model.objects.filter(
+            pk__in=[r.id for r in page.object_list], target_snapshot__status=SnapshotStatus.FROZEN
+        ).values_list("id", flat=True)
+    )
+    for run in page.object_list:
+        run.counted = run_selectors.counted(run)
+        run.exportable = run.id in frozen
+    context = {
+        "campaign": campaign,
+        "summary": summary,
+        "page": page,
+        "status": status,
+        "statuses": RunStatus.choices,
+        "status_label": CampaignStatus(campaign.status).label,
+    }
+    return render(request, "chains/campaign_runs.html", context)
+
+
+@chain_page()
+def run_audience_export(request, actor, run_id: int):
+    """The frozen audience as .xlsx: the same selector and writer as ``GET /campaign-runs/{id}/audience/export``."""
+    run = run_selectors.run_get(actor=actor, run_id=run_id)
+    try:
+        snapshot, members = run_selectors.frozen_members(actor=actor, run=run)
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+        return redirect("chain-campaign-runs", campaign_id=run.campaign_id)
+    response = HttpResponse(run_audience_xlsx(run, snapshot, members), content_type=XLSX)
+    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-audience.xlsx"'
+    return response

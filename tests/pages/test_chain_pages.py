@@ -1,0 +1,233 @@
+"""Chain pages in Chromium: a group, a chain A → B, approval, chain control, runs; roles and tenancy.
+
+Screenshots of every page land in var/screenshots/ (look at them after a run)."""
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from campaigns.chains.choices import ChainControl, PackageStatus
+from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.text import name_key, search_text
+from campaigns.choices import CampaignStatus, Role
+from campaigns.models import Campaign
+
+from ..conftest import make_member, make_workspace
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path("var/screenshots")
+JALALI = re.compile(r"۱۴[۰-۹]{2}/[۰-۹]{2}/[۰-۹]{2}")
+LATIN_DIGIT = re.compile(r"[0-9]")
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def login(page, base: str, username: str) -> None:
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-123456")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_contain_text("پیشخوان")
+
+
+def logout(page) -> None:
+    page.get_by_role("button", name="خروج").click()
+
+
+def post_as_page(page, url: str, data: dict):
+    """A form POST with the page's session and CSRF cookie (what a hand-made request could send)."""
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    return page.request.post(url, form=data, headers={"X-CSRFToken": token, "Referer": url})
+
+
+def make_group(workspace, name: str) -> CampaignGroup:
+    return CampaignGroup.objects.create(
+        workspace=workspace, name=name, name_key=name_key(name), name_search=search_text(name)
+    )
+
+
+def node(page, name: str):
+    return page.locator(f'[data-testid=node][data-name="{name}"]').first
+
+
+def test_build_submit_approve_and_control_a_chain(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    make_member(shop, Role.ADMIN, username="ali")
+    base = live_server.url
+    login(page, base, "mina")
+
+    # groups: create one
+    page.get_by_test_id("nav-chains").click()
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.get_by_test_id("group-table")).to_contain_text("هنوز گروهی نساخته‌اید")
+    page.get_by_test_id("group-new").click()
+    page.fill("#group-name", "پیگیری فروش")
+    page.fill("#group-desc", "مشتریان تازه")
+    shot(page, "chains-group-new-dialog")
+    page.get_by_role("button", name="ساخت گروه").click()
+    expect(page.locator(".flash-success")).to_contain_text("گروه «پیگیری فروش» ساخته شد")
+    group = CampaignGroup.objects.get(workspace=shop)
+
+    # root A: monthly on the 1st at 09:00, goal "converted", an SMS
+    page.get_by_test_id("campaign-new").click()
+    page.fill("#f-name", "خوش‌آمد")
+    page.fill("#f-content", "سلام، به فروشگاه خوش آمدید")
+    shot(page, "chains-root-form")
+    page.get_by_test_id("save").click()
+    expect(page.locator(".flash-success")).to_contain_text("کمپین «خوش‌آمد» ساخته شد")
+
+    # child B under A: "not converted", two days after A starts
+    node(page, "خوش‌آمد").get_by_test_id("add-child").click()
+    expect(page.locator("h1")).to_contain_text("دنباله تازه")
+    page.get_by_test_id("inherit-NOT_CONVERTED").check()
+    page.get_by_test_id("timing-AFTER_INTERVAL").check()
+    offset = page.locator("#f-offset")
+    assert offset.get_attribute("dir") == "ltr"
+    offset.fill("2")
+    offset.dispatch_event("change")
+    preview = page.get_by_test_id("preview")
+    expect(preview.locator("tbody tr")).to_have_count(4)
+    assert JALALI.search(preview.inner_text()) and not LATIN_DIGIT.search(preview.locator("tbody").inner_text())
+    page.fill("#f-name", "یادآوری")
+    page.fill("#f-content", "هنوز فرصت دارید")
+    shot(page, "chains-child-form")
+    page.get_by_test_id("save").click()
+    expect(page.locator(".flash-success")).to_contain_text("کمپین «یادآوری» ساخته شد")
+    child = node(page, "یادآوری")
+    expect(child.get_by_test_id("inheritance-label")).to_have_text("ارث‌بری از «خوش‌آمد» – تبدیل‌نشده")
+    expect(child.get_by_test_id("latest-run")).to_contain_text("هنوز اجرا نشده")
+    expect(page.get_by_test_id("tree-count")).to_contain_text("۱ زنجیره")
+    shot(page, "chains-group-tree-draft")
+    a = Campaign.objects.get(workspace=shop, name="خوش‌آمد")
+    b = Campaign.objects.get(workspace=shop, name="یادآوری")
+    assert b.parent_id == a.id and b.root_id == a.id and a.group_id == group.id
+    assert b.inheritance == {
+        "type": "NOT_CONVERTED",
+        "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"},
+    }
+
+    # submit the chain; the manager sees the package but cannot decide it
+    node(page, "خوش‌آمد").get_by_test_id("submit").click()
+    expect(page.locator(".flash-success")).to_contain_text("برای تأیید ارسال شد")
+    expect(page.get_by_test_id("package-status")).to_have_text("در انتظار تأیید")
+    expect(page.get_by_test_id("snapshot")).to_contain_text("یادآوری")
+    assert JALALI.search(page.get_by_test_id("submitted-at").inner_text())
+    expect(page.get_by_test_id("approve")).to_have_count(0)
+    expect(page.get_by_test_id("no-approve")).to_be_visible()
+    shot(page, "chains-package-manager")
+    package = ChainApprovalPackage.objects.get(workspace=shop)
+    refused = post_as_page(
+        page,
+        f"{base}/chains/approvals/{package.id}/approve/",
+        {"expected_submitted_revision": package.submitted_revision},
+    )
+    assert refused.status == 403
+    package.refresh_from_db()
+    assert package.status == PackageStatus.SUBMITTED
+    logout(page)
+
+    # the admin approves from the package list
+    login(page, base, "ali")
+    page.get_by_test_id("nav-chains").click()
+    page.get_by_test_id("nav-packages").click()
+    expect(page.get_by_test_id("package-row")).to_have_count(1)
+    shot(page, "chains-package-list")
+    page.get_by_role("link", name=re.compile("بسته #")).click()
+    shot(page, "chains-package-admin")
+    page.get_by_test_id("approve").click()
+    expect(page.locator(".flash-success")).to_contain_text("زنجیره تأیید شد")
+    expect(page.get_by_test_id("package-status")).to_have_text("تأییدشده")
+    expect(page.get_by_test_id("decision")).to_have_count(0)
+    shot(page, "chains-package-approved")
+
+    # the tree shows the approved chain: badges, the next run with a Jalali time
+    page.get_by_role("link", name="زنجیره در گروه").click()
+    root = node(page, "خوش‌آمد")
+    expect(root.get_by_test_id("node-status").first).to_have_text("در انتظار شروع")
+    expect(node(page, "یادآوری").get_by_test_id("node-status")).to_have_text("در انتظار شروع")
+    assert JALALI.search(root.get_by_test_id("latest-run").first.inner_text())
+    expect(root.get_by_test_id("edit")).to_have_count(0)
+    shot(page, "chains-group-tree-approved")
+
+    # pause, then resume, each after a confirmation
+    root.get_by_test_id("pause").first.click()
+    dialog = page.get_by_test_id("confirm-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("توقف موقت «خوش‌آمد»")
+    shot(page, "chains-pause-confirm")
+    dialog.get_by_test_id("confirm-submit").click()
+    expect(page.locator(".flash-success")).to_contain_text("متوقف موقت شد")
+    root = node(page, "خوش‌آمد")
+    expect(root.get_by_test_id("chain-control")).to_have_text("متوقف موقت")
+    a.refresh_from_db()
+    assert a.chain_control == ChainControl.PAUSED
+    shot(page, "chains-group-tree-paused")
+    root.get_by_test_id("resume").first.click()
+    page.get_by_test_id("confirm-dialog").get_by_test_id("confirm-submit").click()
+    expect(page.locator(".flash-success")).to_contain_text("زنجیره ادامه یافت")
+    expect(node(page, "خوش‌آمد").get_by_test_id("chain-control")).to_have_count(0)
+    a.refresh_from_db()
+    assert a.chain_control == ChainControl.NORMAL and a.status == CampaignStatus.SCHEDULED
+
+    # runs of A: the period's run was skipped by the pause
+    node(page, "خوش‌آمد").get_by_role("link", name="اجراها").first.click()
+    expect(page.locator("h1")).to_contain_text("اجراهای «خوش‌آمد»")
+    expect(page.get_by_test_id("run-row").first.get_by_test_id("skip-reason")).to_have_text("زنجیره متوقف موقت شد")
+    expect(page.get_by_test_id("latest-count")).to_contain_text("هنوز اجرا نشده")
+    shot(page, "chains-runs-root")
+    page.goto(f"{base}/chains/campaigns/{b.id}/runs/")
+    expect(page.get_by_test_id("inheritance-label")).to_have_text("ارث‌بری از «خوش‌آمد» – تبدیل‌نشده")
+    shot(page, "chains-runs-child")
+
+    # a stale revision is a message on the page, never a 500
+    stale = post_as_page(page, f"{base}/chains/campaigns/{a.id}/control/pause/", {"expected_chain_revision": 1})
+    assert stale.status == 200 and "تغییر کرده است" in stale.text()
+
+    # narrow screen: the confirmation is a bottom sheet
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{base}/chains/groups/{group.id}/")
+    node(page, "خوش‌آمد").get_by_test_id("pause").first.click()
+    box = page.get_by_test_id("confirm-dialog").bounding_box()
+    assert box["y"] + box["height"] >= 844 - 2 and box["width"] >= 388
+    shot(page, "chains-group-tree-narrow-sheet")
+
+
+def test_viewer_has_no_menu_and_cannot_write(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.VIEWER, username="vida")
+    group = make_group(shop, "گروه خواندنی")
+    login(page, live_server.url, "vida")
+    expect(page.get_by_test_id("nav-chains")).to_have_count(0)
+    response = page.goto(f"{live_server.url}/chains/groups/{group.id}/campaigns/new/")
+    assert response.status == 403
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    shot(page, "chains-403")
+    refused = post_as_page(page, f"{live_server.url}/chains/groups/new/", {"name": "نباید"})
+    assert refused.status == 403
+    assert not CampaignGroup.objects.filter(name="نباید").exists()
+    # reading is allowed: the tree has no write actions
+    page.goto(f"{live_server.url}/chains/groups/{group.id}/")
+    expect(page.locator("h1")).to_contain_text("گروه خواندنی")
+    expect(page.get_by_test_id("campaign-new")).to_have_count(0)
+
+
+def test_another_workspace_group_is_404(page, live_server):
+    shop, other = make_workspace("shop"), make_workspace("other")
+    make_member(shop, Role.MANAGER, username="mina")
+    foreign = make_group(other, "گروه دیگران")
+    login(page, live_server.url, "mina")
+    assert page.goto(f"{live_server.url}/chains/groups/{foreign.id}/").status == 404
+    assert page.goto(f"{live_server.url}/chains/groups/{foreign.id}/campaigns/new/").status == 404
+    refused = post_as_page(
+        page, f"{live_server.url}/chains/groups/{foreign.id}/edit/", {"name": "x", "expected_revision": 1}
+    )
+    assert refused.status == 404
+    foreign.refresh_from_db()
+    assert foreign.name == "گروه دیگران"
