@@ -9,6 +9,10 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.core.management import execute_from_command_line
 
+    from config.embedded import ensure_embedded_folders
+
+    ensure_embedded_folders()
+
     execute_from_command_line(sys.argv)
 
 

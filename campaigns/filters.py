@@ -3,8 +3,9 @@
 import django_filters
 from django.db.models import Q
 
-from campaigns.choices import CampaignKind, CampaignStatus, TargetStatus
-from campaigns.models import Campaign, Target
+from campaigns.chains.filters import GroupFilter
+from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, TargetStatus
+from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.phones import PhoneError, parse_phone
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
@@ -44,13 +45,24 @@ class CampaignFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="جستجو")
     kind = django_filters.ChoiceFilter(choices=CampaignKind.choices, label="نوع")
     status = django_filters.MultipleChoiceFilter(choices=CampaignStatus.choices, label="وضعیت")
-    group = django_filters.CharFilter(method="filter_group", label="گروه")  # ALL | NONE | <id> (chains issue)
+    group = GroupFilter(label="گروه")  # ALL | NONE | <id>
 
     class Meta:
         model = Campaign
-        fields = ["q", "kind", "status"]
+        fields = ["q", "kind", "status", "group"]
 
-    def filter_group(self, queryset, name, value):
-        from campaigns.chains.filters import filter_by_group
 
-        return filter_by_group(queryset, value)
+class TargetListFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="جستجو")
+
+    class Meta:
+        model = TargetList
+        fields = ["q"]
+
+
+class TargetImportRowFilter(django_filters.FilterSet):
+    outcome = django_filters.ChoiceFilter(choices=ImportOutcome.choices, label="نتیجه")
+
+    class Meta:
+        model = TargetImportRow
+        fields = ["outcome"]

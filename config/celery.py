@@ -15,6 +15,15 @@ app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+
+@app.on_after_configure.connect
+def _embedded_folders(sender, **kwargs) -> None:
+    """The filesystem broker's folders exist before the first message is sent or read."""
+    from config.embedded import ensure_embedded_folders
+
+    ensure_embedded_folders()
+
+
 from automation.schedule import BEAT_SCHEDULE as AUTOMATION  # noqa: E402
 from campaigns.schedule import BEAT_SCHEDULE as CAMPAIGNS  # noqa: E402
 from sms.schedule import BEAT_SCHEDULE as SMS  # noqa: E402

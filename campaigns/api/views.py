@@ -2,7 +2,7 @@
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -19,9 +19,8 @@ from campaigns.api.serializers import (
     TargetListOutput,
     TargetOutput,
 )
-from campaigns.choices import ImportOutcome
 from campaigns.exports import targets_xlsx
-from campaigns.filters import CampaignFilter, TargetFilter
+from campaigns.filters import CampaignFilter, TargetFilter, TargetImportRowFilter, TargetListFilter
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
@@ -137,18 +136,16 @@ class TargetImportDetailApi(WorkspaceAPIView):
 
 class TargetImportRowsApi(WorkspaceAPIView):
     serializer_class = TargetImportRowOutput
+    filterset_class = TargetImportRowFilter
     queryset = TargetImportRow.objects.none()
 
     @extend_schema(
         operation_id="targets_import_rows",
-        parameters=[OpenApiParameter("outcome", str, enum=ImportOutcome.values)],
-        responses={200: TargetImportRowOutput(many=True), **errors(404)},
+        responses={200: TargetImportRowOutput(many=True), **errors(400, 404)},
     )
     def get(self, request, import_id: int):
-        rows = selectors.target_import_rows(
-            actor=self.actor, import_id=import_id, outcome=request.query_params.get("outcome") or None
-        )
-        return self.paginated(rows, TargetImportRowOutput)
+        rows = selectors.target_import_rows(actor=self.actor, import_id=import_id)
+        return self.paginated(self.filter_queryset(rows), TargetImportRowOutput)
 
 
 class TargetExportApi(WorkspaceAPIView):
@@ -180,11 +177,12 @@ class TargetExportApi(WorkspaceAPIView):
 class TargetListsApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_TARGETS
     serializer_class = TargetListOutput
+    filterset_class = TargetListFilter
     queryset = TargetList.objects.none()
 
-    @extend_schema(operation_id="target_lists_list", responses={200: TargetListOutput(many=True), **errors(404)})
+    @extend_schema(operation_id="target_lists_list", responses={200: TargetListOutput(many=True), **errors(400, 404)})
     def get(self, request):
-        return self.paginated(selectors.target_list_queryset(actor=self.actor), TargetListOutput)
+        return self.paginated(self.filter_queryset(selectors.target_list_queryset(actor=self.actor)), TargetListOutput)
 
     @extend_schema(
         operation_id="target_lists_create",

@@ -1,15 +1,11 @@
 """Typed errors of groups/chains/approval (stable codes, Persian messages)."""
 
-from campaigns.platform.errors import Conflict, NotFound, StaleRevision, ValidationFailed
+from campaigns.platform.errors import Conflict, StaleRevision, ValidationFailed
 
 
 class GroupNameTaken(Conflict):
     code = "GROUP_NAME_TAKEN"
     default_message = "گروهی فعال با همین نام وجود دارد."
-
-
-class GroupNotFound(NotFound):
-    code = "NOT_FOUND"
 
 
 class GroupDeleted(Conflict):

@@ -7,7 +7,6 @@ from django.db.models import Count, Q, QuerySet
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, GroupStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
-from campaigns.chains.text import search_text
 from campaigns.chains.tree import EDITABLE_STATUSES, chain_state, children_map
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
@@ -15,13 +14,9 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 
-def group_queryset(*, actor: Actor, query: str | None = None) -> QuerySet:
-    qs = scoped(CampaignGroup, actor.workspace).filter(status=GroupStatus.ACTIVE).order_by("-created_at", "-id")
-    text = search_text(query)
-    if text:
-        # ``contains`` escapes % and _ : the input is always a literal, never a pattern.
-        qs = qs.filter(name_search__contains=text)
-    return qs
+def group_queryset(*, actor: Actor) -> QuerySet:
+    """Active groups, newest first (filters: ``campaigns.chains.filters.CampaignGroupFilter``)."""
+    return scoped(CampaignGroup, actor.workspace).filter(status=GroupStatus.ACTIVE).order_by("-created_at", "-id")
 
 
 def group_get(*, actor: Actor, group_id) -> CampaignGroup:

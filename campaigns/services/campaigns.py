@@ -1,9 +1,9 @@
-"""Campaign lifecycle writes (later issues add journey/chain/browser fields)."""
+"""Campaign lifecycle writes. Each kind is created by its channel's service (``campaigns.platform.registry``)."""
 
 from django.db import transaction
 
 from campaigns.chains.guards import assert_can_activate_directly, route_campaign_control
-from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.choices import CampaignStatus
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.errors import StaleRevision, ValidationFailed
@@ -14,17 +14,6 @@ from campaigns.platform.tenancy import Actor, get_scoped
 # Lifecycle transitions. Approval (submit/approve/reject/withdraw) has its own services in
 # campaigns/chains/services/approval.py, for single campaigns and chain packages alike.
 CAMPAIGN_TRANSITIONS = {"schedule", "activate", "pause", "resume", "complete", "cancel"}
-
-
-def campaign_create(*, actor: Actor, name: str, kind: str = CampaignKind.JOURNEY, description: str = "") -> Campaign:
-    actor.require(Perm.MANAGE_CAMPAIGNS)
-    if not name.strip():
-        raise ValidationFailed.field("name", "نام کمپین لازم است.")
-    if kind not in CampaignKind.values:
-        raise ValidationFailed.field("kind", "نوع کمپین نامعتبر است.")
-    return Campaign.objects.create(
-        workspace=actor.workspace, name=name.strip(), kind=kind, description=description, created_by=actor.user
-    )
 
 
 def campaign_transition(*, actor: Actor, campaign_id: int, transition: str, expected_revision: int | None = None):

@@ -14,13 +14,15 @@ from campaigns.chains.api.serializers import (
     GroupOutput,
     GroupUpdateInput,
     SourcesOutput,
+    SourcesQueryInput,
     TreeOutput,
+    TreeQueryInput,
 )
+from campaigns.chains.filters import CampaignGroupFilter
 from campaigns.chains.models import CampaignGroup
 from campaigns.chains.services import groups as group_services
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
-from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 
 
@@ -32,32 +34,15 @@ def expected_revision_from(request) -> int:
     return serializer.validated_data["expected_revision"]
 
 
-def _int_param(request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.query_params.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValidationFailed.field(name, "باید عدد صحیح باشد.") from None
-    if not low <= value <= high:
-        raise ValidationFailed.field(name, f"باید بین {low} و {high} باشد.")
-    return value
-
-
 class GroupListApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_CAMPAIGNS
     serializer_class = GroupOutput
+    filterset_class = CampaignGroupFilter
     queryset = CampaignGroup.objects.none()
 
-    @extend_schema(
-        operation_id="campaign_groups_list",
-        parameters=[OpenApiParameter("query", str, description="name contains (accent-insensitive, literal)")],
-        responses={200: GroupOutput(many=True), **errors(400, 404)},
-    )
+    @extend_schema(operation_id="campaign_groups_list", responses={200: GroupOutput(many=True), **errors(400, 404)})
     def get(self, request):
-        qs = selectors.group_queryset(actor=self.actor, query=request.query_params.get("query"))
-        page = self.paginate_queryset(qs)
+        page = self.paginate_queryset(self.filter_queryset(selectors.group_queryset(actor=self.actor)))
         selectors.attach_campaign_counts(actor=self.actor, groups=page)
         return self.get_paginated_response(GroupOutput(page, many=True).data)
 
@@ -172,20 +157,13 @@ class GroupCampaignMoveApi(WorkspaceAPIView):
 class GroupTreeApi(WorkspaceAPIView):
     @extend_schema(
         operation_id="campaign_groups_tree",
-        parameters=[
-            OpenApiParameter("query", str, description="campaign name contains; matching chains are returned whole"),
-            OpenApiParameter("page", int),
-            OpenApiParameter("size", int),
-        ],
+        parameters=[TreeQueryInput],
         responses={200: TreeOutput, **errors(400, 404)},
     )
     def get(self, request, group_id: int):
+        params = self.query_input(TreeQueryInput)
         tree = selectors.campaign_tree(
-            actor=self.actor,
-            group_id=group_id,
-            query=request.query_params.get("query"),
-            page=_int_param(request, "page", 1, 1, 100000),
-            size=_int_param(request, "size", 20, 1, 200),
+            actor=self.actor, group_id=group_id, query=params.get("query"), page=params["page"], size=params["size"]
         )
         return Response(tree)
 
@@ -193,14 +171,12 @@ class GroupTreeApi(WorkspaceAPIView):
 class GroupSourcesApi(WorkspaceAPIView):
     @extend_schema(
         operation_id="campaign_groups_inheritance_sources",
-        parameters=[OpenApiParameter("campaign_id", int, description="exclude this campaign and its descendants")],
+        parameters=[SourcesQueryInput],
         responses={200: SourcesOutput, **errors(400, 404)},
     )
     def get(self, request, group_id: int):
-        campaign_id = request.query_params.get("campaign_id")
-        if campaign_id not in (None, "") and not str(campaign_id).isdigit():
-            raise ValidationFailed.field("campaign_id", "باید عدد صحیح باشد.")
+        params = self.query_input(SourcesQueryInput)
         sources = selectors.inheritance_sources(
-            actor=self.actor, group_id=group_id, campaign_id=int(campaign_id) if campaign_id else None
+            actor=self.actor, group_id=group_id, campaign_id=params.get("campaign_id")
         )
         return Response({"results": sources})

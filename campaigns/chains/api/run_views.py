@@ -4,7 +4,7 @@ export, and conversion events (record idempotently by external_id, list)."""
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.response import Response
 
 from campaigns.chains.api.run_serializers import (
@@ -13,37 +13,17 @@ from campaigns.chains.api.run_serializers import (
     RunOutput,
     RunSummaryOutput,
 )
+from campaigns.chains.filters import CampaignRunFilter, ConversionEventFilter
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs import selectors
-from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.chains.runs.conversions import conversion_event_record
 from campaigns.chains.runs.export import run_audience_xlsx
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
-from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-
-
-class RunFilterInput(serializers.Serializer):
-    campaign_id = serializers.IntegerField(min_value=1, required=False)
-    period_key = serializers.IntegerField(min_value=1, required=False)
-    status = serializers.ChoiceField(choices=RunStatus.choices, required=False)
-    run_type = serializers.ChoiceField(choices=RunType.choices, required=False)
-
-
-class ConversionFilterInput(serializers.Serializer):
-    target_id = serializers.IntegerField(min_value=1, required=False)
-    name = serializers.CharField(max_length=100, required=False)
-
-
-def _query(serializer_class, request) -> dict:
-    serializer = serializer_class(data=request.query_params)
-    if not serializer.is_valid():
-        raise ValidationFailed(details=serializer.errors)
-    return serializer.validated_data
 
 
 PAGING = [OpenApiParameter("page", int, required=False), OpenApiParameter("size", int, required=False)]
@@ -77,18 +57,18 @@ class CampaignRunSummaryApi(WorkspaceAPIView):
 
 class RunListApi(WorkspaceAPIView):
     serializer_class = RunOutput
+    filterset_class = CampaignRunFilter
     queryset = CampaignRun.objects.none()
 
     @extend_schema(
         operation_id="campaign_runs_search",
         description="Runs of the workspace, filtered by campaign, period (period_key = the root run's id), "
         "status or type.",
-        parameters=[RunFilterInput, *PAGING],
+        parameters=PAGING,
         responses={200: RunOutput(many=True), **errors(400)},
     )
     def get(self, request):
-        filters = _query(RunFilterInput, request)
-        return self.paginated(selectors.run_queryset(actor=self.actor).filter(**filters), RunOutput)
+        return self.paginated(self.filter_queryset(selectors.run_queryset(actor=self.actor)), RunOutput)
 
 
 class RunDetailApi(WorkspaceAPIView):
@@ -115,16 +95,17 @@ class RunAudienceExportApi(WorkspaceAPIView):
 class ConversionEventListApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_TARGETS
     serializer_class = ConversionEventOutput
+    filterset_class = ConversionEventFilter
     queryset = ConversionEvent.objects.none()
 
     @extend_schema(
         operation_id="conversion_events_list",
-        parameters=[ConversionFilterInput, *PAGING],
+        parameters=PAGING,
         responses={200: ConversionEventOutput(many=True), **errors(400)},
     )
     def get(self, request):
-        filters = _query(ConversionFilterInput, request)
-        return self.paginated(selectors.conversion_queryset(actor=self.actor, **filters), ConversionEventOutput)
+        events = self.filter_queryset(selectors.conversion_queryset(actor=self.actor))
+        return self.paginated(events, ConversionEventOutput)
 
     @extend_schema(
         operation_id="conversion_events_record",

@@ -33,6 +33,20 @@ class ExpectedRevisionInput(serializers.Serializer):
     expected_revision = serializers.IntegerField(min_value=1)
 
 
+class TreeQueryInput(serializers.Serializer):
+    query = serializers.CharField(
+        required=False, help_text="campaign name contains; matching chains are returned whole"
+    )
+    page = serializers.IntegerField(min_value=1, max_value=100000, default=1)
+    size = serializers.IntegerField(min_value=1, max_value=200, default=20)
+
+
+class SourcesQueryInput(serializers.Serializer):
+    campaign_id = serializers.IntegerField(
+        min_value=1, required=False, help_text="exclude this campaign and its descendants"
+    )
+
+
 class GroupAddInput(serializers.Serializer):
     campaign_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=False)
     expected_revision = serializers.IntegerField(min_value=1, required=False)

@@ -28,7 +28,7 @@ ACTIVE_CAMPAIGN = (CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE, CampaignStat
 
 
 def completion_deadline() -> timedelta:
-    return timedelta(hours=getattr(settings, "CHAIN_RUN_COMPLETION_DEADLINE_HOURS", 72))
+    return timedelta(hours=settings.CHAIN_RUN_COMPLETION_DEADLINE_HOURS)
 
 
 @dataclass(frozen=True)

@@ -90,12 +90,9 @@ def frozen_members(*, actor: Actor, run: CampaignRun) -> tuple[RunAudienceSnapsh
     return snapshot, members
 
 
-def conversion_queryset(*, actor: Actor, target_id=None, name: str | None = None) -> QuerySet:
+def conversion_queryset(*, actor: Actor) -> QuerySet:
+    """Conversion events the actor may see (filters: ``campaigns.chains.filters.ConversionEventFilter``)."""
     qs = scoped(ConversionEvent, actor.workspace).order_by("-occurred_at", "-id")
     if actor.has(Perm.OWN_TARGETS_ONLY):
         qs = qs.filter(target__owner=actor.user)
-    if target_id not in (None, ""):
-        qs = qs.filter(target_id=target_id)
-    if name:
-        qs = qs.filter(name=name)
     return qs

@@ -157,7 +157,7 @@ def campaign_submit(
             raise ChainInvalid(details={"nodes": problems})
         items = [snapshot_item(n) for n in nodes]
         size = len(json.dumps(items, ensure_ascii=False).encode())
-        limit = getattr(settings, "CHAINS_PACKAGE_MAX_BYTES", 2 * 1024 * 1024)
+        limit = settings.CHAINS_PACKAGE_MAX_BYTES
         if size > limit:
             raise PackageTooLarge(details={"size_bytes": size, "limit_bytes": limit})
         bump_chain(root.id)

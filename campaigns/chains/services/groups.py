@@ -25,7 +25,7 @@ from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 
 def _max_add() -> int:
-    return getattr(settings, "CHAINS_MAX_ADD_IDS", 100)
+    return settings.CHAINS_MAX_ADD_IDS
 
 
 def _validate(name: str | None, description: str | None) -> tuple[str | None, str | None]:

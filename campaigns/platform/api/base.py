@@ -48,6 +48,16 @@ class WorkspaceAPIView(GenericAPIView):
             raise ValidationFailed(details=filterset.errors)
         return filterset.qs
 
+    def query_input(self, serializer_class) -> dict:
+        """Query parameters of a non-list endpoint, validated by a serializer (400 VALIDATION_ERROR).
+
+        An empty value means "not given", as in the FilterSets of the list endpoints."""
+        given = {key: value for key, value in self.request.query_params.items() if value != ""}
+        serializer = serializer_class(data=given)
+        if not serializer.is_valid():
+            raise ValidationFailed(details=serializer.errors)
+        return serializer.validated_data
+
     def paginated(self, queryset, serializer_class):
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(serializer_class(page, many=True, context={"request": self.request}).data)
