@@ -3,9 +3,11 @@
 from django.contrib import admin
 
 from automation.models import (
+    AutoEnrollRule,
     AutomationSettings,
     CampaignJourney,
     DailyCounter,
+    EnrollmentBatch,
     Execution,
     ExecutionEvent,
     Workflow,
@@ -146,3 +148,21 @@ class DailyCounterAdmin(ReadOnlyAdmin):
     list_display = ("scope", "scope_id", "channel", "day", "used", "workspace")
     list_filter = ("scope", "channel", "workspace")
     search_fields = ("=scope_id",)
+
+
+@admin.register(EnrollmentBatch)
+class EnrollmentBatchAdmin(ReadOnlyAdmin):
+    """Enrollment reviews (preview, decisions and commit go through the API / pages)."""
+
+    list_display = ("id", "campaign", "workspace", "status", "source", "total", "processed", "attempts", "created_at")
+    list_filter = ("workspace", "status", "source")
+    search_fields = ("campaign__name",)
+
+
+@admin.register(AutoEnrollRule)
+class AutoEnrollRuleAdmin(ReadOnlyAdmin):
+    """Auto-enroll rules and their last check (edited through the campaign API)."""
+
+    list_display = ("campaign", "workspace", "enabled", "cursor", "daily_cap", "last_check_at")
+    list_filter = ("workspace", "enabled")
+    search_fields = ("campaign__name",)

@@ -117,3 +117,24 @@ class OnExhausted(models.TextChoices):
 class OnUnknownOutcome(models.TextChoices):
     CONTINUE = "continue", "ادامه"
     HOLD = "hold", "نگه‌داشتن"
+
+
+class BatchStatus(models.TextChoices):
+    DRAFT = "draft", "پیش‌نویس"
+    COMMITTING = "committing", "در حال افزودن"
+    COMMITTED = "committed", "افزوده شد"
+    DISCARDED = "discarded", "کنار گذاشته شد"
+    FAILED = "failed", "ناموفق"
+
+
+class EnrollmentClass(models.TextChoices):
+    INVALID = "invalid", "نامعتبر"
+    BLACKLISTED = "blacklisted", "لیست سیاه"
+    ALREADY_LIVE = "already_live", "از قبل در همین کمپین"
+    CONFLICT = "conflict", "در کمپین دیگر"
+    READY = "ready", "آماده"
+
+
+class Decision(models.TextChoices):
+    ADD = "add", "افزودن"
+    SKIP = "skip", "رد کردن"

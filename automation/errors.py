@@ -46,3 +46,18 @@ class TemplateNotFound(NotFound):
 class WorkflowInUse(Conflict):
     code = "WORKFLOW_IN_USE"
     default_message = "این گردش‌کار هنوز در کمپین یا اجرای زنده‌ای استفاده می‌شود و بایگانی نمی‌شود."
+
+
+class ConflictsUnresolved(Conflict):
+    code = "CONFLICTS_UNRESOLVED"
+    default_message = "برای مخاطبانی که در کمپین دیگری فعال‌اند تصمیم نگرفته‌اید (افزودن یا رد کردن)."
+
+
+class ConflictsPresent(ValidationFailed):
+    code = "CONFLICTS_PRESENT"
+    default_message = "برخی مخاطبان در کمپین دیگری فعال‌اند؛ on_conflict را صریحاً add یا skip بفرستید."
+
+
+class BatchNotDraft(Conflict):
+    code = "BATCH_NOT_DRAFT"
+    default_message = "این دسته قبلاً افزوده یا کنار گذاشته شده است."

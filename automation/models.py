@@ -15,7 +15,10 @@ from django_fsm import RETURN_VALUE, FSMField, transition
 
 from automation.choices import (
     LIVE_STATUSES,
+    BatchStatus,
     CounterScope,
+    Decision,
+    EnrollmentClass,
     EventType,
     ExecutionStatus,
     NodeType,
@@ -505,3 +508,115 @@ class DailyCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope}:{self.scope_id} {self.channel} {self.day} = {self.used}"
+
+
+class EnrollmentBatch(TimeStamped):
+    """One review of subjects before they join a campaign (journeys.md "Enrollment and conflicts").
+
+    Preview writes the batch and one item per subject (its class); decisions are kept on the batch
+    (default) and the items (overrides) between requests; commit re-checks everything. Only a draft
+    is committed (conditional UPDATE); a background commit holds a lease the beat job watches, so a
+    dead worker never leaves a batch "committing" for ever.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="enrollment_batches")
+    status = models.CharField("وضعیت", max_length=16, choices=BatchStatus.choices, default=BatchStatus.DRAFT)
+    source = models.CharField("منبع", max_length=16, default="manual")
+    filters = models.JSONField("فیلتر", default=dict, blank=True)
+    default_decision = models.CharField("تصمیم پیش‌فرض", max_length=8, choices=Decision.choices, blank=True)
+    counts = models.JSONField("شمار هر دسته", default=dict, blank=True)
+    result = models.JSONField("نتیجه", default=dict, blank=True)
+    total = models.PositiveIntegerField("کل برای افزودن", default=0)
+    processed = models.PositiveIntegerField("پردازش‌شده", default=0)
+    lease_until = models.DateTimeField("مهلت اجرا", null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField("دفعات اجرا", default=0)
+    error = models.TextField("خطا", blank=True)
+    committed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = "دسته افزودن مخاطب"
+        verbose_name_plural = "دسته‌های افزودن مخاطب"
+        indexes = [models.Index(fields=["status", "lease_until"], name="enrollbatch_status_lease")]
+
+    def __str__(self) -> str:
+        return f"batch {self.pk} of campaign {self.campaign_id} ({self.status})"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.platform.integrity import require_same_workspace
+
+        require_same_workspace(self, "campaign")
+
+
+class EnrollmentItem(models.Model):
+    """One subject of a batch: its class at the last check, the conflicting journeys, decision, outcome."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_index=False)
+    batch = models.ForeignKey(EnrollmentBatch, on_delete=models.CASCADE, related_name="items", db_index=False)
+    subject_id = models.BigIntegerField("شناسه مخاطب")
+    klass = models.CharField("دسته", max_length=16, choices=EnrollmentClass.choices)
+    reason = models.CharField("دلیل", max_length=40, blank=True)
+    conflicts = models.JSONField("سفرهای دیگر", default=list, blank=True)
+    decision = models.CharField("تصمیم", max_length=8, choices=Decision.choices, blank=True)
+    outcome = models.CharField("نتیجه", max_length=24, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["batch_id", "subject_id"]
+        verbose_name = "مخاطب دسته"
+        verbose_name_plural = "مخاطبان دسته"
+        constraints = [models.UniqueConstraint(fields=["batch", "subject_id"], name="enrollitem_unique_subject")]
+        indexes = [models.Index(fields=["batch", "klass", "subject_id"], name="enrollitem_batch_class")]
+
+    def __str__(self) -> str:
+        return f"{self.batch_id}/{self.subject_id}: {self.klass}"
+
+
+class AutoEnrollRule(TimeStamped):
+    """A campaign's rule that brings new matching targets in (every 5 minutes while it runs).
+
+    ``cursor`` is the last target id examined (each target once); ``since`` limits the rule to targets
+    created after it was switched on unless ``include_existing``. ``running_until`` is the lease that
+    keeps two checks of one rule from running at once.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    campaign = models.OneToOneField("campaigns.Campaign", on_delete=models.CASCADE, related_name="auto_enroll_rule")
+    enabled = models.BooleanField("فعال", default=True)
+    filters = models.JSONField("شرط‌ها", default=dict, blank=True)
+    filters_hash = models.CharField(max_length=64, blank=True)
+    include_existing = models.BooleanField("شامل مخاطبان موجود", default=False)
+    since = models.DateTimeField("از زمان", null=True, blank=True)
+    cursor = models.BigIntegerField("آخرین شناسه بررسی‌شده", default=0)
+    daily_cap = models.PositiveIntegerField("سقف روزانه", default=200)
+    running_until = models.DateTimeField(null=True, blank=True)
+    last_check_at = models.DateTimeField("آخرین بررسی", null=True, blank=True)
+    last_check = models.JSONField("آمار آخرین بررسی", default=dict, blank=True)
+    updated_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["campaign_id"]
+        verbose_name = "قاعده افزودن خودکار"
+        verbose_name_plural = "قاعده‌های افزودن خودکار"
+
+    def __str__(self) -> str:
+        return f"auto-enroll of campaign {self.campaign_id}"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.platform.integrity import require_same_workspace
+
+        require_same_workspace(self, "campaign")

@@ -2,4 +2,9 @@
 
 BEAT_SCHEDULE: dict = {
     "automation-tick": {"task": "automation.tick", "schedule": 60.0, "options": {"queue": "engine", "expires": 55}},
+    "automation-enrollment-batches-resume": {
+        "task": "automation.enrollment_batches_resume",
+        "schedule": 60.0,
+        "options": {"queue": "engine", "expires": 55},
+    },
 }

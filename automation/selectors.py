@@ -73,3 +73,20 @@ def execution_get(*, actor: Actor, execution_id: int) -> Execution:
 def execution_events(*, actor: Actor, execution_id: int):
     execution = execution_get(actor=actor, execution_id=execution_id)
     return scoped(ExecutionEvent, actor.workspace).filter(execution=execution).order_by("occurred_at", "id")
+
+
+def enrollment_batch_get(*, actor: Actor, batch_id: int):
+    from automation.models import EnrollmentBatch
+
+    return get_scoped(EnrollmentBatch, actor.workspace, batch_id)
+
+
+def enrollment_batch_items(*, actor: Actor, batch_id: int, klass: str | None = None, outcome: str | None = None):
+    """One batch's items (a class or an outcome at a time for the review page's tabs), by subject id."""
+    batch = enrollment_batch_get(actor=actor, batch_id=batch_id)
+    qs = batch.items.all()
+    if klass:
+        qs = qs.filter(klass=klass)
+    if outcome:
+        qs = qs.filter(outcome=outcome)
+    return qs.order_by("subject_id")

@@ -18,3 +18,20 @@ def process_executions(items: list) -> dict:
     from automation.engine.runner import process_batch
 
     return process_batch([(int(i), str(t)) for i, t in items])
+
+
+@shared_task(name="automation.enrollment_batch_commit", ignore_result=True, max_retries=0)
+def enrollment_batch_commit_task(batch_id: int) -> dict:
+    """Add a large enrollment batch (resumable: the beat job re-queues it when its lease runs out)."""
+    from automation.services.enrollment_batches import enrollment_batch_run
+
+    batch = enrollment_batch_run(batch_id=int(batch_id))
+    return {"status": batch.status, "processed": batch.processed, "total": batch.total}
+
+
+@shared_task(name="automation.enrollment_batches_resume", ignore_result=True)
+def enrollment_batches_resume_task() -> dict:
+    """Beat, every minute: batches whose worker died are re-queued or marked failed."""
+    from automation.services.enrollment_batches import enrollment_batches_resume
+
+    return enrollment_batches_resume()

@@ -17,3 +17,10 @@ def campaign_status_changed_event(
         actor=actor,
         data=data or {},
     )
+
+
+def campaign_event(*, campaign: Campaign, type: str, actor=None, data: dict[str, Any] | None = None) -> CampaignEvent:
+    """Any other audited campaign action (e.g. a bulk action on its executions: one row per request)."""
+    return CampaignEvent.objects.create(
+        workspace_id=campaign.workspace_id, campaign=campaign, type=type, actor=actor, data=data or {}
+    )

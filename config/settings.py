@@ -298,6 +298,14 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "ProxyProtocolEnum": "workers.choices.ProxyProtocol",
     }
 )
+# Journey enrollment review (automation): batch status and the add/skip decision.
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "EnrollmentBatchStatusEnum": "automation.choices.BatchStatus",
+        "EnrollmentDecisionEnum": "automation.choices.Decision",
+        "ExecutionStatusEnum": "automation.choices.ExecutionStatus",
+    }
+)
 
 
 # --- groups, chains and approval (campaigns.chains) ---

@@ -269,6 +269,24 @@ class SendSmsAction(Action):
         problems.update({pk: "blacklisted" for pk, number in numbers.items() if number in blocked})
         return problems
 
+    def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
+        """Timeline hook: what each send was (text, number, status, provider id, error, retry time)."""
+        rows = SmsAttempt.objects.filter(workspace_id=workspace.id, pk__in=attempt_ids).values(
+            "id",
+            "message",
+            "phone",
+            "status",
+            "provider",
+            "sender",
+            "provider_message_id",
+            "error_code",
+            "error_message",
+            "retry_scheduled_at",
+            "attempt_number",
+            "request_at",
+        )
+        return {r["id"]: r for r in rows}
+
     # --- run time --------------------------------------------------------------------------------
     def execute(self, ctx) -> ActionResult:
         plan = self._plan(ctx)

@@ -2,8 +2,9 @@
 
 from rest_framework import serializers
 
+from automation.choices import Decision
 from automation.engine.graph import MAX_EDGES, MAX_NODES
-from automation.models import Execution, ExecutionEvent, Workflow, WorkflowVersion
+from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
 
 
 class JourneyCampaignInput(serializers.Serializer):
@@ -123,6 +124,14 @@ class CatalogOutput(serializers.Serializer):
 
 class EnrollmentInput(serializers.Serializer):
     target_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False, max_length=20000)
+    on_conflict = serializers.ChoiceField(
+        choices=Decision.choices,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Targets live in another campaign: `add` or `skip`. Without it, their presence is a 400 "
+        "`CONFLICTS_PRESENT` naming them (the system never decides a duplicate on its own).",
+    )
 
 
 class EnrollmentOutput(serializers.Serializer):
@@ -131,7 +140,67 @@ class EnrollmentOutput(serializers.Serializer):
     blacklisted = serializers.ListField(child=serializers.IntegerField())
     already_live = serializers.ListField(child=serializers.IntegerField())
     added_concurrently = serializers.ListField(child=serializers.IntegerField())
+    conflict_skipped = serializers.ListField(child=serializers.IntegerField())
     counts = serializers.DictField(child=serializers.IntegerField())
+
+
+class EnrollmentPreviewInput(serializers.Serializer):
+    target_ids = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=20000)
+    filters = serializers.DictField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The targets list's filter (q, status, list, province, city, owner, created_after, "
+        "created_before): every matching target the caller may see, at most 20,000.",
+    )
+
+
+class EnrollmentOverrideInput(serializers.Serializer):
+    subject_id = serializers.IntegerField()
+    decision = serializers.ChoiceField(choices=Decision.choices, allow_null=True)
+
+
+class EnrollmentDecisionsInput(serializers.Serializer):
+    default = serializers.ChoiceField(
+        choices=Decision.choices, required=False, allow_null=True, help_text="For every conflict without an override."
+    )
+    overrides = EnrollmentOverrideInput(many=True, required=False, default=list)
+
+
+class EnrollmentBatchOutput(serializers.ModelSerializer):
+    class Meta:
+        model = EnrollmentBatch
+        fields = [
+            "id",
+            "campaign_id",
+            "status",
+            "source",
+            "filters",
+            "default_decision",
+            "counts",
+            "result",
+            "total",
+            "processed",
+            "attempts",
+            "error",
+            "created_at",
+            "committed_at",
+            "finished_at",
+        ]
+
+
+class EnrollmentItemOutput(serializers.ModelSerializer):
+    """``class``: invalid / blacklisted / already_live / conflict / ready; ``conflicts``: the other live journeys
+    (campaign, workflow, current step, next send, status); ``outcome`` after commit."""
+
+    class Meta:
+        model = EnrollmentItem
+        fields = ["subject_id", "reason", "conflicts", "decision", "outcome"]
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["class"] = serializers.CharField(source="klass", read_only=True)  # "class" is a Python keyword
+        return fields
 
 
 class ExecutionOutput(serializers.ModelSerializer):
@@ -174,3 +243,40 @@ class ExecutionEventOutput(serializers.ModelSerializer):
     class Meta:
         model = ExecutionEvent
         fields = ["id", "type", "from_status", "to_status", "node_id", "message", "data", "actor_id", "occurred_at"]
+
+
+class BulkControlInput(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["pause", "resume", "remove", "restart"])
+    execution_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False, max_length=5000)
+
+
+class BulkControlOutput(serializers.Serializer):
+    action = serializers.CharField()
+    done = serializers.ListField(child=serializers.IntegerField())
+    refused = serializers.ListField(child=serializers.DictField(), help_text="execution_id, code, message")
+    counts = serializers.DictField(child=serializers.IntegerField())
+
+
+class TargetExecutionOutput(serializers.ModelSerializer):
+    campaign_name = serializers.CharField(source="campaign.name", read_only=True)
+    workflow_name = serializers.CharField(source="workflow.name", read_only=True)
+    current_node_key = serializers.CharField(source="current_node.node_key", default=None, read_only=True)
+    current_node_name = serializers.CharField(source="current_node.name", default=None, read_only=True)
+
+    class Meta:
+        model = Execution
+        fields = [
+            "id",
+            "campaign_id",
+            "campaign_name",
+            "workflow_id",
+            "workflow_name",
+            "current_node_key",
+            "current_node_name",
+            "cycle",
+            "status",
+            "next_run_at",
+            "end_reason",
+            "started_at",
+            "completed_at",
+        ]

@@ -12,12 +12,31 @@ urlpatterns = [
     path("workflows/<int:workflow_id>/validate", views.WorkflowValidateApi.as_view(), name="api-workflow-validate"),
     path("workflows/<int:workflow_id>/publish", views.WorkflowPublishApi.as_view(), name="api-workflow-publish"),
     path("workflows/<int:workflow_id>/versions", views.WorkflowNewDraftApi.as_view(), name="api-workflow-new-draft"),
+    path("campaigns/<int:campaign_id>/journey/stats", views.JourneyStatsApi.as_view(), name="api-journey-stats"),
+    path("targets/<int:target_id>/timeline", views.TargetTimelineApi.as_view(), name="api-target-timeline"),
+    path("targets/<int:target_id>/executions", views.TargetExecutionsApi.as_view(), name="api-target-executions"),
     path(
         "campaigns/<int:campaign_id>/journey/<str:action>",
         views.JourneyCampaignActionApi.as_view(),
         name="api-journey-campaign-action",
     ),
     path("campaigns/<int:campaign_id>/enrollments", views.EnrollmentApi.as_view(), name="api-journey-enroll"),
+    path(
+        "campaigns/<int:campaign_id>/enrollments/preview",
+        views.EnrollmentPreviewApi.as_view(),
+        name="api-journey-enrollment-preview",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/executions/bulk",
+        views.ExecutionBulkControlApi.as_view(),
+        name="api-journey-executions-bulk",
+    ),
+    path("enrollments/<int:batch_id>", views.EnrollmentBatchApi.as_view(), name="api-enrollment-batch"),
+    path("enrollments/<int:batch_id>/items", views.EnrollmentItemsApi.as_view(), name="api-enrollment-items"),
+    path(
+        "enrollments/<int:batch_id>/decisions", views.EnrollmentDecisionsApi.as_view(), name="api-enrollment-decisions"
+    ),
+    path("enrollments/<int:batch_id>/commit", views.EnrollmentCommitApi.as_view(), name="api-enrollment-commit"),
     path("executions", views.ExecutionListApi.as_view(), name="api-executions"),
     path("executions/<int:execution_id>", views.ExecutionDetailApi.as_view(), name="api-execution"),
     path("executions/<int:execution_id>/events", views.ExecutionEventsApi.as_view(), name="api-execution-events"),

@@ -1,20 +1,28 @@
 """Engine API: catalog, workflows, graph get/put/validate/publish, new draft, journey campaign control,
 enrollment, executions."""
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
-from automation import selectors
+from automation import journey_stats, selectors
 from automation.api.serializers import (
+    BulkControlInput,
+    BulkControlOutput,
     CatalogOutput,
+    EnrollmentBatchOutput,
+    EnrollmentDecisionsInput,
     EnrollmentInput,
+    EnrollmentItemOutput,
     EnrollmentOutput,
+    EnrollmentPreviewInput,
     ExecutionControlInput,
     ExecutionEventOutput,
     ExecutionOutput,
     GraphInput,
     GraphOutput,
     PublishInput,
+    TargetExecutionOutput,
     ValidationOutput,
     WorkflowInput,
     WorkflowOutput,
@@ -25,9 +33,9 @@ from automation.engine.graph import graph_of_version
 from automation.engine.registry import ACTIONS, GUARDS, OPERATORS, RETRY_STRATEGIES, VARIABLES
 from automation.engine.validator import validate_graph
 from automation.errors import NoDraftVersion
-from automation.models import Execution, ExecutionEvent, Workflow
+from automation.models import EnrollmentItem, Execution, ExecutionEvent, Workflow
 from automation.services import campaigns as campaign_services
-from automation.services import enrollment, executions, workflows
+from automation.services import enrollment, enrollment_batches, executions, workflows
 from campaigns.api.serializers import CampaignOutput
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
@@ -266,3 +274,174 @@ class ExecutionControlApi(WorkspaceAPIView):
             unknown_outcome=serializer.validated_data.get("unknown_outcome"),
         )
         return Response(ExecutionOutput(selectors.execution_get(actor=self.actor, execution_id=execution_id)).data)
+
+
+class EnrollmentPreviewApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = EnrollmentBatchOutput
+
+    @extend_schema(
+        operation_id="journey_campaigns_enrollment_preview",
+        request=EnrollmentPreviewInput,
+        responses={201: EnrollmentBatchOutput, **errors(400, 403, 404, 409)},
+        description="Step 1 of adding targets: classify `target_ids` or every target matching `filters` (≤ 20,000) "
+        "into invalid / blacklisted / already_live / conflict / ready. Writes only the batch; nothing is enrolled.",
+    )
+    def post(self, request, campaign_id: int):
+        serializer = EnrollmentPreviewInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        batch = enrollment_batches.enrollment_batch_preview(
+            actor=self.actor, campaign_id=campaign_id, **serializer.validated_data
+        )
+        return Response(EnrollmentBatchOutput(batch).data, status=201)
+
+
+class EnrollmentBatchApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = EnrollmentBatchOutput
+
+    @extend_schema(operation_id="enrollment_batches_retrieve", responses={200: EnrollmentBatchOutput, **errors(404)})
+    def get(self, request, batch_id: int):
+        """The batch with its counts per class; while committing, `processed`/`total` is the progress."""
+        return Response(EnrollmentBatchOutput(selectors.enrollment_batch_get(actor=self.actor, batch_id=batch_id)).data)
+
+    @extend_schema(
+        operation_id="enrollment_batches_discard",
+        request=None,
+        responses={200: EnrollmentBatchOutput, **errors(403, 404, 409)},
+    )
+    def delete(self, request, batch_id: int):
+        """Discard a draft batch (nothing was enrolled)."""
+        batch = enrollment_batches.enrollment_batch_discard(actor=self.actor, batch_id=batch_id)
+        return Response(EnrollmentBatchOutput(batch).data)
+
+
+class EnrollmentItemsApi(WorkspaceAPIView):
+    serializer_class = EnrollmentItemOutput
+    queryset = EnrollmentItem.objects.none()
+
+    @extend_schema(
+        operation_id="enrollment_batches_items",
+        responses={200: EnrollmentItemOutput(many=True), **errors(400, 404)},
+        description="`?class=invalid|blacklisted|already_live|conflict|ready` and/or `?outcome=…`, paginated.",
+    )
+    def get(self, request, batch_id: int):
+        items = selectors.enrollment_batch_items(
+            actor=self.actor,
+            batch_id=batch_id,
+            klass=request.query_params.get("class") or None,
+            outcome=request.query_params.get("outcome") or None,
+        )
+        return self.paginated(items, EnrollmentItemOutput)
+
+
+class EnrollmentDecisionsApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = EnrollmentBatchOutput
+
+    @extend_schema(
+        operation_id="enrollment_batches_decisions",
+        request=EnrollmentDecisionsInput,
+        responses={200: EnrollmentBatchOutput, **errors(400, 403, 404, 409)},
+        description="`default` (add/skip/null) applies to every conflict without an override; `overrides` set or "
+        "clear (null) one subject's decision. Kept on the batch between requests.",
+    )
+    def put(self, request, batch_id: int):
+        serializer = EnrollmentDecisionsInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        batch = enrollment_batches.enrollment_batch_decide(
+            actor=self.actor,
+            batch_id=batch_id,
+            default=data.get("default"),
+            set_default="default" in data,
+            overrides=data.get("overrides") or [],
+        )
+        return Response(EnrollmentBatchOutput(batch).data)
+
+
+class EnrollmentCommitApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = EnrollmentBatchOutput
+
+    @extend_schema(
+        operation_id="enrollment_batches_commit",
+        request=None,
+        responses={200: EnrollmentBatchOutput, **errors(403, 404, 409)},
+        description="Re-checks every subject; a conflict without a decision answers 409 `CONFLICTS_UNRESOLVED` with "
+        "the list. ≤ 300 subjects are added at once (`committed`); more run in the background (`committing`, poll "
+        "`processed`/`total`).",
+    )
+    def post(self, request, batch_id: int):
+        batch = enrollment_batches.enrollment_batch_commit(actor=self.actor, batch_id=batch_id)
+        return Response(EnrollmentBatchOutput(batch).data)
+
+
+class ExecutionBulkControlApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = BulkControlOutput
+
+    @extend_schema(
+        operation_id="journey_campaigns_executions_bulk",
+        request=BulkControlInput,
+        responses={200: BulkControlOutput, **errors(400, 403, 404)},
+        description="pause / resume / remove / restart (a new cycle; only finished or failed) many executions of "
+        "this campaign; each refusal is reported with its reason and the rest go on; one audit row per request.",
+    )
+    def post(self, request, campaign_id: int):
+        serializer = BulkControlInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = executions.executions_bulk_control(
+            actor=self.actor, campaign_id=campaign_id, **serializer.validated_data
+        )
+        return Response(result)
+
+
+class JourneyStatsApi(WorkspaceAPIView):
+    serializer_class = None
+
+    @extend_schema(
+        operation_id="journey_campaigns_stats",
+        responses={200: OpenApiTypes.OBJECT, **errors(404, 409)},
+        description="total, pending, active, waiting, paused, completed, failed, blacklisted, cancelled; `sent` "
+        "(from the daily counters), `send_failed`, `retried` today/total; `limits` (campaign and workspace limit, "
+        "used and remaining today); `queued_for_sending` (pushed by a limit); `next_sends` (20); `series` (30 days).",
+    )
+    def get(self, request, campaign_id: int):
+        return Response(journey_stats.journey_stats(actor=self.actor, campaign_id=campaign_id))
+
+
+class TargetExecutionsApi(WorkspaceAPIView):
+    serializer_class = TargetExecutionOutput
+    queryset = Execution.objects.none()
+
+    @extend_schema(
+        operation_id="targets_executions",
+        responses={200: TargetExecutionOutput(many=True), **errors(400, 404)},
+        description="Every journey the target is or was in (newest first).",
+    )
+    def get(self, request, target_id: int):
+        return self.paginated(
+            journey_stats.target_executions(actor=self.actor, target_id=target_id), TargetExecutionOutput
+        )
+
+
+class TargetTimelineApi(WorkspaceAPIView):
+    serializer_class = None
+    queryset = ExecutionEvent.objects.none()
+
+    @extend_schema(
+        operation_id="targets_timeline",
+        responses={200: OpenApiTypes.OBJECT, **errors(400, 404)},
+        description="`campaigns`: the journeys the target is in; `results`: its events newest first (paginated) — "
+        "each send with text, number, status, provider message id, error and retry time, the actor of manual "
+        "actions, and `why_not_sent` (window_closed, limit_reached, blacklisted, circuit_open, no_valid_mobile); "
+        "`conflict_skips`: enrollments that skipped it because it was live elsewhere.",
+    )
+    def get(self, request, target_id: int):
+        events = journey_stats.target_timeline_events(actor=self.actor, target_id=target_id)
+        page = self.paginate_queryset(events)
+        response = self.get_paginated_response(journey_stats.timeline_entries(actor=self.actor, events=list(page)))
+        response.data["campaigns"] = journey_stats.target_campaigns(actor=self.actor, target_id=target_id)
+        response.data["conflict_skips"] = journey_stats.target_conflict_skips(actor=self.actor, target_id=target_id)
+        return response

@@ -43,6 +43,23 @@ def _campaign_name(scope) -> Any:
     return getattr(scope.campaign, "name", None)
 
 
+def _workspace_name(scope) -> Any:
+    workspace = getattr(scope, "workspace", None) or getattr(getattr(scope, "campaign", None), "workspace", None)
+    return getattr(workspace, "name", None)
+
+
+METADATA_PREFIXES = ("execution.metadata.", "metadata.")
+
+
+def _metadata(key: str):
+    def resolve(scope) -> Any:
+        execution = getattr(scope, "execution", None)
+        value = (getattr(execution, "metadata", None) or {}).get(key) if execution is not None else None
+        return value if isinstance(value, str | int | float) and not isinstance(value, bool) else None
+
+    return resolve
+
+
 def register_builtin_variables() -> None:
     builtins = [
         Variable("target.first_name", "نام کوچک (یا نام کامل)", _first_name, ("first_name",)),
@@ -52,6 +69,7 @@ def register_builtin_variables() -> None:
         Variable("target.province", "استان", _target_attr("province"), ("province",)),
         Variable("target.phone", "شماره تلفن", _phone, ("phone",)),
         Variable("campaign.name", "نام کمپین", _campaign_name, ("campaign",)),
+        Variable("workspace.name", "نام فضای کاری", _workspace_name, ("workspace",)),
     ]
     for variable in builtins:
         VARIABLES.register(variable.key, variable)
@@ -64,6 +82,10 @@ def _lookup(name: str) -> Variable | None:
     for _key, candidate in VARIABLES:
         if name in candidate.aliases:
             return candidate
+    for prefix in METADATA_PREFIXES:  # the execution's runtime values, e.g. {execution.metadata.discount_code}
+        key = name[len(prefix) :]
+        if name.startswith(prefix) and key and "." not in key:
+            return Variable(name, f"مقدار اجرا: {key}", _metadata(key), ())
     return None
 
 

@@ -128,3 +128,11 @@ def next_local_midnight(moment: datetime, tz: str) -> datetime:
     zone = zoneinfo.ZoneInfo(tz)
     day = moment.astimezone(zone).date() + timedelta(days=1)
     return datetime.combine(day, time.min).replace(tzinfo=zone).astimezone(UTC)
+
+
+def window_for_save(config: dict[str, Any] | None, default_tz: str = "Asia/Tehran") -> SendWindow | None:
+    """Parse a window someone is saving; a window closed on every day is refused (nothing would ever be sent)."""
+    window = SendWindow.from_config(config, default_tz=default_tz)
+    if window is not None and not any(window.days.values()):
+        raise WindowError("every day is closed; nothing would ever be sent")
+    return window

@@ -38,6 +38,7 @@ class EnrollmentReport:
     blacklisted: list[int] = field(default_factory=list)
     already_live: list[int] = field(default_factory=list)
     added_concurrently: list[int] = field(default_factory=list)
+    conflict_skipped: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {
@@ -46,12 +47,14 @@ class EnrollmentReport:
             "blacklisted": self.blacklisted,
             "already_live": self.already_live,
             "added_concurrently": self.added_concurrently,
+            "conflict_skipped": self.conflict_skipped,
             "counts": {
                 "added": len(self.added),
                 "invalid": len(self.invalid),
                 "blacklisted": len(self.blacklisted),
                 "already_live": len(self.already_live),
                 "added_concurrently": len(self.added_concurrently),
+                "conflict_skipped": len(self.conflict_skipped),
             },
         }
 
@@ -68,10 +71,14 @@ def _subject_problems(campaign: Campaign, targets: list) -> dict[int, str]:
     return problems
 
 
-def enroll_subjects(*, actor: Actor, campaign_id: int, target_ids: list[int]) -> EnrollmentReport:
+def enroll_subjects(
+    *, actor: Actor, campaign_id: int, target_ids: list[int], on_conflict: str | None = None
+) -> EnrollmentReport:
+    """Enroll at once. Subjects live in another campaign are added or skipped only as ``on_conflict``
+    (``add``/``skip``) says; without it, their presence is a 400 ``CONFLICTS_PRESENT`` naming them."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
-    if campaign.workflow_version_id is None:
+    if campaign_journey_get(campaign) is None:
         raise CampaignNotJourney()
     if campaign.status in (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED):
         raise CampaignClosed()
@@ -80,13 +87,36 @@ def enroll_subjects(*, actor: Actor, campaign_id: int, target_ids: list[int]) ->
         raise ValidationFailed.field("target_ids", "دست‌کم یک مخاطب انتخاب کنید.")
     if len(ids) > MAX_SUBJECTS:
         raise ValidationFailed.field("target_ids", f"حداکثر {MAX_SUBJECTS} مخاطب در هر بار.")
+    if on_conflict not in (None, "add", "skip"):
+        raise ValidationFailed.field("on_conflict", "add یا skip.")
     report = EnrollmentReport()
+    if on_conflict != "add":
+        from automation.services.enrollment_batches import live_elsewhere
+
+        elsewhere: dict[int, list] = {}
+        for start in range(0, len(ids), CHUNK):
+            elsewhere.update(live_elsewhere(campaign, ids[start : start + CHUNK]))
+        if elsewhere and on_conflict is None:
+            from automation.errors import ConflictsPresent
+
+            raise ConflictsPresent(
+                details={
+                    "on_conflict": ["add یا skip را صریحاً بفرستید."],
+                    "subject_ids": sorted(elsewhere),
+                    "conflicts": [{"subject_id": k, "conflicts": v} for k, v in sorted(elsewhere.items())[:200]],
+                }
+            )
+        report.conflict_skipped = sorted(elsewhere)
+        ids = [i for i in ids if i not in elsewhere]
     for start in range(0, len(ids), CHUNK):
         _enroll_chunk(actor, campaign, ids[start : start + CHUNK], report)
     return report
 
 
-def _enroll_chunk(actor: Actor, campaign: Campaign, ids: list[int], report: EnrollmentReport) -> None:
+def _enroll_chunk(
+    actor: Actor, campaign: Campaign, ids: list[int], report: EnrollmentReport, *, source: str = ""
+) -> None:
+    """``source`` marks the enrolled events ("auto" for the auto-enroll rule)."""
     ct = ContentType.objects.get_for_model(Target)
     targets = {t.id: t for t in scoped(Target, actor.workspace).filter(pk__in=ids)}
     for missing in [i for i in ids if i not in targets]:
@@ -156,5 +186,7 @@ def _enroll_chunk(actor: Actor, campaign: Campaign, ids: list[int], report: Enro
         }
         for e in created
     ]
-    bulk_events(rows, type=EventType.ENROLLED, from_status="", to_status=status, data={"by": actor.user.pk}, now=now)
+    data = {"by": actor.user.pk if actor.user is not None else None, **({"source": source} if source else {})}
+    message = "(افزودن خودکار)" if source == "auto" else ""
+    bulk_events(rows, type=EventType.ENROLLED, from_status="", to_status=status, message=message, data=data, now=now)
     report.added.extend(e.subject_id for e in created)

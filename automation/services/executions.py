@@ -111,3 +111,50 @@ def execution_control(*, actor: Actor, execution_id: int, action: str, unknown_o
             )
     execution.refresh_from_db()
     return execution
+
+
+MAX_BULK = 5000
+
+
+def executions_bulk_control(
+    *, actor: Actor, campaign_id: int, execution_ids: list[int], action: str
+) -> dict[str, object]:
+    """Apply one action to many executions of a campaign: each goes through ``execution_control`` (state machine,
+    actor recorded); refusals are reported per item and never stop the rest; one audit row per request."""
+    from campaigns.events import campaign_event
+    from campaigns.models import Campaign
+    from campaigns.platform.errors import PlatformError
+
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    if action not in ACTIONS:
+        raise ValidationFailed.field("action", "عملیات ناشناخته است.")
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    ids = list(dict.fromkeys(int(i) for i in execution_ids))
+    if not ids:
+        raise ValidationFailed.field("execution_ids", "دست‌کم یک اجرا انتخاب کنید.")
+    if len(ids) > MAX_BULK:
+        raise ValidationFailed.field("execution_ids", f"حداکثر {MAX_BULK} اجرا در هر بار.")
+    from automation.selectors import execution_queryset
+
+    known = set(
+        execution_queryset(actor=actor, campaign_id=campaign.id).filter(pk__in=ids).values_list("id", flat=True)
+    )
+    done: list[int] = []
+    refused: list[dict[str, object]] = []
+    for execution_id in ids:
+        if execution_id not in known:
+            refused.append({"execution_id": execution_id, "code": "NOT_FOUND", "message": "اجرا پیدا نشد."})
+            continue
+        try:
+            execution_control(actor=actor, execution_id=execution_id, action=action)
+        except PlatformError as exc:
+            refused.append({"execution_id": execution_id, "code": exc.code, "message": exc.message})
+        else:
+            done.append(execution_id)
+    campaign_event(
+        campaign=campaign,
+        type=f"executions_{action}",
+        actor=actor.user,
+        data={"action": action, "requested": len(ids), "done": len(done), "refused": len(refused)},
+    )
+    return {"action": action, "done": done, "refused": refused, "counts": {"done": len(done), "refused": len(refused)}}

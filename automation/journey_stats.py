@@ -1,0 +1,290 @@
+"""Reads a campaign owner watches: the journey numbers and a target's timeline (journeys.md "Other features").
+
+The sent numbers come from the same daily counters the daily-limit guard reserves from, so "remaining today"
+never disagrees with what runs. A target the limit pushed to a later day shows "queued for sending", not a date.
+Channel details of a send (text, number, provider id…) come from the action that made it (``attempt_details``
+hook), so this module never names a channel.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Count, OuterRef, Subquery, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from automation.choices import LIVE_STATUSES, CounterScope, EventType, ExecutionStatus
+from automation.engine.context import automation_settings, workspace_tz
+from automation.engine.registry import ACTIONS
+from automation.engine.window import local_day
+from automation.models import DailyCounter, EnrollmentItem, Execution, ExecutionEvent
+from automation.selectors import execution_queryset
+from automation.services.enrollment_batches import journey_campaign
+from campaigns.models import Target
+from campaigns.platform.tenancy import Actor, scoped
+from campaigns.selectors import target_get
+
+S = ExecutionStatus
+FAILED_RESULTS = ("failed", "rejected")
+NEXT_SENDS = 20
+SERIES_DAYS = 30
+# Event → why-not-sent reason shown on the timeline.
+WHY_NOT_SENT = {
+    EventType.DEFERRED_WINDOW: "window_closed",
+    EventType.DEFERRED_LIMIT: "limit_reached",
+    EventType.BLACKLISTED: "blacklisted",
+    EventType.DEFERRED_CHANNEL: "circuit_open",
+}
+
+
+def _day_start(day, tz: str) -> datetime:
+    return datetime.combine(day, time.min).replace(tzinfo=zoneinfo.ZoneInfo(tz)).astimezone(UTC)
+
+
+def _campaign_limit(campaign) -> int | None:
+    if campaign.daily_limit is not None:
+        return campaign.daily_limit
+    from automation.selectors import campaign_journey_version
+
+    version = campaign_journey_version(campaign)
+    return (version.settings or {}).get("daily_limit") if version is not None else None
+
+
+def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None) -> dict[str, Any]:
+    campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
+    now = now or timezone.now()
+    settings = automation_settings(actor.workspace)
+    tz = workspace_tz(actor.workspace, settings)
+    today = local_day(now, tz)
+    start_today = _day_start(today, tz)
+    executions = execution_queryset(actor=actor, campaign_id=campaign.id).order_by()
+    by_status = dict(executions.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    counters = DailyCounter.objects.filter(scope=CounterScope.CAMPAIGN, scope_id=campaign.id)
+    sent_today = counters.filter(day=today).aggregate(n=Sum("used"))["n"] or 0
+    sent_total = counters.aggregate(n=Sum("used"))["n"] or 0
+    events = ExecutionEvent.objects.filter(campaign_id=campaign.id)
+    failed = events.filter(type__in=[EventType.SMS_ATTEMPT, EventType.ACTION_RESULT], data__result__in=FAILED_RESULTS)
+    retried = events.filter(type=EventType.RETRY_SCHEDULED)
+    workspace_used = (
+        DailyCounter.objects.filter(scope=CounterScope.WORKSPACE, scope_id=actor.workspace.id, day=today).aggregate(
+            n=Sum("used")
+        )["n"]
+        or 0
+    )
+    campaign_limit = _campaign_limit(campaign)
+    workspace_limit = settings.global_daily_limit
+    remaining = [
+        x
+        for x in (
+            None if campaign_limit is None else max(0, campaign_limit - sent_today),
+            None if workspace_limit is None else max(0, workspace_limit - workspace_used),
+        )
+        if x is not None
+    ]
+    # Latest event of each waiting budget-consuming execution: deferred by the limit → "queued for sending".
+    latest_type = Subquery(
+        ExecutionEvent.objects.filter(execution_id=OuterRef("pk")).order_by("-occurred_at", "-id").values("type")[:1]
+    )
+    upcoming = (
+        executions.filter(status__in=[S.ACTIVE, S.WAITING, S.QUEUED], needs_budget=True)
+        .annotate(last_event=latest_type)
+        .order_by("next_run_at", "eligible_at", "id")
+        .values(
+            "id", "subject_id", "status", "next_run_at", "current_node__name", "current_node__node_key", "last_event"
+        )
+    )
+    queued_for_sending = (
+        executions.filter(status=S.WAITING, needs_budget=True)
+        .annotate(last_event=latest_type)
+        .filter(last_event=EventType.DEFERRED_LIMIT)
+        .count()
+    )
+    next_sends = []
+    for row in upcoming[:NEXT_SENDS]:
+        pushed = row["last_event"] == EventType.DEFERRED_LIMIT
+        next_sends.append(
+            {
+                "execution_id": row["id"],
+                "subject_id": row["subject_id"],
+                "status": row["status"],
+                "step": row["current_node__name"] or row["current_node__node_key"] or "",
+                "next_run_at": None if pushed else row["next_run_at"],
+                "queued_for_sending": pushed or (row["next_run_at"] is not None and row["next_run_at"] <= now),
+            }
+        )
+    since = today - timedelta(days=SERIES_DAYS - 1)
+    sent_by_day = dict(
+        counters.filter(day__gte=since).values_list("day").annotate(n=Sum("used")).values_list("day", "n")
+    )
+    zone = zoneinfo.ZoneInfo(tz)
+    recent = events.filter(occurred_at__gte=_day_start(since, tz)).annotate(day=TruncDate("occurred_at", tzinfo=zone))
+    failed_by_day = dict(
+        recent.filter(type__in=[EventType.SMS_ATTEMPT, EventType.ACTION_RESULT], data__result__in=FAILED_RESULTS)
+        .values_list("day")
+        .annotate(n=Count("id"))
+        .values_list("day", "n")
+    )
+    retried_by_day = dict(
+        recent.filter(type=EventType.RETRY_SCHEDULED).values_list("day").annotate(n=Count("id")).values_list("day", "n")
+    )
+    series = [
+        {
+            "day": (since + timedelta(days=i)).isoformat(),
+            "sent": sent_by_day.get(since + timedelta(days=i), 0),
+            "failed": failed_by_day.get(since + timedelta(days=i), 0),
+            "retried": retried_by_day.get(since + timedelta(days=i), 0),
+        }
+        for i in range(SERIES_DAYS)
+    ]
+    return {
+        "campaign_id": campaign.id,
+        "day": today.isoformat(),
+        "time_zone": tz,
+        "total": sum(by_status.values()),
+        "pending": by_status.get(S.PENDING, 0),
+        "active": sum(by_status.get(s, 0) for s in (S.ACTIVE, S.QUEUED, S.PROCESSING)),
+        "waiting": by_status.get(S.WAITING, 0),
+        "paused": by_status.get(S.PAUSED, 0),
+        "completed": by_status.get(S.COMPLETED, 0),
+        "failed": by_status.get(S.FAILED, 0),
+        "blacklisted": by_status.get(S.BLACKLISTED, 0),
+        "cancelled": by_status.get(S.CANCELLED, 0),
+        "sent": {"today": sent_today, "total": sent_total},
+        "send_failed": {"today": failed.filter(occurred_at__gte=start_today).count(), "total": failed.count()},
+        "retried": {"today": retried.filter(occurred_at__gte=start_today).count(), "total": retried.count()},
+        "limits": {
+            "campaign_daily_limit": campaign_limit,
+            "workspace_daily_limit": workspace_limit,
+            "campaign_used_today": sent_today,
+            "workspace_used_today": workspace_used,
+            "remaining_today": min(remaining) if remaining else None,
+        },
+        "queued_for_sending": queued_for_sending,
+        "next_sends": next_sends,
+        "series": series,
+    }
+
+
+# --------------------------------------------------------------------------- target
+def target_executions(*, actor: Actor, target_id: int):
+    """The target's executions (every campaign it is or was in), newest first; owner visibility via target_get."""
+    target = target_get(actor=actor, target_id=target_id)
+    ct = ContentType.objects.get_for_model(Target)
+    return (
+        scoped(Execution, actor.workspace)
+        .filter(subject_type=ct, subject_id=target.id)
+        .select_related("campaign", "workflow", "current_node")
+        .order_by("-id")
+    )
+
+
+def target_campaigns(*, actor: Actor, target_id: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "execution_id": e.id,
+            "campaign_id": e.campaign_id,
+            "campaign_name": e.campaign.name,
+            "workflow_id": e.workflow_id,
+            "workflow_name": e.workflow.name,
+            "status": e.status,
+            "live": e.status in LIVE_STATUSES,
+            "step": (e.current_node.name or e.current_node.node_key) if e.current_node_id else "",
+            "next_run_at": e.next_run_at,
+            "cycle": e.cycle,
+            "end_reason": e.end_reason,
+        }
+        for e in target_executions(actor=actor, target_id=target_id)
+    ]
+
+
+def target_timeline_events(*, actor: Actor, target_id: int):
+    """Every event of the target, newest first (paginate the queryset, then ``timeline_entries`` on the page)."""
+    target = target_get(actor=actor, target_id=target_id)
+    ct = ContentType.objects.get_for_model(Target)
+    return (
+        scoped(ExecutionEvent, actor.workspace)
+        .filter(subject_type=ct, subject_id=target.id)
+        .select_related("actor", "campaign", "node")
+        .order_by("-occurred_at", "-id")
+    )
+
+
+def why_not_sent(event: ExecutionEvent) -> str | None:
+    if event.type in WHY_NOT_SENT:
+        return WHY_NOT_SENT[event.type]
+    data = event.data or {}
+    if data.get("error") == "no_valid_mobile":
+        return "no_valid_mobile"
+    return None
+
+
+def timeline_entries(*, actor: Actor, events: list[ExecutionEvent]) -> list[dict[str, Any]]:
+    """One page of events as timeline rows; sends carry what the channel recorded (``attempt_details`` hook)."""
+    attempt_ids = [int(e.data["attempt_id"]) for e in events if isinstance(e.data, dict) and e.data.get("attempt_id")]
+    details: dict[int, dict] = {}
+    if attempt_ids:
+        for _key, action in ACTIONS:
+            hook = getattr(action, "attempt_details", None)
+            if hook is not None:
+                details.update(hook(actor.workspace, attempt_ids))
+    rows = []
+    for e in events:
+        data = e.data or {}
+        send = details.get(int(data["attempt_id"])) if data.get("attempt_id") else None
+        rows.append(
+            {
+                "id": e.id,
+                "type": e.type,
+                "occurred_at": e.occurred_at,
+                "campaign_id": e.campaign_id,
+                "campaign_name": e.campaign.name,
+                "execution_id": e.execution_id,
+                "step": (e.node.name or e.node.node_key) if e.node_id else "",
+                "message": e.message,
+                "data": data,
+                "actor": {"id": e.actor_id, "username": e.actor.get_username()} if e.actor_id else None,
+                "why_not_sent": why_not_sent(e),
+                "send": None
+                if send is None
+                else {
+                    "text": send["message"],
+                    "number": send["phone"],
+                    "status": send["status"],
+                    "provider": send["provider"],
+                    "sender": send["sender"],
+                    "provider_message_id": send["provider_message_id"],
+                    "error_code": send["error_code"],
+                    "error_message": send["error_message"],
+                    "retry_at": send["retry_scheduled_at"],
+                    "attempt_number": send["attempt_number"],
+                },
+            }
+        )
+    return rows
+
+
+def target_conflict_skips(*, actor: Actor, target_id: int) -> list[dict[str, Any]]:
+    """Enrollments that skipped this target because it was live elsewhere (a why-not-sent entry of its own)."""
+    target = target_get(actor=actor, target_id=target_id)
+    rows = (
+        scoped(EnrollmentItem, actor.workspace)
+        .filter(subject_id=target.id, outcome__in=["conflict_skipped", "skipped"], klass="conflict")
+        .select_related("batch__campaign")
+        .order_by("-batch_id")[:50]
+    )
+    return [
+        {
+            "type": "conflict_skipped",
+            "why_not_sent": "conflict_skipped",
+            "campaign_id": r.batch.campaign_id,
+            "campaign_name": r.batch.campaign.name,
+            "batch_id": r.batch_id,
+            "occurred_at": r.batch.finished_at or r.batch.updated_at,
+            "conflicts": r.conflicts,
+        }
+        for r in rows
+    ]

@@ -1,0 +1,468 @@
+"""Enrollment review: preview → decisions → commit (journeys.md "Enrollment and conflicts").
+
+The system never decides a duplicate on its own: a subject live in another
+campaign ("conflict") is added or skipped only by an explicit decision — the
+batch's default or the subject's override. Commit re-checks every subject; a
+conflict that appeared after the preview and has no decision answers 409
+``CONFLICTS_UNRESOLVED`` before anything is written. Blacklisted and invalid
+subjects are never added; the live unique index stays the final race guard
+("added concurrently").
+
+Up to ``INLINE_MAX`` subjects are added in the request; more run in a
+background job that processes chunks of ``CHUNK`` items, renewing a lease
+after each one. ``enrollment_batches_resume`` (beat, every minute) re-queues a
+batch whose lease ran out, and marks it failed after ``MAX_ATTEMPTS`` — a
+dead worker never leaves a batch "committing" for ever. Items carry their
+outcome, so a resumed job continues where the dead one stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.contenttypes.models import ContentType
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from automation.choices import LIVE_STATUSES, BatchStatus, Decision, EnrollmentClass
+from automation.errors import BatchNotDraft, CampaignClosed, CampaignNotJourney, ConflictsUnresolved
+from automation.models import EnrollmentBatch, EnrollmentItem, Execution
+from automation.services.enrollment import CHUNK, MAX_SUBJECTS, EnrollmentReport, _enroll_chunk, _subject_problems
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.filters import TargetFilter
+from campaigns.models import Campaign, Membership, Target, Workspace
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.selectors import target_queryset
+
+K = EnrollmentClass
+INLINE_MAX = 300
+LEASE = timedelta(minutes=3)
+MAX_ATTEMPTS = 3
+MAX_LISTED_CONFLICTS = 200
+
+
+# --------------------------------------------------------------------------- classification
+@dataclass(frozen=True)
+class Verdict:
+    klass: str
+    reason: str = ""
+    conflicts: tuple = ()
+
+
+def journey_campaign(workspace: Workspace, campaign_id: int, *, open_only: bool = True) -> Campaign:
+    campaign = get_scoped(Campaign, workspace, campaign_id)
+    if campaign.kind != CampaignKind.JOURNEY:
+        raise CampaignNotJourney()
+    if open_only and campaign.status in (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED):
+        raise CampaignClosed()
+    return campaign
+
+
+def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+    """Subject id → the live executions it has in *other* campaigns of the workspace (the conflict details)."""
+    ids = list(subject_ids)
+    if not ids:
+        return {}
+    ct = ContentType.objects.get_for_model(Target)
+    rows = (
+        Execution.objects.filter(
+            workspace_id=campaign.workspace_id, subject_type=ct, subject_id__in=ids, status__in=LIVE_STATUSES
+        )
+        .exclude(campaign_id=campaign.id)
+        .values(
+            "id",
+            "subject_id",
+            "campaign_id",
+            "campaign__name",
+            "campaign__status",
+            "workflow_id",
+            "workflow__name",
+            "current_node__node_key",
+            "current_node__name",
+            "next_run_at",
+            "status",
+        )
+        .order_by("subject_id", "campaign_id")
+    )
+    out: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
+        out.setdefault(r["subject_id"], []).append(
+            {
+                "execution_id": r["id"],
+                "campaign_id": r["campaign_id"],
+                "campaign_name": r["campaign__name"],
+                "campaign_status": r["campaign__status"],
+                "workflow_id": r["workflow_id"],
+                "workflow_name": r["workflow__name"],
+                "current_step": r["current_node__name"] or r["current_node__node_key"] or "",
+                "next_run_at": r["next_run_at"].isoformat() if r["next_run_at"] else None,
+                "status": r["status"],
+            }
+        )
+    return out
+
+
+def classify(campaign: Campaign, ids: list[int], visible) -> dict[int, Verdict]:
+    """Class of each subject id (one chunk): invalid / blacklisted / already_live / conflict / ready.
+
+    ``visible`` is the target queryset the caller may see (owner visibility); others are ``not_found``.
+    """
+    targets = {t.id: t for t in visible.filter(pk__in=ids)}
+    problems = _subject_problems(campaign, list(targets.values()))
+    ct = ContentType.objects.get_for_model(Target)
+    here = set(
+        Execution.objects.filter(
+            campaign_id=campaign.id, subject_type=ct, subject_id__in=list(targets), status__in=LIVE_STATUSES
+        ).values_list("subject_id", flat=True)
+    )
+    elsewhere = live_elsewhere(campaign, [i for i in targets if i not in here])
+    out: dict[int, Verdict] = {}
+    for tid in ids:
+        if tid not in targets:
+            out[tid] = Verdict(K.INVALID, "not_found")
+        elif problems.get(tid) == "blacklisted":
+            out[tid] = Verdict(K.BLACKLISTED, "blacklisted")
+        elif tid in problems:
+            out[tid] = Verdict(K.INVALID, problems[tid])
+        elif tid in here:
+            out[tid] = Verdict(K.ALREADY_LIVE)
+        elif tid in elsewhere:
+            out[tid] = Verdict(K.CONFLICT, "", tuple(elsewhere[tid]))
+        else:
+            out[tid] = Verdict(K.READY)
+    return out
+
+
+def _chunks(ids: list[int]):
+    for start in range(0, len(ids), CHUNK):
+        yield ids[start : start + CHUNK]
+
+
+def filtered_target_ids(*, actor: Actor, filters: dict[str, Any], limit: int = MAX_SUBJECTS) -> list[int]:
+    """Ids of every target matching the targets page's filter, as this actor sees them (≤ ``limit``)."""
+    fs = TargetFilter(data=filters or {}, queryset=target_queryset(actor=actor))
+    if not fs.is_valid():
+        raise ValidationFailed(details={"filters": fs.errors})
+    ids = list(fs.qs.order_by().values_list("id", flat=True).distinct()[: limit + 1])
+    if len(ids) > limit:
+        raise ValidationFailed.field("filters", f"بیش از {limit} مخاطب با این فیلتر؛ فیلتر را محدودتر کنید.")
+    return sorted(ids)
+
+
+# --------------------------------------------------------------------------- preview
+def enrollment_batch_preview(
+    *,
+    actor: Actor,
+    campaign_id: int,
+    target_ids: list[int] | None = None,
+    filters: dict[str, Any] | None = None,
+) -> EnrollmentBatch:
+    """Classify the manual pick or every target matching ``filters``; writes the batch and its items only."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    campaign = journey_campaign(actor.workspace, campaign_id)
+    if target_ids and filters:
+        raise ValidationFailed.field("target_ids", "یا شناسه‌ها یا فیلتر، نه هر دو.")
+    if filters is not None and not target_ids:
+        source = "filter"
+        ids = filtered_target_ids(actor=actor, filters=filters)
+    else:
+        source = "manual"
+        ids = list(dict.fromkeys(int(i) for i in (target_ids or [])))
+        if len(ids) > MAX_SUBJECTS:
+            raise ValidationFailed.field("target_ids", f"حداکثر {MAX_SUBJECTS} مخاطب در هر بار.")
+    if not ids:
+        raise ValidationFailed.field("target_ids", "دست‌کم یک مخاطب انتخاب کنید.")
+    visible = target_queryset(actor=actor).order_by()
+    with transaction.atomic():
+        batch = EnrollmentBatch.objects.create(
+            workspace=actor.workspace,
+            campaign=campaign,
+            source=source,
+            filters=filters or {},
+            created_by=actor.user,
+        )
+        counts = dict.fromkeys(K.values, 0)
+        for chunk in _chunks(ids):
+            verdicts = classify(campaign, chunk, visible)
+            items = []
+            for tid in chunk:
+                v = verdicts[tid]
+                counts[v.klass] += 1
+                items.append(
+                    EnrollmentItem(
+                        workspace_id=actor.workspace.id,
+                        batch_id=batch.id,
+                        subject_id=tid,
+                        klass=v.klass,
+                        reason=v.reason,
+                        conflicts=list(v.conflicts),
+                    )
+                )
+            EnrollmentItem.objects.bulk_create(items)
+        batch.counts = counts
+        batch.save(update_fields=["counts", "updated_at"])
+    return batch
+
+
+# --------------------------------------------------------------------------- decisions
+def _draft(actor: Actor, batch_id: int, *, lock: bool = False) -> EnrollmentBatch:
+    qs = scoped(EnrollmentBatch, actor.workspace)
+    if lock:
+        qs = qs.select_for_update()
+    batch = get_scoped(EnrollmentBatch, actor.workspace, batch_id, queryset=qs)
+    if batch.status != BatchStatus.DRAFT:
+        raise BatchNotDraft(details={"status": batch.status})
+    return batch
+
+
+def enrollment_batch_decide(
+    *,
+    actor: Actor,
+    batch_id: int,
+    default: str | None = None,
+    overrides: list[dict[str, Any]] | None = None,
+    set_default: bool = False,
+) -> EnrollmentBatch:
+    """Set the default decision (``add``/``skip``/none when ``set_default``) and per-subject overrides.
+
+    An override's ``decision`` is ``add``, ``skip`` or null (clears it). Subjects outside the batch are refused.
+    """
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    valid = {"", *Decision.values}
+    with transaction.atomic():
+        batch = _draft(actor, batch_id, lock=True)
+        if set_default:
+            value = default or ""
+            if value not in valid:
+                raise ValidationFailed.field("default", "add یا skip.")
+            batch.default_decision = value
+            batch.save(update_fields=["default_decision", "updated_at"])
+        by_decision: dict[str, list[int]] = {}
+        for entry in overrides or []:
+            value = entry.get("decision") or ""
+            if value not in valid:
+                raise ValidationFailed.field("overrides", "هر تصمیم add یا skip یا خالی است.")
+            by_decision.setdefault(value, []).append(int(entry["subject_id"]))
+        all_ids = [i for ids in by_decision.values() for i in ids]
+        if all_ids:
+            known = set(batch.items.filter(subject_id__in=all_ids).values_list("subject_id", flat=True))
+            unknown = sorted(set(all_ids) - known)
+            if unknown:
+                raise ValidationFailed.field("overrides", "این مخاطبان در این دسته نیستند.", subject_ids=unknown)
+        for value, ids in by_decision.items():
+            batch.items.filter(subject_id__in=ids).update(decision=value)
+    return batch
+
+
+def enrollment_batch_discard(*, actor: Actor, batch_id: int) -> EnrollmentBatch:
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    batch = _draft(actor, batch_id)
+    if not EnrollmentBatch.objects.filter(pk=batch.pk, status=BatchStatus.DRAFT).update(
+        status=BatchStatus.DISCARDED, finished_at=timezone.now()
+    ):
+        raise BatchNotDraft()
+    batch.refresh_from_db()
+    return batch
+
+
+# --------------------------------------------------------------------------- commit
+def _wants(item_decision: str, klass: str, default: str) -> str:
+    """'add', 'skip', 'never' (blacklisted/invalid/already live) or '' (an undecided conflict)."""
+    if klass == K.READY:
+        return Decision.SKIP if item_decision == Decision.SKIP else Decision.ADD
+    if klass == K.CONFLICT:
+        return item_decision or default
+    return "never"
+
+
+def _recheck(batch: EnrollmentBatch, campaign: Campaign, visible) -> list[dict[str, Any]]:
+    """Classify every item again (chunks), store changes, return the undecided conflicts."""
+    unresolved: list[dict[str, Any]] = []
+    counts = dict.fromkeys(K.values, 0)
+    ids = list(batch.items.order_by("subject_id").values_list("subject_id", flat=True))
+    for chunk in _chunks(ids):
+        verdicts = classify(campaign, chunk, visible)
+        items = list(batch.items.filter(subject_id__in=chunk))
+        changed = []
+        for item in items:
+            v = verdicts[item.subject_id]
+            counts[v.klass] += 1
+            if (item.klass, item.reason, item.conflicts) != (v.klass, v.reason, list(v.conflicts)):
+                item.klass, item.reason, item.conflicts = v.klass, v.reason, list(v.conflicts)
+                changed.append(item)
+            if v.klass == K.CONFLICT and not _wants(item.decision, v.klass, batch.default_decision):
+                unresolved.append({"subject_id": item.subject_id, "conflicts": list(v.conflicts)})
+        if changed:
+            EnrollmentItem.objects.bulk_update(changed, ["klass", "reason", "conflicts"])
+    batch.counts = counts
+    return unresolved
+
+
+def enrollment_batch_commit(
+    *, actor: Actor, batch_id: int, enqueue: Callable[[int], None] | None = None
+) -> EnrollmentBatch:
+    """Re-check, refuse undecided conflicts (409), then add inline (≤ 300) or in a background job."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    batch = _draft(actor, batch_id)
+    campaign = journey_campaign(actor.workspace, batch.campaign_id)
+    visible = target_queryset(actor=actor).order_by()
+    with transaction.atomic():
+        unresolved = _recheck(batch, campaign, visible)
+        EnrollmentBatch.objects.filter(pk=batch.pk).update(counts=batch.counts)
+    if unresolved:
+        raise ConflictsUnresolved(
+            details={
+                "count": len(unresolved),
+                "subject_ids": [u["subject_id"] for u in unresolved],
+                "conflicts": unresolved[:MAX_LISTED_CONFLICTS],
+            }
+        )
+    now = timezone.now()
+    with transaction.atomic():
+        # Subjects that will not be added get their outcome now; the rest are the job's work.
+        items = batch.items.all()
+        items.filter(klass__in=[K.INVALID, K.BLACKLISTED, K.ALREADY_LIVE]).update(outcome=F("klass"))
+        skip = Q(klass=K.READY, decision=Decision.SKIP) | Q(klass=K.CONFLICT, decision=Decision.SKIP)
+        if batch.default_decision == Decision.SKIP:
+            skip |= Q(klass=K.CONFLICT, decision="")
+        items.filter(skip).update(outcome="skipped")
+        total = items.filter(outcome="").count()
+        if not EnrollmentBatch.objects.filter(pk=batch.pk, status=BatchStatus.DRAFT).update(
+            status=BatchStatus.COMMITTING,
+            total=total,
+            processed=0,
+            attempts=1,
+            committed_at=now,
+            lease_until=now + LEASE,
+        ):
+            raise BatchNotDraft()
+    if total <= INLINE_MAX:
+        enrollment_batch_run(batch_id=batch.id)
+    else:
+        send = enqueue or _enqueue
+        transaction.on_commit(lambda: send(batch.id))
+    batch.refresh_from_db()
+    return batch
+
+
+def _enqueue(batch_id: int) -> None:
+    from automation.tasks import enrollment_batch_commit_task
+
+    enrollment_batch_commit_task.apply_async(args=[batch_id], queue="engine")
+
+
+def _actor_for(batch: EnrollmentBatch, campaign: Campaign) -> Actor:
+    """The batch's author acting in its workspace (the job runs without a request)."""
+    membership = Membership.objects.filter(workspace_id=batch.workspace_id, user_id=batch.created_by_id).first()
+    return Actor(user=batch.created_by, workspace=campaign.workspace, membership=membership)
+
+
+def enrollment_batch_run(*, batch_id: int) -> EnrollmentBatch:
+    """Add the batch's remaining items, one chunk per transaction, renewing the lease (idempotent; resumable)."""
+    batch = EnrollmentBatch.objects.select_related("campaign__workspace", "created_by").get(pk=batch_id)
+    if batch.status != BatchStatus.COMMITTING:
+        return batch
+    campaign = batch.campaign
+    actor = _actor_for(batch, campaign)
+    while True:
+        with transaction.atomic():
+            chunk = list(
+                EnrollmentItem.objects.select_for_update(skip_locked=True)
+                .filter(batch_id=batch.id, outcome="")
+                .order_by("id")[:CHUNK]
+            )
+            if not chunk:
+                break
+            _commit_chunk(batch, campaign, actor, chunk)
+            EnrollmentBatch.objects.filter(pk=batch.id, status=BatchStatus.COMMITTING).update(
+                processed=_processed(batch),
+                lease_until=timezone.now() + LEASE,
+            )
+    return _finish(batch)
+
+
+def _processed(batch: EnrollmentBatch) -> int:
+    return max(0, batch.total - EnrollmentItem.objects.filter(batch_id=batch.id, outcome="").count())
+
+
+def _commit_chunk(batch: EnrollmentBatch, campaign: Campaign, actor: Actor, chunk: list[EnrollmentItem]) -> None:
+    """Re-check conflicts of this chunk: one that appeared after the commit's check and has no decision is skipped
+    (nobody is there to ask); the rest goes through the one enrollment path (its checks + the live index)."""
+    elsewhere = live_elsewhere(campaign, [i.subject_id for i in chunk])
+    add: list[int] = []
+    by_id = {i.subject_id: i for i in chunk}
+    for item in chunk:
+        if item.subject_id in elsewhere and not (item.decision or batch.default_decision):
+            item.outcome = "conflict_skipped"
+            item.conflicts = elsewhere[item.subject_id]
+        elif item.subject_id in elsewhere and (item.decision or batch.default_decision) == Decision.SKIP:
+            item.outcome = "skipped"
+        else:
+            add.append(item.subject_id)
+    report = EnrollmentReport()
+    if add:
+        _enroll_chunk(actor, campaign, add, report)
+    for tid in report.added:
+        by_id[tid].outcome = "added"
+    for tid in report.added_concurrently:
+        by_id[tid].outcome = "added_concurrently"
+    for tid in report.already_live:
+        by_id[tid].outcome = K.ALREADY_LIVE
+    for tid in report.blacklisted:
+        by_id[tid].outcome = K.BLACKLISTED
+    for tid in report.invalid:
+        by_id[tid].outcome = K.INVALID
+    for item in chunk:
+        item.outcome = item.outcome or "not_added"
+    EnrollmentItem.objects.bulk_update(chunk, ["outcome", "conflicts"])
+
+
+def _finish(batch: EnrollmentBatch) -> EnrollmentBatch:
+    outcomes = dict(
+        EnrollmentItem.objects.filter(batch_id=batch.id)
+        .values_list("outcome")
+        .annotate(n=Count("id"))
+        .values_list("outcome", "n")
+    )
+    EnrollmentBatch.objects.filter(pk=batch.id, status=BatchStatus.COMMITTING).update(
+        status=BatchStatus.COMMITTED,
+        result=outcomes,
+        processed=batch.total if batch.total else 0,
+        lease_until=None,
+        finished_at=timezone.now(),
+    )
+    batch.refresh_from_db()
+    return batch
+
+
+def enrollment_batches_resume(*, now=None, enqueue: Callable[[int], None] | None = None) -> dict[str, int]:
+    """Beat: a committing batch whose lease ran out is re-queued (its worker died), or failed after the last try."""
+    now = now or timezone.now()
+    send = enqueue or _enqueue
+    resumed = failed = 0
+    stale = EnrollmentBatch.objects.filter(status=BatchStatus.COMMITTING, lease_until__lt=now).values_list(
+        "id", "attempts"
+    )
+    for batch_id, attempts in list(stale):
+        if attempts >= MAX_ATTEMPTS:
+            failed += EnrollmentBatch.objects.filter(
+                pk=batch_id, status=BatchStatus.COMMITTING, lease_until__lt=now
+            ).update(
+                status=BatchStatus.FAILED,
+                error="کار افزودن چند بار بی‌پاسخ ماند؛ بخشی از مخاطبان افزوده شده‌اند (نتیجه هر مورد را ببینید).",
+                lease_until=None,
+                finished_at=now,
+            )
+            continue
+        if EnrollmentBatch.objects.filter(pk=batch_id, status=BatchStatus.COMMITTING, lease_until__lt=now).update(
+            attempts=attempts + 1, lease_until=now + LEASE
+        ):
+            resumed += 1
+            send(batch_id)
+    return {"resumed": resumed, "failed": failed}
