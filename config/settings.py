@@ -243,6 +243,11 @@ SMS_CIRCUIT_PAUSE_MINUTES = int(os.environ.get("SMS_CIRCUIT_PAUSE_MINUTES", "30"
 # unanswered questions); after this many unanswered questions the step's on_unknown_outcome decides.
 SMS_UNKNOWN_SETTLE_SECONDS = int(os.environ.get("SMS_UNKNOWN_SETTLE_SECONDS", "120"))
 SMS_UNKNOWN_SETTLE_TRIES = int(os.environ.get("SMS_UNKNOWN_SETTLE_TRIES", "3"))
+# Delivery poll and per-account rate limits (docs/sms.md).
+SMS_DELIVERY_POLL_INTERVAL_SECONDS = int(os.environ.get("SMS_DELIVERY_POLL_INTERVAL_SECONDS", "300"))
+SMS_DELIVERY_POLL_MAX_AGE_HOURS = int(os.environ.get("SMS_DELIVERY_POLL_MAX_AGE_HOURS", "72"))
+SMS_DELIVERY_POLL_BATCH = int(os.environ.get("SMS_DELIVERY_POLL_BATCH", "200"))
+SMS_RATE_LIMIT_MAX_WAIT_SECONDS = float(os.environ.get("SMS_RATE_LIMIT_MAX_WAIT_SECONDS", "1"))
 # Provider base URLs (tests point them at a local fake server; never the internet in tests).
 SMS_PROVIDER_BASE_URLS = {
     "kavenegar": os.environ.get("SMS_KAVENEGAR_URL", "https://api.kavenegar.com"),

@@ -37,7 +37,7 @@ for i = 1, #KEYS do
     ts = now
   end
   state[i] = {tokens, ts, rate, capacity, cost}
-  if tokens < cost then
+  if tokens + 1e-9 < cost then
     local need = (cost - tokens) / rate
     if need > wait then wait = need end
   end
@@ -45,7 +45,7 @@ end
 if wait > 0 then return tostring(wait) end
 for i = 1, #KEYS do
   local s = state[i]
-  redis.call('HSET', KEYS[i], 't', tostring(s[1] - s[5]), 'ts', tostring(s[2]))
+  redis.call('HSET', KEYS[i], 't', tostring(math.max(0, s[1] - s[5])), 'ts', tostring(s[2]))
   redis.call('PEXPIRE', KEYS[i], math.ceil(s[4] / s[3] * 1000) + 60000)
 end
 return '0'
@@ -90,12 +90,12 @@ class _LocalBuckets:
                 if now > ts:
                     tokens, ts = min(b.capacity, tokens + (now - ts) * b.rate), now
                 fresh.append((b, tokens, ts))
-                if tokens < b.cost:
+                if tokens + 1e-9 < b.cost:
                     wait = max(wait, (b.cost - tokens) / b.rate)
             if wait > 0:
                 return wait
             for b, tokens, ts in fresh:
-                self.state[b.key] = (tokens - b.cost, ts)
+                self.state[b.key] = (max(0.0, tokens - b.cost), ts)
             return 0.0
 
     def clear(self) -> None:

@@ -30,7 +30,7 @@ from sms.api.serializers import (
     SmsTemplateInput,
     SmsTemplateOutput,
 )
-from sms.models import BlacklistEntry, SmsAttempt, SmsTemplate
+from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 from sms.providers import PROVIDERS, credential_fields
 
 
@@ -283,6 +283,7 @@ class SmsWebhookRotateApi(WorkspaceAPIView):
 
 class SmsProviderListApi(WorkspaceAPIView):
     serializer_class = SmsProviderOutput
+    queryset = SmsProviderAccount.objects.none()  # the kinds an account may have (for the schema generator)
 
     @extend_schema(operation_id="sms_providers_list", responses={200: SmsProviderOutput(many=True), **errors(404)})
     def get(self, request):

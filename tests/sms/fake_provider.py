@@ -1,8 +1,11 @@
-"""A local fake HTTP server that answers like Kavenegar / Melipayamak (never the internet).
+"""A local fake HTTP server that answers like Kavenegar and Melipayamak (never the internet).
 
+Its answers are built with each provider's own wire fixtures (``sms.providers.<kind>.Fixtures``).
 Like Kavenegar, it keeps one message per ``localid``: sending a local id it already accepted returns
-the same message, and ``sms/statuslocalmessageid`` answers from what it accepted (status 100 = no such
-message). ``messages`` is what a customer would have received.
+the same message; ``sms/statuslocalmessageid`` and ``sms/status`` answer from what it accepted (status
+100 = no such message), comma-separated ids included. Melipayamak sends get a ``recId`` and
+``GetDeliveries2`` answers the delivery code set for it (400 "in send list" until set).
+``messages`` is what a customer would have received (both providers).
 """
 
 import json
@@ -11,18 +14,28 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
+from sms.providers.kavenegar import Fixtures as Kavenegar
+from sms.providers.melipayamak import Fixtures as Melipayamak
+
+KAVENEGAR_SEND = "/sms/send.json"
+KAVENEGAR_BY_LOCAL_ID = "/sms/statuslocalmessageid.json"
+KAVENEGAR_BY_MESSAGE_ID = "/sms/status.json"
+MELIPAYAMAK_SEND = "/api/SendSMS/SendSMS"
+MELIPAYAMAK_DELIVERY = "/api/SendSMS/GetDeliveries2"
+
 
 class FakeProvider:
     """``responses`` is a list of (http_status, body) or one of the words below, popped per send request:
     "timeout" (no answer, nothing accepted), "drop" (connection closed, nothing accepted),
     "accept_timeout" (the message is accepted, then no answer), "accept" (accepted, normal answer).
-    With no response queued, a send is accepted."""
+    With no response queued, a send is accepted. ``status_responses`` answer status/delivery questions
+    first (else they come from what was accepted)."""
 
     def __init__(self, hold_seconds: float = 1.5) -> None:
         self.requests: list[dict] = []
         self.responses: list = []
-        self.status_responses: list = []  # optional answers for status queries (else from ``messages``)
-        self.messages: dict[str, dict] = {}  # localid → accepted message
+        self.status_responses: list = []
+        self.messages: dict[str, dict] = {}  # Kavenegar: localid → entry; Melipayamak: "meli-<recId>" → entry
         self.on_accept = None  # called (localid) after a message is accepted, before answering
         self.lock = threading.Lock()
         self.hold_seconds = hold_seconds
@@ -34,18 +47,21 @@ class FakeProvider:
                 form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
                 with server.lock:
                     server.requests.append({"path": self.path, "form": form})
-                if self.path.endswith("/sms/statuslocalmessageid.json"):
-                    return self._answer(*server._status_answer(form.get("localid", "")))
+                if self.path.endswith((KAVENEGAR_BY_LOCAL_ID, KAVENEGAR_BY_MESSAGE_ID, MELIPAYAMAK_DELIVERY)):
+                    return self._answer(*server._status_answer(self.path, form))
                 with server.lock:
                     answer = server.responses.pop(0) if server.responses else "accept"
+                melipayamak = self.path.endswith(MELIPAYAMAK_SEND)
                 if answer in ("accept", "accept_timeout"):
-                    entry = server._accept(form)
+                    accepted = server._accept_meli(form) if melipayamak else server._accept(form)
                     if server.on_accept:
                         server.on_accept(form.get("localid"))
                     if answer == "accept_timeout":
                         time.sleep(server.hold_seconds)
                         return
-                    return self._answer(200, {"return": {"status": 200, "message": "تایید شد"}, "entries": [entry]})
+                    if melipayamak:
+                        return self._answer(*Melipayamak.send(1, accepted["recId"]))
+                    return self._answer(*Kavenegar.ok([accepted]))
                 if answer == "timeout":
                     time.sleep(server.hold_seconds)
                     return
@@ -78,29 +94,58 @@ class FakeProvider:
         with self.lock:
             local_id = form.get("localid") or f"anon-{len(self.requests)}"
             if local_id not in self.messages:  # Kavenegar: one message per localid
-                self.messages[local_id] = {
-                    "messageid": 8_000_000 + len(self.messages),
-                    "localid": local_id,
-                    "status": 1,
-                    "receptor": form.get("receptor"),
-                    "statustext": "در صف ارسال",
-                }
+                self.messages[local_id] = Kavenegar.entry(
+                    8_000_000 + len(self.messages), 1, local_id=local_id, receptor=form.get("receptor", "")
+                )
             return dict(self.messages[local_id])
 
-    def _status_answer(self, local_id: str):
+    def _accept_meli(self, form: dict) -> dict:
+        with self.lock:
+            rec_id = str(5_000_000 + len(self.messages))
+            self.messages[f"meli-{rec_id}"] = {"recId": rec_id, "delivery": 400, "receptor": form.get("to", "")}
+            return dict(self.messages[f"meli-{rec_id}"])
+
+    def set_status(self, message_id, code: int) -> None:
+        """What the provider now says about a message (Kavenegar entry status / Melipayamak delivery code)."""
+        with self.lock:
+            meli = self.messages.get(f"meli-{message_id}")
+            if meli is not None:
+                meli["delivery"] = code
+                return
+            for entry in self.messages.values():
+                if str(entry.get("messageid")) == str(message_id):
+                    entry["status"] = code
+                    entry["statustext"] = Kavenegar.entry(0, code)["statustext"]
+                    return
+        raise KeyError(message_id)
+
+    def _status_answer(self, path: str, form: dict):
         with self.lock:
             if self.status_responses:
                 return self.status_responses.pop(0)
-            entry = self.messages.get(local_id)
-        if entry is None:
-            entry = {"messageid": 0, "localid": local_id, "status": 100, "statustext": "نامعتبر"}
-        return 200, {"return": {"status": 200, "message": "تایید شد"}, "entries": [entry]}
+            if path.endswith(MELIPAYAMAK_DELIVERY):
+                meli = self.messages.get(f"meli-{form.get('recId', '')}")
+                return Melipayamak.delivery(meli["delivery"] if meli else 100)
+            entries = []
+            if path.endswith(KAVENEGAR_BY_LOCAL_ID):
+                for local_id in form.get("localid", "").split(","):
+                    entry = self.messages.get(local_id)
+                    entries.append(dict(entry) if entry else Kavenegar.entry(0, 100, local_id=local_id))
+            else:
+                by_id = {str(e.get("messageid")): e for e in self.messages.values() if "messageid" in e}
+                for message_id in form.get("messageid", "").split(","):
+                    entry = by_id.get(message_id)
+                    entries.append(dict(entry) if entry else {**Kavenegar.entry(0, 100), "messageid": message_id})
+        return Kavenegar.ok(entries)
 
     def sends(self) -> list[dict]:
-        return [r for r in self.requests if r["path"].endswith("/sms/send.json") or "SendSMS" in r["path"]]
+        return [r for r in self.requests if r["path"].endswith((KAVENEGAR_SEND, MELIPAYAMAK_SEND))]
 
     def queries(self) -> list[dict]:
-        return [r for r in self.requests if r["path"].endswith("/sms/statuslocalmessageid.json")]
+        return [r for r in self.requests if r["path"].endswith(KAVENEGAR_BY_LOCAL_ID)]
+
+    def status_requests(self) -> list[dict]:
+        return [r for r in self.requests if r["path"].endswith((KAVENEGAR_BY_MESSAGE_ID, MELIPAYAMAK_DELIVERY))]
 
     def close(self) -> None:
         self.httpd.shutdown()

@@ -1,0 +1,239 @@
+"""Delivery status by polling and per-account rate limits (real HTTP against the fake providers on loopback).
+
+Polling: accepted attempts go submitted → sent → delivered / failed from the providers' own answers,
+each provider status is recorded once, a late report adds history only. Rate limits: a burst beyond an
+account's limit is deferred — no attempt kept, no retry, no budget unit — and sent on later ticks.
+"""
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.db import connection
+
+from automation.choices import ExecutionStatus
+from automation.models import DailyCounter, Execution
+from automation.services.enrollment import enroll_subjects
+from sms import rate_limits
+from sms.delivery import delivery_poll
+from sms.models import SmsAttempt, SmsLogEvent, SmsProviderAccount
+from sms.services import delivery_reports_apply
+from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
+from tests.conftest import make_target
+
+from .fake_provider import FakeProvider
+
+T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
+RETRY = {"enabled": True, "strategy": "fixed", "max_attempts": 3, "interval_seconds": 900, "on_exhausted": "fail"}
+KAVENEGAR = ("kavenegar", {"api_key": "K"})
+MELIPAYAMAK = ("melipayamak", {"username": "u", "password": "p"})
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fake(settings):
+    server = FakeProvider(hold_seconds=1.0)
+    settings.SMS_PROVIDER_BASE_URLS = {"kavenegar": server.url, "melipayamak": server.url}
+    settings.SMS_HTTP_TIMEOUT = 0.4
+    settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS = 0  # defer at once (no sleeping in tests)
+    rate_limits.reset()
+    yield server
+    rate_limits.reset()
+    server.close()
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The rate limiter's clock, moved by the test (a burst happens at one instant)."""
+    now = {"t": 1_000_000.0}
+    monkeypatch.setattr(rate_limits, "clock", lambda: now["t"])
+    return now
+
+
+def _journey(actor, workspace, provider=KAVENEGAR, count=1, **account_fields):
+    settings = setup_sms(workspace, provider[0], provider[1])
+    if account_fields:
+        SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(**account_fields)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a", retry=RETRY), end_node()))
+        targets = [make_target(workspace) for _ in range(count)]
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets])
+    return campaign
+
+
+def _events(attempt):
+    return list(
+        SmsLogEvent.objects.filter(attempt=attempt, event="delivery_status")
+        .order_by("id")
+        .values_list("provider_status", flat=True)
+    )
+
+
+# --- delivery polling ----------------------------------------------------------------------------------
+def test_kavenegar_attempt_goes_submitted_sent_delivered_by_polling(actor, workspace, fake):
+    campaign = _journey(actor, workspace)
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert attempt.status == "submitted" and attempt.provider_message_id == "8000000"
+    fake.set_status(attempt.provider_message_id, 4)  # sent to the centre
+    assert delivery_poll(now=T0 + timedelta(minutes=10))["moved"] == 1
+    attempt.refresh_from_db()
+    assert attempt.status == "sent"
+    fake.set_status(attempt.provider_message_id, 10)  # delivered
+    assert delivery_poll(now=T0 + timedelta(minutes=20))["moved"] == 1
+    attempt.refresh_from_db()
+    assert attempt.status == "delivered"
+    assert _events(attempt) == ["4", "10"]
+    assert [r["form"] for r in fake.status_requests()] == [{"messageid": "8000000"}] * 2
+    delivery_poll(now=T0 + timedelta(minutes=30))  # final: never asked again
+    assert len(fake.status_requests()) == 2
+    assert Execution.objects.get(campaign=campaign).status == ExecutionStatus.COMPLETED  # the path never changed
+
+
+def test_melipayamak_attempt_goes_submitted_failed_by_polling(actor, workspace, fake):
+    campaign = _journey(actor, workspace, provider=MELIPAYAMAK)
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert attempt.status == "submitted" and attempt.provider_message_id == "5000000"
+    delivery_poll(now=T0 + timedelta(minutes=10))  # 400 "in send list": history, no move
+    attempt.refresh_from_db()
+    assert attempt.status == "submitted" and _events(attempt) == ["400"]
+    fake.set_status(attempt.provider_message_id, 2)  # not delivered
+    delivery_poll(now=T0 + timedelta(minutes=20))
+    attempt.refresh_from_db()
+    assert attempt.status == "failed" and _events(attempt) == ["400", "2"]
+    assert fake.status_requests()[-1]["form"] == {"username": "u", "password": "p", "recId": "5000000"}
+
+
+def test_an_attempt_accepted_without_a_message_id_is_polled_by_its_local_id(actor, workspace, fake):
+    campaign = _journey(actor, workspace)
+    fake.responses.append((200, {"return": {"status": 200, "message": "ok"}, "entries": []}))
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert attempt.status == "submitted" and attempt.provider_message_id == ""
+    fake.messages[str(attempt.local_id)] = {"messageid": 777, "localid": str(attempt.local_id), "status": 10}
+    delivery_poll(now=T0 + timedelta(minutes=10))
+    attempt.refresh_from_db()
+    assert attempt.status == "delivered"
+    assert fake.requests[-1]["path"].endswith("/sms/statuslocalmessageid.json")
+
+
+def test_a_repeated_answer_is_recorded_once(actor, workspace, fake):
+    campaign = _journey(actor, workspace)
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    fake.set_status(attempt.provider_message_id, 5)
+    for minute in (10, 20, 30):
+        delivery_poll(now=T0 + timedelta(minutes=minute))
+    attempt.refresh_from_db()
+    assert attempt.status == "sent" and _events(attempt) == ["5"]
+    assert len(fake.status_requests()) == 3
+    report = {"message_id": attempt.provider_message_id, "status": "delivered", "at": "2026-11-01T07:30:00Z"}
+    settings = attempt.workspace.sms_settings
+    delivery_reports_apply(settings=settings, reports=[report, report], opt_outs=[])
+    delivery_reports_apply(settings=settings, reports=[report], opt_outs=[])
+    assert SmsLogEvent.objects.filter(attempt=attempt, event="delivery_report").count() == 1
+
+
+def test_a_late_report_adds_history_only(actor, workspace, fake):
+    campaign = _journey(actor, workspace)
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    fake.set_status(attempt.provider_message_id, 10)
+    delivery_poll(now=T0 + timedelta(minutes=10))
+    attempt.refresh_from_db()
+    assert attempt.status == "delivered"
+    late = [
+        {"message_id": attempt.provider_message_id, "status": "sent", "at": "1"},
+        {"message_id": attempt.provider_message_id, "status": "failed", "at": "2"},
+    ]
+    delivery_reports_apply(settings=attempt.workspace.sms_settings, reports=late, opt_outs=[])
+    attempt.refresh_from_db()
+    assert attempt.status == "delivered"  # forward-only: a final status never moves
+    assert SmsLogEvent.objects.filter(attempt=attempt, event="delivery_report").count() == 2  # history kept
+
+
+def test_two_polls_never_ask_about_the_same_attempt(actor, workspace, fake):
+    _journey(actor, workspace, count=3)
+    Driver().tick(T0 + timedelta(minutes=1))
+    first = delivery_poll(now=T0 + timedelta(minutes=10), batch=2)
+    second = delivery_poll(now=T0 + timedelta(minutes=10, seconds=1), batch=2)
+    third = delivery_poll(now=T0 + timedelta(minutes=10, seconds=2), batch=2)
+    assert (first["asked"], second["asked"], third["asked"]) == (2, 1, 0)
+
+
+# --- rate limits ---------------------------------------------------------------------------------------
+def test_a_burst_beyond_the_rate_limit_is_deferred_without_a_retry_or_a_budget_unit(actor, workspace, fake, clock):
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(actor, workspace, count=5, max_messages_per_minute=2)
+    driver = Driver()
+    driver.tick(T0 + timedelta(minutes=1))
+    assert len(fake.sends()) == 2
+    attempts = SmsAttempt.objects.filter(campaign=campaign)
+    assert sorted(attempts.values_list("status", flat=True)) == ["submitted", "submitted"]  # no row for the rest
+    executions = Execution.objects.filter(campaign=campaign)
+    waiting = executions.filter(status=ExecutionStatus.WAITING)
+    assert waiting.count() == 3
+    assert set(executions.values_list("retry_count", flat=True)) == {0}
+    for ex in waiting:  # shortly: the next tick, not the retry interval
+        assert ex.next_run_at <= T0 + timedelta(minutes=1, seconds=60)
+    assert DailyCounter.objects.get(scope="campaign", scope_id=campaign.id).used == 2
+    clock["t"] += 60  # a minute later the bucket holds two messages again
+    driver.tick(T0 + timedelta(minutes=2))
+    clock["t"] += 60
+    driver.tick(T0 + timedelta(minutes=3))
+    assert len(fake.sends()) == 5 and len(fake.messages) == 5
+    assert set(executions.values_list("status", flat=True)) == {ExecutionStatus.COMPLETED}
+    assert set(executions.values_list("retry_count", flat=True)) == {0}
+    assert DailyCounter.objects.get(scope="campaign", scope_id=campaign.id).used == 5
+    assert sorted(set(SmsAttempt.objects.filter(campaign=campaign).values_list("attempt_number", flat=True))) == [1]
+
+
+def test_requests_per_second_limit_the_single_step_path_too(actor, workspace, fake, clock):
+    campaign = _journey(actor, workspace, count=1, max_requests_per_second=1)
+    account = SmsProviderAccount.objects.get(workspace=workspace)
+    assert rate_limits.take(account) == 0  # another call of this account used this second's request
+    Driver().tick(T0 + timedelta(minutes=1))
+    execution = Execution.objects.get(campaign=campaign)
+    assert execution.status == ExecutionStatus.WAITING and execution.retry_count == 0
+    assert fake.sends() == [] and not SmsAttempt.objects.filter(campaign=campaign).exists()
+    assert not DailyCounter.objects.filter(scope="campaign", scope_id=campaign.id, used__gt=0).exists()
+    clock["t"] += 1
+    Driver().tick(T0 + timedelta(minutes=2))
+    execution.refresh_from_db()
+    assert execution.status == ExecutionStatus.COMPLETED and len(fake.sends()) == 1
+
+
+@pytest.mark.parametrize("backend", ["redis", "local"])
+def test_token_bucket_under_a_concurrent_burst(workspace, settings, backend, clock):
+    if backend == "redis" and not settings.REDIS_URL:
+        pytest.skip("REDIS_URL not set")
+    if backend == "local":
+        settings.REDIS_URL = ""
+    account = SmsProviderAccount.objects.create(
+        workspace=workspace, name="k", provider="kavenegar", max_requests_per_second=5, max_messages_per_minute=8
+    )
+    rate_limits.reset(account)
+    granted = []
+    barrier = threading.Barrier(20)
+
+    def call():
+        barrier.wait()
+        granted.append(rate_limits.take(account, requests=1, messages=1) == 0)
+
+    threads = [threading.Thread(target=call) for _ in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert granted.count(True) == 5  # the requests/s bucket: five at one instant
+    clock["t"] += 1  # one second: five more requests, but only three messages are left of the minute
+    assert [rate_limits.take(account, requests=1, messages=1) == 0 for _ in range(5)] == [True] * 3 + [False] * 2
+    wait = rate_limits.take(account, requests=1, messages=1)
+    assert 0 < wait <= 60 / 8  # the next message of the minute bucket
+    clock["t"] += wait
+    assert rate_limits.take(account, requests=1, messages=1) == 0
+    rate_limits.reset(account)
