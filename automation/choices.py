@@ -15,12 +15,15 @@ class VersionStatus(models.TextChoices):
     SUPERSEDED = "superseded", "جایگزین‌شده"
 
 
-class NodeType(models.TextChoices):
-    START = "start", "شروع"
-    ACTION = "action", "اقدام"
-    WAIT = "wait", "انتظار"
-    CONDITION = "condition", "شرط"
-    END = "end", "پایان"
+class NodeType:
+    """Keys of the built-in node types. The types themselves (label, ports, validation, run) are
+    registered in ``automation.engine.nodes.NODE_TYPES``; choices and API enums come from there."""
+
+    START = "start"
+    ACTION = "action"
+    WAIT = "wait"
+    CONDITION = "condition"
+    END = "end"
 
 
 class Port(models.TextChoices):

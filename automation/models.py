@@ -21,7 +21,6 @@ from automation.choices import (
     EnrollmentClass,
     EventType,
     ExecutionStatus,
-    NodeType,
     Port,
     VersionStatus,
     WorkflowStatus,
@@ -163,7 +162,8 @@ class WorkflowNode(_DraftOnly, TimeStamped):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     version = models.ForeignKey(WorkflowVersion, on_delete=models.CASCADE, related_name="nodes")
     node_key = models.CharField("کلید گام", max_length=40)
-    type = models.CharField("نوع", max_length=16, choices=NodeType.choices)
+    # Any key registered in automation.engine.nodes.NODE_TYPES (checked by the validator and the draft check).
+    type = models.CharField("نوع", max_length=16)
     subtype = models.CharField("زیرنوع", max_length=50)
     name = models.CharField("نام", max_length=200, blank=True)
     config = models.JSONField("پیکربندی", default=dict, blank=True)
@@ -197,7 +197,8 @@ class WorkflowEdge(_DraftOnly, TimeStamped):
     version = models.ForeignKey(WorkflowVersion, on_delete=models.CASCADE, related_name="edges")
     from_node = models.ForeignKey(WorkflowNode, on_delete=models.CASCADE, related_name="out_edges")
     to_node = models.ForeignKey(WorkflowNode, on_delete=models.CASCADE, related_name="in_edges")
-    port = models.CharField("درگاه", max_length=30, choices=Port.choices, default=Port.DEFAULT)
+    # A port the source node's type declares (NODE_TYPES); checked by the validator.
+    port = models.CharField("درگاه", max_length=30, default=Port.DEFAULT)
     label = models.CharField("برچسب", max_length=100, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()

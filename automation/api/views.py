@@ -28,8 +28,8 @@ from automation.api.serializers import (
     WorkflowOutput,
     WorkflowVersionOutput,
 )
-from automation.choices import NodeType
 from automation.engine.graph import graph_of_version
+from automation.engine.nodes import NODE_TYPES
 from automation.engine.registry import ACTIONS, GUARDS, OPERATORS, RETRY_STRATEGIES, VARIABLES
 from automation.engine.validator import validate_graph
 from automation.errors import NoDraftVersion
@@ -60,7 +60,7 @@ class CatalogApi(WorkspaceAPIView):
             "variables": [{"key": v.key, "label": v.label, "aliases": list(v.aliases)} for _, v in VARIABLES],
             "guards": GUARDS.keys(),
             "retry_strategies": [{"key": k, "label": s.label} for k, s in RETRY_STRATEGIES],
-            "node_types": [{"key": value, "label": label} for value, label in NodeType.choices],
+            "node_types": [handler.as_catalog() for _, handler in NODE_TYPES],
             "templates": workflows.workflow_templates(actor=self.actor),
         }
         return Response(CatalogOutput(data).data)

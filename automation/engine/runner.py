@@ -11,9 +11,9 @@ stays the one place that budgets and orders sends.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import uuid
-import zoneinfo
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,14 +22,13 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from django.utils import timezone
 
-from automation.choices import EndReason, EventType, ExecutionStatus, NodeType, OnUnknownOutcome, Port
-from automation.engine import conditions
-from automation.engine.context import StepContext, automation_settings, effective_window, workspace_tz
-from automation.engine.graph import Graph, NodeSpec, published_graph, wait_seconds
+from automation.choices import EndReason, EventType, ExecutionStatus, Port
+from automation.engine.context import automation_settings, effective_window, workspace_tz
+from automation.engine.graph import Graph, NodeSpec, published_graph
 from automation.engine.lease import STOP_EXCEPTIONS, Lease
-from automation.engine.registry import ACTIONS, GUARDS, RETRY_STRATEGIES, ActionResult, ResultStatus
+from automation.engine.nodes import NODE_TYPES
+from automation.engine.registry import ACTIONS
 from automation.engine.transitions import PendingEvent, apply_transition
-from automation.engine.validator import delay_seconds
 from automation.models import Execution
 from campaigns.models import Campaign
 
@@ -143,7 +142,9 @@ class _Run:
 
     def steps(self):
         """The step loop as a generator: it yields a StepContext whenever an action must execute and
-        receives its ActionResult, so a batch driver can execute many executions' actions together."""
+        receives its ActionResult, so a batch driver can execute many executions' actions together.
+
+        Each node type's handler (``automation.engine.nodes``) runs its step; an Outcome ends the pass."""
         stop_statuses = (self.campaign.journey_settings or {}).get("stop_when_target_status_in") or []
         for step in range(STEP_BUDGET):
             if self.subject is None or getattr(self.subject, "deleted_at", None) is not None:
@@ -154,158 +155,24 @@ class _Run:
             if not node.is_enabled:
                 self.event(EventType.SKIPPED, node, "گام غیرفعال رد شد.")
                 nxt = self.move(node, Port.DEFAULT, Port.SUCCESS, Port.YES)
-                outcome = self._after_move(nxt, step)
-            elif node.type == NodeType.START:
-                outcome = self._after_move(self.move(node, Port.DEFAULT), step)
-            elif node.type == NodeType.WAIT:
-                outcome = self._wait(node, step)
-            elif node.type == NodeType.CONDITION:
-                matched = conditions.evaluate(node.config, self)
-                self.event(EventType.CONDITION_EVALUATED, node, result=matched)
-                outcome = self._after_move(self.move(node, Port.YES if matched else Port.NO), step)
-            elif node.type == NodeType.END:
-                return self._end(node)
-            elif node.type == NodeType.ACTION:
-                if step > 0 and node.consumes_budget:
-                    return Outcome("ready")
-                outcome = yield from self._action(node, step)
-            else:  # pragma: no cover - validator refuses unknown types
-                raise ValueError(f"unknown node type {node.type}")
+                outcome = self.after_move(nxt, step)
+            else:
+                handler = NODE_TYPES.get(node.type)
+                if handler is None:  # pragma: no cover - the validator refuses unknown types
+                    raise ValueError(f"unknown node type {node.type}")
+                result = handler.run(self, node, step)
+                outcome = (yield from result) if inspect.isgenerator(result) else result
             if outcome is not None:
                 return outcome
         return Outcome("ready", {"next_run_at": self.now})
 
-    def _after_move(self, nxt: NodeSpec | None, step: int) -> Outcome | None:
+    def after_move(self, nxt: NodeSpec | None, step: int) -> Outcome | None:
+        """After following a port: the path's end completes; a budget-consuming step goes back to the scheduler."""
         if nxt is None:
             return self.finish("complete", EndReason.COMPLETED, EventType.COMPLETED)
-        if nxt.type == NodeType.ACTION and nxt.consumes_budget:
+        if nxt.consumes_budget:
             return Outcome("ready")
         return None
-
-    def _wait(self, node: NodeSpec, step: int) -> Outcome | None:
-        config = node.config
-        if config.get("mode", node.subtype) == "until":
-            naive = datetime.fromisoformat(str(config["at"]))
-            wake = naive if naive.tzinfo else naive.replace(tzinfo=zoneinfo.ZoneInfo(config.get("timezone", self.tz)))
-        else:
-            wake = self.entered_at() + timedelta(seconds=wait_seconds(config))
-        if wake > self.now:
-            if not self.metadata.get("_waiting") == node.node_key:
-                self.event(EventType.WAIT_STARTED, node, until=wake.isoformat())
-            self.metadata["_waiting"] = node.node_key
-            return Outcome("wait", {"next_run_at": wake, "eligible_at": wake})
-        self.metadata.pop("_waiting", None)
-        self.event(EventType.WAIT_FINISHED, node)
-        # The next step becomes due when the wait ended, not "now" (queue fairness).
-        base = max(wake, self.entered_at())
-        return self._after_move(self.move(node, Port.DEFAULT, at=min(base, self.now)), step)
-
-    def _end(self, node: NodeSpec) -> Outcome:
-        behavior = node.behavior
-        if behavior in ("loop", "restart"):
-            max_cycles = int(node.config.get("max_cycles") or 1)
-            if self.ex.cycle >= max_cycles:
-                return self.finish("complete", EndReason.MAX_CYCLES, EventType.COMPLETED)
-            at = self.now + timedelta(seconds=delay_seconds(node.config.get("delay")))
-            if behavior == "loop":
-                target = self.graph.by_key[node.config["to_node"]]
-                event = EventType.LOOPED
-            else:
-                target = self.graph.first_step()
-                self.metadata = {}
-                event = EventType.RESTARTED
-            self.enter(target, at)
-            self.events.append(
-                PendingEvent(event, node.id, "", {"cycle": self.ex.cycle + 1, "at": at.isoformat()}, self.now)
-            )
-            return Outcome("wait", {"cycle": self.ex.cycle + 1})
-        reason = EndReason.STOPPED if behavior == "stop" else EndReason.COMPLETED
-        return self.finish("complete", reason, EventType.COMPLETED)
-
-    def _action(self, node: NodeSpec, step: int) -> Outcome | None:
-        if self.metadata.get(SKIP_UNKNOWN) == node.id:  # a person resumed a held step with "skip"
-            self.metadata.pop(SKIP_UNKNOWN)
-            self.event(EventType.SKIPPED, node, "unknown outcome skipped by a person")
-            return self._after_move(self.move(node, Port.SUCCESS, Port.DEFAULT), step)
-        action = ACTIONS.get(node.subtype)
-        ctx = StepContext(
-            execution=self.ex,
-            graph=self.graph,
-            node=node,
-            campaign=self.campaign,
-            workspace=self.workspace,
-            subject=self.subject,
-            now=self.now,
-            settings=self.settings,
-            tz=self.tz,
-            job_token=self.job_token,
-            window=self.window,
-            cache=self.cache,
-        )
-        ctx.execution.retry_count = self.retry_count()
-        ctx.scratch["channel"] = action.channel
-        for key in action.guards:
-            decision = GUARDS.get(key)(ctx)
-            if decision.kind == "block":
-                self.event(EventType.BLACKLISTED, node, decision.reason)
-                return self.finish("blacklist", EndReason.BLACKLISTED, EventType.BLACKLISTED)
-            if decision.kind == "defer":
-                self.event(
-                    decision.event or EventType.DEFERRED_WINDOW, node, decision.reason, until=_iso(decision.until)
-                )
-                return Outcome("wait", {"next_run_at": decision.until or self.now + ERROR_BACKOFF})
-            if decision.kind == "skip":
-                self.event(EventType.SKIPPED, node, decision.reason)
-                return self._after_move(self.move(node, Port.SUCCESS, Port.DEFAULT), step)
-        result = yield ctx
-        self.metadata.pop(RESEND_UNKNOWN, None)  # a person's "resend" is used by this one run of the step
-        self.metadata["last_action_status"] = result.status
-        return self._result(node, result, step)
-
-    def _result(self, node: NodeSpec, result: ActionResult, step: int) -> Outcome | None:
-        data = dict(result.data)
-        event_type = data.pop("event", EventType.ACTION_RESULT)
-        self.event(event_type, node, result.message, **{**data, "result": result.status})
-        status = result.status
-        if status in (ResultStatus.SUCCESS, ResultStatus.SKIPPED):
-            return self._after_move(self.move(node, Port.SUCCESS, Port.DEFAULT), step)
-        if status in (ResultStatus.DEFERRED, ResultStatus.UNAVAILABLE):
-            # The channel or the budget said "not now": no retry consumed.
-            return Outcome("wait", {"next_run_at": result.until or self.now + ERROR_BACKOFF})
-        if status == ResultStatus.BLOCKED:
-            return self.finish("blacklist", EndReason.BLACKLISTED, EventType.BLACKLISTED)
-        if status == ResultStatus.UNKNOWN:
-            self.event(EventType.UNKNOWN_OUTCOME, node, result.message)
-            if node.config.get("on_unknown_outcome", OnUnknownOutcome.CONTINUE) == OnUnknownOutcome.HOLD:
-                # Resuming offers "skip" (follow the success port) or "resend" (run the step again).
-                self.metadata[HELD_UNKNOWN] = node.id
-                return Outcome("hold", {"paused_at": self.now, "paused_from_status": ExecutionStatus.ACTIVE})
-            return self._after_move(self.move(node, Port.SUCCESS, Port.DEFAULT), step)
-        retry = node.config.get("retry") or {}
-        used = self.retry_count()
-        if status == ResultStatus.FAILED and result.retryable and retry.get("enabled", True):
-            if used < int(retry.get("max_attempts", 0)):
-                strategy = RETRY_STRATEGIES.get(retry.get("strategy", "fixed"))
-                due = self.now + timedelta(seconds=strategy.delay_seconds(used + 1, retry))
-                self.event(EventType.RETRY_SCHEDULED, node, "", retry=used + 1, at=due.isoformat())
-                return Outcome("wait", {"next_run_at": due, "retry_count": used + 1})
-        return self._exhausted(node, retry, step)
-
-    def _exhausted(self, node: NodeSpec, retry: dict, step: int) -> Outcome | None:
-        if self.graph.next_key(node.node_key, Port.FAILURE):
-            return self._after_move(self.move(node, Port.FAILURE), step)
-        policy = retry.get("on_exhausted", "fail")
-        if policy == "fail":
-            return self.finish("fail", EndReason.RETRIES_EXHAUSTED, EventType.FAILED)
-        if policy == "stop":
-            return self.finish("complete", EndReason.RETRIES_EXHAUSTED, EventType.COMPLETED)
-        if policy == "skip_step":
-            self.event(EventType.SKIPPED, node, "retries exhausted")
-        return self._after_move(self.move(node, Port.SUCCESS, Port.DEFAULT), step)
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
 
 
 def _claim_one(execution_id: int, lock_token, now: datetime) -> Execution | None:

@@ -6,24 +6,11 @@ Drafts may be saved invalid; publishing refuses while ``validate`` returns error
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
-from automation.choices import NodeType, Port
-from automation.engine.conditions import tree_errors, tree_size_errors
-from automation.engine.graph import END_BEHAVIORS, WAIT_UNITS, Graph, NodeSpec, graph_size_errors
-from automation.engine.registry import ACTIONS
-from automation.engine.retry import retry_config_errors
-from automation.engine.variables import unknown_variables
+from automation.choices import NodeType
+from automation.engine.graph import Graph, NodeSpec, graph_size_errors
+from automation.engine.nodes import NODE_TYPES, node_ports
 from automation.engine.window import SendWindow, WindowError
-
-MIN_LOOP_DELAY = 3600
-ALLOWED_PORTS = {
-    NodeType.START: {Port.DEFAULT},
-    NodeType.ACTION: {Port.DEFAULT, Port.SUCCESS, Port.FAILURE},
-    NodeType.WAIT: {Port.DEFAULT},
-    NodeType.CONDITION: {Port.YES, Port.NO},
-    NodeType.END: set(),
-}
 
 
 @dataclass(frozen=True)
@@ -34,15 +21,6 @@ class GraphError:
 
     def as_dict(self) -> dict:
         return {"node_key": self.node_key, "code": self.code, "message": self.message}
-
-
-def delay_seconds(delay) -> int:
-    if not isinstance(delay, dict):
-        return 0
-    try:
-        return int(delay.get("amount", 0)) * WAIT_UNITS.get(delay.get("unit", "days"), 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 class GraphValidator:
@@ -89,12 +67,13 @@ class GraphValidator:
             if (edge.from_key, edge.port) in seen:
                 self.add(source, "DUPLICATE_PORT", f"درگاه «{edge.port}» بیش از یک اتصال دارد.")
             seen.add((edge.from_key, edge.port))
-            if edge.port not in ALLOWED_PORTS.get(source.type, set()):
+            if edge.port not in node_ports(source.type):
                 self.add(source, "INVALID_PORT", f"درگاه «{edge.port}» برای این نوع گام مجاز نیست.")
             if target.type == NodeType.START:
                 self.add(source, "EDGE_TO_START", "هیچ اتصالی نباید به گام شروع برگردد.")
 
-    def _require(self, node: NodeSpec, *options: str) -> None:
+    def require(self, node: NodeSpec, *options: str) -> None:
+        """One of these ports of the node must be connected."""
         ports = self.graph.out.get(node.node_key, {})
         if not any(p in ports for p in options):
             self.add(node, "PORT_NOT_CONNECTED", f"درگاه «{options[0]}» این گام به جایی وصل نیست.")
@@ -106,79 +85,19 @@ class GraphValidator:
         if "goto_workflow" in (node.subtype, cfg.get("behavior")):
             self.add(node, "GOTO_WORKFLOW_RESERVED", "رفتن به گردش‌کار دیگر هنوز پشتیبانی نمی‌شود.")
             return
-        if node.type == NodeType.START:
-            self._require(node, Port.DEFAULT)
-        elif node.type == NodeType.ACTION:
-            action = ACTIONS.get(node.subtype)
-            if action is None:
-                self.add(node, "UNKNOWN_ACTION", f"اقدام «{node.subtype}» ناشناخته است.")
-                return
-            for message in action.validate_config(cfg):
-                self.add(node, "INVALID_ACTION_CONFIG", message)
-            for message in retry_config_errors(cfg.get("retry")):
-                self.add(node, "INVALID_RETRY", message)
-            for text in action.template_texts(cfg):
-                for name in unknown_variables(text):
-                    self.add(node, "UNKNOWN_VARIABLE", f"متغیر «{name}» ناشناخته است.")
-            if cfg.get("on_unknown_outcome", "continue") not in ("continue", "hold"):
-                self.add(node, "INVALID_ACTION_CONFIG", "on_unknown_outcome باید continue یا hold باشد.")
-            self._require(node, Port.SUCCESS, Port.DEFAULT)
-        elif node.type == NodeType.WAIT:
-            self._wait(node, cfg)
-            self._require(node, Port.DEFAULT)
-        elif node.type == NodeType.CONDITION:
-            too_big = tree_size_errors(cfg)
-            for message in too_big:
-                self.add(node, "CONDITION_TOO_LARGE", message)
-            for message in [] if too_big else tree_errors(cfg):
-                self.add(node, "INVALID_CONDITION", message)
-            self._require(node, Port.YES)
-            self._require(node, Port.NO)
-        elif node.type == NodeType.END:
-            self._end(node, cfg)
-        else:
+        handler = NODE_TYPES.get(node.type)
+        if handler is None:
             self.add(node, "UNKNOWN_NODE_TYPE", f"نوع گام «{node.type}» ناشناخته است.")
-
-    def _wait(self, node: NodeSpec, cfg: dict) -> None:
-        mode = cfg.get("mode", node.subtype)
-        if mode == "duration":
-            amount = cfg.get("amount")
-            if not isinstance(amount, int) or amount <= 0 or cfg.get("unit", "days") not in WAIT_UNITS:
-                self.add(node, "INVALID_WAIT", "مدت انتظار باید عددی مثبت با واحد دقیقه، ساعت یا روز باشد.")
-        elif mode == "until":
-            try:
-                datetime.fromisoformat(str(cfg.get("at")))
-                SendWindow.from_config({"timezone": cfg.get("timezone", "Asia/Tehran")})
-            except (ValueError, WindowError):
-                self.add(node, "INVALID_WAIT", "زمان یا منطقه زمانی انتظار نامعتبر است.")
-        else:
-            self.add(node, "INVALID_WAIT", "نوع انتظار باید duration یا until باشد.")
-
-    def _end(self, node: NodeSpec, cfg: dict) -> None:
-        behavior = node.behavior
-        if behavior not in END_BEHAVIORS:
-            self.add(node, "INVALID_END", f"رفتار پایان «{behavior}» ناشناخته است.")
             return
-        if self.graph.out.get(node.node_key):
-            self.add(node, "END_HAS_EDGES", "گام پایان نباید اتصال خروجی داشته باشد.")
-        if behavior in ("loop", "restart"):
-            if delay_seconds(cfg.get("delay")) < MIN_LOOP_DELAY:
-                self.add(node, "LOOP_DELAY", "تکرار یا شروع دوباره دست‌کم یک ساعت فاصله لازم دارد.")
-            max_cycles = cfg.get("max_cycles")
-            if not isinstance(max_cycles, int) or max_cycles < 1:
-                self.add(node, "LOOP_MAX_CYCLES", "سقف تعداد دورها (max_cycles) لازم است.")
-        if behavior == "loop":
-            target = self.graph.by_key.get(str(cfg.get("to_node", "")))
-            if target is None or target.type == NodeType.START:
-                self.add(node, "LOOP_TARGET", "گام مقصد تکرار معتبر نیست.")
+        handler.validate(node, cfg, self)
 
     def _successors(self, key: str, *, with_jumps: bool) -> list[str]:
         g = self.graph
         nxt = list(g.out.get(key, {}).values())
         node = g.by_key.get(key)
-        if with_jumps and node is not None and node.type == NodeType.END:
-            if node.behavior == "loop" and node.config.get("to_node") in g.by_key:
-                nxt.append(node.config["to_node"])
+        handler = NODE_TYPES.get(node.type) if node is not None else None
+        if with_jumps and handler is not None:
+            nxt.extend(handler.jumps(g, node))
         return nxt
 
     def _reachability(self, start: NodeSpec) -> None:
@@ -243,7 +162,7 @@ class GraphValidator:
             is_cycle = len(component) > 1 or component[0] in self._successors(component[0], with_jumps=False)
             if not is_cycle:
                 continue
-            timed = any(g.by_key[k].type == NodeType.WAIT and g.by_key[k].is_enabled for k in component)
+            timed = any(_timed(g.by_key[k]) for k in component)
             if not timed:
                 self.add(
                     g.by_key[sorted(component)[0]],
@@ -256,6 +175,11 @@ class GraphValidator:
             SendWindow.from_config(config)
         except WindowError as exc:
             self.add(node, "INVALID_SEND_WINDOW", f"بازه ارسال نامعتبر است: {exc}")
+
+
+def _timed(node: NodeSpec) -> bool:
+    handler = NODE_TYPES.get(node.type)
+    return bool(handler and handler.timed and node.is_enabled)
 
 
 def validate_graph(graph: Graph) -> list[GraphError]:

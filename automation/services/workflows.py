@@ -11,8 +11,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from automation.choices import LIVE_STATUSES, NodeType, VersionStatus, WorkflowStatus
-from automation.engine.conditions import tree_size_errors
 from automation.engine.graph import Graph, graph_of_version, graph_size_errors, published_graph
+from automation.engine.nodes import NODE_TYPES
 from automation.engine.registry import ACTIONS
 from automation.engine.validator import GraphError, validate_graph
 from automation.errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound, WorkflowInUse
@@ -68,10 +68,10 @@ def _structural_errors(graph: Graph) -> dict[str, list[str]]:
     if any(not k or len(k) > 40 for k in keys) or len(set(keys)) != len(keys):
         errors["nodes"] = ["کلید گام‌ها باید یکتا، غیرخالی و حداکثر ۴۰ نویسه باشد."]
     for node in graph.nodes:
-        if node.type == NodeType.CONDITION:
-            for message in tree_size_errors(node.config):
-                errors.setdefault("nodes", []).append(f"{node.node_key[:40]}: {message}")
-    if any(n.type not in NodeType.values for n in graph.nodes):
+        handler = NODE_TYPES.get(node.type)
+        for message in handler.draft_errors(node) if handler else []:
+            errors.setdefault("nodes", []).append(f"{node.node_key[:40]}: {message}")
+    if any(n.type not in NODE_TYPES for n in graph.nodes):
         errors.setdefault("nodes", []).append("نوع گام ناشناخته است.")
     if any(not isinstance(n.config, dict) for n in graph.nodes):
         errors.setdefault("nodes", []).append("پیکربندی هر گام باید یک شیء باشد.")
