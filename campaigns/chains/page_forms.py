@@ -220,7 +220,7 @@ def root_schedule_text(stored: dict | None) -> str:
         return f"هر هفته {days} ساعت {at}"
     if kind == "MONTHLY":
         day = stored.get("day")
-        label = "روز آخر" if day == sched.LAST else f"روز {_num(day)}"
+        label = "روز آخر" if day in (sched.LAST, "LAST") else f"روز {_num(day)}"
         return f"هر ماه {label} ساعت {at}"
     if kind == "ONCE":
         return "یک‌بار"
@@ -236,13 +236,13 @@ def child_schedule_text(stored: dict | None) -> str:
     fixed = stored.get("fixed_day") or {}
     if fixed.get("mode") == "DAY_OF_MONTH":
         day = fixed.get("day")
-        label = "روز آخر ماه" if day == sched.LAST else f"روز {_num(day)} ماه"
+        label = "روز آخر ماه" if day in (sched.LAST, "LAST") else f"روز {_num(day)} ماه"
         return f"{label} در دوره، ساعت {at}"
     week = fixed.get("week")
     weekday = WEEKDAY_LABELS.get(fixed.get("weekday") or "", fixed.get("weekday") or "")
     if week is None:
         return f"{weekday} همان هفته، ساعت {at}"
-    which = "آخر" if week == sched.LAST else WEEK_LABELS.get(str(week), _num(week))
+    which = "آخر" if week in (sched.LAST, "LAST") else WEEK_LABELS.get(str(week), _num(week))
     return f"{weekday} {which} ماه، ساعت {at}"
 
 

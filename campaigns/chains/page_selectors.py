@@ -8,7 +8,13 @@ from campaigns.chains import selectors
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.filters import CampaignGroupFilter
 from campaigns.chains.models import ChainApprovalPackage
-from campaigns.chains.page_forms import action_text, goal_text, inheritance_text, root_schedule_text
+from campaigns.chains.page_forms import (
+    action_text,
+    child_schedule_text,
+    goal_text,
+    inheritance_text,
+    root_schedule_text,
+)
 from campaigns.chains.runs import selectors as run_selectors
 from campaigns.chains.services.approval import package_warnings
 from campaigns.choices import CampaignStatus
@@ -48,7 +54,7 @@ def _decorate(node: dict, summaries: dict, names: dict, roots: dict) -> None:
     summary = summaries.get(node["campaign_id"]) or {}
     node["status_label"] = CampaignStatus(node["status"]).label if node["status"] in CampaignStatus.values else ""
     node["inheritance_label"] = summary.get("inheritance_label")
-    node["inheritance_text"] = inheritance_text(node.get("inheritance"))
+    node["timing_text"] = child_schedule_text((node.get("inheritance") or {}).get("schedule"))
     node["latest_run"] = summary.get("latest_run")
     node["latest_run_count"] = summary.get("latest_run_count")
     node["source_name"] = names.get(node["parent_campaign_id"])

@@ -410,8 +410,11 @@ def _decide(request, actor, package_id: int, action: str):
             package, warnings = approval.package_approve(
                 actor=actor, package_id=package.id, expected_submitted_revision=expected
             )
+            names = {item["campaign_id"]: item.get("name") for item in package.items}
             for warning in warnings:
-                messages.warning(request, warning.get("message", ""))
+                messages.warning(
+                    request, f"«{names.get(warning.get('campaign_id'), '')}»: {warning.get('message', '')}"
+                )
             messages.success(request, "زنجیره تأیید شد و در انتظار نخستین اجرا است.")
         elif action == "reject":
             reason = (request.POST.get("reason") or "").strip()

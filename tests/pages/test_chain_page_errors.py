@@ -1,0 +1,113 @@
+"""Chain pages turn service errors into page messages (never a 500) and keep the form."""
+
+import pytest
+
+from campaigns.chains.models import ChainApprovalPackage
+from campaigns.choices import CampaignStatus, Role
+from campaigns.models import Campaign
+
+from ..chains.conftest import make_chain, make_group
+from ..conftest import make_member, make_workspace
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def shop():
+    return make_workspace("shop")
+
+
+@pytest.fixture
+def manager_client(client, shop):
+    client.force_login(make_member(shop, Role.MANAGER, username="mina"))
+    return client
+
+
+def test_submit_of_an_invalid_chain_names_the_node_and_changes_nothing(manager_client, shop):
+    group = make_group(shop)
+    nodes = make_chain(shop, group)
+    Campaign.objects.filter(pk=nodes["B"].pk).update(chain_action=None)
+    response = manager_client.post(
+        f"/chains/campaigns/{nodes['A'].id}/submit/",
+        {"expected_chain_revision": nodes["A"].chain_revision, "next": f"/chains/groups/{group.id}/"},
+        follow=True,
+    )
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "قابل ارسال برای تأیید نیست" in text and nodes["B"].name in text and "اقدامی" in text
+    assert not ChainApprovalPackage.objects.exists()
+    assert set(Campaign.objects.filter(root=nodes["A"]).values_list("status", flat=True)) == {CampaignStatus.DRAFT}
+
+
+def test_stale_chain_revision_on_edit_is_a_form_message(manager_client, shop):
+    group = make_group(shop)
+    nodes = make_chain(shop, group)
+    page = manager_client.get(f"/chains/campaigns/{nodes['B'].id}/edit/")
+    assert page.status_code == 200 and 'value="NOT_CONVERTED" checked' in page.content.decode()
+    Campaign.objects.filter(pk=nodes["A"].pk).update(chain_revision=nodes["A"].chain_revision + 1)
+    response = manager_client.post(
+        f"/chains/campaigns/{nodes['B'].id}/edit/",
+        {
+            "expected_chain_revision": nodes["A"].chain_revision,
+            "name": "B تازه",
+            "parent": nodes["A"].id,
+            "inherit_type": "CONVERTED",
+            "schedule_type": "AFTER_INTERVAL",
+            "offset_days": "۳",
+            "run_time": "09:00",
+            "action_channel": "sms",
+            "action_content": "سلام",
+            "attribution_window_days": "7",
+        },
+    )
+    assert response.status_code == 400
+    assert "تغییر کرده است" in response.content.decode()
+    nodes["B"].refresh_from_db()
+    assert nodes["B"].name != "B تازه" and nodes["B"].inheritance["type"] == "NOT_CONVERTED"
+
+
+def test_invalid_child_timing_shows_the_field_error(manager_client, shop):
+    group = make_group(shop)
+    nodes = make_chain(shop, group)
+    response = manager_client.post(
+        f"/chains/groups/{group.id}/campaigns/new/",
+        {
+            f"root_revision_{nodes['A'].id}": nodes["A"].chain_revision,
+            "parent": nodes["A"].id,
+            "name": "C",
+            "inherit_type": "NOT_CONVERTED",
+            "schedule_type": "AFTER_INTERVAL",
+            "offset_days": "0",
+            "run_time": "09:00",
+            "action_channel": "sms",
+            "action_content": "سلام",
+            "attribution_window_days": "7",
+        },
+    )
+    assert response.status_code == 400
+    assert "فاصله باید عددی صحیح" in response.content.decode()
+    assert not Campaign.objects.filter(name="C").exists()
+
+
+def test_persian_digits_in_numeric_inputs_are_read_as_numbers(manager_client, shop):
+    group = make_group(shop)
+    nodes = make_chain(shop, group)
+    response = manager_client.post(
+        f"/chains/groups/{group.id}/campaigns/new/",
+        {
+            f"root_revision_{nodes['A'].id}": nodes["A"].chain_revision,
+            "parent": nodes["A"].id,
+            "name": "C",
+            "inherit_type": "FAILED_DELIVERY",
+            "schedule_type": "AFTER_INTERVAL",
+            "offset_days": "۳",
+            "run_time": "۰۹:۳۰",
+            "action_channel": "sms",
+            "action_content": "سلام",
+            "attribution_window_days": "۵",
+        },
+    )
+    assert response.status_code == 302
+    c = Campaign.objects.get(name="C")
+    assert c.inheritance["schedule"] == {"type": "AFTER_INTERVAL", "offset_days": 3, "run_time": "09:30"}
+    assert c.attribution_window_days == 5 and c.parent_id == nodes["A"].id
