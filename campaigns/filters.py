@@ -6,6 +6,7 @@ from django.db.models import Q
 from campaigns.chains.filters import GroupFilter
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, TargetStatus
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
+from campaigns.platform.filters import IsoDateTimeFilter
 from campaigns.platform.phones import PhoneError, parse_phone
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
@@ -18,8 +19,8 @@ class TargetFilter(django_filters.FilterSet):
     province = django_filters.CharFilter(lookup_expr="iexact", label="استان")
     city = django_filters.CharFilter(lookup_expr="iexact", label="شهر")
     owner = django_filters.NumberFilter(field_name="owner_id", label="مسئول")
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte", label="ایجاد از")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt", label="ایجاد تا")
+    created_after = IsoDateTimeFilter(field_name="created_at", lookup_expr="gte", label="ایجاد از")
+    created_before = IsoDateTimeFilter(field_name="created_at", lookup_expr="lt", label="ایجاد تا")
 
     class Meta:
         model = Target

@@ -128,7 +128,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True  # serve from app/static dirs without collectstatic in development
 MEDIA_ROOT = VAR_DIR / "media"
-DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024  # a larger API body is a 413 PAYLOAD_TOO_LARGE
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # more form fields is a 400 VALIDATION_ERROR
+API_JSON_MAX_DEPTH = int(os.environ.get("API_JSON_MAX_DEPTH", "64"))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 SESSION_COOKIE_HTTPONLY = True
@@ -146,6 +148,13 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "campaigns.platform.api.envelope.exception_handler",
+    # JSON deeper than API_JSON_MAX_DEPTH or carrying NUL is a 400; OPTIONS never builds a serializer.
+    "DEFAULT_PARSER_CLASSES": [
+        "campaigns.platform.api.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_METADATA_CLASS": "campaigns.platform.api.parsers.PlainMetadata",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",

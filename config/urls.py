@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import IsAuthenticated
 
@@ -12,6 +13,13 @@ from campaigns.views import page_not_found_or_json, server_error_or_json
 admin.site.site_header = "مدیریت سامانه کمپین"
 admin.site.site_title = "سامانه کمپین"
 admin.site.index_title = "مدیریت"
+
+
+@csrf_exempt
+def api_not_found(request, rest):
+    """Any method on an unknown /api/ path: the JSON 404 (no CSRF page for POST/PUT/PATCH/DELETE)."""
+    return json_error("NOT_FOUND", "نشانی API پیدا نشد.", 404)
+
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -29,7 +37,7 @@ urlpatterns = [
     path("api/v1/", include("sms.api.urls")),
     path("api/v1/", include("workers.api.urls")),
     path("api/webhooks/", include("sms.webhook_urls")),
-    path("api/<path:rest>", lambda request, rest: json_error("NOT_FOUND", "نشانی API پیدا نشد.", 404)),
+    path("api/<path:rest>", api_not_found),
     path("", include("campaigns.urls")),
     path("", include("automation.urls")),
     path("", include("sms.urls")),

@@ -12,9 +12,9 @@ import json
 from django.core.cache import cache
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 
 from automation.models import AutomationSettings
+from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import NotFound
 from sms.services import delivery_reports_apply, settings_for_token
 
@@ -40,8 +40,11 @@ def _rate_limited(token: str) -> bool:
 
 
 @csrf_exempt
-@require_POST
 def delivery_webhook(request, provider: str, token: str):
+    if request.method != "POST":
+        response = json_error("METHOD_NOT_ALLOWED", "این روش درخواست پشتیبانی نمی‌شود.", 405)
+        response["Allow"] = "POST"
+        return response
     if provider not in FORMATS or len(request.body) > MAX_BYTES or _rate_limited(token):
         return _not_found()
     try:

@@ -5,6 +5,14 @@ from rest_framework import serializers
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
 from campaigns.platform.phones import display_phone
+from campaigns.platform.text import (
+    TARGET_ATTRIBUTES_MAX_BYTES,
+    TARGET_ATTRIBUTES_MAX_KEY_LENGTH,
+    TARGET_ATTRIBUTES_MAX_KEYS,
+    StrictCharField,
+    validate_json_document,
+    validate_visible_name,
+)
 
 
 class TargetOutput(serializers.ModelSerializer):
@@ -46,8 +54,18 @@ class TargetOutput(serializers.ModelSerializer):
         return sorted(tl.id for tl in obj.lists.all())
 
 
+def _validate_attributes(value) -> None:
+    # Free-form per-target data: bounded so one target cannot weigh megabytes in every list page.
+    validate_json_document(
+        value,
+        max_keys=TARGET_ATTRIBUTES_MAX_KEYS,
+        max_key_length=TARGET_ATTRIBUTES_MAX_KEY_LENGTH,
+        max_bytes=TARGET_ATTRIBUTES_MAX_BYTES,
+    )
+
+
 class TargetInput(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
+    name = StrictCharField(max_length=200, validators=[validate_visible_name])
     first_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
     last_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
     mobile = serializers.CharField(max_length=40, required=False, allow_blank=True, allow_null=True)
@@ -58,7 +76,7 @@ class TargetInput(serializers.Serializer):
     city = serializers.CharField(max_length=80, required=False, allow_blank=True)
     priority = serializers.IntegerField(required=False, min_value=-1000, max_value=1000)
     list_ids = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=100)
-    attributes = serializers.DictField(required=False)
+    attributes = serializers.DictField(required=False, validators=[_validate_attributes])
 
 
 class TargetListOutput(serializers.ModelSerializer):

@@ -9,6 +9,7 @@ DRF exceptions, Django's Http404/PermissionDenied and our typed
 import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -44,6 +45,12 @@ def exception_handler(exc, context):
         body, status = error_body("NOT_FOUND", "مورد خواسته‌شده پیدا نشد."), 404
     elif isinstance(exc, DjangoPermissionDenied):
         body, status = error_body("PERMISSION_DENIED", "شما اجازه این کار را ندارید."), 403
+    elif isinstance(exc, RequestDataTooBig):
+        body, status = error_body("PAYLOAD_TOO_LARGE", "حجم درخواست بیش از حد مجاز است."), 413
+    elif isinstance(exc, (TooManyFieldsSent, TooManyFilesSent)):
+        body, status = error_body("VALIDATION_ERROR", "تعداد فیلدهای درخواست بیش از حد مجاز است."), 400
+    elif isinstance(exc, SuspiciousOperation):
+        body, status = error_body("BAD_REQUEST", "درخواست نامعتبر است."), 400
     elif isinstance(exc, exceptions.APIException):
         code, status, message = "ERROR", exc.status_code, str(exc.detail)
         for cls, drf_code, drf_status, drf_message in _DRF_CODES:

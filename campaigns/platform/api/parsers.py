@@ -1,0 +1,73 @@
+"""Request parsers and metadata that never turn hostile input into a server error.
+
+``SafeJSONParser`` refuses bodies nested deeper than ``API_JSON_MAX_DEPTH`` (a 400 PARSE_ERROR, also
+when the decoder itself runs out of stack) and NUL characters anywhere in the document (a 400
+VALIDATION_ERROR naming the field: PostgreSQL cannot store ``\\u0000`` in text or jsonb).
+``PlainMetadata`` answers ``OPTIONS`` with the view's name, description and media types only: it never
+builds a serializer or loads an object, so views without a ``serializer_class`` answer 200 too.
+"""
+
+import json
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from rest_framework import exceptions, serializers
+from rest_framework.metadata import BaseMetadata
+from rest_framework.parsers import JSONParser
+
+from campaigns.platform.text import NUL_MESSAGE
+
+
+def _check_tree(data, max_depth: int) -> None:
+    """Depth and NUL check without recursion; errors name the path of the offending value."""
+    stack = [(data, 1, "")]
+    while stack:
+        value, depth, path = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > max_depth:
+                raise exceptions.ParseError(f"JSON nested deeper than {max_depth} levels.")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, child in items:
+                if isinstance(key, str) and "\x00" in key:
+                    raise serializers.ValidationError({path or "non_field_errors": [NUL_MESSAGE]})
+                child_path = f"{path}.{key}" if path else str(key)
+                stack.append((child, depth + 1, child_path))
+        elif isinstance(value, str) and "\x00" in value:
+            raise serializers.ValidationError({path or "non_field_errors": [NUL_MESSAGE]})
+
+
+class SafeJSONParser(JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        parser_context = parser_context or {}
+        encoding = parser_context.get("encoding", settings.DEFAULT_CHARSET)
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        body = stream.read(limit + 1) if stream is not None else b""
+        if limit is not None and len(body) > limit:
+            raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
+        try:
+            raw = body.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise exceptions.ParseError("JSON parse error - body is not valid text.") from exc
+        max_depth = settings.API_JSON_MAX_DEPTH
+        try:
+            data = json.loads(raw, parse_constant=_refuse_constant)
+        except RecursionError as exc:
+            raise exceptions.ParseError(f"JSON nested deeper than {max_depth} levels.") from exc
+        except ValueError as exc:
+            raise exceptions.ParseError(f"JSON parse error - {exc}") from exc
+        _check_tree(data, max_depth)
+        return data
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+class PlainMetadata(BaseMetadata):
+    def determine_metadata(self, request, view):
+        return {
+            "name": view.get_view_name(),
+            "description": view.get_view_description(),
+            "renders": [renderer.media_type for renderer in view.renderer_classes],
+            "parses": [parser.media_type for parser in view.parser_classes],
+        }

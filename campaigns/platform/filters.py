@@ -1,0 +1,30 @@
+"""Filter fields every FilterSet uses, so a bad value is a 400 VALIDATION_ERROR and never a database error."""
+
+from datetime import timedelta
+
+import django_filters
+from django.core.exceptions import ValidationError
+
+# PostgreSQL accepts UTC offsets up to ±15:59; Python accepts up to ±23:59.
+MAX_UTC_OFFSET = timedelta(hours=15, minutes=59)
+
+
+class BoundedIsoDateTimeField(django_filters.fields.IsoDateTimeField):
+    """An ISO 8601 date-time whose UTC offset and year PostgreSQL can store."""
+
+    default_error_messages = {"range": "تاریخ و زمان خارج از محدوده مجاز است."}
+
+    def to_python(self, value):
+        result = super().to_python(value)
+        if result is None:
+            return result
+        offset = result.utcoffset()
+        if offset is not None and abs(offset) > MAX_UTC_OFFSET:
+            raise ValidationError(self.error_messages["range"], code="range")
+        if not 2 <= result.year <= 9998:  # a shift to UTC must stay inside datetime's years
+            raise ValidationError(self.error_messages["range"], code="range")
+        return result
+
+
+class IsoDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = BoundedIsoDateTimeField

@@ -1,0 +1,92 @@
+"""Text hygiene shared by every app: validators for user-supplied text and JSON documents.
+
+- ``validate_no_nul``: PostgreSQL cannot store ``\\u0000`` in text or jsonb; refused as a field error.
+- ``validate_plain_text``: no control characters except tab and newlines.
+- ``validate_visible_name``: a name needs at least one visible character (not only zero-width,
+  bidi-override or other format characters).
+- ``validate_json_document``: NUL-free keys and values plus caps on key count, key length, total size.
+- ``StrictCharField``: a DRF CharField that refuses numbers and booleans instead of coercing them.
+"""
+
+import json
+import unicodedata
+
+from django.core.exceptions import ValidationError
+from rest_framework import serializers
+
+NUL_MESSAGE = "نویسه تهی (NUL) مجاز نیست."
+CONTROL_MESSAGE = "نویسه‌های کنترلی مجاز نیستند."
+INVISIBLE_MESSAGE = "نام باید دست‌کم یک نویسه دیدنی داشته باشد."
+_ALLOWED_CONTROLS = {"\t", "\n", "\r"}
+# Target attributes (free-form per-target data): keys, key length, serialised size.
+TARGET_ATTRIBUTES_MAX_KEYS = 100
+TARGET_ATTRIBUTES_MAX_KEY_LENGTH = 100
+TARGET_ATTRIBUTES_MAX_BYTES = 16 * 1024
+
+
+def validate_no_nul(value) -> None:
+    if isinstance(value, str) and "\x00" in value:
+        raise ValidationError(NUL_MESSAGE, code="null_characters_not_allowed")
+
+
+def validate_plain_text(value) -> None:
+    if not isinstance(value, str):
+        return
+    validate_no_nul(value)
+    if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in value):
+        raise ValidationError(CONTROL_MESSAGE, code="control_characters")
+
+
+def validate_visible_name(value) -> None:
+    """Refuses control characters and names made only of invisible characters (Cf: ZWJ, RLO, …)."""
+    if not isinstance(value, str):
+        return
+    validate_plain_text(value)
+    if value and not any(unicodedata.category(ch) not in {"Cf", "Zs", "Cc", "Zl", "Zp"} for ch in value):
+        raise ValidationError(INVISIBLE_MESSAGE, code="invisible")
+
+
+def _walk_strings(value):
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def validate_json_document(
+    value, *, max_keys: int | None = None, max_key_length: int | None = None, max_bytes: int | None = None
+) -> None:
+    """NUL-free JSON; with caps, a flat object of at most ``max_keys`` keys of ``max_key_length``
+    characters, at most ``max_bytes`` once serialised."""
+    if any("\x00" in text for text in _walk_strings(value)):
+        raise ValidationError(NUL_MESSAGE, code="null_characters_not_allowed")
+    if max_keys is not None and isinstance(value, dict) and len(value) > max_keys:
+        raise ValidationError(f"حداکثر {max_keys} کلید مجاز است.", code="too_many_keys")
+    if max_key_length is not None and isinstance(value, dict):
+        if any(len(str(key)) > max_key_length for key in value):
+            raise ValidationError(f"طول هر کلید حداکثر {max_key_length} نویسه است.", code="key_too_long")
+    if max_bytes is not None:
+        size = len(json.dumps(value, ensure_ascii=False).encode())
+        if size > max_bytes:
+            raise ValidationError(f"حجم داده حداکثر {max_bytes} بایت است.", code="too_large")
+
+
+class StrictCharField(serializers.CharField):
+    """Accepts only strings (no silent ``123`` → ``"123"``); refuses control characters."""
+
+    default_error_messages = {"invalid": "یک متن معتبر وارد کنید."}
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.validators.append(validate_plain_text)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)

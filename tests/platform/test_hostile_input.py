@@ -1,0 +1,145 @@
+"""Hostile or malformed requests get a 4xx in the error envelope, never a server error."""
+
+import json
+import re
+
+import pytest
+from django.test import Client, override_settings
+
+from tests.conftest import make_target
+from tests.platform.test_schema import api_routes
+
+pytestmark = pytest.mark.django_db
+
+
+def assert_envelope(response, status: int, code: str | None = None) -> dict:
+    assert response.status_code == status, response.content[:500]
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert body["success"] is False
+    assert set(body["error"]) == {"code", "message", "details"}
+    if code:
+        assert body["error"]["code"] == code
+    return body
+
+
+def test_options_answers_200_on_every_api_view(api):
+    # Views without a serializer_class and views whose scoped_queryset needs a request used to 500.
+    routes = sorted(api_routes())
+    assert len(routes) > 50
+    for route in routes:
+        url = re.sub(r"\{[^}]+\}", "1", route)
+        response = api.options(url)
+        assert response.status_code == 200, (url, response.status_code)
+        assert "actions" not in response.json()
+
+
+def test_too_many_form_fields_is_400_in_the_envelope(api):
+    body = "&".join(f"f{i}=x" for i in range(1200))
+    response = api.post("/api/v1/targets", body, content_type="application/x-www-form-urlencoded")
+    assert_envelope(response, 400, "VALIDATION_ERROR")
+
+
+@pytest.mark.parametrize("offset", ["+16:00", "-23:59", "+20:30"])
+def test_created_filter_with_offset_beyond_postgres_range_is_400(api, offset):
+    for name in ("created_after", "created_before"):
+        response = api.get("/api/v1/targets", {name: f"2024-01-01T00:00:00{offset}"})
+        body = assert_envelope(response, 400, "VALIDATION_ERROR")
+        assert name in body["error"]["details"]
+
+
+def test_created_filter_with_largest_valid_offset_is_accepted(api):
+    response = api.get("/api/v1/targets", {"created_after": "2024-01-01T00:00:00+15:59"})
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("depth", [65, 1_000, 100_000])
+def test_json_nested_too_deep_is_400(api, depth):
+    body = "[" * depth + "]" * depth
+    response = api.post("/api/v1/targets", body, content_type="application/json")
+    assert_envelope(response, 400, "PARSE_ERROR")
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1024)
+def test_json_body_over_the_limit_is_413_in_the_envelope(api):
+    body = json.dumps({"name": "x" * 4096})
+    response = api.post("/api/v1/targets", body, content_type="application/json")
+    assert_envelope(response, 413, "PAYLOAD_TOO_LARGE")
+
+
+def test_nul_in_target_attributes_is_a_field_error(api):
+    response = api.post(
+        "/api/v1/targets", {"name": "Ali", "mobile": "09121234567", "attributes": {"note": "a\u0000b"}}, format="json"
+    )
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "attributes.note" in body["error"]["details"]
+
+
+def test_nul_in_a_json_key_is_a_field_error(api):
+    response = api.post(
+        "/api/v1/targets", {"name": "Ali", "mobile": "09121234567", "attributes": {"a\u0000": 1}}, format="json"
+    )
+    assert_envelope(response, 400, "VALIDATION_ERROR")
+
+
+@pytest.mark.parametrize("name", ["\u200b\u200c", "\u202e\u202d", "Ali\u0007", "\u2066\u2069 "])
+def test_control_or_invisible_only_target_name_is_refused(api, name):
+    response = api.post("/api/v1/targets", {"name": name, "mobile": "09121234567"}, format="json")
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "name" in body["error"]["details"]
+
+
+def test_target_name_with_zero_width_joiner_inside_text_is_accepted(api):
+    response = api.post("/api/v1/targets", {"name": "می\u200cخواهم", "mobile": "09121234567"}, format="json")
+    assert response.status_code == 201, response.content
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        {f"k{i}": i for i in range(101)},
+        {"k" * 101: 1},
+        {"big": "x" * 20_000},
+    ],
+    ids=["too_many_keys", "key_too_long", "too_large"],
+)
+def test_target_attributes_are_capped(api, attributes):
+    response = api.post(
+        "/api/v1/targets", {"name": "Ali", "mobile": "09121234567", "attributes": attributes}, format="json"
+    )
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "attributes" in body["error"]["details"]
+
+
+def test_number_as_target_name_is_refused_not_coerced(api):
+    response = api.post("/api/v1/targets", {"name": 12345, "mobile": "09121234567"}, format="json")
+    assert_envelope(response, 400, "VALIDATION_ERROR")
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_unsafe_method_on_unknown_api_path_is_json_404(owner, method):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(owner)
+    response = getattr(client, method)("/api/v1/no-such-thing")
+    assert_envelope(response, 404, "NOT_FOUND")
+
+
+def test_get_on_sms_webhook_is_json_405(client):
+    response = client.get("/api/webhooks/sms/generic/some-token")
+    assert_envelope(response, 405, "METHOD_NOT_ALLOWED")
+    assert response["Allow"] == "POST"
+
+
+@pytest.mark.parametrize("query", [{"page": "-1"}, {"page": "abc"}, {"page": "0"}, {"size": "0"}, {"size": "abc"}])
+def test_bad_page_or_size_is_400_validation_error(api, workspace, query):
+    make_target(workspace, mobile="09121234567")
+    response = api.get("/api/v1/targets", query)
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert set(body["error"]["details"]) == set(query)
+
+
+def test_valid_page_and_size_still_paginate(api, workspace):
+    make_target(workspace, mobile="09121234567")
+    response = api.get("/api/v1/targets", {"page": "1", "size": "5"})
+    assert response.status_code == 200
+    assert response.json()["size"] == 5
