@@ -16,16 +16,16 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 venv: $(STAMP)
 
-# Web + Celery worker (all queues) + beat on the embedded default (SQLite +
-# filesystem broker) unless DATABASE_URL / CELERY_BROKER_URL are set.
+# Procfile.dev through honcho: web + Celery worker (all queues) + beat + the demo site, on the embedded
+# default (SQLite + filesystem broker) unless DATABASE_URL / CELERY_BROKER_URL are set. honcho prefixes
+# each log line with the process name and stops every process (its whole process group) on Ctrl-C,
+# SIGTERM or when any one of them exits.
 run: $(STAMP)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(PY) manage.py demo_data
 	@echo "Platform: http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/, API docs: /api/docs/) — Ctrl-C stops everything"
-	@trap 'kill 0' INT TERM EXIT; \
-	DEBUG=$${DEBUG:-1} $(VENV)/bin/celery -A config worker -B --pool=solo -Q default,engine,sms,browser --loglevel=INFO & \
-	$(PY) manage.py demo_site & \
-	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver --noreload $(HOST):$(PORT)
+	@DEBUG=$${DEBUG:-1} WEB_ADDR=$(HOST):$(PORT) PYTHONUNBUFFERED=1 PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
+	exec $(VENV)/bin/honcho start --procfile Procfile.dev --app-root $(CURDIR)
 
 test: $(STAMP)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)

@@ -146,7 +146,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "campaigns.platform.api.pagination.PageSizePagination",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "campaigns.platform.api.schema.AreaAutoSchema",
     "EXCEPTION_HANDLER": "campaigns.platform.api.envelope.exception_handler",
     # JSON deeper than API_JSON_MAX_DEPTH or carrying NUL is a 400; OPTIONS never builds a serializer.
     "DEFAULT_PARSER_CLASSES": [
@@ -178,6 +178,33 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI groups operations by area: campaigns.platform.api.schema.AreaAutoSchema tags each one
+    # from its path (or its app), in this order, with one line in Persian and English.
+    "TAGS": [
+        {"name": "Targets", "description": "مخاطبان، فهرست‌ها، ورود و خروجی اکسل — targets, lists, Excel import/export"},
+        {
+            "name": "Workflows and journeys",
+            "description": "گردش‌کارها، سفرها، ثبت‌نام و اجراها — workflows, journeys, enrollments, executions",
+        },
+        {
+            "name": "SMS",
+            "description": "قالب‌ها، فهرست سیاه، تنظیمات و پیش‌نمایش پیامک — SMS templates, blacklist, settings",
+        },
+        {
+            "name": "Browser",
+            "description": "حساب‌ها، پراکسی‌ها، پلتفرم‌ها و کارهای مرورگر — browser accounts, proxies, tasks",
+        },
+        {
+            "name": "Campaigns, groups and chains",
+            "description": "کمپین‌ها، گروه‌ها و زنجیره‌های پیگیری — campaigns, groups, follow-up chains",
+        },
+        {
+            "name": "Approvals",
+            "description": "ارسال برای تأیید، تأیید و رد — submit, approve, reject (single and chain)",
+        },
+        {"name": "Runs", "description": "اجراهای کمپین، مخاطبان ثابت و رویدادهای تبدیل — campaign runs, conversions"},
+        {"name": "Platform", "description": "کاربر جاری و فضای کاری — the signed-in user and their workspaces"},
+    ],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "campaigns.platform.api.schema.add_workspace_header",

@@ -42,6 +42,43 @@ def test_every_api_endpoint_is_in_the_schema_with_error_responses():
             assert any(p["name"] == "X-Workspace" for p in operation.get("parameters", [])), (method, path)
 
 
+def test_every_operation_is_grouped_under_one_declared_area():
+    """Swagger UI groups operations by area: each operation has exactly one declared tag, every area is used."""
+    from django.conf import settings
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    declared = [tag["name"] for tag in settings.SPECTACULAR_SETTINGS["TAGS"]]
+    assert [tag["name"] for tag in schema["tags"]] == declared
+    assert all(tag["description"] for tag in schema["tags"])
+    used = set()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            tags = operation.get("tags", [])
+            assert len(tags) == 1 and tags[0] in declared, (method, path, tags)
+            used.add(tags[0])
+    assert used == set(declared), f"declared areas without operations: {set(declared) - used}"
+    area = {(m, p): o["tags"][0] for p, ops in schema["paths"].items() for m, o in ops.items()}
+    assert area[("get", "/api/v1/targets")] == "Targets"
+    assert area[("post", "/api/v1/workflows")] == "Workflows and journeys"
+    assert area[("post", "/api/v1/campaigns/{campaign_id}/enrollments")] == "Workflows and journeys"
+    assert area[("get", "/api/v1/sms/templates")] == "SMS"
+    assert area[("get", "/api/v1/browser/tasks")] == "Browser"
+    assert area[("get", "/api/v1/campaign-groups")] == "Campaigns, groups and chains"
+    assert area[("post", "/api/v1/campaign/{campaign_id}/approve")] == "Approvals"
+    assert area[("get", "/api/v1/campaign/{campaign_id}/runs")] == "Runs"
+    assert area[("get", "/api/v1/me")] == "Platform"
+
+
+def test_a_new_endpoint_gets_the_area_of_its_app():
+    from campaigns.platform.api.schema import operation_area
+
+    assert operation_area("/api/v1/sms-reports", "sms.api.views") == "SMS"
+    assert operation_area("/api/v1/journey-audits", "automation.api.views") == "Workflows and journeys"
+    assert operation_area("/api/v1/screenshots", "workers.api.views") == "Browser"
+    assert operation_area("/api/v1/chain-exports", "campaigns.chains.api.chains") == "Campaigns, groups and chains"
+    assert operation_area("/api/v1/workspaces", "campaigns.api.views") == "Platform"
+
+
 @pytest.mark.django_db
 def test_schema_and_docs_pages_are_served_without_a_cdn(client, django_user_model):
     client.force_login(django_user_model.objects.create_user("reader", password="pw-123456"))
