@@ -22,3 +22,8 @@ class CampaignsConfig(AppConfig):
         from campaigns.chains.runs.receivers import connect as connect_chain_runs
 
         connect_chain_runs()
+
+        from campaigns.notifications.views import target_activities_panel
+        from campaigns.platform.registry import register_target_panel
+
+        register_target_panel("followups", order=5, render=target_activities_panel)

@@ -14,6 +14,11 @@ class SmsConfig(AppConfig):
         from campaigns.platform.registry import register_demo
         from sms.action import register
         from sms.demo import sms_demo
+        from sms.workflow_templates import register as register_workflow_templates
 
         register()
+        register_workflow_templates()
+        from sms.receivers import connect
+
+        connect()
         register_demo("sms", order=10, contribute=sms_demo)

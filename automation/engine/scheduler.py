@@ -181,6 +181,20 @@ def _end_campaign(campaign: Campaign, now: datetime) -> bool:
     if not _campaign_transition(campaign, "complete", {"by": "scheduler", "reason": "ends_at"}):
         return False
     cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_ENDED, now=now)
+    if campaign.created_by_id:
+        from django.urls import reverse
+
+        from campaigns.notifications.services import notification_send
+
+        notification_send(
+            workspace=campaign.workspace_id,
+            recipients=[campaign.created_by_id],
+            kind="campaign_ended",
+            title=f"کمپین «{campaign.name}» در زمان پایانش به پایان رسید",
+            body="اجراهای زنده‌ی آن متوقف شدند.",
+            link=reverse("journey-campaign-dashboard", args=[campaign.id]),
+            dedupe_key=f"campaign_ended:{campaign.id}",
+        )
     return True
 
 

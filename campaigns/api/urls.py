@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from campaigns.api import views
 
@@ -14,4 +14,5 @@ urlpatterns = [
     path("target-lists/<int:list_id>", views.TargetListDetailApi.as_view(), name="api-target-list"),
     path("campaigns", views.CampaignListApi.as_view(), name="api-campaigns"),
     path("campaigns/<int:campaign_id>", views.CampaignDetailApi.as_view(), name="api-campaign"),
+    path("", include("campaigns.notifications.api.urls")),
 ]

@@ -184,8 +184,29 @@ def _fail_after_attempts(target_import: TargetImport) -> None:
 
 
 def _finish(target_import: TargetImport, *, status: str, error: str = "") -> None:
-    TargetImport.objects.filter(pk=target_import.pk).update(
-        status=status, error=error[:500], content=None, finished_at=timezone.now(), updated_at=timezone.now()
+    finished = (
+        TargetImport.objects.filter(pk=target_import.pk)
+        .exclude(status__in=_FINISHED)
+        .update(status=status, error=error[:500], content=None, finished_at=timezone.now(), updated_at=timezone.now())
+    )
+    if finished and target_import.created_by_id:
+        _notify_finished(target_import, status=status, error=error)
+
+
+def _notify_finished(target_import: TargetImport, *, status: str, error: str) -> None:
+    from django.urls import reverse
+
+    from campaigns.notifications.services import notification_send
+
+    ok = status == ImportStatus.COMPLETED
+    notification_send(
+        workspace=target_import.workspace_id,
+        recipients=[target_import.created_by_id],
+        kind="import_finished" if ok else "import_failed",
+        title="ورود مخاطبان تمام شد" if ok else "ورود مخاطبان ناموفق بود",
+        body=error or f"فایل «{target_import.file_name}» پردازش شد.",
+        link=reverse("target-import-detail", args=[target_import.pk]),
+        dedupe_key=f"import_finished:{target_import.pk}",
     )
 
 

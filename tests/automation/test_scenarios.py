@@ -16,7 +16,7 @@ from automation.models import CampaignJourney, Execution, ExecutionEvent
 from automation.services.enrollment import enroll_subjects
 from automation.services.executions import execution_control
 from automation.services.workflows import workflow_graph_save, workflow_new_draft, workflow_publish
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Notification
 from sms.action import SendSmsAction
 from sms.models import BlacklistEntry, SmsAttempt, SmsSendSlot, SmsSettings
 from sms.providers import SendResponse
@@ -341,6 +341,8 @@ def test_credit_exhausted_opens_circuit_without_retry_or_attempts(actor, workspa
     settings = SmsSettings.objects.get(workspace=workspace)
     assert settings.paused_until == T0 + timedelta(minutes=31)
     assert settings.outage_notified_at is not None
+    # the owner hears about it once
+    assert list(Notification.objects.values_list("recipient_id", "kind")) == [(actor.user.id, "channel_outage")]
     process_batch(batch[1:], now=T0 + timedelta(minutes=1))  # the others are deferred by the first guard
     assert SmsAttempt.objects.filter(campaign=campaign).count() == 1
     for minutes in (5, 10, 20):
@@ -411,6 +413,8 @@ def test_campaign_end_cancels_live_executions(actor, workspace):
     campaign.refresh_from_db()
     assert campaign.status == "completed"
     assert set(Execution.objects.filter(campaign=campaign).values_list("end_reason", flat=True)) == {"campaign_ended"}
+    ended = Notification.objects.get(kind="campaign_ended")
+    assert (ended.recipient_id, ended.link) == (actor.user.id, f"/automation/campaigns/{campaign.id}/")
     assert set(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {
         ExecutionStatus.CANCELLED
     }

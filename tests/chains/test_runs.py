@@ -13,6 +13,7 @@ from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecuti
 from campaigns.chains.runs.choices import RunStatus, RunType, SkipReason
 from campaigns.chains.runs.dispatch import run_dispatch
 from campaigns.choices import CampaignStatus
+from campaigns.models import Notification
 
 from .runs_helpers import Recorder, approved_chain, at, root_run, runs_of, settle, tick
 
@@ -174,13 +175,17 @@ def test_build_that_lost_its_lease_is_never_published(seed_chain):
     assert str(run.target_snapshot.build_id) == new_build and run.target_snapshot.attempt_no == 2
 
 
-def test_waiting_source_over_48_hours_is_skipped_source_timeout(seed_chain):
+def test_waiting_source_over_48_hours_is_skipped_source_timeout(seed_chain, actor):
     nodes, _ = seed_chain
+    nodes["B"].created_by = actor.user
+    nodes["B"].save(update_fields=["created_by"])
     tick(at(2026, 10, 1, 9, 0))  # A-10 dispatched, never settles
     tick(at(2026, 10, 3, 9, 0))
     b10 = runs_of(nodes["B"])[0]
     assert (b10.status, b10.wait_reason) == (RunStatus.WAITING_SOURCE, "SOURCE_PROCESSING")
     assert b10.postponement_notified_at is not None
+    postponed = Notification.objects.filter(kind="chain_run_postponed")
+    assert [n.link for n in postponed] == [f"/chains/campaigns/{nodes['B'].id}/runs/"]  # once, to the creator
     tick(at(2026, 10, 5, 9, 0))
     b10.refresh_from_db()
     assert (b10.status, b10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_TIMEOUT)

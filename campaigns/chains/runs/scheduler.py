@@ -341,6 +341,26 @@ def _wait(run: CampaignRun, reason: str, now: datetime, until: datetime) -> None
         # Notified once: on first entering WAITING_SOURCE (a changed scheduled_at notifies again).
         CampaignRun.objects.filter(pk=run.pk).update(postponement_notified_at=now)
         log_run("run postponed", run, wait_reason=reason)
+        _notify_postponed(run, reason)
+
+
+def _notify_postponed(run: CampaignRun, reason: str) -> None:
+    from django.urls import reverse
+
+    from campaigns.notifications.services import notification_send
+
+    campaign = Campaign.objects.filter(pk=run.campaign_id).values("name", "created_by_id").first()
+    if not campaign or not campaign["created_by_id"]:
+        return
+    notification_send(
+        workspace=run.workspace_id,
+        recipients=[campaign["created_by_id"]],
+        kind="chain_run_postponed",
+        title=f"اجرای کمپین «{campaign['name']}» به تعویق افتاد",
+        body=f"دلیل: {WaitReason(reason).label if reason in WaitReason.values else reason}",
+        link=reverse("chain-campaign-runs", args=[run.campaign_id]),
+        dedupe_key=f"run_postponed:{run.pk}:{run.scheduled_at.isoformat() if run.scheduled_at else ''}",
+    )
 
 
 def begin_build(run: CampaignRun, *, now: datetime, send: Send) -> None:

@@ -1,0 +1,70 @@
+"""Pages: the notification list (read / unread / all read), "my follow-ups" and the target page's panel."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+
+from campaigns.notifications import selectors, services
+from campaigns.platform.errors import PlatformError
+
+
+def _actor(request):
+    return getattr(request, "actor", None)
+
+
+@login_required
+def notification_list(request):
+    actor = _actor(request)
+    if actor is None:
+        return render(request, "campaigns/no_workspace.html")
+    if request.method == "POST":
+        action = request.POST.get("action")
+        try:
+            if action == "read_all":
+                services.notifications_mark_all_read(actor=actor)
+            elif action in ("read", "unread") and str(request.POST.get("id", "")).isdigit():
+                services.notification_mark(actor=actor, notification_id=int(request.POST["id"]), read=action == "read")
+        except PlatformError as exc:
+            messages.error(request, exc.message)
+        return redirect(request.get_full_path())
+    show = request.GET.get("show", "")
+    unread = True if show == "unread" else None
+    page = Paginator(selectors.notification_queryset(actor=actor, unread=unread), 30).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "notifications/list.html",
+        {"page": page, "show": show, "querystring": f"show={show}" if show else ""},
+    )
+
+
+@login_required
+def my_followups(request):
+    actor = _actor(request)
+    if actor is None:
+        return render(request, "campaigns/no_workspace.html")
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action in ("done", "reopen") and str(request.POST.get("id", "")).isdigit():
+            try:
+                services.activity_set_status(actor=actor, activity_id=int(request.POST["id"]), done=action == "done")
+            except PlatformError as exc:
+                messages.error(request, exc.message)
+        return redirect(request.POST.get("next") or request.get_full_path())
+    status = request.GET.get("status", "open")
+    qs = selectors.my_activities(actor=actor, status=status if status in ("open", "done") else None)
+    page = Paginator(qs, 30).get_page(request.GET.get("page"))
+    return render(
+        request, "notifications/followups.html", {"page": page, "status": status, "querystring": f"status={status}"}
+    )
+
+
+def target_activities_panel(*, request, actor, target) -> str | None:
+    """The target page's follow-up list (done / reopen go through "my follow-ups")."""
+    activities = list(selectors.activities_of_target(actor=actor, target_id=target.id)[:50])
+    return render_to_string(
+        "notifications/_target_activities.html",
+        {"activities": activities, "target": target, "next": request.get_full_path()},
+        request=request,
+    )

@@ -1,0 +1,34 @@
+"""The SMS channel tells the workspace's owners when it goes down (once per outage, at most every 6 h)."""
+
+from django.urls import reverse
+
+from campaigns.notifications.services import notification_send, workspace_owners
+from sms.channel import channel_outage
+
+REASONS = {
+    "credit_exhausted": "اعتبار حساب پیامک تمام شده است",
+    "sms_disabled": "پیامک خاموش است",
+    "sms_not_configured": "سرویس پیامک پیکربندی نشده است",
+}
+
+
+def notify_outage(sender, *, workspace_id: int, reason: str, **kwargs) -> None:
+    # The atomic UPDATE of ``outage_notified_at`` already allowed this signal once per outage window;
+    # its timestamp makes the key, so a repeated delivery of the same signal adds nothing.
+    from sms.models import SmsSettings
+
+    stamp = SmsSettings.objects.filter(workspace_id=workspace_id).values_list("outage_notified_at", flat=True).first()
+    notification_send(
+        workspace=workspace_id,
+        recipients=workspace_owners(workspace_id),
+        kind="channel_outage",
+        title="کانال پیامک قطع است",
+        body=f"{REASONS.get(reason, reason)}. ارسال‌ها تا رفع مشکل به تعویق می‌افتند؛ پس از رفع، در تنظیمات پیامک "
+        "«مشکل برطرف شد؛ ادامه» را بزنید.",
+        link=reverse("sms-home"),
+        dedupe_key=f"sms_outage:{stamp.isoformat() if stamp else reason}",
+    )
+
+
+def connect() -> None:
+    channel_outage.connect(notify_outage, dispatch_uid="sms.notify_outage")
