@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import IsAuthenticated
 
 from campaigns.platform.api.envelope import json_error
+from campaigns.platform.healthz import healthz
 from campaigns.views import page_not_found_or_json, server_error_or_json
 
 admin.site.site_header = "مدیریت سامانه کمپین"
@@ -22,6 +23,7 @@ def api_not_found(request, rest):
 
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the admin's language switch
     # The schema and its docs describe every endpoint: signed-in users only (pages redirect to login).

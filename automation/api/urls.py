@@ -3,8 +3,10 @@
 from django.urls import path
 
 from automation.api import views
+from automation.api.health import JourneyHealthApi
 
 urlpatterns = [
+    path("health/journeys", JourneyHealthApi.as_view(), name="api-health-journeys"),
     path("automation/catalog", views.CatalogApi.as_view(), name="api-automation-catalog"),
     path("workflows", views.WorkflowListApi.as_view(), name="api-workflows"),
     path("workflows/<int:workflow_id>", views.WorkflowDetailApi.as_view(), name="api-workflow"),

@@ -1,0 +1,56 @@
+"""Journey health: the tick's heartbeat and the stale queues (journeys.md "Health").
+
+- ``heartbeat``: the scheduler's tick wrote ``PlatformHeartbeat(automation_tick)`` less than 5 minutes
+  ago (only a problem while a campaign is active: without one the tick has nothing to do);
+- ``due_unclaimed``: executions of active campaigns due for more than 5 minutes but not claimed;
+- ``queued_stale``: executions claimed (queued) more than 5 minutes ago and never processed.
+
+One report serves the staff JSON (all workspaces) and the pages' banner (one workspace).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from automation.choices import DUE_STATUSES, ExecutionStatus
+from automation.engine.scheduler import HEARTBEAT
+from automation.models import Execution
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.models import Campaign, PlatformHeartbeat
+
+STALE_HEARTBEAT = timedelta(minutes=5)
+STALE_DUE = timedelta(minutes=5)
+STALE_QUEUE = timedelta(minutes=5)
+
+
+def journey_health_report(*, now: datetime | None = None, workspace_id: int | None = None) -> dict[str, Any]:
+    """``{"ok": bool, "checked_at", "checks": {name: {"ok": bool, ...}}}`` (workspace_id=None: every workspace)."""
+    now = now or timezone.now()
+    campaigns = Campaign.objects.filter(
+        kind=CampaignKind.JOURNEY, status=CampaignStatus.ACTIVE, deleted_at__isnull=True
+    )
+    executions = Execution.objects.all()
+    if workspace_id is not None:
+        campaigns = campaigns.filter(workspace_id=workspace_id)
+        executions = executions.filter(workspace_id=workspace_id)
+    active = campaigns.exists()
+    beat = PlatformHeartbeat.objects.filter(name=HEARTBEAT).values_list("beat_at", flat=True).first()
+    age = int((now - beat).total_seconds()) if beat else None
+    due = executions.filter(
+        campaign__status=CampaignStatus.ACTIVE, status__in=DUE_STATUSES, next_run_at__lt=now - STALE_DUE
+    ).count()
+    queued = executions.filter(status=ExecutionStatus.QUEUED, updated_at__lt=now - STALE_QUEUE).count()
+    checks = {
+        "heartbeat": {
+            "ok": not active or (age is not None and age <= STALE_HEARTBEAT.total_seconds()),
+            "last_beat_at": beat.isoformat() if beat else None,
+            "age_seconds": age,
+            "active_campaigns": active,
+        },
+        "due_unclaimed": {"ok": due == 0, "count": due},
+        "queued_stale": {"ok": queued == 0, "count": queued},
+    }
+    return {"ok": all(c["ok"] for c in checks.values()), "checked_at": now.isoformat(), "checks": checks}
