@@ -32,6 +32,9 @@ class AutomationConfig(AppConfig):
         register_builtin_variables()
         register_builtin_strategies()
         register_builtin_guards()
+        from automation.actions.followup import register as register_followup
+
+        register_followup()
         register_campaign_kind(
             "journey",
             input_serializer=JourneyCampaignInput,

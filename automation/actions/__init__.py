@@ -1,0 +1,1 @@
+"""Actions the automation app itself ships (channels ship theirs in their own app)."""
