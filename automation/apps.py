@@ -50,3 +50,8 @@ class AutomationConfig(AppConfig):
         from campaigns.platform.registry import register_demo
 
         register_demo("journey", order=20, contribute=journey_demo)
+
+        from automation.target_panel import render_target_panel
+        from campaigns.platform.registry import register_target_panel
+
+        register_target_panel("automation", order=10, render=render_target_panel)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from automation import views
+from automation import campaign_views, views
 
 # Persian pages of this app, mounted at the site root by config/urls.py.
 urlpatterns = [
@@ -26,4 +26,48 @@ urlpatterns = [
         views.builder_preview,
         name="workflow-builder-preview",
     ),
+    path("automation/campaigns/", campaign_views.campaign_list, name="journey-campaign-list"),
+    path("automation/campaigns/new/", campaign_views.campaign_new, name="journey-campaign-new"),
+    path(
+        "automation/campaigns/<int:campaign_id>/", campaign_views.campaign_dashboard, name="journey-campaign-dashboard"
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/control/<str:action>/",
+        campaign_views.campaign_control,
+        name="journey-campaign-control",
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/enroll/", campaign_views.campaign_enroll, name="journey-campaign-enroll"
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/enroll/<int:batch_id>/",
+        campaign_views.enrollment_review,
+        name="journey-enrollment-review",
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/enroll/<int:batch_id>/decide/",
+        campaign_views.enrollment_decide,
+        name="journey-enrollment-decide",
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/enroll/<int:batch_id>/commit/",
+        campaign_views.enrollment_commit,
+        name="journey-enrollment-commit",
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/enroll/<int:batch_id>/discard/",
+        campaign_views.enrollment_discard,
+        name="journey-enrollment-discard",
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/enroll/<int:batch_id>/progress/",
+        campaign_views.enrollment_progress,
+        name="journey-enrollment-progress",
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/targets/",
+        campaign_views.campaign_targets,
+        name="journey-campaign-targets",
+    ),
+    path("automation/campaigns/<int:campaign_id>/logs/", campaign_views.campaign_logs, name="journey-campaign-logs"),
 ]

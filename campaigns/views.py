@@ -21,6 +21,7 @@ from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.login_throttle import LoginThrottle
 from campaigns.platform.phones import display_phone
+from campaigns.platform.registry import target_panels
 from campaigns.platform.tenancy import SESSION_KEY, members_of, memberships_of, scoped
 from campaigns.platform.uploads import upload_too_large
 from campaigns.services import imports
@@ -164,7 +165,8 @@ def _target_form_page(request, *, target=None):
         else:
             messages.success(request, f"مخاطب «{data['name']}» ذخیره شد.")
             return redirect("target-list")
-    return render(request, "campaigns/target_form.html", {"form": form, "target": target})
+    panels = target_panels(request=request, actor=actor, target=target) if target is not None else []
+    return render(request, "campaigns/target_form.html", {"form": form, "target": target, "panels": panels})
 
 
 @login_required

@@ -48,7 +48,7 @@ from automation.engine.window import local_day
 from sms import channel, rate_limits
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.delivery import attempt_status_apply
-from sms.models import SmsAttempt, SmsLogEvent, SmsSendSlot
+from sms.models import SmsAttempt, SmsLogEvent, SmsSendSlot, SmsSettings
 from sms.providers import SendResponse, provider_for, provider_kinds
 from sms.segments import count_segments
 
@@ -261,6 +261,13 @@ class SendSmsAction(Action):
 
     def channel_problem(self, workspace) -> str | None:
         return channel.channel_problem(workspace.id)
+
+    def channel_paused(self, workspace, now) -> dict[str, Any] | None:
+        until = channel.paused_until(workspace.id, now)
+        if until is None:
+            return None
+        reason = SmsSettings.objects.filter(workspace_id=workspace.id).values_list("pause_reason", flat=True).first()
+        return {"until": until, "reason": reason or ""}
 
     def subject_problems(self, workspace, subjects: list) -> dict[int, str]:
         problems = {s.pk: "no_valid_mobile" for s in subjects if not _mobile(s)}

@@ -87,6 +87,11 @@ class Action:
         """Why this action's channel cannot be used now in this workspace (None = usable)."""
         return None
 
+    def channel_paused(self, workspace, now) -> dict[str, Any] | None:
+        """The channel's circuit breaker while it holds every send: ``{"until": datetime, "reason": str}``
+        (health banner of the campaign pages); None = not paused."""
+        return None
+
     def execute(self, ctx: StepContext) -> ActionResult:  # pragma: no cover - interface
         raise NotImplementedError
 

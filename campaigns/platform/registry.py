@@ -152,3 +152,35 @@ def register_demo(name: str, order: int, contribute: Callable) -> None:
 
 def demo_contributors() -> list[DemoContributor]:
     return sorted(_DEMO_CONTRIBUTORS.values(), key=lambda c: (c.order, c.name))
+
+
+# --------------------------------------------------------------------------- target page panels
+#
+# The target edit page shows sections other apps own (the journey timeline), without importing them:
+#
+#   register_target_panel("automation", order=10, render=render_panel)
+#   render(*, request, actor, target) → str (HTML, already escaped) | None (nothing to show for this user)
+
+
+@dataclass(frozen=True)
+class TargetPanel:
+    name: str
+    order: int
+    render: Callable
+
+
+_TARGET_PANELS: dict[str, TargetPanel] = {}
+
+
+def register_target_panel(name: str, *, render: Callable, order: int = 100) -> None:
+    _TARGET_PANELS[name] = TargetPanel(name, order, render)
+
+
+def target_panels(*, request, actor, target) -> list[tuple[str, str]]:
+    """``[(name, html), …]`` of the panels this user may see, in order."""
+    out = []
+    for panel in sorted(_TARGET_PANELS.values(), key=lambda p: (p.order, p.name)):
+        html = panel.render(request=request, actor=actor, target=target)
+        if html:
+            out.append((panel.name, html))
+    return out

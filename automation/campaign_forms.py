@@ -1,0 +1,133 @@
+"""Forms of the journey campaign pages: they only shape input; the rules live in the services."""
+
+from __future__ import annotations
+
+import re
+import zoneinfo
+from datetime import datetime
+
+import jdatetime
+from django import forms
+
+from automation.engine.window import DISPLAY_ORDER
+
+DAY_LABELS = {
+    "sat": "شنبه",
+    "sun": "یکشنبه",
+    "mon": "دوشنبه",
+    "tue": "سه‌شنبه",
+    "wed": "چهارشنبه",
+    "thu": "پنجشنبه",
+    "fri": "جمعه",
+}
+_TO_LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+_JALALI = re.compile(r"^\s*(\d{4})[/-](\d{1,2})[/-](\d{1,2})(?:\s+(\d{1,2}):(\d{2}))?\s*$")
+LTR_NUMBER = {"dir": "ltr", "lang": "en", "inputmode": "numeric"}
+
+
+class JalaliDateTimeField(forms.CharField):
+    """'1405/08/10' or '1405/08/10 09:30' (Persian or Latin digits) in the workspace's time zone."""
+
+    def __init__(self, *args, time_zone: str = "Asia/Tehran", **kwargs):
+        self.time_zone = time_zone
+        kwargs.setdefault("required", False)
+        kwargs.setdefault(
+            "widget", forms.TextInput(attrs={"dir": "ltr", "lang": "en", "placeholder": "1405/08/10 09:00"})
+        )
+        super().__init__(*args, **kwargs)
+
+    def to_python(self, value):
+        text = (super().to_python(value) or "").translate(_TO_LATIN)
+        if not text:
+            return None
+        match = _JALALI.match(text)
+        if not match:
+            raise forms.ValidationError("تاریخ را به شکل ۱۴۰۵/۰۸/۱۰ یا ۱۴۰۵/۰۸/۱۰ ۰۹:۰۰ بنویسید.")
+        y, m, d, hh, mm = (int(g) if g else 0 for g in match.groups())
+        try:
+            gregorian = jdatetime.datetime(y, m, d, hh, mm).togregorian()
+        except ValueError:
+            raise forms.ValidationError("این تاریخ وجود ندارد.") from None
+        return datetime(
+            gregorian.year, gregorian.month, gregorian.day, hh, mm, tzinfo=zoneinfo.ZoneInfo(self.time_zone)
+        )
+
+
+class JourneyCampaignForm(forms.Form):
+    name = forms.CharField(label="نام کمپین", max_length=200)
+    description = forms.CharField(label="توضیحات", required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    workflow = forms.TypedChoiceField(label="گردش‌کار (نسخه منتشرشده)", coerce=int)
+    daily_limit = forms.IntegerField(
+        label="سقف ارسال روزانه",
+        required=False,
+        min_value=1,
+        widget=forms.NumberInput(attrs=LTR_NUMBER),
+        help_text="خالی: سقف گردش‌کار (اگر دارد).",
+    )
+    source_list = forms.TypedChoiceField(
+        label="افزودن مخاطبان یک فهرست",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        help_text="اختیاری؛ پس از ساخت، صفحه بررسی افزودن همین فهرست باز می‌شود.",
+    )
+
+    def __init__(self, *args, workflows=(), lists=(), time_zone: str = "Asia/Tehran", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["workflow"].choices = [("", "— انتخاب کنید —")] + [
+            (w.id, f"{w.name} — نسخه {w.published_version.version_number}") for w in workflows
+        ]
+        self.fields["source_list"].choices = [("", "—")] + [(tl.id, tl.name) for tl in lists]
+        self.fields["starts_at"] = JalaliDateTimeField(
+            label="شروع (تاریخ شمسی)", time_zone=time_zone, help_text="خالی: با دکمه شروع."
+        )
+        self.fields["ends_at"] = JalaliDateTimeField(
+            label="پایان (تاریخ شمسی)", time_zone=time_zone, help_text="خالی: بدون پایان."
+        )
+        self.time_zone = time_zone
+        for day in DISPLAY_ORDER:
+            for part in ("start", "end"):
+                self.fields[f"win_{day}_{part}"] = forms.TimeField(
+                    label=f"{DAY_LABELS[day]} {'از' if part == 'start' else 'تا'}",
+                    required=False,
+                    widget=forms.TimeInput(attrs={"type": "time", "dir": "ltr", "lang": "en"}, format="%H:%M"),
+                )
+
+    def window_rows(self):
+        return [(DAY_LABELS[day], self[f"win_{day}_start"], self[f"win_{day}_end"]) for day in DISPLAY_ORDER]
+
+    def window_config(self) -> dict | None:
+        """One interval per day (empty = closed); no day at all = the workflow's or workspace's window."""
+        days, any_open = {}, False
+        for day in DISPLAY_ORDER:
+            start, end = self.cleaned_data.get(f"win_{day}_start"), self.cleaned_data.get(f"win_{day}_end")
+            if start and end:
+                days[day] = [[start.strftime("%H:%M"), end.strftime("%H:%M")]]
+                any_open = True
+            elif start or end:
+                self.add_error(f"win_{day}_start", "هر دو ساعت شروع و پایان را وارد کنید.")
+            else:
+                days[day] = None
+        return {"timezone": self.time_zone, "days": days} if any_open else None
+
+    def service_data(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "description": data.get("description") or "",
+            "workflow_id": data["workflow"],
+            "starts_at": data.get("starts_at"),
+            "ends_at": data.get("ends_at"),
+            "daily_limit": data.get("daily_limit"),
+            "send_window": self.window_config(),
+            "source_target_list_id": data.get("source_list"),
+        }
+
+    def add_service_errors(self, details: dict) -> None:
+        names = {"workflow_id": "workflow", "source_target_list_id": "source_list", "send_window": None}
+        for name, problems in (details or {}).items():
+            field = names.get(name, name)
+            if field not in self.fields:
+                field = None
+            for problem in problems if isinstance(problems, list) else [problems]:
+                self.add_error(field, str(problem))

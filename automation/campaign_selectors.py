@@ -1,0 +1,278 @@
+"""Reads of the journey campaign pages: list rows with counts, health banner, names, logs, the sends chart.
+
+Every query starts from ``scoped`` / ``execution_queryset`` (owner visibility included); numbers of the dashboard
+come from ``automation.journey_stats`` (the same function as the stats endpoint).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db.models import Count
+from django.utils import timezone
+
+from automation.choices import EventType, ExecutionStatus
+from automation.engine.graph import published_graph
+from automation.engine.registry import ACTIONS
+from automation.engine.scheduler import HEARTBEAT
+from automation.health import journey_health_report
+from automation.models import Execution, ExecutionEvent, Workflow
+from automation.selectors import execution_queryset
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.models import Campaign, PlatformHeartbeat
+from campaigns.platform.errors import NotFound
+from campaigns.platform.jalali import fa_digits, to_jalali
+from campaigns.platform.tenancy import Actor, scoped
+from campaigns.selectors import target_queryset
+
+S = ExecutionStatus
+STALE_HEARTBEAT = timedelta(minutes=5)
+STALE_QUEUE = timedelta(minutes=5)
+LIVE_CAMPAIGN = (CampaignStatus.ACTIVE, CampaignStatus.PAUSED, CampaignStatus.SCHEDULED)
+# Why-not-sent reasons and channel problems in Persian (timeline, messages).
+WHY_NOT_SENT_LABELS = {
+    "window_closed": "بیرون از بازه ارسال",
+    "limit_reached": "سقف روزانه پر بود",
+    "blacklisted": "شماره در لیست سیاه است",
+    "circuit_open": "کانال پیامک موقتاً قطع است",
+    "no_valid_mobile": "موبایل معتبر ندارد",
+    "conflict_skipped": "در کمپین دیگری فعال بود و افزوده نشد",
+}
+PROBLEM_LABELS = {
+    "sms_not_configured": "سرویس پیامک تنظیم نشده است (تنظیمات ← پیامک).",
+    "sms_disabled": "ارسال پیامک در تنظیمات خاموش است.",
+    "sms_provider_unknown": "سرویس‌دهنده پیامک حساب اصلی شناخته‌شده نیست.",
+    "no version": "کمپین نسخه گردش‌کار ندارد.",
+}
+SEND_STATUS_LABELS = {
+    "queued": "در صف",
+    "sending": "در حال ارسال",
+    "submitted": "تحویل سرویس‌دهنده",
+    "sent": "ارسال‌شده",
+    "delivered": "رسیده",
+    "failed": "ناموفق",
+    "rejected": "ردشده",
+    "unknown": "نامعلوم",
+    "skipped": "ردشده",
+    "blacklisted": "لیست سیاه",
+    "cancelled": "لغوشده",
+}
+ENROLL_REASONS = {
+    "not_found": "پیدا نشد یا در دسترس شما نیست",
+    "no_valid_mobile": "موبایل معتبر ندارد",
+    "blacklisted": "در لیست سیاه",
+}
+
+
+def journey_campaigns(*, actor: Actor, status: str = ""):
+    qs = (
+        scoped(Campaign, actor.workspace)
+        .filter(kind=CampaignKind.JOURNEY, deleted_at__isnull=True, journey__isnull=False)
+        .select_related("journey__workflow", "journey__workflow_version")
+        .order_by("-id")
+    )
+    return qs.filter(status=status) if status else qs
+
+
+@dataclass
+class CampaignRow:
+    campaign: Campaign
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def running(self) -> int:
+        return sum(self.counts.get(s, 0) for s in (S.ACTIVE, S.QUEUED, S.PROCESSING, S.WAITING))
+
+    @property
+    def done(self) -> int:
+        return self.counts.get(S.COMPLETED, 0)
+
+    @property
+    def stopped(self) -> int:
+        return sum(self.counts.get(s, 0) for s in (S.FAILED, S.BLACKLISTED, S.CANCELLED))
+
+
+def campaign_rows(*, actor: Actor, campaigns: list[Campaign]) -> list[CampaignRow]:
+    """Execution counts per status for each campaign of one page (one grouped query)."""
+    ids = [c.id for c in campaigns]
+    counts: dict[int, dict[str, int]] = {i: {} for i in ids}
+    grouped = (
+        execution_queryset(actor=actor)
+        .filter(campaign_id__in=ids)
+        .order_by()
+        .values_list("campaign_id", "status")
+        .annotate(n=Count("id"))
+    )
+    for campaign_id, status, n in grouped:
+        counts[campaign_id][status] = n
+    return [CampaignRow(c, counts[c.id]) for c in campaigns]
+
+
+def campaign_page_get(*, actor: Actor, campaign_id: int) -> Campaign:
+    campaign = journey_campaigns(actor=actor).filter(pk=campaign_id).first()
+    if campaign is None:
+        raise NotFound()
+    return campaign
+
+
+def publishable_workflows(*, actor: Actor):
+    """Workflows a campaign can be created on (a published version)."""
+    return (
+        scoped(Workflow, actor.workspace)
+        .filter(published_version__isnull=False)
+        .exclude(status="archived")
+        .select_related("published_version")
+        .order_by("name")
+    )
+
+
+def target_names(*, actor: Actor, ids) -> dict[int, Any]:
+    """Visible targets by id (name, mobile) for the rows of a page."""
+    return {t.id: t for t in target_queryset(actor=actor).filter(pk__in=list(set(ids)))}
+
+
+# --------------------------------------------------------------------------- health
+def _channel_actions(campaigns) -> dict[str, Any]:
+    keys: set[str] = set()
+    for campaign in campaigns:
+        version_id = campaign.journey.workflow_version_id
+        keys |= {n.subtype for n in published_graph(version_id).nodes if n.type == "action"}
+    return {k: ACTIONS.get(k) for k in sorted(keys) if ACTIONS.get(k) is not None}
+
+
+def journey_health(*, actor: Actor, campaigns=None, now: datetime | None = None) -> list[dict[str, str]]:
+    """Banner lines: the channel's circuit is open, the scheduler's heartbeat is stale, executions stuck queued.
+
+    ``campaigns``: the campaigns the page is about (default: the workspace's live journey campaigns)."""
+    now = now or timezone.now()
+    if campaigns is None:
+        campaigns = list(journey_campaigns(actor=actor).filter(status__in=LIVE_CAMPAIGN))
+    live = [c for c in campaigns if c.status in LIVE_CAMPAIGN]
+    lines: list[dict[str, str]] = []
+    for action in _channel_actions(live).values():
+        paused = action.channel_paused(actor.workspace, now)
+        if paused:
+            until = to_jalali(paused["until"], with_time=True)
+            lines.append(
+                {
+                    "code": "circuit_open",
+                    "text": f"کانال «{action.label or action.key}» قطع است و ارسال‌ها تا {fa_digits(until)} "
+                    f"به تعویق می‌افتند ({paused['reason'] or 'بدون توضیح'}). پس از رفع مشکل، در تنظیمات پیامک "
+                    "«مشکل برطرف شد؛ ادامه» را بزنید.",
+                }
+            )
+    if any(c.status == CampaignStatus.ACTIVE for c in live):
+        beat = PlatformHeartbeat.objects.filter(name=HEARTBEAT).values_list("beat_at", flat=True).first()
+        if beat is None or beat < now - STALE_HEARTBEAT:
+            when = "هرگز" if beat is None else f"آخرین بار {fa_digits(to_jalali(beat, with_time=True))}"
+            lines.append(
+                {
+                    "code": "heartbeat_stale",
+                    "text": f"زمان‌بند اجرا نمی‌شود ({when}): تا Celery beat و worker روشن نشوند پیامکی فرستاده نمی‌شود.",
+                }
+            )
+        stuck = scoped(Execution, actor.workspace).filter(status=S.QUEUED, updated_at__lt=now - STALE_QUEUE)
+        if stuck.exists():
+            lines.append(
+                {
+                    "code": "queue_stuck",
+                    "text": f"{fa_digits(stuck.count())} اجرا بیش از ۵ دقیقه در صف مانده‌اند: worker صف engine "
+                    "را بررسی کنید.",
+                }
+            )
+        due = journey_health_report(now=now, workspace_id=actor.workspace.id)["checks"]["due_unclaimed"]["count"]
+        if due:
+            lines.append(
+                {
+                    "code": "due_unclaimed",
+                    "text": f"{fa_digits(due)} اجرا بیش از ۵ دقیقه از موعدشان گذشته و برداشته نشده‌اند: "
+                    "زمان‌بند (tick) عقب است.",
+                }
+            )
+    return lines
+
+
+def problem_text(problems) -> str:
+    return " ".join(PROBLEM_LABELS.get(str(p), str(p)) for p in problems or [])
+
+
+_CODE = re.compile(r"[a-z0-9_.:-]+")
+
+
+def labelled(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Timeline rows (``journey_stats.timeline_entries``) with Persian labels for the event and the send."""
+    out = []
+    for entry in entries:
+        row = entry | {"label": EventType(entry["type"]).label if entry["type"] in EventType.values else entry["type"]}
+        if _CODE.fullmatch(entry.get("message") or ""):
+            row["message"] = ""  # a machine code (the why-not-sent line or the label already says it)
+        if entry.get("send"):
+            status = entry["send"]["status"]
+            row["send"] = entry["send"] | {"status_label": SEND_STATUS_LABELS.get(status, status)}
+        out.append(row)
+    return out
+
+
+def journeys_labelled(journeys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [j | {"status_label": ExecutionStatus(j["status"]).label} for j in journeys]
+
+
+# --------------------------------------------------------------------------- logs, chart
+def campaign_events(*, actor: Actor, campaign: Campaign, type: str = ""):
+    """The campaign's execution events, newest first (roles limited to own targets see only theirs)."""
+    visible = execution_queryset(actor=actor, campaign_id=campaign.id).values("id")
+    qs = (
+        scoped(ExecutionEvent, actor.workspace)
+        .filter(campaign_id=campaign.id, execution_id__in=visible)
+        .select_related("actor", "node", "campaign")
+        .order_by("-occurred_at", "-id")
+    )
+    return qs.filter(type=type) if type else qs
+
+
+@dataclass
+class Bar:
+    day: date
+    sent: int
+    failed: int
+    x: float
+    height: float
+    failed_height: float
+    y: float
+    failed_y: float
+    label: str
+    show_label: bool
+
+
+def sends_chart(series: list[dict[str, Any]], *, height: int = 120, width: int = 600) -> dict[str, Any]:
+    """Bars of sends per day (the stats' series) for an inline SVG: coordinates computed here, drawn by the
+    template (no script, no library)."""
+    peak = max([s["sent"] + s["failed"] for s in series] + [1])
+    step = width / max(len(series), 1)
+    bars = []
+    for i, s in enumerate(series):
+        day = date.fromisoformat(s["day"])
+        sent_h = round(height * s["sent"] / peak, 2)
+        failed_h = round(height * s["failed"] / peak, 2)
+        bars.append(
+            Bar(
+                day=day,
+                sent=s["sent"],
+                failed=s["failed"],
+                x=round(width - (i + 1) * step + step * 0.15, 2),  # right to left: the newest day on the left
+                height=sent_h,
+                failed_height=failed_h,
+                y=round(height - sent_h, 2),
+                failed_y=round(height - sent_h - failed_h, 2),
+                label=fa_digits(to_jalali(day)[5:]),
+                show_label=i % 5 == 0 or i == len(series) - 1,
+            )
+        )
+    return {"bars": bars, "peak": peak, "width": width, "height": height, "bar_width": round(step * 0.7, 2)}

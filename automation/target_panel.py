@@ -1,0 +1,30 @@
+"""The "Automation" section of the target page (registered with ``campaigns.platform.registry.register_target_panel``):
+the journeys the target is in and its timeline, why-not-sent entries included — read through ``journey_stats``,
+the same functions as the timeline endpoint."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.template.loader import render_to_string
+
+from automation import journey_stats
+from automation.campaign_selectors import WHY_NOT_SENT_LABELS, journeys_labelled, labelled
+from campaigns.platform.permissions import Perm
+
+TIMELINE_PAGE = 30
+
+
+def render_target_panel(*, request, actor, target) -> str | None:
+    if actor is None or not actor.has(Perm.VIEW):
+        return None
+    events = journey_stats.target_timeline_events(actor=actor, target_id=target.id)
+    page = Paginator(events, TIMELINE_PAGE).get_page(request.GET.get("timeline_page"))
+    context = {
+        "target": target,
+        "journeys": journeys_labelled(journey_stats.target_campaigns(actor=actor, target_id=target.id)),
+        "entries": labelled(journey_stats.timeline_entries(actor=actor, events=list(page))),
+        "timeline_page": page,
+        "conflict_skips": journey_stats.target_conflict_skips(actor=actor, target_id=target.id),
+        "why_labels": WHY_NOT_SENT_LABELS,
+    }
+    return render_to_string("automation/_target_panel.html", context, request=request)

@@ -1,0 +1,277 @@
+"""Journey campaign pages in Chromium: create a campaign on a published workflow, review the enrollment (one
+conflict decided on the page), start it, run engine ticks, watch the dashboard and the target timelines
+(why-not-sent entries included); viewers and operators get no write buttons and 403 on write pages.
+
+Screenshots of every page land in var/screenshots/ (look at them after a run)."""
+
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from automation.choices import ExecutionStatus
+from automation.models import Execution
+from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
+from automation.services.enrollment import enroll_subjects
+from campaigns.choices import CampaignStatus, Role
+from campaigns.models import Campaign
+from sms.services import blacklist_add
+from tests.automation.helpers import Driver, end_node, journey, linear_graph, publish, setup_sms, sms_node, wait_node
+
+from ..conftest import make_actor, make_list, make_member, make_target, make_workspace
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path("var/screenshots")
+JALALI_DATE = re.compile(r"[۰-۹]{4}/[۰-۹]{2}/[۰-۹]{2}")
+LATIN_DIGIT = re.compile(r"[0-9]")
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def login(page, base: str, username: str) -> None:
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-123456")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_contain_text("پیشخوان")
+
+
+def named_journey(actor, graph: dict, name: str, *, activate=True):
+    workflow = publish(actor, graph, name=f"گردش‌کار {name}")
+    campaign = journey_campaign_create(actor=actor, name=name, workflow_id=workflow.id)
+    if activate:
+        campaign = journey_campaign_transition(actor=actor, campaign_id=campaign.id, action="activate")
+    return campaign
+
+
+def rtl(page) -> None:
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+
+
+def test_create_enroll_with_a_conflict_start_and_watch_a_journey(page, live_server):
+    shop = make_workspace("shop")
+    user = make_member(shop, Role.MANAGER, username="mina")
+    actor = make_actor(shop, user=user)
+    setup_sms(shop)  # console provider: logged, not sent
+    workflow = publish(
+        actor,
+        linear_graph(
+            sms_node("a", body="سلام {target.first_name}"), wait_node("w", amount=1), sms_node("b"), end_node()
+        ),
+        name="خوش‌آمد",
+    )
+    sara = make_target(shop, name="سارا احمدی", first_name="سارا")
+    reza = make_target(shop, name="رضا کریمی", first_name="رضا")
+    negar = make_target(shop, name="نگار رحیمی", first_name="نگار")
+    customers = make_list(shop, "مشتریان")
+    for t in (sara, reza, negar):
+        t.lists.add(customers)
+    other = named_journey(actor, linear_graph(sms_node("x"), end_node()), "کمپین قدیمی")
+    enroll_subjects(actor=actor, campaign_id=other.id, target_ids=[negar.id])  # negar is live elsewhere
+
+    login(page, live_server.url, "mina")
+    page.get_by_test_id("nav-journeys").click()
+    expect(page.locator("h1")).to_contain_text("کمپین‌های پیامکی")
+    expect(page.get_by_test_id("campaign-table")).to_contain_text("کمپین قدیمی")
+    rtl(page)
+    shot(page, "journey-campaign-list")
+
+    # create: workflow + published version, limit, window, the list to add
+    page.get_by_test_id("new-campaign").click()
+    page.fill("#id_name", "معرفی محصول")
+    page.select_option("#id_workflow", str(workflow.id))
+    limit = page.locator("#id_daily_limit")
+    assert limit.get_attribute("dir") == "ltr"
+    limit.fill("50")
+    page.fill("#id_ends_at", "1499/01/01")
+    page.fill("#id_win_sat_start", "00:00")
+    page.fill("#id_win_sat_end", "23:59")
+    for day in ("sun", "mon", "tue", "wed", "thu", "fri"):
+        page.fill(f"#id_win_{day}_start", "00:00")
+        page.fill(f"#id_win_{day}_end", "23:59")
+    page.select_option("#id_source_list", str(customers.id))
+    shot(page, "journey-campaign-new")
+    page.get_by_role("button", name="ساخت کمپین").click()
+
+    # enrollment review: ready 2, conflict 1 (with the other campaign and its step)
+    expect(page.get_by_test_id("class-counts")).to_be_visible()
+    expect(page.get_by_test_id("class-ready")).to_contain_text("۲")
+    expect(page.get_by_test_id("class-conflict")).to_contain_text("۱")
+    row = page.get_by_test_id(f"item-{negar.id}")
+    expect(row).to_contain_text("کمپین قدیمی")
+    expect(row).to_contain_text("گام x")
+    rtl(page)
+    shot(page, "journey-enrollment-review")
+    page.get_by_test_id("commit").click()  # the conflict has no decision: refused, listing it
+    expect(page.locator(".flash-error")).to_contain_text("نگار رحیمی")
+    assert Execution.objects.filter(subject_id__in=[sara.id, reza.id]).count() == 0
+    shot(page, "journey-enrollment-unresolved")
+    page.get_by_test_id(f"decision-{negar.id}").select_option("skip")
+    page.get_by_test_id("save-decisions").click()
+    expect(page.locator(".flash-success")).to_contain_text("تصمیم‌ها ذخیره شد")
+    page.get_by_test_id("commit").click()
+    expect(page.locator(".flash-success")).to_contain_text("۲ مخاطب به کمپین افزوده شد")
+    expect(page.get_by_test_id("batch-result")).to_contain_text("رد شد (تصمیم شما): ۱")
+    shot(page, "journey-enrollment-committed")
+
+    campaign = Campaign.objects.get(name="معرفی محصول")
+    assert campaign.daily_limit == 50 and campaign.ends_at.year == 2120
+    assert campaign.send_window["days"]["sat"] == [["00:00", "23:59"]]
+    page.get_by_role("link", name="رفتن به داشبورد کمپین").click()
+    expect(page.get_by_test_id("stat-total")).to_contain_text("۲")
+    expect(page.get_by_test_id("stat-pending")).to_contain_text("۲")
+    page.get_by_test_id("control-activate").click()
+    expect(page.locator(".flash-success")).to_contain_text("شروع شد")
+    expect(page.get_by_test_id("campaign-status")).to_have_text(CampaignStatus.ACTIVE.label)
+
+    # the engine runs (ticks called directly): the first SMS goes to both
+    driver = Driver()
+    now = timezone.now()
+    driver.tick(now)
+    assert Execution.objects.filter(campaign=campaign, status=ExecutionStatus.WAITING).count() == 2
+    page.reload()
+    expect(page.get_by_test_id("stat-sent-today")).to_contain_text("۲")
+    expect(page.get_by_test_id("limits")).to_contain_text("۲ از ۵۰")
+    expect(page.get_by_test_id("chart").locator("rect.bar-sent")).to_have_count(1)
+    expect(page.get_by_test_id("stat-running")).to_contain_text("۲")  # both wait a day before the next SMS
+    assert JALALI_DATE.search(page.locator(".wf-meta").inner_text())
+    assert not LATIN_DIGIT.search(page.get_by_test_id("stats").inner_text())
+    rtl(page)
+    shot(page, "journey-campaign-dashboard")
+
+    page.goto(f"{live_server.url}/targets/{sara.id}/edit/")
+    timeline = page.get_by_test_id("timeline")
+    expect(timeline).to_contain_text("سلام سارا")
+    expect(page.get_by_test_id("target-journeys")).to_contain_text("معرفی محصول")
+    assert JALALI_DATE.search(timeline.inner_text())
+    shot(page, "journey-target-timeline")
+
+    # reza's number is blacklisted; the next SMS is not sent and his timeline says why
+    blacklist_add(actor=actor, number=reza.mobile)
+    driver.tick(now + timedelta(days=1, minutes=2))
+    driver.tick(now + timedelta(days=1, minutes=3))
+    assert Execution.objects.get(campaign=campaign, subject_id=reza.id).status == ExecutionStatus.BLACKLISTED
+    assert Execution.objects.get(campaign=campaign, subject_id=sara.id).status == ExecutionStatus.COMPLETED
+    page.goto(f"{live_server.url}/targets/{reza.id}/edit/")
+    expect(page.get_by_test_id("timeline").get_by_test_id("why-not-sent").first).to_contain_text(
+        "شماره در لیست سیاه است"
+    )
+    shot(page, "journey-target-why-not-sent")
+    page.goto(f"{live_server.url}/targets/{negar.id}/edit/")
+    expect(page.get_by_test_id("panel-automation")).to_contain_text("در کمپین دیگری فعال بود و افزوده نشد")
+
+    # targets of the campaign: status filter, bulk restart with a per-item refusal
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/targets/")
+    expect(page.get_by_test_id("executions")).to_contain_text("در لیست سیاه")
+    page.locator("thead input[type=checkbox]").check()
+    page.select_option("#bulk-action", "restart")
+    page.get_by_test_id("bulk-apply").click()
+    expect(page.locator(".flash-success")).to_contain_text("۱ انجام شد، ۱ رد شد")
+    expect(page.locator(".flash-warning")).to_contain_text("رضا کریمی")
+    page.select_option("select[name=status]", "blacklisted")
+    page.get_by_role("button", name="نمایش").click()
+    expect(page.get_by_test_id("executions").locator("tbody tr")).to_have_count(1)
+    rtl(page)
+    shot(page, "journey-campaign-targets")
+
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/logs/")
+    logs = page.get_by_test_id("logs")
+    expect(logs).to_contain_text("«سلام سارا»")
+    expect(logs).to_contain_text("شماره در لیست سیاه است")
+    assert JALALI_DATE.search(logs.inner_text())
+    shot(page, "journey-campaign-logs")
+
+    # pause / resume through the service; cancel confirms in a bottom sheet on a narrow screen
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
+    page.get_by_test_id("control-pause").click()
+    expect(page.get_by_test_id("campaign-status")).to_have_text(CampaignStatus.PAUSED.label)
+    page.get_by_test_id("control-resume").click()
+    expect(page.get_by_test_id("campaign-status")).to_have_text(CampaignStatus.ACTIVE.label)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.get_by_test_id("control-cancel").click()
+    dialog = page.locator("#dlg-cancel")
+    expect(dialog).to_be_visible()
+    box = dialog.bounding_box()
+    assert box["y"] + box["height"] >= 844 - 2 and box["width"] >= 388
+    shot(page, "journey-campaign-cancel-sheet")
+    page.get_by_test_id("confirm-cancel").click()
+    expect(page.get_by_test_id("campaign-status")).to_have_text(CampaignStatus.CANCELLED.label)
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.CANCELLED
+
+
+def test_start_refused_without_sms_and_health_banner(page, live_server):
+    shop = make_workspace("shop")
+    user = make_member(shop, Role.MANAGER, username="mina")
+    actor = make_actor(shop, user=user)
+    setup_sms(shop)
+    campaign = journey(actor, linear_graph(sms_node("a"), end_node()), activate=False)
+    draft = journey(actor, linear_graph(sms_node("b"), end_node()), activate=False)
+    from sms.models import SmsSettings
+
+    SmsSettings.objects.filter(workspace=shop).update(primary_account=None)
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{draft.id}/")
+    page.get_by_test_id("control-activate").click()
+    expect(page.locator(".flash-error")).to_contain_text("سرویس پیامک تنظیم نشده است")
+    expect(page.get_by_test_id("campaign-status")).to_have_text(CampaignStatus.DRAFT.label)
+
+    # an active campaign, a circuit that is open and a scheduler that never ran: the banner says so
+    setup_sms(shop, paused_until=timezone.now() + timedelta(minutes=20), pause_reason="اعتبار تمام شد")
+    Campaign.objects.filter(pk=campaign.id).update(status=CampaignStatus.ACTIVE)
+    page.goto(f"{live_server.url}/automation/campaigns/")
+    banner = page.get_by_test_id("health-banner")
+    expect(banner.locator("[data-code=circuit_open]")).to_contain_text("اعتبار تمام شد")
+    expect(banner.locator("[data-code=heartbeat_stale]")).to_contain_text("زمان‌بند اجرا نمی‌شود")
+    shot(page, "journey-campaign-list-health")
+
+
+@pytest.mark.parametrize("role", [Role.VIEWER, Role.OPERATOR])
+def test_viewer_and_operator_get_no_write_buttons_and_403(page, live_server, role):
+    shop = make_workspace("shop")
+    owner = make_actor(shop, Role.OWNER)
+    setup_sms(shop)
+    campaign = journey(owner, linear_graph(sms_node("a"), end_node()), activate=False)
+    mine = make_target(shop, name="مخاطب من")
+    enroll_subjects(actor=owner, campaign_id=campaign.id, target_ids=[mine.id, make_target(shop).id])
+    user = make_member(shop, role, username="vida")
+    mine.owner = user
+    mine.save(update_fields=["owner"])
+    login(page, live_server.url, "vida")
+    page.get_by_test_id("nav-journeys").click()
+    expect(page.get_by_test_id("new-campaign")).to_have_count(0)
+    row = page.get_by_test_id(f"campaign-{campaign.id}")
+    expect(row).to_be_visible()
+    rtl(page)
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
+    expect(page.get_by_test_id("controls")).to_have_count(0)
+    expect(page.get_by_test_id("tab-enroll")).to_have_count(0)
+    expect(page.get_by_test_id("stat-total")).to_contain_text("۱" if role == Role.OPERATOR else "۲")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/targets/")
+    expect(page.get_by_test_id("bulk-apply")).to_have_count(0)
+    expect(page.locator("input[name=execution]")).to_have_count(0)
+    shot(page, f"journey-campaign-targets-{role}")
+    for path in ("new/", f"{campaign.id}/enroll/"):
+        response = page.goto(f"{live_server.url}/automation/campaigns/{path}")
+        assert response.status == 403, path
+    rtl(page)
+    for path in (f"{campaign.id}/control/activate/", f"{campaign.id}/targets/"):
+        status = page.evaluate(
+            """async (url) => {
+                const token = JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken'];
+                const r = await fetch(url, {method: 'POST', headers: {'X-CSRFToken': token},
+                                             body: new URLSearchParams({action: 'pause'})});
+                return r.status;
+            }""",
+            f"{live_server.url}/automation/campaigns/{path}",
+        )
+        assert status == 403, path
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.DRAFT
