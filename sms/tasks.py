@@ -9,3 +9,11 @@ def delivery_poll() -> dict:
     from sms.delivery import delivery_poll as poll
 
     return poll()
+
+
+@shared_task(name="sms.retention_purge", ignore_result=True, max_retries=0)
+def retention_purge() -> dict:
+    """Beat, daily: erase texts and numbers of attempts older than each workspace's retention period."""
+    from sms.retention import sms_retention_purge_all
+
+    return {str(k): v for k, v in sms_retention_purge_all().items()}
