@@ -61,3 +61,8 @@ class ConflictsPresent(ValidationFailed):
 class BatchNotDraft(Conflict):
     code = "BATCH_NOT_DRAFT"
     default_message = "این دسته قبلاً افزوده یا کنار گذاشته شده است."
+
+
+class CampaignNotDraft(Conflict):
+    code = "CAMPAIGN_NOT_DRAFT"
+    default_message = "فقط کمپین پیش‌نویس حذف می‌شود؛ این کمپین را لغو کنید (تاریخچه‌اش می‌ماند)."

@@ -599,6 +599,9 @@ class AutoEnrollRule(TimeStamped):
     since = models.DateTimeField("از زمان", null=True, blank=True)
     cursor = models.BigIntegerField("آخرین شناسه بررسی‌شده", default=0)
     daily_cap = models.PositiveIntegerField("سقف روزانه", default=200)
+    # Enrolled on ``day`` (the workspace's calendar day); a check on a later day starts from zero.
+    day = models.DateField("روز شمارش", null=True, blank=True)
+    day_count = models.PositiveIntegerField("افزوده در آن روز", default=0)
     running_until = models.DateTimeField(null=True, blank=True)
     last_check_at = models.DateTimeField("آخرین بررسی", null=True, blank=True)
     last_check = models.JSONField("آمار آخرین بررسی", default=dict, blank=True)

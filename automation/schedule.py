@@ -7,4 +7,9 @@ BEAT_SCHEDULE: dict = {
         "schedule": 60.0,
         "options": {"queue": "engine", "expires": 55},
     },
+    "automation-auto-enroll": {
+        "task": "automation.auto_enroll_check",
+        "schedule": 300.0,
+        "options": {"queue": "engine", "expires": 290},
+    },
 }

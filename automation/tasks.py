@@ -35,3 +35,12 @@ def enrollment_batches_resume_task() -> dict:
     from automation.services.enrollment_batches import enrollment_batches_resume
 
     return enrollment_batches_resume()
+
+
+@shared_task(name="automation.auto_enroll_check", ignore_result=True, max_retries=0)
+def auto_enroll_check_task() -> dict:
+    """Beat, every 5 minutes: each enabled rule of a running campaign adds its new matches (a locked rule is
+    skipped, so two checks never run at once)."""
+    from automation.services.auto_enroll import auto_enroll_check_all
+
+    return auto_enroll_check_all()

@@ -280,3 +280,98 @@ class TargetExecutionOutput(serializers.ModelSerializer):
             "started_at",
             "completed_at",
         ]
+
+
+class AutoEnrollRuleInput(serializers.Serializer):
+    enabled = serializers.BooleanField(required=False, default=True)
+    filters = serializers.DictField(
+        help_text="The targets list's filter (q, status, list, province, city, owner, created_after, "
+        "created_before); at least one condition."
+    )
+    daily_cap = serializers.IntegerField(required=False, default=200, min_value=1, max_value=5000)
+    include_existing = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Also targets that exist now; needs `confirmed_existing_count` (from auto-enroll/existing-count).",
+    )
+    confirmed_existing_count = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
+
+
+class AutoEnrollCountInput(serializers.Serializer):
+    filters = serializers.DictField()
+
+
+class AutoEnrollCountOutput(serializers.Serializer):
+    existing_count = serializers.IntegerField()
+
+
+class AutoEnrollRuleOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    exists = serializers.BooleanField()
+    enabled = serializers.BooleanField()
+    filters = serializers.DictField()
+    include_existing = serializers.BooleanField()
+    since = serializers.DateTimeField(allow_null=True)
+    cursor = serializers.IntegerField()
+    daily_cap = serializers.IntegerField()
+    day = serializers.DateField(allow_null=True, help_text="The workspace day `day_count` counts.")
+    day_count = serializers.IntegerField()
+    last_check_at = serializers.DateTimeField(allow_null=True)
+    last_check = serializers.DictField(
+        help_text="examined, enrolled, conflicts, blacklisted, invalid, already_live, added_concurrently, "
+        "waiting (more matches wait for the next check), capped_by (daily_cap | per_check | scan)."
+    )
+    updated_at = serializers.DateTimeField(allow_null=True)
+
+    @staticmethod
+    def of(campaign_id: int, rule) -> dict:
+        if rule is None:
+            return {
+                "campaign_id": campaign_id,
+                "exists": False,
+                "enabled": False,
+                "filters": {},
+                "include_existing": False,
+                "since": None,
+                "cursor": 0,
+                "daily_cap": 200,
+                "day": None,
+                "day_count": 0,
+                "last_check_at": None,
+                "last_check": {},
+                "updated_at": None,
+            }
+        return {
+            "campaign_id": campaign_id,
+            "exists": True,
+            **{
+                f: getattr(rule, f)
+                for f in (
+                    "enabled",
+                    "filters",
+                    "include_existing",
+                    "since",
+                    "cursor",
+                    "daily_cap",
+                    "day",
+                    "day_count",
+                    "last_check_at",
+                    "last_check",
+                    "updated_at",
+                )
+            },
+        }
+
+
+class JourneyCampaignUpdateInput(serializers.Serializer):
+    """Only the keys sent change. The workflow and its pinned version never change after creation (400)."""
+
+    name = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    starts_at = serializers.DateTimeField(required=False, allow_null=True)
+    ends_at = serializers.DateTimeField(required=False, allow_null=True)
+    daily_limit = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    send_window = serializers.JSONField(required=False, allow_null=True)
+    settings = serializers.JSONField(required=False, allow_null=True)
+    workflow_id = serializers.IntegerField(required=False, help_text="Refused (400): pinned at creation.")
+    workflow_version_id = serializers.IntegerField(required=False, help_text="Refused (400): pinned at creation.")

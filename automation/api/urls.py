@@ -14,6 +14,7 @@ urlpatterns = [
     path("workflows/<int:workflow_id>/validate", views.WorkflowValidateApi.as_view(), name="api-workflow-validate"),
     path("workflows/<int:workflow_id>/publish", views.WorkflowPublishApi.as_view(), name="api-workflow-publish"),
     path("workflows/<int:workflow_id>/versions", views.WorkflowNewDraftApi.as_view(), name="api-workflow-new-draft"),
+    path("campaigns/<int:campaign_id>/journey", views.JourneyCampaignApi.as_view(), name="api-journey-campaign"),
     path("campaigns/<int:campaign_id>/journey/stats", views.JourneyStatsApi.as_view(), name="api-journey-stats"),
     path("targets/<int:target_id>/timeline", views.TargetTimelineApi.as_view(), name="api-target-timeline"),
     path("targets/<int:target_id>/executions", views.TargetExecutionsApi.as_view(), name="api-target-executions"),
@@ -23,6 +24,12 @@ urlpatterns = [
         name="api-journey-campaign-action",
     ),
     path("campaigns/<int:campaign_id>/enrollments", views.EnrollmentApi.as_view(), name="api-journey-enroll"),
+    path("campaigns/<int:campaign_id>/auto-enroll", views.AutoEnrollRuleApi.as_view(), name="api-journey-auto-enroll"),
+    path(
+        "campaigns/<int:campaign_id>/auto-enroll/existing-count",
+        views.AutoEnrollCountApi.as_view(),
+        name="api-journey-auto-enroll-count",
+    ),
     path(
         "campaigns/<int:campaign_id>/enrollments/preview",
         views.EnrollmentPreviewApi.as_view(),

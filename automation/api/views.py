@@ -7,6 +7,10 @@ from rest_framework.response import Response
 
 from automation import journey_stats, selectors
 from automation.api.serializers import (
+    AutoEnrollCountInput,
+    AutoEnrollCountOutput,
+    AutoEnrollRuleInput,
+    AutoEnrollRuleOutput,
     BulkControlInput,
     BulkControlOutput,
     CatalogOutput,
@@ -21,6 +25,7 @@ from automation.api.serializers import (
     ExecutionOutput,
     GraphInput,
     GraphOutput,
+    JourneyCampaignUpdateInput,
     PublishInput,
     TargetExecutionOutput,
     ValidationOutput,
@@ -34,8 +39,8 @@ from automation.engine.registry import ACTIONS, GUARDS, OPERATORS, RETRY_STRATEG
 from automation.engine.validator import validate_graph
 from automation.errors import NoDraftVersion
 from automation.models import EnrollmentItem, Execution, ExecutionEvent, Workflow
+from automation.services import auto_enroll, enrollment, enrollment_batches, executions, workflows
 from automation.services import campaigns as campaign_services
-from automation.services import enrollment, enrollment_batches, executions, workflows
 from campaigns.api.serializers import CampaignOutput
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
@@ -445,3 +450,81 @@ class TargetTimelineApi(WorkspaceAPIView):
         response.data["campaigns"] = journey_stats.target_campaigns(actor=self.actor, target_id=target_id)
         response.data["conflict_skips"] = journey_stats.target_conflict_skips(actor=self.actor, target_id=target_id)
         return response
+
+
+class AutoEnrollRuleApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = AutoEnrollRuleOutput
+
+    @extend_schema(
+        operation_id="journey_campaigns_auto_enroll_retrieve", responses={200: AutoEnrollRuleOutput, **errors(404)}
+    )
+    def get(self, request, campaign_id: int):
+        """The campaign's auto-enroll rule with its cursor, today's count and the last check's statistics
+        (`exists: false` and defaults while it has none)."""
+        rule = auto_enroll.auto_enroll_rule_get(actor=self.actor, campaign_id=campaign_id)
+        return Response(AutoEnrollRuleOutput(AutoEnrollRuleOutput.of(campaign_id, rule)).data)
+
+    @extend_schema(
+        operation_id="journey_campaigns_auto_enroll_set",
+        request=AutoEnrollRuleInput,
+        responses={200: AutoEnrollRuleOutput, **errors(400, 403, 404, 409)},
+        description="Create or change the rule. New targets only unless `include_existing` with the "
+        "`confirmed_existing_count` shown by auto-enroll/existing-count (without it: 400 with `existing_count`). "
+        "An empty filter is refused; a changed filter restarts the cursor.",
+    )
+    def put(self, request, campaign_id: int):
+        serializer = AutoEnrollRuleInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        rule = auto_enroll.auto_enroll_rule_set(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        return Response(AutoEnrollRuleOutput(AutoEnrollRuleOutput.of(campaign_id, rule)).data)
+
+
+class AutoEnrollCountApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = AutoEnrollCountOutput
+
+    @extend_schema(
+        operation_id="journey_campaigns_auto_enroll_existing_count",
+        request=AutoEnrollCountInput,
+        responses={200: AutoEnrollCountOutput, **errors(400, 403, 404, 409)},
+        description="How many existing targets match `filters` (nothing is written): the number a rule with "
+        "`include_existing` must confirm.",
+    )
+    def post(self, request, campaign_id: int):
+        serializer = AutoEnrollCountInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        count = auto_enroll.auto_enroll_existing_count(
+            actor=self.actor, campaign_id=campaign_id, filters=serializer.validated_data["filters"]
+        )
+        return Response({"existing_count": count})
+
+
+class JourneyCampaignApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = CampaignOutput
+
+    @extend_schema(
+        operation_id="journey_campaigns_update",
+        request=JourneyCampaignUpdateInput,
+        responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
+        description="Change name, description, starts_at/ends_at, daily_limit, send_window or settings (only the "
+        "keys sent). The pinned workflow/version never changes (400); a completed or cancelled campaign → 409.",
+    )
+    def patch(self, request, campaign_id: int):
+        serializer = JourneyCampaignUpdateInput(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        campaign = campaign_services.journey_campaign_update(
+            actor=self.actor, campaign_id=campaign_id, changes=dict(serializer.validated_data)
+        )
+        return Response(CampaignOutput(campaign).data)
+
+    @extend_schema(
+        operation_id="journey_campaigns_delete",
+        responses={204: None, **errors(403, 404, 409)},
+        description="Delete a draft journey campaign. Any other status → 409 `CAMPAIGN_NOT_DRAFT`: cancel it "
+        "instead (`POST …/journey/cancel`).",
+    )
+    def delete(self, request, campaign_id: int):
+        campaign_services.journey_campaign_delete(actor=self.actor, campaign_id=campaign_id)
+        return Response(status=204)

@@ -1,4 +1,11 @@
-"""Journey campaign writes: create (pins the published version), activate/pause/resume/cancel."""
+"""Journey campaign writes: create (pins the published version), update, delete (drafts),
+activate/pause/resume/cancel.
+
+Every activation goes through the one approval/chain guard (``campaigns.chains.guards``):
+``assert_can_activate_directly`` (chain members → 409 ``CHAIN_MEMBER``, "campaigns need approval" →
+409 ``APPROVAL_REQUIRED``) and ``route_campaign_control`` (pause/resume/cancel of a chain member → chain
+control). ``tests/platform/test_activation_guard.py`` fails when a new path activates without it.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +18,17 @@ from django.utils import timezone
 from automation.choices import EndReason
 from automation.engine.scheduler import activate_pending, cancel_live_executions, channel_problems
 from automation.engine.window import WindowError, window_for_save
-from automation.errors import CampaignNotJourney, ChannelUnusable, NotPublished
+from automation.errors import CampaignClosed, CampaignNotDraft, CampaignNotJourney, ChannelUnusable, NotPublished
 from automation.models import CampaignJourney, Workflow
 from automation.selectors import campaign_journey_get
-from campaigns.chains.guards import route_campaign_control
+from campaigns.chains.guards import assert_campaign_editable, assert_can_activate_directly, route_campaign_control
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.events import campaign_status_changed_event
+from campaigns.events import campaign_event, campaign_status_changed_event
 from campaigns.models import Campaign, TargetList
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
+from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, get_scoped
 
 SETTINGS_KEYS = {"stop_when_target_status_in"}
@@ -112,6 +120,8 @@ def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) 
     routed = route_campaign_control(actor=actor, campaign=campaign, action=action)  # chain root / 409 for a child
     if routed is not None:
         return routed
+    if action == "activate":
+        assert_can_activate_directly(campaign)  # chain members and "needs approval" workspaces go via approval
     now = timezone.now()
     if action in ("activate", "resume"):
         problems = channel_problems(campaign) if campaign_journey_get(campaign) else ["no version"]
@@ -135,3 +145,77 @@ def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) 
             )
             return campaign
     raise ValidationFailed.field("action", "عملیات ناشناخته است.")
+
+
+# --------------------------------------------------------------------------- update / delete
+# API field → Campaign column. The workflow and its pinned version never change after creation.
+UPDATABLE = {
+    "name": "name",
+    "description": "description",
+    "starts_at": "starts_at",
+    "ends_at": "ends_at",
+    "daily_limit": "daily_limit",
+    "send_window": "send_window",
+    "settings": "journey_settings",
+}
+PINNED = ("workflow_id", "workflow_version_id", "workflow", "workflow_version")
+
+
+def journey_campaign_update(*, actor: Actor, campaign_id: int, changes: dict[str, Any]) -> Campaign:
+    """Change name, description, dates, daily limit, send window or settings (only the keys given).
+
+    The pinned workflow/version → 400 (create a new campaign for another version); a finished or
+    cancelled campaign → 409 ``CAMPAIGN_CLOSED``; a chain member → 409 (edited through its chain).
+    """
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    pinned = [k for k in PINNED if k in changes]
+    if pinned:
+        raise ValidationFailed(
+            details={k: ["گردش‌کار و نسخه کمپین پس از ساخت ثابت‌اند؛ برای نسخه دیگر کمپین تازه بسازید."] for k in pinned}
+        )
+    unknown = sorted(set(changes) - set(UPDATABLE))
+    if unknown:
+        raise ValidationFailed(details={k: ["این فیلد قابل ویرایش نیست."] for k in unknown})
+    with transaction.atomic():
+        campaign = _journey(actor, campaign_id)
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        assert_campaign_editable(campaign)
+        if campaign.status in (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED):
+            raise CampaignClosed("کمپین پایان‌یافته یا لغوشده ویرایش نمی‌شود.")
+        data = {UPDATABLE[k]: v for k, v in changes.items()}
+        if "name" in data:
+            data["name"] = (data["name"] or "").strip()
+            if not data["name"]:
+                raise ValidationFailed.field("name", "نام کمپین لازم است.")
+        if "journey_settings" in data:
+            data["journey_settings"] = data["journey_settings"] or {}
+        merged = {f: data.get(f, getattr(campaign, f)) for f in ("starts_at", "ends_at", "daily_limit", "send_window")}
+        _validate_journey_fields(**merged, settings=data.get("journey_settings"))
+        campaign, changed = model_update(instance=campaign, fields=list(UPDATABLE.values()), data=data)
+        if changed:
+            campaign_event(campaign=campaign, type="updated", actor=actor.user, data={"fields": sorted(changes)})
+    return campaign
+
+
+def journey_campaign_delete(*, actor: Actor, campaign_id: int) -> None:
+    """Delete a draft (soft; its pending executions are cancelled, its auto-enroll rule switched off).
+
+    Any other status → 409 ``CAMPAIGN_NOT_DRAFT``: cancel it instead (its history stays). Chain members
+    are deleted through their chain (409).
+    """
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    from automation.models import AutoEnrollRule
+
+    with transaction.atomic():
+        campaign = _journey(actor, campaign_id)
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        assert_campaign_editable(campaign)
+        if campaign.status != CampaignStatus.DRAFT:
+            raise CampaignNotDraft(
+                details={"status": campaign.status, "cancel": f"/api/v1/campaigns/{campaign.id}/journey/cancel"}
+            )
+        now = timezone.now()
+        cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_CANCELLED, now=now, actor=actor.user)
+        AutoEnrollRule.objects.filter(campaign=campaign).update(enabled=False, updated_at=now)
+        Campaign.objects.filter(pk=campaign.pk, deleted_at__isnull=True).update(deleted_at=now, updated_at=now)
+        campaign_event(campaign=campaign, type="deleted", actor=actor.user)

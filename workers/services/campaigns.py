@@ -5,6 +5,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns.chains.guards import assert_can_activate_directly
 from campaigns.choices import CampaignKind
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
@@ -136,6 +137,8 @@ def browser_campaign_create(
             )
 
         # active=true in the seed; a future start waits as "scheduled" and the creation job activates it.
+        # The one approval guard: in a workspace whose campaigns need approval → 409 APPROVAL_REQUIRED (rolled back).
+        assert_can_activate_directly(campaign)
         fsm_apply(campaign, "activate" if start_date <= now else "schedule", on_applied=record)
     return campaign
 

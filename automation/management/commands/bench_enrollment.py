@@ -1,0 +1,162 @@
+"""Benchmark the enrollment review (PostgreSQL): preview + commit of N targets next to a raw multi-row INSERT.
+
+    python manage.py bench_enrollment --targets 20000
+
+Creates a bench workspace with N targets and a journey (start → wait 1 day → end, no channel), then
+measures in one run: the preview (classification into invalid / blacklisted / already live / conflict /
+ready, items written), the commit (re-check + the background job's chunks: executions and their
+``enrolled`` events), and a multi-row ``INSERT`` of the same execution and event rows into a second
+campaign (the floor). Everything runs in one transaction that is rolled back at the end: the command
+leaves no rows behind.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+from django.utils import timezone
+
+from automation.engine.graph import published_graph
+from automation.models import Execution, ExecutionEvent
+from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
+from automation.services.enrollment_batches import (
+    enrollment_batch_commit,
+    enrollment_batch_preview,
+    enrollment_batch_run,
+)
+from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
+from campaigns.choices import Role
+from campaigns.models import Target, Workspace
+from campaigns.platform.tenancy import Actor
+from campaigns.services.workspaces import membership_set
+
+GRAPH = {
+    "nodes": [
+        {"node_key": "start", "type": "start", "subtype": "manual", "config": {}},
+        {
+            "node_key": "wait",
+            "type": "wait",
+            "subtype": "duration",
+            "config": {"mode": "duration", "amount": 1, "unit": "days"},
+        },
+        {"node_key": "end", "type": "end", "subtype": "complete", "config": {"behavior": "complete"}},
+    ],
+    "edges": [{"from": "start", "to": "wait"}, {"from": "wait", "to": "end"}],
+    "settings": {},
+}
+ROWS_PER_INSERT = 1000
+
+
+class _Rollback(Exception):
+    pass
+
+
+class Command(BaseCommand):
+    help = "Enrollment benchmark: preview + commit of N targets vs a multi-row INSERT of the same rows."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--targets", type=int, default=20000)
+
+    def handle(self, *args, **options):
+        if connection.vendor != "postgresql":
+            raise CommandError("bench_enrollment needs PostgreSQL (DATABASE_URL=postgres://…).")
+        n = options["targets"]
+        result: dict = {}
+        try:
+            with transaction.atomic():
+                self._run(n, result)
+                raise _Rollback()  # hermetic: nothing the bench wrote survives
+        except _Rollback:
+            pass
+        out = self.stdout.write
+        out(f"targets: {n} (rolled back: no rows left)")
+        out(f"preview: {result['preview']:.2f} s ({n / result['preview']:.0f} targets/s)")
+        commit_rate = n / result["commit"]
+        insert_rate = n / result["insert"]
+        out(f"commit: {result['commit']:.2f} s → {commit_rate:.0f} executions/s (with their enrolled events)")
+        out(f"multi-row INSERT of the same rows: {result['insert']:.2f} s → {insert_rate:.0f} rows/s")
+        out(f"commit = {100 * commit_rate / insert_rate:.0f}% of the INSERT floor")
+
+    def _run(self, n: int, result: dict) -> None:
+        slug = f"bench-{uuid.uuid4().hex[:8]}"
+        workspace = Workspace.objects.create(name=slug, slug=slug)
+        user = get_user_model().objects.create_user(slug)
+        actor = Actor(
+            user=user, workspace=workspace, membership=membership_set(workspace=workspace, user=user, role=Role.OWNER)
+        )
+        base = 9120000000
+        for start in range(0, n, 5000):
+            Target.objects.bulk_create(
+                [
+                    Target(workspace=workspace, name=f"t{i}", mobile=f"+98{base + i}")
+                    for i in range(start, min(n, start + 5000))
+                ]
+            )
+        workflow = workflow_create(actor=actor, name="bench")
+        workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=GRAPH)
+        workflow_publish(actor=actor, workflow_id=workflow.id)
+        campaign = journey_campaign_create(actor=actor, name="bench", workflow_id=workflow.id)
+        journey_campaign_transition(actor=actor, campaign_id=campaign.id, action="activate")
+        floor = journey_campaign_create(actor=actor, name="floor", workflow_id=workflow.id)
+        journey_campaign_transition(actor=actor, campaign_id=floor.id, action="activate")
+        ids = list(Target.objects.filter(workspace=workspace).order_by("id").values_list("id", flat=True))
+
+        started = time.perf_counter()
+        batch = enrollment_batch_preview(actor=actor, campaign_id=campaign.id, target_ids=ids)
+        result["preview"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        batch = enrollment_batch_commit(actor=actor, batch_id=batch.id, enqueue=lambda _id: None)
+        enrollment_batch_run(batch_id=batch.id)  # what the background job does
+        result["commit"] = time.perf_counter() - started
+        added = Execution.objects.filter(campaign=campaign).count()
+        if added != n:
+            raise CommandError(f"only {added} of {n} targets were enrolled")
+
+        started = time.perf_counter()
+        self._insert(floor, ids)
+        result["insert"] = time.perf_counter() - started
+
+    def _insert(self, campaign, ids: list[int]) -> None:
+        """The floor: executions and their events as plain multi-row INSERTs (no checks, no ORM)."""
+        journey = campaign.journey
+        first = published_graph(journey.workflow_version_id).first_step()
+        ct = ContentType.objects.get_for_model(Target).id
+        now = timezone.now()
+        ex, ev = Execution._meta.db_table, ExecutionEvent._meta.db_table
+        ex_cols = (
+            "created_at, updated_at, workspace_id, campaign_id, workflow_id, version_id, subject_type_id, subject_id, "
+            "current_node_id, needs_budget, cycle, status, eligible_at, next_run_at, node_entered_at, started_at, "
+            "paused_from_status, end_reason, retry_count, revision, last_error, metadata"
+        )
+        ev_cols = (
+            "workspace_id, execution_id, campaign_id, subject_type_id, subject_id, node_id, type, from_status, "
+            "to_status, message, data, occurred_at"
+        )
+        with connection.cursor() as cursor:
+            for start in range(0, len(ids), ROWS_PER_INSERT):
+                chunk = ids[start : start + ROWS_PER_INSERT]
+                params: list = []
+                for tid in chunk:
+                    params += [now, now, campaign.workspace_id, campaign.id, journey.workflow_id]
+                    params += [journey.workflow_version_id, ct, tid, first.id, first.consumes_budget, 1, "active"]
+                    params += [now, now, now, now, "", "", 0, 1, "", "{}"]
+                row = "(" + ", ".join(["%s"] * 22) + ")"
+                cursor.execute(
+                    # Table and column names come from the models; every value is a parameter.
+                    f"INSERT INTO {ex} ({ex_cols}) VALUES {', '.join([row] * len(chunk))} RETURNING id, subject_id",  # noqa: S608
+                    params,
+                )
+                created = cursor.fetchall()
+                params = []
+                for execution_id, tid in created:
+                    params += [campaign.workspace_id, execution_id, campaign.id, ct, tid, first.id, "enrolled", ""]
+                    params += ["active", "", "{}", now]
+                row = "(" + ", ".join(["%s"] * 12) + ")"
+                sql = f"INSERT INTO {ev} ({ev_cols}) VALUES {', '.join([row] * len(created))}"  # noqa: S608
+                cursor.execute(sql, params)
