@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | 
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint venv
+.PHONY: run test lint venv fuzz
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# Longer fuzzing of the whole OpenAPI schema (tests/platform/test_fuzz.py; CI runs 3 examples per operation).
+FUZZ_EXAMPLES ?= 25
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_COVERAGE=1 FUZZ_STATS=var/fuzz-stats.json \
+	$(VENV)/bin/pytest tests/platform/test_fuzz.py -q --timeout=3600 $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

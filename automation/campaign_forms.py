@@ -10,6 +10,7 @@ import jdatetime
 from django import forms
 
 from automation.engine.window import DISPLAY_ORDER
+from campaigns.platform.jalali import fa_digits
 
 DAY_LABELS = {
     "sat": "شنبه",
@@ -75,7 +76,7 @@ class JourneyCampaignForm(forms.Form):
     def __init__(self, *args, workflows=(), lists=(), time_zone: str = "Asia/Tehran", **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["workflow"].choices = [("", "— انتخاب کنید —")] + [
-            (w.id, f"{w.name} — نسخه {w.published_version.version_number}") for w in workflows
+            (w.id, f"{w.name} — نسخه {fa_digits(w.published_version.version_number)}") for w in workflows
         ]
         self.fields["source_list"].choices = [("", "—")] + [(tl.id, tl.name) for tl in lists]
         self.fields["starts_at"] = JalaliDateTimeField(

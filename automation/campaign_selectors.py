@@ -247,6 +247,7 @@ class Bar:
     failed_height: float
     y: float
     failed_y: float
+    center: float
     label: str
     show_label: bool
 
@@ -259,6 +260,7 @@ def sends_chart(series: list[dict[str, Any]], *, height: int = 120, width: int =
     bars = []
     for i, s in enumerate(series):
         day = date.fromisoformat(s["day"])
+        x = round(width - (i + 1) * step + step * 0.15, 2)  # right to left: the newest day on the left
         sent_h = round(height * s["sent"] / peak, 2)
         failed_h = round(height * s["failed"] / peak, 2)
         bars.append(
@@ -266,7 +268,8 @@ def sends_chart(series: list[dict[str, Any]], *, height: int = 120, width: int =
                 day=day,
                 sent=s["sent"],
                 failed=s["failed"],
-                x=round(width - (i + 1) * step + step * 0.15, 2),  # right to left: the newest day on the left
+                x=x,
+                center=round(x + step * 0.35, 2),
                 height=sent_h,
                 failed_height=failed_h,
                 y=round(height - sent_h, 2),

@@ -9,15 +9,18 @@ from django.template.loader import render_to_string
 
 from automation import journey_stats
 from automation.campaign_selectors import WHY_NOT_SENT_LABELS, journeys_labelled, labelled
+from automation.choices import EventType
 from campaigns.platform.permissions import Perm
 
 TIMELINE_PAGE = 30
+HIDDEN = (EventType.CLAIMED, EventType.PROCESSING)
 
 
 def render_target_panel(*, request, actor, target) -> str | None:
     if actor is None or not actor.has(Perm.VIEW):
         return None
-    events = journey_stats.target_timeline_events(actor=actor, target_id=target.id)
+    # The engine's own bookkeeping (claimed, processing) stays in the API and the campaign log, not here.
+    events = journey_stats.target_timeline_events(actor=actor, target_id=target.id).exclude(type__in=HIDDEN)
     page = Paginator(events, TIMELINE_PAGE).get_page(request.GET.get("timeline_page"))
     context = {
         "target": target,

@@ -11,3 +11,19 @@ def get_item(mapping, key):
     if not isinstance(mapping, dict):
         return ""
     return mapping.get(key, "")
+
+
+@register.filter
+def jiso(value) -> str:
+    """An ISO datetime string (as stored in JSON) as a Jalali date and time in Persian digits."""
+    from datetime import datetime
+
+    from campaigns.platform.jalali import fa_digits, to_jalali
+
+    if not value:
+        return ""
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    return fa_digits(to_jalali(moment, with_time=True))
