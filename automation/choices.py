@@ -64,7 +64,7 @@ class EventType(models.TextChoices):
     NODE_ENTERED = "node_entered", "ورود به گام"
     WAIT_STARTED = "wait_started", "شروع انتظار"
     WAIT_FINISHED = "wait_finished", "پایان انتظار"
-    SMS_ATTEMPT = "sms_attempt", "تلاش ارسال"
+    ACTION_ATTEMPT = "action_attempt", "تلاش اقدام"
     ACTION_RESULT = "action_result", "نتیجه اقدام"
     RETRY_SCHEDULED = "retry_scheduled", "زمان‌بندی تلاش دوباره"
     DEFERRED_WINDOW = "deferred_window", "تعویق به بازه ارسال"

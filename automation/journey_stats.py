@@ -67,7 +67,7 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
     sent_today = counters.filter(day=today).aggregate(n=Sum("used"))["n"] or 0
     sent_total = counters.aggregate(n=Sum("used"))["n"] or 0
     events = ExecutionEvent.objects.filter(campaign_id=campaign.id)
-    failed = events.filter(type__in=[EventType.SMS_ATTEMPT, EventType.ACTION_RESULT], data__result__in=FAILED_RESULTS)
+    failed = events.filter(type__in=[EventType.ACTION_ATTEMPT, EventType.ACTION_RESULT], data__result__in=FAILED_RESULTS)
     retried = events.filter(type=EventType.RETRY_SCHEDULED)
     workspace_used = (
         DailyCounter.objects.filter(scope=CounterScope.WORKSPACE, scope_id=actor.workspace.id, day=today).aggregate(
@@ -123,7 +123,7 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
     zone = zoneinfo.ZoneInfo(tz)
     recent = events.filter(occurred_at__gte=_day_start(since, tz)).annotate(day=TruncDate("occurred_at", tzinfo=zone))
     failed_by_day = dict(
-        recent.filter(type__in=[EventType.SMS_ATTEMPT, EventType.ACTION_RESULT], data__result__in=FAILED_RESULTS)
+        recent.filter(type__in=[EventType.ACTION_ATTEMPT, EventType.ACTION_RESULT], data__result__in=FAILED_RESULTS)
         .values_list("day")
         .annotate(n=Count("id"))
         .values_list("day", "n")

@@ -40,7 +40,7 @@ class Workflow(TimeStamped):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="workflows")
     name = models.CharField("نام", max_length=200)
     description = models.TextField("توضیحات", blank=True)
-    category = models.CharField("دسته", max_length=30, blank=True, default="sms")
+    category = models.CharField("دسته", max_length=30, blank=True, default="")
     status = models.CharField("وضعیت", max_length=16, choices=WorkflowStatus.choices, default=WorkflowStatus.DRAFT)
     published_version = models.ForeignKey(
         "WorkflowVersion",

@@ -475,7 +475,7 @@ class SendSmsAction(Action):
                 release[id(plan.budget)] = release.get(id(plan.budget), 0) + 1
                 continue
             response = gateway.response
-            data = {"attempt_id": plan.attempt.id, "provider": gateway.provider, "event": EventType.SMS_ATTEMPT}
+            data = {"attempt_id": plan.attempt.id, "provider": gateway.provider, "event": EventType.ACTION_ATTEMPT}
             status = _RESULT_STATUS.get(response.status, AttemptStatus.FAILED)
             retry_at = self._retry_at(ctx) if status == AttemptStatus.FAILED else None
             updates.append((plan.attempt.id, status, response, gateway.provider, gateway.sender, retry_at))
@@ -546,7 +546,7 @@ class SendSmsAction(Action):
     def _settle_unknown(self, ctx, unknown: list[_Earlier]) -> ActionResult | None:
         """Decide an unknown attempt of this step; None means "surely not sent: send again (same local id)"."""
         latest = unknown[-1]
-        data = {"attempt_id": latest.id, "event": EventType.SMS_ATTEMPT}
+        data = {"attempt_id": latest.id, "event": EventType.ACTION_ATTEMPT}
         if (ctx.execution.metadata or {}).get(RESEND_UNKNOWN) == ctx.node.id:  # a person chose "resend"
             for e in unknown:
                 if self._record_id(e.id, AttemptStatus.FAILED, error_code="resend_chosen", from_status="unknown"):

@@ -1,9 +1,13 @@
-"""Three built-in workflow templates (copied into a workspace with fresh node keys).
+"""The SMS channel's built-in workflow templates (copied into a workspace with fresh node keys).
 
-Texts have no gendered salutations (seed D8) and make no product claims.
+Registered in ``SmsConfig.ready`` through ``automation.engine.registry.register_workflow_template``: the
+engine offers whatever the channels register. Texts have no gendered salutations (seed D8) and make no
+product claims.
 """
 
 import itertools
+
+from automation.engine.registry import register_workflow_template
 
 SMS_RETRY = {
     "enabled": True,
@@ -113,3 +117,14 @@ BUILTIN_TEMPLATES = {
         },
     },
 }
+
+
+def register() -> None:
+    for order, (key, template) in enumerate(BUILTIN_TEMPLATES.items()):
+        register_workflow_template(
+            key,
+            name=template["name"],
+            description=template["description"],
+            definition=template["definition"],
+            order=10 + order,
+        )

@@ -147,3 +147,31 @@ class RetryStrategy:
 
 
 RETRY_STRATEGIES: Registry[RetryStrategy] = Registry("retry_strategies")
+
+
+# --- built-in workflow templates ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkflowTemplateSpec:
+    """A ready-made graph offered when a workflow is created; registered by the channel whose actions it uses."""
+
+    key: str
+    name: str
+    description: str
+    definition: dict[str, Any]
+    order: int = 100
+
+
+WORKFLOW_TEMPLATES: Registry[WorkflowTemplateSpec] = Registry("workflow_templates")
+
+
+def register_workflow_template(
+    key: str, *, name: str, description: str, definition: dict[str, Any], order: int = 100
+) -> WorkflowTemplateSpec:
+    """Offer a built-in template (the workflow pages, the catalog API and ``workflow_create`` read this)."""
+    return WORKFLOW_TEMPLATES.register(key, WorkflowTemplateSpec(key, name, description, definition, order))
+
+
+def workflow_templates_in_order() -> list[WorkflowTemplateSpec]:
+    return sorted((spec for _, spec in WORKFLOW_TEMPLATES), key=lambda spec: (spec.order, spec.key))

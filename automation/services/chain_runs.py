@@ -26,7 +26,7 @@ from campaigns.models import Campaign, Target
 
 # chain_action channel → the engine action that sends it.
 CHANNEL_ACTIONS = {"sms": "send_sms"}
-RESULT_EVENTS = (EventType.ACTION_RESULT, EventType.SMS_ATTEMPT)
+RESULT_EVENTS = (EventType.ACTION_RESULT, EventType.ACTION_ATTEMPT)
 
 
 def _chain_action_graph(campaign: Campaign) -> Graph:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from automation.choices import LIVE_STATUSES, NodeType, VersionStatus, WorkflowStatus
 from automation.engine.graph import Graph, graph_of_version, graph_size_errors, published_graph
 from automation.engine.nodes import NODE_TYPES
-from automation.engine.registry import ACTIONS
+from automation.engine.registry import ACTIONS, WORKFLOW_TEMPLATES, workflow_templates_in_order
 from automation.engine.validator import GraphError, validate_graph
 from automation.errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound, WorkflowInUse
 from automation.models import (
@@ -25,7 +25,6 @@ from automation.models import (
     WorkflowTemplate,
     WorkflowVersion,
 )
-from automation.templates_builtin import BUILTIN_TEMPLATES
 from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
@@ -132,9 +131,10 @@ def workflow_create(
     if template_id is not None:
         definition = get_scoped(WorkflowTemplate, actor.workspace, template_id).definition
     elif template:
-        if template not in BUILTIN_TEMPLATES:
+        builtin = WORKFLOW_TEMPLATES.get(template)
+        if builtin is None:
             raise TemplateNotFound()
-        definition = BUILTIN_TEMPLATES[template]["definition"]
+        definition = builtin.definition
     else:
         definition = BLANK_GRAPH
     graph = Graph.from_dict(with_fresh_keys(definition))
@@ -266,8 +266,8 @@ def workflow_template_save(*, actor: Actor, workflow_id: int, name: str, descrip
 
 def workflow_templates(*, actor: Actor) -> list[dict[str, Any]]:
     builtin = [
-        {"key": k, "id": None, "name": t["name"], "description": t["description"], "builtin": True}
-        for k, t in BUILTIN_TEMPLATES.items()
+        {"key": t.key, "id": None, "name": t.name, "description": t.description, "builtin": True}
+        for t in workflow_templates_in_order()
     ]
     own = [
         {"key": None, "id": t.id, "name": t.name, "description": t.description, "builtin": False}

@@ -31,7 +31,7 @@ from automation.builder import (
 from automation.engine.graph import Graph, graph_of_version
 from automation.engine.validator import validate_graph
 from automation.services.workflows import draft_of, with_fresh_keys, workflow_create, workflow_graph_save
-from automation.templates_builtin import BUILTIN_TEMPLATES
+from sms.workflow_templates import BUILTIN_TEMPLATES
 
 from .helpers import end_node, linear_graph, sms_node, wait_node
 

@@ -107,8 +107,8 @@ def test_target_timeline_shows_sends_why_not_sent_and_campaigns(api, actor, work
     data = api.get(f"/api/v1/targets/{target.id}/timeline").json()
     assert [c["campaign_id"] for c in data["campaigns"]] == [campaign.id]
     types = [e["type"] for e in data["results"]]
-    assert types[-1] == "enrolled" and "sms_attempt" in types  # newest first
-    send = next(e for e in data["results"] if e["type"] == "sms_attempt")["send"]
+    assert types[-1] == "enrolled" and "action_attempt" in types  # newest first
+    send = next(e for e in data["results"] if e["type"] == "action_attempt")["send"]
     assert send["number"] and send["text"].startswith("سلام") and send["status"] in ("sent", "submitted")
     executions = api.get(f"/api/v1/targets/{target.id}/executions").json()
     assert [e["campaign_id"] for e in executions["results"]] == [campaign.id]

@@ -13,7 +13,7 @@ from automation.engine.validator import validate_graph
 from automation.engine.variables import render, unknown_variables
 from automation.engine.window import SendWindow, WindowError
 from automation.services.workflows import with_fresh_keys
-from automation.templates_builtin import BUILTIN_TEMPLATES
+from sms.workflow_templates import BUILTIN_TEMPLATES
 
 from .helpers import WINDOW_9_18, end_node, linear_graph, sms_node, wait_node
 

@@ -22,11 +22,6 @@ BASE_DIR = Path(__file__).resolve().parents[2]
 CONFIG = tomllib.loads((BASE_DIR / "pyproject.toml").read_text())["tool"]["importlinter"]
 CONTRACTS = {contract["id"]: contract for contract in CONFIG["contracts"]}
 
-# Imports that break the direction today and are on their way out (the demo and benchmark set-up of a
-# channel moves into that channel's app). Never add to these lists: a new violation must be fixed.
-KNOWN_IMPORTS = {
-    ("automation.management.commands.bench_engine", "sms.models"),
-}
 # The model layer the kernel may import; every other module of campaigns is listed in its contract.
 KERNEL_MAY_IMPORT = {"platform", "models", "choices", "campaign_chain_fields", "campaign_journey_fields"}
 
@@ -81,10 +76,7 @@ def violations(graph) -> list[str]:
 
 
 def test_no_import_breaks_the_direction(graph):
-    """Every contract holds once the imports on their way out (KNOWN_IMPORTS) are left aside."""
-    for importer, imported in KNOWN_IMPORTS:
-        if graph.direct_import_exists(importer=importer, imported=imported):
-            graph.remove_import(importer=importer, imported=imported)
+    """Every contract holds, with no exception (a channel's demo and benchmark set-up live in its app)."""
     assert violations(graph) == []
 
 
@@ -97,15 +89,8 @@ def test_the_checker_sees_a_forbidden_import(graph):
         graph.remove_import(importer="campaigns.platform.tenancy", imported="workers.models")
 
 
-@pytest.mark.xfail(strict=False, reason="the channels' demo and benchmark set-up is moving into their apps")
-def test_known_import_violations_are_gone(graph):
-    assert (
-        sorted(pair for pair in KNOWN_IMPORTS if graph.direct_import_exists(importer=pair[0], imported=pair[1])) == []
-    )
-
-
-def test_lint_imports_passes(graph):
-    """What `make lint` runs in CI; a failure caused only by KNOWN_IMPORTS is expected for now."""
+def test_lint_imports_passes():
+    """What `make lint` runs in CI."""
     result = subprocess.run(
         [str(Path(sys.executable).with_name("lint-imports")), "--no-cache", "--no-logo"],
         cwd=BASE_DIR,
@@ -114,8 +99,6 @@ def test_lint_imports_passes(graph):
         timeout=120,
     )
     if result.returncode != 0:
-        if any(graph.direct_import_exists(importer=a, imported=b) for a, b in KNOWN_IMPORTS):
-            pytest.xfail("imports on their way out (KNOWN_IMPORTS) still break a contract")
         pytest.fail(result.stdout + result.stderr)
 
 

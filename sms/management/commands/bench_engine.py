@@ -246,7 +246,7 @@ class Command(BaseCommand):
 
         from sms.models import SmsAttempt
 
-        @shared_task(name="automation.bench_naive_step")
+        @shared_task(name="sms.bench_naive_step")
         def naive_step(execution_id: int, step: int) -> None:
             ex = Execution.objects.get(pk=execution_id)
             ex.status = ExecutionStatus.PROCESSING
