@@ -1,7 +1,7 @@
 """Campaign groups and chain approval packages.
 
-Imported at the end of ``campaigns/models.py`` so both models belong to the
-``campaigns`` app. Chain fields of the campaign itself live in
+Gathered by the ``campaigns.models`` package, so they belong to the ``campaigns``
+app label. Chain fields of the campaign itself live in
 ``campaigns/campaign_chain_fields.py``.
 """
 
@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from campaigns.chains.choices import GroupStatus, PackageStatus
-from campaigns.models import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
+from campaigns.models.core import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
 
 
 class CampaignGroup(TimeStamped):

@@ -1,7 +1,7 @@
 """Chain runs: campaign runs, frozen audience snapshots, run→execution links, conversion events.
 
-Imported at the end of ``campaigns/chains/models.py`` so every model belongs
-to the ``campaigns`` app. Run status changes go through the FSM below and are
+Gathered by the ``campaigns.models`` package, so every model belongs to the
+``campaigns`` app label. Run status changes go through the FSM below and are
 persisted by ``campaigns.chains.runs.transitions.run_apply`` (compare-and-set on
 id + status + revision).
 """
@@ -22,7 +22,7 @@ from campaigns.chains.runs.choices import (
     SnapshotStatus,
     WaitReason,
 )
-from campaigns.models import Target, TimeStamped, Workspace, WorkspaceQuerySet
+from campaigns.models.core import Target, TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.integrity import MSG_OTHER_WORKSPACE, require_same_workspace
 
 R = RunStatus

@@ -1,10 +1,16 @@
-"""Tenancy (workspaces, members), the audience (targets, lists) and campaigns."""
+"""Tenancy (workspaces, members, API keys), the audience (targets, lists, imports) and the one Campaign table.
+
+Group, chain and run models import this module (never the ``campaigns.models`` package, which gathers
+them all for Django's registry), so the models import in one direction.
+"""
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django_fsm import FSMField, transition
 
+from campaigns.campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields
+from campaigns.campaign_journey_fields import CampaignJourneyFields
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, Role, TargetStatus
 from campaigns.platform.permissions import role_has
 
@@ -155,10 +161,6 @@ class Target(TimeStamped):
     def display_first_name(self) -> str:
         """First name for messages; falls back to the whole name."""
         return self.first_name or self.name
-
-
-from campaigns.campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields  # noqa: E402  (chains issue owns that file)
-from campaigns.campaign_journey_fields import CampaignJourneyFields  # noqa: E402
 
 
 class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
@@ -399,6 +401,3 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
-
-
-from campaigns.chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage  # noqa: E402,F401  (chains issue)

@@ -20,7 +20,7 @@ from django.forms.forms import NON_FIELD_ERRORS
 from django.http import Http404
 
 from campaigns.choices import Role
-from campaigns.models import Membership, Workspace
+from campaigns.models.core import Membership, Workspace
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.permissions import Perm, role_has
 

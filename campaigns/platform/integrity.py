@@ -18,7 +18,7 @@ MSG_NOT_MEMBER = "مسئول باید عضو همین فضای کاری باشد
 
 def workspace_id_of(obj) -> int | None:
     """The workspace a row belongs to (a Workspace is its own)."""
-    from campaigns.models import Workspace
+    from campaigns.models.core import Workspace
 
     if obj is None:
         return None

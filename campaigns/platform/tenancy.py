@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import models
 from django.utils import timezone
 
-from campaigns.models import Membership, Workspace
+from campaigns.models.core import Membership, Workspace
 from campaigns.platform.errors import NotFound, PermissionDenied, WorkspaceNotFound, WorkspaceRequired
 
 SESSION_KEY = "workspace_id"

@@ -1,0 +1,55 @@
+"""Every model of the ``campaigns`` app label, gathered for Django's registry and for imports.
+
+``campaigns.models.core``: tenancy, audience, the one Campaign table. ``campaigns.chains.models`` (groups,
+chains, approval packages) and ``campaigns.chains.run_models`` (runs) import ``core``, never this package,
+so the models import in one direction. App label and model names are those of the migrations.
+"""
+
+from campaigns.chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage
+from campaigns.chains.run_models import (
+    CampaignRun,
+    ConversionEvent,
+    RunAudienceMember,
+    RunAudienceSnapshot,
+    RunExecution,
+)
+from campaigns.models.core import (
+    ApiToken,
+    Campaign,
+    CampaignEvent,
+    Membership,
+    PlatformHeartbeat,
+    Target,
+    TargetImport,
+    TargetImportRow,
+    TargetList,
+    TimeStamped,
+    Workspace,
+    WorkspaceQuerySet,
+)
+from campaigns.notifications.models import Activity, Notification
+
+__all__ = [
+    "Activity",
+    "ApiToken",
+    "Campaign",
+    "CampaignChain",
+    "CampaignEvent",
+    "CampaignGroup",
+    "CampaignRun",
+    "ChainApprovalPackage",
+    "ConversionEvent",
+    "Membership",
+    "Notification",
+    "PlatformHeartbeat",
+    "RunAudienceMember",
+    "RunAudienceSnapshot",
+    "RunExecution",
+    "Target",
+    "TargetImport",
+    "TargetImportRow",
+    "TargetList",
+    "TimeStamped",
+    "Workspace",
+    "WorkspaceQuerySet",
+]
