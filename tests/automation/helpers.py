@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import itertools
 import json
-from datetime import datetime
+import zoneinfo
+from datetime import UTC, datetime
 
 from django.test import TestCase
 
 from automation.engine.runner import process_batch
 from automation.engine.scheduler import tick
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
+from automation.services.enrollment import enroll_subjects
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
 from sms.models import SmsProviderAccount, SmsSettings
+from sms.providers.console import ConsoleProvider
+
+TEHRAN = zoneinfo.ZoneInfo("Asia/Tehran")
+# Sunday 2026-11-01 06:30 Tehran (window closed).
+T0 = datetime(2026, 11, 1, 3, 0, tzinfo=UTC)
 
 WINDOW_9_18 = {
     "timezone": "Asia/Tehran",
@@ -106,3 +113,26 @@ class Driver:
         if process:
             process_batch(batch, now=now)
         return report, batch
+
+
+def enroll(actor, campaign, targets):
+    return enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets])
+
+
+class CountingConsole:
+    """Wraps the console provider: counts calls, can fail chosen local ids."""
+
+    def __init__(self, monkeypatch, respond=None):
+        self.calls: list[str] = []
+        self.respond = respond
+        original = ConsoleProvider.send
+
+        def send(provider, credentials, request):
+            self.calls.append(request.local_id)
+            if self.respond:
+                response = self.respond(request)
+                if response is not None:
+                    return response
+            return original(provider, credentials, request)
+
+        monkeypatch.setattr(ConsoleProvider, "send", send)
