@@ -2,12 +2,13 @@
 
 from rest_framework import serializers
 
+from campaigns.platform.text import StrictCharField
 from sms.choices import BlacklistReason
 from sms.models import BlacklistEntry, SmsAttempt, SmsTemplate
 
 
 class SmsPreviewInput(serializers.Serializer):
-    body = serializers.CharField(max_length=2000, allow_blank=True)
+    body = StrictCharField(max_length=2000, allow_blank=True)
     target_id = serializers.IntegerField(required=False, allow_null=True, default=None)
     on_missing_variable = serializers.ChoiceField(choices=["skip", "blank"], default="blank")
 
@@ -51,7 +52,7 @@ class BlacklistOutput(serializers.ModelSerializer):
 
 class SmsTemplateInput(serializers.Serializer):
     name = serializers.CharField(max_length=200)
-    body = serializers.CharField(max_length=2000)
+    body = StrictCharField(max_length=2000)
 
 
 class SmsTemplateOutput(serializers.ModelSerializer):

@@ -143,3 +143,45 @@ def test_valid_page_and_size_still_paginate(api, workspace):
     response = api.get("/api/v1/targets", {"page": "1", "size": "5"})
     assert response.status_code == 200
     assert response.json()["size"] == 5
+
+
+@pytest.mark.parametrize("action", [{"x": 1}, ["click"], 3])
+def test_action_config_step_with_non_text_action_is_a_field_error(api, action):
+    # Found by the fuzzer: an object as a step's action raised TypeError (unhashable) → 500.
+    payload = {"platform": "demo", "action_type": "like", "steps": [{"action": action}]}
+    response = api.post("/api/v1/browser/action-configs", payload, format="json")
+    assert_envelope(response, 400)
+
+
+def test_nul_in_action_config_selector_is_a_field_error(api):
+    payload = {"platform": "demo", "action_type": "like", "steps": [{"action": "click", "selector": "a\u0000"}]}
+    response = api.post("/api/v1/browser/action-configs", payload, format="json")
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "steps.0.selector" in body["error"]["details"]
+
+
+def test_number_as_sms_preview_body_is_refused_not_coerced(api):
+    response = api.post("/api/v1/sms/preview", {"body": 12345}, format="json")
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "body" in body["error"]["details"]
+
+
+def test_number_as_proxy_password_is_refused_not_coerced(api):
+    payload = {"host": "proxy.example.com", "port": 8080, "password": 12345}
+    response = api.post("/api/v1/browser/proxies", payload, format="json")
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "password" in body["error"]["details"]
+
+
+def test_schema_states_minimum_page_size_and_expected_revision():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    params = {p["name"]: p["schema"] for p in schema["paths"]["/api/v1/targets"]["get"]["parameters"]}
+    assert params["page"]["minimum"] == 1 and params["size"]["minimum"] == 1
+    revisions = [
+        component["properties"]["expected_revision"]
+        for component in schema["components"]["schemas"].values()
+        if "expected_revision" in component.get("properties", {})
+    ]
+    assert revisions and all(r.get("minimum") == 1 for r in revisions)

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus
 from campaigns.platform.permissions import Perm
+from campaigns.platform.text import StrictCharField
 from workers.choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
 from workers.steps import MAX_STEPS, step_handler, step_names
 
@@ -116,7 +117,7 @@ class ProxyInput(serializers.Serializer):
     host = serializers.CharField(max_length=255)
     port = serializers.IntegerField(min_value=1, max_value=65535)
     username = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    password = serializers.CharField(write_only=True, required=False, allow_blank=True, max_length=255)
+    password = StrictCharField(write_only=True, required=False, allow_blank=True, max_length=255)
 
 
 class ProxyOutput(HiddenByRoleMixin, serializers.Serializer):

@@ -87,7 +87,7 @@ def register_step(handler: StepHandler) -> StepHandler:
 
 
 def step_handler(name: str) -> StepHandler | None:
-    return _STEPS.get(name)
+    return _STEPS.get(name) if isinstance(name, str) else None
 
 
 def step_names() -> list[str]:

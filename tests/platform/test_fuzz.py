@@ -1,0 +1,85 @@
+"""Property-based fuzzing of the whole OpenAPI schema, in-process against the test database.
+
+Every operation gets generated requests (as the signed-in owner of a workspace); each response must not
+be a server error, and every 4xx/5xx must be the error envelope. ``FUZZ_EXAMPLES`` sets the examples per
+operation (CI default 3; ``make fuzz`` runs more).
+"""
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from drf_spectacular.generators import SchemaGenerator
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+
+from tests.conftest import api_client_for, make_member, make_workspace
+
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
+# The coverage phase (boundary and negative values for every parameter) is many requests per operation:
+# on in `make fuzz`, off in the CI profile.
+COVERAGE = os.environ.get("FUZZ_COVERAGE", "0") == "1"
+CONFIG = schemathesis.Config.from_dict({"phases": {"coverage": {"enabled": COVERAGE}}})
+
+# The schema /api/schema/ serves (same generator and hooks), built without a request so it loads at collection.
+schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=None, public=True), config=CONFIG)
+schema.app = get_wsgi_application()  # config.wsgi minus its production start check
+
+
+# Figures for the README: requests sent and status classes (FUZZ_STATS=<file> writes them as JSON).
+STATS: Counter = Counter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_stats():
+    yield
+    if path := os.environ.get("FUZZ_STATS"):
+        Path(path).write_text(json.dumps(dict(STATS), indent=1))
+
+
+@schemathesis.check
+def error_in_envelope(ctx, response, case):
+    """Every 4xx/5xx is ``{"success": false, "error": {"code", "message", "details"}}``."""
+    STATS["requests"] += 1
+    STATS[f"{response.status_code // 100}xx"] += 1
+    STATS[f"operation:{case.operation.label}"] = 1
+    if response.status_code < 400:
+        return None
+    try:
+        body = response.json()
+    except Exception as exc:
+        raise AssertionError(f"{response.status_code} is not JSON: {response.content[:200]!r}") from exc
+    error = body.get("error") if isinstance(body, dict) else None
+    assert body.get("success") is False and isinstance(error, dict), f"not the envelope: {body!r:.200}"
+    assert {"code", "message", "details"} <= set(error), f"envelope without code/message/details: {error!r:.200}"
+    return True
+
+
+@pytest.fixture
+def fuzz_headers(db):
+    # Django's test Client disconnects this too: it would close the test transaction's connection.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    workspace = make_workspace("fuzz")
+    owner = make_member(workspace)
+    client = api_client_for(owner, workspace)
+    yield {"Authorization": client._credentials["HTTP_AUTHORIZATION"], "X-Workspace": workspace.slug}
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@schema.parametrize()
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES <= 5,
+    suppress_health_check=list(HealthCheck),
+)
+def test_api_fuzz(case, fuzz_headers):
+    case.call_and_validate(headers=fuzz_headers, checks=[not_a_server_error, error_in_envelope])
