@@ -24,7 +24,9 @@ POST_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>post {pos
 <body><div id="me">{user}</div><h1>Post {post}</h1>
 <button id="like" onclick="like()">Like</button><span id="state"></span>
 <textarea id="comment"></textarea><button id="send" onclick="send()">Send</button><div id="comments"></div>
+<div id="client"></div>
 <script>
+document.getElementById('client').textContent='viewport '+innerWidth+'x'+innerHeight+' ua '+navigator.userAgent;
 function like(){{fetch('/like/{post}',{{method:'POST'}}).then(r=>{{if(!r.ok)throw r;return r.json();}}).then(d=>{{
   const s=document.getElementById('state'); s.className='liked'; s.textContent='liked '+d.count;}});}}
 function send(){{const t=document.getElementById('comment').value;
@@ -44,6 +46,7 @@ class SiteState:
         self.comments: list[tuple[str, str, str]] = []
         self.requests = 0
         self.paths: Counter = Counter()
+        self.user_agents: dict[str, str] = {}  # post id -> User-Agent of its last page load
         self.hold: set[str] = set()  # post ids whose page hangs until released (a worker "dies" mid-task)
 
     def like_count(self, post: str) -> int:
@@ -84,6 +87,7 @@ def _make_site_handler(state: SiteState):
                 post = path.rsplit("/", 1)[1]
                 with state.lock:
                     state.paths[path] += 1
+                    state.user_agents[post] = self.headers.get("User-Agent", "")
                 deadline = time.monotonic() + 30
                 while post in state.hold and time.monotonic() < deadline:
                     time.sleep(0.05)

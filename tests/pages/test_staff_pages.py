@@ -43,7 +43,8 @@ def test_login_home_is_rtl_persian_with_vendored_font(page, live_server):
     assert brand["x"] > 640
     assert re.fullmatch(r"[۰-۹]{4}/[۰-۹]{2}/[۰-۹]{2}", page.get_by_test_id("today").inner_text())
     page.screenshot(path="var/screenshot-home.png", full_page=True)
-    assert user.is_authenticated
+    # the shell names who is signed in and their role in this workspace
+    expect(page.locator(".user")).to_have_text(f"{user.get_username()} ({Role.MANAGER.label})")
 
 
 def test_workspace_switcher_changes_what_is_shown(page, live_server):

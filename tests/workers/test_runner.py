@@ -49,9 +49,20 @@ def test_comment_uses_the_rendered_content(browser, site):
 
 
 def test_user_agent_and_viewport_are_applied(browser, site):
-    steps = [{"action": "goto"}, {"action": "verify", "selector": "#me"}]
+    """The page echoes what the browser reports (innerWidth x innerHeight, navigator.userAgent)."""
+    steps = [
+        {"action": "goto"},
+        {"action": "verify", "text": "viewport 800x600", "timeout_ms": 2000},
+        {"action": "verify", "text": "ua Mozilla/5.0 test", "timeout_ms": 2000},
+    ]
     result = browser.run(payload(site, steps=steps, post="r3"))
-    assert result["status"] == "completed"
+    assert result["status"] == "completed", result
+    assert site.state.user_agents["r3"] == "Mozilla/5.0 test"  # the header the site received
+
+
+def test_a_different_viewport_is_not_reported_as_the_account_one(browser, site):
+    steps = [{"action": "goto"}, {"action": "verify", "text": "viewport 1280x720", "timeout_ms": 300}]
+    assert browser.run(payload(site, steps=steps, post="r4"))["error_code"] == ErrorCode.VERIFY_FAILED
 
 
 def test_redirect_to_login_is_cookie_expired_with_a_screenshot(browser, site):

@@ -13,7 +13,7 @@ from campaigns.platform.errors import ValidationFailed
 from workers.choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
 from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, InvalidSteps, TaskNotRetryable
 from workers.models import ActionConfig, BrowserAccount, BrowserEvent, BrowserTask, CampaignStatistics, Proxy
-from workers.services import creation, results, statistics
+from workers.services import creation, statistics
 from workers.services.dispatch import dispatch_due_tasks, leases_reclaim
 from workers.services.results import result_apply, task_retry
 
@@ -436,7 +436,8 @@ def test_proxy_error_without_proxy_id_still_reroutes(actor, workspace, one_dispa
     _, payloads = one_dispatched()
     assert result_apply(message=failed(payloads[0], ErrorCode.PROXY_ERROR)) == "retry"
     assert not Proxy.objects.exists()
-    assert results.RETRYABLE
+    task = BrowserTask.objects.get(pk=payloads[0]["task_id"])
+    assert task.status == TaskStatus.PENDING and task.proxy_id is None and task.proxy_failures == 1
 
 
 @pytest.mark.django_db
