@@ -65,6 +65,8 @@ def _validate_attributes(value) -> None:
 
 
 class TargetInput(serializers.Serializer):
+    """A target: `name` and at least one of `mobile` or `landline` (a 400 VALIDATION_ERROR otherwise)."""
+
     name = StrictCharField(max_length=200, validators=[validate_visible_name])
     first_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
     last_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
