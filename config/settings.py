@@ -270,6 +270,12 @@ LOGGING = {
 # --- journeys: engine and SMS channel ---
 # Lease of a claimed execution; the tick reaps queued/processing rows older than this.
 AUTOMATION_LEASE_SECONDS = int(os.environ.get("AUTOMATION_LEASE_SECONDS", "600"))
+# How often a running job renews its lease; unset: a quarter of the lease, at most a minute (automation.engine.lease).
+AUTOMATION_LEASE_HEARTBEAT_SECONDS = (
+    float(os.environ["AUTOMATION_LEASE_HEARTBEAT_SECONDS"])
+    if "AUTOMATION_LEASE_HEARTBEAT_SECONDS" in os.environ
+    else None
+)
 AUTOMATION_DISPATCH_BATCH = int(os.environ.get("AUTOMATION_DISPATCH_BATCH", "200"))  # executions per engine task
 AUTOMATION_TICK_MAX_CLAIMS = int(os.environ.get("AUTOMATION_TICK_MAX_CLAIMS", "20000"))  # per tick, all campaigns
 AUTOMATION_TICK_SECONDS = int(os.environ.get("AUTOMATION_TICK_SECONDS", "50"))
@@ -284,10 +290,15 @@ SMS_DELIVERY_POLL_INTERVAL_SECONDS = int(os.environ.get("SMS_DELIVERY_POLL_INTER
 SMS_DELIVERY_POLL_MAX_AGE_HOURS = int(os.environ.get("SMS_DELIVERY_POLL_MAX_AGE_HOURS", "72"))
 SMS_DELIVERY_POLL_BATCH = int(os.environ.get("SMS_DELIVERY_POLL_BATCH", "200"))
 SMS_RATE_LIMIT_MAX_WAIT_SECONDS = float(os.environ.get("SMS_RATE_LIMIT_MAX_WAIT_SECONDS", "1"))
-# Provider base URLs (tests point them at a local fake server; never the internet in tests).
+# Provider base URL overrides by provider kind (tests point them at a local fake server; never the internet
+# in tests). A provider without an entry uses its own ``default_url`` (sms/providers/).
 SMS_PROVIDER_BASE_URLS = {
-    "kavenegar": os.environ.get("SMS_KAVENEGAR_URL", "https://api.kavenegar.com"),
-    "melipayamak": os.environ.get("SMS_MELIPAYAMAK_URL", "https://rest.payamak-panel.com"),
+    kind: url
+    for kind, url in (
+        ("kavenegar", os.environ.get("SMS_KAVENEGAR_URL", "")),
+        ("melipayamak", os.environ.get("SMS_MELIPAYAMAK_URL", "")),
+    )
+    if url
 }
 
 # --- browser channel ---

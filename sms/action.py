@@ -63,12 +63,12 @@ def _mobile(subject) -> str | None:
 
 def settle_delay() -> timedelta:
     """How long after an unknown outcome the provider is asked (and between unanswered questions)."""
-    return timedelta(seconds=getattr(django_settings, "SMS_UNKNOWN_SETTLE_SECONDS", 120))
+    return timedelta(seconds=django_settings.SMS_UNKNOWN_SETTLE_SECONDS)
 
 
 def settle_tries() -> int:
     """Unanswered status questions before ``on_unknown_outcome`` decides."""
-    return int(getattr(django_settings, "SMS_UNKNOWN_SETTLE_TRIES", 3))
+    return int(django_settings.SMS_UNKNOWN_SETTLE_TRIES)
 
 
 _RESULT_STATUS = {

@@ -65,7 +65,7 @@ def paused_until(workspace_id: int, now: datetime) -> datetime | None:
 
 def trip_circuit(workspace_id: int, reason: str, now: datetime) -> datetime:
     """Open the circuit (first learner wins); notify the owner once per outage via an atomic UPDATE."""
-    minutes = getattr(django_settings, "SMS_CIRCUIT_PAUSE_MINUTES", 30)
+    minutes = django_settings.SMS_CIRCUIT_PAUSE_MINUTES
     until = now + timedelta(minutes=minutes)
     opened = (
         SmsSettings.objects.filter(workspace_id=workspace_id)

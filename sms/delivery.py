@@ -62,15 +62,15 @@ def attempt_status_apply(
 
 
 def poll_interval() -> timedelta:
-    return timedelta(seconds=int(getattr(django_settings, "SMS_DELIVERY_POLL_INTERVAL_SECONDS", 300)))
+    return timedelta(seconds=int(django_settings.SMS_DELIVERY_POLL_INTERVAL_SECONDS))
 
 
 def poll_max_age() -> timedelta:
-    return timedelta(hours=int(getattr(django_settings, "SMS_DELIVERY_POLL_MAX_AGE_HOURS", 72)))
+    return timedelta(hours=int(django_settings.SMS_DELIVERY_POLL_MAX_AGE_HOURS))
 
 
 def poll_batch() -> int:
-    return int(getattr(django_settings, "SMS_DELIVERY_POLL_BATCH", 200))
+    return int(django_settings.SMS_DELIVERY_POLL_BATCH)
 
 
 def _claim(now: datetime, kinds: list[str], batch: int) -> list[int]:

@@ -109,7 +109,7 @@ _redis: dict[str, object] = {}
 
 
 def _redis_client():
-    url = getattr(settings, "REDIS_URL", "") or ""
+    url = settings.REDIS_URL
     if not url:
         return None
     with _redis_lock:
@@ -143,7 +143,7 @@ def take_or_wait(account, *, requests: int = 1, messages: int = 0) -> float:
     """Like ``take``, but a short wait (≤ ``SMS_RATE_LIMIT_MAX_WAIT_SECONDS``) is slept once in place of a
     deferral, so a busy account is paced rather than pushed to the next tick."""
     wait = take(account, requests=requests, messages=messages)
-    max_wait = float(getattr(settings, "SMS_RATE_LIMIT_MAX_WAIT_SECONDS", 1.0))
+    max_wait = float(settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS)
     if 0 < wait <= max_wait:
         time.sleep(wait)
         wait = take(account, requests=requests, messages=messages)

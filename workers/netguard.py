@@ -115,7 +115,7 @@ def parse_allow_list(entries: Iterable[str]) -> frozenset[tuple[str, int]]:
 def allowed_private_hosts() -> frozenset[tuple[str, int]]:
     from django.conf import settings
 
-    return parse_allow_list(getattr(settings, "BROWSER_ALLOWED_PRIVATE_HOSTS", []))
+    return parse_allow_list(settings.BROWSER_ALLOWED_PRIVATE_HOSTS)
 
 
 # --- the guard (one per task: its DNS cache lives as long as the task) --------------------------

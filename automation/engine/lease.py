@@ -24,8 +24,8 @@ STOP_EXCEPTIONS: tuple[type[BaseException], ...] = (SoftTimeLimitExceeded, TimeL
 
 
 def heartbeat_seconds() -> float:
-    lease = getattr(settings, "AUTOMATION_LEASE_SECONDS", 600)
-    return float(getattr(settings, "AUTOMATION_LEASE_HEARTBEAT_SECONDS", min(60, lease / 4)))
+    beat = settings.AUTOMATION_LEASE_HEARTBEAT_SECONDS
+    return float(beat) if beat is not None else min(60.0, settings.AUTOMATION_LEASE_SECONDS / 4)
 
 
 class Lease:

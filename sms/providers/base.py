@@ -138,7 +138,7 @@ class Provider:
 
 
 def base_url(kind: str, default: str) -> str:
-    return (getattr(settings, "SMS_PROVIDER_BASE_URLS", {}) or {}).get(kind, default).rstrip("/")
+    return (settings.SMS_PROVIDER_BASE_URLS.get(kind) or default).rstrip("/")
 
 
 def national(phone: str) -> str:
@@ -161,7 +161,7 @@ _TRANSPORT_ERRORS = (OSError, http.client.HTTPException, ssl.SSLError)
 def post_form(url: str, data: dict[str, Any]) -> HttpOutcome:
     """POST form data. Connecting (DNS, TCP, TLS handshake) is separated from sending, so a failure
     before any byte left is ``sent=False`` and everything after is ``sent=True``."""
-    timeout = getattr(settings, "SMS_HTTP_TIMEOUT", 10)
+    timeout = settings.SMS_HTTP_TIMEOUT
     parts = urllib.parse.urlsplit(url)
     body = urllib.parse.urlencode(data).encode()
     if parts.scheme == "https":
