@@ -103,7 +103,7 @@ def notifications_email(*, notification_ids: list[int]) -> int:
 
 
 def _site_url() -> str:
-    return getattr(settings, "SITE_URL", "") or ""
+    return settings.SITE_URL
 
 
 def notification_mark(*, actor: Actor, notification_id: int, read: bool) -> Notification:

@@ -44,7 +44,7 @@ def _broker() -> bool:
 def _beat() -> bool:
     from campaigns.models import PlatformHeartbeat
 
-    max_age = timedelta(seconds=getattr(settings, "HEALTHZ_BEAT_MAX_AGE_SECONDS", 300))
+    max_age = timedelta(seconds=settings.HEALTHZ_BEAT_MAX_AGE_SECONDS)
     try:
         beat = PlatformHeartbeat.objects.filter(name=BEAT_HEARTBEAT).values_list("beat_at", flat=True).first()
     except Exception:
@@ -53,7 +53,7 @@ def _beat() -> bool:
 
 
 def _limited(request) -> bool:
-    limit = getattr(settings, "HEALTHZ_RATE_PER_MINUTE", 60)
+    limit = settings.HEALTHZ_RATE_PER_MINUTE
     key = f"healthz:{request.META.get('REMOTE_ADDR', '')}:{int(timezone.now().timestamp() // 60)}"
     if cache.add(key, 1, 120):
         return False
