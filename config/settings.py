@@ -360,6 +360,13 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
 )
 
 
+# --- health and notifications ---
+# /healthz: the beat heartbeat may be this old before the check fails; requests per client address per minute.
+HEALTHZ_BEAT_MAX_AGE_SECONDS = int(os.environ.get("HEALTHZ_BEAT_MAX_AGE_SECONDS", "300"))
+HEALTHZ_RATE_PER_MINUTE = int(os.environ.get("HEALTHZ_RATE_PER_MINUTE", "60"))
+# Prefix of links in notification e-mails (e.g. https://campaigns.example.com); empty: relative links.
+SITE_URL = os.environ.get("SITE_URL", "")
+
 # --- groups, chains and approval (campaigns.chains) ---
 # Add ≤ N campaigns per request; largest approval snapshot in bytes; hours after which a run still open
 # is flagged COMPLETION_OVERDUE (docs/chains.md, Runs).
