@@ -248,7 +248,9 @@ def test_two_commits_racing_for_one_target_add_it_once(actor, workspace):
     # Wait until the batch's insert is blocked on the live unique index, then let the first one commit.
     for _ in range(3000):
         with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            )
             if cursor.fetchone()[0]:
                 break
         threading.Event().wait(0.01)
