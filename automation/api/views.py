@@ -38,6 +38,7 @@ from automation.engine.nodes import NODE_TYPES
 from automation.engine.registry import ACTIONS, GUARDS, OPERATORS, RETRY_STRATEGIES, VARIABLES
 from automation.engine.validator import validate_graph
 from automation.errors import NoDraftVersion
+from automation.filters import EnrollmentItemFilter, ExecutionFilter, WorkflowFilter
 from automation.models import EnrollmentItem, Execution, ExecutionEvent, Workflow
 from automation.services import auto_enroll, enrollment, enrollment_batches, executions, workflows
 from automation.services import campaigns as campaign_services
@@ -73,6 +74,7 @@ class CatalogApi(WorkspaceAPIView):
 
 class WorkflowListApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_WORKFLOWS
+    filterset_class = WorkflowFilter
     serializer_class = WorkflowOutput
     queryset = Workflow.objects.none()
 
@@ -81,7 +83,7 @@ class WorkflowListApi(WorkspaceAPIView):
 
     @extend_schema(operation_id="workflows_list", responses={200: WorkflowOutput(many=True), **errors(400, 404)})
     def get(self, request):
-        return self.paginated(self.scoped_queryset(), WorkflowOutput)
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), WorkflowOutput)
 
     @extend_schema(
         operation_id="workflows_create", request=WorkflowInput, responses={201: WorkflowOutput, **errors(400, 403, 404)}
@@ -222,18 +224,16 @@ class EnrollmentApi(WorkspaceAPIView):
 
 
 class ExecutionListApi(WorkspaceAPIView):
+    filterset_class = ExecutionFilter
     serializer_class = ExecutionOutput
     queryset = Execution.objects.none()
 
     def scoped_queryset(self):
-        campaign = self.request.query_params.get("campaign")
-        return selectors.execution_queryset(
-            actor=self.actor, campaign_id=int(campaign) if str(campaign).isdigit() else None
-        )
+        return selectors.execution_queryset(actor=self.actor)
 
     @extend_schema(operation_id="executions_list", responses={200: ExecutionOutput(many=True), **errors(400, 404)})
     def get(self, request):
-        return self.paginated(self.scoped_queryset(), ExecutionOutput)
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), ExecutionOutput)
 
 
 class ExecutionDetailApi(WorkspaceAPIView):
@@ -322,6 +322,7 @@ class EnrollmentBatchApi(WorkspaceAPIView):
 
 
 class EnrollmentItemsApi(WorkspaceAPIView):
+    filterset_class = EnrollmentItemFilter
     serializer_class = EnrollmentItemOutput
     queryset = EnrollmentItem.objects.none()
 
@@ -331,13 +332,8 @@ class EnrollmentItemsApi(WorkspaceAPIView):
         description="`?class=invalid|blacklisted|already_live|conflict|ready` and/or `?outcome=…`, paginated.",
     )
     def get(self, request, batch_id: int):
-        items = selectors.enrollment_batch_items(
-            actor=self.actor,
-            batch_id=batch_id,
-            klass=request.query_params.get("class") or None,
-            outcome=request.query_params.get("outcome") or None,
-        )
-        return self.paginated(items, EnrollmentItemOutput)
+        items = selectors.enrollment_batch_items(actor=self.actor, batch_id=batch_id)
+        return self.paginated(self.filter_queryset(items), EnrollmentItemOutput)
 
 
 class EnrollmentDecisionsApi(WorkspaceAPIView):

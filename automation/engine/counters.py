@@ -134,8 +134,10 @@ def used(scope: str, scope_id: int, channel: str, day: date) -> int:
     )
 
 
-def campaign_budget(campaign, *, channel: str, day: date, settings) -> Budget:
-    """Campaign limit (campaign ?? version) then workspace global limit."""
+def budget_scopes(campaign, *, settings) -> tuple[BudgetScope, ...]:
+    """The budget rule, written once: the campaign's limit (the campaign's own, else its pinned version's
+    ``daily_limit``; None = unlimited), then the workspace's global daily limit when it has one. The sends
+    (``campaign_budget``) and the scheduler's claim budget read it."""
     from automation.selectors import campaign_journey_version
 
     version = campaign_journey_version(campaign)
@@ -144,4 +146,9 @@ def campaign_budget(campaign, *, channel: str, day: date, settings) -> Budget:
     scopes = [BudgetScope(CounterScope.CAMPAIGN, campaign.id, limit)]
     if settings.global_daily_limit is not None:
         scopes.append(BudgetScope(CounterScope.WORKSPACE, campaign.workspace_id, settings.global_daily_limit))
-    return Budget(campaign.workspace_id, channel, day, tuple(scopes))
+    return tuple(scopes)
+
+
+def campaign_budget(campaign, *, channel: str, day: date, settings) -> Budget:
+    """The limits one send of ``channel`` on ``day`` must fit in (``budget_scopes``)."""
+    return Budget(campaign.workspace_id, channel, day, budget_scopes(campaign, settings=settings))

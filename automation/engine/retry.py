@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from automation.choices import OnExhausted
 from automation.engine.registry import RETRY_STRATEGIES, RetryStrategy
 
 MIN_DELAY = 60
@@ -45,7 +46,7 @@ def retry_config_errors(retry: Any) -> list[str]:
     attempts = retry.get("max_attempts", 0)
     if not isinstance(attempts, int) or not 0 <= attempts <= 10:
         errors.append("تعداد تلاش دوباره باید بین ۰ و ۱۰ باشد.")
-    if retry.get("on_exhausted", "fail") not in ("stop", "skip_step", "continue", "fail"):
+    if retry.get("on_exhausted", OnExhausted.FAIL) not in OnExhausted.values:
         errors.append("رفتار پس از پایان تلاش‌ها نامعتبر است.")
     interval = retry.get("interval_seconds", 900)
     if not isinstance(interval, int) or interval < MIN_DELAY or interval > MAX_DELAY:

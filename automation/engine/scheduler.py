@@ -21,20 +21,20 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from automation import events
 from automation.choices import (
     DUE_STATUSES,
     IN_FLIGHT_STATUSES,
     LIVE_STATUSES,
+    CounterScope,
     EndReason,
-    EventType,
     ExecutionStatus,
     VersionStatus,
 )
 from automation.engine.context import automation_settings, effective_window, workspace_tz
-from automation.engine.counters import BudgetScope, used
+from automation.engine.counters import budget_scopes, used
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
-from automation.engine.transitions import bulk_events
 from automation.engine.window import local_day
 from automation.models import Execution
 from automation.selectors import campaign_journey_version, campaign_journey_version_id
@@ -105,7 +105,7 @@ def reap_expired_leases(now: datetime) -> int:
         count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=IN_FLIGHT_STATUSES).update(
             status=S.WAITING, lock_token=None, locked_at=None, revision=F("revision") + 1, updated_at=now
         )
-        bulk_events(rows, type=EventType.LEASE_EXPIRED, from_status="", to_status=S.WAITING, now=now)
+        events.lease_expired_events(rows, now=now)
     return count
 
 
@@ -132,7 +132,7 @@ def activate_pending(campaign: Campaign, now: datetime) -> int:
         count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status=S.PENDING).update(
             status=S.ACTIVE, started_at=now, revision=F("revision") + 1, updated_at=now
         )
-        bulk_events(rows, type=EventType.ACTIVATED, from_status=S.PENDING, to_status=S.ACTIVE, now=now)
+        events.activated_events(rows, now=now)
     return count
 
 
@@ -160,7 +160,7 @@ def cancel_live_executions(
             revision=F("revision") + 1,
             updated_at=now,
         )
-        bulk_events(rows, type=EventType.CANCELLED, from_status="", to_status=S.CANCELLED, message=reason, now=now)
+        events.cancelled_events(rows, reason=reason, now=now)
     return count
 
 
@@ -280,7 +280,7 @@ def _claim(qs, *, order: list[str], limit: int, now: datetime) -> list[tuple[int
         )
         claimed = set(Execution.objects.filter(lock_token=token).values_list("id", flat=True))
         rows = [r for r in rows if r["id"] in claimed]
-        bulk_events(rows, type=EventType.CLAIMED, from_status="", to_status=S.QUEUED, now=now)
+        events.claimed_events(rows, now=now)
     return [(r["id"], str(token)) for r in rows]
 
 
@@ -327,11 +327,7 @@ def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple
 def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
     """min(limits) − used today − in flight (queued/processing budget-consuming executions)."""
     day = local_day(now, tz)
-    version_settings = campaign_journey_version(campaign).settings or {}
-    limit = campaign.daily_limit if campaign.daily_limit is not None else version_settings.get("daily_limit")
-    scopes = [BudgetScope("campaign", campaign.id, limit)]
-    if settings.global_daily_limit is not None:
-        scopes.append(BudgetScope("workspace", campaign.workspace_id, settings.global_daily_limit))
+    scopes = budget_scopes(campaign, settings=settings)
     budget = 10**9
     channels = {
         ACTIONS.get(n.subtype).channel
@@ -344,7 +340,7 @@ def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
         in_flight = Execution.objects.filter(status__in=IN_FLIGHT_STATUSES, needs_budget=True)
         in_flight = (
             in_flight.filter(campaign_id=campaign.id)
-            if scope.scope == "campaign"
+            if scope.scope == CounterScope.CAMPAIGN
             else in_flight.filter(workspace_id=campaign.workspace_id)
         )
         spent = max((used(scope.scope, scope.scope_id, ch, day) for ch in channels), default=0)

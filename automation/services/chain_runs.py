@@ -13,10 +13,10 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from automation import events
 from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus, NodeType, VersionStatus, WorkflowStatus
 from automation.engine.graph import Graph, published_graph
 from automation.engine.registry import ACTIONS
-from automation.engine.transitions import bulk_events
 from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from automation.selectors import campaign_journey_get
 from automation.services.enrollment import _subject_problems
@@ -150,7 +150,7 @@ def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime
         }
         for e in created
     ]
-    bulk_events(rows, type=EventType.ENROLLED, from_status="", to_status=status, data={"by": "chain_run"}, now=now)
+    events.enrolled_events(rows, status=status, data={"by": "chain_run"}, now=now)
     for e in created:
         result[e.subject_id] = ("execution", e.id)
     return result
@@ -165,12 +165,12 @@ def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
     for ex_id, status in Execution.objects.filter(pk__in=execution_ids).values_list("id", "status"):
         out[ex_id] = {"status": status, "terminal": status in TERMINAL, "results": []}
     last: dict[tuple[int, int | None], str] = {}
-    events = (
+    result_events = (
         ExecutionEvent.objects.filter(execution_id__in=list(out), type__in=RESULT_EVENTS)
         .order_by("occurred_at", "id")
         .values_list("execution_id", "node_id", "data")
     )
-    for ex_id, node_id, data in events:
+    for ex_id, node_id, data in result_events:
         if isinstance(data, dict) and data.get("result"):
             last[(ex_id, node_id)] = data["result"]
     for (ex_id, _node), result in last.items():

@@ -14,10 +14,10 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus
+from automation import events
+from automation.choices import LIVE_STATUSES, ExecutionStatus
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
-from automation.engine.transitions import bulk_events
 from automation.errors import CampaignClosed, CampaignNotJourney
 from automation.models import Execution
 from automation.selectors import campaign_journey_get, campaign_journey_version_id
@@ -188,5 +188,5 @@ def _enroll_chunk(
     ]
     data = {"by": actor.user.pk if actor.user is not None else None, **({"source": source} if source else {})}
     message = "(افزودن خودکار)" if source == "auto" else ""
-    bulk_events(rows, type=EventType.ENROLLED, from_status="", to_status=status, message=message, data=data, now=now)
+    events.enrolled_events(rows, status=status, message=message, data=data, now=now)
     report.added.extend(e.subject_id for e in created)

@@ -37,6 +37,7 @@ from campaigns.filters import TargetFilter
 from campaigns.models import Campaign, Membership, Target, Workspace
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
+from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.selectors import target_queryset
 
@@ -241,8 +242,7 @@ def enrollment_batch_decide(
             value = default or ""
             if value not in valid:
                 raise ValidationFailed.field("default", "add یا skip.")
-            batch.default_decision = value
-            batch.save(update_fields=["default_decision", "updated_at"])
+            model_update(instance=batch, fields=["default_decision"], data={"default_decision": value})
         by_decision: dict[str, list[int]] = {}
         for entry in overrides or []:
             value = entry.get("decision") or ""

@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from automation.choices import EndReason, EventType, ExecutionStatus
+from automation import events
+from automation.choices import EndReason, ExecutionStatus
 from automation.engine.graph import published_graph
 from automation.engine.runner import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
-from automation.engine.transitions import PendingEvent, apply_transition
+from automation.engine.transitions import apply_transition
 from automation.models import Execution
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
@@ -52,7 +53,7 @@ def execution_control(*, actor: Actor, execution_id: int, action: str, unknown_o
             apply_transition(
                 execution,
                 "pause",
-                event=PendingEvent(EventType.PAUSED),
+                event=events.paused_event(),
                 extra={"paused_at": now, "paused_from_status": execution.status},
                 actor=actor.user,
                 strict=True,
@@ -63,7 +64,7 @@ def execution_control(*, actor: Actor, execution_id: int, action: str, unknown_o
                 apply_transition(
                     execution,
                     "resume",
-                    event=PendingEvent(EventType.RESUMED, execution.current_node_id, data=data),
+                    event=events.resumed_event(node_id=execution.current_node_id, data=data),
                     extra=extra,
                     actor=actor.user,
                     strict=True,
@@ -72,7 +73,7 @@ def execution_control(*, actor: Actor, execution_id: int, action: str, unknown_o
                 apply_transition(
                     execution,
                     "restart",
-                    event=PendingEvent(EventType.RESUMED),
+                    event=events.resumed_event(),
                     extra={"next_run_at": now, "retry_count": 0, "end_reason": "", "completed_at": None},
                     actor=actor.user,
                     strict=True,
@@ -81,7 +82,7 @@ def execution_control(*, actor: Actor, execution_id: int, action: str, unknown_o
             apply_transition(
                 execution,
                 "cancel",
-                event=PendingEvent(EventType.REMOVED),
+                event=events.removed_event(),
                 extra={"end_reason": EndReason.REMOVED, "completed_at": now, "next_run_at": None, "lock_token": None},
                 actor=actor.user,
                 strict=True,
@@ -93,7 +94,7 @@ def execution_control(*, actor: Actor, execution_id: int, action: str, unknown_o
             apply_transition(
                 execution,
                 "restart",
-                event=PendingEvent(EventType.RESTARTED, first.id),
+                event=events.restarted_event(node_id=first.id),
                 extra={
                     "current_node_id": first.id,
                     "needs_budget": first.consumes_budget,

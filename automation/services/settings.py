@@ -9,6 +9,7 @@ from automation.engine.window import WindowError, window_for_save
 from automation.models import AutomationSettings
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
+from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor
 
 SETTINGS_FIELDS = {"default_send_window", "global_daily_limit"}
@@ -25,16 +26,17 @@ def automation_settings_update(*, actor: Actor, data: dict[str, Any]) -> Automat
     if unknown:
         raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in sorted(unknown)})
     settings = automation_settings(actor.workspace)
+    changes: dict[str, Any] = {}
     if "default_send_window" in data:
         try:
             window = window_for_save(data["default_send_window"], workspace_tz(actor.workspace, settings))
         except WindowError as exc:
             raise ValidationFailed.field("default_send_window", f"بازه ارسال نامعتبر است: {exc}") from None
-        settings.default_send_window = window.to_config() if window else None
+        changes["default_send_window"] = window.to_config() if window else None
     if "global_daily_limit" in data:
         limit = data["global_daily_limit"]
         if limit is not None and (not isinstance(limit, int) or limit < 1):
             raise ValidationFailed.field("global_daily_limit", "سقف روزانه باید دست‌کم ۱ باشد.")
-        settings.global_daily_limit = limit
-    settings.save()
+        changes["global_daily_limit"] = limit
+    settings, _ = model_update(instance=settings, fields=sorted(SETTINGS_FIELDS), data=changes)
     return settings

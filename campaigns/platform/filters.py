@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import django_filters
+from django import forms
 from django.core.exceptions import ValidationError
 
 # PostgreSQL accepts UTC offsets up to ±15:59; Python accepts up to ±23:59.
@@ -28,3 +29,13 @@ class BoundedIsoDateTimeField(django_filters.fields.IsoDateTimeField):
 
 class IsoDateTimeFilter(django_filters.IsoDateTimeFilter):
     field_class = BoundedIsoDateTimeField
+
+
+class IdFilter(django_filters.Filter):
+    """A positive integer id (``1.5``, ``-1`` and ``x`` are field errors)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        super().__init__(*args, **kwargs)

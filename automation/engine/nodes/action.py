@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from automation.choices import EndReason, EventType, ExecutionStatus, NodeType, OnUnknownOutcome, Port
+from automation.choices import EndReason, EventType, ExecutionStatus, NodeType, OnExhausted, OnUnknownOutcome, Port
 from automation.engine.context import StepContext
 from automation.engine.nodes.base import NodeHandler
 from automation.engine.registry import ACTIONS, GUARDS, RETRY_STRATEGIES, ActionResult, ResultStatus
@@ -124,11 +124,11 @@ class ActionNode(NodeHandler):
     def _exhausted(self, run, node, retry: dict, step: int):
         if run.graph.next_key(node.node_key, Port.FAILURE):
             return run.after_move(run.move(node, Port.FAILURE), step)
-        policy = retry.get("on_exhausted", "fail")
-        if policy == "fail":
+        policy = retry.get("on_exhausted", OnExhausted.FAIL)
+        if policy == OnExhausted.FAIL:
             return run.finish("fail", EndReason.RETRIES_EXHAUSTED, EventType.FAILED)
-        if policy == "stop":
+        if policy == OnExhausted.STOP:
             return run.finish("complete", EndReason.RETRIES_EXHAUSTED, EventType.COMPLETED)
-        if policy == "skip_step":
+        if policy == OnExhausted.SKIP_STEP:
             run.event(EventType.SKIPPED, node, "retries exhausted")
         return run.after_move(run.move(node, Port.SUCCESS, Port.DEFAULT), step)
