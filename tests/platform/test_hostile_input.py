@@ -185,3 +185,15 @@ def test_schema_states_minimum_page_size_and_expected_revision():
         if "expected_revision" in component.get("properties", {})
     ]
     assert revisions and all(r.get("minimum") == 1 for r in revisions)
+
+
+def test_chain_campaign_unknown_kind_is_refused_by_the_schema_enum(api):
+    response = api.post("/api/v1/campaign", {"name": "c", "kind": "fax"}, format="json")
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "kind" in body["error"]["details"]
+
+
+def test_chain_campaign_expected_chain_revision_below_one_is_refused(api):
+    response = api.post("/api/v1/campaign", {"name": "c", "expected_chain_revision": 0}, format="json")
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "expected_chain_revision" in body["error"]["details"]

@@ -5,7 +5,7 @@ from rest_framework import serializers
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType, PackageStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
-from campaigns.choices import CampaignStatus
+from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
 
 
@@ -121,10 +121,10 @@ def _raw(field_name):
 class ChainCampaignCreateInput(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True)
-    kind = serializers.CharField(required=False, default="journey")
+    kind = serializers.ChoiceField(choices=CampaignKind.choices, required=False, default=CampaignKind.JOURNEY)
     campaign_group_id = serializers.IntegerField(required=False, allow_null=True)
     parent_campaign_id = serializers.IntegerField(required=False, allow_null=True)
-    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True)
+    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     inheritance = _raw("InheritanceInput")
     when = _raw("RootScheduleInput")
     goal = _raw("GoalInput")
@@ -136,7 +136,7 @@ class ChainCampaignUpdateInput(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
     parent_campaign_id = serializers.IntegerField(required=False, allow_null=True)
-    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True)
+    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     expected_target_chain_revision = serializers.IntegerField(required=False, allow_null=True)
     inheritance = _raw("InheritanceInput")
     when = _raw("RootScheduleInput")
