@@ -21,7 +21,7 @@ def latin_digits(text: str) -> str:
     return str(text or "").translate(_LATIN)
 
 
-def _number_filter(qs: QuerySet, field: str, number: str) -> QuerySet:
+def number_filter(qs: QuerySet, field: str, number: str) -> QuerySet:
     """A full number in any notation matches exactly; a fragment of digits matches anywhere."""
     number = latin_digits(number).strip()
     if not number:
@@ -52,7 +52,7 @@ def attempt_queryset(
     if campaign_id:
         qs = qs.filter(campaign_id=campaign_id)
     if number:
-        qs = _number_filter(qs, "phone", number)
+        qs = number_filter(qs, "phone", number)
     if since:
         qs = qs.filter(request_at__gte=since)
     if until:
@@ -70,11 +70,16 @@ def campaigns_with_attempts(*, actor: Actor) -> QuerySet:
     return scoped(Campaign, actor.workspace).filter(id__in=ids).order_by("name", "id")
 
 
+def blacklist_search(qs: QuerySet, q: str) -> QuerySet:
+    """Entries whose number matches ``q`` (any notation or a digit fragment) or whose description holds it."""
+    return number_filter(qs, "value", q) | qs.filter(description__icontains=q.strip())
+
+
 def blacklist_queryset(*, actor: Actor, q: str | None = None, active: bool | None = None) -> QuerySet:
     actor.require(Perm.MANAGE_BLACKLIST)
     qs = scoped(BlacklistEntry, actor.workspace).select_related("created_by", "removed_by")
     if q and q.strip():
-        qs = _number_filter(qs, "value", q) | qs.filter(description__icontains=q.strip())
+        qs = blacklist_search(qs, q)
     if active is not None:
         qs = qs.filter(is_active=active)
     return qs

@@ -39,3 +39,27 @@ class IdFilter(django_filters.Filter):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("min_value", 1)
         super().__init__(*args, **kwargs)
+
+
+class _StrictBooleanField(forms.NullBooleanField):
+    """true/false/1/0 (any case) or empty; anything else is a validation error, not "no filter"."""
+
+    widget = forms.TextInput
+    VALUES = {"true": True, "1": True, "false": False, "0": False}
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        if isinstance(value, bool):
+            return value
+        try:
+            return self.VALUES[str(value).strip().lower()]
+        except KeyError:
+            raise forms.ValidationError("مقدار باید true یا false باشد.", code="invalid") from None
+
+    def validate(self, value):
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = _StrictBooleanField

@@ -1,15 +1,11 @@
 """SMS API: message preview, blacklist (list/add/deactivate/reactivate/import/export), templates, attempt log."""
 
-import csv
-import io
-
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from campaigns.exports import csv_text, export_size_check
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
@@ -30,6 +26,8 @@ from sms.api.serializers import (
     SmsTemplateInput,
     SmsTemplateOutput,
 )
+from sms.exports import blacklist_csv
+from sms.filters import BlacklistFilter, SmsAttemptFilter
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 from sms.providers import PROVIDERS, credential_fields
 
@@ -62,21 +60,16 @@ class BlacklistListApi(WorkspaceAPIView):
     serializer_class = BlacklistOutput
     queryset = BlacklistEntry.objects.none()
 
+    filterset_class = BlacklistFilter
+
     def scoped_queryset(self):
-        qs = scoped(BlacklistEntry, self.actor.workspace)
-        q = self.request.query_params.get("q")
-        if q:
-            qs = qs.filter(value__icontains=q.strip())
-        active = self.request.query_params.get("active")
-        if active in ("true", "false"):
-            qs = qs.filter(is_active=active == "true")
-        return qs
+        return scoped(BlacklistEntry, self.actor.workspace)
 
     @extend_schema(
         operation_id="sms_blacklist_list", responses={200: BlacklistOutput(many=True), **errors(400, 403, 404)}
     )
     def get(self, request):
-        return self.paginated(self.scoped_queryset(), BlacklistOutput)
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), BlacklistOutput)
 
     @extend_schema(
         operation_id="sms_blacklist_add",
@@ -139,15 +132,9 @@ class BlacklistExportApi(WorkspaceAPIView):
         responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY), **errors(403, 404)},
     )
     def get(self, request):
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(["number", "reason", "description", "source", "is_active", "created_at"])
-        entries = scoped(BlacklistEntry, self.actor.workspace).order_by("id")
-        export_size_check(entries, noun="شماره")
-        for entry in entries.iterator():
-            row = [entry.value, entry.reason, entry.description, entry.source, entry.is_active, entry.created_at]
-            writer.writerow([csv_text(value) for value in row[:-1]] + [row[-1].isoformat()])
-        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+        response = HttpResponse(
+            blacklist_csv(scoped(BlacklistEntry, self.actor.workspace)), content_type="text/csv; charset=utf-8"
+        )
         response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'
         return response
 
@@ -208,18 +195,16 @@ class SmsAttemptListApi(WorkspaceAPIView):
     serializer_class = SmsAttemptOutput
     queryset = SmsAttempt.objects.none()
 
+    filterset_class = SmsAttemptFilter
+
     def scoped_queryset(self):
-        qs = scoped(SmsAttempt, self.actor.workspace)
-        campaign = self.request.query_params.get("campaign")
-        if campaign and campaign.isdigit():
-            qs = qs.filter(campaign_id=int(campaign))
-        return qs
+        return scoped(SmsAttempt, self.actor.workspace)
 
     @extend_schema(
         operation_id="sms_attempts_list", responses={200: SmsAttemptOutput(many=True), **errors(400, 403, 404)}
     )
     def get(self, request):
-        return self.paginated(self.scoped_queryset(), SmsAttemptOutput)
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), SmsAttemptOutput)
 
 
 class SmsAttemptDetailApi(WorkspaceAPIView):

@@ -238,3 +238,17 @@ def test_unbounded_blacklist_export_is_refused_above_the_export_bound(api, setti
     api.post("/api/v1/sms/blacklist/import", {"numbers": ["09121234567", "09351112233"]}, format="json")
     response = api.get("/api/v1/sms/blacklist/export")
     assert response.status_code == 400 and response.json()["error"]["code"] == "VALIDATION_ERROR"
+
+
+@pytest.mark.django_db
+def test_sms_list_filters_refuse_bad_values_and_narrow_the_lists(api):
+    api.post("/api/v1/sms/blacklist/import", {"numbers": ["09121234567", "09351112233"]}, format="json")
+    for query in ({"active": "maybe"}, {"q": "x" * 101}):
+        response = api.get("/api/v1/sms/blacklist", query)
+        assert response.status_code == 400 and response.json()["error"]["code"] == "VALIDATION_ERROR"
+    assert api.get("/api/v1/sms/blacklist", {"q": "۰۹۳۵۱۱۱۲۲۳۳"}).json()["count"] == 1
+    assert api.get("/api/v1/sms/blacklist", {"active": "false"}).json()["count"] == 0
+    for query in ({"campaign": "1.5"}, {"status": "nope"}, {"since": "2026-01-01T00:00:00+23:00"}):
+        response = api.get("/api/v1/sms/attempts", query)
+        assert response.status_code == 400, query
+    assert api.get("/api/v1/sms/attempts", {"number": "09121234567"}).json()["count"] == 0

@@ -2,34 +2,10 @@
 VALIDATION_ERROR in the envelope, see ``WorkspaceAPIView.filter_queryset``)."""
 
 import django_filters
-from django import forms
 
+from campaigns.platform.filters import StrictBooleanFilter
 from workers.choices import ActionType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
 from workers.models import ActionConfig, BrowserAccount, BrowserTask, CampaignPlatform, Proxy
-
-
-class _StrictBooleanField(forms.NullBooleanField):
-    """true/false/1/0 (any case) or empty; anything else is a validation error, not "no filter"."""
-
-    widget = forms.TextInput
-    VALUES = {"true": True, "1": True, "false": False, "0": False}
-
-    def to_python(self, value):
-        if value in (None, ""):
-            return None
-        if isinstance(value, bool):
-            return value
-        try:
-            return self.VALUES[str(value).strip().lower()]
-        except KeyError:
-            raise forms.ValidationError("مقدار باید true یا false باشد.", code="invalid") from None
-
-    def validate(self, value):
-        pass
-
-
-class StrictBooleanFilter(django_filters.BooleanFilter):
-    field_class = _StrictBooleanField
 
 
 class TaskFilter(django_filters.FilterSet):
