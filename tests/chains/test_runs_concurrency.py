@@ -15,12 +15,30 @@ from campaigns.chains.services.approval import chain_control_set
 
 from ..conftest import make_actor, make_workspace
 from .runs_helpers import Recorder, approved_chain, at, root_run
-from .test_concurrency import run_pair, slow
+from .test_concurrency import TIMEOUT, Hold, _runner, run_pair
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL"),
 ]
+
+
+def run_while_held(first, second, *, hold: Hold):
+    """Run ``first`` up to the held call, run ``second`` to its end meanwhile (it skips locked rows, so it
+    never waits), then let the first one finish."""
+    results: dict[str, object] = {}
+    t1 = _runner(results, "first", first)
+    t1.start()
+    try:
+        assert hold.reached.wait(TIMEOUT), f"the first never reached the held call: {results.get('first')!r}"
+        t2 = _runner(results, "second", second)
+        t2.start()
+        t2.join(TIMEOUT)
+        assert not t2.is_alive(), "the second scheduler waited for the first one's locks"
+    finally:
+        hold.release.set()
+        t1.join(TIMEOUT)
+    return results["first"], results["second"]
 
 
 def _chain():
@@ -32,13 +50,13 @@ def _chain():
 
 def test_two_schedulers_at_once_build_a_run_once(monkeypatch):
     _actor, nodes = _chain()
-    _original, wrapper = slow(scheduler, "run_step", 0.5)
-    monkeypatch.setattr(scheduler, "run_step", wrapper)
+    hold = Hold(monkeypatch, scheduler, "run_step")
     sent_one, sent_two = Recorder(), Recorder()
     with time_machine.travel(at(2026, 10, 1, 9, 0), tick=False):
-        run_pair(
+        run_while_held(
             lambda: scheduler.chain_runs_tick(now=timezone.now(), send=sent_one),
             lambda: scheduler.chain_runs_tick(now=timezone.now(), send=sent_two),
+            hold=hold,
         )
     builds = [s for s in sent_one.sent + sent_two.sent if s[0] == "build"]
     a10 = root_run(nodes["A"], at(2026, 10, 1))
@@ -60,8 +78,7 @@ def test_claim_first_then_pause_the_run_keeps_sending(monkeypatch):
     actor, nodes = _chain()
     run = _ready_run(nodes)
     root = nodes["A"]
-    _original, wrapper = slow(dispatch, "_campaign_started", 0.6)
-    monkeypatch.setattr(dispatch, "_campaign_started", wrapper)
+    hold = Hold(monkeypatch, dispatch, "_campaign_started")
     with time_machine.travel(at(2026, 10, 1, 9, 1), tick=False):
         _claimed, paused = run_pair(
             lambda: dispatch.run_claim(run.id, now=timezone.now()),
@@ -71,6 +88,7 @@ def test_claim_first_then_pause_the_run_keeps_sending(monkeypatch):
                 action="pause",
                 expected_chain_revision=root.chain_revision,
             ),
+            hold=hold,
         )
     run.refresh_from_db()
     assert run.status == RunStatus.DISPATCHING and run.started_at is not None
@@ -83,14 +101,14 @@ def test_pause_first_then_claim_the_run_is_skipped(monkeypatch):
     run = _ready_run(nodes)
     root = nodes["A"]
     root.refresh_from_db()
-    _original, wrapper = slow(control, "run_skip", 0.6)
-    monkeypatch.setattr(control, "run_skip", wrapper)
+    hold = Hold(monkeypatch, control, "run_skip")
     with time_machine.travel(at(2026, 10, 1, 9, 1), tick=False):
         paused, claimed = run_pair(
             lambda: chain_control_set(
                 actor=actor, campaign_id=root.id, action="pause", expected_chain_revision=root.chain_revision
             ),
             lambda: dispatch.run_claim(run.id, now=timezone.now()),
+            hold=hold,
         )
     assert claimed is None and not isinstance(paused, Exception)
     run.refresh_from_db()
