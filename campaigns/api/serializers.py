@@ -90,7 +90,7 @@ class TargetListOutput(serializers.ModelSerializer):
 
 
 class TargetListInput(serializers.Serializer):
-    name = serializers.CharField(max_length=120)
+    name = StrictCharField(max_length=120, validators=[validate_visible_name])
     description = serializers.CharField(max_length=500, required=False, allow_blank=True)
 
 

@@ -9,6 +9,7 @@
 """
 
 import json
+import re
 import unicodedata
 
 from django.core.exceptions import ValidationError
@@ -17,11 +18,17 @@ from rest_framework import serializers
 NUL_MESSAGE = "نویسه تهی (NUL) مجاز نیست."
 CONTROL_MESSAGE = "نویسه‌های کنترلی مجاز نیستند."
 INVISIBLE_MESSAGE = "نام باید دست‌کم یک نویسه دیدنی داشته باشد."
-_ALLOWED_CONTROLS = {"\t", "\n", "\r"}
+# Unicode category Cc (C0, DEL, C1) minus tab, line feed and carriage return.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # Target attributes (free-form per-target data): keys, key length, serialised size.
 TARGET_ATTRIBUTES_MAX_KEYS = 100
 TARGET_ATTRIBUTES_MAX_KEY_LENGTH = 100
 TARGET_ATTRIBUTES_MAX_BYTES = 16 * 1024
+
+
+def has_control_characters(value: str) -> bool:
+    """NUL or another control character except tab and newlines."""
+    return _CONTROL.search(value) is not None
 
 
 def validate_no_nul(value) -> None:
@@ -33,7 +40,7 @@ def validate_plain_text(value) -> None:
     if not isinstance(value, str):
         return
     validate_no_nul(value)
-    if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in value):
+    if has_control_characters(value):
         raise ValidationError(CONTROL_MESSAGE, code="control_characters")
 
 

@@ -197,3 +197,17 @@ def test_chain_campaign_expected_chain_revision_below_one_is_refused(api):
     response = api.post("/api/v1/campaign", {"name": "c", "expected_chain_revision": 0}, format="json")
     body = assert_envelope(response, 400, "VALIDATION_ERROR")
     assert "expected_chain_revision" in body["error"]["details"]
+
+
+@pytest.mark.parametrize("text", ["a\u001bb", "\u007f", "x\u0085"])
+def test_control_characters_anywhere_in_a_json_body_are_a_field_error(api, text):
+    response = api.post("/api/v1/target-lists", {"name": "list", "description": text}, format="json")
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "description" in body["error"]["details"]
+
+
+@pytest.mark.parametrize("url", ["/api/v1/target-lists", "/api/v1/campaign"])
+def test_invisible_only_list_or_campaign_name_is_refused(api, url):
+    response = api.post(url, {"name": "\u200f\u200e"}, format="json")
+    body = assert_envelope(response, 400, "VALIDATION_ERROR")
+    assert "name" in body["error"]["details"]

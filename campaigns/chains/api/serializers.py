@@ -7,6 +7,7 @@ from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType,
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
+from campaigns.platform.text import StrictCharField, validate_visible_name
 
 
 class GroupOutput(serializers.ModelSerializer):
@@ -119,7 +120,7 @@ def _raw(field_name):
 
 
 class ChainCampaignCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
+    name = StrictCharField(max_length=200, validators=[validate_visible_name])
     description = serializers.CharField(required=False, allow_blank=True)
     kind = serializers.ChoiceField(choices=CampaignKind.choices, required=False, default=CampaignKind.JOURNEY)
     campaign_group_id = serializers.IntegerField(required=False, allow_null=True)

@@ -1,8 +1,9 @@
 """Request parsers and metadata that never turn hostile input into a server error.
 
 ``SafeJSONParser`` refuses bodies nested deeper than ``API_JSON_MAX_DEPTH`` (a 400 PARSE_ERROR, also
-when the decoder itself runs out of stack) and NUL characters anywhere in the document (a 400
-VALIDATION_ERROR naming the field: PostgreSQL cannot store ``\\u0000`` in text or jsonb).
+when the decoder itself runs out of stack) and NUL or other control characters (except tab and
+newlines) anywhere in the document (a 400 VALIDATION_ERROR naming the field: PostgreSQL cannot store
+``\\u0000`` in text or jsonb, and no field of this API needs a control character).
 ``PlainMetadata`` answers ``OPTIONS`` with the view's name, description and media types only: it never
 builds a serializer or loads an object, so views without a ``serializer_class`` answer 200 too.
 """
@@ -15,7 +16,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.metadata import BaseMetadata
 from rest_framework.parsers import JSONParser
 
-from campaigns.platform.text import NUL_MESSAGE
+from campaigns.platform.text import CONTROL_MESSAGE, NUL_MESSAGE, has_control_characters
 
 
 def _check_tree(data, max_depth: int) -> None:
@@ -28,12 +29,14 @@ def _check_tree(data, max_depth: int) -> None:
                 raise exceptions.ParseError(f"JSON nested deeper than {max_depth} levels.")
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, child in items:
-                if isinstance(key, str) and "\x00" in key:
-                    raise serializers.ValidationError({path or "non_field_errors": [NUL_MESSAGE]})
+                if isinstance(key, str) and has_control_characters(key):
+                    message = NUL_MESSAGE if "\x00" in key else CONTROL_MESSAGE
+                    raise serializers.ValidationError({path or "non_field_errors": [message]})
                 child_path = f"{path}.{key}" if path else str(key)
                 stack.append((child, depth + 1, child_path))
-        elif isinstance(value, str) and "\x00" in value:
-            raise serializers.ValidationError({path or "non_field_errors": [NUL_MESSAGE]})
+        elif isinstance(value, str) and has_control_characters(value):
+            message = NUL_MESSAGE if "\x00" in value else CONTROL_MESSAGE
+            raise serializers.ValidationError({path or "non_field_errors": [message]})
 
 
 class SafeJSONParser(JSONParser):
