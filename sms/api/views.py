@@ -269,6 +269,7 @@ class SmsWebhookRotateApi(WorkspaceAPIView):
 class SmsProviderListApi(WorkspaceAPIView):
     serializer_class = SmsProviderOutput
     queryset = SmsProviderAccount.objects.none()  # the kinds an account may have (for the schema generator)
+    pagination_class = None  # a short fixed list: a plain array, as the schema says
 
     @extend_schema(operation_id="sms_providers_list", responses={200: SmsProviderOutput(many=True), **errors(404)})
     def get(self, request):

@@ -211,3 +211,20 @@ def test_invisible_only_list_or_campaign_name_is_refused(api, url):
     response = api.post(url, {"name": "\u200f\u200e"}, format="json")
     body = assert_envelope(response, 400, "VALIDATION_ERROR")
     assert "name" in body["error"]["details"]
+
+
+def test_schema_documents_what_the_fuzzer_received():
+    # Found by the fuzzer's conformance checks: a page past the last is a 404 the schema did not list,
+    # and the SMS provider kinds (a plain array) were described as a paginated page.
+    from drf_spectacular.generators import SchemaGenerator
+
+    paths = SchemaGenerator().get_schema(request=None, public=True)["paths"]
+    for path in ("/api/v1/notifications", "/api/v1/activities"):
+        assert "404" in paths[path]["get"]["responses"]
+    content = paths["/api/v1/sms/providers"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert content["schema"]["type"] == "array"
+
+
+def test_page_past_the_last_is_404_in_the_envelope(api):
+    assert_envelope(api.get("/api/v1/notifications", {"page": "99"}), 404, "NOT_FOUND")
+    assert isinstance(api.get("/api/v1/sms/providers").json(), list)

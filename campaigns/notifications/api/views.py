@@ -21,7 +21,9 @@ class NotificationListApi(WorkspaceAPIView):
     filterset_class = NotificationFilter
     queryset = Notification.objects.none()
 
-    @extend_schema(operation_id="notifications_list", responses={200: NotificationOutput(many=True), **errors(400)})
+    @extend_schema(
+        operation_id="notifications_list", responses={200: NotificationOutput(many=True), **errors(400, 404)}
+    )
     def get(self, request):
         return self.paginated(
             self.filter_queryset(selectors.notification_queryset(actor=self.actor)), NotificationOutput
@@ -69,7 +71,7 @@ class ActivityListApi(WorkspaceAPIView):
     filterset_class = ActivityFilter
     queryset = Activity.objects.none()
 
-    @extend_schema(operation_id="activities_list", responses={200: ActivityOutput(many=True), **errors(400)})
+    @extend_schema(operation_id="activities_list", responses={200: ActivityOutput(many=True), **errors(400, 404)})
     def get(self, request):
         qs = self.filter_queryset(selectors.activity_queryset(actor=self.actor)).order_by("status", "due_at", "id")
         return self.paginated(qs, ActivityOutput)
