@@ -208,6 +208,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "campaigns.platform.api.schema.add_workspace_header",
+        "campaigns.platform.api.schema.add_generic_errors",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TargetStatusEnum": "campaigns.choices.TargetStatus",

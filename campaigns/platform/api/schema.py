@@ -62,6 +62,33 @@ def add_workspace_header(result, generator, request, public):
     return result
 
 
+def _envelope(description: str) -> dict:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+    }
+
+
+def add_generic_errors(result, generator, request, public):
+    """Postprocessing hook: errors any operation of a kind can answer, whatever its view declares.
+
+    A paginated list answers 404 for a page past the last; an operation with a body answers 415 for
+    a content type (or a multipart body) it cannot parse and 413 for a body over the size limit."""
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for operation in operations.values():
+            if not isinstance(operation, dict):
+                continue
+            responses = operation.setdefault("responses", {})
+            if any(p.get("name") == "page" and p.get("in") == "query" for p in operation.get("parameters", [])):
+                responses.setdefault("404", _envelope("NOT_FOUND (also a page past the last)"))
+            if "requestBody" in operation:
+                responses.setdefault("413", _envelope("PAYLOAD_TOO_LARGE"))
+                responses.setdefault("415", _envelope("UNSUPPORTED_MEDIA_TYPE"))
+    return result
+
+
 # --- Areas: Swagger UI groups operations by tag ----------------------------------------------------------
 # The names and their one-line descriptions are SPECTACULAR_SETTINGS["TAGS"] (config/settings.py).
 TARGETS = "Targets"
