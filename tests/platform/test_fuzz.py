@@ -49,6 +49,7 @@ STATS: Counter = Counter()
 def _write_stats():
     yield
     if path := os.environ.get("FUZZ_STATS"):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(json.dumps(dict(STATS), indent=1))
 
 
