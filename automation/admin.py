@@ -8,6 +8,7 @@ from automation.models import (
     CampaignJourney,
     DailyCounter,
     EnrollmentBatch,
+    EnrollmentItem,
     Execution,
     ExecutionEvent,
     Workflow,
@@ -157,6 +158,15 @@ class EnrollmentBatchAdmin(ReadOnlyAdmin):
     list_display = ("id", "campaign", "workspace", "status", "source", "total", "processed", "attempts", "created_at")
     list_filter = ("workspace", "status", "source")
     search_fields = ("campaign__name",)
+
+
+@admin.register(EnrollmentItem)
+class EnrollmentItemAdmin(ReadOnlyAdmin):
+    """The subjects of an enrollment review with their class, decision and outcome."""
+
+    list_display = ("batch", "subject_id", "klass", "decision", "outcome")
+    list_filter = ("workspace", "klass", "outcome")
+    search_fields = ("=batch__id", "=subject_id")
 
 
 @admin.register(AutoEnrollRule)

@@ -581,6 +581,12 @@ class EnrollmentItem(models.Model):
     def __str__(self) -> str:
         return f"{self.batch_id}/{self.subject_id}: {self.klass}"
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.platform.integrity import require_same_workspace
+
+        require_same_workspace(self, "batch")
+
 
 class AutoEnrollRule(TimeStamped):
     """A campaign's rule that brings new matching targets in (every 5 minutes while it runs).
