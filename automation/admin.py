@@ -15,6 +15,7 @@ from automation.models import (
     WorkflowEdge,
     WorkflowNode,
     WorkflowTemplate,
+    WorkflowTextChange,
     WorkflowVersion,
 )
 from campaigns.platform.admin import (
@@ -93,6 +94,16 @@ class WorkflowEdgeAdmin(ReadOnlyAdmin):
     list_display = ("version", "from_node", "port", "to_node")
     list_filter = ("port", "workspace")
     search_fields = ("from_node__node_key", "to_node__node_key")
+
+
+@admin.register(WorkflowTextChange)
+class WorkflowTextChangeAdmin(ReadOnlyAdmin):
+    """Audit of message text edits in drafts (written by the graph save, never edited)."""
+
+    list_display = ("workflow", "version", "node_key", "user", "changed_jalali")
+    list_filter = ("workspace",)
+    search_fields = ("workflow__name", "node_key", "old_text", "new_text")
+    changed_jalali = jalali_column("changed_at", "زمان")
 
 
 @admin.register(CampaignJourney)

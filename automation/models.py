@@ -248,6 +248,49 @@ class WorkflowTemplate(TimeStamped):
         return self.name
 
 
+class WorkflowTextChange(models.Model):
+    """Append-only audit of a step's message text changing when a draft is saved (who, old, new)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    workflow = models.ForeignKey(Workflow, on_delete=models.CASCADE, related_name="text_changes", db_index=False)
+    version = models.ForeignKey(WorkflowVersion, on_delete=models.CASCADE, related_name="text_changes")
+    node_key = models.CharField("کلید گام", max_length=40)
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name="کاربر"
+    )
+    old_text = models.TextField("متن قبلی", blank=True)
+    new_text = models.TextField("متن تازه", blank=True)
+    changed_at = models.DateTimeField("زمان", auto_now_add=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+        verbose_name = "تغییر متن پیامک"
+        verbose_name_plural = "تغییرات متن پیامک"
+        indexes = [models.Index(fields=["workflow", "changed_at"], name="wftextchange_workflow")]
+
+    def __str__(self) -> str:
+        return f"{self.workflow_id}/{self.node_key}"
+
+    def save(self, *args, **kwargs):
+        if self.pk:
+            raise ImmutableError("text change audit rows are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableError("text change audit rows are append-only")
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.platform.integrity import require_same_workspace
+
+        extra = {}
+        if self.workflow_id and self.version_id and self.version.workflow_id != self.workflow_id:
+            extra["version"] = ["نسخه از همین گردش‌کار باشد."]
+        require_same_workspace(self, "workflow", "version", extra=extra)
+
+
 class CampaignJourney(TimeStamped):
     """The journey side of a campaign: its workflow and the version pinned when it was created.
 

@@ -130,6 +130,7 @@ def workflow_detail(request, actor, workflow_id: int):
         "in_use": selectors.workflow_in_use(rows),
         "diff": diff,
         "diff_pair": diff_pair,
+        "text_changes": selectors.workflow_text_changes(actor=actor, workflow=workflow),
     }
     return render(request, "automation/workflow_detail.html", context)
 

@@ -9,7 +9,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from automation.builder.diff import StepDiff, version_diff
 from automation.choices import LIVE_STATUSES, VersionStatus
 from automation.engine.graph import graph_of_version
-from automation.models import CampaignJourney, Execution, Workflow, WorkflowVersion
+from automation.models import CampaignJourney, Execution, Workflow, WorkflowTextChange, WorkflowVersion
 from automation.services.workflows import CAMPAIGN_FINISHED
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.selectors import target_queryset
@@ -89,6 +89,12 @@ def versions_diff(*, actor: Actor, workflow: Workflow, old_id: int, new_id: int)
     old = get_scoped(WorkflowVersion, actor.workspace, old_id, queryset=versions)
     new = get_scoped(WorkflowVersion, actor.workspace, new_id, queryset=versions)
     return version_diff(graph_of_version(old), graph_of_version(new))
+
+
+def workflow_text_changes(*, actor: Actor, workflow: Workflow, limit: int = 50) -> list[WorkflowTextChange]:
+    """The latest message text edits of a workflow's drafts, newest first (who, old, new)."""
+    rows = scoped(WorkflowTextChange, actor.workspace).filter(workflow=workflow)
+    return list(rows.select_related("user", "version")[:limit])
 
 
 def builder_version(*, actor: Actor, workflow: Workflow) -> WorkflowVersion | None:

@@ -23,6 +23,7 @@ from automation.models import (
     WorkflowEdge,
     WorkflowNode,
     WorkflowTemplate,
+    WorkflowTextChange,
     WorkflowVersion,
 )
 from campaigns.choices import CampaignStatus
@@ -121,6 +122,38 @@ def _write_graph(version: WorkflowVersion, graph: Graph) -> None:
     )
 
 
+def _message_texts(graph: Graph) -> dict[str, str]:
+    """Each action step's message text by node key (the texts the action declares; ``body`` when unregistered)."""
+    texts: dict[str, str] = {}
+    for node in graph.nodes:
+        if node.type != NodeType.ACTION or not isinstance(node.config, dict):
+            continue
+        action = ACTIONS.get(node.subtype)
+        parts = action.template_texts(node.config) if action else [node.config.get("body") or ""]
+        texts[node.node_key] = "\n".join(str(p) for p in parts)
+    return texts
+
+
+def _audit_text_changes(*, actor: Actor, version: WorkflowVersion, old: Graph, new: Graph) -> None:
+    """One append-only row per step whose message text changed (steps added or removed are not text edits)."""
+    before, after = _message_texts(old), _message_texts(new)
+    WorkflowTextChange.objects.bulk_create(
+        [
+            WorkflowTextChange(
+                workspace_id=version.workspace_id,
+                workflow_id=version.workflow_id,
+                version=version,
+                node_key=key,
+                user=actor.user,
+                old_text=before[key],
+                new_text=text,
+            )
+            for key, text in after.items()
+            if key in before and before[key] != text
+        ]
+    )
+
+
 def workflow_create(
     *, actor: Actor, name: str, description: str = "", template: str | None = None, template_id: int | None = None
 ) -> Workflow:
@@ -177,9 +210,11 @@ def workflow_graph_save(
         )
         if version is None:
             raise NoDraftVersion()
+        previous = graph_of_version(version)
         version.settings = graph.settings
         version.save(update_fields=["settings", "updated_at"])
         _write_graph(version, graph)
+        _audit_text_changes(actor=actor, version=version, old=previous, new=graph)
         Workflow.objects.filter(pk=workflow.pk).update(updated_by=actor.user, updated_at=timezone.now())
     return version, validate_graph(graph_of_version(version))
 

@@ -28,6 +28,7 @@ from automation.models import (
     WorkflowEdge,
     WorkflowNode,
     WorkflowTemplate,
+    WorkflowTextChange,
     WorkflowVersion,
 )
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
@@ -103,6 +104,9 @@ def build_world(ws, mark: str) -> dict[str, models.Model]:
     )
     rows["workflowedge"] = WorkflowEdge.objects.create(workspace=ws, version=version, from_node=start, to_node=node)
     rows["workflowtemplate"] = WorkflowTemplate.objects.create(workspace=ws, name=f"{mark} template {n}")
+    rows["workflowtextchange"] = WorkflowTextChange.objects.create(
+        workspace=ws, workflow=wf, version=version, node_key=f"sms{n}", old_text=f"{mark} old", new_text=f"{mark} new"
+    )
     rows["automationsettings"] = AutomationSettings.objects.create(workspace=ws, timezone=f"{mark}/Zone")
     group = rows["campaigngroup"] = CampaignGroup.objects.create(
         workspace=ws, name=f"{mark} group {n}", name_key=f"{mark.lower()} group {n}", name_search=f"{mark} group"
