@@ -22,6 +22,9 @@ urlpatterns = [
         "automation/workflows/<int:workflow_id>/builder/remove/", views.builder_remove, name="workflow-builder-remove"
     ),
     path(
+        "automation/workflows/<int:workflow_id>/builder/window/", views.builder_window, name="workflow-builder-window"
+    ),
+    path(
         "automation/workflows/<int:workflow_id>/builder/preview/",
         views.builder_preview,
         name="workflow-builder-preview",

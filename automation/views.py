@@ -30,7 +30,7 @@ from automation.engine.registry import ACTIONS, VARIABLES
 from automation.errors import GraphInvalid
 from automation.models import Workflow
 from automation.services import workflows as services
-from campaigns.platform.errors import PlatformError
+from campaigns.platform.errors import PlatformError, ValidationFailed
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
 
@@ -231,6 +231,8 @@ def _builder_context(request, actor, workflow, *, error: str = ""):
         "strategies": editing.STRATEGIES,
         "condition_fields": editing.condition_fields(),
         "operators": editing.operators(),
+        "window_rows": editing.window_rows(version.settings),
+        "window_enabled": bool((version.settings or {}).get("send_window")),
     }
     if sequence is not None:
         problems = validate_sequence(sequence)
@@ -322,6 +324,38 @@ def builder_remove(request, actor, workflow_id: int):
         return sequence.remove(path), ""
 
     return _edit(request, actor, workflow_id, change)
+
+
+@require_POST
+@workflow_page
+def builder_window(request, actor, workflow_id: int):
+    """The journey-wide send window (Saturday → Friday), saved through the workflow service."""
+    workflow = _workflow(actor, workflow_id)
+    version = selectors.builder_version(actor=actor, workflow=workflow)
+    error = ""
+    if version is None or version.status != VersionStatus.DRAFT:
+        error = "این نسخه قابل ویرایش نیست."
+    else:
+        current = (version.settings or {}).get("send_window") or {}
+        tz = (current.get("timezone") if isinstance(current, dict) else None) or actor.workspace.time_zone
+        try:
+            window = editing.window_from_form(request.POST, timezone=tz or "Asia/Tehran")
+            services.workflow_send_window_save(actor=actor, workflow_id=workflow.id, window=window)
+        except ValueError:
+            error = "بازه‌ها را به شکل ۰۹:۰۰-۱۸:۰۰ بنویسید؛ چند بازه را با ویرگول جدا کنید."
+        except ValidationFailed as exc:
+            error = exc.message
+            if "send_window" in (exc.details or {}):
+                error = "بازه ارسال نامعتبر است؛ دست‌کم یک روز باید باز باشد و پایان هر بازه بعد از آغاز آن باشد."
+        except PlatformError as exc:
+            error = exc.message
+    if _is_htmx(request):
+        return _render_builder(request, actor, workflow, error=error)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, "بازه ارسال ذخیره شد.")
+    return redirect(reverse("workflow-builder", kwargs={"workflow_id": workflow.id}) + "#send-window")
 
 
 @require_POST

@@ -374,3 +374,46 @@ def step_from_form(step: Step, data: Mapping, *, timezone: str = "Asia/Tehran") 
 def loop_targets(sequence: WorkflowSequence) -> list[tuple[str, str]]:
     """Steps an end may loop back to (any step but an end)."""
     return [(step.key, step.name or step.key) for _, step in sequence.walk() if not isinstance(step, End)]
+
+
+# --- journey-wide send window (Saturday → Friday) ----------------------------------------------------
+WINDOW_DAYS = [
+    ("sat", "شنبه"),
+    ("sun", "یکشنبه"),
+    ("mon", "دوشنبه"),
+    ("tue", "سه‌شنبه"),
+    ("wed", "چهارشنبه"),
+    ("thu", "پنجشنبه"),
+    ("fri", "جمعه"),
+]
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+
+
+def window_rows(settings: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """One row per weekday, Saturday first: ``intervals`` as ``09:00-12:00, 14:00-18:00`` ("" = closed)."""
+    window = (settings or {}).get("send_window") or {}
+    days = window.get("days", window) if isinstance(window, dict) else {}
+    rows = []
+    for key, label in WINDOW_DAYS:
+        intervals = days.get(key) or [] if isinstance(days, dict) else []
+        text = ", ".join(f"{i[0]}-{i[1]}" for i in intervals if isinstance(i, list | tuple) and len(i) == 2)
+        rows.append({"key": key, "label": label, "intervals": text})
+    return rows
+
+
+def window_from_form(data: Mapping[str, Any], *, timezone: str) -> dict[str, Any] | None:
+    """The window config of the editor form (``day_<key>`` = ``HH:MM-HH:MM`` intervals, comma separated);
+    ``None`` when the form asks for no journey window. Times are checked by the service (window_for_save)."""
+    if data.get("window_enabled") != "on":
+        return None
+    days: dict[str, list[list[str]] | None] = {}
+    for key, _label in WINDOW_DAYS:
+        text = str(data.get(f"day_{key}", "")).translate(_DIGITS).replace("،", ",")
+        intervals = []
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            start, sep, end = part.partition("-")
+            if not sep:
+                raise ValueError(f"{key}: an interval is start-end")
+            intervals.append([start.strip(), end.strip()])
+        days[key] = intervals or None
+    return {"timezone": timezone, "days": days}

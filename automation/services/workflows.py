@@ -15,6 +15,7 @@ from automation.engine.graph import Graph, graph_of_version, graph_size_errors, 
 from automation.engine.nodes import NODE_TYPES
 from automation.engine.registry import ACTIONS, WORKFLOW_TEMPLATES, workflow_templates_in_order
 from automation.engine.validator import GraphError, validate_graph
+from automation.engine.window import WindowError, window_for_save
 from automation.errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound, WorkflowInUse
 from automation.models import (
     CampaignJourney,
@@ -217,6 +218,26 @@ def workflow_graph_save(
         _audit_text_changes(actor=actor, version=version, old=previous, new=graph)
         Workflow.objects.filter(pk=workflow.pk).update(updated_by=actor.user, updated_at=timezone.now())
     return version, validate_graph(graph_of_version(version))
+
+
+def workflow_send_window_save(
+    *, actor: Actor, workflow_id: int, window: dict[str, Any] | None
+) -> tuple[WorkflowVersion, list[GraphError]]:
+    """Set (or clear, with ``None``) the journey-wide send window of the draft; a window closed every day is refused."""
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    version = draft_of(workflow)
+    if version is None:
+        raise NoDraftVersion()
+    try:
+        parsed = window_for_save(window, actor.workspace.time_zone or "Asia/Tehran")
+    except WindowError as exc:
+        raise ValidationFailed.field("send_window", f"بازه ارسال نامعتبر است: {exc}") from None
+    graph = graph_of_version(version).to_dict()
+    graph["settings"] = {k: v for k, v in (graph.get("settings") or {}).items() if k != "send_window"}
+    if parsed is not None:
+        graph["settings"]["send_window"] = parsed.to_config()
+    return workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=graph)
 
 
 def workflow_validate(*, actor: Actor, workflow_id: int) -> list[GraphError]:
