@@ -67,7 +67,8 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
     sent_today = counters.filter(day=today).aggregate(n=Sum("used"))["n"] or 0
     sent_total = counters.aggregate(n=Sum("used"))["n"] or 0
     events = ExecutionEvent.objects.filter(campaign_id=campaign.id)
-    failed = events.filter(type__in=[EventType.ACTION_ATTEMPT, EventType.ACTION_RESULT], data__result__in=FAILED_RESULTS)
+    outcome_types = [EventType.ACTION_ATTEMPT, EventType.ACTION_RESULT]
+    failed = events.filter(type__in=outcome_types, data__result__in=FAILED_RESULTS)
     retried = events.filter(type=EventType.RETRY_SCHEDULED)
     workspace_used = (
         DailyCounter.objects.filter(scope=CounterScope.WORKSPACE, scope_id=actor.workspace.id, day=today).aggregate(
