@@ -23,7 +23,7 @@ from automation.engine.registry import ACTIONS
 from automation.engine.window import local_day
 from automation.models import DailyCounter, EnrollmentItem, Execution, ExecutionEvent
 from automation.selectors import execution_queryset
-from automation.services.enrollment_batches import journey_campaign
+from automation.services.enrollment_core import journey_campaign
 from campaigns.models import Target
 from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_get

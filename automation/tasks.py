@@ -2,6 +2,9 @@
 
 from celery import shared_task
 
+from automation.engine.scheduler import PROCESS_EXECUTIONS_TASK
+from automation.services.enrollment_batches import ENROLLMENT_BATCH_COMMIT_TASK
+
 
 @shared_task(name="automation.tick", ignore_result=True)
 def tick() -> dict:
@@ -12,15 +15,15 @@ def tick() -> dict:
     return {"claimed": report.claimed, "reaped": report.reaped, "skipped": report.skipped}
 
 
-@shared_task(name="automation.process_executions", ignore_result=True, max_retries=0)
+@shared_task(name=PROCESS_EXECUTIONS_TASK, ignore_result=True, max_retries=0)
 def process_executions(items: list) -> dict:
     """Run a batch of claimed executions. Tries = 1: retries are domain-level, never framework-level."""
-    from automation.engine.runner import process_batch
+    from automation.engine.batch import process_batch
 
     return process_batch([(int(i), str(t)) for i, t in items])
 
 
-@shared_task(name="automation.enrollment_batch_commit", ignore_result=True, max_retries=0)
+@shared_task(name=ENROLLMENT_BATCH_COMMIT_TASK, ignore_result=True, max_retries=0)
 def enrollment_batch_commit_task(batch_id: int) -> dict:
     """Add a large enrollment batch (resumable: the beat job re-queues it when its lease runs out)."""
     from automation.services.enrollment_batches import enrollment_batch_run

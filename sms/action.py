@@ -34,6 +34,7 @@ from django.utils import timezone
 from automation.choices import EventType
 from automation.engine.guards import next_opening_tomorrow
 from automation.engine.lease import STOP_EXCEPTIONS
+from automation.engine.outcome import RESEND_UNKNOWN
 from automation.engine.registry import (
     GUARDS,
     RETRY_STRATEGIES,
@@ -42,7 +43,6 @@ from automation.engine.registry import (
     GuardDecision,
     ResultStatus,
 )
-from automation.engine.runner import RESEND_UNKNOWN
 from automation.engine.variables import render, unknown_variables
 from automation.engine.window import local_day
 from sms import channel, rate_limits

@@ -1,4 +1,7 @@
-"""Batched job on PostgreSQL: the same steps as ``runner.process_execution`` with fewer round trips.
+"""A dispatched batch of executions: ``process_batch`` runs it.
+
+Elsewhere than PostgreSQL (or for one item) each execution is ``runner.process_execution``. On PostgreSQL
+the batched job takes the same steps with fewer round trips:
 
 1. One transaction claims the whole batch: ``SELECT … FOR UPDATE`` of the rows
    still queued with their token, one UPDATE → processing, one multi-row
@@ -22,12 +25,13 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import F
+from django.utils import timezone
 from django_fsm import can_proceed
 
 from automation.choices import EventType, ExecutionStatus
 from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.registry import ACTIONS
-from automation.engine.runner import Finished, failed_outcome, finish_run, start_run
+from automation.engine.runner import Finished, failed_outcome, finish_run, process_execution, start_run
 from automation.engine.transitions import PendingEvent, event_row, insert_events
 from automation.models import Execution
 
@@ -200,4 +204,17 @@ def process_batch_postgres(items: list[tuple[int, str]], *, now: datetime) -> di
     stale = len(items) - len(claimed)
     if stale:
         counts["stale"] = counts.get("stale", 0) + stale
+    return counts
+
+
+def process_batch(items: list[tuple[int, str]], *, now: datetime | None = None) -> dict[str, int]:
+    """Run a dispatched batch. On PostgreSQL the claim and the final writes are batched (above)."""
+    now = now or timezone.now()
+    if connection.vendor == "postgresql" and len(items) > 1:
+        return process_batch_postgres(items, now=now)
+    cache: dict = {}
+    counts: dict[str, int] = {}
+    for execution_id, token in items:
+        result = process_execution(execution_id, token, now=now, cache=cache)
+        counts[result] = counts.get(result, 0) + 1
     return counts

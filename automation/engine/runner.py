@@ -14,19 +14,18 @@ from __future__ import annotations
 import inspect
 import logging
 import uuid
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from django.contrib.contenttypes.models import ContentType
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from automation.choices import EndReason, EventType, ExecutionStatus, Port
-from automation.engine.context import automation_settings, effective_window, workspace_tz
-from automation.engine.graph import Graph, NodeSpec, published_graph
+from automation.engine.context import RunContext
 from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.nodes import NODE_TYPES
+from automation.engine.outcome import ERROR_BACKOFF, Outcome
 from automation.engine.registry import ACTIONS
 from automation.engine.transitions import PendingEvent, apply_transition
 from automation.models import Execution
@@ -34,100 +33,11 @@ from campaigns.models import Campaign
 
 logger = logging.getLogger(__name__)
 STEP_BUDGET = 50
-# Execution metadata keys: the node an execution was held at after an unknown outcome, and a person's
-# decision to send that step again (read by the action through ``ctx.execution.metadata``).
-HELD_UNKNOWN = "_held_unknown"
-RESEND_UNKNOWN = "_resend_unknown"
-SKIP_UNKNOWN = "_skip_unknown"
-ERROR_BACKOFF = timedelta(minutes=5)
 MAX_JOB_ERRORS = 3
 
 
-@dataclass
-class Outcome:
-    transition: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    event: PendingEvent | None = None
-
-
-class _Run:
-    """One job's pass over one execution."""
-
-    def __init__(self, execution: Execution, campaign: Campaign, now: datetime, job_token: uuid.UUID, cache: dict):
-        self.ex = execution
-        self.campaign = campaign
-        self.now = now
-        self.job_token = job_token
-        self.graph: Graph = published_graph(execution.version_id)
-        self.workspace = campaign.workspace
-        key = ("settings", campaign.workspace_id)
-        if key not in cache:
-            cache[key] = automation_settings(self.workspace)
-        self.settings = cache[key]
-        self.tz = workspace_tz(self.workspace, self.settings)
-        wkey = ("window", campaign.id)
-        if wkey not in cache:
-            cache[wkey] = effective_window(campaign, self.graph.settings, self.settings, self.tz)
-        self.window = cache[wkey]
-        self.events: list[PendingEvent] = []
-        self.metadata = dict(execution.metadata or {})
-        self.fields: dict[str, Any] = {}
-        self.cache = cache
-        self.subject = self._load_subject()
-
-    # --- helpers -----------------------------------------------------------------------------------
-    @property
-    def execution(self) -> Execution:
-        """Conditions read ``execution.metadata``/``cycle`` through this (live metadata of this run)."""
-        self.ex.metadata = self.metadata
-        return self.ex
-
-    def _load_subject(self):
-        key = ("subject", self.ex.subject_type_id, self.ex.subject_id)
-        if key in self.cache:  # prefetched for the whole batch
-            return self.cache[key]
-        model = ContentType.objects.get_for_id(self.ex.subject_type_id).model_class()
-        return model._default_manager.filter(pk=self.ex.subject_id).first() if model else None
-
-    def event(self, type: str, node: NodeSpec | None = None, message: str = "", **data) -> None:
-        self.events.append(PendingEvent(type, node.id if node else None, message, data, self.now))
-
-    def node(self) -> NodeSpec:
-        return self.graph.by_id[self.fields.get("current_node_id", self.ex.current_node_id)]
-
-    def enter(self, node: NodeSpec, at: datetime) -> None:
-        self.fields.update(
-            current_node_id=node.id,
-            needs_budget=node.consumes_budget,
-            node_entered_at=at,
-            retry_count=0,
-            eligible_at=at,
-            next_run_at=at,
-        )
-        self.event(EventType.NODE_ENTERED, node)
-
-    def move(self, node: NodeSpec, *ports: str, at: datetime | None = None) -> NodeSpec | None:
-        """Follow the first connected port; None when the path ends (treated as complete)."""
-        key = self.graph.next_key(node.node_key, *ports)
-        if key is None:
-            return None
-        nxt = self.graph.by_key[key]
-        self.enter(nxt, at or self.now)
-        return nxt
-
-    def entered_at(self) -> datetime:
-        return self.fields.get("node_entered_at") or self.ex.node_entered_at or self.now
-
-    def retry_count(self) -> int:
-        return self.fields.get("retry_count", self.ex.retry_count)
-
-    def finish(self, transition: str, reason: str, event: str) -> Outcome:
-        extra = {"end_reason": reason, "next_run_at": None}
-        if transition in ("complete", "fail", "cancel", "blacklist"):
-            extra["completed_at"] = self.now
-        return Outcome(
-            transition, extra, PendingEvent(event, self.fields.get("current_node_id", self.ex.current_node_id), reason)
-        )
+class _Run(RunContext):
+    """One job's pass over one execution: the run context and its step loop."""
 
     # --- step loop -------------------------------------------------------------------------------
     def run(self) -> Outcome:
@@ -165,14 +75,6 @@ class _Run:
             if outcome is not None:
                 return outcome
         return Outcome("ready", {"next_run_at": self.now})
-
-    def after_move(self, nxt: NodeSpec | None, step: int) -> Outcome | None:
-        """After following a port: the path's end completes; a budget-consuming step goes back to the scheduler."""
-        if nxt is None:
-            return self.finish("complete", EndReason.COMPLETED, EventType.COMPLETED)
-        if nxt.consumes_budget:
-            return Outcome("ready")
-        return None
 
 
 def _claim_one(execution_id: int, lock_token, now: datetime) -> Execution | None:
@@ -271,18 +173,3 @@ def process_execution(
         return "stale"
     cache["lease"] = Lease([(execution_id, str(lock_token))], now)
     return _write_one(_run_one(ex, lock_token, now, cache), now)
-
-
-def process_batch(items: list[tuple[int, str]], *, now: datetime | None = None) -> dict[str, int]:
-    """Run a dispatched batch. On PostgreSQL the claim and the final writes are batched (see ``batch``)."""
-    now = now or timezone.now()
-    if connection.vendor == "postgresql" and len(items) > 1:
-        from automation.engine.batch import process_batch_postgres
-
-        return process_batch_postgres(items, now=now)
-    cache: dict = {}
-    counts: dict[str, int] = {}
-    for execution_id, token in items:
-        result = process_execution(execution_id, token, now=now, cache=cache)
-        counts[result] = counts.get(result, 0) + 1
-    return counts

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from celery import current_app
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings as django_settings
 from django.db import connection, transaction
@@ -48,6 +49,9 @@ logger = logging.getLogger(__name__)
 S = ExecutionStatus
 TICK_LOCK_KEY = 0x6A6F75726E6579  # "journey"
 HEARTBEAT = "automation_tick"
+# The job that runs a dispatched batch (``automation.tasks.process_executions``), sent by name so the
+# engine never imports its Celery entry points.
+PROCESS_EXECUTIONS_TASK = "automation.process_executions"
 _EVENT_FIELDS = ("id", "workspace_id", "campaign_id", "subject_type_id", "subject_id", "current_node_id", "status")
 
 
@@ -360,10 +364,9 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
     now = now or timezone.now()
     report = TickReport()
     if send is None:
-        from automation.tasks import process_executions
 
         def send(chunk):
-            process_executions.delay([list(item) for item in chunk])
+            current_app.signature(PROCESS_EXECUTIONS_TASK).delay([list(item) for item in chunk])
 
     with _TickLock() as held:
         if not held:

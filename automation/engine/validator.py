@@ -5,31 +5,17 @@ Drafts may be saved invalid; publishing refuses while ``validate`` returns error
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from automation.choices import NodeType
+from automation.engine.checks import GraphCheck, GraphError
 from automation.engine.graph import Graph, NodeSpec, graph_size_errors
 from automation.engine.nodes import NODE_TYPES, node_ports
 from automation.engine.window import SendWindow, WindowError
 
-
-@dataclass(frozen=True)
-class GraphError:
-    node_key: str | None
-    code: str
-    message: str
-
-    def as_dict(self) -> dict:
-        return {"node_key": self.node_key, "code": self.code, "message": self.message}
+__all__ = ["GraphError", "GraphValidator", "validate_graph"]
 
 
-class GraphValidator:
-    def __init__(self, graph: Graph) -> None:
-        self.graph = graph
-        self.errors: list[GraphError] = []
-
-    def add(self, node: NodeSpec | None, code: str, message: str) -> None:
-        self.errors.append(GraphError(node.node_key if node else None, code, message))
+class GraphValidator(GraphCheck):
+    """Every publish-time rule over one graph; the node types' own rules run through ``GraphCheck``."""
 
     def validate(self) -> list[GraphError]:
         g = self.graph
@@ -71,12 +57,6 @@ class GraphValidator:
                 self.add(source, "INVALID_PORT", f"درگاه «{edge.port}» برای این نوع گام مجاز نیست.")
             if target.type == NodeType.START:
                 self.add(source, "EDGE_TO_START", "هیچ اتصالی نباید به گام شروع برگردد.")
-
-    def require(self, node: NodeSpec, *options: str) -> None:
-        """One of these ports of the node must be connected."""
-        ports = self.graph.out.get(node.node_key, {})
-        if not any(p in ports for p in options):
-            self.add(node, "PORT_NOT_CONNECTED", f"درگاه «{options[0]}» این گام به جایی وصل نیست.")
 
     def _node(self, node: NodeSpec) -> None:
         cfg = node.config if isinstance(node.config, dict) else {}

@@ -28,8 +28,7 @@ from automation.choices import EnrollmentClass
 from automation.engine.context import workspace_tz
 from automation.engine.window import local_day
 from automation.models import AutoEnrollRule
-from automation.services.enrollment import CHUNK, EnrollmentReport, _enroll_chunk
-from automation.services.enrollment_batches import classify, journey_campaign
+from automation.services.enrollment_core import CHUNK, EnrollmentReport, classify, enroll_chunk, journey_campaign
 from campaigns.choices import CampaignStatus
 from campaigns.filters import TargetFilter
 from campaigns.models import Campaign, Membership
@@ -219,7 +218,7 @@ def _scan(rule: AutoEnrollRule, campaign: Campaign, budget: int) -> dict[str, An
             rule.cursor = tid
         if ready:
             report = EnrollmentReport()
-            _enroll_chunk(actor, campaign, ready, report, source="auto")
+            enroll_chunk(actor, campaign, ready, report, source="auto")
             stats["enrolled"] += len(report.added)
             stats["added_concurrently"] += len(report.added_concurrently)
             stats["already_live"] += len(report.already_live)

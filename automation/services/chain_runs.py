@@ -19,7 +19,7 @@ from automation.engine.graph import Graph, published_graph
 from automation.engine.registry import ACTIONS
 from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from automation.selectors import campaign_journey_get
-from automation.services.enrollment import _subject_problems
+from automation.services.enrollment_core import subject_problems
 from automation.services.workflows import _write_graph
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target
@@ -95,7 +95,7 @@ def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime
         t.id: t for t in Target.objects.filter(workspace_id=campaign.workspace_id, pk__in=target_ids, deleted_at=None)
     }
     result: dict[int, tuple[str, object]] = {tid: ("refused", "not_found") for tid in target_ids if tid not in targets}
-    problems = _subject_problems(campaign, list(targets.values()))
+    problems = subject_problems(campaign, list(targets.values()))
     live = set(
         Execution.objects.filter(
             campaign=campaign, subject_type=ct, subject_id__in=list(targets), status__in=LIVE_STATUSES

@@ -18,23 +18,29 @@ outcome, so a resumed job continues where the dead one stopped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.contenttypes.models import ContentType
+from celery import current_app
 from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from automation.choices import LIVE_STATUSES, BatchStatus, Decision, EnrollmentClass
-from automation.errors import BatchNotDraft, CampaignClosed, CampaignNotJourney, ConflictsUnresolved
-from automation.models import EnrollmentBatch, EnrollmentItem, Execution
-from automation.services.enrollment import CHUNK, MAX_SUBJECTS, EnrollmentReport, _enroll_chunk, _subject_problems
-from campaigns.choices import CampaignKind, CampaignStatus
+from automation.choices import BatchStatus, Decision, EnrollmentClass
+from automation.errors import BatchNotDraft, ConflictsUnresolved
+from automation.models import EnrollmentBatch, EnrollmentItem
+from automation.services.enrollment_core import (
+    CHUNK,
+    MAX_SUBJECTS,
+    EnrollmentReport,
+    classify,
+    enroll_chunk,
+    journey_campaign,
+    live_elsewhere,
+)
 from campaigns.filters import TargetFilter
-from campaigns.models import Campaign, Membership, Target, Workspace
+from campaigns.models import Campaign, Membership
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
@@ -46,98 +52,9 @@ INLINE_MAX = 300
 LEASE = timedelta(minutes=3)
 MAX_ATTEMPTS = 3
 MAX_LISTED_CONFLICTS = 200
-
-
-# --------------------------------------------------------------------------- classification
-@dataclass(frozen=True)
-class Verdict:
-    klass: str
-    reason: str = ""
-    conflicts: tuple = ()
-
-
-def journey_campaign(workspace: Workspace, campaign_id: int, *, open_only: bool = True) -> Campaign:
-    campaign = get_scoped(Campaign, workspace, campaign_id)
-    if campaign.kind != CampaignKind.JOURNEY:
-        raise CampaignNotJourney()
-    if open_only and campaign.status in (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED):
-        raise CampaignClosed()
-    return campaign
-
-
-def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
-    """Subject id → the live executions it has in *other* campaigns of the workspace (the conflict details)."""
-    ids = list(subject_ids)
-    if not ids:
-        return {}
-    ct = ContentType.objects.get_for_model(Target)
-    rows = (
-        Execution.objects.filter(
-            workspace_id=campaign.workspace_id, subject_type=ct, subject_id__in=ids, status__in=LIVE_STATUSES
-        )
-        .exclude(campaign_id=campaign.id)
-        .values(
-            "id",
-            "subject_id",
-            "campaign_id",
-            "campaign__name",
-            "campaign__status",
-            "workflow_id",
-            "workflow__name",
-            "current_node__node_key",
-            "current_node__name",
-            "next_run_at",
-            "status",
-        )
-        .order_by("subject_id", "campaign_id")
-    )
-    out: dict[int, list[dict[str, Any]]] = {}
-    for r in rows:
-        out.setdefault(r["subject_id"], []).append(
-            {
-                "execution_id": r["id"],
-                "campaign_id": r["campaign_id"],
-                "campaign_name": r["campaign__name"],
-                "campaign_status": r["campaign__status"],
-                "workflow_id": r["workflow_id"],
-                "workflow_name": r["workflow__name"],
-                "current_step": r["current_node__name"] or r["current_node__node_key"] or "",
-                "next_run_at": r["next_run_at"].isoformat() if r["next_run_at"] else None,
-                "status": r["status"],
-            }
-        )
-    return out
-
-
-def classify(campaign: Campaign, ids: list[int], visible) -> dict[int, Verdict]:
-    """Class of each subject id (one chunk): invalid / blacklisted / already_live / conflict / ready.
-
-    ``visible`` is the target queryset the caller may see (owner visibility); others are ``not_found``.
-    """
-    targets = {t.id: t for t in visible.filter(pk__in=ids)}
-    problems = _subject_problems(campaign, list(targets.values()))
-    ct = ContentType.objects.get_for_model(Target)
-    here = set(
-        Execution.objects.filter(
-            campaign_id=campaign.id, subject_type=ct, subject_id__in=list(targets), status__in=LIVE_STATUSES
-        ).values_list("subject_id", flat=True)
-    )
-    elsewhere = live_elsewhere(campaign, [i for i in targets if i not in here])
-    out: dict[int, Verdict] = {}
-    for tid in ids:
-        if tid not in targets:
-            out[tid] = Verdict(K.INVALID, "not_found")
-        elif problems.get(tid) == "blacklisted":
-            out[tid] = Verdict(K.BLACKLISTED, "blacklisted")
-        elif tid in problems:
-            out[tid] = Verdict(K.INVALID, problems[tid])
-        elif tid in here:
-            out[tid] = Verdict(K.ALREADY_LIVE)
-        elif tid in elsewhere:
-            out[tid] = Verdict(K.CONFLICT, "", tuple(elsewhere[tid]))
-        else:
-            out[tid] = Verdict(K.READY)
-    return out
+# The job that adds a large batch (``automation.tasks.enrollment_batch_commit_task``), sent by name so the
+# service never imports its Celery entry points.
+ENROLLMENT_BATCH_COMMIT_TASK = "automation.enrollment_batch_commit"
 
 
 def _chunks(ids: list[int]):
@@ -352,9 +269,7 @@ def enrollment_batch_commit(
 
 
 def _enqueue(batch_id: int) -> None:
-    from automation.tasks import enrollment_batch_commit_task
-
-    enrollment_batch_commit_task.apply_async(args=[batch_id], queue="engine")
+    current_app.signature(ENROLLMENT_BATCH_COMMIT_TASK).apply_async(args=[batch_id], queue="engine")
 
 
 def _actor_for(batch: EnrollmentBatch, campaign: Campaign) -> Actor:
@@ -407,7 +322,7 @@ def _commit_chunk(batch: EnrollmentBatch, campaign: Campaign, actor: Actor, chun
             add.append(item.subject_id)
     report = EnrollmentReport()
     if add:
-        _enroll_chunk(actor, campaign, add, report)
+        enroll_chunk(actor, campaign, add, report)
     for tid in report.added:
         by_id[tid].outcome = "added"
     for tid in report.added_concurrently:

@@ -8,7 +8,7 @@ from django.utils import timezone
 from automation import events
 from automation.choices import EndReason, ExecutionStatus
 from automation.engine.graph import published_graph
-from automation.engine.runner import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
+from automation.engine.outcome import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
 from automation.engine.transitions import apply_transition
 from automation.models import Execution
 from campaigns.platform.errors import ValidationFailed

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from django.test import TestCase
 
-from automation.engine.runner import process_batch
+from automation.engine.batch import process_batch
 from automation.engine.scheduler import tick
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.enrollment import enroll_subjects

@@ -9,7 +9,7 @@ import time_machine
 from django.db import connection, connections
 
 from automation.choices import EventType
-from automation.engine.runner import process_batch
+from automation.engine.batch import process_batch
 from automation.engine.scheduler import schedule_campaign, tick
 from automation.models import ExecutionEvent
 from campaigns.models import Campaign

@@ -6,7 +6,7 @@ import pytest
 import time_machine
 
 from automation.choices import ExecutionStatus
-from automation.engine.runner import process_batch
+from automation.engine.batch import process_batch
 from automation.models import CampaignJourney, Execution, ExecutionEvent
 from automation.services.executions import execution_control
 from automation.services.workflows import workflow_graph_save, workflow_new_draft, workflow_publish

@@ -7,7 +7,7 @@ import pytest
 import time_machine
 
 from automation.choices import EventType, ExecutionStatus
-from automation.engine.runner import process_batch
+from automation.engine.batch import process_batch
 from automation.models import Execution, ExecutionEvent
 from sms.models import SmsAttempt, SmsSendSlot
 from sms.providers import SendResponse

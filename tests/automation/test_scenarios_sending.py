@@ -6,7 +6,8 @@ import pytest
 import time_machine
 
 from automation.choices import EventType, ExecutionStatus
-from automation.engine.runner import process_batch, process_execution
+from automation.engine.batch import process_batch
+from automation.engine.runner import process_execution
 from automation.models import Execution, ExecutionEvent
 from campaigns.models import Notification
 from sms.action import SendSmsAction

@@ -11,7 +11,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import connection
 
 from automation.choices import ExecutionStatus
-from automation.engine.runner import process_batch
+from automation.engine.batch import process_batch
 from automation.engine.scheduler import reap_expired_leases
 from automation.models import DailyCounter, Execution
 from automation.services.enrollment import enroll_subjects

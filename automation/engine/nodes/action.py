@@ -11,6 +11,7 @@ from datetime import timedelta
 from automation.choices import EndReason, EventType, ExecutionStatus, NodeType, OnExhausted, OnUnknownOutcome, Port
 from automation.engine.context import StepContext
 from automation.engine.nodes.base import NodeHandler
+from automation.engine.outcome import ERROR_BACKOFF, HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN, Outcome
 from automation.engine.registry import ACTIONS, GUARDS, RETRY_STRATEGIES, ActionResult, ResultStatus
 from automation.engine.retry import retry_config_errors
 from automation.engine.variables import unknown_variables
@@ -42,15 +43,11 @@ class ActionNode(NodeHandler):
         check.require(node, Port.SUCCESS, Port.DEFAULT)
 
     def run(self, run, node, step):
-        from automation.engine.runner import Outcome
-
         if step > 0 and node.consumes_budget:
             return Outcome("ready")  # budget-consuming steps go back to the scheduler
         return (yield from self._step(run, node, step))
 
     def _step(self, run, node, step):
-        from automation.engine.runner import ERROR_BACKOFF, RESEND_UNKNOWN, SKIP_UNKNOWN, Outcome
-
         if run.metadata.get(SKIP_UNKNOWN) == node.id:  # a person resumed a held step with "skip"
             run.metadata.pop(SKIP_UNKNOWN)
             run.event(EventType.SKIPPED, node, "unknown outcome skipped by a person")
@@ -91,8 +88,6 @@ class ActionNode(NodeHandler):
         return self._result(run, node, result, step)
 
     def _result(self, run, node, result: ActionResult, step: int):
-        from automation.engine.runner import ERROR_BACKOFF, HELD_UNKNOWN, Outcome
-
         data = dict(result.data)
         event_type = data.pop("event", EventType.ACTION_RESULT)
         run.event(event_type, node, result.message, **{**data, "result": result.status})

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 from automation.engine.registry import Registry
 
 if TYPE_CHECKING:
+    from automation.engine.checks import GraphCheck
+    from automation.engine.context import RunContext
     from automation.engine.graph import Graph, NodeSpec
-    from automation.engine.runner import Outcome, _Run
-    from automation.engine.validator import GraphValidator
+    from automation.engine.outcome import Outcome
 
 
 class NodeHandler:
@@ -30,14 +31,14 @@ class NodeHandler:
         """What even a stored draft must satisfy (e.g. size caps); messages without the node key."""
         return []
 
-    def validate(self, node: NodeSpec, config: dict[str, Any], check: GraphValidator) -> None:
+    def validate(self, node: NodeSpec, config: dict[str, Any], check: GraphCheck) -> None:
         """Publish-time rules: report with ``check.add(node, CODE, message)`` / ``check.require(node, port)``."""
 
     def jumps(self, graph: Graph, node: NodeSpec) -> list[str]:
         """Node keys reached without an edge (a loop's target); used for reachability."""
         return []
 
-    def run(self, run: _Run, node: NodeSpec, step: int) -> Outcome | None:  # pragma: no cover - interface
+    def run(self, run: RunContext, node: NodeSpec, step: int) -> Outcome | None:  # pragma: no cover - interface
         """One step of the job at this node: an Outcome ends the job's pass, None continues the loop.
 
         May be a generator: it yields a ``StepContext`` when an action must execute and receives

@@ -7,6 +7,7 @@ from datetime import timedelta
 from automation.choices import EndReason, EventType, NodeType
 from automation.engine.graph import END_BEHAVIORS, WAIT_UNITS
 from automation.engine.nodes.base import NodeHandler
+from automation.engine.outcome import Outcome, PendingEvent
 
 MIN_LOOP_DELAY = 3600
 
@@ -49,8 +50,6 @@ class EndNode(NodeHandler):
         return []
 
     def run(self, run, node, step):
-        from automation.engine.runner import Outcome, PendingEvent
-
         behavior = node.behavior
         if behavior in ("loop", "restart"):
             max_cycles = int(node.config.get("max_cycles") or 1)

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from automation.choices import EventType, NodeType, Port
 from automation.engine.graph import WAIT_UNITS, wait_seconds
 from automation.engine.nodes.base import NodeHandler
+from automation.engine.outcome import Outcome
 from automation.engine.window import SendWindow, WindowError
 
 
@@ -34,8 +35,6 @@ class WaitNode(NodeHandler):
         check.require(node, Port.DEFAULT)
 
     def run(self, run, node, step):
-        from automation.engine.runner import Outcome
-
         config = node.config
         if config.get("mode", node.subtype) == "until":
             naive = datetime.fromisoformat(str(config["at"]))

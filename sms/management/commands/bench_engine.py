@@ -25,8 +25,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus
+from automation.engine.batch import process_batch
 from automation.engine.graph import published_graph
-from automation.engine.runner import process_batch
 from automation.engine.scheduler import tick
 from automation.models import Execution, ExecutionEvent
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition

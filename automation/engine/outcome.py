@@ -1,0 +1,39 @@
+"""What one step of a job decides, and the execution metadata keys the engine and people share.
+
+Imported by the runner, the node handlers and the services alike; it imports nothing of the engine
+but the event type, so every side reads the same values without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from automation.engine.transitions import PendingEvent
+
+__all__ = [
+    "ERROR_BACKOFF",
+    "HELD_UNKNOWN",
+    "RESEND_UNKNOWN",
+    "SKIP_UNKNOWN",
+    "Outcome",
+    "PendingEvent",
+]
+
+# Execution metadata keys: the node an execution was held at after an unknown outcome, and a person's
+# decision to send that step again (read by the action through ``ctx.execution.metadata``).
+HELD_UNKNOWN = "_held_unknown"
+RESEND_UNKNOWN = "_resend_unknown"
+SKIP_UNKNOWN = "_skip_unknown"
+# How long a step that failed (or a deferral without a time) waits before the next try.
+ERROR_BACKOFF = timedelta(minutes=5)
+
+
+@dataclass
+class Outcome:
+    """The end of a job's pass over one execution: the transition to apply, its fields and its event."""
+
+    transition: str
+    extra: dict[str, Any] = field(default_factory=dict)
+    event: PendingEvent | None = None
