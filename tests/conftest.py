@@ -20,6 +20,10 @@ def _clear_cache():
     from django.core.cache import cache
 
     cache.clear()  # throttling counters must not leak between tests
+    # Published graphs are cached per process by version id; SQLite reuses ids after a test's rollback.
+    from automation.engine.graph import published_graph
+
+    published_graph.cache_clear()
     yield
 
 

@@ -484,6 +484,9 @@ def test_browser_task_reports_a_broken_browser_as_a_failed_result(monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="concurrent writers need PostgreSQL (SQLite locks tables)"
+)
 def test_concurrent_duplicate_results_are_applied_once(actor, workspace, published):
     make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK], spare_accounts=[])
     creation.due_platforms_create_tasks()
