@@ -13,16 +13,7 @@ from campaigns.chains.models import CampaignGroup
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.chains.text import search_text
-
-
-class IdFilter(django_filters.Filter):
-    """A positive integer id (``1.5``, ``-1`` and ``x`` are field errors)."""
-
-    field_class = forms.IntegerField
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("min_value", 1)
-        super().__init__(*args, **kwargs)
+from campaigns.platform.filters import IdFilter
 
 
 class GroupField(forms.CharField):
