@@ -8,6 +8,7 @@ see (and pause) them in the admin. Run exactly one beat.
 import os
 
 from celery import Celery
+from celery.signals import beat_init, worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -22,6 +23,23 @@ def _embedded_folders(sender, **kwargs) -> None:
     from config.embedded import ensure_embedded_folders
 
     ensure_embedded_folders()
+
+
+@worker_init.connect
+@beat_init.connect
+def _refuse_development_secrets(sender=None, **kwargs) -> None:
+    """A production (DEBUG=0) worker or beat needs real secrets, like the web process.
+
+    Celery logs and swallows exceptions raised by signal handlers, so the refusal exits.
+    """
+    from django.core.exceptions import ImproperlyConfigured
+
+    from campaigns.platform.checks import refuse_insecure_start
+
+    try:
+        refuse_insecure_start()
+    except ImproperlyConfigured as exc:
+        raise SystemExit(str(exc)) from exc
 
 
 from automation.schedule import BEAT_SCHEDULE as AUTOMATION  # noqa: E402

@@ -33,7 +33,7 @@ def check_production_secrets(app_configs=None, **kwargs) -> list[checks.CheckMes
 
 
 def refuse_insecure_start() -> None:
-    """Called by the WSGI/ASGI entry points: a production (DEBUG=0) web process needs real secrets."""
+    """Called by the WSGI/ASGI entry points and the Celery worker and beat: DEBUG=0 needs real secrets."""
     if settings.DEBUG:
         return
     problems = insecure_settings()

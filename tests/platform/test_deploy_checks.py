@@ -79,3 +79,17 @@ def test_hsts_ssl_redirect_and_proxy_header_come_from_the_environment():
     assert _settings_in_subprocess({}, "settings.SECURE_PROXY_SSL_HEADER, settings.REST_FRAMEWORK['NUM_PROXIES']") == (
         "None 0"
     )
+
+
+@pytest.mark.parametrize("program", ["worker", "beat"])
+def test_deploy_check_celery_refuses_to_start_with_dev_key_and_debug_off(program, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "FIELD_ENCRYPTION_KEY"}}
+    env.update(DEBUG="0", DJANGO_SETTINGS_MODULE="config.settings", CELERY_BROKER_URL="memory://")
+    command = [sys.executable, "-m", "celery", "-A", "config", program, "-l", "INFO"]
+    if program == "beat":
+        command += ["--schedule", str(tmp_path / "beat-schedule"), "--scheduler", "celery.beat:PersistentScheduler"]
+    else:
+        command += ["--pool=solo", "-Q", "default"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "Refusing to start with DEBUG=0" in result.stdout + result.stderr

@@ -78,6 +78,7 @@ def test_killed_engine_worker_loses_and_duplicates_no_sms(actor, workspace, tmp_
     with Connection(settings.CELERY_BROKER_URL, transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS) as conn:
         conn.SimpleQueue("engine").clear()  # nothing left over from an earlier run
     env = {
+        "DEBUG": "1",  # the test's development secrets (a DEBUG=0 worker refuses them)
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "SMS_KAVENEGAR_URL": fake.url,
         "SMS_HTTP_TIMEOUT": "3",

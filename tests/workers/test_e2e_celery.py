@@ -51,6 +51,7 @@ def start_worker(tmp_path, queues: str, *args: str, env: dict | None = None, rea
         env=dict(
             os.environ,
             PYTHONPATH=str(ROOT),
+            DEBUG="1",  # the test's development secrets (a DEBUG=0 worker refuses them)
             BROWSER_ALLOWED_PRIVATE_HOSTS=",".join(settings.BROWSER_ALLOWED_PRIVATE_HOSTS),
             **(env or {}),
         ),

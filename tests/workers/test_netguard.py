@@ -12,9 +12,10 @@ from workers.choices import ErrorCode
 from workers.models import BrowserTaskScreenshot, CampaignPlatform, Proxy
 from workers.netguard import AddressNotAllowed, NetGuard, parse_allow_list, refused_kind
 from workers.services.accounts import proxy_create
+from workers.services.action_configs import action_config_create
 
 from ..conftest import api_client_for, make_member
-from .conftest import LIKE_STEPS, make_account, make_browser_campaign, make_proxy
+from .conftest import LIKE_STEPS, LOGIN_CHECK, make_account, make_browser_campaign, make_proxy
 
 METADATA_URL = "http://169.254.169.254/latest/meta-data"
 
@@ -333,3 +334,18 @@ def test_private_proxy_host_is_refused_in_the_worker(browser, pages):
     assert result["error_code"] == ErrorCode.PROXY_ERROR
     assert result["error_reason"] == "proxy address not allowed"
     assert not [hit for hit in pages.hits if hit[1] == "/ok"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", [Role.VIEWER, Role.OPERATOR])
+def test_viewer_sees_action_configs_without_their_steps(actor, api, workspace, role):
+    config = action_config_create(
+        actor=actor, platform="demo", action_type="like", steps=LIKE_STEPS, login_check=LOGIN_CHECK
+    )
+    reader = api_client_for(make_member(workspace, role), workspace)
+    shown = reader.get(f"/api/v1/browser/action-configs/{config.pk}").json()
+    assert shown["id"] == config.pk and shown["steps"] is None and shown["login_check"] is None
+    listed = reader.get("/api/v1/browser/action-configs").json()["results"][0]
+    assert listed["steps"] is None and listed["login_check"] is None
+    owner = api.get(f"/api/v1/browser/action-configs/{config.pk}").json()
+    assert owner["steps"] == LIKE_STEPS and owner["login_check"] == LOGIN_CHECK

@@ -150,12 +150,16 @@ class ActionConfigInput(serializers.Serializer):
     login_check = serializers.DictField(required=False, default=dict)
 
 
-class ActionConfigOutput(serializers.Serializer):
+class ActionConfigOutput(HiddenByRoleMixin, serializers.Serializer):
+    """Viewers and operators see which configs exist, not the selectors and texts they drive pages with."""
+
+    hidden_fields = ("steps", "login_check")
+
     id = serializers.IntegerField()
     platform = serializers.CharField()
     action_type = serializers.ChoiceField(choices=ActionType.choices)
-    steps = serializers.ListField(child=StepField())
-    login_check = serializers.DictField()
+    steps = serializers.ListField(child=StepField(), allow_null=True, help_text="null for viewers and operators")
+    login_check = serializers.DictField(allow_null=True, help_text="null for viewers and operators")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 

@@ -197,7 +197,7 @@ class ActionConfigListApi(WorkspaceAPIView):
         serializer = ActionConfigInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         config = action_configs.action_config_create(actor=self.actor, **serializer.validated_data)
-        return Response(ActionConfigOutput(config).data, status=201)
+        return Response(ActionConfigOutput(config, context={"actor": self.actor}).data, status=201)
 
 
 class ActionConfigDetailApi(WorkspaceAPIView):
@@ -206,7 +206,8 @@ class ActionConfigDetailApi(WorkspaceAPIView):
 
     @extend_schema(operation_id="browser_action_configs_retrieve", responses={200: ActionConfigOutput, **errors(404)})
     def get(self, request, config_id: int):
-        return Response(ActionConfigOutput(selectors.action_config_get(actor=self.actor, config_id=config_id)).data)
+        config = selectors.action_config_get(actor=self.actor, config_id=config_id)
+        return Response(ActionConfigOutput(config, context={"actor": self.actor}).data)
 
     @extend_schema(
         operation_id="browser_action_configs_update",
@@ -219,7 +220,7 @@ class ActionConfigDetailApi(WorkspaceAPIView):
         config = action_configs.action_config_update(
             actor=self.actor, config_id=config_id, data=serializer.validated_data
         )
-        return Response(ActionConfigOutput(config).data)
+        return Response(ActionConfigOutput(config, context={"actor": self.actor}).data)
 
     @extend_schema(operation_id="browser_action_configs_delete", responses={204: None, **errors(403, 404)})
     def delete(self, request, config_id: int):
