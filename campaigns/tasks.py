@@ -9,7 +9,7 @@ from campaigns.services import imports
 
 
 @shared_task(
-    name="campaigns.target_import_process",
+    name=imports.IMPORT_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     soft_time_limit=1800,

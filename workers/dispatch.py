@@ -20,14 +20,16 @@ import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
+from celery import current_app
 from django.db import transaction
 
 from workers.steps import render
 
 logger = logging.getLogger("workers.dispatch")
 
+# The task module imports this one, so messages are sent by task name.
 RUN_TASK = "workers.browser.run_task"
-APPLY_RESULT = "workers.apply_result"
+APPLY_RESULT_TASK = "workers.apply_result"
 
 # Tests and the benchmark may swap the transport (a list, a multiprocessing queue).
 _publisher: Callable[[list[dict]], None] | None = None
@@ -80,11 +82,9 @@ def _publish_now(payloads: list[dict]) -> None:
     if _publisher is not None:
         _publisher(payloads)
         return
-    from workers.tasks import run_browser_task
-
-    with run_browser_task.app.producer_or_acquire() as producer:
+    with current_app.producer_or_acquire() as producer:
         for payload in payloads:
-            run_browser_task.apply_async(
+            current_app.signature(RUN_TASK).apply_async(
                 args=[payload],
                 argsrepr=payload_repr(payload),  # message headers: never cookies or proxy passwords
                 kwargsrepr="{}",
@@ -111,8 +111,7 @@ def payload_repr(message: dict) -> str:
 def publish_result(result: dict) -> None:
     """From the browser worker: hand the result to the results queue (``default``; no database here)."""
     from workers import conf
-    from workers.tasks import apply_result
 
-    apply_result.apply_async(
+    current_app.signature(APPLY_RESULT_TASK).apply_async(
         args=[result], argsrepr=payload_repr(result), kwargsrepr="{}", queue=conf.setting("RESULTS_QUEUE")
     )

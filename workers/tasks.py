@@ -37,7 +37,7 @@ def refresh_statistics() -> int:
 
 
 @shared_task(
-    name="workers.apply_result",
+    name=dispatch.APPLY_RESULT_TASK,
     ignore_result=True,
     acks_late=True,
     reject_on_worker_lost=True,  # applying a result is idempotent (compare-and-set)
@@ -51,7 +51,7 @@ def apply_result(message: dict) -> str:
 
 
 @shared_task(
-    name="workers.browser.run_task",
+    name=dispatch.RUN_TASK,
     ignore_result=True,
     soft_time_limit=conf.setting("TASK_SOFT_TIME_LIMIT"),
     time_limit=conf.setting("TASK_SOFT_TIME_LIMIT") + 30,

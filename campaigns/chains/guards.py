@@ -2,8 +2,6 @@
 
 Other apps call these before changing a campaign outside the chain services:
 
-* ``assert_single_approval_allowed`` — the single-campaign approve/reject API
-  answers 409 for chain members (they are approved as one package);
 * ``assert_campaign_editable`` — config edits of a chain member must go
   through the chain services (root lock + revision), approved chains are locked;
 * ``assert_can_activate_directly`` — chain members are activated by their
@@ -24,11 +22,6 @@ CHAIN_CONTROL_OF = {"pause": "pause", "resume": "resume", "cancel": "stop", "sto
 
 def is_chain_member(campaign: Campaign) -> bool:
     return campaign.root_id is not None
-
-
-def assert_single_approval_allowed(campaign: Campaign) -> None:
-    if is_chain_member(campaign):
-        raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
 
 
 def assert_campaign_editable(campaign: Campaign) -> None:

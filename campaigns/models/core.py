@@ -12,6 +12,7 @@ from django_fsm import FSMField, transition
 from campaigns.campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields
 from campaigns.campaign_journey_fields import CampaignJourneyFields
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, Role, TargetStatus
+from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
 from campaigns.platform.permissions import role_has
 
 
@@ -148,8 +149,6 @@ class Target(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
-
         not_member = (
             self.owner_id is not None
             and self.workspace_id is not None
@@ -194,8 +193,6 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.platform.integrity import require_same_workspace
-
         require_same_workspace(
             self,
             "source_target_list",
@@ -282,8 +279,6 @@ class CampaignEvent(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.platform.integrity import require_same_workspace
-
         require_same_workspace(self, "campaign")
 
 
@@ -322,8 +317,6 @@ class TargetImport(TimeStamped):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.platform.integrity import require_same_workspace
-
         require_same_workspace(self, "target_list")
 
     @property
@@ -358,8 +351,6 @@ class TargetImportRow(models.Model):
 
     def clean(self) -> None:
         super().clean()
-        from campaigns.platform.integrity import require_same_workspace
-
         require_same_workspace(self, "target_import", "target")
 
 

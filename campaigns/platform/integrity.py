@@ -12,17 +12,16 @@ from django.db import models
 
 from campaigns.platform.errors import ValidationFailed
 
+WORKSPACE_MODEL = "campaigns.Workspace"  # named, not imported: the models import this module
 MSG_OTHER_WORKSPACE = "این مورد به فضای کاری دیگری تعلق دارد."
 MSG_NOT_MEMBER = "مسئول باید عضو همین فضای کاری باشد."
 
 
 def workspace_id_of(obj) -> int | None:
     """The workspace a row belongs to (a Workspace is its own)."""
-    from campaigns.models.core import Workspace
-
     if obj is None:
         return None
-    return obj.pk if isinstance(obj, Workspace) else getattr(obj, "workspace_id", None)
+    return obj.pk if obj._meta.label == WORKSPACE_MODEL else getattr(obj, "workspace_id", None)
 
 
 def has_workspace(model: type[models.Model]) -> bool:

@@ -15,6 +15,7 @@ that ends without committing progress counts as an attempt; after
 import itertools
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import DataError, IntegrityError, transaction
 from django.db.models import F
@@ -57,6 +58,9 @@ def target_import_check_size(*, size: int | None) -> None:
         raise ValidationFailed.field("file", size_message())
 
 
+IMPORT_TASK = "campaigns.target_import_process"
+
+
 def target_import_start(
     *, actor: Actor, file_name: str, content, target_list_id: int | None = None, update_existing: bool = True
 ) -> TargetImport:
@@ -65,8 +69,6 @@ def target_import_start(
     ``content`` is bytes or an uploaded file; a file is measured by its ``size`` before reading
     and never read past the limit. The rows are counted by the background task, not here.
     """
-    from campaigns.tasks import target_import_process
-
     actor.require(Perm.MANAGE_TARGETS)
     if not file_name.lower().endswith(SUPPORTED):
         raise ValidationFailed.field("file", "فقط فایل‌های .xlsx و .csv پذیرفته می‌شوند.")
@@ -93,7 +95,7 @@ def target_import_start(
             target_list=target_list,
             update_existing=update_existing,
         )
-        target_import_process.delay_on_commit(target_import.id)
+        _queue_import(target_import.id)
     return target_import
 
 
@@ -376,8 +378,6 @@ def _too_long(fields: dict, attributes: dict) -> str:
 
 def target_imports_resume(*, stale_after_seconds: int = 600) -> list[int]:
     """Re-queue imports whose task was lost (no progress for a while)."""
-    from campaigns.tasks import target_import_process as task
-
     cutoff = timezone.now() - timedelta(seconds=stale_after_seconds)
     ids = list(
         TargetImport.objects.filter(
@@ -386,5 +386,10 @@ def target_imports_resume(*, stale_after_seconds: int = 600) -> list[int]:
     )
     for import_id in ids:
         TargetImport.objects.filter(pk=import_id).update(updated_at=timezone.now())
-        task.delay_on_commit(import_id)
+        _queue_import(import_id)
     return ids
+
+
+def _queue_import(import_id: int) -> None:
+    """Hand the import to a worker after commit, by task name (the task module imports this one)."""
+    transaction.on_commit(lambda: current_app.signature(IMPORT_TASK).delay(import_id))

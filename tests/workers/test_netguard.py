@@ -231,7 +231,10 @@ class _Pages:
                     self.end_headers()
                     return
                 if self.path == "/with-metadata-image":
-                    html = f'<html><body><div id="me">me</div><img src="{METADATA_URL}"><p>ok</p></body></html>'
+                    settle = "document.body.insertAdjacentHTML('beforeend', '<p id=settled>x</p>')"
+                    html = (
+                        f'<html><body><div id="me">me</div><img src="{METADATA_URL}" onerror="{settle}"></body></html>'
+                    )
                 else:
                     html = '<html><body><div id="me">me</div><p class="secret">internal secret page</p></body></html>'
                 data = html.encode()
@@ -323,7 +326,12 @@ def test_page_redirecting_to_another_loopback_port_is_blocked_in_chromium(browse
 
 @pytest.mark.browser
 def test_sub_resource_from_the_metadata_address_is_blocked(browser, pages):
-    result = run_payload(browser, pages.url("/with-metadata-image"))
+    # the image settles (its load fails) before the task ends, so the proxy has seen it
+    result = run_payload(
+        browser,
+        pages.url("/with-metadata-image"),
+        steps=[{"action": "goto"}, {"action": "verify", "selector": "#settled"}],
+    )
     assert result["status"] == "completed", result
     assert result["result_data"]["blocked_requests"] >= 1
 

@@ -18,9 +18,8 @@ from django.utils import timezone
 from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunAudienceSnapshot
 from campaigns.chains.runs.audience import conversions_from_target_status, inherited_audience, is_control, root_audience
 from campaigns.chains.runs.choices import AudienceClass, RunStatus, RunType, SkipReason, SnapshotStatus
-from campaigns.chains.runs.scheduler import LEASE, _default_send
 from campaigns.chains.runs.skips import run_skip
-from campaigns.chains.runs.transitions import log_run, run_apply
+from campaigns.chains.runs.transitions import LEASE, log_run, run_apply, run_task_send
 from campaigns.models import Campaign
 
 CHUNK = 1000
@@ -133,6 +132,6 @@ def _publish(run, snapshot, count: int, controls: int, rule: dict, now: datetime
             control=controls,
             duration_ms=int((timezone.now() - started).total_seconds() * 1000),
         )
-        send = send or _default_send
+        send = send or run_task_send
         transaction.on_commit(lambda: send("dispatch", locked.id))
     return "frozen"

@@ -27,9 +27,8 @@ from campaigns.chains.choices import ChainControl
 from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunExecution
 from campaigns.chains.runs.choices import NOT_STARTED, RunStatus, RunType, SkipReason
 from campaigns.chains.runs.completion import run_complete_if_done
-from campaigns.chains.runs.scheduler import LEASE
 from campaigns.chains.runs.skips import run_skip
-from campaigns.chains.runs.transitions import log_run, new_lease, run_apply
+from campaigns.chains.runs.transitions import LEASE, log_run, new_lease, run_apply
 from campaigns.choices import CampaignStatus
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign

@@ -27,12 +27,11 @@ from campaigns.chains.run_models import CampaignRun, RunAudienceSnapshot
 from campaigns.chains.runs.choices import OPEN, RunStatus, RunType, SkipReason, SnapshotStatus, WaitReason
 from campaigns.chains.runs.completion import run_complete_if_done
 from campaigns.chains.runs.skips import run_skip
-from campaigns.chains.runs.transitions import log_run, new_lease, run_apply
+from campaigns.chains.runs.transitions import LEASE, log_run, new_lease, run_apply, run_task_send
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 
 BATCH = 50
-LEASE = timedelta(minutes=10)
 RECHECK = timedelta(minutes=5)
 WAIT_DEADLINE = timedelta(hours=48)
 COMPLETION_RECHECK = timedelta(minutes=1)
@@ -40,15 +39,9 @@ COMPLETION_RECHECK = timedelta(minutes=1)
 Send = Callable[..., None]
 
 
-def _default_send(kind: str, *args) -> None:
-    from campaigns.chains.runs.tasks import send_task
-
-    send_task(kind, *args)
-
-
 def chain_runs_tick(*, now: datetime | None = None, send: Send | None = None) -> dict:
     now = now or timezone.now()
-    send = send or _default_send
+    send = send or run_task_send
     completed = dispatched_runs_check(now=now)  # first: a source completed now lets its child start now
     return {
         "completed": completed,

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from celery import current_app
 from django.db.models import F
 from django.utils import timezone
 from django_fsm import can_proceed
@@ -17,6 +18,16 @@ from django_fsm import can_proceed
 from campaigns.chains.run_models import CampaignRun
 
 log = logging.getLogger("campaigns.chains.runs")
+
+LEASE = timedelta(minutes=10)  # an audience build or a dispatch renews it; past it the tick takes the run back
+
+# Workers are handed runs by task name, so the services never import the task module.
+RUN_TASKS = {"build": "campaigns.chain_run_build", "dispatch": "campaigns.chain_run_dispatch"}
+
+
+def run_task_send(kind: str, *args) -> None:
+    """The default way the scheduler and the build hand a run to a worker (call it after commit)."""
+    current_app.signature(RUN_TASKS[kind]).delay(*args)
 
 
 def log_run(event: str, run: CampaignRun, **extra) -> None:

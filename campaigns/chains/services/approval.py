@@ -337,10 +337,9 @@ def single_reject(
 
 
 def _single_decide(actor: Actor, campaign_id: int, expected_revision, transition: str, **data) -> Campaign:
-    from campaigns.chains.guards import assert_single_approval_allowed
-
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
-    assert_single_approval_allowed(campaign)
+    if campaign.root_id is not None:  # chain members are approved as one package
+        raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
     if expected_revision is not None and campaign.revision != expected_revision:
         raise StaleRevision(details={"current_revision": campaign.revision})
     with transaction.atomic():
