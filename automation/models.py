@@ -405,10 +405,16 @@ class Execution(TimeStamped):
             ),
         ]
         indexes = [
-            models.Index(fields=["status", "next_run_at"], name="exec_status_next"),
+            # Partial where every reader's filter allows it (reaper, health: live statuses; read-back by token),
+            # so a finished execution or a released token adds no entry on the step's last write.
+            models.Index(
+                fields=["status", "next_run_at"],
+                name="exec_status_next",
+                condition=Q(status__in=[s.value for s in LIVE_STATUSES]),
+            ),
             models.Index(fields=["campaign", "status", "next_run_at"], name="exec_campaign_status_next"),
             models.Index(fields=["workspace", "subject_type", "subject_id", "status"], name="exec_ws_subject"),
-            models.Index(fields=["lock_token"], name="exec_lock_token"),
+            models.Index(fields=["lock_token"], name="exec_lock_token", condition=Q(lock_token__isnull=False)),
         ]
 
     def __str__(self) -> str:

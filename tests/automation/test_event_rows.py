@@ -92,3 +92,26 @@ def test_a_stale_job_writes_nothing(actor, workspace, batched):
         assert process_execution(*stale[0], now=T0 + timedelta(minutes=1)) == "stale"
     assert ExecutionEvent.objects.count() == before
     assert set(Execution.objects.filter(campaign=campaign).values_list("status", "revision")) == {(S.QUEUED, 2)}
+
+
+@pytest.mark.django_db
+def test_a_step_deferred_by_the_limit_shows_queued_for_sending(actor, workspace):
+    from automation.engine.context import automation_settings
+    from automation.journey_stats import journey_stats
+
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), end_node()), daily_limit=10)
+        enroll(actor, campaign, [make_target(workspace) for _ in range(2)])
+    now = T0 + timedelta(hours=7)  # 10:30 Tehran
+    _, batch = Driver().tick(now, process=False)  # both claimed before the workspace limit is set
+    settings = automation_settings(workspace)
+    settings.global_daily_limit = 1
+    settings.save()
+    process_batch(batch, now=now)
+    deferred = Execution.objects.get(campaign=campaign, status=S.WAITING)
+    assert [(t, f, to) for t, f, to, *_ in _timeline(deferred)][-1] == ("deferred_limit", S.PROCESSING, S.WAITING)
+    sends = journey_stats(actor=actor, campaign_id=campaign.id, now=now)["next_sends"]
+    assert [(s["execution_id"], s["next_run_at"], s["queued_for_sending"]) for s in sends] == [
+        (deferred.id, None, True)
+    ]
