@@ -109,7 +109,10 @@ def start_run(
     ckey = ("campaign", ex.campaign_id)
     if ckey not in cache:
         cache[ckey] = Campaign.objects.select_related("workspace", "journey__workflow_version").get(pk=ex.campaign_id)
-    run = _Run(ex, cache[ckey], now, uuid.UUID(str(lock_token)), cache)
+    tkey = ("job_token", str(lock_token))  # a batch shares a few tokens: parse each once
+    if tkey not in cache:
+        cache[tkey] = uuid.UUID(tkey[1])
+    run = _Run(ex, cache[ckey], now, cache[tkey], cache)
     run.claimed_at = claimed_at
     return run
 
