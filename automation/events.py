@@ -4,6 +4,11 @@ A single event goes with its status change (``apply_transition(..., event=paused
 UPDATE and the row in one transaction); the ``*_events`` variants write one row per execution in one bulk
 insert (``COPY`` on PostgreSQL) for the bulk transitions. The step loop of the runner records the events of
 the node handlers as ``PendingEvent`` rows and inserts them through the same ``insert_events``.
+
+The scheduler's claim (→ queued) and the job's move to processing write no rows of their own: the job's outcome
+row records both (``claimed_at`` in its data, ``from_status`` processing, ``occurred_at`` = processing started);
+a claim whose job never ran shows as the ``lease_expired`` row ``from_status`` queued. Rows of the old
+``claimed``/``processing`` types stay readable (journeys.md "Decisions").
 """
 
 from __future__ import annotations
@@ -48,10 +53,6 @@ def enrolled_events(
 
 def activated_events(executions: Iterable, *, now: datetime) -> None:
     bulk_events(executions, type=EventType.ACTIVATED, from_status=S.PENDING, to_status=S.ACTIVE, now=now)
-
-
-def claimed_events(executions: Iterable, *, now: datetime) -> None:
-    bulk_events(executions, type=EventType.CLAIMED, from_status="", to_status=S.QUEUED, now=now)
 
 
 def lease_expired_events(executions: Iterable, *, now: datetime) -> None:

@@ -405,10 +405,16 @@ class Execution(TimeStamped):
             ),
         ]
         indexes = [
-            models.Index(fields=["status", "next_run_at"], name="exec_status_next"),
+            # Partial where every reader's filter allows it (reaper, health: live statuses; read-back by token),
+            # so a finished execution or a released token adds no entry on the step's last write.
+            models.Index(
+                fields=["status", "next_run_at"],
+                name="exec_status_next",
+                condition=Q(status__in=[s.value for s in LIVE_STATUSES]),
+            ),
             models.Index(fields=["campaign", "status", "next_run_at"], name="exec_campaign_status_next"),
             models.Index(fields=["workspace", "subject_type", "subject_id", "status"], name="exec_ws_subject"),
-            models.Index(fields=["lock_token"], name="exec_lock_token"),
+            models.Index(fields=["lock_token"], name="exec_lock_token", condition=Q(lock_token__isnull=False)),
         ]
 
     def __str__(self) -> str:
@@ -498,7 +504,10 @@ class ExecutionEvent(models.Model):
     to_status = models.CharField(max_length=16, blank=True)
     message = models.CharField("پیام", max_length=500, blank=True)
     data = models.JSONField(default=dict, blank=True)
-    actor = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    # Almost every row is the engine's (no actor): a partial index serves SET_NULL on a user's deletion.
+    actor = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, db_index=False
+    )
     occurred_at = models.DateTimeField("زمان")
 
     objects = WorkspaceQuerySet.as_manager()
@@ -510,6 +519,7 @@ class ExecutionEvent(models.Model):
         indexes = [
             models.Index(fields=["workspace", "subject_type", "subject_id", "occurred_at"], name="exevent_subject"),
             models.Index(fields=["execution", "occurred_at"], name="exevent_execution"),
+            models.Index(fields=["actor"], name="exevent_actor", condition=Q(actor__isnull=False)),
         ]
 
     def __str__(self) -> str:

@@ -280,6 +280,9 @@ AUTOMATION_LEASE_HEARTBEAT_SECONDS = (
 AUTOMATION_DISPATCH_BATCH = int(os.environ.get("AUTOMATION_DISPATCH_BATCH", "200"))  # executions per engine task
 AUTOMATION_TICK_MAX_CLAIMS = int(os.environ.get("AUTOMATION_TICK_MAX_CLAIMS", "20000"))  # per tick, all campaigns
 AUTOMATION_TICK_SECONDS = int(os.environ.get("AUTOMATION_TICK_SECONDS", "50"))
+# Non-budget steps (wait/condition/end) claimed per campaign per tick (the spec's 500 made 100,000 waking waits
+# take 200 ticks); still bounded by AUTOMATION_TICK_MAX_CLAIMS for the whole tick.
+AUTOMATION_NON_BUDGET_PER_TICK = int(os.environ.get("AUTOMATION_NON_BUDGET_PER_TICK", "5000"))
 SMS_HTTP_TIMEOUT = float(os.environ.get("SMS_HTTP_TIMEOUT", "10"))
 SMS_CIRCUIT_PAUSE_MINUTES = int(os.environ.get("SMS_CIRCUIT_PAUSE_MINUTES", "30"))
 # An unknown send outcome is settled by asking the provider by local id this long after it (and between

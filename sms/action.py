@@ -109,6 +109,9 @@ class _Plan:
     limited: float = 0.0  # the account's rate limit refused the call: seconds until it may go
 
 
+_STAMP_SQL = f"UPDATE {SmsAttempt._meta.db_table} SET status = %s WHERE id = %s AND status = %s"  # noqa: S608
+
+
 def _record_many(updates: list[tuple]) -> None:
     """Fill result fields once, for many attempts in one statement (only rows still ``sending``)."""
     if not updates:
@@ -434,9 +437,9 @@ class SendSmsAction(Action):
         plan.gateway = channel.rate_take_first(_cached_settings(plan.ctx), config.get("provider"))
         if plan.gateway is not None:
             return
-        stamped = SmsAttempt.objects.filter(pk=plan.attempt.id, status=AttemptStatus.QUEUED).update(
-            status=AttemptStatus.SENDING
-        )
+        with connection.cursor() as cursor:  # one short committed statement per call: no query building
+            cursor.execute(_STAMP_SQL, [AttemptStatus.SENDING, plan.attempt.id, AttemptStatus.QUEUED])
+            stamped = cursor.rowcount
         if not stamped:  # pragma: no cover - one job holds an execution at a time
             plan.lost = True
             return

@@ -41,10 +41,19 @@ def account_credentials(account: SmsProviderAccount) -> dict:
 def _account_problem(account: SmsProviderAccount | None) -> str | None:
     if account is None or not account.is_active:
         return "sms_not_configured"
+    # Checked before every call; a job keeps its accounts for the whole batch, so the answer is kept on the
+    # instance for as long as what it depends on is unchanged.
+    key = (account.provider, account.credentials)
+    memo = account.__dict__.get("_problem_memo")
+    if memo is not None and memo[0] == key:
+        return memo[1]
     provider = provider_for(account.provider)
     if provider is None:
-        return "sms_provider_unknown"
-    return "sms_not_configured" if provider.credentials_problem(account_credentials(account)) else None
+        problem = "sms_provider_unknown"
+    else:
+        problem = "sms_not_configured" if provider.credentials_problem(account_credentials(account)) else None
+    account.__dict__["_problem_memo"] = (key, problem)
+    return problem
 
 
 def channel_problem(workspace_id: int) -> str | None:

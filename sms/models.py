@@ -118,11 +118,13 @@ class SmsAttempt(models.Model):
         "sender",
     )
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    execution = models.ForeignKey("automation.Execution", on_delete=models.PROTECT, related_name="+")
+    # Written three times per send (insert, ``sending``, result), so every index is rewritten three times: foreign
+    # keys covered by a composite index below (or never filtered on) get none of their own (journeys.md "Benchmark").
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_index=False)
+    execution = models.ForeignKey("automation.Execution", on_delete=models.PROTECT, related_name="+", db_index=False)
     workflow = models.ForeignKey("automation.Workflow", on_delete=models.PROTECT, related_name="+")
-    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="+")
-    subject_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+")
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="+", db_index=False)
+    subject_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+", db_index=False)
     subject_id = models.BigIntegerField()
     node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+")
     phone = models.CharField("شماره", max_length=20)
@@ -132,9 +134,11 @@ class SmsAttempt(models.Model):
     sender = models.CharField("خط ارسال", max_length=30, blank=True)
     attempt_number = models.PositiveIntegerField("شماره تلاش", default=1)
     cycle = models.PositiveIntegerField("دور", default=1)
-    idempotency_key = models.CharField(max_length=120, unique=True)
+    # Unique through the constraint below (a unique field would add a second, pattern-matching index).
+    idempotency_key = models.CharField(max_length=120)
     # The provider's local id (Kavenegar ``localid``): the send slot's id, the same on every attempt of the step.
-    local_id = models.BigIntegerField("شناسه محلی", null=True, blank=True, db_index=True)
+    # Never looked up by itself (answers are matched to the attempts asked about), so not indexed.
+    local_id = models.BigIntegerField("شناسه محلی", null=True, blank=True)
     status = models.CharField("وضعیت", max_length=16, choices=AttemptStatus.choices, default=AttemptStatus.SENDING)
     job_token = models.UUIDField(null=True, blank=True)
     request_at = models.DateTimeField("زمان درخواست")
@@ -155,6 +159,7 @@ class SmsAttempt(models.Model):
         ordering = ["-request_at", "-id"]
         verbose_name = "تلاش ارسال پیامک"
         verbose_name_plural = "گزارش ارسال پیامک"
+        constraints = [models.UniqueConstraint(fields=["idempotency_key"], name="smslog_idempotency_key")]
         indexes = [
             models.Index(fields=["execution", "cycle", "node"], name="smslog_exec_node"),
             models.Index(fields=["workspace", "provider_message_id"], name="smslog_msgid"),
@@ -190,7 +195,8 @@ class SmsSendSlot(models.Model):
     so a retry after an unknown outcome is the same message to the provider (Kavenegar dedupes ``localid``)."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    execution = models.ForeignKey("automation.Execution", on_delete=models.PROTECT, related_name="+")
+    # Covered by the unique constraint (execution, cycle, node).
+    execution = models.ForeignKey("automation.Execution", on_delete=models.PROTECT, related_name="+", db_index=False)
     cycle = models.PositiveIntegerField()
     node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -3,15 +3,17 @@
 Elsewhere than PostgreSQL (or for one item) each execution is ``runner.process_execution``. On PostgreSQL
 the batched job takes the same steps with fewer round trips:
 
-1. One transaction claims the whole batch: ``SELECT … FOR UPDATE`` of the rows
-   still queued with their token, one UPDATE → processing, one multi-row
-   event INSERT.
+1. One statement claims the whole batch: ``UPDATE … RETURNING`` moves the rows
+   still queued with their token to processing and reads them back as lean
+   ``ExecutionRow`` values (no model instances on the hot path).
 2. Subjects are prefetched; each execution then runs its step loop exactly as
    in the per-row path (actions keep their own short transactions and never
    hold one during network calls).
 3. One transaction writes every outcome: ``UPDATE … FROM (VALUES …)`` guarded
    by (id, status='processing', revision) — a row that lost a race is simply
-   not updated and gets no events — then one multi-row event INSERT.
+   not updated and gets no events — then one ``COPY`` of the events: one row
+   per step outcome, which also records the claim and the move to processing
+   (``runner.finish_run``).
 """
 
 from __future__ import annotations
@@ -24,15 +26,19 @@ import psycopg
 from django.contrib.contenttypes.models import ContentType
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
-from django_fsm import can_proceed
 
-from automation.choices import EventType, ExecutionStatus
+from automation.choices import ExecutionStatus
 from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.registry import ACTIONS
 from automation.engine.runner import Finished, failed_outcome, finish_run, process_execution, start_run
-from automation.engine.transitions import PendingEvent, event_row, insert_events
+from automation.engine.transitions import (
+    EXECUTION_ROW_COLUMNS,
+    ExecutionRow,
+    event_row,
+    insert_events,
+    transition_target,
+)
 from automation.models import Execution
 
 # Columns the final write sets (every other column is untouched).
@@ -54,39 +60,46 @@ _COLUMNS = [
 ]
 
 
-def _claim(items: list[tuple[int, str]], now: datetime) -> list[tuple[Execution, str]]:
-    tokens = defaultdict(list)
-    for execution_id, token in items:
-        tokens[str(token)].append(int(execution_id))
-    claimed: list[tuple[Execution, str]] = []
+def _claim_sql() -> str:
+    table = Execution._meta.db_table
+    returning = ", ".join(f"e.{c}" for c in EXECUTION_ROW_COLUMNS)
+    # Rows still queued with the token they were dispatched with; the CTE locks them and keeps the
+    # scheduler's claim moment (locked_at before this UPDATE), recorded on the job's outcome row.
+    return (
+        f"WITH mine AS (SELECT x.id, x.locked_at FROM {table} AS x"  # noqa: S608
+        " JOIN unnest(%s::bigint[], %s::uuid[]) AS d(id, token) ON x.id = d.id AND x.lock_token = d.token"
+        " WHERE x.status = 'queued' FOR UPDATE OF x)"
+        f" UPDATE {table} AS e SET status = 'processing', revision = e.revision + 1, last_run_at = %s,"
+        " locked_at = %s, updated_at = %s FROM mine WHERE e.id = mine.id"
+        f" RETURNING {returning}, mine.locked_at, e.lock_token"
+    )
+
+
+def _row(values: tuple) -> tuple[ExecutionRow, datetime | None, str]:
+    *columns, claimed_at, token = values
+    row = ExecutionRow(*columns)
+    if isinstance(row.metadata, str):  # Django reads jsonb as text; parse it here
+        row.metadata = json.loads(row.metadata)
+    row.metadata = row.metadata or {}
+    return row, claimed_at, str(token)
+
+
+def _claim(items: list[tuple[int, str]], now: datetime) -> list[tuple[ExecutionRow, datetime | None, str]]:
+    """Tx1 for the whole batch: queued → processing for the rows still holding their token, read back with
+    ``RETURNING`` into lean rows (no model instances). The transition's record is the outcome row."""
+    ids = [int(i) for i, _ in items]
+    tokens = [str(t) for _, t in items]
     with transaction.atomic():
-        for token, ids in tokens.items():
-            rows = list(
-                Execution.objects.select_for_update().filter(
-                    pk__in=ids, status=ExecutionStatus.QUEUED, lock_token=token
-                )
-            )
-            if not rows:
-                continue
-            # The lease starts now, when processing starts (not at the scheduler's claim).
-            Execution.objects.filter(pk__in=[r.pk for r in rows]).update(
-                status=ExecutionStatus.PROCESSING,
-                revision=F("revision") + 1,
-                last_run_at=now,
-                locked_at=now,
-                updated_at=now,
-            )
-            events = []
-            for row in rows:
-                event = PendingEvent(EventType.PROCESSING, from_status=row.status, to_status=ExecutionStatus.PROCESSING)
-                events.append(event_row(row, event, now=now))
-                row.status, row.revision, row.last_run_at = ExecutionStatus.PROCESSING, row.revision + 1, now
-                claimed.append((row, token))
-            insert_events(events)
-    return claimed
+        connection.ensure_connection()
+        with psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(_claim_sql(), [ids, tokens, now, now, now])
+            rows = [_row(values) for values in cursor.fetchall()]
+    order = {pk: index for index, pk in enumerate(ids)}  # dispatch order = the scheduler's fairness order
+    rows.sort(key=lambda r: order[r[0].id])
+    return rows
 
 
-def _prefetch_subjects(executions: list[Execution], cache: dict) -> None:
+def _prefetch_subjects(executions: list[ExecutionRow], cache: dict) -> None:
     by_type = defaultdict(list)
     for ex in executions:
         by_type[ex.subject_type_id].append(ex.subject_id)
@@ -104,12 +117,12 @@ def _write_many(done: list[Finished], now: datetime) -> dict[str, int]:
     rows, expected = [], {}
     for item in done:
         ex = item.ex
-        method = getattr(ex, item.transition)
-        if not can_proceed(method):  # pragma: no cover - the runner only picks allowed transitions
+        target = transition_target(item.transition, ex.status)
+        if target is None:  # pragma: no cover - the runner only picks allowed transitions
             counts["lost_race"] += 1
             continue
         revision = ex.revision
-        method()
+        ex.status = target
         values = []
         for column, _ in _COLUMNS:
             value = item.extra[column] if column in item.extra else getattr(ex, column)
@@ -150,10 +163,10 @@ def _write_many(done: list[Finished], now: datetime) -> dict[str, int]:
     return dict(counts)
 
 
-def _run_all(claimed: list[tuple[Execution, str]], now: datetime, cache: dict) -> list[Finished]:
+def _run_all(claimed: list[tuple[ExecutionRow, datetime | None, str]], now: datetime, cache: dict) -> list[Finished]:
     """Advance every execution's step loop; actions requested at the same moment run together
     through ``Action.execute_many`` (one round of short transactions for the whole group)."""
-    runs = [start_run(ex, token, now, cache) for ex, token in claimed]
+    runs = [start_run(ex, token, now, cache, claimed_at) for ex, claimed_at, token in claimed]
     outcomes: dict[int, object] = {}
     waiting: dict[int, tuple] = {}  # index → (generator, ctx)
 
@@ -197,8 +210,8 @@ def _run_all(claimed: list[tuple[Execution, str]], now: datetime, cache: dict) -
 
 def process_batch_postgres(items: list[tuple[int, str]], *, now: datetime) -> dict[str, int]:
     claimed = _claim(items, now)
-    cache: dict = {"lease": Lease([(ex.pk, token) for ex, token in claimed], now)}
-    _prefetch_subjects([ex for ex, _ in claimed], cache)
+    cache: dict = {"lease": Lease([(ex.id, token) for ex, _, token in claimed], now)}
+    _prefetch_subjects([ex for ex, _, _ in claimed], cache)
     done = _run_all(claimed, now, cache)
     counts = _write_many(done, now)
     stale = len(items) - len(claimed)

@@ -14,7 +14,7 @@ from automation.choices import EndReason, EventType
 from automation.engine.counters import Budget, campaign_budget
 from automation.engine.graph import Graph, NodeSpec, published_graph
 from automation.engine.outcome import Outcome
-from automation.engine.transitions import PendingEvent
+from automation.engine.transitions import ExecutionRow, PendingEvent
 from automation.engine.window import SendWindow, local_day
 from automation.models import AutomationSettings, Execution
 from campaigns.models import Campaign, Workspace
@@ -44,7 +44,7 @@ def effective_window(
 
 @dataclass
 class StepContext:
-    execution: Execution
+    execution: Execution | ExecutionRow  # a lean row on the batched path; read attributes only
     graph: Graph
     node: NodeSpec
     campaign: Campaign
@@ -77,8 +77,11 @@ class RunContext:
     """What one job's pass over one execution carries and records: the node handlers step through this
     (``move``, ``event``, ``finish``, ...); the runner's step loop drives it."""
 
-    def __init__(self, execution: Execution, campaign: Campaign, now: datetime, job_token: uuid.UUID, cache: dict):
+    def __init__(
+        self, execution: Execution | ExecutionRow, campaign: Campaign, now: datetime, job_token: uuid.UUID, cache: dict
+    ):
         self.ex = execution
+        self.claimed_at: datetime | None = None  # when the scheduler claimed it (recorded on the outcome row)
         self.campaign = campaign
         self.now = now
         self.job_token = job_token
@@ -101,7 +104,7 @@ class RunContext:
 
     # --- helpers -----------------------------------------------------------------------------------
     @property
-    def execution(self) -> Execution:
+    def execution(self) -> Execution | ExecutionRow:
         """Conditions read ``execution.metadata``/``cycle`` through this (live metadata of this run)."""
         self.ex.metadata = self.metadata
         return self.ex

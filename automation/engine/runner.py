@@ -27,7 +27,7 @@ from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.nodes import NODE_TYPES
 from automation.engine.outcome import ERROR_BACKOFF, Outcome
 from automation.engine.registry import ACTIONS
-from automation.engine.transitions import PendingEvent, apply_transition
+from automation.engine.transitions import ExecutionRow, PendingEvent, apply_transition
 from automation.models import Execution
 from campaigns.models import Campaign
 
@@ -77,39 +77,44 @@ class _Run(RunContext):
         return Outcome("ready", {"next_run_at": self.now})
 
 
-def _claim_one(execution_id: int, lock_token, now: datetime) -> Execution | None:
-    """Tx1 for one execution: queued → processing only if the lock token still matches."""
+def _claim_one(execution_id: int, lock_token, now: datetime) -> tuple[Execution, datetime | None] | None:
+    """Tx1 for one execution: queued → processing only if the lock token still matches.
+
+    Returns the execution and the moment the scheduler claimed it; both transitions are recorded on the
+    job's outcome row (``claimed_at`` in its data, from_status processing), not by rows of their own."""
     with transaction.atomic():
         ex = Execution.objects.select_for_update().filter(pk=execution_id).first()
         if ex is None or ex.status != ExecutionStatus.QUEUED or str(ex.lock_token) != str(lock_token):
             return None
+        claimed_at = ex.locked_at
         # The lease starts now, when processing starts (not at the scheduler's claim).
-        ok = apply_transition(
-            ex,
-            "start_processing",
-            event=PendingEvent(EventType.PROCESSING),
-            extra={"last_run_at": now, "locked_at": now},
-            now=now,
-        )
-    return ex if ok else None
+        ok = apply_transition(ex, "start_processing", event=None, extra={"last_run_at": now, "locked_at": now}, now=now)
+    return (ex, claimed_at) if ok else None
 
 
 @dataclass
 class Finished:
     """What one job decided for one execution (written by ``_write_one`` or ``_write_many``)."""
 
-    ex: Execution
+    ex: Execution | ExecutionRow
     transition: str
     extra: dict[str, Any]
     event: PendingEvent
     events: list[PendingEvent]
 
 
-def start_run(ex: Execution, lock_token, now: datetime, cache: dict) -> _Run:
+def start_run(
+    ex: Execution | ExecutionRow, lock_token, now: datetime, cache: dict, claimed_at: datetime | None = None
+) -> _Run:
     ckey = ("campaign", ex.campaign_id)
     if ckey not in cache:
         cache[ckey] = Campaign.objects.select_related("workspace", "journey__workflow_version").get(pk=ex.campaign_id)
-    return _Run(ex, cache[ckey], now, uuid.UUID(str(lock_token)), cache)
+    tkey = ("job_token", str(lock_token))  # a batch shares a few tokens: parse each once
+    if tkey not in cache:
+        cache[tkey] = uuid.UUID(tkey[1])
+    run = _Run(ex, cache[ckey], now, cache[tkey], cache)
+    run.claimed_at = claimed_at
+    return run
 
 
 def failed_outcome(run: _Run, exc: Exception) -> Outcome:
@@ -130,22 +135,37 @@ def failed_outcome(run: _Run, exc: Exception) -> Outcome:
     return outcome
 
 
+_DEFAULT_EVENT = {"wait": EventType.WAIT_STARTED, "ready": EventType.ACTIVATED, "hold": EventType.HELD}
+
+
 def finish_run(run: _Run, outcome: Outcome) -> Finished:
+    """The job's outcome: the transition, its fields and its events — one row per step outcome.
+
+    The transition's row (from_status processing → the new status) is the outcome's own event; for a plain
+    wait or "ready" with none, the step's last event on the node the execution now stands at (wait started,
+    deferred, retry scheduled, node entered) becomes that row instead of a second one saying the same. The
+    scheduler's claim and the move to processing are recorded on it: ``claimed_at`` in its data, its
+    ``occurred_at`` is the moment processing started."""
     ex, now = run.ex, run.now
     extra = {**run.fields, "metadata": run.metadata, **outcome.extra, "lock_token": None, "locked_at": None}
-    event = outcome.event or PendingEvent(
-        {"wait": EventType.WAIT_STARTED, "ready": EventType.ACTIVATED, "hold": EventType.HELD}.get(
-            outcome.transition, outcome.transition
-        ),
-        extra.get("current_node_id", ex.current_node_id),
-    )
+    node_id = extra.get("current_node_id", ex.current_node_id)
+    events = run.events
+    event = outcome.event
+    if event is None:
+        last = events[-1] if events else None
+        if outcome.transition in ("wait", "ready") and last is not None and last.node_id == node_id:
+            event, events = last, events[:-1]
+        else:
+            event = PendingEvent(_DEFAULT_EVENT.get(outcome.transition, outcome.transition), node_id)
+    if run.claimed_at is not None:
+        event.data = {**event.data, "claimed_at": run.claimed_at.isoformat()}
     if outcome.transition in ("wait", "ready") and extra.get("next_run_at") is None:
         extra["next_run_at"] = now
-    return Finished(ex, outcome.transition, extra, event, run.events)
+    return Finished(ex, outcome.transition, extra, event, events)
 
 
-def _run_one(ex: Execution, lock_token, now: datetime, cache: dict) -> Finished:
-    run = start_run(ex, lock_token, now, cache)
+def _run_one(ex: Execution, claimed_at: datetime | None, lock_token, now: datetime, cache: dict) -> Finished:
+    run = start_run(ex, lock_token, now, cache, claimed_at)
     try:
         outcome = run.run()
     except STOP_EXCEPTIONS:
@@ -168,8 +188,8 @@ def process_execution(
     """Run one claimed execution; returns a short outcome word (for logs and tests)."""
     now = now or timezone.now()
     cache = cache if cache is not None else {}
-    ex = _claim_one(execution_id, lock_token, now)
-    if ex is None:
+    claimed = _claim_one(execution_id, lock_token, now)
+    if claimed is None:
         return "stale"
     cache["lease"] = Lease([(execution_id, str(lock_token))], now)
-    return _write_one(_run_one(ex, lock_token, now, cache), now)
+    return _write_one(_run_one(*claimed, lock_token, now, cache), now)

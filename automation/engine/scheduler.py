@@ -284,7 +284,6 @@ def _claim(qs, *, order: list[str], limit: int, now: datetime) -> list[tuple[int
         )
         claimed = set(Execution.objects.filter(lock_token=token).values_list("id", flat=True))
         rows = [r for r in rows if r["id"] in claimed]
-        events.claimed_events(rows, now=now)
     return [(r["id"], str(token)) for r in rows]
 
 
@@ -323,7 +322,10 @@ def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple
             now=now,
         )
     claimed += _claim(
-        base.filter(needs_budget=False), order=["next_run_at", "id"], limit=min(500, limit - len(claimed)), now=now
+        base.filter(needs_budget=False),
+        order=["next_run_at", "id"],
+        limit=min(_setting("AUTOMATION_NON_BUDGET_PER_TICK", 5000), limit - len(claimed)),
+        now=now,
     )
     return claimed, deferred
 

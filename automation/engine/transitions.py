@@ -4,13 +4,20 @@ django-fsm-2 decides whether a named transition is allowed and what the
 target status is; the write is ``UPDATE … WHERE id=%s AND status=%s AND
 revision=%s``. A lost race writes nothing (no event either) and returns False.
 Hot bulk paths (claim, reap, lifecycle) use queryset updates as the transition.
+A job's own bookkeeping transitions (queued → processing) write no row of their
+own: the job's outcome row records them (journeys.md "Decisions").
+
+The batched job reads executions as ``ExecutionRow`` values (``UPDATE … RETURNING``)
+and asks ``transition_target`` — the same django-fsm declarations — where a
+named transition leads, so its hot path builds no model instances.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
+from functools import cache
 from typing import Any, NamedTuple
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -32,6 +39,58 @@ class PendingEvent:
     occurred_at: datetime | None = None
     from_status: str = ""
     to_status: str = ""
+
+
+@dataclass(slots=True)
+class ExecutionRow:
+    """An execution as a job reads and steps it: plain column values, not a model instance.
+
+    The attribute names are the model's, so node handlers, guards and actions read either."""
+
+    id: int
+    workspace_id: int
+    campaign_id: int
+    workflow_id: int
+    version_id: int
+    subject_type_id: int
+    subject_id: int
+    current_node_id: int | None
+    needs_budget: bool
+    cycle: int
+    status: str
+    revision: int
+    retry_count: int
+    node_entered_at: datetime | None
+    eligible_at: datetime | None
+    next_run_at: datetime | None
+    completed_at: datetime | None
+    paused_at: datetime | None
+    paused_from_status: str
+    end_reason: str
+    last_error: str
+    metadata: dict
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
+EXECUTION_ROW_COLUMNS = tuple(f.name for f in fields(ExecutionRow))
+
+
+@cache
+def _targets() -> dict[tuple[str, str], str]:
+    found = {}
+    for t in Execution._meta.get_field("status").get_all_transitions(Execution):
+        if isinstance(t.target, str):  # RETURN_VALUE targets (resume) are decided by the instance
+            found[(t.name, t.source)] = t.target
+    return found
+
+
+def transition_target(name: str, from_status: str) -> str | None:
+    """Where ``Execution.<name>()`` leads from ``from_status`` (django-fsm's declaration); None if not allowed."""
+    targets = _targets()
+    return targets.get((name, from_status), targets.get((name, "*")))
 
 
 class EventRow(NamedTuple):
@@ -90,14 +149,16 @@ def apply_transition(
     execution: Execution,
     name: str,
     *,
-    event: PendingEvent,
+    event: PendingEvent | None,
     extra: dict[str, Any] | None = None,
     more_events: list[PendingEvent] | None = None,
     actor=None,
     now: datetime | None = None,
     strict: bool = False,
 ) -> bool:
-    """Persist ``execution.<name>()``; returns False (or raises StaleRevision when strict) on a lost race."""
+    """Persist ``execution.<name>()``; returns False (or raises StaleRevision when strict) on a lost race.
+
+    ``event=None`` only for a job's queued → processing: its outcome row records it."""
     method = getattr(execution, name)
     if not can_proceed(method):
         if strict:
@@ -115,8 +176,11 @@ def apply_transition(
             if strict:
                 raise StaleRevision(details={"execution_id": execution.pk})
             return False
-        event.from_status, event.to_status = from_status, to_status
-        insert_events([event_row(execution, e, actor=actor, now=now) for e in [*(more_events or []), event]])
+        rows = [*(more_events or [])]
+        if event is not None:
+            event.from_status, event.to_status = from_status, to_status
+            rows.append(event)
+        insert_events([event_row(execution, e, actor=actor, now=now) for e in rows])
     execution.revision = revision + 1
     for key, value in (extra or {}).items():
         setattr(execution, key, value)

@@ -8,10 +8,10 @@ import pytest
 import time_machine
 from django.db import connection, connections
 
-from automation.choices import EventType
+from automation.choices import ExecutionStatus
 from automation.engine.batch import process_batch
 from automation.engine.scheduler import schedule_campaign, tick
-from automation.models import ExecutionEvent
+from automation.models import Execution
 from campaigns.models import Campaign
 from sms.models import SmsAttempt
 from tests.conftest import make_target
@@ -58,10 +58,10 @@ def test_two_ticks_at_once_claim_each_execution_once(actor, workspace):
         t.join()
     ids = [item[0] for batch in results for item in batch]
     assert len(ids) == len(set(ids)) == 300
-    claimed = Counter(
-        ExecutionEvent.objects.filter(campaign=campaign, type=EventType.CLAIMED).values_list("execution_id", flat=True)
-    )
-    assert set(claimed.values()) == {1}
+    # Each row moved to queued exactly once: one claim = one revision step, with one of the two tokens.
+    rows = list(Execution.objects.filter(campaign=campaign).values_list("status", "revision", "lock_token"))
+    assert {(status, revision) for status, revision, _ in rows} == {(ExecutionStatus.QUEUED, 2)}
+    assert {str(token) for _, _, token in rows} == {token for batch in results for _, token in batch}
     # Two whole ticks at once: the advisory lock lets one run; nothing is claimed twice.
     results.clear()
     barrier = threading.Barrier(2)
