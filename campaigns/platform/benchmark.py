@@ -128,9 +128,12 @@ def vacuum_analyze(*tables: str, alias: str = "default") -> None:
 def delete_queue(name: str) -> None:
     """Remove a queue of this run (and its bindings) from the broker."""
     from celery import current_app
+    from kombu import Exchange, Queue
 
     with current_app.connection_for_write() as conn:
-        conn.default_channel.queue_delete(name)
+        channel = conn.default_channel
+        Queue(name, Exchange(name), routing_key=name)(channel).declare()  # the channel learns its bindings
+        channel.queue_delete(name)
 
 
 class CeleryWorkers:
