@@ -104,12 +104,12 @@ class Command(BaseCommand):
             "ct": ContentType.objects.get_for_model(Target).id,
         }
         insert = lambda *a, **k: self._insert(fixed, *a, **k)  # noqa: E731
-        self._tick(now - timedelta(hours=1), queue)  # warm-up: caches, connection, broker
+        self._tick(now - timedelta(hours=1), queue, 0)  # warm-up: caches, connection, broker
         result = {}
         # 1. small table: only the due rows
         insert(1, due, node=sms2.id, budget=True, at=now - timedelta(minutes=1), base=now)
         vacuum_analyze(Execution._meta.db_table, ExecutionEvent._meta.db_table)
-        result["small"] = self._tick(now, queue)
+        result["small"] = self._tick(now, queue, due)
         # 2. full table: `total` waiting rows, `due` of them due at the second tick; `due` more for EXPLAIN
         started = time.perf_counter()
         insert(due + 1, 2 * due, node=sms2.id, budget=True, at=now + timedelta(minutes=1), base=now)
@@ -118,7 +118,7 @@ class Command(BaseCommand):
         insert(3 * due + 1, 2 * due + rest, node=wait.id, budget=False, at=now + timedelta(hours=1), base=now)
         result["insert"] = time.perf_counter() - started
         vacuum_analyze(Execution._meta.db_table, ExecutionEvent._meta.db_table)
-        result["full"] = self._tick(now + timedelta(minutes=2), queue)
+        result["full"] = self._tick(now + timedelta(minutes=2), queue, due)
         result["plan"] = self._explain(campaign, now + timedelta(minutes=4), due)
         return result
 
@@ -134,7 +134,7 @@ class Command(BaseCommand):
                 {**fixed, "node": node, "budget": budget, "at": at, "base": base, "first": first, "last": last},
             )
 
-    def _tick(self, now, queue: str) -> dict:
+    def _tick(self, now, queue: str, expected: int) -> dict:
         signature = current_app.signature(PROCESS_EXECUTIONS_TASK)
         sent = {"messages": 0, "seconds": 0.0}
 
@@ -147,6 +147,8 @@ class Command(BaseCommand):
         started = time.perf_counter()
         report = tick(now=now, send=send)
         seconds = time.perf_counter() - started
+        if report.claimed != expected or report.failed_campaigns:
+            raise CommandError(f"the tick claimed {report.claimed} of {expected} due executions")
         return {
             "seconds": seconds,
             "claimed": report.claimed,
