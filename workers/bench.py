@@ -4,8 +4,12 @@ Raw loop: one Chromium, a new context + page per task, the same steps (goto,
 click Like, verify). Pipeline: creation job → dispatch (claim, payload,
 publish on commit) → N browser worker processes running the production
 runner (``workers.runner.BrowserHost``, warm context per account) → result
-service → statistics. The broker hop is replaced by multiprocessing queues so
-the figure measures our orchestration and the runner, not Redis.
+service → statistics. In process (``WorkerPool``) the broker hop is replaced by
+multiprocessing queues, so the figure measures our orchestration and the
+runner, not Redis; with ``--broker`` (``BrokerResults``) payloads go through
+CELERY_BROKER_URL to real ``celery -A config worker -Q browser-…`` processes
+and their ``workers.apply_result`` messages are read back from a results queue
+of the run and applied here (what the ``default`` queue's worker does).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import queue
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -110,8 +115,45 @@ class WorkerPool:
                 process.terminate()
 
 
-def pipeline_run(*, pool: WorkerPool, campaign_id: int, total: int, concurrency: int) -> BenchResult:
-    """Creation → dispatch → workers → results, timed until the last result is applied."""
+class BrokerResults:
+    """The results queue of a ``--broker`` run: ``workers.apply_result`` messages, read and acknowledged here."""
+
+    def __init__(self, name: str) -> None:
+        from django.conf import settings
+        from kombu import Connection, Exchange, Queue
+
+        self.connection = Connection(
+            settings.CELERY_BROKER_URL, transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS
+        )
+        self.queue = self.connection.SimpleQueue(Queue(name, Exchange(name), routing_key=name))  # declared now
+
+    def get(self, timeout: float) -> dict:
+        try:
+            message = self.queue.get(block=True, timeout=timeout)
+        except self.queue.Empty:
+            raise queue.Empty from None
+        message.ack()
+        return message.decode()[0][0]
+
+    def close(self) -> None:
+        self.queue.close()
+        self.connection.release()
+
+
+def pipeline_run(
+    *,
+    campaign_id: int,
+    total: int,
+    concurrency: int,
+    next_result: Callable[[float], dict],
+    publisher: Callable[[list[dict]], None] | None = None,
+    timeout: float = 1800,
+) -> BenchResult:
+    """Creation → dispatch → workers → results, timed until the last result is applied.
+
+    ``publisher``: the in-process pool's queue; None publishes to the broker (production path).
+    ``next_result(timeout)``: the next result message, ``queue.Empty`` after ``timeout``.
+    """
     from django.db import transaction
 
     from workers import dispatch as messaging
@@ -120,7 +162,7 @@ def pipeline_run(*, pool: WorkerPool, campaign_id: int, total: int, concurrency:
     from workers.services.results import result_apply
     from workers.services.statistics import statistics_refresh
 
-    messaging.set_publisher(pool.publish)
+    messaging.set_publisher(publisher)
     try:
         started = time.perf_counter()
         due_platforms_create_tasks()
@@ -134,8 +176,10 @@ def pipeline_run(*, pool: WorkerPool, campaign_id: int, total: int, concurrency:
                     in_flight += dispatch_due_tasks(batch_size=concurrency - in_flight)
                 busy += time.perf_counter() - t
             try:
-                result = pool.results.get(timeout=0.5)
+                result = next_result(0.5)
             except queue.Empty:
+                if time.perf_counter() - started > timeout:
+                    raise RuntimeError(f"only {done} of {total} browser tasks finished in {timeout:.0f} s") from None
                 continue
             t = time.perf_counter()
             outcome = result_apply(message=result)

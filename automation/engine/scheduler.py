@@ -52,6 +52,7 @@ HEARTBEAT = "automation_tick"
 # The job that runs a dispatched batch (``automation.tasks.process_executions``), sent by name so the
 # engine never imports its Celery entry points.
 PROCESS_EXECUTIONS_TASK = "automation.process_executions"
+BUDGET_ORDER = ["next_run_at", "eligible_at", "id"]  # budget-consuming steps: oldest eligibility first
 _EVENT_FIELDS = ("id", "workspace_id", "campaign_id", "subject_type_id", "subject_id", "current_node_id", "status")
 
 
@@ -273,18 +274,56 @@ def _claim(qs, *, order: list[str], limit: int, now: datetime) -> list[tuple[int
         return []
     token = uuid.uuid4()
     with transaction.atomic():
-        selection = qs.order_by(*order)
         if _is_postgres():
-            selection = selection.select_for_update(skip_locked=True, of=("self",))
-        rows = list(selection.values(*_EVENT_FIELDS)[:limit])
+            rows = _claim_returning(qs, order=order, limit=limit, token=token, now=now)
+        else:
+            rows = list(qs.order_by(*order).values(*_EVENT_FIELDS)[:limit])
+            if rows:
+                Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=DUE_STATUSES).update(
+                    status=S.QUEUED, lock_token=token, locked_at=now, revision=F("revision") + 1, updated_at=now
+                )
+                claimed = set(Execution.objects.filter(lock_token=token).values_list("id", flat=True))
+                rows = [r for r in rows if r["id"] in claimed]
         if not rows:
             return []
-        Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=DUE_STATUSES).update(
-            status=S.QUEUED, lock_token=token, locked_at=now, revision=F("revision") + 1, updated_at=now
-        )
-        claimed = set(Execution.objects.filter(lock_token=token).values_list("id", flat=True))
-        rows = [r for r in rows if r["id"] in claimed]
     return [(r["id"], str(token)) for r in rows]
+
+
+def claim_statement(qs, *, order: list[str], limit: int, token: uuid.UUID, now: datetime):
+    """The claim as one statement (PostgreSQL): pick, queue and return the first ``limit`` rows of ``qs``.
+
+    ``WITH picked AS (SELECT id, status … ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED) UPDATE … FROM picked
+    RETURNING …`` — exactly the rows now holding the token. ``picked`` is numbered in the selection's order
+    (the rows come back in any order) and keeps the pre-claim status (the ``claimed`` event's from-status).
+    Returns (sql, params, names of the returned columns). Its plan: docs/journeys.md "Tick".
+    """
+    selection = qs.order_by(*order).select_for_update(skip_locked=True, of=("self",)).values("id", "status")
+    pick_sql, params = selection[:limit].query.sql_with_params()
+    quote = connection.ops.quote_name
+    returned = [f for f in _EVENT_FIELDS if f != "status"]
+    columns = ", ".join(f"e.{quote(f)}" for f in returned)
+    sql = (
+        f"WITH picked AS ({pick_sql}), "  # noqa: S608 - table and column names come from the model
+        "numbered AS (SELECT id, status, row_number() OVER () AS position FROM picked) "
+        f"UPDATE {quote(Execution._meta.db_table)} AS e SET status = %s, lock_token = %s, locked_at = %s, "
+        "revision = e.revision + 1, updated_at = %s FROM numbered WHERE e.id = numbered.id "
+        f"RETURNING {columns}, numbered.status, numbered.position"
+    )
+    return sql, [*params, S.QUEUED, token, now, now], [*returned, "status", "position"]
+
+
+def _claim_returning(qs, *, order: list[str], limit: int, token: uuid.UUID, now: datetime) -> list[dict]:
+    sql, params, names = claim_statement(qs, order=order, limit=limit, token=token, now=now)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    rows.sort(key=lambda r: r["position"])  # the selection's order: dispatched first = due first
+    return rows
+
+
+def due_selection(campaign: Campaign, now: datetime):
+    """The rows the tick may claim for this campaign (both selections filter it on ``needs_budget``)."""
+    return Execution.objects.filter(campaign=campaign, status__in=DUE_STATUSES, next_run_at__lte=now)
 
 
 def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple[list[tuple[int, str]], int]:
@@ -305,7 +344,7 @@ def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple
     graph = published_graph(version.id)
     tz = workspace_tz(campaign.workspace, settings)
     window = effective_window(campaign, graph.settings, settings, tz)
-    base = Execution.objects.filter(campaign=campaign, status__in=DUE_STATUSES, next_run_at__lte=now)
+    base = due_selection(campaign, now)
     deferred = 0
     claimed: list[tuple[int, str]] = []
     if window is not None and not window.is_open(now):
@@ -317,7 +356,7 @@ def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple
         budget = _budget(campaign, settings, now, tz)
         claimed += _claim(
             base.filter(needs_budget=True),
-            order=["next_run_at", "eligible_at", "id"],
+            order=BUDGET_ORDER,
             limit=min(budget, limit),
             now=now,
         )

@@ -1,0 +1,120 @@
+"""Every benchmark command still runs, on a tiny size, exactly as a person runs it (``manage.py`` in a child
+process): it prints its figures and goals, fails below ``--min-ratio`` and leaves no database or queue behind.
+The figures themselves are not asserted (benchmarks are not timed tests); README "Benchmarks" has them."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+from django.conf import settings
+
+ROOT = Path(settings.BASE_DIR)
+
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="benchmarks need PostgreSQL (DATABASE_URL)"
+)
+
+
+def bench(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def bench_databases() -> set[str]:
+    """Databases of a run (the migrated templates they are cloned from stay, reused by the next run)."""
+    db = settings.DATABASES["default"]
+    params = {"host": db["HOST"], "port": db["PORT"] or 5432, "user": db["USER"], "password": db["PASSWORD"]}
+    with psycopg.connect(dbname="postgres", **params) as conn:
+        rows = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", ["%\\_bench\\_%"]).fetchall()
+    return {name for (name,) in rows}
+
+
+def broker_queues() -> set[str]:
+    if not settings.CELERY_BROKER_URL.startswith("redis"):
+        return set()
+    keys = redis.Redis.from_url(settings.CELERY_BROKER_URL).keys("*bench-*")
+    return {k.decode() for k in keys}
+
+
+@pytest.fixture
+def hermetic():
+    """The run leaves no database of its own and no queue of its own behind."""
+    databases, queues = bench_databases(), broker_queues()
+    yield
+    assert bench_databases() == databases
+    assert broker_queues() == queues
+
+
+def assert_ran(result: subprocess.CompletedProcess, *expected: str) -> str:
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-4000:]
+    for text in expected:
+        assert text in result.stdout, output[-4000:]
+    return result.stdout
+
+
+def test_bench_engine_in_process(hermetic):
+    out = assert_ran(
+        bench("bench_engine", "--targets", "40", "--naive-targets", "10", "--min-ratio", "0.001"),
+        "engine end to end:",
+        "(a) raw-SQL batched floor:",
+        "(b) naive",
+    )
+    assert "engine / (a) raw floor" in out and ">= 25 %" in out  # the goal next to the figure
+    assert "ok" in out.splitlines()[-2]  # the required ratio was met
+
+
+def test_bench_enrollment_fails_below_the_required_ratio(hermetic):
+    result = bench("bench_enrollment", "--targets", "30", "--min-ratio", "1000")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "commit / multi-row INSERT" in result.stdout and "FAIL" in result.stdout
+    assert "below the goal" in result.stderr
+
+
+def test_bench_tick_claims_every_due_execution(hermetic):
+    """The command itself refuses a tick that claimed fewer than the due executions."""
+    assert_ran(
+        bench("bench_tick", "--executions", "3000", "--due", "200", "--max-seconds", "120"),
+        "tick, 200 due of 200 rows",
+        "tick, 200 due of 3000 rows",
+        "claims/s; dispatch",
+        "EXPLAIN",
+        "LockRows",  # FOR UPDATE SKIP LOCKED in the claim's plan
+    )
+
+
+@pytest.mark.slow
+def test_bench_engine_through_real_celery_workers(hermetic):
+    if not settings.CELERY_BROKER_URL.startswith("redis"):
+        pytest.skip("needs Redis (CELERY_BROKER_URL)")
+    assert_ran(
+        bench("bench_engine", "--broker", "--targets", "40", "--naive-targets", "10", "--workers", "1"),
+        "engine through the broker, 1 worker processes",
+        "parked at the wait",
+        "engine / (a) raw floor",
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("mode", [[], ["--broker"]], ids=["in-process", "broker"])
+def test_bench_browser(hermetic, mode):
+    if mode and not settings.CELERY_BROKER_URL.startswith("redis"):
+        pytest.skip("needs Redis (CELERY_BROKER_URL)")
+    out = assert_ran(
+        bench("bench_browser", *mode, "--tasks", "4", "--accounts", "2", "--workers", "1", "--min-ratio", "0.01"),
+        "raw playwright loop",
+        "4/4 succeeded",
+        "likes counted by the site: 8",
+    )
+    assert "pipeline (broker) / raw loop" in out if mode else "pipeline (in process) / raw loop" in out
