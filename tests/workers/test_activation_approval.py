@@ -1,22 +1,31 @@
-"""Browser campaign creation goes through the approval guard (it activates the campaign at once)."""
+"""Browser campaigns and approval: in a workspace whose campaigns need approval a new browser campaign
+stays a draft (no task is created) until it is submitted and approved; elsewhere it activates at once."""
 
 import pytest
+from django.utils import timezone
 
-from campaigns.chains.errors import ApprovalRequired
 from campaigns.models import Campaign
+from workers.models import BrowserTask
+from workers.services.creation import due_platforms_create_tasks
 
+from ..conftest import api_client_for, make_member
 from .conftest import make_account, make_browser_campaign
 
 pytestmark = pytest.mark.django_db
 LINKS = ["http://127.0.0.1:9/post/1"]
 
 
-def test_browser_create_in_a_workspace_needing_approval_is_refused_and_rolled_back(actor, workspace):
+def needs_approval(workspace) -> None:
     workspace.settings = {"campaigns_need_approval": True}
     workspace.save()
-    with pytest.raises(ApprovalRequired):
-        make_browser_campaign(actor, accounts=[make_account(workspace)], links=LINKS)
-    assert not Campaign.objects.filter(workspace=workspace).exists()
+
+
+def test_browser_create_in_a_workspace_needing_approval_waits_as_a_draft(actor, workspace):
+    needs_approval(workspace)
+    campaign = make_browser_campaign(actor, accounts=[make_account(workspace)], links=LINKS)
+    assert campaign.status == "draft"
+    due_platforms_create_tasks(now=timezone.now())
+    assert not BrowserTask.objects.filter(campaign=campaign).exists()  # nothing runs before approval
 
 
 def test_browser_create_elsewhere_activates_at_once(actor, workspace):
@@ -24,11 +33,8 @@ def test_browser_create_elsewhere_activates_at_once(actor, workspace):
     assert campaign.status == "active"
 
 
-def test_browser_create_api_answers_409_approval_required(workspace, owner):
-    from tests.conftest import api_client_for
-
-    workspace.settings = {"campaigns_need_approval": True}
-    workspace.save()
+def test_browser_campaign_runs_once_submitted_and_approved_through_the_api(workspace, owner):
+    needs_approval(workspace)
     account = make_account(workspace)
     body = {
         "kind": "browser",
@@ -39,6 +45,18 @@ def test_browser_create_api_answers_409_approval_required(workspace, owner):
         "action": "like",
         "steps": [{"action": "goto"}, {"action": "click", "selector": "#like"}],
     }
-    response = api_client_for(owner, workspace).post("/api/v1/campaigns", body, format="json")
-    assert response.status_code == 409, response.content
-    assert response.json()["error"]["code"] == "APPROVAL_REQUIRED"
+    api = api_client_for(owner, workspace)
+    created = api.post("/api/v1/campaigns", body, format="json")
+    assert created.status_code == 201, created.content
+    campaign_id = created.json()["id"]
+    assert created.json()["status"] == "draft"
+
+    assert api.post(f"/api/v1/campaign/{campaign_id}/submit", {}, format="json").status_code == 200
+    approver = api_client_for(make_member(workspace, "admin"), workspace)
+    approved = approver.post(f"/api/v1/campaign/{campaign_id}/approve", {}, format="json")
+    assert approved.status_code == 200, approved.content
+    assert Campaign.objects.get(pk=campaign_id).status == "scheduled"
+
+    due_platforms_create_tasks(now=timezone.now())  # the creation job starts it at its start date
+    assert Campaign.objects.get(pk=campaign_id).status == "active"
+    assert BrowserTask.objects.filter(campaign_id=campaign_id).count() == 1

@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.chains.guards import assert_can_activate_directly
+from campaigns.chains.services.approval import workspace_needs_approval
 from campaigns.choices import CampaignKind
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
@@ -137,8 +138,11 @@ def browser_campaign_create(
             )
 
         # active=true in the seed; a future start waits as "scheduled" and the creation job activates it.
-        # The one approval guard: in a workspace whose campaigns need approval → 409 APPROVAL_REQUIRED (rolled back).
-        assert_can_activate_directly(campaign)
+        # In a workspace whose campaigns need approval it stays a draft: submit → approve (→ scheduled) and
+        # the creation job activates it at its start date, like any approved campaign.
+        if workspace_needs_approval(actor.workspace):
+            return campaign
+        assert_can_activate_directly(campaign)  # the one activation guard
         fsm_apply(campaign, "activate" if start_date <= now else "schedule", on_applied=record)
     return campaign
 
