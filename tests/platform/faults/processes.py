@@ -147,6 +147,52 @@ class CeleryWorker:
 class RedisServer:
     """A private ``redis-server`` (no persistence, like the CI's) on a free port; ``restart`` keeps the port."""
 
+    def __init__(self, tmp_path: Path) -> None:
+        self.binary = shutil.which("redis-server")
+        self.port = free_port()
+        self.dir = tmp_path / f"redis-{self.port}"
+        self.dir.mkdir()
+        self.process: subprocess.Popen | None = None
+        self.restarts = 0
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        command = [self.binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"]
+        command += ["--dir", str(self.dir)]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                    sock.sendall(b"PING\r\n")
+                    if sock.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self, *, hard: bool = True) -> None:
+        """SIGKILL (everything in memory is lost: queued messages included) or SIGTERM."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
+            self.process.wait(timeout=20)
+
+    def restart(self, *, down_seconds: float = 0.5, hard: bool = True) -> None:
+        self.stop(hard=hard)
+        time.sleep(down_seconds)
+        self.start()
+        self.restarts += 1
+
+
+class PostgresCluster:
+    """A private PostgreSQL cluster (``initdb`` in a temporary folder, ``pg_ctl`` on a free port).
+
+    initdb refuses to run as root, so as root the cluster belongs to the ``postgres`` system user.
+    """
+
     def __init__(self) -> None:
         self.bin = self._bin_dir()
         self.port = free_port()
