@@ -48,7 +48,11 @@ class FakeProvider:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
-                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+                raw = self.rfile.read(length)
+                if len(raw) < length:  # the client died while writing: an incomplete request is not a request
+                    self.connection.close()
+                    return
+                form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
                 with server.lock:
                     server.requests.append({"path": self.path, "form": form})
                 if self.path.endswith((KAVENEGAR_BY_LOCAL_ID, KAVENEGAR_BY_MESSAGE_ID, MELIPAYAMAK_DELIVERY)):

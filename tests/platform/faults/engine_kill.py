@@ -96,6 +96,9 @@ def run(
     fake = FakeProvider()
     settings.AUTOMATION_LEASE_SECONDS = LEASE_SECONDS  # the reaper runs in this process's ticks
     settings.AUTOMATION_DISPATCH_BATCH = 10
+    # Claims per tick bounded to what the workers take in about a lease: with 0.3 s ticks and 4 s leases an
+    # unbounded tick would claim everything, let queued rows expire and re-dispatch them over and over.
+    settings.AUTOMATION_TICK_MAX_CLAIMS = 30 * workers
     with Connection(settings.CELERY_BROKER_URL, transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS) as conn:
         conn.SimpleQueue("engine").clear()  # nothing left over from an earlier run
     env = {
@@ -112,6 +115,7 @@ def run(
     kill_at = [2 + i * SENDS_PER_TRIAL + rng.randrange(SENDS_PER_TRIAL - 1) for i in range(trials)]
     schedule = dict(zip(kill_at, itertools.cycle(points), strict=False))
     kills: Counter = Counter()
+    carried: list[str] = []  # kill points due and not done yet (done at the next send request)
     doomed: dict[str, tuple[str, int]] = {}  # local id → (point, pid of the caller) for the later points
 
     def kill_pid(pid: int | None, point: str) -> bool:
@@ -140,20 +144,27 @@ def run(
             report.send_requests += 1
             if form.get("localid") in fake.messages:
                 report.resends += 1
-            point = schedule.get(report.send_requests)
-            if point is None:
+            if report.send_requests in schedule:
+                carried.append(schedule[report.send_requests])
+            if not carried:
                 return None
             pid = caller(client_port)
+            if pid is None:
+                return None  # not found (the caller just died?): the kill moves to the next send
+            point = carried.pop(0)
             if point == "request":
-                return "drop" if kill_pid(pid, point) else None  # the request never makes it into the provider
-            if pid is not None:
-                doomed[form.get("localid")] = (point, pid)
+                if kill_pid(pid, point):
+                    return "drop"  # the request never makes it into the provider
+                carried.insert(0, point)
+                return None
+            doomed[form.get("localid")] = (point, pid)
         return None
 
     def on_accept(local_id: str) -> None:
         with lock:
             if local_id in doomed and doomed[local_id][0] == "accepted":
-                kill_pid(doomed.pop(local_id)[1], "accepted")  # before the answer leaves the provider
+                if not kill_pid(doomed.pop(local_id)[1], "accepted"):  # before the answer leaves the provider
+                    carried.append("accepted")
 
     def after_answer(form: dict) -> None:
         with lock:
@@ -161,7 +172,8 @@ def run(
         if entry is not None:
             time.sleep(rng.uniform(0.0, 0.03))
             with lock:
-                kill_pid(entry[1], "answered")
+                if not kill_pid(entry[1], "answered"):
+                    carried.append("answered")
 
     fake.on_send, fake.on_accept, fake.after_answer = on_send, on_accept, after_answer
     setup_sms(workspace, "kavenegar", {"api_key": "K"})
