@@ -47,7 +47,7 @@ FAULT_WORKERS ?= 3
 faults: $(STAMP)
 	mkdir -p var
 	FAULT_TRIALS=$(FAULT_TRIALS) FAULT_POOL=$(FAULT_POOL) FAULT_WORKERS=$(FAULT_WORKERS) FAULT_STATS=var/fault-stats.jsonl \
-	$(VENV)/bin/pytest tests/sms/test_kill_worker.py tests/platform/faults -q -s --timeout=7200 $(PYTEST_ARGS)
+	$(VENV)/bin/pytest tests/sms/test_kill_worker.py tests/platform/faults tests/workers/test_fault_browser_kill.py -q -s --timeout=7200 $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

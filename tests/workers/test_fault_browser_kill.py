@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.utils import timezone
 
-from tests.platform.faults.processes import CeleryWorker, descendants, kill_pids
+from tests.platform.faults.processes import CeleryWorker, descendants, kill_pids, running
 from workers.choices import TaskStatus
 from workers.models import BrowserTask, CampaignStatistics
 from workers.services import creation, statistics
@@ -155,8 +155,9 @@ def test_browser_worker_killed_after_its_click_ends_the_task_once(actor, workspa
         statistics.statistics_refresh()
         stats = CampaignStatistics.objects.get(campaign=campaign)
         assert (stats.completed, stats.failed, stats.pending) == (1, 0, 0)
-        alive = [pid for pid in orphans if os.path.exists(f"/proc/{pid}")]
+        alive = [pid for pid in orphans if running(pid)]
         print(f"\nbrowser-kill: kills 1, likes {page.likes}, page loads {page.page_loads}, orphans left {len(alive)}")
+        assert alive == []  # Playwright's driver and Chromium ended with the worker that started them
     finally:
         for worker in workers:
             worker.stop()

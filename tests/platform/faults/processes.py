@@ -79,6 +79,15 @@ def pid_of_client(port: int, candidates: list[int]) -> int | None:
     return None
 
 
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie (a killed orphan may wait for its reaper; it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
 def kill_pids(pids: list[int]) -> None:
     """SIGKILL processes this test started (directly or through a process it started), by id."""
     for pid in pids:
