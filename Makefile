@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | 
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint venv fuzz
+.PHONY: run test lint venv fuzz faults
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,19 @@ FUZZ_EXAMPLES ?= 25
 fuzz: $(STAMP)
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_COVERAGE=1 FUZZ_STATS=var/fuzz-stats.json \
 	$(VENV)/bin/pytest tests/platform/test_fuzz.py -q --timeout=3600 $(PYTEST_ARGS)
+
+# Fault injection with real processes (README "Reliability"): the engine-worker SIGKILL scenario for
+# FAULT_TRIALS kills per pool (CI runs 4 in tests/sms/test_kill_worker.py), then the other fault tests
+# (tests/platform/faults: browser worker killed, Redis and PostgreSQL restarted, double delivery, two
+# ticks). Prints the counts per scenario and appends them to var/fault-stats.jsonl; fails on any
+# resend, duplicate or lost message. Needs PostgreSQL (DATABASE_URL) and Redis (CELERY_BROKER_URL).
+FAULT_TRIALS ?= 200
+FAULT_POOL ?= prefork,solo
+FAULT_WORKERS ?= 3
+faults: $(STAMP)
+	mkdir -p var
+	FAULT_TRIALS=$(FAULT_TRIALS) FAULT_POOL=$(FAULT_POOL) FAULT_WORKERS=$(FAULT_WORKERS) FAULT_STATS=var/fault-stats.jsonl \
+	$(VENV)/bin/pytest tests/sms/test_kill_worker.py tests/platform/faults tests/workers/test_fault_browser_kill.py -q -s --timeout=7200 $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

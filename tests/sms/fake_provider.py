@@ -37,6 +37,10 @@ class FakeProvider:
         self.status_responses: list = []
         self.messages: dict[str, dict] = {}  # Kavenegar: localid → entry; Melipayamak: "meli-<recId>" → entry
         self.on_accept = None  # called (localid) after a message is accepted, before answering
+        # Fault injection: ``on_send(form, client_port)`` runs before a send is looked at (return "drop" to
+        # close the connection with nothing accepted); ``after_answer(form)`` runs once a send's answer was written.
+        self.on_send = None
+        self.after_answer = None
         self.lock = threading.Lock()
         self.hold_seconds = hold_seconds
         server = self
@@ -44,11 +48,18 @@ class FakeProvider:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
-                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+                raw = self.rfile.read(length)
+                if len(raw) < length:  # the client died while writing: an incomplete request is not a request
+                    self.connection.close()
+                    return
+                form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
                 with server.lock:
                     server.requests.append({"path": self.path, "form": form})
                 if self.path.endswith((KAVENEGAR_BY_LOCAL_ID, KAVENEGAR_BY_MESSAGE_ID, MELIPAYAMAK_DELIVERY)):
                     return self._answer(*server._status_answer(self.path, form))
+                if server.on_send and server.on_send(form, self.client_address[1]) == "drop":
+                    self.connection.close()
+                    return
                 with server.lock:
                     answer = server.responses.pop(0) if server.responses else "accept"
                 melipayamak = self.path.endswith(MELIPAYAMAK_SEND)
@@ -61,7 +72,10 @@ class FakeProvider:
                         return
                     if melipayamak:
                         return self._answer(*Melipayamak.send(1, accepted["recId"]))
-                    return self._answer(*Kavenegar.ok([accepted]))
+                    self._answer(*Kavenegar.ok([accepted]))
+                    if server.after_answer:
+                        server.after_answer(form)
+                    return
                 if answer == "timeout":
                     time.sleep(server.hold_seconds)
                     return
