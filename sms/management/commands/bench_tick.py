@@ -67,6 +67,9 @@ class Command(BaseCommand):
         out(f"tick, {due} due of {due} rows   : {self._line(result['small'])}")
         out(f"tick, {due} due of {total} rows : {self._line(result['full'])}")
         out(f"set-up: {total} rows inserted in {result['insert']:.1f} s ({total / result['insert']:.0f} rows/s)")
+        heap, indexes = (size / 2**20 for size in result["size"])
+        per_row = 2**20 * (heap + indexes) / (total + 2 * due)
+        out(f"execution table: {heap:.0f} MB of rows + {indexes:.0f} MB of indexes ({per_row:.0f} B per execution)")
         out("claim statement on the full table (EXPLAIN ANALYZE, rolled back):")
         for line in result["plan"]:
             out(f"    {line}")
@@ -104,7 +107,8 @@ class Command(BaseCommand):
             "ct": ContentType.objects.get_for_model(Target).id,
         }
         insert = lambda *a, **k: self._insert(fixed, *a, **k)  # noqa: E731
-        self._tick(now - timedelta(hours=1), queue, 0)  # warm-up: caches, connection, broker
+        self._tick(now - timedelta(hours=1), queue, 0)  # warm-up: caches, database connection
+        current_app.signature(PROCESS_EXECUTIONS_TASK).apply_async(args=([],), queue=queue)  # broker connection
         result = {}
         # 1. small table: only the due rows
         insert(1, due, node=sms2.id, budget=True, at=now - timedelta(minutes=1), base=now)
@@ -118,6 +122,10 @@ class Command(BaseCommand):
         insert(3 * due + 1, 2 * due + rest, node=wait.id, budget=False, at=now + timedelta(hours=1), base=now)
         result["insert"] = time.perf_counter() - started
         vacuum_analyze(Execution._meta.db_table, ExecutionEvent._meta.db_table)
+        with connection.cursor() as cursor:
+            table = Execution._meta.db_table
+            cursor.execute("SELECT pg_table_size(%s), pg_indexes_size(%s)", [table, table])
+            result["size"] = cursor.fetchone()
         result["full"] = self._tick(now + timedelta(minutes=2), queue, due)
         result["plan"] = self._explain(campaign, now + timedelta(minutes=4), due)
         return result
