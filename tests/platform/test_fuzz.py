@@ -6,7 +6,8 @@ match the schema. ``FUZZ_EXAMPLES`` sets the examples per operation (CI default 
 
 The workspace holds one real object of every kind a path names (``fuzz_seed.py``), seeded once for the
 module inside a transaction; path parameters are either a seeded id or a generated value (hypothesis
-chooses, so both "found" and "not found" are exercised). Every request runs in a savepoint that is rolled
+chooses, so both "found" and "not found" are exercised; in the coverage phase, body and query variants
+use the seeded ids, path variants their own). Every request runs in a savepoint that is rolled
 back afterwards, so a write that deletes or finishes a seeded object leaves it intact for the next one.
 """
 
@@ -25,6 +26,8 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.parameters import ParameterLocation
+from schemathesis.generation.meta import TestPhase
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_schema_conformance,
@@ -131,7 +134,17 @@ def test_api_fuzz(case, fuzz_headers):
     if CONFORMANCE:
         checks += [status_code_conformance, content_type_conformance, response_schema_conformance]
     seeded = path_ids(case.operation.path, SEEDED)
-    if seeded and all(case.path_parameters.get(k) == v for k, v in seeded.items()):
+    phase = case.meta.phase if case.meta else None
+    if (
+        seeded
+        and phase
+        and phase.name == TestPhase.COVERAGE
+        and phase.data.parameter_location != ParameterLocation.PATH
+    ):
+        # The coverage phase varies one parameter at a time: body and query variants go to a real object,
+        # path variants (0, -1, huge, text) keep their generated ids.
+        case.path_parameters = {**case.path_parameters, **seeded}
+    if seeded and all(str(case.path_parameters.get(k)) == str(v) for k, v in seeded.items()):
         STATS["requests_on_seeded_objects"] += 1
     with transaction.atomic():  # a savepoint: each request starts from the seeded state
         try:
