@@ -11,6 +11,7 @@ from django import forms
 
 from automation.engine.window import DISPLAY_ORDER
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.text import StrictTextFormMixin
 
 DAY_LABELS = {
     "sat": "شنبه",
@@ -54,7 +55,9 @@ class JalaliDateTimeField(forms.CharField):
         )
 
 
-class JourneyCampaignForm(forms.Form):
+class JourneyCampaignForm(StrictTextFormMixin, forms.Form):
+    visible_name_fields = ("name",)
+
     name = forms.CharField(label="نام کمپین", max_length=200)
     description = forms.CharField(label="توضیحات", required=False, widget=forms.Textarea(attrs={"rows": 2}))
     workflow = forms.TypedChoiceField(label="گردش‌کار (نسخه منتشرشده)", coerce=int)

@@ -5,12 +5,15 @@ from django import forms
 from campaigns.choices import TargetStatus
 from campaigns.models import Target
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
+from campaigns.platform.text import StrictTextFormMixin
 from campaigns.selectors import target_number_clashes
 from campaigns.services.targets import MSG_DUPLICATE
 
 
-class TargetAdminForm(forms.ModelForm):
+class TargetAdminForm(StrictTextFormMixin, forms.ModelForm):
     """Admin edits get the same number rules as the API and the import."""
+
+    visible_name_fields = ("name",)
 
     mobile = forms.CharField(label="موبایل", required=False)
     landline = forms.CharField(label="تلفن ثابت", required=False)
@@ -64,8 +67,10 @@ class TargetAdminForm(forms.ModelForm):
         return cleaned
 
 
-class TargetPageForm(forms.Form):
+class TargetPageForm(StrictTextFormMixin, forms.Form):
     """Create/edit form of the Persian targets page (the service validates numbers)."""
+
+    visible_name_fields = ("name",)
 
     name = forms.CharField(label="نام", max_length=200)
     first_name = forms.CharField(label="نام کوچک", max_length=100, required=False)

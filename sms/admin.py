@@ -7,6 +7,7 @@ from django.contrib import admin
 
 from campaigns.platform.admin import AppendOnlyMixin, ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
 from campaigns.platform.permissions import Perm
+from campaigns.platform.text import StrictTextFormMixin
 from sms.models import (
     BlacklistEntry,
     SmsAttempt,
@@ -20,7 +21,9 @@ from sms.models import (
 from sms.providers import provider_choices, provider_for
 
 
-class AccountForm(forms.ModelForm):
+class AccountForm(StrictTextFormMixin, forms.ModelForm):
+    visible_name_fields = ("name",)
+
     # The kinds and each kind's credential schema come from the provider registry (sms.providers).
     provider = forms.ChoiceField(label="سرویس‌دهنده", choices=provider_choices)
     credentials = forms.CharField(

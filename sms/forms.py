@@ -10,8 +10,11 @@ import jdatetime
 from django import forms
 
 from automation.engine.window import DISPLAY_ORDER
+from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
 from sms.choices import AttemptStatus, BlacklistReason
-from sms.selectors import credential_field_map, latin_digits, provider_kind_choices
+from sms.providers import credential_fields
+from sms.selectors import latin_digits, provider_kind_choices
+from sms.services import MAX_RETENTION_DAYS
 
 DAY_LABELS = {
     "sat": "شنبه",
@@ -62,7 +65,7 @@ class JalaliDateField(forms.CharField):
         return parsed
 
 
-class AttemptFilterForm(forms.Form):
+class AttemptFilterForm(StrictTextFormMixin, forms.Form):
     status = forms.ChoiceField(label="وضعیت", required=False, choices=[("", "همه"), *AttemptStatus.choices])
     campaign = forms.TypedChoiceField(label="کمپین", required=False, coerce=int, empty_value=None)
     number = forms.CharField(label="شماره", required=False, widget=forms.TextInput(attrs={"dir": "ltr", "size": 14}))
@@ -74,7 +77,7 @@ class AttemptFilterForm(forms.Form):
         self.fields["campaign"].choices = [("", "همه")] + [(c.id, c.name) for c in campaigns]
 
 
-class BlacklistAddForm(forms.Form):
+class BlacklistAddForm(StrictTextFormMixin, forms.Form):
     number = forms.CharField(
         label="شماره", widget=forms.TextInput(attrs={"dir": "ltr", "inputmode": "tel", "placeholder": "0912…"})
     )
@@ -82,7 +85,7 @@ class BlacklistAddForm(forms.Form):
     description = forms.CharField(label="توضیح", required=False, max_length=300)
 
 
-class BlacklistImportForm(forms.Form):
+class BlacklistImportForm(StrictTextFormMixin, forms.Form):
     numbers = forms.CharField(
         label="شماره‌ها (هر خط یک شماره)",
         required=False,
@@ -114,13 +117,22 @@ class BlacklistImportForm(forms.Form):
         return cleaned
 
 
-class SmsTemplateForm(forms.Form):
+class SmsTemplateForm(StrictTextFormMixin, forms.Form):
+    visible_name_fields = ("name",)
+
     name = forms.CharField(label="نام", max_length=200)
     body = forms.CharField(label="متن", widget=forms.Textarea(attrs={"rows": 5}))
 
 
-class AccountForm(forms.Form):
-    """Credentials are write-only: the inputs are never filled with the stored values."""
+class AccountForm(StrictTextFormMixin, forms.Form):
+    """Credentials are write-only: the inputs are never filled with the stored values.
+
+    The credential inputs come from the provider registry (``sms.providers.credential_fields``): one input
+    per kind and field (``cred_<kind>__<name>``), a password input for a secret, required for a new
+    account when the provider's schema says so. A new provider plug-in needs no change here.
+    """
+
+    visible_name_fields = ("name",)
 
     name = forms.CharField(label="نام حساب", max_length=100)
     provider = forms.ChoiceField(label="سرویس‌دهنده")
@@ -133,31 +145,60 @@ class AccountForm(forms.Form):
 
     def __init__(self, *args, editing: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
+        self.editing = editing
         self.fields["provider"].choices = provider_kind_choices()
         if editing:
             self.fields["provider"].disabled = True
-        self.credential_fields = credential_field_map()
-        labels = {name: label for fields in self.credential_fields.values() for name, label in fields}
-        for name, label in labels.items():
-            self.fields[f"cred_{name}"] = forms.CharField(
-                label=label,
-                required=False,
-                widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password", "dir": "ltr"}),
-                help_text="خالی بگذارید تا مقدار فعلی بماند." if editing else "",
-            )
+        self.schema = {kind: credential_fields(kind) for kind, _ in provider_kind_choices()}
+        for kind, fields in self.schema.items():
+            for spec in fields:
+                attrs = {"autocomplete": "new-password" if spec["secret"] else "off", "dir": "ltr"}
+                widget = (
+                    forms.PasswordInput(render_value=False, attrs=attrs) if spec["secret"] else forms.TextInput(attrs)
+                )
+                self.fields[self.field_name(kind, spec["name"])] = forms.CharField(
+                    label=spec["label"],
+                    required=False,  # only the chosen provider's inputs count (clean)
+                    widget=widget,
+                    help_text="خالی بگذارید تا مقدار فعلی بماند." if editing else "",
+                    validators=[validate_plain_text],
+                )
+
+    @staticmethod
+    def field_name(kind: str, name: str) -> str:
+        return f"cred_{kind}__{name}"
+
+    def credential_inputs(self) -> dict[str, list]:
+        """Per provider kind, its bound credential inputs (the page shows the chosen kind's)."""
+        return {
+            kind: [self[self.field_name(kind, spec["name"])] for spec in fields] for kind, fields in self.schema.items()
+        }
+
+    def clean(self):
+        cleaned = super().clean()
+        kind = cleaned.get("provider") or ""
+        if not self.editing:
+            for spec in self.schema.get(kind, []):
+                field = self.field_name(kind, spec["name"])
+                if spec["required"] and not cleaned.get(field):
+                    self.add_error(field, "این فیلد لازم است.")
+        return cleaned
 
     def credentials(self) -> dict[str, str]:
+        """The chosen provider's credentials as typed (empty values: keep the stored one when editing)."""
         kind = self.cleaned_data.get("provider") or ""
-        fields = self.credential_fields.get(kind, [])
-        return {name: self.cleaned_data.get(f"cred_{name}") or "" for name, _ in fields}
+        return {
+            spec["name"]: self.cleaned_data.get(self.field_name(kind, spec["name"])) or ""
+            for spec in self.schema.get(kind, [])
+        }
 
 
-class TestMessageForm(forms.Form):
+class TestMessageForm(StrictTextFormMixin, forms.Form):
     number = forms.CharField(label="شماره گیرنده", widget=forms.TextInput(attrs={"dir": "ltr", "inputmode": "tel"}))
     text = forms.CharField(label="متن", initial="پیام آزمایشی سامانه کمپین", max_length=300)
 
 
-class ChannelSettingsForm(forms.Form):
+class ChannelSettingsForm(StrictTextFormMixin, forms.Form):
     enabled = forms.BooleanField(label="ارسال پیامک فعال", required=False)
     primary_account = forms.TypedChoiceField(label="حساب اصلی", required=False, coerce=int, empty_value=None)
     fallback_account = forms.TypedChoiceField(label="حساب پشتیبان", required=False, coerce=int, empty_value=None)
@@ -168,6 +209,19 @@ class ChannelSettingsForm(forms.Form):
         min_value=1,
         widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
         help_text="خالی: بدون سقف کلی (سقف هر کمپین همچنان اعمال می‌شود).",
+    )
+    sms_retention_days = forms.IntegerField(
+        label="نگهداری متن و شماره پیامک‌ها (روز)",
+        required=False,
+        min_value=0,
+        max_value=MAX_RETENTION_DAYS,
+        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
+        help_text="پس از این تعداد روز متن و شماره پیامک‌های ارسال‌شده پاک می‌شود؛ خالی یا ۰: برای همیشه نگه داشته می‌شود.",
+    )
+    notifications_email = forms.BooleanField(
+        label="ارسال همه اعلان‌ها با ایمیل",
+        required=False,
+        help_text="هر اعلان فضای کاری به ایمیل گیرندگانش هم فرستاده می‌شود.",
     )
 
     def __init__(self, *args, accounts=(), **kwargs):

@@ -104,20 +104,6 @@ def provider_label(kind: str) -> str:
     return dict(provider_kind_choices()).get(kind, kind)
 
 
-def credential_field_map() -> dict[str, list[tuple[str, str]]]:
-    """Per provider kind, the credential inputs a page shows: [(name, label), …] (from the provider's schema)."""
-    from sms import providers
-
-    schema = getattr(providers, "credential_fields", None)
-    if callable(schema):
-        return {kind: [(f["name"], f["label"]) for f in schema(kind)] for kind, _ in provider_kind_choices()}
-    return {
-        "kavenegar": [("api_key", "کلید API")],
-        "melipayamak": [("username", "نام کاربری"), ("password", "گذرواژه")],
-        "console": [],
-    }
-
-
 def _labelled(accounts):
     for account in accounts:
         account.provider_label = provider_label(account.provider)

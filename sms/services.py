@@ -14,6 +14,8 @@ from campaigns.platform.errors import NotFound, ValidationFailed
 from campaigns.platform.integrity import assert_same_workspace
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
+from campaigns.platform.text import text_check
+from campaigns.services.workspaces import workspace_settings_set
 from sms import channel
 from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource
 from sms.delivery import attempt_status_apply
@@ -27,6 +29,7 @@ from sms.models import (
     SmsTemplate,
     new_webhook_token,
 )
+from sms.retention import SETTING as RETENTION_SETTING
 
 MAX_IMPORT = 20000
 
@@ -130,6 +133,7 @@ def blacklist_import(*, actor: Actor, numbers: list[str], reason: str = Blacklis
 # --- templates ---------------------------------------------------------------------------------------
 def sms_template_create(*, actor: Actor, name: str, body: str) -> SmsTemplate:
     actor.require(Perm.MANAGE_WORKFLOWS)
+    text_check(names={"name": name}, texts={"body": body})
     if not name.strip() or not body.strip():
         raise ValidationFailed(details={"name": ["نام و متن لازم است."]})
     return SmsTemplate.objects.create(workspace=actor.workspace, name=name.strip(), body=body, created_by=actor.user)
@@ -138,6 +142,7 @@ def sms_template_create(*, actor: Actor, name: str, body: str) -> SmsTemplate:
 def sms_template_update(*, actor: Actor, template_id: int, data: dict[str, Any]) -> SmsTemplate:
     actor.require(Perm.MANAGE_WORKFLOWS)
     template = get_scoped(SmsTemplate, actor.workspace, template_id)
+    text_check(names={"name": data.get("name")}, texts={"body": data.get("body")})
     for field in ("name", "body"):
         if field in data:
             if not str(data[field]).strip():
@@ -169,7 +174,32 @@ def circuit_resume(*, actor: Actor) -> SmsSettings:
     return settings
 
 
-SETTINGS_FIELDS = {"enabled", "opt_out_text", "primary_account_id", "fallback_account_id"}
+SETTINGS_FIELDS = {
+    "enabled",
+    "opt_out_text",
+    "primary_account_id",
+    "fallback_account_id",
+    "notifications_email",
+    "sms_retention_days",
+}
+# Kept in ``Workspace.settings``: e-mail every notification (campaigns.notifications) and the days after
+# which SMS texts and numbers are erased (sms.retention; 0 = keep forever).
+WORKSPACE_KEYS = ("notifications_email", RETENTION_SETTING)
+MAX_RETENTION_DAYS = 3650
+
+
+def _workspace_values(data: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if "notifications_email" in data:
+        if not isinstance(data["notifications_email"], bool):
+            raise ValidationFailed.field("notifications_email", "مقدار باید درست یا نادرست باشد.")
+        values["notifications_email"] = data["notifications_email"]
+    if RETENTION_SETTING in data:
+        days = data[RETENTION_SETTING]
+        if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_RETENTION_DAYS:
+            raise ValidationFailed.field(RETENTION_SETTING, f"تعداد روز باید بین ۰ و {MAX_RETENTION_DAYS} باشد.")
+        values[RETENTION_SETTING] = days or None  # 0: keep forever (the key is removed)
+    return values
 
 
 def sms_settings_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
@@ -178,6 +208,8 @@ def sms_settings_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
     unknown = set(data) - SETTINGS_FIELDS
     if unknown:
         raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in sorted(unknown)})
+    text_check(texts={"opt_out_text": data.get("opt_out_text")})
+    workspace_values = _workspace_values(data)
     settings = channel.sms_settings(actor.workspace.id)
     for field in ("primary_account_id", "fallback_account_id"):
         if field not in data:
@@ -193,7 +225,10 @@ def sms_settings_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
         settings.enabled = bool(data["enabled"])
     if "opt_out_text" in data:
         settings.opt_out_text = str(data["opt_out_text"] or "")[:60]
-    settings.save()
+    with transaction.atomic():
+        settings.save()
+        if workspace_values:
+            workspace_settings_set(actor=actor, values=workspace_values)
     return settings
 
 
@@ -296,6 +331,7 @@ def sms_account_create(
 ) -> SmsProviderAccount:
     """A provider account of the workspace; credentials are stored encrypted and never read back to staff."""
     actor.require(Perm.MANAGE_WORKSPACE)
+    text_check(names={"name": name})
     if not str(name or "").strip():
         raise ValidationFailed.field("name", "نام حساب لازم است.")
     return SmsProviderAccount.objects.create(
@@ -315,6 +351,7 @@ def sms_account_update(*, actor: Actor, account_id: int, data: dict[str, Any]) -
     if unknown:
         raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in sorted(unknown)})
     account = get_scoped(SmsProviderAccount, actor.workspace, account_id)
+    text_check(names={"name": data.get("name")})
     if "name" in data:
         if not str(data["name"] or "").strip():
             raise ValidationFailed.field("name", "نام حساب لازم است.")

@@ -34,6 +34,7 @@ from sms.forms import (
     TestMessageForm,
     service_errors_to_form,
 )
+from sms.retention import retention_days
 
 # The SMS section's tabs, each shown only with its permission (the first allowed one is the section's home).
 TABS = [
@@ -253,6 +254,8 @@ def _settings_context(actor, **forms) -> dict:
             "fallback_account": overview.settings.fallback_account_id,
             "opt_out_text": overview.settings.opt_out_text,
             "global_daily_limit": engine.global_daily_limit,
+            "sms_retention_days": retention_days(actor.workspace) or None,
+            "notifications_email": bool((actor.workspace.settings or {}).get("notifications_email")),
             **ChannelSettingsForm.window_initial(engine.default_send_window),
         }
         forms["channel_form"] = ChannelSettingsForm(initial=initial, accounts=overview.accounts)
@@ -261,7 +264,7 @@ def _settings_context(actor, **forms) -> dict:
         "overview": overview,
         "engine": engine,
         "problem_label": PROBLEM_LABELS.get(overview.problem or "", overview.problem),
-        "credential_fields": forms["account_form"].credential_fields,
+        "credential_inputs": forms["account_form"].credential_inputs(),
         "test_form": forms.pop("test_form", None) or TestMessageForm(),
         **forms,
     }
@@ -305,6 +308,8 @@ def _save_channel(request, actor):
                     "primary_account_id": data["primary_account"],
                     "fallback_account_id": data["fallback_account"],
                     "opt_out_text": data["opt_out_text"],
+                    "notifications_email": data["notifications_email"],
+                    "sms_retention_days": data["sms_retention_days"] or 0,
                 },
             )
             automation_settings_update(
@@ -369,10 +374,7 @@ def account_edit(request, account_id: int):
                     "name": data["name"],
                     "senders": data["senders"],
                     "is_active": data["is_active"],
-                    "credentials": {
-                        name: form.cleaned_data.get(f"cred_{name}") or ""
-                        for name, _ in form.credential_fields.get(account.provider, [])
-                    },
+                    "credentials": form.credentials(),
                 },
             )
         except PlatformError as exc:
@@ -380,7 +382,11 @@ def account_edit(request, account_id: int):
         else:
             messages.success(request, f"حساب «{data['name']}» ذخیره شد.")
             return redirect("sms-settings")
-    context = {"form": form, "account": account, "credential_fields": form.credential_fields.get(account.provider, [])}
+    context = {
+        "form": form,
+        "account": account,
+        "credential_inputs": form.credential_inputs().get(account.provider, []),
+    }
     return _render(request, "sms/account_form.html", "sms-settings", context)
 
 

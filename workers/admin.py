@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
 from campaigns.platform.permissions import Perm
+from campaigns.platform.text import StrictTextFormMixin
 from workers.choices import SessionStatus
 from workers.models import (
     ActionConfig,
@@ -27,7 +28,9 @@ class SecretWidget(forms.PasswordInput):
         super().__init__(render_value=False)
 
 
-class BrowserAccountForm(forms.ModelForm):
+class BrowserAccountForm(StrictTextFormMixin, forms.ModelForm):
+    visible_name_fields = ("label",)
+
     cookies = forms.CharField(
         label="کوکی‌ها",
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -59,7 +62,9 @@ class BrowserAccountForm(forms.ModelForm):
         return value
 
 
-class ProxyForm(forms.ModelForm):
+class ProxyForm(StrictTextFormMixin, forms.ModelForm):
+    visible_name_fields = ("label",)
+
     password = forms.CharField(
         label="گذرواژه", widget=SecretWidget(), required=False, help_text="خالی بگذارید تا گذرواژه فعلی بماند."
     )

@@ -5,19 +5,21 @@ from rest_framework import serializers
 from automation.choices import Decision
 from automation.engine.graph import MAX_EDGES, MAX_NODES
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
+from campaigns.platform.api.fields import IdField
+from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
 class JourneyCampaignInput(serializers.Serializer):
-    kind = serializers.CharField(help_text='"journey"')
-    name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
-    workflow_id = serializers.IntegerField()
+    kind = StrictCharField(help_text='"journey"')
+    name = VisibleNameField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True, default="")
+    workflow_id = IdField()
     starts_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     ends_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     daily_limit = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
     send_window = serializers.JSONField(required=False, allow_null=True, default=None)
     settings = serializers.JSONField(required=False, default=dict)
-    source_target_list_id = serializers.IntegerField(required=False, allow_null=True, default=None)
+    source_target_list_id = IdField(required=False, allow_null=True, default=None)
 
     def validate_kind(self, value: str) -> str:
         if value != "journey":
@@ -26,10 +28,10 @@ class JourneyCampaignInput(serializers.Serializer):
 
 
 class WorkflowInput(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
-    template = serializers.CharField(required=False, allow_null=True, default=None)
-    template_id = serializers.IntegerField(required=False, allow_null=True, default=None)
+    name = VisibleNameField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True, default="")
+    template = StrictCharField(required=False, allow_null=True, default=None)
+    template_id = IdField(required=False, allow_null=True, default=None)
 
 
 class WorkflowVersionOutput(serializers.ModelSerializer):
@@ -57,10 +59,10 @@ class WorkflowOutput(serializers.ModelSerializer):
 
 
 class NodeIO(serializers.Serializer):
-    node_key = serializers.CharField(max_length=40)
-    type = serializers.CharField(max_length=16)
-    subtype = serializers.CharField(max_length=50)
-    name = serializers.CharField(required=False, allow_blank=True, default="")
+    node_key = StrictCharField(max_length=40)
+    type = StrictCharField(max_length=16)
+    subtype = StrictCharField(max_length=50)
+    name = VisibleNameField(required=False, allow_blank=True, default="", max_length=200)
     config = serializers.JSONField(required=False, default=dict)
     is_enabled = serializers.BooleanField(required=False, default=True)
     consumes_budget = serializers.BooleanField(read_only=True)
@@ -70,13 +72,13 @@ class NodeIO(serializers.Serializer):
 
 class EdgeIO(serializers.Serializer):
     # "from" is a Python keyword: declared through the fields dict below.
-    to = serializers.CharField(max_length=40)
-    port = serializers.CharField(max_length=30, required=False, default="default")
-    label = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    to = StrictCharField(max_length=40)
+    port = StrictCharField(max_length=30, required=False, default="default")
+    label = VisibleNameField(max_length=100, required=False, allow_blank=True, default="")
 
     def get_fields(self):
         fields = super().get_fields()
-        fields["from"] = serializers.CharField(max_length=40)
+        fields["from"] = StrictCharField(max_length=40)
         return fields
 
 
@@ -109,7 +111,7 @@ class ValidationOutput(serializers.Serializer):
 
 
 class PublishInput(serializers.Serializer):
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=300)
+    note = StrictCharField(required=False, allow_blank=True, default="", max_length=300)
 
 
 class CatalogOutput(serializers.Serializer):
@@ -123,7 +125,7 @@ class CatalogOutput(serializers.Serializer):
 
 
 class EnrollmentInput(serializers.Serializer):
-    target_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False, max_length=20000)
+    target_ids = serializers.ListField(child=IdField(), allow_empty=False, max_length=20000)
     on_conflict = serializers.ChoiceField(
         choices=Decision.choices,
         required=False,
@@ -145,7 +147,7 @@ class EnrollmentOutput(serializers.Serializer):
 
 
 class EnrollmentPreviewInput(serializers.Serializer):
-    target_ids = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=20000)
+    target_ids = serializers.ListField(child=IdField(), required=False, max_length=20000)
     filters = serializers.DictField(
         required=False,
         allow_null=True,
@@ -156,7 +158,7 @@ class EnrollmentPreviewInput(serializers.Serializer):
 
 
 class EnrollmentOverrideInput(serializers.Serializer):
-    subject_id = serializers.IntegerField()
+    subject_id = IdField()
     decision = serializers.ChoiceField(choices=Decision.choices, allow_null=True)
 
 
@@ -247,7 +249,7 @@ class ExecutionEventOutput(serializers.ModelSerializer):
 
 class BulkControlInput(serializers.Serializer):
     action = serializers.ChoiceField(choices=["pause", "resume", "remove", "restart"])
-    execution_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False, max_length=5000)
+    execution_ids = serializers.ListField(child=IdField(), allow_empty=False, max_length=5000)
 
 
 class BulkControlOutput(serializers.Serializer):
@@ -366,8 +368,8 @@ class AutoEnrollRuleOutput(serializers.Serializer):
 class JourneyCampaignUpdateInput(serializers.Serializer):
     """Only the keys sent change. The workflow and its pinned version never change after creation (400)."""
 
-    name = serializers.CharField(max_length=200, required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
+    name = VisibleNameField(max_length=200, required=False)
+    description = StrictCharField(required=False, allow_blank=True)
     starts_at = serializers.DateTimeField(required=False, allow_null=True)
     ends_at = serializers.DateTimeField(required=False, allow_null=True)
     daily_limit = serializers.IntegerField(required=False, allow_null=True, min_value=1)

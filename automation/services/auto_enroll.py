@@ -34,10 +34,13 @@ from campaigns.filters import TargetFilter
 from campaigns.models import Campaign, Membership
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
+from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_queryset
 
 PER_CHECK = 200
+# The columns a rule change writes (the check writes its cursor, day counts and last check itself).
+RULE_FIELDS = ("filters", "filters_hash", "enabled", "daily_cap", "include_existing", "since", "cursor", "updated_by")
 DEFAULT_DAILY_CAP = 200
 MAX_DAILY_CAP = 5000
 # Targets examined per check at most (skipped ones included); the cursor continues next time.
@@ -119,21 +122,32 @@ def auto_enroll_rule_set(
                     "existing_count": count,
                 }
             )
-        if rule is None:
+        is_new = rule is None
+        if is_new:
             rule = AutoEnrollRule(workspace=actor.workspace, campaign=campaign)
         changed_filter = rule.filters_hash != digest
-        switched_on = enabled and (rule.pk is None or not rule.enabled)
+        switched_on = enabled and (is_new or not rule.enabled)
+        data: dict[str, Any] = {
+            "filters": cleaned,
+            "filters_hash": digest,
+            "enabled": enabled,
+            "daily_cap": daily_cap,
+            "include_existing": include_existing,
+            "updated_by": actor.user,
+        }
         if changed_filter or include_existing != rule.include_existing:
-            rule.cursor = 0
+            data["cursor"] = 0
         if include_existing:
-            rule.since = None
+            data["since"] = None
         elif changed_filter or switched_on or rule.include_existing or rule.since is None:
-            rule.since = now  # "new targets": created from now on
-        rule.filters, rule.filters_hash = cleaned, digest
-        rule.enabled, rule.daily_cap, rule.include_existing = enabled, daily_cap, include_existing
-        rule.updated_by = actor.user
-        rule.full_clean()
-        rule.save()
+            data["since"] = now  # "new targets": created from now on
+        if is_new:
+            for field, value in data.items():
+                setattr(rule, field, value)
+            rule.full_clean()
+            rule.save()
+        else:  # only the columns that changed; the check's own columns (cursor aside, day counts) stay its own
+            model_update(instance=rule, fields=RULE_FIELDS, data=data)
     return rule
 
 

@@ -30,6 +30,7 @@ from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, get_scoped
+from campaigns.platform.text import text_check
 
 SETTINGS_KEYS = {"stop_when_target_status_in"}
 
@@ -67,6 +68,7 @@ def journey_campaign_create(
 ) -> Campaign:
     """Create a draft journey campaign pinned to the workflow's published version."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
+    text_check(names={"name": name}, texts={"description": description})
     if not (name or "").strip():
         raise ValidationFailed.field("name", "نام کمپین لازم است.")
     workflow = get_scoped(Workflow, actor.workspace, workflow_id)
@@ -168,6 +170,7 @@ def journey_campaign_update(*, actor: Actor, campaign_id: int, changes: dict[str
     cancelled campaign → 409 ``CAMPAIGN_CLOSED``; a chain member → 409 (edited through its chain).
     """
     actor.require(Perm.MANAGE_CAMPAIGNS)
+    text_check(names={"name": changes.get("name")}, texts={"description": changes.get("description")})
     pinned = [k for k in PINNED if k in changes]
     if pinned:
         raise ValidationFailed(

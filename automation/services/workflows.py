@@ -6,6 +6,7 @@ import copy
 import secrets
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -31,6 +32,7 @@ from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.platform.text import json_strings, text_check, validate_plain_text, validate_visible_name
 
 BLANK_GRAPH = {
     "nodes": [
@@ -76,6 +78,12 @@ def _structural_errors(graph: Graph) -> dict[str, list[str]]:
         errors.setdefault("nodes", []).append("نوع گام ناشناخته است.")
     if any(not isinstance(n.config, dict) for n in graph.nodes):
         errors.setdefault("nodes", []).append("پیکربندی هر گام باید یک شیء باشد.")
+    for node in graph.nodes:  # names and every text of a step (its SMS body too): the kernel's text rules
+        for message in _text_errors(node.name, node.config):
+            errors.setdefault("nodes", []).append(f"{str(node.node_key)[:40]}: {message}")
+    for edge in graph.edges:
+        for message in _text_errors(edge.label):
+            errors.setdefault("edges", []).append(message)
     known = set(keys)
     pairs = [(e.from_key, e.port) for e in graph.edges]
     if any(e.from_key not in known or e.to_key not in known for e in graph.edges):
@@ -85,6 +93,16 @@ def _structural_errors(graph: Graph) -> dict[str, list[str]]:
     if not isinstance(graph.settings, dict):
         errors["settings"] = ["تنظیمات باید یک شیء باشد."]
     return errors
+
+
+def _text_errors(name, texts=None) -> list[str]:
+    try:
+        validate_visible_name(name)
+        for text in json_strings(texts):
+            validate_plain_text(text)
+    except DjangoValidationError as exc:
+        return list(exc.messages)
+    return []
 
 
 def _write_graph(version: WorkflowVersion, graph: Graph) -> None:
@@ -160,6 +178,7 @@ def workflow_create(
 ) -> Workflow:
     """A workflow with a draft v1: blank, a built-in template (by key) or a workspace template (by id)."""
     actor.require(Perm.MANAGE_WORKFLOWS)
+    text_check(names={"name": name}, texts={"description": description})
     if not (name or "").strip():
         raise ValidationFailed.field("name", "نام گردش‌کار لازم است.")
     if template_id is not None:

@@ -4,14 +4,15 @@ from rest_framework import serializers
 
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
+from campaigns.platform.api.fields import IdField
 from campaigns.platform.phones import display_phone
 from campaigns.platform.text import (
     TARGET_ATTRIBUTES_MAX_BYTES,
     TARGET_ATTRIBUTES_MAX_KEY_LENGTH,
     TARGET_ATTRIBUTES_MAX_KEYS,
     StrictCharField,
+    VisibleNameField,
     validate_json_document,
-    validate_visible_name,
 )
 
 
@@ -67,17 +68,17 @@ def _validate_attributes(value) -> None:
 class TargetInput(serializers.Serializer):
     """A target: `name` and at least one of `mobile` or `landline` (a 400 VALIDATION_ERROR otherwise)."""
 
-    name = StrictCharField(max_length=200, validators=[validate_visible_name])
-    first_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
-    last_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
-    mobile = serializers.CharField(max_length=40, required=False, allow_blank=True, allow_null=True)
-    landline = serializers.CharField(max_length=40, required=False, allow_blank=True, allow_null=True)
+    name = VisibleNameField(max_length=200)
+    first_name = StrictCharField(max_length=100, required=False, allow_blank=True)
+    last_name = StrictCharField(max_length=100, required=False, allow_blank=True)
+    mobile = StrictCharField(max_length=40, required=False, allow_blank=True, allow_null=True)
+    landline = StrictCharField(max_length=40, required=False, allow_blank=True, allow_null=True)
     status = serializers.ChoiceField(choices=TargetStatus.choices, required=False)
-    owner_id = serializers.IntegerField(required=False, allow_null=True)
-    province = serializers.CharField(max_length=80, required=False, allow_blank=True)
-    city = serializers.CharField(max_length=80, required=False, allow_blank=True)
+    owner_id = IdField(required=False, allow_null=True)
+    province = StrictCharField(max_length=80, required=False, allow_blank=True)
+    city = StrictCharField(max_length=80, required=False, allow_blank=True)
     priority = serializers.IntegerField(required=False, min_value=-1000, max_value=1000)
-    list_ids = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=100)
+    list_ids = serializers.ListField(child=IdField(), required=False, max_length=100)
     attributes = serializers.DictField(required=False, validators=[_validate_attributes])
 
 
@@ -90,13 +91,13 @@ class TargetListOutput(serializers.ModelSerializer):
 
 
 class TargetListInput(serializers.Serializer):
-    name = StrictCharField(max_length=120, validators=[validate_visible_name])
-    description = serializers.CharField(max_length=500, required=False, allow_blank=True)
+    name = VisibleNameField(max_length=120)
+    description = StrictCharField(max_length=500, required=False, allow_blank=True)
 
 
 class TargetImportInput(serializers.Serializer):
     file = serializers.FileField()
-    list_id = serializers.IntegerField(required=False, allow_null=True)
+    list_id = IdField(required=False, allow_null=True)
     update_existing = serializers.BooleanField(required=False, default=True)
 
 

@@ -6,14 +6,21 @@
   bidi-override or other format characters).
 - ``validate_json_document``: NUL-free keys and values plus caps on key count, key length, total size.
 - ``StrictCharField``: a DRF CharField that refuses numbers and booleans instead of coercing them.
+- ``VisibleNameField``: a ``StrictCharField`` for names and labels (``validate_visible_name``).
+- ``text_check``: the same rules in a service (pages that post straight to a service, the admin), as a
+  400 VALIDATION_ERROR naming each field.
+- ``StrictTextFormMixin``: the same rules for every text field of a Django form (the Persian pages).
 """
 
 import json
 import re
 import unicodedata
 
+from django import forms
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
+
+from campaigns.platform.errors import ValidationFailed
 
 NUL_MESSAGE = "نویسه تهی (NUL) مجاز نیست."
 CONTROL_MESSAGE = "نویسه‌های کنترلی مجاز نیستند."
@@ -53,7 +60,8 @@ def validate_visible_name(value) -> None:
         raise ValidationError(INVISIBLE_MESSAGE, code="invisible")
 
 
-def _walk_strings(value):
+def json_strings(value):
+    """Every string of a JSON document, keys included."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -71,7 +79,7 @@ def validate_json_document(
 ) -> None:
     """NUL-free JSON; with caps, a flat object of at most ``max_keys`` keys of ``max_key_length``
     characters, at most ``max_bytes`` once serialised."""
-    if any("\x00" in text for text in _walk_strings(value)):
+    if any("\x00" in text for text in json_strings(value)):
         raise ValidationError(NUL_MESSAGE, code="null_characters_not_allowed")
     if max_keys is not None and isinstance(value, dict) and len(value) > max_keys:
         raise ValidationError(f"حداکثر {max_keys} کلید مجاز است.", code="too_many_keys")
@@ -97,3 +105,43 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class VisibleNameField(StrictCharField):
+    """A name or label: strict text with at least one visible character."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.validators.append(validate_visible_name)
+
+
+def text_check(*, names: dict | None = None, texts: dict | None = None) -> None:
+    """Raise one ``ValidationFailed`` naming every field whose value breaks the rules.
+
+    ``names`` need a visible character (``validate_visible_name``), ``texts`` only plain text
+    (``validate_plain_text``); ``None`` values (field not sent) are skipped, other non-strings too.
+    """
+    errors: dict[str, list[str]] = {}
+    for fields, validator in ((names or {}, validate_visible_name), (texts or {}, validate_plain_text)):
+        for field, value in fields.items():
+            try:
+                validator(value)
+            except ValidationError as exc:
+                errors[field] = list(exc.messages)
+    if errors:
+        raise ValidationFailed(details=errors)
+
+
+class StrictTextFormMixin:
+    """Every ``CharField`` of the form refuses NUL and control characters; the fields named in
+    ``visible_name_fields`` also need a visible character."""
+
+    visible_name_fields: tuple[str, ...] = ()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, field in self.fields.items():
+            if isinstance(field, forms.CharField):
+                field.validators.append(
+                    validate_visible_name if name in self.visible_name_fields else validate_plain_text
+                )

@@ -8,6 +8,8 @@ from django.utils.text import slugify
 from campaigns.choices import Role
 from campaigns.models import Membership, Workspace
 from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor
 
 
 def workspace_create(*, name: str, slug: str | None = None, time_zone: str = "Asia/Tehran", owner=None) -> Workspace:
@@ -22,6 +24,25 @@ def workspace_create(*, name: str, slug: str | None = None, time_zone: str = "As
         workspace = Workspace.objects.create(name=name, slug=slug, time_zone=time_zone)
         if owner is not None:
             membership_set(workspace=workspace, user=owner, role=Role.OWNER)
+    return workspace
+
+
+def workspace_settings_set(*, actor: Actor, values: dict) -> Workspace:
+    """Merge ``values`` into ``Workspace.settings`` (a ``None`` value removes the key); the caller validated
+    them. The row is locked so two changes of different keys do not overwrite each other."""
+    actor.require(Perm.MANAGE_WORKSPACE)
+    with transaction.atomic():
+        workspace = Workspace.objects.select_for_update().get(pk=actor.workspace.pk)
+        settings = dict(workspace.settings or {})
+        for key, value in values.items():
+            if value is None:
+                settings.pop(key, None)
+            else:
+                settings[key] = value
+        if settings != (workspace.settings or {}):
+            workspace.settings = settings
+            workspace.save(update_fields=["settings"])
+    actor.workspace.settings = workspace.settings
     return workspace
 
 

@@ -2,14 +2,15 @@
 
 from rest_framework import serializers
 
-from campaigns.platform.text import StrictCharField
+from campaigns.platform.api.fields import IdField
+from campaigns.platform.text import StrictCharField, VisibleNameField
 from sms.choices import BlacklistReason
 from sms.models import BlacklistEntry, SmsAttempt, SmsTemplate
 
 
 class SmsPreviewInput(serializers.Serializer):
     body = StrictCharField(max_length=2000, allow_blank=True)
-    target_id = serializers.IntegerField(required=False, allow_null=True, default=None)
+    target_id = IdField(required=False, allow_null=True, default=None)
     on_missing_variable = serializers.ChoiceField(choices=["skip", "blank"], default="blank")
 
 
@@ -29,13 +30,13 @@ class SmsPreviewOutput(serializers.Serializer):
 
 
 class BlacklistInput(serializers.Serializer):
-    number = serializers.CharField(max_length=40)
+    number = StrictCharField(max_length=40)
     reason = serializers.ChoiceField(choices=BlacklistReason.choices, default=BlacklistReason.MANUAL)
-    description = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    description = StrictCharField(max_length=300, required=False, allow_blank=True, default="")
 
 
 class BlacklistImportInput(serializers.Serializer):
-    numbers = serializers.ListField(child=serializers.CharField(max_length=40), allow_empty=False, max_length=20000)
+    numbers = serializers.ListField(child=StrictCharField(max_length=40), allow_empty=False, max_length=20000)
 
 
 class BlacklistImportOutput(serializers.Serializer):
@@ -51,7 +52,7 @@ class BlacklistOutput(serializers.ModelSerializer):
 
 
 class SmsTemplateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
+    name = VisibleNameField(max_length=200)
     body = StrictCharField(max_length=2000)
 
 

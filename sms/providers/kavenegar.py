@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from campaigns.platform.text import StrictCharField
 from sms.providers.base import (
     CodeMeaning,
     Provider,
@@ -58,7 +59,7 @@ ENTRY_CODES = {
 
 
 class KavenegarCredentials(serializers.Serializer):
-    api_key = serializers.CharField(label="کلید API", max_length=200)
+    api_key = StrictCharField(label="کلید API", max_length=200)
 
 
 def _answer(outcome):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from campaigns.platform.text import StrictCharField
 from sms.providers.base import (
     CodeMeaning,
     Provider,
@@ -72,8 +73,8 @@ DELIVERY_CODES = {
 
 
 class MelipayamakCredentials(serializers.Serializer):
-    username = serializers.CharField(label="نام کاربری", max_length=100)
-    password = serializers.CharField(label="گذرواژه", max_length=200)
+    username = StrictCharField(label="نام کاربری", max_length=100)
+    password = StrictCharField(label="گذرواژه", max_length=200)
 
 
 class MelipayamakProvider(Provider):

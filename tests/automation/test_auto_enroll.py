@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 from django.db import connection, connections, transaction
+from django.test.utils import CaptureQueriesContext
 
 from automation.choices import EventType
 from automation.models import AutoEnrollRule, Execution, ExecutionEvent
@@ -137,6 +138,22 @@ def test_cursor_kept_while_filter_unchanged_and_reset_when_changed(actor, worksp
     assert rule.cursor == target.id and rule.daily_cap == 50
     rule = auto_enroll_rule_set(actor=actor, campaign_id=campaign.id, filters={"province": "Kerman"})
     assert rule.cursor == 0 and rule.filters == {"province": "Kerman"}
+
+
+@pytest.mark.django_db
+def test_rule_change_writes_only_the_changed_columns(actor, workspace, campaign):
+    rule = auto_enroll_rule_set(actor=actor, campaign_id=campaign.id, filters=RULE)
+    auto_enroll_check(rule_id=rule.id)
+    with CaptureQueriesContext(connection) as unchanged:
+        auto_enroll_rule_set(actor=actor, campaign_id=campaign.id, filters=dict(RULE))
+    assert not [q for q in unchanged.captured_queries if q["sql"].startswith("UPDATE")]
+    with CaptureQueriesContext(connection) as changed:
+        auto_enroll_rule_set(actor=actor, campaign_id=campaign.id, filters=dict(RULE), daily_cap=50)
+    [update] = [q["sql"] for q in changed.captured_queries if q["sql"].startswith("UPDATE")]
+    assert '"daily_cap"' in update
+    assert not any(column in update for column in ('"day_count"', '"last_check"', '"cursor"', '"filters"'))
+    rule.refresh_from_db()
+    assert rule.daily_cap == 50 and rule.last_check_at is not None
 
 
 @pytest.mark.django_db

@@ -61,7 +61,7 @@ def test_settings_page_adds_a_console_account_makes_it_primary_and_sends_a_test_
     expect(dialog).to_be_visible()
     dialog.locator("#id_name").fill("کنسول آزمایشی")
     dialog.locator("#id_provider").select_option("console")
-    expect(dialog.locator("#id_cred_api_key")).to_be_hidden()  # console needs no credentials
+    expect(dialog.locator("#id_cred_kavenegar__api_key")).to_be_hidden()  # console needs no credentials
     dialog.locator("#id_senders").fill("3000\n3001")
     dialog.locator("button:has-text('ذخیره حساب')").click()
     expect(page.locator(".flash-success")).to_contain_text("کنسول آزمایشی")
@@ -117,7 +117,7 @@ def test_credentials_are_write_only_and_the_circuit_can_be_resumed(page, live_se
     assert "SECRET-KEY-123" not in page.content()
     page.get_by_test_id("account-row").locator("a").click()
     assert "SECRET-KEY-123" not in page.content()
-    expect(page.locator("#id_cred_api_key")).to_have_value("")
+    expect(page.locator("#id_cred_kavenegar__api_key")).to_have_value("")
     page.fill("#id_name", "کاوه‌نگار اصلی")
     page.click("button:has-text('ذخیره')")
     expect(page.locator(".flash-success")).to_contain_text("کاوه‌نگار اصلی")

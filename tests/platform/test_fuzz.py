@@ -2,8 +2,13 @@
 
 Every operation gets generated requests (as the signed-in owner of a workspace); each response must not
 be a server error, every 4xx/5xx must be the error envelope, and status code, content type and body must
-match the schema. ``FUZZ_EXAMPLES`` sets the examples per
-operation (CI default 3; ``make fuzz`` runs more).
+match the schema. ``FUZZ_EXAMPLES`` sets the examples per operation (CI default 3; ``make fuzz`` runs more).
+
+The workspace holds one real object of every kind a path names (``fuzz_seed.py``), seeded once for the
+module inside a transaction; path parameters are either a seeded id or a generated value (hypothesis
+chooses, so both "found" and "not found" are exercised; in the coverage phase, body and query variants
+use the seeded ids, path variants their own). Every request runs in a savepoint that is rolled
+back afterwards, so a write that deletes or finishes a seeded object leaves it intact for the next one.
 """
 
 import json
@@ -15,17 +20,22 @@ import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
+from django.test import override_settings
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.parameters import ParameterLocation
+from schemathesis.generation.meta import TestPhase
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_schema_conformance,
     status_code_conformance,
 )
 
-from tests.conftest import api_client_for, make_member, make_workspace
+from tests.conftest import api_client_for, make_actor, make_workspace
+from tests.platform.fuzz_seed import ALLOWED_PRIVATE_HOSTS, path_ids, seed_workspace
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
 # The coverage phase (boundary and negative values for every parameter) is many requests per operation:
@@ -71,15 +81,43 @@ def error_in_envelope(ctx, response, case):
     return True
 
 
+# Ids of the seeded objects, filled by the module fixture before any example is drawn.
+SEEDED: dict[str, int] = {}
+
+
+@schema.hook
+def flatmap_path_parameters(context, path_parameters):
+    """A seeded object's id or the generated value, per operation (hypothesis picks and shrinks)."""
+    seeded = path_ids(context.operation.path, SEEDED)
+    if not seeded:
+        return st.just(path_parameters)
+    return st.sampled_from([{**path_parameters, **seeded}, path_parameters])
+
+
+@pytest.fixture(scope="module")
+def seeded_headers(django_db_setup, django_db_blocker):
+    """The workspace, its owner's token and the seeded objects, in a transaction rolled back at the end."""
+    with django_db_blocker.unblock(), override_settings(BROWSER_ALLOWED_PRIVATE_HOSTS=ALLOWED_PRIVATE_HOSTS):
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            workspace = make_workspace("fuzz")
+            actor = make_actor(workspace)
+            SEEDED.update(seed_workspace(actor))
+            client = api_client_for(actor.user, workspace)
+            yield {"Authorization": client._credentials["HTTP_AUTHORIZATION"], "X-Workspace": workspace.slug}
+        finally:
+            SEEDED.clear()
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
 @pytest.fixture
-def fuzz_headers(db):
+def fuzz_headers(seeded_headers, db):
     # Django's test Client disconnects this too: it would close the test transaction's connection.
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
-    workspace = make_workspace("fuzz")
-    owner = make_member(workspace)
-    client = api_client_for(owner, workspace)
-    yield {"Authorization": client._credentials["HTTP_AUTHORIZATION"], "X-Workspace": workspace.slug}
+    yield seeded_headers
     request_started.connect(close_old_connections)
     request_finished.connect(close_old_connections)
 
@@ -95,4 +133,21 @@ def test_api_fuzz(case, fuzz_headers):
     checks = [not_a_server_error, error_in_envelope]
     if CONFORMANCE:
         checks += [status_code_conformance, content_type_conformance, response_schema_conformance]
-    case.call_and_validate(headers=fuzz_headers, checks=checks)
+    seeded = path_ids(case.operation.path, SEEDED)
+    phase = case.meta.phase if case.meta else None
+    if (
+        seeded
+        and phase
+        and phase.name == TestPhase.COVERAGE
+        and phase.data.parameter_location != ParameterLocation.PATH
+    ):
+        # The coverage phase varies one parameter at a time: body and query variants go to a real object,
+        # path variants (0, -1, huge, text) keep their generated ids.
+        case.path_parameters = {**case.path_parameters, **seeded}
+    if seeded and all(str(case.path_parameters.get(k)) == str(v) for k, v in seeded.items()):
+        STATS["requests_on_seeded_objects"] += 1
+    with transaction.atomic():  # a savepoint: each request starts from the seeded state
+        try:
+            case.call_and_validate(headers=fuzz_headers, checks=checks)
+        finally:
+            transaction.set_rollback(True)

@@ -4,8 +4,9 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus
+from campaigns.platform.api.fields import IdField
 from campaigns.platform.permissions import Perm
-from campaigns.platform.text import StrictCharField
+from campaigns.platform.text import StrictCharField, VisibleNameField
 from workers.choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
 from workers.steps import MAX_STEPS, step_handler, step_names
 
@@ -58,15 +59,15 @@ class BrowserCampaignInput(serializers.Serializer):
     """The seed's body: platform, accounts[], target links[], content template, action, start date."""
 
     kind = serializers.ChoiceField(choices=["browser"])
-    name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    name = VisibleNameField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True, default="")
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
     accounts = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1, max_length=10000)
     spare_accounts = serializers.ListField(
         child=serializers.IntegerField(min_value=1), required=False, default=list, max_length=10000
     )
     target_links = serializers.ListField(child=serializers.URLField(max_length=8000), min_length=1, max_length=1000)
-    content_template = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    content_template = StrictCharField(required=False, allow_blank=True, default="", max_length=5000)
     action = serializers.ChoiceField(choices=ActionType.choices)
     start_date = serializers.DateTimeField(required=False, allow_null=True, default=None)
     steps = serializers.ListField(child=StepField(), required=False, max_length=MAX_STEPS)
@@ -80,13 +81,13 @@ class BrowserCampaignInput(serializers.Serializer):
 
 
 class AccountInput(serializers.Serializer):
-    label = serializers.CharField(max_length=120)
+    label = VisibleNameField(max_length=120)
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
-    cookies = serializers.CharField(write_only=True, required=False, allow_blank=True, max_length=100_000)
-    user_agent = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    cookies = StrictCharField(write_only=True, required=False, allow_blank=True, max_length=100_000)
+    user_agent = StrictCharField(required=False, allow_blank=True, max_length=500)
     viewport_width = serializers.IntegerField(required=False, min_value=200, max_value=4000)
     viewport_height = serializers.IntegerField(required=False, min_value=200, max_value=4000)
-    proxy_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    proxy_id = IdField(required=False, allow_null=True)
 
 
 class AccountOutput(serializers.Serializer):
@@ -112,11 +113,11 @@ class AccountStatusInput(serializers.Serializer):
 
 
 class ProxyInput(serializers.Serializer):
-    label = serializers.CharField(required=False, allow_blank=True, max_length=120)
+    label = VisibleNameField(required=False, allow_blank=True, max_length=120)
     protocol = serializers.ChoiceField(choices=ProxyProtocol.choices, required=False)
-    host = serializers.CharField(max_length=255)
+    host = StrictCharField(max_length=255)
     port = serializers.IntegerField(min_value=1, max_value=65535)
-    username = serializers.CharField(required=False, allow_blank=True, max_length=255)
+    username = StrictCharField(required=False, allow_blank=True, max_length=255)
     password = StrictCharField(write_only=True, required=False, allow_blank=True, max_length=255)
 
 

@@ -14,6 +14,7 @@ from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, get_scoped
+from campaigns.platform.text import text_check
 from workers import events, netguard
 from workers.choices import ProxyProtocol, SessionStatus, TaskStatus
 from workers.errors import AddressNotAllowedError, ProxyNotSupported, ResourceInUse
@@ -38,6 +39,7 @@ def _check_proxy(actor: Actor, proxy_id: int | None) -> None:
 
 def account_create(*, actor: Actor, label: str, platform: str, cookies: str = "", **data) -> BrowserAccount:
     actor.require(Perm.MANAGE_BROWSER)
+    text_check(names={"label": label}, texts={"cookies": cookies, "user_agent": data.get("user_agent")})
     _check_proxy(actor, data.get("proxy_id"))
     unknown = set(data) - ACCOUNT_FIELDS
     if unknown:
@@ -51,6 +53,10 @@ def account_update(*, actor: Actor, account_id: int, data: dict) -> BrowserAccou
     """Saving new cookies re-activates an expired session (the FSM's ``reactivate``)."""
     actor.require(Perm.MANAGE_BROWSER)
     account = get_scoped(BrowserAccount, actor.workspace, account_id)
+    text_check(
+        names={"label": data.get("label")},
+        texts={"cookies": data.get("cookies"), "user_agent": data.get("user_agent")},
+    )
     if "proxy_id" in data:
         _check_proxy(actor, data["proxy_id"])
     with transaction.atomic():
@@ -94,6 +100,7 @@ def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyPro
     unknown = set(data) - PROXY_FIELDS
     if unknown:
         raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in unknown})
+    text_check(names={"label": data.get("label")}, texts={"host": host, "username": data.get("username")})
     _validate_proxy(protocol, data.get("username", ""), data.get("password", ""), host, port)
     return Proxy.objects.create(workspace=actor.workspace, host=host, port=port, protocol=protocol, **data)
 
@@ -101,6 +108,7 @@ def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyPro
 def proxy_update(*, actor: Actor, proxy_id: int, data: dict) -> Proxy:
     actor.require(Perm.MANAGE_BROWSER)
     proxy = get_scoped(Proxy, actor.workspace, proxy_id)
+    text_check(names={"label": data.get("label")}, texts={"host": data.get("host"), "username": data.get("username")})
     edited = {field: data.get(field, getattr(proxy, field)) for field in PROXY_FIELDS}
     _validate_proxy(edited["protocol"], edited["username"], edited["password"], edited["host"], edited["port"])
     row_update(instance=proxy, fields=sorted(PROXY_FIELDS), data=data)

@@ -14,6 +14,7 @@ from campaigns.platform.errors import NotFound, ValidationFailed
 from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.platform.text import text_check
 from workers import conf, events
 from workers.choices import ActionType, SessionStatus
 from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound, TooManyTasks
@@ -64,6 +65,7 @@ def browser_campaign_create(
 ) -> Campaign:
     """Campaign + platform + metadata in one transaction (the seed's CampaignService.create)."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
+    text_check(names={"name": name}, texts={"description": description, "content_template": content_template})
     if action not in ActionType.values:
         raise ValidationFailed.field("action", f"نوع کار باید یکی از {ActionType.values} باشد.")
     if action == ActionType.COMMENT and not content_template.strip():

@@ -6,6 +6,8 @@ from rest_framework import serializers
 
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import AudienceClass, ConversionSource, RunStatus, RunType, SkipReason, WaitReason
+from campaigns.platform.api.fields import IdField
+from campaigns.platform.text import StrictCharField, VisibleNameField
 
 MAX_EVENT_DATA_BYTES = 8000
 
@@ -75,11 +77,11 @@ class RunSummaryOutput(serializers.Serializer):
 
 
 class ConversionEventInput(serializers.Serializer):
-    target_id = serializers.IntegerField(min_value=1)
-    name = serializers.CharField(max_length=100)
+    target_id = IdField()
+    name = VisibleNameField(max_length=100)
     occurred_at = serializers.DateTimeField()
     data = serializers.DictField(required=False, default=dict)
-    external_id = serializers.CharField(max_length=100, required=False, allow_null=True, allow_blank=True)
+    external_id = StrictCharField(max_length=100, required=False, allow_null=True, allow_blank=True)
 
     def validate_data(self, value):
         if len(json.dumps(value, ensure_ascii=False)) > MAX_EVENT_DATA_BYTES:

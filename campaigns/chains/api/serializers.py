@@ -7,7 +7,8 @@ from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType,
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
-from campaigns.platform.text import StrictCharField, validate_visible_name
+from campaigns.platform.api.fields import IdField
+from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
 class GroupOutput(serializers.ModelSerializer):
@@ -20,13 +21,13 @@ class GroupOutput(serializers.ModelSerializer):
 
 
 class GroupCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=300, allow_blank=True, trim_whitespace=False)
-    description = serializers.CharField(max_length=600, required=False, allow_blank=True)
+    name = VisibleNameField(max_length=300, allow_blank=True, trim_whitespace=False)
+    description = StrictCharField(max_length=600, required=False, allow_blank=True)
 
 
 class GroupUpdateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=300, required=False, allow_blank=True, trim_whitespace=False)
-    description = serializers.CharField(max_length=600, required=False, allow_blank=True)
+    name = VisibleNameField(max_length=300, required=False, allow_blank=True, trim_whitespace=False)
+    description = StrictCharField(max_length=600, required=False, allow_blank=True)
     expected_revision = serializers.IntegerField(min_value=1)
 
 
@@ -35,21 +36,17 @@ class ExpectedRevisionInput(serializers.Serializer):
 
 
 class TreeQueryInput(serializers.Serializer):
-    query = serializers.CharField(
-        required=False, help_text="campaign name contains; matching chains are returned whole"
-    )
+    query = StrictCharField(required=False, help_text="campaign name contains; matching chains are returned whole")
     page = serializers.IntegerField(min_value=1, max_value=100000, default=1)
     size = serializers.IntegerField(min_value=1, max_value=200, default=20)
 
 
 class SourcesQueryInput(serializers.Serializer):
-    campaign_id = serializers.IntegerField(
-        min_value=1, required=False, help_text="exclude this campaign and its descendants"
-    )
+    campaign_id = IdField(required=False, help_text="exclude this campaign and its descendants")
 
 
 class GroupAddInput(serializers.Serializer):
-    campaign_ids = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=False)
+    campaign_ids = serializers.ListField(child=IdField(), allow_empty=False)
     expected_revision = serializers.IntegerField(min_value=1, required=False)
 
 
@@ -66,7 +63,7 @@ class GroupAddOutput(serializers.Serializer):
 
 
 class GroupMoveInput(serializers.Serializer):
-    to_group_id = serializers.IntegerField(min_value=1)
+    to_group_id = IdField()
     expected_revision = serializers.IntegerField(min_value=1)
     expected_target_revision = serializers.IntegerField(min_value=1, required=False)
 
@@ -105,13 +102,13 @@ class RootScheduleInput(serializers.Serializer):
 
 class GoalInput(serializers.Serializer):
     type = serializers.ChoiceField(choices=["TARGET_STATUS", "EVENT"])
-    statuses = serializers.ListField(child=serializers.CharField(), required=False)
-    event = serializers.CharField(required=False, max_length=80)
+    statuses = serializers.ListField(child=StrictCharField(), required=False)
+    event = StrictCharField(required=False, max_length=80)
 
 
 class ChainActionInput(serializers.Serializer):
-    channel = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=40)
-    content = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    channel = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=40)
+    content = StrictCharField(required=False, allow_blank=True, max_length=2000)
 
 
 def _raw(field_name):
@@ -120,11 +117,11 @@ def _raw(field_name):
 
 
 class ChainCampaignCreateInput(serializers.Serializer):
-    name = StrictCharField(max_length=200, validators=[validate_visible_name])
-    description = serializers.CharField(required=False, allow_blank=True)
+    name = VisibleNameField(max_length=200)
+    description = StrictCharField(required=False, allow_blank=True)
     kind = serializers.ChoiceField(choices=CampaignKind.choices, required=False, default=CampaignKind.JOURNEY)
-    campaign_group_id = serializers.IntegerField(required=False, allow_null=True)
-    parent_campaign_id = serializers.IntegerField(required=False, allow_null=True)
+    campaign_group_id = IdField(required=False, allow_null=True)
+    parent_campaign_id = IdField(required=False, allow_null=True)
     expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     inheritance = _raw("InheritanceInput")
     when = _raw("RootScheduleInput")
@@ -134,9 +131,9 @@ class ChainCampaignCreateInput(serializers.Serializer):
 
 
 class ChainCampaignUpdateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=200, required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
-    parent_campaign_id = serializers.IntegerField(required=False, allow_null=True)
+    name = VisibleNameField(max_length=200, required=False)
+    description = StrictCharField(required=False, allow_blank=True)
+    parent_campaign_id = IdField(required=False, allow_null=True)
     expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     expected_target_chain_revision = serializers.IntegerField(required=False, allow_null=True)
     inheritance = _raw("InheritanceInput")
@@ -244,7 +241,7 @@ class SourcesOutput(serializers.Serializer):
 
 
 class PreviewInput(serializers.Serializer):
-    source_campaign_id = serializers.IntegerField(min_value=1)
+    source_campaign_id = IdField()
     schedule = serializers.JSONField(help_text="ChildScheduleInput")
     periods = serializers.IntegerField(required=False, min_value=1, max_value=4, default=4)
 
@@ -304,7 +301,7 @@ class PackageDecisionInput(serializers.Serializer):
 
 
 class PackageRejectInput(PackageDecisionInput):
-    reason = serializers.CharField(max_length=1000)
+    reason = StrictCharField(max_length=1000)
 
 
 class SubmitOutput(serializers.Serializer):
@@ -313,7 +310,7 @@ class SubmitOutput(serializers.Serializer):
 
 
 class SingleRejectInput(serializers.Serializer):
-    reason = serializers.CharField(max_length=1000, required=False, allow_blank=True)
+    reason = StrictCharField(max_length=1000, required=False, allow_blank=True)
     expected_revision = serializers.IntegerField(min_value=1, required=False)
 
 

@@ -47,6 +47,7 @@ from campaigns.platform.errors import InvalidTransition, NotFound, StaleRevision
 from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
+from campaigns.platform.text import text_check
 
 # Sent after commit when a chain is approved (the run scheduler registers the root's occurrences here).
 chain_approved = Signal()
@@ -299,6 +300,7 @@ def package_reject(
     *, actor: Actor, package_id: int, expected_submitted_revision: int, reason: str
 ) -> ChainApprovalPackage:
     actor.require(Perm.APPROVE_CHAINS)
+    text_check(texts={"reason": reason})
     return _close(actor, package_id, expected_submitted_revision, PackageStatus.REJECTED, "reject", reason)
 
 
@@ -333,6 +335,7 @@ def single_reject(
     *, actor: Actor, campaign_id: int, expected_revision: int | None = None, reason: str = ""
 ) -> Campaign:
     actor.require(Perm.APPROVE_CHAINS)
+    text_check(texts={"reason": reason})
     return _single_decide(actor, campaign_id, expected_revision, "reject", reason=reason)
 
 

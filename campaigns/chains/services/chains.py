@@ -38,6 +38,7 @@ from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound, ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.platform.text import text_check
 
 CHAIN_FIELDS = [
     "name",
@@ -127,6 +128,7 @@ def chain_campaign_create(
 ) -> Campaign:
     """Create an independent campaign (optionally in a group) or a child of a source in a chain."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
+    text_check(names={"name": name}, texts={"description": description})
     name = (name or "").strip()
     if not name:
         raise ValidationFailed.field("name", "نام کمپین لازم است.")
@@ -212,6 +214,7 @@ def chain_campaign_update(
 ) -> Campaign:
     """Edit chain config and/or change the source. Children made invalid need ``accept_affected``."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
+    text_check(names={"name": data.get("name")}, texts={"description": data.get("description")})
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     moving = "parent_campaign_id" in data and data["parent_campaign_id"] != campaign.parent_id
     new_parent = None

@@ -22,6 +22,7 @@ from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound, StaleRevision, ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.platform.text import text_check
 
 
 def _max_add() -> int:
@@ -29,6 +30,7 @@ def _max_add() -> int:
 
 
 def _validate(name: str | None, description: str | None) -> tuple[str | None, str | None]:
+    text_check(names={"name": name}, texts={"description": description})
     errors: dict[str, list[str]] = {}
     if name is not None:
         name = clean_name(name)

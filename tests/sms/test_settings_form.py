@@ -1,0 +1,115 @@
+"""The SMS settings page's forms without a browser: workspace-wide settings kept in Workspace.settings
+(notification e-mails, SMS retention) and credential inputs read from the provider registry."""
+
+import json
+import re
+
+import pytest
+from rest_framework import serializers
+
+from campaigns.models import Workspace
+from sms import providers
+from sms.models import SmsProviderAccount
+from sms.providers.base import Provider
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner_client(client, owner):
+    client.force_login(owner)
+    return client
+
+
+def _save_channel(client, **fields):
+    return client.post("/sms/settings/", {"action": "channel", "opt_out_text": "لغو11", **fields}, follow=True)
+
+
+def test_retention_days_and_notification_emails_are_saved_from_the_settings_page(owner_client, workspace):
+    response = _save_channel(owner_client, sms_retention_days="30", notifications_email="on")
+    assert "ذخیره شد" in response.content.decode()
+    assert Workspace.objects.get(pk=workspace.pk).settings == {"notifications_email": True, "sms_retention_days": 30}
+    page = owner_client.get("/sms/settings/").content.decode()
+    assert 'name="sms_retention_days" value="30"' in page
+    [checkbox] = re.findall(r"<input[^>]*name=\"notifications_email\"[^>]*>", page)
+    assert "checked" in checkbox
+
+    _save_channel(owner_client, sms_retention_days="")  # empty: keep forever; unchecked: no e-mails
+    assert Workspace.objects.get(pk=workspace.pk).settings == {"notifications_email": False}
+
+
+@pytest.mark.parametrize("days", ["-1", "3651", "abc", "1.5"])
+def test_retention_days_out_of_range_is_a_field_error(owner_client, workspace, days):
+    response = _save_channel(owner_client, sms_retention_days=days)
+    assert response.status_code == 400
+    assert "sms_retention_days" in response.context["channel_form"].errors
+    assert "sms_retention_days" not in (Workspace.objects.get(pk=workspace.pk).settings or {})
+
+
+def test_retention_setting_is_validated_by_the_service_too(actor):
+    from campaigns.platform.errors import ValidationFailed
+    from sms.services import sms_settings_update
+
+    for bad in (-1, 3651, "30", True):
+        with pytest.raises(ValidationFailed) as caught:
+            sms_settings_update(actor=actor, data={"sms_retention_days": bad})
+        assert "sms_retention_days" in caught.value.details
+    with pytest.raises(ValidationFailed):
+        sms_settings_update(actor=actor, data={"notifications_email": "yes"})
+
+
+class _TokenCredentials(serializers.Serializer):
+    token = serializers.CharField(label="توکن دسترسی", max_length=100)
+    region = serializers.CharField(label="ناحیه", max_length=20, required=False)
+
+
+class _PluginProvider(Provider):
+    kind = "plugin"
+    label = "سرویس افزونه"
+    credentials_serializer = _TokenCredentials
+
+
+@pytest.fixture
+def plugin_provider():
+    provider = providers.register(_PluginProvider())
+    yield provider
+    providers.PROVIDERS.pop(provider.kind)
+
+
+def test_a_new_provider_plugin_gets_its_credential_inputs_without_a_form_change(owner_client, plugin_provider):
+    page = owner_client.get("/sms/settings/").content.decode()
+    assert 'data-kind="plugin"' in page
+    assert 'name="cred_plugin__token"' in page and "توکن دسترسی" in page
+    assert 'name="cred_plugin__region"' in page and "ناحیه" in page
+
+    missing = owner_client.post(
+        "/sms/settings/", {"action": "account_new", "name": "افزونه", "provider": "plugin", "cred_plugin__region": "x"}
+    )
+    assert missing.status_code == 400
+    assert "cred_plugin__token" in missing.context["account_form"].errors
+    assert not SmsProviderAccount.objects.exists()
+
+    owner_client.post(
+        "/sms/settings/",
+        {"action": "account_new", "name": "افزونه", "provider": "plugin", "cred_plugin__token": "T-1"},
+    )
+    account = SmsProviderAccount.objects.get(provider="plugin")
+    assert json.loads(account.credentials) == {"token": "T-1"}
+
+    edit = owner_client.get(f"/sms/settings/accounts/{account.id}/").content.decode()
+    assert 'name="cred_plugin__token"' in edit and "T-1" not in edit  # write-only
+    assert "cred_kavenegar" not in edit  # only the account's own provider's inputs
+
+
+def test_credentials_of_another_kind_are_not_sent_to_the_chosen_provider(owner_client):
+    owner_client.post(
+        "/sms/settings/",
+        {
+            "action": "account_new",
+            "name": "کاوه",
+            "provider": "kavenegar",
+            "cred_kavenegar__api_key": "K-1",
+            "cred_melipayamak__username": "someone",
+        },
+    )
+    assert json.loads(SmsProviderAccount.objects.get(provider="kavenegar").credentials) == {"api_key": "K-1"}
