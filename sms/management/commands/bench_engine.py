@@ -11,9 +11,10 @@ In process (default): scheduler ticks and ``process_batch`` run in this process 
 wait is one day; the clock jumps to the next due moment). ``--broker``: the command runs real ticks every
 moment there is work (real time) and real ``celery -A config worker -Q <engine queue>`` processes, started
 here on CELERY_BROKER_URL and pointed at the benchmark's database, run the batches. Real time cannot jump
-a day, so the journey's wait is "until" a moment a few seconds after the drive starts (the workers read
-the real clock): executions that reach it earlier park in ``waiting`` and a tick wakes them, later ones
-pass it at once — the count of parked ones is printed.
+a day, so the journey's wait is "until" a fixed moment: the estimated end of enrollment (N / 1000 s after
+the journey is published) + ``--wait-seconds`` (the workers read the real clock). Executions that reach it
+earlier park in ``waiting`` and a tick wakes them, later ones pass it at once (one job pass fewer) — the
+count of parked ones is printed.
 
 Every phase runs in a fresh database cloned from a migrated template (``campaigns.platform.benchmark``),
 VACUUM ANALYZEd before measuring and dropped at the end: a run leaves no rows behind.
@@ -241,8 +242,8 @@ class Command(BaseCommand):
         queue = f"engine-bench-{uuid.uuid4().hex[:8]}"  # a worker of a running site never takes these batches
         env = {"DATABASE_URL": database_url(), "LOG_LEVEL": "WARNING"}
         with CeleryWorkers(queues=queue, concurrency=options["workers"], env=env) as workers:
-            # The wait ends a few seconds after the drive starts: estimated from the enrollment rate.
-            wake = timezone.now() + timedelta(seconds=n / 2000 + options["wait_seconds"])
+            # The wait ends a few seconds after enrollment's estimated end (see the module docstring).
+            wake = timezone.now() + timedelta(seconds=n / 1000 + options["wait_seconds"])
             campaign = self._campaign(actor, journey_graph({"mode": "until", "at": wake.isoformat()}))
             enroll_rate = self._enroll(actor, campaign)
             signature = current_app.signature(PROCESS_EXECUTIONS_TASK)
