@@ -11,9 +11,10 @@ In process (default): scheduler ticks and ``process_batch`` run in this process 
 wait is one day; the clock jumps to the next due moment). ``--broker``: the command runs real ticks every
 moment there is work (real time) and real ``celery -A config worker -Q <engine queue>`` processes, started
 here on CELERY_BROKER_URL and pointed at the benchmark's database, run the batches. Real time cannot jump
-a day, so the journey's wait is "until" a moment a few seconds after the drive starts (the workers read
-the real clock): executions that reach it earlier park in ``waiting`` and a tick wakes them, later ones
-pass it at once — the count of parked ones is printed.
+a day, so the journey's wait is "until" a fixed moment: the estimated end of enrollment (N / 1000 s after
+the journey is published) + ``--wait-seconds`` (the workers read the real clock). Executions that reach it
+earlier park in ``waiting`` and a tick wakes them, later ones pass it at once (one job pass fewer) — the
+count of parked ones is printed.
 
 Every phase runs in a fresh database cloned from a migrated template (``campaigns.platform.benchmark``),
 VACUUM ANALYZEd before measuring and dropped at the end: a run leaves no rows behind.
@@ -240,36 +241,38 @@ class Command(BaseCommand):
         """Real ticks (real time) here, real ``celery -A config worker`` processes on a queue of this run."""
         queue = f"engine-bench-{uuid.uuid4().hex[:8]}"  # a worker of a running site never takes these batches
         env = {"DATABASE_URL": database_url(), "LOG_LEVEL": "WARNING"}
-        with CeleryWorkers(queues=queue, concurrency=options["workers"], env=env) as workers:
-            # The wait ends a few seconds after the drive starts: estimated from the enrollment rate.
-            wake = timezone.now() + timedelta(seconds=n / 2000 + options["wait_seconds"])
-            campaign = self._campaign(actor, journey_graph({"mode": "until", "at": wake.isoformat()}))
-            enroll_rate = self._enroll(actor, campaign)
-            signature = current_app.signature(PROCESS_EXECUTIONS_TASK)
+        try:
+            with CeleryWorkers(queues=queue, concurrency=options["workers"], env=env) as workers:
+                # The wait ends a few seconds after enrollment's estimated end (see the module docstring).
+                wake = timezone.now() + timedelta(seconds=n / 1000 + options["wait_seconds"])
+                campaign = self._campaign(actor, journey_graph({"mode": "until", "at": wake.isoformat()}))
+                enroll_rate = self._enroll(actor, campaign)
+                signature = current_app.signature(PROCESS_EXECUTIONS_TASK)
 
-            def send(chunk) -> None:
-                signature.apply_async(args=([list(item) for item in chunk],), queue=queue)
+                def send(chunk) -> None:
+                    signature.apply_async(args=([list(item) for item in chunk],), queue=queue)
 
-            executions = Execution.objects.filter(campaign=campaign)
-            ticks, tick_seconds = 0, 0.0
-            started = time.perf_counter()
-            while True:
-                t = time.perf_counter()
-                report = tick(send=send)
-                tick_seconds += time.perf_counter() - t
-                ticks += 1
-                if report.claimed:
-                    continue
-                if not executions.filter(status__in=LIVE_STATUSES).exists():
-                    break
-                if not workers.alive():
-                    raise CommandError("a Celery worker died:\n" + workers.tail())
-                if time.perf_counter() - started > options["timeout"]:
-                    raise CommandError("timed out:\n" + workers.tail())
-                time.sleep(0.1)
-            seconds = time.perf_counter() - started
+                executions = Execution.objects.filter(campaign=campaign)
+                ticks, tick_seconds = 0, 0.0
+                started = time.perf_counter()
+                while True:
+                    t = time.perf_counter()
+                    report = tick(send=send)
+                    tick_seconds += time.perf_counter() - t
+                    ticks += 1
+                    if report.claimed:
+                        continue
+                    if not executions.filter(status__in=LIVE_STATUSES).exists():
+                        break
+                    if not workers.alive():
+                        raise CommandError("a Celery worker died:\n" + workers.tail())
+                    if time.perf_counter() - started > options["timeout"]:
+                        raise CommandError("timed out:\n" + workers.tail())
+                    time.sleep(0.1)
+                seconds = time.perf_counter() - started
+        finally:
+            delete_queue(queue)
         self._check_done(campaign, n)
-        delete_queue(queue)
         parked = ExecutionEvent.objects.filter(campaign=campaign, type=EventType.WAIT_STARTED)
         parked = parked.values("execution_id").distinct().count()
         return {
