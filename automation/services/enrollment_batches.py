@@ -47,7 +47,7 @@ from automation.services.enrollment_core import (
     live_flags,
     plain,
 )
-from automation.services.enrollment_writer import ids_in
+from automation.services.enrollment_writer import id_array, ids_match
 from campaigns.filters import TargetFilter
 from campaigns.models import Campaign, Membership, Target
 from campaigns.platform.errors import ValidationFailed
@@ -187,12 +187,12 @@ def enrollment_batch_decide(
             by_decision.setdefault(value, []).append(int(entry["subject_id"]))
         all_ids = [i for ids in by_decision.values() for i in ids]
         if all_ids:
-            known = set(batch.items.filter(subject_id__in=ids_in(all_ids)).values_list("subject_id", flat=True))
+            known = set(batch.items.filter(ids_match("subject_id", all_ids)).values_list("subject_id", flat=True))
             unknown = sorted(set(all_ids) - known)
             if unknown:
                 raise ValidationFailed.field("overrides", "این مخاطبان در این دسته نیستند.", subject_ids=unknown)
         for value, ids in by_decision.items():
-            batch.items.filter(subject_id__in=ids_in(ids)).update(decision=value)
+            batch.items.filter(ids_match("subject_id", ids)).update(decision=value)
     return batch
 
 
@@ -320,25 +320,28 @@ def enrollment_batch_run(*, batch_id: int) -> EnrollmentBatch:
         EnrollmentItem.objects.filter(batch_id=batch.id, outcome="").order_by("id").values_list("id", flat=True)
     )
     targets = scoped(Target, actor.workspace)
-    flags = {"found": Exists(plain(targets).filter(pk=OuterRef("subject_id"))), **live_flags(campaign, "subject_id")}
+    # No "live here" probe: a subject live here already got its outcome at commit, so one live now was
+    # added concurrently — the insert's ON CONFLICT tells exactly those.
+    flags = {
+        "found": Exists(plain(targets).filter(pk=OuterRef("subject_id"))),
+        **live_flags(campaign, "subject_id", here=False),
+    }
     for start in range(0, len(pending), CHUNK):
         try:
             with transaction.atomic():
                 # Lock the chunk's open items and check their subjects in one query.
                 rows = list(
                     EnrollmentItem.objects.select_for_update(skip_locked=True)
-                    .filter(id__in=ids_in(pending[start : start + CHUNK]), outcome="")
+                    .filter(ids_match("id", pending[start : start + CHUNK]), outcome="")
                     .annotate(**flags)
                     .order_by("id")
                     .values_list("id", "subject_id", "decision", *flags)
                 )
-                if rows:
-                    found = {r[1]: (r[4], r[5]) for r in rows if r[3]}
-                    chunk = [_Item(r[0], r[1], r[2]) for r in rows]
-                    _commit_chunk(batch, campaign, actor, chunk, check=checked(campaign, targets, found))
-                if not EnrollmentBatch.objects.filter(pk=batch.id, status=BatchStatus.COMMITTING).update(
-                    processed=F("processed") + len(rows), lease_until=timezone.now() + LEASE
-                ):
+                if not rows:
+                    continue  # another job holds them
+                found = {r[1]: (False, r[4]) for r in rows if r[3]}
+                chunk = [_Item(r[0], r[1], r[2]) for r in rows]
+                if not _commit_chunk(batch, campaign, actor, chunk, check=checked(campaign, targets, found)):
                     raise _BatchLeft()
         except _BatchLeft:
             batch.refresh_from_db()
@@ -355,11 +358,11 @@ class _Item:
 
 def _commit_chunk(
     batch: EnrollmentBatch, campaign: Campaign, actor: Actor, chunk: list, *, check: ChunkCheck | None = None
-) -> None:
+) -> bool:
     """Check the chunk again (one set-based query, in this transaction): a conflict that appeared after the
     commit's check and has no decision is skipped (nobody is there to ask), one decided "skip" is skipped;
-    the rest goes through the one enrollment path (its refusals + the live index). Each item's outcome is
-    stored with one UPDATE per outcome."""
+    the rest goes through the one enrollment path (its refusals + the live index). Stores each item's
+    outcome and the batch's progress; False (the caller rolls back) when the batch is no longer committing."""
     if check is None:
         check = chunk_check(campaign, [item.subject_id for item in chunk], scoped(Target, actor.workspace))
     outcome: dict[int, str] = {}
@@ -389,16 +392,44 @@ def _commit_chunk(
         outcome[tid] = K.BLACKLISTED
     for tid in report.invalid:
         outcome[tid] = K.INVALID
-    by_outcome: dict[str, list[int]] = {}
-    for item in chunk:
-        by_outcome.setdefault(outcome.get(item.subject_id, "not_added"), []).append(item.id)
-    for value, item_ids in by_outcome.items():
-        EnrollmentItem.objects.filter(id__in=ids_in(item_ids)).update(outcome=value)
     skipped = [item for item in chunk if outcome.get(item.subject_id) == "conflict_skipped"]
     if skipped:  # keep what it conflicted with (shown on the review page)
         details = live_elsewhere(campaign, [item.subject_id for item in skipped])
         for item in skipped:
             EnrollmentItem.objects.filter(id=item.id).update(conflicts=details.get(item.subject_id, []))
+    return _outcomes_store(batch, {item.id: outcome.get(item.subject_id, "not_added") for item in chunk})
+
+
+def _outcomes_store(batch: EnrollmentBatch, outcomes: dict[int, str]) -> bool:
+    """Each item's outcome, then the batch's progress and a renewed lease — only while it is still
+    ``committing`` (False otherwise). PostgreSQL: one statement; elsewhere one UPDATE per outcome."""
+    now = timezone.now()
+    by_outcome: dict[str, list[int]] = {}
+    for item_id, value in outcomes.items():
+        by_outcome.setdefault(value, []).append(item_id)
+    if connection.vendor != "postgresql":
+        for value, item_ids in by_outcome.items():
+            EnrollmentItem.objects.filter(id__in=item_ids).update(outcome=value)
+        return bool(
+            EnrollmentBatch.objects.filter(pk=batch.id, status=BatchStatus.COMMITTING).update(
+                processed=F("processed") + len(outcomes), lease_until=now + LEASE, updated_at=now
+            )
+        )
+    # One UPDATE per outcome (``id = ANY(array)``: index probes, not a scan of the batch) and the progress;
+    # table names come from the models, every value is a parameter.
+    items, batches = EnrollmentItem._meta.db_table, EnrollmentBatch._meta.db_table
+    ctes, params = [], []
+    for n, (value, item_ids) in enumerate(by_outcome.items()):
+        ctes.append(f"u{n} AS (UPDATE {items} SET outcome = %s WHERE id = ANY(%s::bigint[]) RETURNING 1)")  # noqa: S608
+        params += [value, id_array(item_ids)]
+    counted = " + ".join(f"(SELECT count(*) FROM u{n})" for n in range(len(ctes)))  # noqa: S608
+    sql = (
+        f"WITH {', '.join(ctes)} UPDATE {batches} SET processed = processed + {counted}, lease_until = %s, "  # noqa: S608
+        "updated_at = %s WHERE id = %s AND status = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, now + LEASE, now, batch.id, BatchStatus.COMMITTING])
+        return cursor.rowcount == 1
 
 
 def _finish(batch: EnrollmentBatch) -> EnrollmentBatch:

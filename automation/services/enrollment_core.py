@@ -21,7 +21,7 @@ from automation.engine.registry import ACTIONS
 from automation.errors import CampaignClosed, CampaignNotJourney
 from automation.models import Execution
 from automation.selectors import campaign_journey_version_id
-from automation.services.enrollment_writer import executions_insert, ids_in
+from automation.services.enrollment_writer import executions_insert, ids_match
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign, Target, Workspace
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -94,12 +94,14 @@ class ChunkCheck:
         return self.found.get(subject_id, (False, False))[1]
 
 
-def live_flags(campaign: Campaign, ref: str, *, elsewhere: bool = True) -> dict[str, Exists]:
+def live_flags(campaign: Campaign, ref: str, *, here: bool = True, elsewhere: bool = True) -> dict[str, Exists]:
     """``EXISTS`` on the live executions of the subject ``OuterRef(ref)``: ``here`` (this campaign — the live
     unique index) and ``elsewhere`` (another campaign of the workspace — the workspace/subject index)."""
     ct = ContentType.objects.get_for_model(Target)
     live = Execution.objects.filter(subject_type_id=ct.id, subject_id=OuterRef(ref))
-    flags = {"here": Exists(live.filter(campaign_id=campaign.id, status__in=LIVE_STATUSES))}
+    flags = {}
+    if here:
+        flags["here"] = Exists(live.filter(campaign_id=campaign.id, status__in=LIVE_STATUSES))
     if elsewhere:
         others = live.filter(LIVE_ELSEWHERE, workspace_id=campaign.workspace_id).exclude(campaign_id=campaign.id)
         flags["elsewhere"] = Exists(others)
@@ -115,13 +117,13 @@ def chunk_check(campaign: Campaign, ids: list[int], targets: QuerySet, *, elsewh
     """One set-based query for the chunk (the targets among ``ids`` with the ``live_flags``), then one query
     per channel for its refusals (``checked``)."""
     flags = live_flags(campaign, "pk", elsewhere=elsewhere)
-    rows = plain(targets).filter(pk__in=ids_in(ids)).annotate(**flags).values_list("pk", *flags)
+    rows = plain(targets).filter(ids_match("pk", ids)).annotate(**flags).values_list("pk", *flags)
     return checked(campaign, targets, {r[0]: (r[1], bool(elsewhere and r[2])) for r in rows})
 
 
 def checked(campaign: Campaign, targets: QuerySet, found: dict[int, tuple[bool, bool]]) -> ChunkCheck:
     """A chunk's facts from its found subjects' flags, completed with the channels' refusals of them."""
-    problems = subject_problems(campaign, plain(targets).filter(pk__in=ids_in(list(found)))) if found else {}
+    problems = subject_problems(campaign, plain(targets).filter(ids_match("pk", list(found)))) if found else {}
     return ChunkCheck(found=found, problems=problems)
 
 
@@ -149,9 +151,8 @@ def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, 
         return {}
     ct = ContentType.objects.get_for_model(Target)
     rows = (
-        Execution.objects.filter(
-            LIVE_ELSEWHERE, workspace_id=campaign.workspace_id, subject_type=ct, subject_id__in=ids_in(ids)
-        )
+        Execution.objects.filter(LIVE_ELSEWHERE, ids_match("subject_id", ids), workspace_id=campaign.workspace_id)
+        .filter(subject_type=ct)
         .exclude(campaign_id=campaign.id)
         .values(
             "id",
@@ -191,11 +192,9 @@ def live_elsewhere_ids(campaign: Campaign, subject_ids: list[int]) -> set[int]:
     ct = ContentType.objects.get_for_model(Target)
     return set(
         Execution.objects.filter(
-            LIVE_ELSEWHERE,
-            workspace_id=campaign.workspace_id,
-            subject_type_id=ct.id,
-            subject_id__in=ids_in(subject_ids),
+            LIVE_ELSEWHERE, ids_match("subject_id", subject_ids), workspace_id=campaign.workspace_id
         )
+        .filter(subject_type_id=ct.id)
         .exclude(campaign_id=campaign.id)
         .order_by()
         .values_list("subject_id", flat=True)

@@ -19,8 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Model
-from django.db.models.expressions import RawSQL
+from django.db.models import F, Lookup, Model, Q
 
 from automation import events
 from automation.choices import LIVE_STATUSES, EventType
@@ -35,12 +34,26 @@ def id_array(ids: list[int]) -> str:
     return "{" + ",".join(str(int(i)) for i in ids) + "}"
 
 
-def ids_in(ids: list[int]) -> list[int] | RawSQL:
-    """The right side of ``<field>__in=`` for a chunk of ids: ``IN (SELECT unnest(<one array parameter>))`` on
-    PostgreSQL, the list itself elsewhere."""
+class _AnyOf(Lookup):
+    """``<column> = ANY(<one bigint[] parameter>)``: the planner knows the array's length (its row estimate
+    is right, so it probes the index), and the driver binds one value instead of one per id."""
+
+    lookup_name = "any_of"
+    prepare_rhs = False
+
+    def get_prep_lookup(self):
+        return self.rhs
+
+    def as_sql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, id_array(self.rhs)]
+
+
+def ids_match(field: str, ids: list[int]) -> Q | Lookup:
+    """A filter "``field`` is one of ``ids``" for a chunk: ``= ANY(array)`` on PostgreSQL, ``IN`` elsewhere."""
     if connection.vendor != "postgresql":
-        return list(ids)
-    return RawSQL("SELECT unnest(%s::bigint[])", [id_array(ids)])
+        return Q(**{f"{field}__in": list(ids)})
+    return _AnyOf(F(field), list(ids))
 
 
 @dataclass
