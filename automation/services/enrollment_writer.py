@@ -14,6 +14,7 @@ of the chunk, then the events through ``automation.events`` — slower, same out
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -95,17 +96,18 @@ def executions_insert(
 
 
 # --------------------------------------------------------------------------- PostgreSQL
-def _constants(instance: Model, skip: set[str]) -> tuple[list[str], list[str], list[Any]]:
-    """Column names, ``CAST(%s AS type)`` placeholders and values of every concrete field but ``skip``."""
-    names, placeholders, values = [], [], []
+@functools.cache
+def _columns(model: type[Model], skip: frozenset[str]) -> tuple[tuple, list[str], list[str]]:
+    """The concrete fields but the primary key and ``skip``, their quoted columns and ``CAST(%s AS type)``."""
+    fields = tuple(f for f in model._meta.concrete_fields if not f.primary_key and f.attname not in skip)
     qn = connection.ops.quote_name
-    for f in instance._meta.concrete_fields:
-        if f.primary_key or f.attname in skip:
-            continue
-        names.append(qn(f.column))
-        placeholders.append(f"CAST(%s AS {f.db_type(connection)})")
-        values.append(f.get_db_prep_save(f.pre_save(instance, True), connection))
-    return names, placeholders, values
+    return fields, [qn(f.column) for f in fields], [f"CAST(%s AS {f.db_type(connection)})" for f in fields]
+
+
+def _constants(instance: Model, skip: frozenset[str]) -> tuple[list[str], list[str], list[Any]]:
+    """Column names, placeholders and values of every concrete field of ``instance`` but ``skip``."""
+    fields, names, placeholders = _columns(type(instance), skip)
+    return names, placeholders, [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
 
 
 def _live_predicate() -> str:
@@ -117,8 +119,8 @@ def _live_predicate() -> str:
 
 def _insert_postgresql(template: Execution, event: ExecutionEvent, subject_ids: list[int]) -> Enrolled:
     qn = connection.ops.quote_name
-    ex_cols, ex_marks, ex_values = _constants(template, {"subject_id"})
-    ev_cols, ev_marks, ev_values = _constants(event, {"execution_id", "subject_id"})
+    ex_cols, ex_marks, ex_values = _constants(template, frozenset({"subject_id"}))
+    ev_cols, ev_marks, ev_values = _constants(event, frozenset({"execution_id", "subject_id"}))
     (live,) = [c for c in Execution._meta.constraints if c.name == LIVE_INDEX]
     conflict_cols = ", ".join(qn(Execution._meta.get_field(f).column) for f in live.fields)
     ex_table, ev_table = qn(Execution._meta.db_table), qn(ExecutionEvent._meta.db_table)
