@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 import psycopg
 from django.conf import settings as django_settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from automation.choices import EventType
@@ -272,12 +273,14 @@ class SendSmsAction(Action):
         reason = SmsSettings.objects.filter(workspace_id=workspace.id).values_list("pause_reason", flat=True).first()
         return {"until": until, "reason": reason or ""}
 
-    def subject_problems(self, workspace, subjects: list) -> dict[int, str]:
-        problems = {s.pk: "no_valid_mobile" for s in subjects if not _mobile(s)}
-        numbers = {s.pk: _mobile(s) for s in subjects if _mobile(s)}
-        blocked = channel.blacklisted_numbers(workspace.id, list(numbers.values()))
-        problems.update({pk: "blacklisted" for pk, number in numbers.items() if number in blocked})
-        return problems
+    def subject_problems(self, workspace, subjects) -> dict[int, str]:
+        """The refused ones among ``subjects`` (a queryset of targets), in one query: no mobile, or a mobile
+        on the workspace's active SMS blacklist."""
+        refused = subjects.filter(
+            Q(mobile__isnull=True) | Q(mobile="") | Q(mobile__in=channel.blacklisted_values(workspace.id))
+        )
+        rows = refused.values_list("pk", "mobile")
+        return {pk: "blacklisted" if mobile else "no_valid_mobile" for pk, mobile in rows}
 
     def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
         """Timeline hook: what each send was (text, number, status, provider id, error, retry time)."""

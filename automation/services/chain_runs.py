@@ -91,11 +91,10 @@ def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime
     """Create one execution per target (caller's transaction); refused targets are reported, not raised."""
     campaign = ensure_pinned_version(campaign)
     ct = ContentType.objects.get_for_model(Target)
-    targets = {
-        t.id: t for t in Target.objects.filter(workspace_id=campaign.workspace_id, pk__in=target_ids, deleted_at=None)
-    }
+    subjects = Target.objects.filter(workspace_id=campaign.workspace_id, pk__in=target_ids, deleted_at=None)
+    targets = set(subjects.values_list("pk", flat=True))
     result: dict[int, tuple[str, object]] = {tid: ("refused", "not_found") for tid in target_ids if tid not in targets}
-    problems = subject_problems(campaign, list(targets.values()))
+    problems = subject_problems(campaign, subjects)
     live = set(
         Execution.objects.filter(
             campaign=campaign, subject_type=ct, subject_id__in=list(targets), status__in=LIVE_STATUSES

@@ -1,21 +1,31 @@
-"""Enrollment: subjects → executions (one service; the conflict review flow builds on it later).
+"""Direct enrollment: subjects → executions at once (``POST /campaigns/{id}/enrollments``).
 
 Invalid subjects (missing, deleted, refused by a channel — e.g. no valid
 mobile), blacklisted ones and ones already live in this campaign are refused
 and reported; the live unique index is the final race guard ("added
-concurrently").
+concurrently"). Chunks go through ``enroll_chunk`` — one set-based check and one
+multi-row insert of executions and events each (``enrollment_writer``).
 """
 
 from __future__ import annotations
 
 from automation.errors import CampaignClosed, CampaignNotJourney
 from automation.selectors import campaign_journey_get
-from automation.services.enrollment_core import CHUNK, MAX_SUBJECTS, EnrollmentReport, enroll_chunk, live_elsewhere
+from automation.services.enrollment_core import (
+    CHUNK,
+    MAX_SUBJECTS,
+    EnrollmentReport,
+    enroll_chunk,
+    live_elsewhere,
+    live_elsewhere_ids,
+)
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
+
+MAX_LISTED_CONFLICTS = 200
 
 
 def enroll_subjects(
@@ -38,17 +48,19 @@ def enroll_subjects(
         raise ValidationFailed.field("on_conflict", "add یا skip.")
     report = EnrollmentReport()
     if on_conflict != "add":
-        elsewhere: dict[int, list] = {}
+        elsewhere: set[int] = set()
         for start in range(0, len(ids), CHUNK):
-            elsewhere.update(live_elsewhere(campaign, ids[start : start + CHUNK]))
+            elsewhere |= live_elsewhere_ids(campaign, ids[start : start + CHUNK])
         if elsewhere and on_conflict is None:
             from automation.errors import ConflictsPresent
 
+            listed = sorted(elsewhere)[:MAX_LISTED_CONFLICTS]
+            details = live_elsewhere(campaign, listed)
             raise ConflictsPresent(
                 details={
                     "on_conflict": ["add یا skip را صریحاً بفرستید."],
                     "subject_ids": sorted(elsewhere),
-                    "conflicts": [{"subject_id": k, "conflicts": v} for k, v in sorted(elsewhere.items())[:200]],
+                    "conflicts": [{"subject_id": k, "conflicts": details[k]} for k in listed if k in details],
                 }
             )
         report.conflict_skipped = sorted(elsewhere)

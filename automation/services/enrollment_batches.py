@@ -18,13 +18,16 @@ outcome, so a resumed job continues where the dead one stopped.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from celery import current_app
-from django.db import transaction
-from django.db.models import Count, F, Q
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, transaction
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from automation.choices import BatchStatus, Decision, EnrollmentClass
@@ -33,14 +36,20 @@ from automation.models import EnrollmentBatch, EnrollmentItem
 from automation.services.enrollment_core import (
     CHUNK,
     MAX_SUBJECTS,
+    ChunkCheck,
     EnrollmentReport,
+    checked,
+    chunk_check,
     classify,
     enroll_chunk,
     journey_campaign,
     live_elsewhere,
+    live_flags,
+    plain,
 )
+from automation.services.enrollment_writer import id_array, ids_match
 from campaigns.filters import TargetFilter
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign, Membership, Target
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
@@ -108,24 +117,34 @@ def enrollment_batch_preview(
         counts = dict.fromkeys(K.values, 0)
         for chunk in _chunks(ids):
             verdicts = classify(campaign, chunk, visible)
-            items = []
+            rows = []
             for tid in chunk:
                 v = verdicts[tid]
                 counts[v.klass] += 1
-                items.append(
-                    EnrollmentItem(
-                        workspace_id=actor.workspace.id,
-                        batch_id=batch.id,
-                        subject_id=tid,
-                        klass=v.klass,
-                        reason=v.reason,
-                        conflicts=list(v.conflicts),
-                    )
-                )
-            EnrollmentItem.objects.bulk_create(items)
+                rows.append((tid, v.klass, v.reason, list(v.conflicts)))
+            _items_insert(batch, rows)
         batch.counts = counts
         batch.save(update_fields=["counts", "updated_at"])
     return batch
+
+
+def _items_insert(batch: EnrollmentBatch, rows: list[tuple[int, str, str, list]]) -> None:
+    """One item per (subject id, class, reason, conflicts): ``COPY`` on PostgreSQL, ``bulk_create`` elsewhere."""
+    if connection.vendor != "postgresql":
+        EnrollmentItem.objects.bulk_create(
+            EnrollmentItem(
+                workspace_id=batch.workspace_id, batch_id=batch.id, subject_id=sid, klass=k, reason=r, conflicts=c
+            )
+            for sid, k, r, c in rows
+        )
+        return
+    columns = "workspace_id, batch_id, subject_id, klass, reason, conflicts, decision, outcome"
+    sql = f"COPY {EnrollmentItem._meta.db_table} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for sid, klass, reason, conflicts in rows:
+            copy.write_row(
+                (batch.workspace_id, batch.id, sid, klass, reason, json.dumps(conflicts, cls=DjangoJSONEncoder), "", "")
+            )
 
 
 # --------------------------------------------------------------------------- decisions
@@ -168,12 +187,12 @@ def enrollment_batch_decide(
             by_decision.setdefault(value, []).append(int(entry["subject_id"]))
         all_ids = [i for ids in by_decision.values() for i in ids]
         if all_ids:
-            known = set(batch.items.filter(subject_id__in=all_ids).values_list("subject_id", flat=True))
+            known = set(batch.items.filter(ids_match("subject_id", all_ids)).values_list("subject_id", flat=True))
             unknown = sorted(set(all_ids) - known)
             if unknown:
                 raise ValidationFailed.field("overrides", "این مخاطبان در این دسته نیستند.", subject_ids=unknown)
         for value, ids in by_decision.items():
-            batch.items.filter(subject_id__in=ids).update(decision=value)
+            batch.items.filter(ids_match("subject_id", ids)).update(decision=value)
     return batch
 
 
@@ -202,19 +221,20 @@ def _recheck(batch: EnrollmentBatch, campaign: Campaign, visible) -> list[dict[s
     """Classify every item again (chunks), store changes, return the undecided conflicts."""
     unresolved: list[dict[str, Any]] = []
     counts = dict.fromkeys(K.values, 0)
-    ids = list(batch.items.order_by("subject_id").values_list("subject_id", flat=True))
-    for chunk in _chunks(ids):
-        verdicts = classify(campaign, chunk, visible)
-        items = list(batch.items.filter(subject_id__in=chunk))
+    stored = list(
+        batch.items.order_by("subject_id").values_list("id", "subject_id", "klass", "reason", "conflicts", "decision")
+    )
+    for start in range(0, len(stored), CHUNK):
+        rows = stored[start : start + CHUNK]
+        verdicts = classify(campaign, [r[1] for r in rows], visible)
         changed = []
-        for item in items:
-            v = verdicts[item.subject_id]
+        for item_id, subject_id, klass, reason, conflicts, decision in rows:
+            v = verdicts[subject_id]
             counts[v.klass] += 1
-            if (item.klass, item.reason, item.conflicts) != (v.klass, v.reason, list(v.conflicts)):
-                item.klass, item.reason, item.conflicts = v.klass, v.reason, list(v.conflicts)
-                changed.append(item)
-            if v.klass == K.CONFLICT and not _wants(item.decision, v.klass, batch.default_decision):
-                unresolved.append({"subject_id": item.subject_id, "conflicts": list(v.conflicts)})
+            if (klass, reason, conflicts) != (v.klass, v.reason, list(v.conflicts)):
+                changed.append(EnrollmentItem(id=item_id, klass=v.klass, reason=v.reason, conflicts=list(v.conflicts)))
+            if v.klass == K.CONFLICT and not _wants(decision, v.klass, batch.default_decision):
+                unresolved.append({"subject_id": subject_id, "conflicts": list(v.conflicts)})
         if changed:
             EnrollmentItem.objects.bulk_update(changed, ["klass", "reason", "conflicts"])
     batch.counts = counts
@@ -278,64 +298,138 @@ def _actor_for(batch: EnrollmentBatch, campaign: Campaign) -> Actor:
     return Actor(user=batch.created_by, workspace=campaign.workspace, membership=membership)
 
 
+class _BatchLeft(Exception):
+    """The batch stopped being ``committing`` under this job (the beat failed it): the chunk is rolled back."""
+
+
 def enrollment_batch_run(*, batch_id: int) -> EnrollmentBatch:
-    """Add the batch's remaining items, one chunk per transaction, renewing the lease (idempotent; resumable)."""
+    """Add the batch's remaining items, one chunk per transaction, renewing the lease (idempotent; resumable).
+
+    A chunk's transaction locks its items (``SKIP LOCKED``: a second job on the same batch takes other
+    items), checks them, inserts the executions and events, stores each item's outcome and — conditionally,
+    only while the batch is still ``committing`` — advances ``processed`` and the lease. A crash loses at
+    most the open chunk, whose items still have no outcome; the resumed job redoes them and the live unique
+    index keeps anybody from being added twice.
+    """
     batch = EnrollmentBatch.objects.select_related("campaign__workspace", "created_by").get(pk=batch_id)
     if batch.status != BatchStatus.COMMITTING:
         return batch
     campaign = batch.campaign
     actor = _actor_for(batch, campaign)
-    while True:
-        with transaction.atomic():
-            chunk = list(
-                EnrollmentItem.objects.select_for_update(skip_locked=True)
-                .filter(batch_id=batch.id, outcome="")
-                .order_by("id")[:CHUNK]
-            )
-            if not chunk:
-                break
-            _commit_chunk(batch, campaign, actor, chunk)
-            EnrollmentBatch.objects.filter(pk=batch.id, status=BatchStatus.COMMITTING).update(
-                processed=_processed(batch),
-                lease_until=timezone.now() + LEASE,
-            )
+    pending = list(
+        EnrollmentItem.objects.filter(batch_id=batch.id, outcome="").order_by("id").values_list("id", flat=True)
+    )
+    targets = scoped(Target, actor.workspace)
+    # No "live here" probe: a subject live here already got its outcome at commit, so one live now was
+    # added concurrently — the insert's ON CONFLICT tells exactly those.
+    flags = {
+        "found": Exists(plain(targets).filter(pk=OuterRef("subject_id"))),
+        **live_flags(campaign, "subject_id", here=False),
+    }
+    for start in range(0, len(pending), CHUNK):
+        try:
+            with transaction.atomic():
+                # Lock the chunk's open items and check their subjects in one query.
+                rows = list(
+                    EnrollmentItem.objects.select_for_update(skip_locked=True)
+                    .filter(ids_match("id", pending[start : start + CHUNK]), outcome="")
+                    .annotate(**flags)
+                    .order_by("id")
+                    .values_list("id", "subject_id", "decision", *flags)
+                )
+                if not rows:
+                    continue  # another job holds them
+                found = {r[1]: (False, r[4]) for r in rows if r[3]}
+                chunk = [_Item(r[0], r[1], r[2]) for r in rows]
+                if not _commit_chunk(batch, campaign, actor, chunk, check=checked(campaign, targets, found)):
+                    raise _BatchLeft()
+        except _BatchLeft:
+            batch.refresh_from_db()
+            return batch
     return _finish(batch)
 
 
-def _processed(batch: EnrollmentBatch) -> int:
-    return max(0, batch.total - EnrollmentItem.objects.filter(batch_id=batch.id, outcome="").count())
+@dataclass(frozen=True)
+class _Item:
+    id: int
+    subject_id: int
+    decision: str
 
 
-def _commit_chunk(batch: EnrollmentBatch, campaign: Campaign, actor: Actor, chunk: list[EnrollmentItem]) -> None:
-    """Re-check conflicts of this chunk: one that appeared after the commit's check and has no decision is skipped
-    (nobody is there to ask); the rest goes through the one enrollment path (its checks + the live index)."""
-    elsewhere = live_elsewhere(campaign, [i.subject_id for i in chunk])
+def _commit_chunk(
+    batch: EnrollmentBatch, campaign: Campaign, actor: Actor, chunk: list, *, check: ChunkCheck | None = None
+) -> bool:
+    """Check the chunk again (one set-based query, in this transaction): a conflict that appeared after the
+    commit's check and has no decision is skipped (nobody is there to ask), one decided "skip" is skipped;
+    the rest goes through the one enrollment path (its refusals + the live index). Stores each item's
+    outcome and the batch's progress; False (the caller rolls back) when the batch is no longer committing."""
+    if check is None:
+        check = chunk_check(campaign, [item.subject_id for item in chunk], scoped(Target, actor.workspace))
+    outcome: dict[int, str] = {}
     add: list[int] = []
-    by_id = {i.subject_id: i for i in chunk}
     for item in chunk:
-        if item.subject_id in elsewhere and not (item.decision or batch.default_decision):
-            item.outcome = "conflict_skipped"
-            item.conflicts = elsewhere[item.subject_id]
-        elif item.subject_id in elsewhere and (item.decision or batch.default_decision) == Decision.SKIP:
-            item.outcome = "skipped"
+        sid = item.subject_id
+        refused = sid not in check.found or sid in check.problems or check.here(sid)
+        decision = item.decision or batch.default_decision
+        if refused or not check.elsewhere(sid):
+            add.append(sid)  # the enrollment path reports the refused ones by reason
+        elif not decision:
+            outcome[sid] = "conflict_skipped"
+        elif decision == Decision.SKIP:
+            outcome[sid] = "skipped"
         else:
-            add.append(item.subject_id)
+            add.append(sid)
     report = EnrollmentReport()
     if add:
-        enroll_chunk(actor, campaign, add, report)
+        enroll_chunk(actor, campaign, add, report, check=check)
     for tid in report.added:
-        by_id[tid].outcome = "added"
+        outcome[tid] = "added"
     for tid in report.added_concurrently:
-        by_id[tid].outcome = "added_concurrently"
+        outcome[tid] = "added_concurrently"
     for tid in report.already_live:
-        by_id[tid].outcome = K.ALREADY_LIVE
+        outcome[tid] = K.ALREADY_LIVE
     for tid in report.blacklisted:
-        by_id[tid].outcome = K.BLACKLISTED
+        outcome[tid] = K.BLACKLISTED
     for tid in report.invalid:
-        by_id[tid].outcome = K.INVALID
-    for item in chunk:
-        item.outcome = item.outcome or "not_added"
-    EnrollmentItem.objects.bulk_update(chunk, ["outcome", "conflicts"])
+        outcome[tid] = K.INVALID
+    skipped = [item for item in chunk if outcome.get(item.subject_id) == "conflict_skipped"]
+    if skipped:  # keep what it conflicted with (shown on the review page)
+        details = live_elsewhere(campaign, [item.subject_id for item in skipped])
+        for item in skipped:
+            EnrollmentItem.objects.filter(id=item.id).update(conflicts=details.get(item.subject_id, []))
+    return _outcomes_store(batch, {item.id: outcome.get(item.subject_id, "not_added") for item in chunk})
+
+
+def _outcomes_store(batch: EnrollmentBatch, outcomes: dict[int, str]) -> bool:
+    """Each item's outcome, then the batch's progress and a renewed lease — only while it is still
+    ``committing`` (False otherwise). PostgreSQL: one statement; elsewhere one UPDATE per outcome."""
+    now = timezone.now()
+    by_outcome: dict[str, list[int]] = {}
+    for item_id, value in outcomes.items():
+        by_outcome.setdefault(value, []).append(item_id)
+    if connection.vendor != "postgresql":
+        for value, item_ids in by_outcome.items():
+            EnrollmentItem.objects.filter(id__in=item_ids).update(outcome=value)
+        return bool(
+            EnrollmentBatch.objects.filter(pk=batch.id, status=BatchStatus.COMMITTING).update(
+                processed=F("processed") + len(outcomes), lease_until=now + LEASE, updated_at=now
+            )
+        )
+    # One UPDATE per outcome (``id = ANY(array)``: index probes, not a scan of the batch) and the progress;
+    # table names come from the models, every value is a parameter.
+    items, batches = EnrollmentItem._meta.db_table, EnrollmentBatch._meta.db_table
+    ctes, params = [], []
+    for n, (value, item_ids) in enumerate(by_outcome.items()):
+        ctes.append(f"u{n} AS (UPDATE {items} SET outcome = %s WHERE id = ANY(%s::bigint[]) RETURNING 1)")  # noqa: S608
+        params += [value, id_array(item_ids)]
+    counted = " + ".join(f"(SELECT count(*) FROM u{n})" for n in range(len(ctes)))  # noqa: S608
+    sql = (
+        f"WITH {', '.join(ctes)} UPDATE {batches} SET processed = processed + {counted}, lease_until = %s, "  # noqa: S608
+        "updated_at = %s WHERE id = %s AND status = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, now + LEASE, now, batch.id, BatchStatus.COMMITTING])
+        return cursor.rowcount == 1
 
 
 def _finish(batch: EnrollmentBatch) -> EnrollmentBatch:

@@ -1,4 +1,4 @@
-"""What every way of enrolling shares: a subject's checks, one chunk's insert, the conflict lookup.
+"""What every way of enrolling shares: one chunk's set-based check, its insert, the conflict lookup.
 
 Direct enrollment (``enrollment``), reviewed batches (``enrollment_batches``) and the auto-enroll
 rule (``auto_enroll``) all build on these; none of them imports another.
@@ -8,24 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
-from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from automation import events
 from automation.choices import LIVE_STATUSES, EnrollmentClass, ExecutionStatus
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
 from automation.errors import CampaignClosed, CampaignNotJourney
 from automation.models import Execution
 from automation.selectors import campaign_journey_version_id
+from automation.services.enrollment_writer import executions_insert, ids_match
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign, Target, Workspace
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 K = EnrollmentClass
+# "Live in another campaign", written as "not ended": a condition the planner cannot match to the live
+# unique index's predicate, so it probes the (workspace, subject type, subject, status) index per subject
+# instead of scanning the live executions of every campaign — whatever its statistics say.
+LIVE_ELSEWHERE = ~Q(status__in=[s for s in ExecutionStatus.values if s not in LIVE_STATUSES])
 MAX_SUBJECTS = 20000
 CHUNK = 500
 
@@ -58,16 +63,68 @@ class EnrollmentReport:
         }
 
 
-def subject_problems(campaign: Campaign, targets: list) -> dict[int, str]:
-    """Ask every action of the pinned version whether it can reach each subject (reason per refused id)."""
+def subject_problems(campaign: Campaign, subjects: QuerySet) -> dict[int, str]:
+    """Ask every action of the pinned version which of ``subjects`` it cannot reach (reason per refused id).
+
+    ``subjects`` is a queryset of targets (a whole chunk): a channel answers for the set at once — the SMS
+    channel with one query for missing mobiles and blacklisted numbers — and returns only the refused ids.
+    """
     problems: dict[int, str] = {}
     graph = published_graph(campaign_journey_version_id(campaign))
     for key in sorted({n.subtype for n in graph.nodes if n.type == "action"}):
         action = ACTIONS.get(key)
         if action is not None and hasattr(action, "subject_problems"):
-            for subject_id, reason in action.subject_problems(campaign.workspace, targets).items():
+            for subject_id, reason in action.subject_problems(campaign.workspace, subjects).items():
                 problems.setdefault(subject_id, reason)
     return problems
+
+
+@dataclass
+class ChunkCheck:
+    """One chunk's facts: every id found among the targets → (live in this campaign, live in another one of
+    the workspace), and the channels' refusals of the found ones."""
+
+    found: dict[int, tuple[bool, bool]]
+    problems: dict[int, str]
+
+    def here(self, subject_id: int) -> bool:
+        return self.found.get(subject_id, (False, False))[0]
+
+    def elsewhere(self, subject_id: int) -> bool:
+        return self.found.get(subject_id, (False, False))[1]
+
+
+def live_flags(campaign: Campaign, ref: str, *, here: bool = True, elsewhere: bool = True) -> dict[str, Exists]:
+    """``EXISTS`` on the live executions of the subject ``OuterRef(ref)``: ``here`` (this campaign — the live
+    unique index) and ``elsewhere`` (another campaign of the workspace — the workspace/subject index)."""
+    ct = ContentType.objects.get_for_model(Target)
+    live = Execution.objects.filter(subject_type_id=ct.id, subject_id=OuterRef(ref))
+    flags = {}
+    if here:
+        flags["here"] = Exists(live.filter(campaign_id=campaign.id, status__in=LIVE_STATUSES))
+    if elsewhere:
+        others = live.filter(LIVE_ELSEWHERE, workspace_id=campaign.workspace_id).exclude(campaign_id=campaign.id)
+        flags["elsewhere"] = Exists(others)
+    return flags
+
+
+def plain(targets: QuerySet) -> QuerySet:
+    """``targets`` without the joins, prefetches and ordering a page adds (a filter to check against)."""
+    return targets.select_related(None).prefetch_related(None).order_by()
+
+
+def chunk_check(campaign: Campaign, ids: list[int], targets: QuerySet, *, elsewhere: bool = True) -> ChunkCheck:
+    """One set-based query for the chunk (the targets among ``ids`` with the ``live_flags``), then one query
+    per channel for its refusals (``checked``)."""
+    flags = live_flags(campaign, "pk", elsewhere=elsewhere)
+    rows = plain(targets).filter(ids_match("pk", ids)).annotate(**flags).values_list("pk", *flags)
+    return checked(campaign, targets, {r[0]: (r[1], bool(elsewhere and r[2])) for r in rows})
+
+
+def checked(campaign: Campaign, targets: QuerySet, found: dict[int, tuple[bool, bool]]) -> ChunkCheck:
+    """A chunk's facts from its found subjects' flags, completed with the channels' refusals of them."""
+    problems = subject_problems(campaign, plain(targets).filter(ids_match("pk", list(found)))) if found else {}
+    return ChunkCheck(found=found, problems=problems)
 
 
 # --------------------------------------------------------------------------- classification
@@ -94,9 +151,8 @@ def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, 
         return {}
     ct = ContentType.objects.get_for_model(Target)
     rows = (
-        Execution.objects.filter(
-            workspace_id=campaign.workspace_id, subject_type=ct, subject_id__in=ids, status__in=LIVE_STATUSES
-        )
+        Execution.objects.filter(LIVE_ELSEWHERE, ids_match("subject_id", ids), workspace_id=campaign.workspace_id)
+        .filter(subject_type=ct)
         .exclude(campaign_id=campaign.id)
         .values(
             "id",
@@ -131,111 +187,109 @@ def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, 
     return out
 
 
-def classify(campaign: Campaign, ids: list[int], visible) -> dict[int, Verdict]:
+def live_elsewhere_ids(campaign: Campaign, subject_ids: list[int]) -> set[int]:
+    """The subjects among ``subject_ids`` live in another campaign of the workspace (ids only, one query)."""
+    ct = ContentType.objects.get_for_model(Target)
+    return set(
+        Execution.objects.filter(
+            LIVE_ELSEWHERE, ids_match("subject_id", subject_ids), workspace_id=campaign.workspace_id
+        )
+        .filter(subject_type_id=ct.id)
+        .exclude(campaign_id=campaign.id)
+        .order_by()
+        .values_list("subject_id", flat=True)
+        .distinct()
+    )
+
+
+def classify(campaign: Campaign, ids: list[int], visible: QuerySet) -> dict[int, Verdict]:
     """Class of each subject id (one chunk): invalid / blacklisted / already_live / conflict / ready.
 
     ``visible`` is the target queryset the caller may see (owner visibility); others are ``not_found``.
+    The conflict details (other campaign, step, next send) are read only for the subjects in conflict.
     """
-    targets = {t.id: t for t in visible.filter(pk__in=ids)}
-    problems = subject_problems(campaign, list(targets.values()))
-    ct = ContentType.objects.get_for_model(Target)
-    here = set(
-        Execution.objects.filter(
-            campaign_id=campaign.id, subject_type=ct, subject_id__in=list(targets), status__in=LIVE_STATUSES
-        ).values_list("subject_id", flat=True)
-    )
-    elsewhere = live_elsewhere(campaign, [i for i in targets if i not in here])
+    check = chunk_check(campaign, ids, visible)
     out: dict[int, Verdict] = {}
+    conflicted: list[int] = []
     for tid in ids:
-        if tid not in targets:
+        if tid not in check.found:
             out[tid] = Verdict(K.INVALID, "not_found")
-        elif problems.get(tid) == "blacklisted":
+        elif check.problems.get(tid) == "blacklisted":
             out[tid] = Verdict(K.BLACKLISTED, "blacklisted")
-        elif tid in problems:
-            out[tid] = Verdict(K.INVALID, problems[tid])
-        elif tid in here:
+        elif tid in check.problems:
+            out[tid] = Verdict(K.INVALID, check.problems[tid])
+        elif check.here(tid):
             out[tid] = Verdict(K.ALREADY_LIVE)
-        elif tid in elsewhere:
-            out[tid] = Verdict(K.CONFLICT, "", tuple(elsewhere[tid]))
+        elif check.elsewhere(tid):
+            conflicted.append(tid)
         else:
             out[tid] = Verdict(K.READY)
+    details = live_elsewhere(campaign, conflicted) if conflicted else {}
+    for tid in conflicted:  # a journey that ended between the two reads is no conflict any more
+        out[tid] = Verdict(K.CONFLICT, "", tuple(details[tid])) if tid in details else Verdict(K.READY)
     return out
 
 
-def enroll_chunk(
-    actor: Actor, campaign: Campaign, ids: list[int], report: EnrollmentReport, *, source: str = ""
-) -> None:
-    """``source`` marks the enrolled events ("auto" for the auto-enroll rule)."""
-    ct = ContentType.objects.get_for_model(Target)
-    targets = {t.id: t for t in scoped(Target, actor.workspace).filter(pk__in=ids)}
-    for missing in [i for i in ids if i not in targets]:
-        report.invalid[missing] = "not_found"
-    problems = subject_problems(campaign, list(targets.values()))
-    live = set(
-        Execution.objects.filter(
-            campaign=campaign, subject_type=ct, subject_id__in=list(targets), status__in=LIVE_STATUSES
-        ).values_list("subject_id", flat=True)
+def execution_template(campaign: Campaign, *, now: datetime) -> Execution:
+    """A new execution of ``campaign`` at its first step (every field but the subject)."""
+    journey = campaign.journey
+    first = published_graph(journey.workflow_version_id).first_step()
+    status = ExecutionStatus.ACTIVE if campaign.status == CampaignStatus.ACTIVE else ExecutionStatus.PENDING
+    return Execution(
+        workspace_id=campaign.workspace_id,
+        campaign_id=campaign.id,
+        workflow_id=journey.workflow_id,
+        version_id=journey.workflow_version_id,
+        subject_type_id=ContentType.objects.get_for_model(Target).id,
+        subject_id=0,
+        current_node_id=first.id,
+        needs_budget=first.consumes_budget,
+        status=status,
+        eligible_at=now,
+        next_run_at=now,
+        node_entered_at=now,
+        started_at=now if status == ExecutionStatus.ACTIVE else None,
     )
+
+
+def enroll_chunk(
+    actor: Actor,
+    campaign: Campaign,
+    ids: list[int],
+    report: EnrollmentReport,
+    *,
+    source: str = "",
+    check: ChunkCheck | None = None,
+) -> None:
+    """Check and add one chunk: the refused ones go to ``report`` by reason, the rest through the one writer.
+
+    ``check`` is the caller's fresh ``chunk_check`` of these ids (in the same transaction), when it has one.
+    ``source`` marks the enrolled events ("auto" for the auto-enroll rule).
+    """
+    if check is None:
+        check = chunk_check(campaign, ids, scoped(Target, actor.workspace), elsewhere=False)
     ready = []
-    for tid in [i for i in ids if i in targets]:
-        if problems.get(tid) == "blacklisted":
+    for tid in ids:
+        if tid not in check.found:
+            report.invalid[tid] = "not_found"
+        elif check.problems.get(tid) == "blacklisted":
             report.blacklisted.append(tid)
-        elif tid in problems:
-            report.invalid[tid] = problems[tid]
-        elif tid in live:
+        elif tid in check.problems:
+            report.invalid[tid] = check.problems[tid]
+        elif check.here(tid):
             report.already_live.append(tid)
         else:
             ready.append(tid)
     if not ready:
         return
-    journey = campaign.journey
-    graph = published_graph(journey.workflow_version_id)
-    first = graph.first_step()
     now = timezone.now()
-    status = ExecutionStatus.ACTIVE if campaign.status == CampaignStatus.ACTIVE else ExecutionStatus.PENDING
-
-    def build(tid: int) -> Execution:
-        return Execution(
-            workspace_id=campaign.workspace_id,
-            campaign_id=campaign.id,
-            workflow_id=journey.workflow_id,
-            version_id=journey.workflow_version_id,
-            subject_type=ct,
-            subject_id=tid,
-            current_node_id=first.id,
-            needs_budget=first.consumes_budget,
-            status=status,
-            eligible_at=now,
-            next_run_at=now,
-            node_entered_at=now,
-            started_at=now if status == ExecutionStatus.ACTIVE else None,
-        )
-
-    created: list[Execution] = []
-    try:
-        with transaction.atomic():
-            created = Execution.objects.bulk_create([build(t) for t in ready])
-    except IntegrityError:
-        # Someone enrolled some of these in the meantime: insert one by one, the index decides.
-        created = []
-        for tid in ready:
-            try:
-                with transaction.atomic():
-                    created.append(Execution.objects.bulk_create([build(tid)])[0])
-            except IntegrityError:
-                report.added_concurrently.append(tid)
-    rows = [
-        {
-            "id": e.id,
-            "workspace_id": e.workspace_id,
-            "campaign_id": e.campaign_id,
-            "subject_type_id": ct.id,
-            "subject_id": e.subject_id,
-            "current_node_id": e.current_node_id,
-        }
-        for e in created
-    ]
     data = {"by": actor.user.pk if actor.user is not None else None, **({"source": source} if source else {})}
-    message = "(افزودن خودکار)" if source == "auto" else ""
-    events.enrolled_events(rows, status=status, message=message, data=data, now=now)
-    report.added.extend(e.subject_id for e in created)
+    result = executions_insert(
+        template=execution_template(campaign, now=now),
+        subject_ids=ready,
+        now=now,
+        message="(افزودن خودکار)" if source == "auto" else "",
+        data=data,
+    )
+    report.added.extend(tid for tid in ready if tid in result.added)
+    report.added_concurrently.extend(result.concurrently)

@@ -171,6 +171,7 @@ def test_paused_or_disabled_rule_adds_nobody(actor, workspace, campaign):
     assert _enrolled(campaign) == set()
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")
 @pytest.mark.django_db(transaction=True)
 def test_two_checks_at_once_one_skips(actor, workspace):
     assert connection.vendor == "postgresql"

@@ -9,7 +9,7 @@ from django.test import TestCase
 from django.utils import timezone
 
 from automation.choices import BatchStatus
-from automation.models import EnrollmentBatch, EnrollmentItem, Execution
+from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent
 from automation.services.enrollment import enroll_subjects
 from automation.services.enrollment_batches import (
     MAX_ATTEMPTS,
@@ -20,6 +20,7 @@ from automation.services.enrollment_batches import (
     enrollment_batches_resume,
 )
 from campaigns.choices import Role
+from campaigns.models import Target
 from sms.services import blacklist_add
 from tests.api_base import TenantIsolationCases
 from tests.conftest import api_client_for, make_actor, make_list, make_member, make_target
@@ -215,6 +216,7 @@ def test_dead_worker_is_resumed_then_failed_never_committing_forever(actor, work
     assert other_batch.status == BatchStatus.FAILED and other_batch.error
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")
 @pytest.mark.django_db(transaction=True)
 def test_two_commits_racing_for_one_target_add_it_once(actor, workspace):
     assert connection.vendor == "postgresql"
@@ -321,3 +323,64 @@ def test_batch_api_flow(api, actor, workspace, two):
     committed = api.post(f"/api/v1/enrollments/{bid}/commit").json()
     assert committed["status"] == "committed" and committed["result"] == {"added": 1, "skipped": 1}
     assert api.post(f"/api/v1/enrollments/{bid}/commit").status_code == 409
+
+
+@pytest.mark.django_db
+def test_background_job_checks_each_chunk_again(actor, workspace, two):
+    """What changed between the commit and the job: a new conflict without a decision is skipped with its
+    details, a number blacklisted or a target deleted meanwhile is refused, one enrolled meanwhile counts as
+    added concurrently; every added execution has exactly one enrolled event."""
+    campaign, other = two
+    batch, _, ids = _background_batch(actor, workspace, campaign)
+    conflicted, blocked, deleted, raced = ids[:4]
+    enroll_subjects(actor=actor, campaign_id=other.id, target_ids=[conflicted])
+    blacklist_add(actor=actor, number=Target.objects.get(pk=blocked).mobile)
+    Target.objects.filter(pk=deleted).update(deleted_at=timezone.now())
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[raced])
+    done = enrollment_batch_run(batch_id=batch.id)
+    outcomes = dict(done.items.values_list("subject_id", "outcome"))
+    assert {k: outcomes[k] for k in ids[:4]} == {
+        conflicted: "conflict_skipped",
+        blocked: "blacklisted",
+        deleted: "invalid",
+        raced: "added_concurrently",
+    }
+    assert done.result == {"added": 297, "conflict_skipped": 1, "blacklisted": 1, "invalid": 1, "added_concurrently": 1}
+    assert done.status == BatchStatus.COMMITTED and done.processed == done.total == 301
+    [info] = done.items.get(subject_id=conflicted).conflicts
+    assert info["campaign_id"] == other.id
+    added = Execution.objects.filter(campaign=campaign).exclude(subject_id=raced)
+    assert set(added.values_list("subject_id", flat=True)) == set(ids[4:])
+    events = ExecutionEvent.objects.filter(campaign=campaign, type="enrolled", execution__in=added)
+    assert events.count() == 297 and set(events.values_list("to_status", flat=True)) == {"pending"}
+    assert {e.data["by"] for e in events} == {actor.user.pk}
+    assert not events.exclude(node_id__isnull=False).exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs a second connection")
+@pytest.mark.django_db(transaction=True)
+def test_job_of_a_batch_failed_meanwhile_writes_nothing_more(actor, workspace, monkeypatch):
+    setup_sms(workspace)
+    campaign = journey(actor, GRAPH, activate=False)
+    batch, _, _ = _background_batch(actor, workspace, campaign)
+    from automation.services import enrollment_batches
+
+    real = enrollment_batches.checked
+
+    def beat_fails_it(*args, **kwargs):  # the beat gives up on the batch (its own transaction) mid-chunk
+        def fail():
+            try:
+                EnrollmentBatch.objects.filter(pk=batch.pk).update(status=BatchStatus.FAILED)
+            finally:
+                connections.close_all()
+
+        beat = threading.Thread(target=fail)
+        beat.start()
+        beat.join(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(enrollment_batches, "checked", beat_fails_it)
+    done = enrollment_batch_run(batch_id=batch.id)
+    assert done.status == BatchStatus.FAILED
+    assert not Execution.objects.filter(campaign=campaign).exists()
+    assert not done.items.exclude(outcome="").exists()  # the chunk was rolled back with its executions

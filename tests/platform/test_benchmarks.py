@@ -78,6 +78,8 @@ def test_bench_enrollment_fails_below_the_required_ratio(hermetic):
     result = bench("bench_enrollment", "--targets", "30", "--min-ratio", "1000")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "commit / multi-row INSERT" in result.stdout and "FAIL" in result.stdout
+    for line in ("preview:", "executions/s", "multi-row INSERT of the same rows", "bare INSERT … SELECT unnest"):
+        assert line in result.stdout
     assert "below the goal" in result.stderr
 
 
