@@ -19,7 +19,8 @@ HIDDEN = (EventType.CLAIMED, EventType.PROCESSING)
 def render_target_panel(*, request, actor, target) -> str | None:
     if actor is None or not actor.has(Perm.VIEW):
         return None
-    # The engine's own bookkeeping (claimed, processing) stays in the API and the campaign log, not here.
+    # The engine's own bookkeeping rows (claimed, processing — written before the outcome row took them over)
+    # stay in the API and the campaign log, not here.
     events = journey_stats.target_timeline_events(actor=actor, target_id=target.id).exclude(type__in=HIDDEN)
     page = Paginator(events, TIMELINE_PAGE).get_page(request.GET.get("timeline_page"))
     context = {

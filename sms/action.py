@@ -113,6 +113,21 @@ class _Plan:
 _STAMP_SQL = f"UPDATE {SmsAttempt._meta.db_table} SET status = %s WHERE id = %s AND status = %s"  # noqa: S608
 
 
+def _stamp_sending(attempt_id: int) -> int:
+    """queued → sending, committed before the call (journeys.md "Leases"). ``SMS_STAMP_DURABLE = False`` commits
+    it without waiting for the WAL flush: still safe when a worker dies, not when PostgreSQL itself crashes
+    within a fraction of a second (the stamp may be lost and the step sent again) — off by default."""
+    params = [AttemptStatus.SENDING, attempt_id, AttemptStatus.QUEUED]
+    if getattr(django_settings, "SMS_STAMP_DURABLE", True) or connection.vendor != "postgresql":
+        with connection.cursor() as cursor:  # one short committed statement: no query building
+            cursor.execute(_STAMP_SQL, params)
+            return cursor.rowcount
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        cursor.execute(_STAMP_SQL, params)
+        return cursor.rowcount
+
+
 def _record_many(updates: list[tuple]) -> None:
     """Fill result fields once, for many attempts in one statement (only rows still ``sending``)."""
     if not updates:
@@ -440,9 +455,7 @@ class SendSmsAction(Action):
         plan.gateway = channel.rate_take_first(_cached_settings(plan.ctx), config.get("provider"))
         if plan.gateway is not None:
             return
-        with connection.cursor() as cursor:  # one short committed statement per call: no query building
-            cursor.execute(_STAMP_SQL, [AttemptStatus.SENDING, plan.attempt.id, AttemptStatus.QUEUED])
-            stamped = cursor.rowcount
+        stamped = _stamp_sending(plan.attempt.id)
         if not stamped:  # pragma: no cover - one job holds an execution at a time
             plan.lost = True
             return

@@ -79,7 +79,9 @@ def test_unknown_outcome_hold_pauses_execution(actor, workspace, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_same_job_delivered_twice_sends_once(actor, workspace, monkeypatch):
+@pytest.mark.parametrize("durable_stamp", [True, False], ids=["durable stamp", "stamp without WAL flush"])
+def test_same_job_delivered_twice_sends_once(actor, workspace, monkeypatch, settings, durable_stamp):
+    settings.SMS_STAMP_DURABLE = durable_stamp
     setup_sms(workspace)
     provider = CountingConsole(monkeypatch)
     with time_machine.travel(T0, tick=False):
