@@ -94,7 +94,8 @@ class LikePage:
 
 
 def test_browser_worker_killed_after_its_click_ends_the_task_once(actor, workspace, settings, tmp_path):
-    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    db_engine = settings.DATABASES["default"]["ENGINE"]
+    if db_engine != "django.db.backends.postgresql" or not settings.CELERY_BROKER_URL.startswith("redis"):
         pytest.skip("needs PostgreSQL and a Redis broker")
     page = LikePage()
     queue = f"browser-fault-{uuid.uuid4().hex[:8]}"

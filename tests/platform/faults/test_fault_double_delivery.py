@@ -28,7 +28,10 @@ from workers.services import creation
 from workers.services.dispatch import dispatch_due_tasks
 from workers.services.results import result_apply
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks and advisory locks need PostgreSQL"),
+]
 
 
 @pytest.fixture

@@ -20,7 +20,10 @@ from sms.models import SmsAttempt
 from tests.automation.helpers import CountingConsole, end_node, enroll, journey, linear_graph, setup_sms, sms_node
 from tests.conftest import make_target
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks and advisory locks need PostgreSQL"),
+]
 
 
 def two_ticks_overlapping(monkeypatch) -> tuple[object, object, list, list]:
