@@ -8,7 +8,7 @@ see (and pause) them in the admin. Run exactly one beat.
 import os
 
 from celery import Celery
-from celery.signals import beat_init, worker_init
+from celery.signals import beat_init, celeryd_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -25,7 +25,7 @@ def _embedded_folders(sender, **kwargs) -> None:
     ensure_embedded_folders()
 
 
-@worker_init.connect
+@celeryd_init.connect  # the `celery worker` command (not in-process test workers)
 @beat_init.connect
 def _refuse_development_secrets(sender=None, **kwargs) -> None:
     """A production (DEBUG=0) worker or beat needs real secrets, like the web process.

@@ -23,7 +23,7 @@ def bench(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        env=dict(os.environ, PYTHONPATH=str(ROOT), DEBUG="1"),  # its workers start with the dev secrets
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -2,8 +2,8 @@
 entirely while the first is paused in the middle of a claim (its rows locked, its transaction open).
 
 With the advisory lock (production) the second tick is skipped. With the lock taken away, the claims
-alone must still keep them apart (``FOR UPDATE SKIP LOCKED`` + the conditional UPDATE read back by
-token). Either way every execution is dispatched once and sends one SMS.
+alone must still keep them apart (``FOR UPDATE SKIP LOCKED`` inside the one claim statement). Either
+way every execution is dispatched once and sends one SMS.
 """
 
 import threading
@@ -29,15 +29,16 @@ pytestmark = [
 def two_ticks_overlapping(monkeypatch) -> tuple[object, object, list, list]:
     """Tick A pauses inside its first claim transaction until tick B has run from start to end."""
     a_inside, b_done = threading.Event(), threading.Event()
-    original = scheduler.events.claimed_events
+    original = scheduler._claim_returning
 
-    def claimed_events(rows, *, now):
-        original(rows, now=now)
-        if threading.current_thread().name == "tick-a" and not a_inside.is_set():
+    def claim_returning(*args, **kwargs):
+        rows = original(*args, **kwargs)  # the rows are locked and queued; the transaction is still open
+        if rows and threading.current_thread().name == "tick-a" and not a_inside.is_set():
             a_inside.set()
             assert b_done.wait(30), "tick B never finished"
+        return rows
 
-    monkeypatch.setattr(scheduler.events, "claimed_events", claimed_events)
+    monkeypatch.setattr(scheduler, "_claim_returning", claim_returning)
     sent = {"tick-a": [], "tick-b": []}
     reports = {}
 
@@ -75,8 +76,10 @@ def assert_each_sent_once(console, campaigns, dispatched: list, n: int) -> None:
     assert len(console.calls) == n and len(set(console.calls)) == n
     per_execution = Counter(SmsAttempt.objects.filter(campaign__in=campaigns).values_list("execution_id", flat=True))
     assert len(per_execution) == n and set(per_execution.values()) == {1}
-    claims = Counter(
-        ExecutionEvent.objects.filter(campaign__in=campaigns, type="claimed").values_list("execution_id", flat=True)
+    claims = Counter(  # a claim is recorded on the step's outcome row (data.claimed_at)
+        ExecutionEvent.objects.filter(campaign__in=campaigns, data__has_key="claimed_at").values_list(
+            "execution_id", flat=True
+        )
     )
     assert set(claims.values()) == {1}  # no execution claimed twice
 
