@@ -6,7 +6,7 @@ from django.db.models import Q
 from campaigns.chains.filters import GroupFilter
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, TargetStatus
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
-from campaigns.platform.filters import IsoDateTimeFilter
+from campaigns.platform.filters import IdFilter, IsoDateTimeFilter
 from campaigns.platform.phones import PhoneError, parse_phone
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
@@ -15,10 +15,10 @@ _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890
 class TargetFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(method="search", label="جستجو")
     status = django_filters.MultipleChoiceFilter(choices=TargetStatus.choices, label="وضعیت")
-    list = django_filters.NumberFilter(field_name="lists", label="فهرست")
+    list = IdFilter(field_name="lists", label="فهرست")
     province = django_filters.CharFilter(lookup_expr="iexact", label="استان")
     city = django_filters.CharFilter(lookup_expr="iexact", label="شهر")
-    owner = django_filters.NumberFilter(field_name="owner_id", label="مسئول")
+    owner = IdFilter(field_name="owner_id", label="مسئول")
     created_after = IsoDateTimeFilter(field_name="created_at", lookup_expr="gte", label="ایجاد از")
     created_before = IsoDateTimeFilter(field_name="created_at", lookup_expr="lt", label="ایجاد تا")
 

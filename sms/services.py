@@ -182,9 +182,8 @@ SETTINGS_FIELDS = {
     "notifications_email",
     "sms_retention_days",
 }
-# Kept in ``Workspace.settings``: e-mail every notification (campaigns.notifications) and the days after
-# which SMS texts and numbers are erased (sms.retention; 0 = keep forever).
-WORKSPACE_KEYS = ("notifications_email", RETENTION_SETTING)
+# ``notifications_email`` (e-mail every notification, campaigns.notifications) and ``sms_retention_days`` (days
+# after which SMS texts and numbers are erased, sms.retention; 0 = keep forever) live in Workspace.settings.
 MAX_RETENTION_DAYS = 3650
 
 

@@ -3,7 +3,7 @@
 import django_filters
 
 from campaigns.notifications.models import Activity, ActivityStatus, Notification
-from campaigns.platform.filters import IsoDateTimeFilter
+from campaigns.platform.filters import IdFilter, IsoDateTimeFilter
 
 
 class NotificationFilter(django_filters.FilterSet):
@@ -17,8 +17,8 @@ class NotificationFilter(django_filters.FilterSet):
 class ActivityFilter(django_filters.FilterSet):
     mine = django_filters.BooleanFilter(method="filter_mine", label="فقط پیگیری‌های من")
     status = django_filters.ChoiceFilter(choices=ActivityStatus.choices, label="وضعیت")
-    target = django_filters.NumberFilter(field_name="target_id", label="مخاطب")
-    assignee = django_filters.NumberFilter(field_name="assignee_id", label="مسئول")
+    target = IdFilter(field_name="target_id", label="مخاطب")
+    assignee = IdFilter(field_name="assignee_id", label="مسئول")
     due_before = IsoDateTimeFilter(field_name="due_at", lookup_expr="lt", label="موعد تا")
 
     class Meta:

@@ -6,6 +6,8 @@ import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
 
+from campaigns.platform.api.fields import MAX_ID
+
 # PostgreSQL accepts UTC offsets up to ±15:59; Python accepts up to ±23:59.
 MAX_UTC_OFFSET = timedelta(hours=15, minutes=59)
 
@@ -32,12 +34,13 @@ class IsoDateTimeFilter(django_filters.IsoDateTimeFilter):
 
 
 class IdFilter(django_filters.Filter):
-    """A positive integer id (``1.5``, ``-1`` and ``x`` are field errors)."""
+    """A positive integer id that fits a ``bigint`` (``1.5``, ``-1``, ``1e9`` and ``x`` are field errors)."""
 
     field_class = forms.IntegerField
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
         super().__init__(*args, **kwargs)
 
 

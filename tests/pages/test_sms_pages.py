@@ -62,6 +62,12 @@ def test_settings_page_adds_a_console_account_makes_it_primary_and_sends_a_test_
     dialog.locator("#id_name").fill("کنسول آزمایشی")
     dialog.locator("#id_provider").select_option("console")
     expect(dialog.locator("#id_cred_kavenegar__api_key")).to_be_hidden()  # console needs no credentials
+    dialog.locator("#id_provider").select_option("melipayamak")  # its inputs come from its credential schema
+    expect(dialog.locator("#id_cred_melipayamak__username")).to_be_visible()
+    expect(dialog.locator("#id_cred_melipayamak__password")).to_have_attribute("type", "password")
+    expect(dialog.locator("#id_cred_kavenegar__api_key")).to_be_hidden()
+    shot(page, "sms-settings-account-dialog")
+    dialog.locator("#id_provider").select_option("console")
     dialog.locator("#id_senders").fill("3000\n3001")
     dialog.locator("button:has-text('ذخیره حساب')").click()
     expect(page.locator(".flash-success")).to_contain_text("کنسول آزمایشی")
@@ -73,8 +79,13 @@ def test_settings_page_adds_a_console_account_makes_it_primary_and_sends_a_test_
     page.fill("#id_global_daily_limit", "500")
     page.fill("#id_win_sat_start", "09:00")
     page.fill("#id_win_sat_end", "18:00")
+    page.fill("#id_sms_retention_days", "90")
+    page.check("#id_notifications_email")
     page.click("button:has-text('ذخیره تنظیمات')")
     expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
+    shop.refresh_from_db()
+    assert shop.settings == {"notifications_email": True, "sms_retention_days": 90}
+    assert page.input_value("#id_sms_retention_days") == "90" and page.is_checked("#id_notifications_email")
     settings = SmsSettings.objects.get(workspace=shop)
     assert settings.primary_account_id == account.id
     expect(page.get_by_test_id("channel-state")).to_contain_text("باز")

@@ -21,7 +21,7 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections, transaction
-from django.test import override_settings
+from django.test import Client, override_settings
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -151,3 +151,37 @@ def test_api_fuzz(case, fuzz_headers):
             case.call_and_validate(headers=fuzz_headers, checks=checks)
         finally:
             transaction.set_rollback(True)
+
+
+def test_every_id_in_a_path_names_a_seeded_object():
+    """A new endpoint with an id in its path needs a rule in ``fuzz_seed.path_ids`` (and an object)."""
+    any_ids = KeyAll()
+    missing = []
+    for operation in schema.get_all_operations():
+        operation = operation.ok()
+        ids = [p.name for p in operation.path_parameters if p.name.endswith("_id")]
+        seeded = path_ids(operation.path, any_ids)
+        missing += [f"{operation.path} {name}" for name in ids if name not in seeded]
+    assert missing == []
+
+
+class KeyAll(dict):
+    """Every seeded name answers an id (for checking the rules without seeding)."""
+
+    def __getitem__(self, key):
+        return 1
+
+
+def test_a_destructive_request_leaves_the_seeded_object_for_the_next_one(fuzz_headers):
+    from campaigns.models import Target
+
+    target_id = SEEDED["target"]
+    client = Client()
+    headers = {"HTTP_AUTHORIZATION": fuzz_headers["Authorization"], "HTTP_X_WORKSPACE": fuzz_headers["X-Workspace"]}
+    with transaction.atomic():
+        try:
+            assert client.delete(f"/api/v1/targets/{target_id}", **headers).status_code == 204
+            assert not Target.objects.filter(pk=target_id, deleted_at__isnull=True).exists()
+        finally:
+            transaction.set_rollback(True)
+    assert client.get(f"/api/v1/targets/{target_id}", **headers).status_code == 200

@@ -386,3 +386,20 @@ def test_ids_beyond_bigint_in_a_body_are_field_errors(api, url, payload):
     response = api.post(url, payload, format="json")
     body = assert_envelope(response, 400, "VALIDATION_ERROR")
     assert set(body["error"]["details"]) & {"list_ids", "target_id", "campaign_group_id"}
+
+
+@pytest.mark.parametrize(
+    "url,name",
+    [
+        ("/api/v1/browser/tasks", "account"),
+        ("/api/v1/browser/tasks", "campaign"),
+        ("/api/v1/targets", "owner"),
+        ("/api/v1/targets", "list"),
+        ("/api/v1/activities", "target"),
+    ],
+)
+@pytest.mark.parametrize("value", ["-2.29e+89", "1.5", "0", str(2**63)])
+def test_id_filter_that_is_not_a_bigint_id_is_a_field_error(api, url, name, value):
+    # Found by the fuzzer on the embedded SQLite default: a float id filter reached the database (500).
+    body = assert_envelope(api.get(url, {name: value}), 400, "VALIDATION_ERROR")
+    assert name in body["error"]["details"]

@@ -3,15 +3,15 @@ VALIDATION_ERROR in the envelope, see ``WorkspaceAPIView.filter_queryset``)."""
 
 import django_filters
 
-from campaigns.platform.filters import StrictBooleanFilter
+from campaigns.platform.filters import IdFilter, StrictBooleanFilter
 from workers.choices import ActionType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
 from workers.models import ActionConfig, BrowserAccount, BrowserTask, CampaignPlatform, Proxy
 
 
 class TaskFilter(django_filters.FilterSet):
-    campaign = django_filters.NumberFilter(field_name="campaign_id")
-    platform = django_filters.NumberFilter(field_name="platform_id")
-    account = django_filters.NumberFilter(field_name="account_id")
+    campaign = IdFilter(field_name="campaign_id")
+    platform = IdFilter(field_name="platform_id")
+    account = IdFilter(field_name="account_id")
     status = django_filters.ChoiceFilter(choices=TaskStatus.choices)
     error_code = django_filters.ChoiceFilter(choices=ErrorCode.choices)
     action_type = django_filters.ChoiceFilter(choices=ActionType.choices)
@@ -48,7 +48,7 @@ class ActionConfigFilter(django_filters.FilterSet):
 
 
 class PlatformFilter(django_filters.FilterSet):
-    campaign = django_filters.NumberFilter(field_name="campaign_id")
+    campaign = IdFilter(field_name="campaign_id")
     platform = django_filters.CharFilter()
     status = django_filters.ChoiceFilter(choices=PlatformStatus.choices)
 
