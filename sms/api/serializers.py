@@ -96,6 +96,8 @@ class SmsSettingsOutput(serializers.Serializer):
     pause_reason = serializers.CharField()
     channel_problem = serializers.CharField(allow_null=True)
     webhook_path = serializers.CharField()
+    notifications_email = serializers.BooleanField(help_text="Every notification is also e-mailed to the owners.")
+    sms_retention_days = serializers.IntegerField(help_text="SMS texts and numbers are erased after it; 0 = kept.")
 
 
 class CredentialFieldOutput(serializers.Serializer):

@@ -30,6 +30,7 @@ from sms.exports import blacklist_csv
 from sms.filters import BlacklistFilter, SmsAttemptFilter
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 from sms.providers import PROVIDERS, credential_fields
+from sms.retention import retention_days
 
 
 class PreviewApi(WorkspaceAPIView):
@@ -217,6 +218,7 @@ class SmsAttemptDetailApi(WorkspaceAPIView):
 
 
 def _settings_payload(settings) -> dict:
+    workspace = settings.workspace
     return {
         "enabled": settings.enabled,
         "primary_account_id": settings.primary_account_id,
@@ -226,6 +228,8 @@ def _settings_payload(settings) -> dict:
         "pause_reason": settings.pause_reason,
         "channel_problem": channel.channel_problem(settings.workspace_id),
         "webhook_path": f"/api/webhooks/sms/generic/{settings.webhook_token}",
+        "notifications_email": bool((workspace.settings or {}).get("notifications_email", False)),
+        "sms_retention_days": retention_days(workspace),
     }
 
 

@@ -190,6 +190,11 @@ def test_sms_settings_resume_and_rotate_endpoints(api, workspace, other_workspac
     data = api.get("/api/v1/sms/settings").json()
     assert data["pause_reason"] == "credit" and data["channel_problem"] is None
     assert data["webhook_path"].endswith(settings.webhook_token)
+    assert data["notifications_email"] is False and data["sms_retention_days"] == 0
+    workspace.settings = {**(workspace.settings or {}), "notifications_email": True, "sms_retention_days": 90}
+    workspace.save()
+    data = api.get("/api/v1/sms/settings").json()
+    assert data["notifications_email"] is True and data["sms_retention_days"] == 90
     assert api.post("/api/v1/sms/settings/resume").json()["paused_until"] is None
     rotated = api.post("/api/v1/sms/settings/rotate-webhook").json()
     assert not rotated["webhook_path"].endswith(settings.webhook_token)
