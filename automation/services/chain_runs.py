@@ -15,13 +15,12 @@ from django.utils import timezone
 
 from automation import events
 from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus, NodeType, VersionStatus, WorkflowStatus
-from automation.engine.graph import Graph, published_graph
+from automation.engine.graph import Graph
 from automation.engine.registry import ACTIONS
 from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from automation.selectors import campaign_journey_get
-from automation.services.enrollment_core import subject_problems
+from automation.services.enrollment_core import execution_fields, subject_problems
 from automation.services.workflows import _write_graph
-from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target
 
 # chain_action channel → the engine action that sends it.
@@ -112,30 +111,13 @@ def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime
             ready.append(tid)
     if not ready:
         return result
-    journey = campaign.journey
-    first = published_graph(journey.workflow_version_id).first_step()
-    status = ExecutionStatus.ACTIVE if campaign.status == CampaignStatus.ACTIVE else ExecutionStatus.PENDING
+    fields = execution_fields(campaign, now=now)
+    status = fields["status"]
     created: list[Execution] = []
     for tid in ready:
         try:
             with transaction.atomic():
-                created.append(
-                    Execution.objects.create(
-                        workspace_id=campaign.workspace_id,
-                        campaign_id=campaign.id,
-                        workflow_id=journey.workflow_id,
-                        version_id=journey.workflow_version_id,
-                        subject_type=ct,
-                        subject_id=tid,
-                        current_node_id=first.id,
-                        needs_budget=first.consumes_budget,
-                        status=status,
-                        eligible_at=now,
-                        next_run_at=now,
-                        node_entered_at=now,
-                        started_at=now if status == ExecutionStatus.ACTIVE else None,
-                    )
-                )
+                created.append(Execution.objects.create(**fields, subject_id=tid))
         except IntegrityError:
             result[tid] = ("refused", "already_live")
     rows = [

@@ -230,18 +230,17 @@ def classify(campaign: Campaign, ids: list[int], visible: QuerySet) -> dict[int,
     return out
 
 
-def execution_template(campaign: Campaign, *, now: datetime) -> Execution:
-    """A new execution of ``campaign`` at its first step (every field but the subject)."""
+def execution_fields(campaign: Campaign, *, now: datetime) -> dict[str, Any]:
+    """The fields of a new execution of ``campaign`` at its first step (every field but the subject)."""
     journey = campaign.journey
     first = published_graph(journey.workflow_version_id).first_step()
     status = ExecutionStatus.ACTIVE if campaign.status == CampaignStatus.ACTIVE else ExecutionStatus.PENDING
-    return Execution(
+    return dict(
         workspace_id=campaign.workspace_id,
         campaign_id=campaign.id,
         workflow_id=journey.workflow_id,
         version_id=journey.workflow_version_id,
         subject_type_id=ContentType.objects.get_for_model(Target).id,
-        subject_id=0,
         current_node_id=first.id,
         needs_budget=first.consumes_budget,
         status=status,
@@ -250,6 +249,11 @@ def execution_template(campaign: Campaign, *, now: datetime) -> Execution:
         node_entered_at=now,
         started_at=now if status == ExecutionStatus.ACTIVE else None,
     )
+
+
+def execution_template(campaign: Campaign, *, now: datetime) -> Execution:
+    """A new execution of ``campaign`` at its first step (every field but the subject)."""
+    return Execution(**execution_fields(campaign, now=now), subject_id=0)
 
 
 def enroll_chunk(
