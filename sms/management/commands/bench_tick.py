@@ -77,7 +77,7 @@ class Command(BaseCommand):
         limit = options["max_seconds"]
         verdict = "" if limit is None else ("  FAIL" if full > limit else "  ok")
         out(
-            f"goal: full-table tick <= 0.5 s (issue); required here: {'-' if limit is None else f'<= {limit} s'}; "
+            f"goal: full-table tick <= 0.5 s (target); required here: {'-' if limit is None else f'<= {limit} s'}; "
             f"measured {full:.3f} s{verdict}"
         )
         out(f"full / small table: {full / small:.2f}× for {total // due}× the rows (1× = linear in due rows only)")
