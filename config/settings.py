@@ -284,7 +284,8 @@ AUTOMATION_TICK_SECONDS = int(os.environ.get("AUTOMATION_TICK_SECONDS", "50"))
 # take 200 ticks); still bounded by AUTOMATION_TICK_MAX_CLAIMS for the whole tick.
 AUTOMATION_NON_BUDGET_PER_TICK = int(os.environ.get("AUTOMATION_NON_BUDGET_PER_TICK", "5000"))
 SMS_HTTP_TIMEOUT = float(os.environ.get("SMS_HTTP_TIMEOUT", "10"))
-# The "sending" stamp before each provider call waits for the WAL flush (default). "0": it does not — a worker's
+# The "sending" stamp before each call through a provider that cannot be asked by local id waits for the WAL
+# flush (default). "0": it does not — a worker's
 # death is still handled, a PostgreSQL crash right after a stamp may resend that step (journeys.md "Benchmark").
 SMS_STAMP_DURABLE = os.environ.get("SMS_STAMP_DURABLE", "1") != "0"
 SMS_CIRCUIT_PAUSE_MINUTES = int(os.environ.get("SMS_CIRCUIT_PAUSE_MINUTES", "30"))

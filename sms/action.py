@@ -2,11 +2,13 @@
 
 Guards run in order circuit breaker → blacklist → send window → daily limit.
 Then, in one short transaction, the daily limit is reserved and the attempt
-row is inserted as ``queued`` with its unique idempotency key and the step's
-numeric local id (one ``SmsSendSlot`` per execution + cycle + node, the same on
-every attempt, sent as Kavenegar's ``localid``). Each attempt is stamped
-``sending`` just before its own HTTP call, which runs with no transaction
-open; the result is written once (``UPDATE … WHERE status='sending'``).
+row is inserted with its unique idempotency key and the step's numeric local
+id (one ``SmsSendSlot`` per execution + cycle + node, the same on every
+attempt, sent as Kavenegar's ``localid``). Where the provider can be asked
+"was local id N sent?" the row is inserted ``sending``; elsewhere it is
+inserted ``queued`` and stamped ``sending`` (committed) just before its own
+HTTP call. Calls run with no transaction open; the result is written once
+(``UPDATE … WHERE status='sending'``).
 
 After a crash: a ``queued`` row was never called — its reservation is given
 back and the row dropped, the step runs as if nothing happened; a ``sending``
@@ -46,6 +48,7 @@ from automation.engine.registry import (
 )
 from automation.engine.variables import render, unknown_variables
 from automation.engine.window import local_day
+from campaigns.platform.bulk import bulk_insert
 from sms import channel, rate_limits
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.delivery import attempt_status_apply
@@ -95,6 +98,26 @@ class _Earlier(NamedTuple):
 _EARLIER_FIELDS = ("id", "status", "provider", "local_id", "request_at", "error_code")
 
 
+class _AttemptRef(NamedTuple):
+    """What the send loop needs of an attempt row it wrote."""
+
+    id: int
+    provider: str
+    sender: str
+
+    @classmethod
+    def of(cls, attempt: SmsAttempt) -> _AttemptRef:
+        return cls(attempt.id, attempt.provider, attempt.sender)
+
+
+def _insert_attempts(rows: list[dict[str, Any]]) -> list[_AttemptRef]:
+    """The batch's attempts in one INSERT (PostgreSQL: unnest, no model instances), in the order given."""
+    if connection.vendor != "postgresql":
+        return [_AttemptRef.of(a) for a in SmsAttempt.objects.bulk_create([SmsAttempt(**row) for row in rows])]
+    ids = dict(bulk_insert(SmsAttempt, rows, returning=("idempotency_key", "id")))
+    return [_AttemptRef(ids[row["idempotency_key"]], row["provider"], row["sender"]) for row in rows]
+
+
 @dataclass
 class _Plan:
     ctx: Any
@@ -104,7 +127,8 @@ class _Plan:
     attempt_number: int
     budget: Any
     local_id: int | None = None
-    attempt: SmsAttempt | None = None
+    attempt: _AttemptRef | None = None
+    answerable: bool = False  # the provider can be asked about this local id after a crash
     gateway: channel.GatewayResult | None = None
     lost: bool = False  # the queued row was no longer ours when its turn came
     limited: float = 0.0  # the account's rate limit refused the call: seconds until it may go
@@ -181,22 +205,24 @@ def assign_local_ids(plans: list[_Plan]) -> None:
     """The step's send slot (created once, INSERT … ON CONFLICT DO NOTHING): its id is the local id."""
     if not plans:
         return
-    slots = [
-        SmsSendSlot(
-            workspace_id=p.ctx.execution.workspace_id,
-            execution_id=p.ctx.execution.id,
-            cycle=p.ctx.execution.cycle,
-            node_id=p.ctx.node.id,
+    keys = {(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id): p.ctx.execution.workspace_id for p in plans}
+    found: dict[tuple, int] = {}
+    if connection.vendor == "postgresql":
+        rows = [{"workspace_id": w, "execution_id": e, "cycle": c, "node_id": n} for (e, c, n), w in keys.items()]
+        written = bulk_insert(
+            SmsSendSlot, rows, returning=("execution_id", "cycle", "node_id", "id"), conflict_do_nothing=True
         )
-        for p in plans
-    ]
-    SmsSendSlot.objects.bulk_create(slots, ignore_conflicts=True)
-    found = {
-        (e, c, n): pk
-        for e, c, n, pk in SmsSendSlot.objects.filter(execution_id__in={p.ctx.execution.id for p in plans}).values_list(
-            "execution_id", "cycle", "node_id", "id"
+        found = {(e, c, n): pk for e, c, n, pk in written}
+    else:
+        SmsSendSlot.objects.bulk_create(
+            [SmsSendSlot(workspace_id=w, execution_id=e, cycle=c, node_id=n) for (e, c, n), w in keys.items()],
+            ignore_conflicts=True,
         )
-    }
+    if len(found) < len(keys):  # slots that already existed (a step sent again)
+        for e, c, n, pk in SmsSendSlot.objects.filter(
+            execution_id__in={key[0] for key in keys if key not in found}
+        ).values_list("execution_id", "cycle", "node_id", "id"):
+            found.setdefault((e, c, n), pk)
     for p in plans:
         p.local_id = found[(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id)]
 
@@ -326,15 +352,16 @@ class SendSmsAction(Action):
             with transaction.atomic():
                 if not plan.budget.reserve():
                     return self._deferred_by_limit(ctx)
-                plan.attempt = SmsAttempt.objects.create(**self._attempt_fields(plan))
+                plan.attempt = _AttemptRef.of(SmsAttempt.objects.create(**self._attempt_fields(plan)))
         except IntegrityError:
             return self._existing_attempt(plan.key, ctx)
-        self._send(plan)  # no transaction of ours is open here: the provider call may take seconds
+        self._send([plan])  # no transaction of ours is open here: the provider call may take seconds
         return self._settle([plan])[0]
 
     def execute_many(self, ctxs: list) -> list[ActionResult]:
-        """The batched job's path: one reservation per budget, one INSERT, then each attempt is stamped
-        ``sending`` just before its own call, then one UPDATE of the results."""
+        """The batched job's path: one reservation per budget, one INSERT of the attempts, the calls (each
+        stamped ``sending`` just before it, unless its row was written ``sending``), then one UPDATE of the
+        results."""
         results: list[ActionResult | None] = [None] * len(ctxs)
         groups: dict[tuple, list[tuple[int, _Plan]]] = {}
         for index, ctx in enumerate(ctxs):
@@ -354,7 +381,7 @@ class SendSmsAction(Action):
             assign_local_ids([p for _, p in going])
             try:
                 with transaction.atomic():
-                    rows = SmsAttempt.objects.bulk_create([SmsAttempt(**self._attempt_fields(p)) for _, p in going])
+                    rows = _insert_attempts([self._attempt_fields(p) for _, p in going])
             except IntegrityError:  # a key already exists: give the units back and decide one by one
                 for _, plan in going:
                     plan.budget.release()
@@ -363,8 +390,7 @@ class SendSmsAction(Action):
                 return results
             for (_, plan), row in zip(going, rows, strict=True):
                 plan.attempt = row
-            for _, plan in going:
-                self._send(plan)
+            self._send([p for _, p in going])
             for (index, _), result in zip(going, self._settle([p for _, p in going]), strict=True):
                 results[index] = result
         return results
@@ -410,7 +436,8 @@ class SendSmsAction(Action):
             if decided is not None:
                 return decided
         number = len(earlier) + 1
-        return _Plan(ctx, phone, rendered.text, f"{ex.id}:{ex.cycle}:{node.id}:{number}", number, ctx.budget(CHANNEL))
+        key = f"{ex.id}:{ex.cycle}:{node.id}:{number}"
+        return _Plan(ctx, phone, rendered.text, key, number, ctx.budget(CHANNEL), answerable=_answerable(ctx))
 
     def _attempt_fields(self, plan: _Plan) -> dict[str, Any]:
         ex, config = plan.ctx.execution, plan.ctx.node.config
@@ -433,7 +460,7 @@ class SendSmsAction(Action):
             "cycle": ex.cycle,
             "idempotency_key": plan.key,
             "local_id": plan.local_id,
-            "status": AttemptStatus.QUEUED,
+            "status": AttemptStatus.SENDING if plan.answerable else AttemptStatus.QUEUED,
             "job_token": plan.ctx.job_token,
             "request_at": plan.ctx.now,
             "segments": count_segments(plan.text).segments,
@@ -447,18 +474,27 @@ class SendSmsAction(Action):
             data={"event": EventType.DEFERRED_LIMIT},
         )
 
-    def _send(self, plan: _Plan) -> None:
-        """Stamp this attempt ``sending`` (committed at once), then call the provider."""
-        plan.ctx.heartbeat()
+    def _send(self, plans: list[_Plan]) -> None:
+        """Call the provider for each attempt, in order, with no transaction of ours open.
+
+        An attempt whose every possible account answers "was local id N sent?" was written ``sending`` by its
+        INSERT: after a crash it is asked about, and if it was never called it is sent again with the same
+        local id. Any other attempt is written ``queued`` and stamped ``sending`` (committed) just before its
+        own call, so a crash leaves at most that one send undecided (journeys.md "Decisions")."""
+        for plan in plans:
+            plan.ctx.heartbeat()
+            # The account's rate limit first: a limited step is deferred without any call (row dropped, unit back).
+            plan.gateway = channel.rate_take_first(_cached_settings(plan.ctx), plan.ctx.node.config.get("provider"))
+            if plan.gateway is not None:
+                continue
+            if not plan.answerable and not _stamp_sending(plan.attempt.id):
+                plan.lost = True  # pragma: no cover - one job holds an execution at a time
+                continue
+            self._call(plan)
+
+    def _call(self, plan: _Plan) -> None:
+        """The provider call of a stamped attempt (no transaction of ours is open)."""
         config = plan.ctx.node.config
-        # The account's rate limit first: a limited step is deferred without any call (row dropped, unit back).
-        plan.gateway = channel.rate_take_first(_cached_settings(plan.ctx), config.get("provider"))
-        if plan.gateway is not None:
-            return
-        stamped = _stamp_sending(plan.attempt.id)
-        if not stamped:  # pragma: no cover - one job holds an execution at a time
-            plan.lost = True
-            return
         try:
             plan.gateway = channel.send_through_gateway(
                 _cached_settings(plan.ctx),
@@ -470,7 +506,7 @@ class SendSmsAction(Action):
                 primary_rate_taken=True,
             )
         except STOP_EXCEPTIONS:
-            raise  # the task's time is up; the row stays ``sending`` and is settled by the next run
+            raise  # the task's time is up; the rows stay ``sending`` and are settled by the next run
         except Exception as exc:  # the outcome is unknown: never resend blindly
             logger.exception("provider call raised for attempt %s", plan.attempt.id)
             plan.gateway = channel.GatewayResult(
@@ -669,6 +705,20 @@ class SendSmsAction(Action):
 def _primary_kind(ctx) -> str:
     account = _cached_settings(ctx).primary_account
     return account.provider if account is not None else ""
+
+
+def _answerable(ctx) -> bool:
+    """Whether every account this step's send may call can later be asked about its local id (the step's
+    provider, or the primary and the fallback used when the primary is unusable)."""
+    chosen = ctx.node.config.get("provider")
+    provider = provider_for(chosen or _primary_kind(ctx))
+    if provider is None or not provider.has_status_query:
+        return False
+    settings = _cached_settings(ctx)
+    if chosen or not settings.fallback_account_id:
+        return True
+    fallback = provider_for(settings.fallback_account.provider)
+    return fallback is not None and fallback.has_status_query
 
 
 def _cached_settings(ctx):

@@ -92,7 +92,7 @@ def _claim(items: list[tuple[int, str]], now: datetime) -> list[tuple[ExecutionR
     with transaction.atomic():
         connection.ensure_connection()
         with psycopg.Cursor(connection.connection) as cursor:
-            cursor.execute(_claim_sql(), [ids, tokens, now, now, now])
+            cursor.execute(_claim_sql(), [ids, tokens, now, now, now], binary=True)
             rows = [_row(values) for values in cursor.fetchall()]
     order = {pk: index for index, pk in enumerate(ids)}  # dispatch order = the scheduler's fairness order
     rows.sort(key=lambda r: order[r[0].id])

@@ -11,8 +11,9 @@ from automation.engine.runner import process_execution
 from automation.models import Execution, ExecutionEvent
 from campaigns.models import Notification
 from sms.action import SendSmsAction
-from sms.models import SmsAttempt, SmsSettings
+from sms.models import SmsAttempt, SmsLogEvent, SmsSettings
 from sms.providers import SendResponse
+from sms.providers.console import ConsoleProvider
 from tests.conftest import make_target
 
 from .helpers import (
@@ -54,19 +55,48 @@ def test_worker_dies_after_provider_accepted_never_resends(actor, workspace, mon
     assert execution.status == ExecutionStatus.PROCESSING
     driver.tick(T0 + timedelta(minutes=5))  # lease not expired: nothing happens
     assert provider.calls == []
-    driver.tick(T0 + timedelta(minutes=15))  # reaped, claimed again: step a closes as unknown, not resent
+    driver.tick(T0 + timedelta(minutes=15))  # reaped, claimed again: step a is asked about, not resent
     driver.tick(T0 + timedelta(minutes=16))  # step b (budget step, back through the scheduler)
     attempt.refresh_from_db()
-    assert attempt.status == "unknown"
+    assert attempt.status == "submitted"  # the console answered "sent" for its local id
+    assert SmsLogEvent.objects.filter(attempt=attempt, event="status_query").count() == 1
     assert provider.calls == [str(SmsAttempt.objects.exclude(pk=attempt.pk).get().local_id)]
     execution.refresh_from_db()
     assert execution.status == ExecutionStatus.COMPLETED
     assert ExecutionEvent.objects.filter(execution=execution, type=EventType.LEASE_EXPIRED).count() == 1
+
+
+@pytest.mark.django_db
+def test_worker_dies_after_accepted_by_a_provider_that_cannot_be_asked(actor, workspace, monkeypatch):
+    monkeypatch.setattr(ConsoleProvider, "status_by_local_id", False)  # like Melipayamak
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
+        enroll(actor, campaign, [make_target(workspace)])
+
+    class WorkerDied(BaseException):
+        pass
+
+    def die(*args, **kwargs):
+        raise WorkerDied
+
+    driver = Driver()
+    with monkeypatch.context() as m:
+        m.setattr(SendSmsAction, "_settle", die)  # dies after the provider accepted
+        with pytest.raises(WorkerDied):
+            driver.tick(T0 + timedelta(minutes=1))
+    provider = CountingConsole(monkeypatch)
+    driver.tick(T0 + timedelta(minutes=15))  # reaped, claimed again: closed unknown, on_unknown_outcome decides
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert attempt.status == "unknown" and provider.calls == []  # never resent blindly
+    execution = Execution.objects.get(campaign=campaign)
+    assert execution.status == ExecutionStatus.COMPLETED  # on_unknown_outcome "continue"
     assert ExecutionEvent.objects.filter(execution=execution, type=EventType.UNKNOWN_OUTCOME).count() == 1
 
 
 @pytest.mark.django_db
 def test_unknown_outcome_hold_pauses_execution(actor, workspace, monkeypatch):
+    monkeypatch.setattr(ConsoleProvider, "status_by_local_id", False)  # a provider that cannot be asked
     setup_sms(workspace)
     with time_machine.travel(T0, tick=False):
         campaign = journey(actor, linear_graph(sms_node("a", on_unknown_outcome="hold"), end_node()))

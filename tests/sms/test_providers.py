@@ -216,3 +216,23 @@ def test_providers_endpoint_lists_the_registry(owner, workspace):
     assert [f["name"] for f in kavenegar["credential_fields"]] == ["api_key"]
     melipayamak = next(p for p in body if p["kind"] == "melipayamak")
     assert not melipayamak["status_by_local_id"] and melipayamak["status_by_message_id"]
+
+
+def test_console_answers_by_local_id_from_what_it_accepted():
+    console = provider_for("console")
+    assert console.has_status_query and not console.polls_delivery
+    assert console.send({}, SendRequest(phone="+989121234567", text="x", sender="", local_id="900001")).status == (
+        "submitted"
+    )
+    answers = console.query_status({}, local_ids=["900001", "900002"])
+    assert (answers["900001"].state, answers["900001"].message_id) == ("sent", "console-900001")
+    assert answers["900002"].state == "not_sent"  # never accepted: settled "not sent", sent again
+
+
+def test_console_memory_is_bounded():
+    from sms.providers import console as console_module
+
+    memory = console_module._Memory(3)
+    for n in range(5):
+        memory.add(str(n), f"console-{n}")
+    assert [memory.get(str(n)) for n in range(5)] == [None, None, "console-2", "console-3", "console-4"]

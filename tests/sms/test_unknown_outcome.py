@@ -146,12 +146,8 @@ class Killed(BaseException):
     """The worker process dies (SIGKILL): nothing after this point runs."""
 
 
-def test_batch_killed_after_the_second_of_five_calls_requeues_the_three_never_called(
-    actor, workspace, kavenegar, monkeypatch
-):
-    if connection.vendor != "postgresql":
-        pytest.skip("the batched job runs on PostgreSQL")
-    campaign = _journey(actor, workspace, count=5)
+def _kill_after_second_call(monkeypatch):
+    """Make the 2nd provider call kill the job; returns the real send function."""
     calls = []
     real_send = channel.send_through_gateway
 
@@ -163,21 +159,60 @@ def test_batch_killed_after_the_second_of_five_calls_requeues_the_three_never_ca
         return result
 
     monkeypatch.setattr(channel, "send_through_gateway", send)
+    return real_send
+
+
+def test_batch_killed_after_the_second_of_five_calls_asks_about_all_five(actor, workspace, kavenegar, monkeypatch):
+    # Kavenegar can be asked by local id: the batch's attempts are written ``sending`` (no per-send stamp);
+    # after the crash each is asked about, the three never called are sent again with their own local id.
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(actor, workspace, count=5)
+    real_send = _kill_after_second_call(monkeypatch)
     driver = Driver()
     with pytest.raises(Killed):
         driver.tick(T0 + timedelta(minutes=1))
     statuses = Counter(SmsAttempt.objects.filter(campaign=campaign).values_list("status", flat=True))
-    assert statuses == {"queued": 3, "sending": 2}  # never called ≠ unknown
+    assert statuses == {"sending": 5}
     assert len(kavenegar.messages) == 2
     monkeypatch.setattr(channel, "send_through_gateway", real_send)
     for minute in (5, 12, 13, 16, 30):  # lease expires (10 min from processing start), reaped, run again
         driver.tick(T0 + timedelta(minutes=minute))
     attempts = SmsAttempt.objects.filter(campaign=campaign)
-    assert Counter(attempts.values_list("status", flat=True)) == {"submitted": 5}
+    assert Counter(attempts.values_list("status", flat=True)) == {"submitted": 5, "failed": 3}
+    assert set(attempts.filter(status="failed").values_list("error_code", flat=True)) <= {"not_sent", ""}
+    local_ids = Counter(attempts.values_list("local_id", flat=True))
+    assert len(local_ids) == 5 and max(local_ids.values()) <= 2  # a resend keeps its step's local id
     assert len(kavenegar.messages) == 5 and len(kavenegar.sends()) == 5  # 0 duplicates, 0 lost
-    assert len(kavenegar.queries()) == 2  # only the two that were called were asked about
+    assert len(kavenegar.queries()) == 5  # every one was asked about before anything was sent again
     assert set(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"completed"}
     assert DailyCounter.objects.get(scope="campaign", scope_id=campaign.id).used == 5  # reservations given back
+
+
+def test_batch_killed_after_the_second_of_five_calls_requeues_the_three_never_called(
+    actor, workspace, kavenegar, monkeypatch
+):
+    # Melipayamak cannot be asked by local id: each attempt is stamped ``sending`` just before its own call.
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(
+        actor, workspace, count=5, provider="melipayamak", credentials={"username": "u", "password": "p"}
+    )
+    real_send = _kill_after_second_call(monkeypatch)
+    driver = Driver()
+    with pytest.raises(Killed):
+        driver.tick(T0 + timedelta(minutes=1))
+    statuses = Counter(SmsAttempt.objects.filter(campaign=campaign).values_list("status", flat=True))
+    assert statuses == {"queued": 3, "sending": 2}  # never called ≠ unknown
+    assert len(kavenegar.sends()) == 2
+    monkeypatch.setattr(channel, "send_through_gateway", real_send)
+    for minute in (5, 12, 13, 16, 30):
+        driver.tick(T0 + timedelta(minutes=minute))
+    attempts = SmsAttempt.objects.filter(campaign=campaign)
+    # The two called are unknown (on_unknown_outcome "continue" moves on); the three never called went once.
+    assert Counter(attempts.values_list("status", flat=True)) == {"unknown": 2, "submitted": 3}
+    assert len(kavenegar.sends()) == 5  # 0 duplicates, 0 lost
+    assert set(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"completed"}
 
 
 @pytest.mark.parametrize("count", [1, 3])

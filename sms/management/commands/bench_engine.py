@@ -14,7 +14,8 @@ here on CELERY_BROKER_URL and pointed at the benchmark's database, run the batch
 a day, so the journey's wait is "until" a fixed moment: the estimated end of enrollment (N / 1000 s after
 the journey is published) + ``--wait-seconds`` (the workers read the real clock). Executions that reach it
 earlier park in ``waiting`` and a tick wakes them, later ones pass it at once (one job pass fewer) — the
-count of parked ones is printed.
+count of parked ones is printed. When all of them parked before the moment, the time between the last one
+parking and the moment (the clock waiting, no work possible) is not counted, and printed.
 
 Every phase runs in a fresh database cloned from a migrated template (``campaigns.platform.benchmark``),
 VACUUM ANALYZEd before measuring and dropped at the end: a run leaves no rows behind.
@@ -131,7 +132,10 @@ class Command(BaseCommand):
         work = "the rest: waiting for the workers" if broker else "workers"
         out(f"  of which ticks {engine['tick_seconds']:.1f} s, {work} {engine['work_seconds']:.1f} s")
         if broker:
-            out(f"  {engine['parked']} of {n} executions parked at the wait and were woken by a tick")
+            out(
+                f"  {engine['parked']} of {n} executions parked at the wait and were woken by a tick; "
+                f"{engine['idle']:.1f} s between the last one parking and the wait's moment not counted"
+            )
         else:
             out(f"  peak RSS: {engine['rss_before']:.0f} MB before driving → {engine['rss_after']:.0f} MB after")
         share = engine["rate"] / raw["rate"]
@@ -253,15 +257,19 @@ class Command(BaseCommand):
                     signature.apply_async(args=([list(item) for item in chunk],), queue=queue)
 
                 executions = Execution.objects.filter(campaign=campaign)
-                ticks, tick_seconds = 0, 0.0
+                ticks, tick_seconds, all_parked = 0, 0.0, None
                 started = time.perf_counter()
+                wake_at = started + (wake - timezone.now()).total_seconds()  # the moment on this clock
                 while True:
                     t = time.perf_counter()
                     report = tick(send=send)
-                    tick_seconds += time.perf_counter() - t
-                    ticks += 1
+                    if all_parked is None or t > wake_at:  # ticks while the clock only waits are not counted
+                        tick_seconds += time.perf_counter() - t
+                        ticks += 1
                     if report.claimed:
                         continue
+                    if all_parked is None and executions.filter(status=ExecutionStatus.WAITING).count() == n:
+                        all_parked = time.perf_counter()
                     if not executions.filter(status__in=LIVE_STATUSES).exists():
                         break
                     if not workers.alive():
@@ -272,6 +280,9 @@ class Command(BaseCommand):
                 seconds = time.perf_counter() - started
         finally:
             delete_queue(queue)
+        # Every execution parked before the moment: the clock only waited for it, no work could run.
+        idle = max(0.0, wake_at - all_parked) if all_parked is not None else 0.0
+        seconds -= idle
         self._check_done(campaign, n)
         parked = ExecutionEvent.objects.filter(campaign=campaign, type=EventType.WAIT_STARTED)
         parked = parked.values("execution_id").distinct().count()
@@ -284,6 +295,7 @@ class Command(BaseCommand):
             "tick_seconds": tick_seconds,
             "work_seconds": seconds - tick_seconds,
             "parked": parked,
+            "idle": idle,
         }
 
     # --- (a) raw SQL floor ----------------------------------------------------------------------------
