@@ -191,8 +191,8 @@ def _record_many(updates: list[tuple]) -> None:
         " provider_response = v.provider_response::jsonb, provider_message_id = v.message_id,"
         " error_code = v.error_code, error_message = v.error_message, retry_scheduled_at = v.retry_at,"
         " provider = COALESCE(v.provider, a.provider), sender = COALESCE(v.sender, a.sender)"
-        " FROM unnest(%s::bigint[], %s::varchar[], %s::text[], %s::varchar[], %s::varchar[], %s::varchar[],"
-        " %s::timestamptz[], %s::varchar[], %s::varchar[]) AS v(id, status, provider_response, message_id,"
+        " FROM unnest(%b::bigint[], %b::varchar[], %b::text[], %b::varchar[], %b::varchar[], %b::varchar[],"
+        " %b::timestamptz[], %b::varchar[], %b::varchar[]) AS v(id, status, provider_response, message_id,"
         " error_code, error_message, retry_at, provider, sender)"
         " WHERE a.id = v.id AND a.status = 'sending'"
     )

@@ -67,7 +67,7 @@ def _claim_sql() -> str:
     # scheduler's claim moment (locked_at before this UPDATE), recorded on the job's outcome row.
     return (
         f"WITH mine AS (SELECT x.id, x.locked_at FROM {table} AS x"  # noqa: S608
-        " JOIN unnest(%s::bigint[], %s::uuid[]) AS d(id, token) ON x.id = d.id AND x.lock_token = d.token"
+        " JOIN unnest(%b::bigint[], %b::uuid[]) AS d(id, token) ON x.id = d.id AND x.lock_token = d.token"
         " WHERE x.status = 'queued' FOR UPDATE OF x)"
         f" UPDATE {table} AS e SET status = 'processing', revision = e.revision + 1, last_run_at = %s,"
         " locked_at = %s, updated_at = %s FROM mine WHERE e.id = mine.id"
@@ -141,7 +141,7 @@ def _write_many(done: list[Finished], now: datetime) -> dict[str, int]:
     sets = ", ".join(f"{c} = v.{c}::jsonb" if t == "jsonb" else f"{c} = v.{c}" for c, t in _COLUMNS)
     sql = (
         f"UPDATE {table} AS e SET {sets}, revision = e.revision + 1, updated_at = %s, lock_token = NULL, "  # noqa: S608
-        f"locked_at = NULL FROM unnest({', '.join(f'%s::{t}[]' for t in casts)}) AS v({', '.join(names)}) "
+        f"locked_at = NULL FROM unnest({', '.join(f'%b::{t}[]' for t in casts)}) AS v({', '.join(names)}) "
         "WHERE e.id = v.id AND e.revision = v.revision AND e.status = 'processing' RETURNING e.id"
     )
     params = [now, *[list(column) for column in zip(*rows, strict=True)]]

@@ -52,7 +52,7 @@ def bulk_insert(
             selects.append(f"v.c{index}")
         arrays.append((values, db_type))
     columns = ", ".join(qn(f.column) for f in fields)
-    unnest = ", ".join(f"%s::{db_type}[]" for _, db_type in arrays)
+    unnest = ", ".join(f"%b::{db_type}[]" for _, db_type in arrays)
     aliases = ", ".join(f"c{i}" for i in range(len(arrays)))
     sql = (
         f"INSERT INTO {qn(model._meta.db_table)} ({columns}) SELECT {', '.join(selects)}"  # noqa: S608

@@ -10,7 +10,8 @@ step, per-row ORM saves" design, and prints the ratios next to the goals.
 In process (default): scheduler ticks and ``process_batch`` run in this process with simulated time (the
 wait is one day; the clock jumps to the next due moment). ``--broker``: the command runs real ticks every
 moment there is work (real time) and real ``celery -A config worker -Q <engine queue>`` processes, started
-here on CELERY_BROKER_URL and pointed at the benchmark's database, run the batches. Real time cannot jump
+here on CELERY_BROKER_URL and pointed at the benchmark's database, run the batches; a tick runs whenever
+an execution is due (polled every 0.1 s). Real time cannot jump
 a day, so the journey's wait is "until" a fixed moment: the estimated end of enrollment (N / 1000 s after
 the journey is published) + ``--wait-seconds`` (the workers read the real clock). Executions that reach it
 earlier park in ``waiting`` and a tick wakes them, later ones pass it at once (one job pass fewer) — the
@@ -40,7 +41,7 @@ from django.utils import timezone
 from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus
 from automation.engine.batch import process_batch
 from automation.engine.graph import published_graph
-from automation.engine.scheduler import PROCESS_EXECUTIONS_TASK, tick
+from automation.engine.scheduler import PROCESS_EXECUTIONS_TASK, due_selection, tick
 from automation.models import Execution, ExecutionEvent
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.enrollment import MAX_SUBJECTS, enroll_subjects
@@ -261,13 +262,16 @@ class Command(BaseCommand):
                 started = time.perf_counter()
                 wake_at = started + (wake - timezone.now()).total_seconds()  # the moment on this clock
                 while True:
-                    t = time.perf_counter()
-                    report = tick(send=send)
-                    if all_parked is None or t > wake_at:  # ticks while the clock only waits are not counted
-                        tick_seconds += time.perf_counter() - t
-                        ticks += 1
-                    if report.claimed:
-                        continue
+                    # A tick runs when some execution is due (the beat's tick comes every minute; ticking
+                    # between the workers' batches with nothing due would only take their CPU).
+                    if due_selection(campaign, timezone.now()).exists():
+                        t = time.perf_counter()
+                        report = tick(send=send)
+                        if all_parked is None or t > wake_at:  # ticks while the clock only waits: not counted
+                            tick_seconds += time.perf_counter() - t
+                            ticks += 1
+                        if report.claimed:
+                            continue
                     if all_parked is None and executions.filter(status=ExecutionStatus.WAITING).count() == n:
                         all_parked = time.perf_counter()
                     if not executions.filter(status__in=LIVE_STATUSES).exists():
