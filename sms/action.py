@@ -378,9 +378,9 @@ class SendSmsAction(Action):
             for index, plan in members[granted:]:
                 results[index] = self._deferred_by_limit(plan.ctx)
         if going:
-            assign_local_ids([p for _, p in going])
             try:
-                with transaction.atomic():
+                with transaction.atomic():  # slots and attempts in one commit
+                    assign_local_ids([p for _, p in going])
                     rows = _insert_attempts([self._attempt_fields(p) for _, p in going])
             except IntegrityError:  # a key already exists: give the units back and decide one by one
                 for _, plan in going:
