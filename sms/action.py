@@ -742,16 +742,17 @@ def _earlier_attempts(ctx, execution_id: int, cycle: int, node_id: int) -> list[
     if not batch_ids or execution_id not in batch_ids:
         qs = SmsAttempt.objects.filter(execution_id=execution_id, cycle=cycle, node_id=node_id).order_by("id")
         return [_Earlier(*row) for row in qs.values_list(*_EARLIER_FIELDS)]
-    if "sms_earlier" not in ctx.cache:
+    key = ("sms_earlier", node_id)  # one query per step node of the batch (usually one)
+    if key not in ctx.cache:
         found: dict = {}
         for row in (
-            SmsAttempt.objects.filter(execution_id__in=batch_ids)
+            SmsAttempt.objects.filter(execution_id__in=batch_ids, node_id=node_id)
             .order_by("id")
-            .values_list("execution_id", "cycle", "node_id", *_EARLIER_FIELDS)
+            .values_list("execution_id", "cycle", *_EARLIER_FIELDS)
         ):
-            found.setdefault(row[:3], []).append(_Earlier(*row[3:]))
-        ctx.cache["sms_earlier"] = found
-    return ctx.cache["sms_earlier"].get((execution_id, cycle, node_id), [])
+            found.setdefault(row[:2], []).append(_Earlier(*row[2:]))
+        ctx.cache[key] = found
+    return ctx.cache[key].get((execution_id, cycle), [])
 
 
 def _blacklisted(ctx, number: str | None) -> bool:
