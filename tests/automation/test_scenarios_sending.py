@@ -29,26 +29,30 @@ from .helpers import (
 )
 
 
+class WorkerDied(BaseException):
+    """The worker process dies: nothing after this point runs."""
+
+
+def _die_after_the_provider_accepted(driver, monkeypatch) -> None:
+    def die(*args, **kwargs):
+        raise WorkerDied
+
+    with monkeypatch.context() as m:
+        m.setattr(SendSmsAction, "_settle", die)
+        with pytest.raises(WorkerDied):
+            driver.tick(T0 + timedelta(minutes=1))
+
+
 @pytest.mark.django_db
 def test_worker_dies_after_provider_accepted_never_resends(actor, workspace, monkeypatch):
     setup_sms(workspace)
-    provider = CountingConsole(monkeypatch)
     with time_machine.travel(T0, tick=False):
         campaign = journey(actor, linear_graph(sms_node("a"), sms_node("b"), end_node()))
         enroll(actor, campaign, [make_target(workspace)])
 
-    class WorkerDied(BaseException):
-        pass
-
-    def die(*args, **kwargs):
-        raise WorkerDied
-
     driver = Driver()
-    monkeypatch.setattr(SendSmsAction, "_settle", die)  # dies after the provider accepted
-    with pytest.raises(WorkerDied):
-        driver.tick(T0 + timedelta(minutes=1))
-    monkeypatch.undo()
-    provider = CountingConsole(monkeypatch)
+    _die_after_the_provider_accepted(driver, monkeypatch)
+    provider = CountingConsole(monkeypatch)  # counts the calls after the crash
     attempt = SmsAttempt.objects.get(campaign=campaign)
     assert attempt.status == "sending"
     execution = Execution.objects.get(campaign=campaign)
@@ -74,17 +78,8 @@ def test_worker_dies_after_accepted_by_a_provider_that_cannot_be_asked(actor, wo
         campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
         enroll(actor, campaign, [make_target(workspace)])
 
-    class WorkerDied(BaseException):
-        pass
-
-    def die(*args, **kwargs):
-        raise WorkerDied
-
     driver = Driver()
-    with monkeypatch.context() as m:
-        m.setattr(SendSmsAction, "_settle", die)  # dies after the provider accepted
-        with pytest.raises(WorkerDied):
-            driver.tick(T0 + timedelta(minutes=1))
+    _die_after_the_provider_accepted(driver, monkeypatch)
     provider = CountingConsole(monkeypatch)
     driver.tick(T0 + timedelta(minutes=15))  # reaped, claimed again: closed unknown, on_unknown_outcome decides
     attempt = SmsAttempt.objects.get(campaign=campaign)
