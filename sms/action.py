@@ -152,6 +152,12 @@ def _stamp_sending(attempt_id: int) -> int:
         return cursor.rowcount
 
 
+def _name_provider(attempt_id: int, kind: str, sender: str) -> None:
+    """The fallback account is about to be called: the row names it first (committed), so an outcome lost in a
+    crash is asked about at the provider that got the call."""
+    SmsAttempt.objects.filter(pk=attempt_id, status=AttemptStatus.SENDING).update(provider=kind, sender=sender or "")
+
+
 def _record_many(updates: list[tuple]) -> None:
     """Fill result fields once, for many attempts in one statement (only rows still ``sending``)."""
     if not updates:
@@ -504,6 +510,7 @@ class SendSmsAction(Action):
                 local_id=str(plan.local_id),
                 provider_kind=config.get("provider"),
                 primary_rate_taken=True,
+                before_fallback=lambda kind, sender: _name_provider(plan.attempt.id, kind, sender),
             )
         except STOP_EXCEPTIONS:
             raise  # the task's time is up; the rows stay ``sending`` and are settled by the next run

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -135,12 +136,14 @@ def send_through_gateway(
     local_id: str,
     provider_kind: str | None,
     primary_rate_taken: bool = False,
+    before_fallback: Callable[[str, str], None] | None = None,
 ) -> GatewayResult:
     """Primary account first; the fallback only when the primary is unusable (never after an unknown outcome).
 
     Each account's rate limit is taken right before its call (the caller may have taken the primary's:
     ``rate_take_first``): a limited primary returns ``retry_after`` without calling anything (the step is
-    deferred); a limited fallback leaves the primary's answer.
+    deferred); a limited fallback leaves the primary's answer. ``before_fallback(provider kind, sender)`` runs
+    just before the fallback's call, so a crash during it is asked about at the account that was called.
     """
     accounts = [pick_account(settings, provider_kind)]
     if settings.fallback_account_id and not provider_kind:
@@ -157,6 +160,8 @@ def send_through_gateway(
                 limited = SendResponse("limited", error_code=RATE_LIMITED, error_message=f"retry in {wait:.1f}s")
                 return GatewayResult(limited, account.provider, line, retry_after=wait)
             break
+        if last is not None and before_fallback is not None:
+            before_fallback(account.provider, line)
         response = provider_for(account.provider).send(
             account_credentials(account), SendRequest(phone=phone, text=text, sender=line, local_id=local_id)
         )

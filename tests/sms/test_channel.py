@@ -10,6 +10,7 @@ from django.db import connection
 from automation.models import Execution
 from automation.services.enrollment import enroll_subjects
 from sms.models import ImmutableError, SmsAttempt, SmsProviderAccount
+from sms.providers.melipayamak import MelipayamakProvider
 from sms.segments import count_segments
 from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
 from tests.conftest import make_target
@@ -119,6 +120,50 @@ def test_fallback_provider_is_logged_as_the_one_used(actor, workspace, kavenegar
         "5000",
         "99887766",
     )
+    assert Execution.objects.get(campaign=campaign).status == "completed"
+
+
+class Killed(BaseException):
+    """The worker process dies: nothing after this point runs."""
+
+
+@pytest.mark.django_db
+def test_a_crash_during_the_fallback_call_is_settled_at_the_fallback(actor, workspace, kavenegar, monkeypatch):
+    # Kavenegar (primary, askable) is out of credit; Melipayamak (fallback, cannot be asked) accepts and the
+    # worker dies before the answer is written. The row must name Melipayamak: asking Kavenegar would hear
+    # "no such message" and send the step a second time.
+    settings = setup_sms(workspace, "kavenegar", {"api_key": "K"})
+    settings.fallback_account = SmsProviderAccount.objects.create(
+        workspace=workspace,
+        name="mp",
+        provider="melipayamak",
+        credentials=json.dumps({"username": "u", "password": "p"}),
+        senders=["5000"],
+    )
+    settings.save()
+    kavenegar.responses.append((418, {"return": {"status": 418, "message": "credit"}}))
+    kavenegar.responses.append((200, {"Value": "99887766", "RetStatus": 1, "StrRetStatus": "Ok"}))
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id])
+    real_send = MelipayamakProvider.send
+
+    def send_then_die(*args, **kwargs):
+        real_send(*args, **kwargs)
+        raise Killed
+
+    monkeypatch.setattr(MelipayamakProvider, "send", send_then_die)
+    driver = Driver()
+    with pytest.raises(Killed):
+        driver.tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert (attempt.status, attempt.provider, attempt.sender) == ("sending", "melipayamak", "5000")
+    monkeypatch.setattr(MelipayamakProvider, "send", real_send)
+    for minute in (15, 16, 30):  # reaped, run again: Melipayamak cannot be asked, on_unknown_outcome decides
+        driver.tick(T0 + timedelta(minutes=minute))
+    attempt.refresh_from_db()
+    assert attempt.status == "unknown" and SmsAttempt.objects.filter(campaign=campaign).count() == 1
+    assert len(kavenegar.sends()) == 2  # the refused primary call and the fallback's: never sent again
     assert Execution.objects.get(campaign=campaign).status == "completed"
 
 
