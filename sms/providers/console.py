@@ -7,7 +7,7 @@ sent?" from that memory, so a send interrupted inside a running worker is settle
 
 import logging
 import threading
-from collections import OrderedDict
+from collections import deque
 
 from sms.providers.base import Provider, SendRequest, SendResponse, StatusAnswer
 
@@ -16,18 +16,26 @@ REMEMBERED = 100_000
 
 
 class _Memory:
+    """Up to ``size`` accepted local ids, the oldest forgotten first (ints: a third of a string's memory)."""
+
     def __init__(self, size: int) -> None:
-        self.size, self.lock, self.ids = size, threading.Lock(), OrderedDict()
+        self.size, self.lock, self.order, self.ids = size, threading.Lock(), deque(), set()
 
-    def add(self, local_id: str, message_id: str) -> None:
+    def add(self, local_id: str) -> None:
+        if not local_id.isdigit():
+            return
+        key = int(local_id)
         with self.lock:
-            self.ids[local_id] = message_id
-            if len(self.ids) > self.size:
-                self.ids.popitem(last=False)
+            if key in self.ids:
+                return
+            self.ids.add(key)
+            self.order.append(key)
+            if len(self.order) > self.size:
+                self.ids.discard(self.order.popleft())
 
-    def get(self, local_id: str) -> str | None:
+    def __contains__(self, local_id: str) -> bool:
         with self.lock:
-            return self.ids.get(local_id)
+            return local_id.isdigit() and int(local_id) in self.ids
 
 
 class ConsoleProvider(Provider):
@@ -45,16 +53,15 @@ class ConsoleProvider(Provider):
 
     def send(self, credentials, request: SendRequest) -> SendResponse:
         message_id = f"console-{request.local_id}"
-        self.memory.add(request.local_id, message_id)
+        self.memory.add(request.local_id)
         logger.info("console sms accepted: local_id=%s chars=%d", request.local_id, len(request.text))
         return SendResponse("submitted", message_id=message_id, raw={"accepted": True})
 
     def query_status(self, credentials, *, local_ids=(), message_ids=()) -> dict[str, StatusAnswer]:
-        answers = {}
-        for local_id in local_ids:
-            message_id = self.memory.get(local_id)
-            answers[local_id] = StatusAnswer("sent", message_id=message_id) if message_id else StatusAnswer("not_sent")
-        return answers
+        return {
+            i: StatusAnswer("sent", message_id=f"console-{i}") if i in self.memory else StatusAnswer("not_sent")
+            for i in local_ids
+        }
 
 
 PROVIDER = ConsoleProvider()

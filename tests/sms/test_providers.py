@@ -233,6 +233,7 @@ def test_console_memory_is_bounded():
     from sms.providers import console as console_module
 
     memory = console_module._Memory(3)
-    for n in range(5):
-        memory.add(str(n), f"console-{n}")
-    assert [memory.get(str(n)) for n in range(5)] == [None, None, "console-2", "console-3", "console-4"]
+    for n in (1, 2, 3, 1, 4, 5):
+        memory.add(str(n))
+    assert [str(n) in memory for n in range(1, 6)] == [False, False, True, True, True]
+    assert "x" not in memory
