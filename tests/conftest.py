@@ -20,11 +20,13 @@ def _clear_cache():
     from django.core.cache import cache
 
     cache.clear()  # throttling counters must not leak between tests
-    # Published graphs are cached per process by version id; SQLite reuses ids after a test's rollback.
+    # Published graphs are cached per process by version id; SQLite reuses ids after a test's rollback. Cleared
+    # after the test too, so a module-scoped fixture set up before the next test never reads a stale graph.
     from automation.engine.graph import published_graph
 
     published_graph.cache_clear()
     yield
+    published_graph.cache_clear()
 
 
 def make_workspace(name: str = "ws", **kwargs) -> Workspace:
