@@ -95,23 +95,29 @@ def test_journey_through_fake_kavenegar_records_attempt_once(actor, workspace, k
         attempt.delete()
 
 
-@pytest.mark.django_db
-def test_fallback_provider_is_logged_as_the_one_used(actor, workspace, kavenegar):
+def _journey_failing_over(actor, workspace, kavenegar):
+    """A one-SMS journey for one target: Kavenegar (primary) answers "out of credit", Melipayamak (fallback,
+    line 5000) accepts as message 99887766."""
     settings = setup_sms(workspace, "kavenegar", {"api_key": "K"})
-    fallback = SmsProviderAccount.objects.create(
+    settings.fallback_account = SmsProviderAccount.objects.create(
         workspace=workspace,
         name="mp",
         provider="melipayamak",
         credentials=json.dumps({"username": "u", "password": "p"}),
         senders=["5000"],
     )
-    settings.fallback_account = fallback
     settings.save()
     kavenegar.responses.append((418, {"return": {"status": 418, "message": "credit"}}))
     kavenegar.responses.append((200, {"Value": "99887766", "RetStatus": 1, "StrRetStatus": "Ok"}))
     with time_machine.travel(T0, tick=False):
         campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
         enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id])
+    return campaign
+
+
+@pytest.mark.django_db
+def test_fallback_provider_is_logged_as_the_one_used(actor, workspace, kavenegar):
+    campaign = _journey_failing_over(actor, workspace, kavenegar)
     Driver().tick(T0 + timedelta(minutes=1))
     attempt = SmsAttempt.objects.get(campaign=campaign)
     assert (attempt.status, attempt.provider, attempt.sender, attempt.provider_message_id) == (
@@ -132,20 +138,7 @@ def test_a_crash_during_the_fallback_call_is_settled_at_the_fallback(actor, work
     # Kavenegar (primary, askable) is out of credit; Melipayamak (fallback, cannot be asked) accepts and the
     # worker dies before the answer is written. The row must name Melipayamak: asking Kavenegar would hear
     # "no such message" and send the step a second time.
-    settings = setup_sms(workspace, "kavenegar", {"api_key": "K"})
-    settings.fallback_account = SmsProviderAccount.objects.create(
-        workspace=workspace,
-        name="mp",
-        provider="melipayamak",
-        credentials=json.dumps({"username": "u", "password": "p"}),
-        senders=["5000"],
-    )
-    settings.save()
-    kavenegar.responses.append((418, {"return": {"status": 418, "message": "credit"}}))
-    kavenegar.responses.append((200, {"Value": "99887766", "RetStatus": 1, "StrRetStatus": "Ok"}))
-    with time_machine.travel(T0, tick=False):
-        campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
-        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id])
+    campaign = _journey_failing_over(actor, workspace, kavenegar)
     real_send = MelipayamakProvider.send
 
     def send_then_die(*args, **kwargs):
