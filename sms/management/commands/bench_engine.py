@@ -8,15 +8,15 @@ then measures the same writes as (a) the best raw-SQL batched loop and (b) the n
 step, per-row ORM saves" design, and prints the ratios next to the goals.
 
 In process (default): scheduler ticks and ``process_batch`` run in this process with simulated time (the
-wait is one day; the clock jumps to the next due moment). ``--broker``: the command runs real ticks every
-moment there is work (real time) and real ``celery -A config worker -Q <engine queue>`` processes, started
-here on CELERY_BROKER_URL and pointed at the benchmark's database, run the batches; a tick runs whenever
-an execution is due (polled every 0.1 s). Real time cannot jump
-a day, so the journey's wait is "until" a fixed moment: the estimated end of enrollment (N / 1000 s after
-the journey is published) + ``--wait-seconds`` (the workers read the real clock). Executions that reach it
-earlier park in ``waiting`` and a tick wakes them, later ones pass it at once (one job pass fewer) — the
-count of parked ones is printed. When all of them parked before the moment, the time between the last one
-parking and the moment (the clock waiting, no work possible) is not counted, and printed.
+wait is one day; the clock jumps to the next due moment). ``--broker``: the command runs a real tick whenever
+an execution is due (polled every 0.1 s, real time) and real ``celery -A config worker -Q <engine queue>``
+processes, started here on CELERY_BROKER_URL and pointed at the benchmark's database, run the batches. Real
+time cannot jump a day, so the journey's wait is "until" a fixed moment: the estimated end of enrollment
+(N / 1000 s after the journey is published) + ``--wait-seconds`` (the workers read the real clock).
+Executions that reach it earlier park in ``waiting`` and a tick wakes them, later ones pass it at once (one
+job pass fewer) — the count of parked ones is printed. When all of them parked before the moment, the time
+between the last one parking and the moment (the clock waiting, no work possible) is not counted, and
+printed.
 
 Every phase runs in a fresh database cloned from a migrated template (``campaigns.platform.benchmark``),
 VACUUM ANALYZEd before measuring and dropped at the end: a run leaves no rows behind.
@@ -267,9 +267,8 @@ class Command(BaseCommand):
                     if due_selection(campaign, timezone.now()).exists():
                         t = time.perf_counter()
                         report = tick(send=send)
-                        if all_parked is None or t > wake_at:  # ticks while the clock only waits: not counted
-                            tick_seconds += time.perf_counter() - t
-                            ticks += 1
+                        tick_seconds += time.perf_counter() - t
+                        ticks += 1
                         if report.claimed:
                             continue
                     if all_parked is None and executions.filter(status=ExecutionStatus.WAITING).count() == n:
