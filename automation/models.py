@@ -405,8 +405,9 @@ class Execution(TimeStamped):
             ),
         ]
         indexes = [
-            # Partial where every reader's filter allows it (reaper, health: live statuses; read-back by token),
-            # so a finished execution or a released token adds no entry on the step's last write.
+            # Partial where every reader's filter allows it (reaper, health: live statuses), so a finished execution
+            # adds no entry on the step's last write. Nothing looks executions up by lock token (the job's claim and
+            # the lease find their rows by id and compare the token), so the token has no index.
             models.Index(
                 fields=["status", "next_run_at"],
                 name="exec_status_next",
@@ -414,7 +415,6 @@ class Execution(TimeStamped):
             ),
             models.Index(fields=["campaign", "status", "next_run_at"], name="exec_campaign_status_next"),
             models.Index(fields=["workspace", "subject_type", "subject_id", "status"], name="exec_ws_subject"),
-            models.Index(fields=["lock_token"], name="exec_lock_token", condition=Q(lock_token__isnull=False)),
         ]
 
     def __str__(self) -> str:
@@ -491,20 +491,30 @@ class ExecutionEvent(models.Model):
     """Append-only timeline row (the model refuses updates and deletes)."""
 
     # Append-heavy: only the campaign FK keeps its own index; the others are covered by the composites below.
-    # Workspace, campaign and subject type are copies of the execution's own (the execution's foreign key is
-    # checked): no database constraint of their own, so a batch of events costs one reference check per row,
-    # not four (journeys.md "Benchmark"). Django still applies their on_delete.
+    # No key of an event row carries a database constraint (journeys.md "Decisions"): workspace, campaign and
+    # subject type are copies of the execution's own, the execution is the row its writer just read or wrote
+    # (executions are never deleted) and the node comes from the execution's published, immutable graph. The
+    # deferred reference checks (one per key per row, run at commit) were the largest part of the engine's
+    # commits. Django still applies every on_delete.
     workspace = models.ForeignKey(
         Workspace, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
     )
-    execution = models.ForeignKey(Execution, on_delete=models.PROTECT, related_name="events", db_index=False)
+    execution = models.ForeignKey(
+        Execution, on_delete=models.PROTECT, related_name="events", db_index=False, db_constraint=False
+    )
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="+", db_constraint=False)
     subject_type = models.ForeignKey(
         ContentType, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
     subject_id = models.BigIntegerField()
     node = models.ForeignKey(
-        WorkflowNode, on_delete=models.DO_NOTHING, null=True, blank=True, related_name="+", db_index=False
+        WorkflowNode,
+        on_delete=models.DO_NOTHING,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
     )
     type = models.CharField("نوع", max_length=30, choices=EventType.choices)
     from_status = models.CharField(max_length=16, blank=True)

@@ -32,11 +32,18 @@ def sms_settings(workspace_id: int) -> SmsSettings:
 
 
 def account_credentials(account: SmsProviderAccount) -> dict:
-    try:
-        value = json.loads(account.credentials or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    """The account's decrypted credentials as a dict (parsed once per loaded account and credentials value: a
+    job calls its accounts for a whole batch). A copy, so a provider cannot change the memo."""
+    raw = account.credentials or "{}"
+    memo = account.__dict__.get("_credentials_memo")
+    if memo is None or memo[0] != raw:
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = {}
+        memo = (raw, value if isinstance(value, dict) else {})
+        account.__dict__["_credentials_memo"] = memo
+    return dict(memo[1])
 
 
 def _account_problem(account: SmsProviderAccount | None) -> str | None:

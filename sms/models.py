@@ -120,12 +120,15 @@ class SmsAttempt(models.Model):
 
     # Written three times per send (insert, ``sending``, result), so every index is rewritten three times: foreign
     # keys covered by a composite index below (or never filtered on) get none of their own (journeys.md "Benchmark").
-    # Workspace, workflow, campaign and subject type are copies of the execution's (whose key is checked): no
-    # database constraint of their own — one reference check per row instead of five; Django applies on_delete.
+    # No key carries a database constraint (journeys.md "Decisions"): workspace, workflow, campaign and subject type
+    # are copies of the execution's, the execution is the one the job holds (executions are never deleted) and the
+    # node comes from its published, immutable graph. Django applies every on_delete.
     workspace = models.ForeignKey(
         Workspace, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
     )
-    execution = models.ForeignKey("automation.Execution", on_delete=models.PROTECT, related_name="+", db_index=False)
+    execution = models.ForeignKey(
+        "automation.Execution", on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
+    )
     workflow = models.ForeignKey("automation.Workflow", on_delete=models.PROTECT, related_name="+", db_constraint=False)
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
@@ -134,7 +137,7 @@ class SmsAttempt(models.Model):
         ContentType, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
     subject_id = models.BigIntegerField()
-    node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+")
+    node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+", db_constraint=False)
     phone = models.CharField("شماره", max_length=20)
     template = models.TextField("الگو", blank=True)
     message = models.TextField("متن نهایی")
@@ -202,12 +205,15 @@ class SmsSendSlot(models.Model):
     """One row per execution + cycle + node: its id is the numeric local id every attempt of that step sends,
     so a retry after an unknown outcome is the same message to the provider (Kavenegar dedupes ``localid``)."""
 
-    # A copy of the execution's workspace (the execution's key is checked): no database constraint of its own.
+    # No database constraint on its keys, like the attempts (a copy of the execution's workspace, the execution the
+    # job holds, a node of its immutable graph); Django applies on_delete.
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_constraint=False)
     # Covered by the unique constraint (execution, cycle, node).
-    execution = models.ForeignKey("automation.Execution", on_delete=models.PROTECT, related_name="+", db_index=False)
+    execution = models.ForeignKey(
+        "automation.Execution", on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
+    )
     cycle = models.PositiveIntegerField()
-    node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+")
+    node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+", db_constraint=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = WorkspaceQuerySet.as_manager()

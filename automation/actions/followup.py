@@ -16,6 +16,7 @@ from typing import Any
 from django.urls import reverse
 
 from automation.engine.registry import ACTIONS, Action, ActionResult, ResultStatus
+from automation.engine.subjects import model_instance
 from automation.engine.variables import render
 from campaigns.models import Membership
 from campaigns.notifications.models import ActivityKind
@@ -83,7 +84,7 @@ class CreateFollowupAction(Action):
 
     def execute(self, ctx) -> ActionResult:
         config = ctx.node.config
-        target = ctx.subject
+        target = model_instance(ctx.subject)  # stored as the activity's relation
         if target is None or getattr(target, "workspace_id", None) != ctx.workspace.id:
             return ActionResult(ResultStatus.SKIPPED, message="no target")
         due = config.get("due_in") or {}

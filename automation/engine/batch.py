@@ -6,9 +6,10 @@ the batched job takes the same steps with fewer round trips:
 1. One statement claims the whole batch: ``UPDATE … RETURNING`` moves the rows
    still queued with their token to processing and reads them back as lean
    ``ExecutionRow`` values (no model instances on the hot path).
-2. Subjects are prefetched; each execution then runs its step loop exactly as
-   in the per-row path (actions keep their own short transactions and never
-   hold one during network calls).
+2. Subjects are prefetched in one query as column values (``SubjectRow``: no
+   model instances); each execution then runs its step loop exactly as in the
+   per-row path (actions keep their own short transactions and never hold one
+   during network calls).
 3. One transaction writes every outcome: ``UPDATE … FROM (VALUES …)`` guarded
    by (id, status='processing', revision) — a row that lost a race is simply
    not updated and gets no events — then one ``COPY`` of the events: one row
@@ -24,7 +25,6 @@ from datetime import datetime
 
 import psycopg
 from django.contrib.contenttypes.models import ContentType
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -32,9 +32,11 @@ from automation.choices import ExecutionStatus
 from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.registry import ACTIONS
 from automation.engine.runner import Finished, failed_outcome, finish_run, process_execution, start_run
+from automation.engine.subjects import subject_rows
 from automation.engine.transitions import (
     EXECUTION_ROW_COLUMNS,
     ExecutionRow,
+    encode_json,
     event_row,
     insert_events,
     transition_target,
@@ -105,7 +107,7 @@ def _prefetch_subjects(executions: list[ExecutionRow], cache: dict) -> None:
         by_type[ex.subject_type_id].append(ex.subject_id)
     for type_id, ids in by_type.items():
         model = ContentType.objects.get_for_id(type_id).model_class()
-        found = {obj.pk: obj for obj in model._default_manager.filter(pk__in=ids)} if model else {}
+        found = subject_rows(model, ids) if model else {}
         for subject_id in ids:
             cache[("subject", type_id, subject_id)] = found.get(subject_id)
     cache["batch_subjects"] = [s for key, s in cache.items() if isinstance(key, tuple) and key[0] == "subject" and s]
@@ -127,7 +129,7 @@ def _write_many(done: list[Finished], now: datetime) -> dict[str, int]:
         for column, _ in _COLUMNS:
             value = item.extra[column] if column in item.extra else getattr(ex, column)
             if column == "metadata":
-                value = json.dumps(value or {}, cls=DjangoJSONEncoder)
+                value = encode_json(value or {})
             if column in ("end_reason", "paused_from_status", "last_error") and value is None:
                 value = ""
             values.append(value)

@@ -282,7 +282,8 @@ def _claim(qs, *, order: list[str], limit: int, now: datetime) -> list[tuple[int
                 Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=DUE_STATUSES).update(
                     status=S.QUEUED, lock_token=token, locked_at=now, revision=F("revision") + 1, updated_at=now
                 )
-                claimed = set(Execution.objects.filter(lock_token=token).values_list("id", flat=True))
+                picked = [r["id"] for r in rows]
+                claimed = set(Execution.objects.filter(pk__in=picked, lock_token=token).values_list("id", flat=True))
                 rows = [r for r in rows if r["id"] in claimed]
         if not rows:
             return []

@@ -14,7 +14,6 @@ named transition leads, so its hot path builds no model instances.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from functools import cache
@@ -28,6 +27,9 @@ from django_fsm import can_proceed
 
 from automation.models import Execution, ExecutionEvent
 from campaigns.platform.errors import InvalidTransition, StaleRevision
+
+# One encoder for the hot paths (json.dumps(cls=...) builds a new one per value).
+encode_json = DjangoJSONEncoder().encode
 
 
 @dataclass
@@ -141,7 +143,7 @@ def insert_events(rows: list[EventRow]) -> None:
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for row in rows:
             values = list(row)
-            values[data_index] = json.dumps(values[data_index] or {}, cls=DjangoJSONEncoder)
+            values[data_index] = encode_json(values[data_index] or {})
             copy.write_row(values)
 
 

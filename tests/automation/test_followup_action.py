@@ -114,3 +114,20 @@ def test_target_page_and_my_followups_list_the_activity(client, actor, workspace
     activity.refresh_from_db()
     assert activity.status == "done"
     assert "دیدار حضوری" not in client.get("/followups/").content.decode()  # open ones by default
+
+
+def test_followup_in_a_batch_links_each_activity_to_its_target(actor, workspace):
+    """The batched job reads subjects as column values; the activity still gets the target itself."""
+    setup_sms(workspace)
+    owners = [make_member(workspace, Role.OPERATOR) for _ in range(2)]
+    targets = [make_target(workspace, name=f"مخاطب {i}", owner=owner) for i, owner in enumerate(owners)]
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(followup_node(), end_node()))
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets])
+    Driver().tick(T0 + timedelta(minutes=1))
+    activities = {a.target_id: a for a in Activity.objects.all()}
+    assert set(activities) == {t.id for t in targets}
+    for target, owner in zip(targets, owners, strict=True):
+        assert activities[target.id].assignee == owner
+        assert activities[target.id].title == f"تماس با {target.name}"
+    assert set(Execution.objects.values_list("status", flat=True)) == {"completed"}

@@ -68,6 +68,7 @@ def test_bench_engine_in_process(hermetic):
         bench("bench_engine", "--targets", "40", "--naive-targets", "10", "--min-ratio", "0.001"),
         "engine end to end:",
         "(a) raw-SQL batched floor:",
+        "after the engine",
         "(b) naive",
     )
     assert "engine / (a) raw floor" in out and ">= 25 %" in out  # the goal next to the figure
