@@ -279,10 +279,10 @@ def _claim(qs, *, order: list[str], limit: int, now: datetime) -> list[tuple[int
         else:
             rows = list(qs.order_by(*order).values(*_EVENT_FIELDS)[:limit])
             if rows:
-                Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=DUE_STATUSES).update(
+                picked = [r["id"] for r in rows]
+                Execution.objects.filter(pk__in=picked, status__in=DUE_STATUSES).update(
                     status=S.QUEUED, lock_token=token, locked_at=now, revision=F("revision") + 1, updated_at=now
                 )
-                picked = [r["id"] for r in rows]
                 claimed = set(Execution.objects.filter(pk__in=picked, lock_token=token).values_list("id", flat=True))
                 rows = [r for r in rows if r["id"] in claimed]
         if not rows:
