@@ -358,15 +358,25 @@ class Execution(TimeStamped):
 
     # Foreign keys covered by the composite indexes below (or never filtered on) get no index of their own:
     # every index is rewritten on each step (hot path, see docs/journeys.md "Benchmark").
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # The workspace, workflow and subject type are copies (of the campaign's workspace, of the version's
+    # workflow, of the campaign's target type) with no reference check of their own: the campaign and version
+    # keys keep theirs and hold the copies in place (docs/journeys.md "Decisions"); Django applies on_delete.
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.PROTECT, related_name="executions", db_index=False
     )
-    # DO_NOTHING: the database's FK constraint refuses deleting a referenced row; Django must not scan this
-    # table (unindexed FK) whenever a draft graph is rewritten.
-    workflow = models.ForeignKey(Workflow, on_delete=models.DO_NOTHING, related_name="executions", db_index=False)
+    # DO_NOTHING: the database's FK constraint on the version (and the node) refuses deleting a referenced row
+    # (a workflow's deletion reaches its versions); Django must not scan this table (unindexed FK) whenever a
+    # draft graph is rewritten.
+    workflow = models.ForeignKey(
+        Workflow, on_delete=models.DO_NOTHING, related_name="executions", db_index=False, db_constraint=False
+    )
     version = models.ForeignKey(WorkflowVersion, on_delete=models.DO_NOTHING, related_name="executions", db_index=False)
-    subject_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, related_name="+", db_index=False)
+    subject_type = models.ForeignKey(
+        ContentType, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
+    )
     subject_id = models.BigIntegerField("شناسه موضوع")
     current_node = models.ForeignKey(
         WorkflowNode, on_delete=models.DO_NOTHING, null=True, blank=True, related_name="+", db_index=False

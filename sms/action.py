@@ -48,7 +48,7 @@ from automation.engine.registry import (
 )
 from automation.engine.variables import render, unknown_variables
 from automation.engine.window import local_day
-from campaigns.platform.bulk import bulk_insert
+from campaigns.platform.bulk import bulk_insert, ids_match
 from sms import channel, rate_limits
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.delivery import attempt_status_apply
@@ -753,7 +753,7 @@ def _earlier_attempts(ctx, execution_id: int, cycle: int, node_id: int) -> list[
     if key not in ctx.cache:
         found: dict = {}
         for row in (
-            SmsAttempt.objects.filter(execution_id__in=batch_ids, node_id=node_id)
+            SmsAttempt.objects.filter(ids_match("execution_id", batch_ids), node_id=node_id)
             .order_by("id")
             .values_list("execution_id", "cycle", *_EARLIER_FIELDS)
         ):

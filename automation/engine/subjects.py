@@ -13,6 +13,8 @@ from typing import Any
 
 from django.db import models
 
+from campaigns.platform.bulk import ids_match
+
 
 class SubjectRow:
     __slots__ = ("_instance", "_model", "_values")
@@ -47,7 +49,7 @@ def subject_rows(model: type[models.Model], ids: list[int]) -> dict[Any, Subject
     """The rows of ``ids`` (one query, no ordering), by primary key."""
     names = [f.attname for f in model._meta.concrete_fields]
     pk_index = names.index(model._meta.pk.attname)
-    rows = model._default_manager.filter(pk__in=ids).order_by().values_list(*names)
+    rows = model._default_manager.filter(ids_match(model._meta.pk.attname, ids)).order_by().values_list(*names)
     return {row[pk_index]: SubjectRow(model, dict(zip(names, row, strict=True))) for row in rows}
 
 

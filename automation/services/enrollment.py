@@ -3,8 +3,9 @@
 Invalid subjects (missing, deleted, refused by a channel — e.g. no valid
 mobile), blacklisted ones and ones already live in this campaign are refused
 and reported; the live unique index is the final race guard ("added
-concurrently"). Chunks go through ``enroll_chunk`` — one set-based check and one
-multi-row insert of executions and events each (``enrollment_writer``).
+concurrently"). Every chunk is checked first — one set-based query each, live in another campaign
+included, so conflicts are refused before anything is added — then goes through ``enroll_chunk``: one
+insert of executions and events each (``enrollment_writer``).
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ from automation.services.enrollment_core import (
     CHUNK,
     MAX_SUBJECTS,
     EnrollmentReport,
+    chunk_check,
     enroll_chunk,
     live_elsewhere,
-    live_elsewhere_ids,
 )
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Target
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
-from campaigns.platform.tenancy import Actor, get_scoped
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 MAX_LISTED_CONFLICTS = 200
 
@@ -47,24 +48,28 @@ def enroll_subjects(
     if on_conflict not in (None, "add", "skip"):
         raise ValidationFailed.field("on_conflict", "add یا skip.")
     report = EnrollmentReport()
-    if on_conflict != "add":
-        elsewhere: set[int] = set()
-        for start in range(0, len(ids), CHUNK):
-            elsewhere |= live_elsewhere_ids(campaign, ids[start : start + CHUNK])
-        if elsewhere and on_conflict is None:
-            from automation.errors import ConflictsPresent
+    # One set-based check per chunk, all of them before anything is added: found, live here and — unless
+    # conflicts are to be added anyway — live in another campaign of the workspace (one query for both).
+    targets = scoped(Target, actor.workspace)
+    look_elsewhere = on_conflict != "add"
+    checks = [
+        (chunk, chunk_check(campaign, chunk, targets, elsewhere=look_elsewhere))
+        for chunk in (ids[start : start + CHUNK] for start in range(0, len(ids), CHUNK))
+    ]
+    elsewhere = {tid for chunk, check in checks for tid in chunk if check.elsewhere(tid)}
+    if elsewhere and on_conflict is None:
+        from automation.errors import ConflictsPresent
 
-            listed = sorted(elsewhere)[:MAX_LISTED_CONFLICTS]
-            details = live_elsewhere(campaign, listed)
-            raise ConflictsPresent(
-                details={
-                    "on_conflict": ["add یا skip را صریحاً بفرستید."],
-                    "subject_ids": sorted(elsewhere),
-                    "conflicts": [{"subject_id": k, "conflicts": details[k]} for k in listed if k in details],
-                }
-            )
-        report.conflict_skipped = sorted(elsewhere)
-        ids = [i for i in ids if i not in elsewhere]
-    for start in range(0, len(ids), CHUNK):
-        enroll_chunk(actor, campaign, ids[start : start + CHUNK], report)
+        listed = sorted(elsewhere)[:MAX_LISTED_CONFLICTS]
+        details = live_elsewhere(campaign, listed)
+        raise ConflictsPresent(
+            details={
+                "on_conflict": ["add یا skip را صریحاً بفرستید."],
+                "subject_ids": sorted(elsewhere),
+                "conflicts": [{"subject_id": k, "conflicts": details[k]} for k in listed if k in details],
+            }
+        )
+    report.conflict_skipped = sorted(elsewhere)
+    for chunk, check in checks:
+        enroll_chunk(actor, campaign, [i for i in chunk if i not in elsewhere], report, check=check)
     return report

@@ -47,9 +47,9 @@ from automation.services.enrollment_core import (
     live_flags,
     plain,
 )
-from automation.services.enrollment_writer import id_array, ids_match
 from campaigns.filters import TargetFilter
 from campaigns.models import Campaign, Membership, Target
+from campaigns.platform.bulk import id_array, ids_match
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
@@ -317,22 +317,24 @@ def enrollment_batch_run(*, batch_id: int) -> EnrollmentBatch:
     campaign = batch.campaign
     actor = _actor_for(batch, campaign)
     pending = list(
-        EnrollmentItem.objects.filter(batch_id=batch.id, outcome="").order_by("id").values_list("id", flat=True)
+        EnrollmentItem.objects.filter(batch_id=batch.id, outcome="").order_by("id").values_list("id", "subject_id")
     )
     targets = scoped(Target, actor.workspace)
-    # No "live here" probe: a subject live here already got its outcome at commit, so one live now was
-    # added concurrently — the insert's ON CONFLICT tells exactly those.
-    flags = {
-        "found": Exists(plain(targets).filter(pk=OuterRef("subject_id"))),
-        **live_flags(campaign, "subject_id", here=False),
-    }
     for start in range(0, len(pending), CHUNK):
+        item_ids, subject_ids = map(list, zip(*pending[start : start + CHUNK], strict=True))
+        # No "live here" probe: a subject live here already got its outcome at commit, so one live now was
+        # added concurrently — the insert's ON CONFLICT tells exactly those. Every subquery is bounded by the
+        # chunk's subjects (see ``live_flags``).
+        flags = {
+            "found": Exists(plain(targets).filter(pk=OuterRef("subject_id"))),
+            **live_flags(campaign, "subject_id", among=subject_ids, here=False),
+        }
         try:
             with transaction.atomic():
                 # Lock the chunk's open items and check their subjects in one query.
                 rows = list(
                     EnrollmentItem.objects.select_for_update(skip_locked=True)
-                    .filter(ids_match("id", pending[start : start + CHUNK]), outcome="")
+                    .filter(ids_match("id", item_ids), outcome="")
                     .annotate(**flags)
                     .order_by("id")
                     .values_list("id", "subject_id", "decision", *flags)

@@ -21,9 +21,10 @@ from automation.engine.registry import ACTIONS
 from automation.errors import CampaignClosed, CampaignNotJourney
 from automation.models import Execution
 from automation.selectors import campaign_journey_version_id
-from automation.services.enrollment_writer import executions_insert, ids_match
+from automation.services.enrollment_writer import executions_insert
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign, Target, Workspace
+from campaigns.platform.bulk import ids_match
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 K = EnrollmentClass
@@ -94,11 +95,17 @@ class ChunkCheck:
         return self.found.get(subject_id, (False, False))[1]
 
 
-def live_flags(campaign: Campaign, ref: str, *, here: bool = True, elsewhere: bool = True) -> dict[str, Exists]:
+def live_flags(
+    campaign: Campaign, ref: str, *, among: list[int], here: bool = True, elsewhere: bool = True
+) -> dict[str, Exists]:
     """``EXISTS`` on the live executions of the subject ``OuterRef(ref)``: ``here`` (this campaign — the live
-    unique index) and ``elsewhere`` (another campaign of the workspace — the workspace/subject index)."""
+    unique index) and ``elsewhere`` (another campaign of the workspace — the workspace/subject index).
+
+    ``among`` (the chunk's subject ids) bounds each subquery by the chunk: where the planner hashes the
+    subquery once instead of probing per row, it hashes the chunk's live executions, not every live
+    execution of the workspace (which made each chunk's check cost as much as the table)."""
     ct = ContentType.objects.get_for_model(Target)
-    live = Execution.objects.filter(subject_type_id=ct.id, subject_id=OuterRef(ref))
+    live = Execution.objects.filter(ids_match("subject_id", among), subject_type_id=ct.id, subject_id=OuterRef(ref))
     flags = {}
     if here:
         flags["here"] = Exists(live.filter(campaign_id=campaign.id, status__in=LIVE_STATUSES))
@@ -116,7 +123,7 @@ def plain(targets: QuerySet) -> QuerySet:
 def chunk_check(campaign: Campaign, ids: list[int], targets: QuerySet, *, elsewhere: bool = True) -> ChunkCheck:
     """One set-based query for the chunk (the targets among ``ids`` with the ``live_flags``), then one query
     per channel for its refusals (``checked``)."""
-    flags = live_flags(campaign, "pk", elsewhere=elsewhere)
+    flags = live_flags(campaign, "pk", among=ids, elsewhere=elsewhere)
     rows = plain(targets).filter(ids_match("pk", ids)).annotate(**flags).values_list("pk", *flags)
     return checked(campaign, targets, {r[0]: (r[1], bool(elsewhere and r[2])) for r in rows})
 
@@ -185,21 +192,6 @@ def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, 
             }
         )
     return out
-
-
-def live_elsewhere_ids(campaign: Campaign, subject_ids: list[int]) -> set[int]:
-    """The subjects among ``subject_ids`` live in another campaign of the workspace (ids only, one query)."""
-    ct = ContentType.objects.get_for_model(Target)
-    return set(
-        Execution.objects.filter(
-            LIVE_ELSEWHERE, ids_match("subject_id", subject_ids), workspace_id=campaign.workspace_id
-        )
-        .filter(subject_type_id=ct.id)
-        .exclude(campaign_id=campaign.id)
-        .order_by()
-        .values_list("subject_id", flat=True)
-        .distinct()
-    )
 
 
 def classify(campaign: Campaign, ids: list[int], visible: QuerySet) -> dict[int, Verdict]:

@@ -20,41 +20,14 @@ from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Lookup, Model, Q
+from django.db.models import Model
 
 from automation import events
 from automation.choices import LIVE_STATUSES, EventType
 from automation.models import Execution, ExecutionEvent
+from campaigns.platform.bulk import id_array
 
 LIVE_INDEX = "execution_one_live_per_subject"
-
-
-def id_array(ids: list[int]) -> str:
-    """A PostgreSQL ``bigint[]`` literal of ``ids``: one text parameter instead of one per id (the driver's
-    per-parameter work, not the database, was most of a 500-id query's time)."""
-    return "{" + ",".join(str(int(i)) for i in ids) + "}"
-
-
-class _AnyOf(Lookup):
-    """``<column> = ANY(<one bigint[] parameter>)``: the planner knows the array's length (its row estimate
-    is right, so it probes the index), and the driver binds one value instead of one per id."""
-
-    lookup_name = "any_of"
-    prepare_rhs = False
-
-    def get_prep_lookup(self):
-        return self.rhs
-
-    def as_sql(self, compiler, connection):
-        lhs, lhs_params = self.process_lhs(compiler, connection)
-        return f"{lhs} = ANY(%s::bigint[])", [*lhs_params, id_array(self.rhs)]
-
-
-def ids_match(field: str, ids: list[int]) -> Q | Lookup:
-    """A filter "``field`` is one of ``ids``" for a chunk: ``= ANY(array)`` on PostgreSQL, ``IN`` elsewhere."""
-    if connection.vendor != "postgresql":
-        return Q(**{f"{field}__in": list(ids)})
-    return _AnyOf(F(field), list(ids))
 
 
 @dataclass

@@ -155,3 +155,25 @@ def test_effective_window_campaign_then_version_then_workspace(actor, workspace)
     assert effective_window(campaign, {}, settings, "Asia/Tehran").days["mon"]
     settings.default_send_window = None
     assert effective_window(campaign, {}, settings, "Asia/Tehran") is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("key", ["campaign_id", "version_id", "current_node_id"])
+def test_an_execution_keeps_the_reference_checks_of_what_it_runs(actor, workspace, key):
+    """The workspace, workflow and subject type are copies without a check of their own (the enrollment's
+    insert skips three reference checks per row); the campaign, version and node keys still refuse a row
+    pointing at nothing — they are what hold a workflow's deletion back while it runs."""
+    from django.db import connection
+
+    setup_sms(workspace)
+    campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
+    target = make_target(workspace)
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[target.id])
+    execution = Execution.objects.get(campaign=campaign)
+    with transaction.atomic():
+        Execution.objects.filter(pk=execution.pk).update(workspace_id=10**9, workflow_id=10**9, subject_type_id=10**6)
+        connection.check_constraints(table_names=[Execution._meta.db_table])  # the copies: nothing to refuse
+        transaction.set_rollback(True)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Execution.objects.filter(pk=execution.pk).update(**{key: 10**9})
+        connection.check_constraints(table_names=[Execution._meta.db_table])

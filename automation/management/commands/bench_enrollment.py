@@ -1,11 +1,14 @@
-"""Benchmark the enrollment review (PostgreSQL): preview + commit of N targets next to a multi-row INSERT.
+"""Benchmark enrollment (PostgreSQL): the review's preview + commit and the direct add of N targets, next to a
+multi-row INSERT of the same rows.
 
     python manage.py bench_enrollment --targets 20000 [--min-ratio 0.2]
 
-Creates a bench workspace with N targets and a journey (start → wait 1 day → end, no channel), then
+Creates a bench workspace with 2 × N targets and a journey (start → wait 1 day → end, no channel), then
 measures in one run: the preview (classification into invalid / blacklisted / already live / conflict /
 ready, items written), the commit (re-check + the background job's chunks: executions and their
-``enrolled`` events, item outcomes, progress), and two baselines writing the same execution and event
+``enrolled`` events, item outcomes, progress), the direct add of the other N targets (``enroll_subjects``,
+what the API's add without review runs: one set-based check and one insert per chunk, no items), and two
+baselines writing the same execution and event
 rows into other campaigns with no checks at all: plain multi-row ``INSERT … VALUES`` statements (1,000
 rows each, PostgreSQL's own ``$n`` placeholders so the driver does no per-parameter parsing) and a bare
 ``INSERT … SELECT FROM unnest`` (what the enrollment writer itself does per chunk). The commit's ratio is
@@ -31,6 +34,7 @@ from django.utils import timezone
 from automation.engine.graph import published_graph
 from automation.models import Execution, ExecutionEvent
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
+from automation.services.enrollment import MAX_SUBJECTS, enroll_subjects
 from automation.services.enrollment_batches import (
     enrollment_batch_commit,
     enrollment_batch_preview,
@@ -92,6 +96,12 @@ class Command(BaseCommand):
             f" re-check and 409 rule {result['recheck']:.2f} s, the job's chunks {job:.2f} s)"
         )
         out(f"  [goal ≥ {GOAL_RATE:,}/s: {'met' if commit_rate >= GOAL_RATE else 'NOT met'}]")
+        direct_rate = n / result["direct"]
+        out(
+            f"direct add (enroll_subjects, no review) of {n:,} other targets: {result['direct']:.2f} s →"
+            f" {direct_rate:,.0f} executions/s"
+        )
+        out(f"  [goal ≥ {GOAL_RATE:,}/s: {'met' if direct_rate >= GOAL_RATE else 'NOT met'}]")
         out(f"multi-row INSERT of the same rows: {result['insert']:.2f} s → {insert_rate:,.0f} rows/s")
         out(
             f"bare INSERT … SELECT unnest of the same rows: {result['unnest']:.2f} s → {unnest_rate:,.0f} rows/s"
@@ -99,6 +109,7 @@ class Command(BaseCommand):
         )
         goals = GoalTable()
         goals.add("commit / multi-row INSERT", commit_rate / insert_rate, ">= 20 %", options["min_ratio"])
+        goals.add("direct add / multi-row INSERT", direct_rate / insert_rate, ">= 20 %", options["min_ratio"])
         for line in goals.lines():
             out(line)
         if goals.failures():
@@ -113,23 +124,24 @@ class Command(BaseCommand):
             user=user, workspace=workspace, membership=membership_set(workspace=workspace, user=user, role=Role.OWNER)
         )
         base = 9120000000
-        for start in range(0, n, 5000):
+        for start in range(0, 2 * n, 5000):
             Target.objects.bulk_create(
                 [
                     Target(workspace=workspace, name=f"t{i}", mobile=f"+98{base + i}")
-                    for i in range(start, min(n, start + 5000))
+                    for i in range(start, min(2 * n, start + 5000))
                 ]
             )
         workflow = workflow_create(actor=actor, name="bench")
         workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=GRAPH)
         workflow_publish(actor=actor, workflow_id=workflow.id)
         campaigns = []
-        for name in ("bench", "multi-row insert", "unnest insert"):
+        for name in ("bench", "direct add", "multi-row insert", "unnest insert"):
             campaign = journey_campaign_create(actor=actor, name=name, workflow_id=workflow.id)
             journey_campaign_transition(actor=actor, campaign_id=campaign.id, action="activate")
             campaigns.append(campaign)
-        campaign, floor, bare = campaigns
-        ids = list(Target.objects.filter(workspace=workspace).order_by("id").values_list("id", flat=True))
+        campaign, direct, floor, bare = campaigns
+        all_ids = list(Target.objects.filter(workspace=workspace).order_by("id").values_list("id", flat=True))
+        ids, other_ids = all_ids[:n], all_ids[n:]
         vacuum_analyze(*(m._meta.db_table for m in (Target, Execution, ExecutionEvent)))
 
         started = time.perf_counter()
@@ -145,6 +157,13 @@ class Command(BaseCommand):
         events = ExecutionEvent.objects.filter(campaign=campaign, type="enrolled").count()
         if added != n or events != n:
             raise CommandError(f"{added} executions and {events} events for {n} targets")
+
+        started = time.perf_counter()
+        for start in range(0, n, MAX_SUBJECTS):  # one call accepts at most MAX_SUBJECTS
+            enroll_subjects(actor=actor, campaign_id=direct.id, target_ids=other_ids[start : start + MAX_SUBJECTS])
+        result["direct"] = time.perf_counter() - started
+        if Execution.objects.filter(campaign=direct).count() != n:
+            raise CommandError("the direct add did not add every target")
 
         started = time.perf_counter()
         self._insert(floor, ids)
