@@ -129,7 +129,11 @@ class SmsAttempt(models.Model):
     execution = models.ForeignKey(
         "automation.Execution", on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
-    workflow = models.ForeignKey("automation.Workflow", on_delete=models.PROTECT, related_name="+", db_constraint=False)
+    # DO_NOTHING and no index for the workflow and node, as on the execution events: a published version's
+    # nodes are never deleted, and Django must not scan this table whenever a draft graph is rewritten.
+    workflow = models.ForeignKey(
+        "automation.Workflow", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
@@ -137,7 +141,9 @@ class SmsAttempt(models.Model):
         ContentType, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
     subject_id = models.BigIntegerField()
-    node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+", db_constraint=False)
+    node = models.ForeignKey(
+        "automation.WorkflowNode", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
     phone = models.CharField("شماره", max_length=20)
     template = models.TextField("الگو", blank=True)
     message = models.TextField("متن نهایی")
@@ -213,7 +219,10 @@ class SmsSendSlot(models.Model):
         "automation.Execution", on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
     cycle = models.PositiveIntegerField()
-    node = models.ForeignKey("automation.WorkflowNode", on_delete=models.PROTECT, related_name="+", db_constraint=False)
+    # DO_NOTHING and no index, like the attempt's node.
+    node = models.ForeignKey(
+        "automation.WorkflowNode", on_delete=models.DO_NOTHING, related_name="+", db_index=False, db_constraint=False
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = WorkspaceQuerySet.as_manager()
