@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import celeryd_init, worker_process_init, worker_process_shutdown
+from django.core.cache import cache
 
 from workers import conf
 from workers.choices import ErrorCode
@@ -190,6 +191,9 @@ def run_payload(payload: dict) -> dict | None:
     if budget is None:
         logger.warning("task %s dropped: its lease ended before it started", payload.get("task_id"))
         return None
+    if not first_delivery(payload, budget):
+        logger.warning("task %s dropped: this lease's payload already ran", payload.get("task_id"))
+        return None
     thread = host()
     deadline = time.monotonic() + budget
     grace = max(5.0, conf.setting("DEADLINE_MARGIN_SECONDS") - 5.0)  # failure screenshot + context close
@@ -202,6 +206,22 @@ def run_payload(payload: dict) -> dict | None:
     except SoftTimeLimitExceeded:
         _kill(thread, pending)
         raise
+
+
+def first_delivery(payload: dict, budget: float) -> bool:
+    """True the first time any worker starts this lease's payload; False for a second delivery of it.
+
+    The broker may hand the same message out twice (a publish repeated, a message restored after its
+    consumer was lost) and a lease is one chance to act on the page, so the first start marks the lease in
+    the shared cache (Redis ``SET NX`` — atomic across worker processes and machines) for as long as the
+    payload could still run. Without a lease id there is nothing to key on; the embedded default's
+    in-process cache only sees its own process.
+    """
+    lease = payload.get("lease_id")
+    if not lease:
+        return True
+    timeout = int(budget + conf.setting("DEADLINE_MARGIN_SECONDS")) + 60
+    return cache.add(f"browser-run:{lease}", 1, timeout=timeout)
 
 
 def _kill(thread: BrowserThread, pending: Future) -> None:

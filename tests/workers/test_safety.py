@@ -368,6 +368,22 @@ def test_a_task_whose_lease_expired_is_dropped_before_start(site, worker_setting
 
 
 @pytest.mark.browser
+def test_a_payload_delivered_twice_runs_once(site, worker_settings, monkeypatch):
+    """The broker may hand out one message twice; one lease is one chance to click."""
+    sent = []
+    monkeypatch.setattr(messaging, "publish_result", sent.append)
+    lease_end = (timezone.now() + timedelta(minutes=10)).isoformat()
+    payload = payload_for(site, "twice", lease_expires_at=lease_end)
+    tasks.run_browser_task.run(dict(payload))
+    tasks.run_browser_task.run(dict(payload))  # the same message again
+    assert [r["status"] for r in sent] == ["completed"]
+    assert site.state.like_count("twice") == 1
+    retry = {**payload, "attempt": 2, "lease_id": str(uuid.uuid4())}  # a new lease is a new chance
+    tasks.run_browser_task.run(retry)
+    assert [r["status"] for r in sent] == ["completed", "completed"]
+
+
+@pytest.mark.browser
 def test_a_runner_deadline_closes_the_browser_and_publishes_once(site, worker_settings, monkeypatch):
     # soft limit 12 s, margin 8 s: the runner has 4 s; the page hangs for 30 s, navigation may take 20 s
     worker_settings(TASK_SOFT_TIME_LIMIT=12, DEADLINE_MARGIN_SECONDS=8, NAVIGATION_TIMEOUT_MS=20000)
