@@ -322,6 +322,9 @@ BROWSER_TASKS = {
     "DISPATCH_BATCH": int(os.environ.get("BROWSER_DISPATCH_BATCH", "50")),
     "CREATION_BATCH": int(os.environ.get("BROWSER_CREATION_BATCH", "20")),
     "LEASE_SECONDS": int(os.environ.get("BROWSER_LEASE_SECONDS", "600")),
+    # At most this many tasks dispatched and not finished, all platforms together: payloads beyond what the
+    # workers can start within a lease would only wait in the broker, expire and be dispatched again.
+    "MAX_IN_FLIGHT": int(os.environ.get("BROWSER_MAX_IN_FLIGHT", "500")),
     "DEFAULT_CONCURRENCY_CAP": int(os.environ.get("BROWSER_CONCURRENCY_CAP", "50")),
     "DEFAULT_PACING_SECONDS": int(os.environ.get("BROWSER_PACING_SECONDS", "0")),
     "DEFAULT_MAX_ATTEMPTS": int(os.environ.get("BROWSER_MAX_ATTEMPTS", "3")),

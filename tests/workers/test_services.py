@@ -251,6 +251,22 @@ class TestDispatch:
         result_apply(message=ok(published[0]))
         assert dispatch(django_capture_on_commit_callbacks) == 1
 
+    def test_in_flight_tasks_are_bounded_across_platforms(
+        self, actor, workspace, published, django_capture_on_commit_callbacks, settings
+    ):
+        """Payloads the workers could not start within their lease would only expire in the broker."""
+        settings.BROWSER_TASKS = {**settings.BROWSER_TASKS, "MAX_IN_FLIGHT": 5}
+        for _ in range(2):  # two campaigns (platforms), each under its own cap
+            make_browser_campaign(actor, accounts=[make_account(workspace) for _ in range(4)], links=[LINK])
+        creation.due_platforms_create_tasks()
+        assert dispatch(django_capture_on_commit_callbacks) == 5
+        assert dispatch(django_capture_on_commit_callbacks) == 0
+        result_apply(message=ok(published[0]))
+        result_apply(message=ok(published[1]))
+        assert dispatch(django_capture_on_commit_callbacks) == 2
+        assert BrowserTask.objects.filter(status=TaskStatus.DISPATCHED).count() == 5
+        assert BrowserTask.objects.filter(status=TaskStatus.PENDING).count() == 1
+
     def test_proxies_spread_and_unavailable_ones_are_skipped(
         self, actor, workspace, published, django_capture_on_commit_callbacks
     ):

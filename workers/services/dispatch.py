@@ -80,6 +80,11 @@ def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:
     lease = timedelta(seconds=conf.setting("LEASE_SECONDS"))
     queue = conf.setting("QUEUE")  # the server picks the browser queue; nothing a tenant typed
     leases_reclaim(now=now)
+    # A bound on what waits for the workers (a soft one: two dispatchers at once may pass it by a batch).
+    room = conf.setting("MAX_IN_FLIGHT") - BrowserTask.objects.filter(status=TaskStatus.DISPATCHED).count()
+    if room <= 0:
+        return 0
+    batch_size = min(batch_size, room)
     with transaction.atomic():
         candidates = list(
             BrowserTask.objects.select_for_update(skip_locked=True, of=("self",))
