@@ -24,7 +24,13 @@ from automation import journey_stats
 from automation.campaign_forms import JourneyCampaignForm
 from automation.choices import BatchStatus, Decision, EnrollmentClass, EventType, ExecutionStatus
 from automation.errors import ChannelUnusable, ConflictsUnresolved
-from automation.selectors import enrollment_batch_get, enrollment_batch_items, execution_queryset
+from automation.selectors import (
+    enrollment_batch_get,
+    enrollment_batch_items,
+    execution_queryset,
+    held_after_unknown,
+    is_held_after_unknown,
+)
 from automation.services import campaigns as campaign_services
 from automation.services import enrollment_batches
 from automation.services import executions as execution_services
@@ -50,7 +56,16 @@ OUTCOME_LABELS = {
 }
 CONTROL_LABELS = {"activate": "شروع", "pause": "توقف", "resume": "ادامه", "cancel": "لغو"}
 CONTROL_DONE = {"activate": "شروع شد", "pause": "متوقف شد", "resume": "ادامه یافت", "cancel": "لغو شد"}
-BULK_LABELS = {"pause": "توقف", "resume": "ادامه", "remove": "حذف از کمپین", "restart": "شروع دوباره"}
+BULK_LABELS = {
+    "pause": "توقف",
+    "resume": "ادامه",
+    "resume_resend": "ادامه و ارسال دوباره",
+    "remove": "حذف از کمپین",
+    "restart": "شروع دوباره",
+}
+# Page action → (service action, what a step held after an unknown send outcome does on resume).
+BULK_ACTIONS = {"resume_resend": ("resume", "resend")}
+HELD = "held_unknown"  # the status filter's extra choice: paused and waiting for the resend-or-skip decision
 
 
 def campaign_page(*, write: bool = False):
@@ -389,14 +404,19 @@ def campaign_targets(request, actor, campaign_id: int):
     executions = execution_queryset(actor=actor, campaign_id=campaign.id)
     if status in ExecutionStatus.values:
         executions = executions.filter(status=status)
+    elif status == HELD:
+        executions = held_after_unknown(executions)
     page = _page(request, executions)
     names = pages.target_names(actor=actor, ids=[e.subject_id for e in page])
     context = _common(actor, campaign) | {
         "page": page,
-        "rows": [{"execution": e, "target": names.get(e.subject_id)} for e in page],
+        "rows": [{"execution": e, "target": names.get(e.subject_id), "held": is_held_after_unknown(e)} for e in page],
         "status": status,
-        "statuses": ExecutionStatus.choices,
+        "statuses": [*ExecutionStatus.choices, (HELD, "منتظر تصمیم (نتیجه ارسال نامعلوم)")],
         "bulk_actions": BULK_LABELS.items(),
+        "held_count": held_after_unknown(execution_queryset(actor=actor, campaign_id=campaign.id)).count()
+        if actor.has(Perm.MANAGE_CAMPAIGNS)
+        else 0,
         "querystring": _querystring(request),
     }
     return render(request, "automation/campaign_targets.html", context)
@@ -405,18 +425,19 @@ def campaign_targets(request, actor, campaign_id: int):
 def _bulk(request, actor, campaign) -> HttpResponse:
     if not actor.has(Perm.MANAGE_CAMPAIGNS):
         raise PermissionDenied
-    action = request.POST.get("action", "")
+    label = BULK_LABELS.get(request.POST.get("action", ""), "")
+    action, unknown_outcome = BULK_ACTIONS.get(request.POST.get("action", ""), (request.POST.get("action", ""), None))
     ids = [int(i) for i in request.POST.getlist("execution") if i.isdigit()]
     back = reverse("journey-campaign-targets", kwargs={"campaign_id": campaign.id})
     back += f"?{request.POST['back']}" if request.POST.get("back") else ""
     try:
         result = execution_services.executions_bulk_control(
-            actor=actor, campaign_id=campaign.id, execution_ids=ids, action=action
+            actor=actor, campaign_id=campaign.id, execution_ids=ids, action=action, unknown_outcome=unknown_outcome
         )
     except PlatformError as exc:
         messages.error(request, " ".join([exc.message, *[str(p) for v in (exc.details or {}).values() for p in v]]))
         return redirect(back)
-    label = BULK_LABELS.get(action, action)
+    label = label or action
     counts = result["counts"]
     messages.success(request, f"{label}: {fa_digits(counts['done'])} انجام شد، {fa_digits(counts['refused'])} رد شد.")
     refused = result["refused"]

@@ -2,6 +2,8 @@
 
 from django.contrib.contenttypes.models import ContentType
 
+from automation.choices import ExecutionStatus
+from automation.engine.outcome import HELD_UNKNOWN
 from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from campaigns.models import Campaign, Target, Workspace
 from campaigns.platform.permissions import Perm
@@ -64,6 +66,19 @@ def execution_queryset(*, actor: Actor, campaign_id: int | None = None):
     if campaign_id is not None:
         qs = qs.filter(campaign_id=campaign_id)
     return qs.order_by("id")
+
+
+def held_after_unknown(queryset):
+    """The executions of ``queryset`` paused by a send step's ``on_unknown_outcome: hold``: each waits for a
+    person to resume it with "skip" or "resend"."""
+    return queryset.filter(status=ExecutionStatus.PAUSED, metadata__has_key=HELD_UNKNOWN)
+
+
+def is_held_after_unknown(execution: Execution) -> bool:
+    return (
+        execution.status == ExecutionStatus.PAUSED
+        and (execution.metadata or {}).get(HELD_UNKNOWN) == execution.current_node_id
+    )
 
 
 def execution_get(*, actor: Actor, execution_id: int) -> Execution:

@@ -118,10 +118,11 @@ MAX_BULK = 5000
 
 
 def executions_bulk_control(
-    *, actor: Actor, campaign_id: int, execution_ids: list[int], action: str
+    *, actor: Actor, campaign_id: int, execution_ids: list[int], action: str, unknown_outcome: str | None = None
 ) -> dict[str, object]:
     """Apply one action to many executions of a campaign: each goes through ``execution_control`` (state machine,
-    actor recorded); refusals are reported per item and never stop the rest; one audit row per request."""
+    actor recorded); refusals are reported per item and never stop the rest; one audit row per request.
+    ``unknown_outcome`` (resume only) is each held step's decision, as in ``execution_control``."""
     from campaigns.events import campaign_event
     from campaigns.models import Campaign
     from campaigns.platform.errors import PlatformError
@@ -129,6 +130,8 @@ def executions_bulk_control(
     actor.require(Perm.MANAGE_CAMPAIGNS)
     if action not in ACTIONS:
         raise ValidationFailed.field("action", "عملیات ناشناخته است.")
+    if unknown_outcome is not None and action != "resume":
+        raise ValidationFailed.field("unknown_outcome", "فقط برای «ادامه».")
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     ids = list(dict.fromkeys(int(i) for i in execution_ids))
     if not ids:
@@ -147,7 +150,7 @@ def executions_bulk_control(
             refused.append({"execution_id": execution_id, "code": "NOT_FOUND", "message": "اجرا پیدا نشد."})
             continue
         try:
-            execution_control(actor=actor, execution_id=execution_id, action=action)
+            execution_control(actor=actor, execution_id=execution_id, action=action, unknown_outcome=unknown_outcome)
         except PlatformError as exc:
             refused.append({"execution_id": execution_id, "code": exc.code, "message": exc.message})
         else:
@@ -156,6 +159,12 @@ def executions_bulk_control(
         campaign=campaign,
         type=f"executions_{action}",
         actor=actor.user,
-        data={"action": action, "requested": len(ids), "done": len(done), "refused": len(refused)},
+        data={
+            "action": action,
+            **({"unknown_outcome": unknown_outcome} if unknown_outcome else {}),
+            "requested": len(ids),
+            "done": len(done),
+            "refused": len(refused),
+        },
     )
     return {"action": action, "done": done, "refused": refused, "counts": {"done": len(done), "refused": len(refused)}}

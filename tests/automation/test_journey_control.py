@@ -44,6 +44,26 @@ def test_bulk_control_reports_each_refusal_and_writes_one_audit_row(api, actor, 
 
 
 @pytest.mark.django_db
+def test_bulk_resume_takes_the_held_steps_decision(api, actor, running):
+    from automation.engine.outcome import HELD_UNKNOWN, RESEND_UNKNOWN
+
+    campaign, (e1, e2, e3, _) = running
+    for e in (e1, e2):
+        execution_control(actor=actor, execution_id=e.id, action="pause")
+    Execution.objects.filter(pk=e1.id).update(metadata={HELD_UNKNOWN: e1.current_node_id})  # held by its step
+    url = f"/api/v1/campaigns/{campaign.id}/executions/bulk"
+    bad = api.post(url, {"action": "pause", "execution_ids": [e3.id], "unknown_outcome": "resend"}, format="json")
+    assert bad.status_code == 400 and "unknown_outcome" in bad.json()["error"]["details"]
+    body = {"action": "resume", "execution_ids": [e1.id, e2.id], "unknown_outcome": "resend"}
+    data = api.post(url, body, format="json").json()
+    assert data["done"] == [e1.id]
+    assert [r["execution_id"] for r in data["refused"]] == [e2.id]  # nothing of e2's is held
+    assert Execution.objects.get(pk=e1.id).metadata == {RESEND_UNKNOWN: e1.current_node_id}
+    audit = CampaignEvent.objects.get(campaign=campaign, type="executions_resume")
+    assert audit.data["unknown_outcome"] == "resend"
+
+
+@pytest.mark.django_db
 def test_bulk_control_of_other_workspace_campaign_is_404(running):
     campaign, executions = running
     stranger_ws = make_workspace("x")

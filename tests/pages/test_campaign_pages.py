@@ -275,3 +275,73 @@ def test_viewer_and_operator_get_no_write_buttons_and_403(page, live_server, rol
         assert status == 403, path
     campaign.refresh_from_db()
     assert campaign.status == CampaignStatus.DRAFT
+
+
+def test_steps_held_after_an_unknown_outcome_are_resent_or_skipped_from_the_targets_page(
+    page, live_server, monkeypatch
+):
+    """A send whose outcome is unknown (a provider that cannot be asked) holds the execution; on the page a
+    person sees which targets wait for a decision and resumes each with "resend" or "skip"."""
+    from sms.models import SmsAttempt
+    from sms.providers import SendResponse
+    from sms.providers.console import ConsoleProvider
+    from tests.automation.helpers import CountingConsole
+
+    shop = make_workspace("shop")
+    user = make_member(shop, Role.MANAGER, username="mina")
+    actor = make_actor(shop, user=user)
+    setup_sms(shop)
+    monkeypatch.setattr(ConsoleProvider, "status_by_local_id", False)
+    outcome = {"unknown": True}
+    provider = CountingConsole(
+        monkeypatch, lambda r: SendResponse("unknown", error_code="connection_dropped") if outcome["unknown"] else None
+    )
+    campaign = named_journey(actor, linear_graph(sms_node("a", on_unknown_outcome="hold"), end_node()), "یادآوری")
+    sara = make_target(shop, name="سارا احمدی")
+    reza = make_target(shop, name="رضا کریمی")
+    ali = make_target(shop, name="علی نوری")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[sara.id, reza.id, ali.id])
+    now = timezone.now()
+    driver = Driver()
+    driver.tick(now + timedelta(minutes=1))
+    held = {e.subject_id: e for e in Execution.objects.filter(campaign=campaign)}
+    assert {e.status for e in held.values()} == {ExecutionStatus.PAUSED}
+    outcome["unknown"] = False
+    # ali is paused by hand after nothing unknown: not held, so "resend" is refused for him
+    Execution.objects.filter(pk=held[ali.id].pk).update(metadata={})
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/targets/")
+    rtl(page)
+    expect(page.get_by_test_id("held-help")).to_contain_text("۲ مخاطب")
+    expect(page.get_by_test_id(f"execution-{held[sara.id].pk}").get_by_test_id("held-unknown")).to_be_visible()
+    expect(page.get_by_test_id(f"execution-{held[ali.id].pk}").get_by_test_id("held-unknown")).to_have_count(0)
+    shot(page, "journey-campaign-targets-held")
+
+    # sara: send again; ali too (refused: nothing of his is held)
+    page.get_by_test_id(f"execution-{held[sara.id].pk}").locator("input[name=execution]").check()
+    page.get_by_test_id(f"execution-{held[ali.id].pk}").locator("input[name=execution]").check()
+    page.select_option("#bulk-action", "resume_resend")
+    page.get_by_test_id("bulk-apply").click()
+    expect(page.locator(".flash-success")).to_contain_text("ادامه و ارسال دوباره: ۱ انجام شد، ۱ رد شد")
+    expect(page.locator(".flash-warning")).to_contain_text("علی نوری")
+    # reza: only the held ones are listed; resume skips his step
+    page.select_option("select[name=status]", "held_unknown")
+    page.get_by_role("button", name="نمایش").click()
+    rows = page.get_by_test_id("executions").locator("tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows).to_contain_text("رضا کریمی")
+    rows.locator("input[name=execution]").check()
+    page.select_option("#bulk-action", "resume")
+    page.get_by_test_id("bulk-apply").click()
+    expect(page.locator(".flash-success")).to_contain_text("ادامه: ۱ انجام شد، ۰ رد شد")
+
+    calls_before = len(provider.calls)
+    driver.tick(now + timedelta(minutes=3))
+    states = {e.subject_id: e.status for e in Execution.objects.filter(campaign=campaign)}
+    assert states[sara.id] == states[reza.id] == ExecutionStatus.COMPLETED
+    assert states[ali.id] == ExecutionStatus.PAUSED
+    assert len(provider.calls) == calls_before + 1  # sara's message again, reza's step skipped
+    sara_attempts = SmsAttempt.objects.filter(campaign=campaign, subject_id=sara.id).order_by("id")
+    assert len({a.local_id for a in sara_attempts}) == 1 and sara_attempts.count() == 2  # same local id
+    assert SmsAttempt.objects.filter(campaign=campaign, subject_id=reza.id).count() == 1
