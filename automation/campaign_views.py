@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 
 from automation import campaign_selectors as pages
 from automation import journey_stats
-from automation.campaign_forms import JourneyCampaignForm
+from automation.campaign_forms import JourneyCampaignEditForm, JourneyCampaignForm
 from automation.choices import BatchStatus, Decision, EnrollmentClass, EventType, ExecutionStatus
 from automation.errors import ChannelUnusable, ConflictsUnresolved
 from automation.selectors import (
@@ -173,6 +173,27 @@ def campaign_new(request, actor):
 
 
 # --- adding targets -------------------------------------------------------------------------------------
+
+
+@campaign_page(write=True)
+def campaign_edit(request, actor, campaign_id: int):
+    campaign = _campaign(actor, campaign_id)
+    form = JourneyCampaignEditForm(request.POST or None, campaign=campaign, time_zone=actor.workspace.time_zone)
+    if request.method == "POST" and form.is_valid():
+        changes = form.changes()
+        if not form.errors:
+            try:
+                campaign = campaign_services.journey_campaign_update(
+                    actor=actor, campaign_id=campaign.id, changes=changes
+                )
+            except PlatformError as exc:
+                form.add_service_errors(exc.details or {"__all__": [exc.message]})
+            else:
+                messages.success(request, f"کمپین «{campaign.name}» ذخیره شد.")
+                return redirect("journey-campaign-dashboard", campaign_id=campaign.id)
+    status = 400 if request.method == "POST" else 200
+    context = _common(actor, campaign) | {"form": form, "tab": "edit"}
+    return render(request, "automation/campaign_edit.html", context, status=status)
 
 
 def _preview(request, actor, campaign, *, target_ids=None, filters=None):

@@ -39,6 +39,7 @@ urlpatterns = [
         campaign_views.campaign_control,
         name="journey-campaign-control",
     ),
+    path("automation/campaigns/<int:campaign_id>/edit/", campaign_views.campaign_edit, name="journey-campaign-edit"),
     path(
         "automation/campaigns/<int:campaign_id>/enroll/", campaign_views.campaign_enroll, name="journey-campaign-enroll"
     ),

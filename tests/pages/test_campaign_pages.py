@@ -345,3 +345,52 @@ def test_steps_held_after_an_unknown_outcome_are_resent_or_skipped_from_the_targ
     sara_attempts = SmsAttempt.objects.filter(campaign=campaign, subject_id=sara.id).order_by("id")
     assert len({a.local_id for a in sara_attempts}) == 1 and sara_attempts.count() == 2  # same local id
     assert SmsAttempt.objects.filter(campaign=campaign, subject_id=reza.id).count() == 1
+
+
+def test_a_manager_edits_a_campaign_on_its_page(page, live_server):
+    """Name, limit, Jalali dates and the week's send window, filled from the campaign; the workflow stays."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    shop = make_workspace("shop")
+    user = make_member(shop, Role.MANAGER, username="mina")
+    actor = make_actor(shop, user=user)
+    setup_sms(shop)
+    tehran = ZoneInfo(shop.time_zone)
+    window = {"timezone": shop.time_zone, "days": {"sat": [["09:00", "17:00"]], "fri": None}}
+    campaign = named_journey(actor, linear_graph(sms_node("a"), end_node()), "یادآوری قسط")
+    Campaign.objects.filter(pk=campaign.pk).update(
+        daily_limit=50, send_window=window, starts_at=datetime(2026, 12, 1, 9, 30, tzinfo=tehran)
+    )
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
+    page.get_by_test_id("tab-edit").click()
+    rtl(page)
+    form = page.get_by_test_id("campaign-edit-form")
+    expect(form.locator("#id_name")).to_have_value("یادآوری قسط")
+    expect(form.locator("#id_daily_limit")).to_have_value("50")
+    expect(form.locator("#id_starts_at")).to_have_value("1405/09/10 09:30")  # 1 Dec 2026 in Tehran
+    expect(form.locator("#id_win_sat_start")).to_have_value("09:00")
+    expect(form.locator("#id_workflow")).to_have_count(0)  # pinned
+    shot(page, "journey-campaign-edit")
+
+    form.locator("#id_name").fill("یادآوری قسط آذر")
+    form.locator("#id_daily_limit").fill("120")
+    form.locator("#id_ends_at").fill("۱۴۰۵/۰۹/۰۵")  # before the start: refused by the service
+    page.get_by_test_id("campaign-save").click()
+    expect(page.locator(".field-error, .flash-error").first).to_contain_text("پایان باید بعد از شروع باشد")
+    page.locator("#id_ends_at").fill("۱۴۰۵/۱۰/۳۰ ۱۸:۰۰")
+    page.locator("#id_win_sat_end").fill("")  # half an interval: refused by the form
+    page.get_by_test_id("campaign-save").click()
+    expect(page.locator(".field-error").first).to_contain_text("هر دو ساعت")
+    page.locator("#id_win_sat_end").fill("16:00")
+    page.locator("#id_win_sun_start").fill("10:00")
+    page.locator("#id_win_sun_end").fill("14:00")
+    page.get_by_test_id("campaign-save").click()
+    expect(page.locator(".flash-success")).to_contain_text("یادآوری قسط آذر")
+    campaign.refresh_from_db()
+    assert campaign.name == "یادآوری قسط آذر" and campaign.daily_limit == 120
+    assert campaign.ends_at == datetime(2027, 1, 20, 18, 0, tzinfo=tehran)
+    assert campaign.send_window["days"]["sat"] == [["09:00", "16:00"]]
+    assert campaign.send_window["days"]["sun"] == [["10:00", "14:00"]]
+    assert campaign.send_window["days"]["fri"] is None

@@ -89,6 +89,7 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
     "journey-campaign-dashboard": Perm.VIEW,
     "journey-campaign-control": Perm.MANAGE_CAMPAIGNS,
     "journey-campaign-enroll": Perm.MANAGE_CAMPAIGNS,
+    "journey-campaign-edit": Perm.MANAGE_CAMPAIGNS,
     "journey-enrollment-review": Perm.MANAGE_CAMPAIGNS,
     "journey-enrollment-decide": Perm.MANAGE_CAMPAIGNS,
     "journey-enrollment-commit": Perm.MANAGE_CAMPAIGNS,
