@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import zoneinfo
 from datetime import datetime
 
@@ -10,7 +9,7 @@ import jdatetime
 from django import forms
 
 from automation.engine.window import DISPLAY_ORDER
-from campaigns.platform.jalali import fa_digits
+from campaigns.platform.jalali import fa_digits, parse_jalali
 from campaigns.platform.text import StrictTextFormMixin
 
 DAY_LABELS = {
@@ -22,8 +21,6 @@ DAY_LABELS = {
     "thu": "پنجشنبه",
     "fri": "جمعه",
 }
-_TO_LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
-_JALALI = re.compile(r"^\s*(\d{4})[/-](\d{1,2})[/-](\d{1,2})(?:\s+(\d{1,2}):(\d{2}))?\s*$")
 LTR_NUMBER = {"dir": "ltr", "lang": "en", "inputmode": "numeric"}
 
 
@@ -46,20 +43,11 @@ class JalaliDateTimeField(forms.CharField):
         return value
 
     def to_python(self, value):
-        text = (super().to_python(value) or "").translate(_TO_LATIN)
-        if not text:
-            return None
-        match = _JALALI.match(text)
-        if not match:
-            raise forms.ValidationError("تاریخ را به شکل ۱۴۰۵/۰۸/۱۰ یا ۱۴۰۵/۰۸/۱۰ ۰۹:۰۰ بنویسید.")
-        y, m, d, hh, mm = (int(g) if g else 0 for g in match.groups())
         try:
-            gregorian = jdatetime.datetime(y, m, d, hh, mm).togregorian()
-        except ValueError:
-            raise forms.ValidationError("این تاریخ وجود ندارد.") from None
-        return datetime(
-            gregorian.year, gregorian.month, gregorian.day, hh, mm, tzinfo=zoneinfo.ZoneInfo(self.time_zone)
-        )
+            local = parse_jalali(super().to_python(value))
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return local.replace(tzinfo=zoneinfo.ZoneInfo(self.time_zone)) if local else None
 
 
 class JourneyCampaignForm(StrictTextFormMixin, forms.Form):

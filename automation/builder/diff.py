@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from automation.choices import NodeType
 from automation.engine.graph import Graph, NodeSpec
 from automation.engine.registry import ACTIONS
+from campaigns.platform.jalali import fa_digits, naive_to_jalali
 
 UNITS = {"minutes": "دقیقه", "hours": "ساعت", "days": "روز"}
 BEHAVIORS = {"complete": "پایان کامل", "stop": "توقف", "loop": "تکرار", "restart": "شروع دوباره"}
@@ -42,7 +43,7 @@ def describe_node(node: NodeSpec) -> list[tuple[str, str]]:
             )
     elif node.type == NodeType.WAIT:
         if cfg.get("mode", node.subtype) == "until":
-            lines.append(("انتظار تا", str(cfg.get("at", ""))))
+            lines.append(("انتظار تا", fa_digits(naive_to_jalali(cfg.get("at", "")))))
         else:
             lines.append(("انتظار", f"{cfg.get('amount')} {UNITS.get(cfg.get('unit', 'days'), cfg.get('unit'))}"))
     elif node.type == NodeType.CONDITION:

@@ -26,6 +26,7 @@ from automation.builder.sequence import (
 )
 from automation.engine.conditions import TARGET_FIELDS
 from automation.engine.registry import ACTIONS, OPERATORS, Action
+from campaigns.platform.jalali import fa_digits, naive_to_jalali, parse_jalali
 
 UNITS = [("minutes", "دقیقه"), ("hours", "ساعت"), ("days", "روز")]
 UNIT_LABELS = dict(UNITS)
@@ -180,7 +181,7 @@ def summary_of(step: Step) -> str:
         return text[:120] + ("…" if len(text) > 120 else "") if text else "(متن ندارد)"
     if isinstance(step, Wait):
         if cfg.get("mode", step.subtype) == "until":
-            return f"تا {cfg.get('at') or '؟'}"
+            return f"تا {fa_digits(naive_to_jalali(cfg.get('at'))) or '؟'}"
         return f"{cfg.get('amount') or '؟'} {UNIT_LABELS.get(cfg.get('unit', 'days'), '')}"
     if isinstance(step, Condition):
         rules = cfg.get("rules") or []
@@ -348,7 +349,14 @@ def step_from_form(step: Step, data: Mapping, *, timezone: str = "Asia/Tehran") 
     if isinstance(step, Wait):
         mode = _text(data, "mode", step.config.get("mode", "duration"))
         if mode == "until":
+            # Typed as a Jalali date and time in the workspace's zone, stored as its ISO local time; text that
+            # is not a date stays as typed, and the validator names the step ("INVALID_WAIT").
             at = _text(data, "at").strip()
+            try:
+                moment = parse_jalali(at)
+            except ValueError:
+                moment = None
+            at = moment.isoformat(timespec="minutes") if moment else at
             config = {"mode": "until", "at": at, "timezone": timezone}
         else:
             mode = "duration"

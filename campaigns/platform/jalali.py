@@ -1,15 +1,21 @@
-"""Jalali (Solar Hijri) rendering in the active (workspace) time zone, and Persian digits.
+"""Jalali (Solar Hijri) rendering in the active (workspace) time zone, Persian digits, and the one parser of
+what staff type as a Jalali date ("1405/08/10" or "1405/08/10 09:30", Persian or Latin digits).
 
-Datetimes are stored in UTC; these helpers are used only when rendering
+Datetimes are stored in UTC; the rendering helpers are used only when rendering
 (templates, admin list displays, exports).
 """
 
 import datetime as dt
+import re
 
 import jdatetime
 from django.utils import timezone
 
 _FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+_TO_LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+_JALALI = re.compile(r"^\s*(\d{4})[/-](\d{1,2})[/-](\d{1,2})(?:\s+(\d{1,2}):(\d{2}))?\s*$")
+FORMAT_MESSAGE = "تاریخ را به شکل ۱۴۰۵/۰۸/۱۰ یا ۱۴۰۵/۰۸/۱۰ ۰۹:۰۰ بنویسید."
+MISSING_MESSAGE = "این تاریخ وجود ندارد."
 
 
 def fa_digits(value) -> str:
@@ -31,3 +37,30 @@ def to_jalali(value, *, with_time: bool = False, tz=None) -> str:
     if isinstance(value, dt.date):
         return jdatetime.date.fromgregorian(date=value).strftime("%Y/%m/%d")
     return str(value)
+
+
+def parse_jalali(text: str) -> dt.datetime | None:
+    """A typed Jalali date (and time) → the naive Gregorian local datetime; None for blank text.
+
+    ValueError with a Persian message for anything else (``FORMAT_MESSAGE``, ``MISSING_MESSAGE``)."""
+    text = (text or "").translate(_TO_LATIN).strip()
+    if not text:
+        return None
+    match = _JALALI.match(text)
+    if not match:
+        raise ValueError(FORMAT_MESSAGE)
+    y, m, d, hh, mm = (int(g) if g else 0 for g in match.groups())
+    try:
+        return jdatetime.datetime(y, m, d, hh, mm).togregorian()
+    except ValueError:
+        raise ValueError(MISSING_MESSAGE) from None
+
+
+def naive_to_jalali(value: str) -> str:
+    """An ISO local datetime as stored in a step's config ("2026-12-20T09:00") → "1405/09/29 09:00"; text that is
+    not one is returned as it is (so a typo stays in the field to be corrected)."""
+    try:
+        moment = dt.datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value or "")
+    return jdatetime.datetime.fromgregorian(datetime=moment.replace(tzinfo=None)).strftime("%Y/%m/%d %H:%M")

@@ -1,9 +1,10 @@
-"""Template filters: ``{{ value|jdate }}``, ``{{ value|jdatetime }}``, ``{{ value|fa_digits }}``."""
+"""Template filters: ``{{ value|jdate }}``, ``{{ value|jdatetime }}``, ``{{ value|fa_digits }}`` and
+``{{ iso_local|jalali_input }}`` (a stored local ISO time as a Jalali date to edit, Latin digits)."""
 
 from django import template
 
 from campaigns.platform.jalali import fa_digits as _fa_digits
-from campaigns.platform.jalali import to_jalali
+from campaigns.platform.jalali import naive_to_jalali, to_jalali
 
 register = template.Library()
 
@@ -21,3 +22,8 @@ def jdatetime(value) -> str:
 @register.filter
 def fa_digits(value) -> str:
     return _fa_digits(value)
+
+
+@register.filter
+def jalali_input(value) -> str:
+    return naive_to_jalali(value) if value else ""

@@ -178,3 +178,34 @@ def test_viewer_has_no_automation_menu_and_gets_403(page, live_server):
     assert response.status == 403
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     shot(page, "workflow-403")
+
+
+def test_a_wait_until_a_jalali_moment(page, live_server):
+    """The "until" wait is typed as a Jalali date and time in the workspace's zone and shown back the same way;
+    what is stored is the local ISO time the engine reads."""
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/new/")
+    page.fill("#id_name", "جشنواره یلدا")
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    expect(page.get_by_test_id("builder-version")).to_contain_text("نسخه ۱")
+    add_step(page, "0", "انتظار")
+
+    dialog = edit(page, "0")
+    dialog.locator("input[name=mode][value=until]").check()
+    dialog.locator("input[name=at]").fill("۱۴۰۵/۱۳/۰۱ ۰۹:۰۰")  # no 13th month
+    save(dialog)
+    expect(page.get_by_test_id("problems")).to_contain_text("زمان یا منطقه زمانی انتظار نامعتبر است")
+
+    dialog = edit(page, "0")
+    expect(dialog.locator("input[name=at]")).to_have_value("۱۴۰۵/۱۳/۰۱ ۰۹:۰۰")  # kept to be corrected
+    dialog.locator("input[name=at]").fill("۱۴۰۵/۰۹/۳۰ ۱۸:۳۰")
+    shot(page, "workflow-builder-wait-until")
+    save(dialog)
+    expect(step(page, "0")).to_contain_text("تا ۱۴۰۵/۰۹/۳۰ ۱۸:۳۰")
+    workflow = Workflow.objects.get(workspace=shop)
+    (wait,) = [s for s in decompile(graph_of_version(workflow.versions.get())).steps if isinstance(s, Wait)]
+    assert wait.config == {"mode": "until", "at": "2026-12-21T18:30", "timezone": shop.time_zone}
+    dialog = edit(page, "0")
+    expect(dialog.locator("input[name=at]")).to_have_value("1405/09/30 18:30")
