@@ -247,17 +247,9 @@ class ExecutionEventOutput(serializers.ModelSerializer):
         fields = ["id", "type", "from_status", "to_status", "node_id", "message", "data", "actor_id", "occurred_at"]
 
 
-class BulkControlInput(serializers.Serializer):
+class BulkControlInput(ExecutionControlInput):
     action = serializers.ChoiceField(choices=["pause", "resume", "remove", "restart"])
     execution_ids = serializers.ListField(child=IdField(), allow_empty=False, max_length=5000)
-    unknown_outcome = serializers.ChoiceField(
-        choices=["skip", "resend"],
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="`resume` only: what each execution held after an unknown SMS outcome does — `skip` (default) or "
-        "`resend` (the same local id); an execution not held is refused with `resend`.",
-    )
 
 
 class BulkControlOutput(serializers.Serializer):

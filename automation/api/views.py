@@ -387,7 +387,8 @@ class ExecutionBulkControlApi(WorkspaceAPIView):
         request=BulkControlInput,
         responses={200: BulkControlOutput, **errors(400, 403, 404)},
         description="pause / resume / remove / restart (a new cycle; only finished or failed) many executions of "
-        "this campaign; each refusal is reported with its reason and the rest go on; one audit row per request.",
+        "this campaign; each refusal is reported with its reason and the rest go on; one audit row per request. "
+        "`unknown_outcome` (resume only) decides every held step; with `resend` an execution not held is refused.",
     )
     def post(self, request, campaign_id: int):
         serializer = BulkControlInput(data=request.data)
