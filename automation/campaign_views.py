@@ -391,8 +391,16 @@ def campaign_dashboard(request, actor, campaign_id: int):
         ).order_by("-id")[:5]
         if actor.has(Perm.MANAGE_CAMPAIGNS)
         else [],
+        "held_count": _held_count(actor, campaign),
     }
     return render(request, "automation/campaign_dashboard.html", context)
+
+
+def _held_count(actor, campaign) -> int:
+    """Executions waiting for a person's resend-or-skip decision (shown to those who may decide)."""
+    if not actor.has(Perm.MANAGE_CAMPAIGNS):
+        return 0
+    return held_after_unknown(execution_queryset(actor=actor, campaign_id=campaign.id)).count()
 
 
 @require_POST
@@ -435,9 +443,7 @@ def campaign_targets(request, actor, campaign_id: int):
         "status": status,
         "statuses": [*ExecutionStatus.choices, (HELD, "منتظر تصمیم (نتیجه ارسال نامعلوم)")],
         "bulk_actions": BULK_LABELS.items(),
-        "held_count": held_after_unknown(execution_queryset(actor=actor, campaign_id=campaign.id)).count()
-        if actor.has(Perm.MANAGE_CAMPAIGNS)
-        else 0,
+        "held_count": _held_count(actor, campaign),
         "querystring": _querystring(request),
     }
     return render(request, "automation/campaign_targets.html", context)

@@ -311,6 +311,11 @@ def test_steps_held_after_an_unknown_outcome_are_resent_or_skipped_from_the_targ
     Execution.objects.filter(pk=held[ali.id].pk).update(metadata={})
 
     login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
+    notice = page.get_by_test_id("held-notice")
+    expect(notice).to_contain_text("۲ مخاطب")
+    notice.get_by_role("link").click()  # the dashboard leads to the held ones
+    expect(page.get_by_test_id("executions").locator("tbody tr")).to_have_count(2)
     page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/targets/")
     rtl(page)
     expect(page.get_by_test_id("held-help")).to_contain_text("۲ مخاطب")
