@@ -5,11 +5,10 @@ from __future__ import annotations
 import zoneinfo
 from datetime import datetime
 
-import jdatetime
 from django import forms
 
 from automation.engine.window import DISPLAY_ORDER
-from campaigns.platform.jalali import fa_digits, parse_jalali
+from campaigns.platform.jalali import fa_digits, parse_jalali, to_jalali
 from campaigns.platform.text import StrictTextFormMixin
 
 DAY_LABELS = {
@@ -38,8 +37,7 @@ class JalaliDateTimeField(forms.CharField):
     def prepare_value(self, value):
         """A stored moment shown in the workspace's calendar and time zone (Latin digits, as typed)."""
         if isinstance(value, datetime):
-            local = jdatetime.datetime.fromgregorian(datetime=value.astimezone(zoneinfo.ZoneInfo(self.time_zone)))
-            return local.strftime("%Y/%m/%d %H:%M")
+            return to_jalali(value, with_time=True, tz=zoneinfo.ZoneInfo(self.time_zone))
         return value
 
     def to_python(self, value):

@@ -452,8 +452,8 @@ def campaign_targets(request, actor, campaign_id: int):
 def _bulk(request, actor, campaign) -> HttpResponse:
     if not actor.has(Perm.MANAGE_CAMPAIGNS):
         raise PermissionDenied
-    label = BULK_LABELS.get(request.POST.get("action", ""), "")
-    action, unknown_outcome = BULK_ACTIONS.get(request.POST.get("action", ""), (request.POST.get("action", ""), None))
+    chosen = request.POST.get("action", "")
+    action, unknown_outcome = BULK_ACTIONS.get(chosen, (chosen, None))
     ids = [int(i) for i in request.POST.getlist("execution") if i.isdigit()]
     back = reverse("journey-campaign-targets", kwargs={"campaign_id": campaign.id})
     back += f"?{request.POST['back']}" if request.POST.get("back") else ""
@@ -464,7 +464,7 @@ def _bulk(request, actor, campaign) -> HttpResponse:
     except PlatformError as exc:
         messages.error(request, " ".join([exc.message, *[str(p) for v in (exc.details or {}).values() for p in v]]))
         return redirect(back)
-    label = label or action
+    label = BULK_LABELS.get(chosen, chosen)
     counts = result["counts"]
     messages.success(request, f"{label}: {fa_digits(counts['done'])} انجام شد، {fa_digits(counts['refused'])} رد شد.")
     refused = result["refused"]

@@ -63,4 +63,4 @@ def naive_to_jalali(value: str) -> str:
         moment = dt.datetime.fromisoformat(str(value))
     except ValueError:
         return str(value or "")
-    return jdatetime.datetime.fromgregorian(datetime=moment.replace(tzinfo=None)).strftime("%Y/%m/%d %H:%M")
+    return to_jalali(moment.replace(tzinfo=None), with_time=True)
