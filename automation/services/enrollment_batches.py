@@ -27,7 +27,7 @@ from typing import Any
 from celery import current_app
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef
 from django.utils import timezone
 
 from automation.choices import BatchStatus, Decision, EnrollmentClass
@@ -38,6 +38,7 @@ from automation.services.enrollment_core import (
     MAX_SUBJECTS,
     ChunkCheck,
     EnrollmentReport,
+    any_conflicts,
     checked,
     chunk_check,
     classify,
@@ -208,15 +209,6 @@ def enrollment_batch_discard(*, actor: Actor, batch_id: int) -> EnrollmentBatch:
 
 
 # --------------------------------------------------------------------------- commit
-def _wants(item_decision: str, klass: str, default: str) -> str:
-    """'add', 'skip', 'never' (blacklisted/invalid/already live) or '' (an undecided conflict)."""
-    if klass == K.READY:
-        return Decision.SKIP if item_decision == Decision.SKIP else Decision.ADD
-    if klass == K.CONFLICT:
-        return item_decision or default
-    return "never"
-
-
 def _recheck(batch: EnrollmentBatch, campaign: Campaign, visible) -> list[dict[str, Any]]:
     """Classify every item again (chunks), store changes, return the undecided conflicts."""
     unresolved: list[dict[str, Any]] = []
@@ -233,7 +225,7 @@ def _recheck(batch: EnrollmentBatch, campaign: Campaign, visible) -> list[dict[s
             counts[v.klass] += 1
             if (klass, reason, conflicts) != (v.klass, v.reason, list(v.conflicts)):
                 changed.append(EnrollmentItem(id=item_id, klass=v.klass, reason=v.reason, conflicts=list(v.conflicts)))
-            if v.klass == K.CONFLICT and not _wants(decision, v.klass, batch.default_decision):
+            if v.klass == K.CONFLICT and not (decision or batch.default_decision):
                 unresolved.append({"subject_id": subject_id, "conflicts": list(v.conflicts)})
         if changed:
             EnrollmentItem.objects.bulk_update(changed, ["klass", "reason", "conflicts"])
@@ -241,17 +233,32 @@ def _recheck(batch: EnrollmentBatch, campaign: Campaign, visible) -> list[dict[s
     return unresolved
 
 
-def enrollment_batch_commit(
-    *, actor: Actor, batch_id: int, enqueue: Callable[[int], None] | None = None
-) -> EnrollmentBatch:
-    """Re-check, refuse undecided conflicts (409), then add inline (≤ 300) or in a background job."""
-    actor.require(Perm.MANAGE_CAMPAIGNS)
-    batch = _draft(actor, batch_id)
-    campaign = journey_campaign(actor.workspace, batch.campaign_id)
-    visible = target_queryset(actor=actor).order_by()
+def _undecided_conflicts(batch: EnrollmentBatch, campaign: Campaign, visible) -> list[dict[str, Any]]:
+    """The 409 rule: subjects with no decision (and no default) that are live in another campaign now (and
+    not in this one).
+
+    One probe over the undecided subjects; only when it finds one is every item classified again (and the
+    new classes stored, so the review page shows what changed) to tell the undecided conflicts exactly."""
+    if batch.default_decision:
+        return []
+    undecided = list(batch.items.filter(decision="").values_list("subject_id", flat=True))
+    if not any_conflicts(campaign, undecided):
+        return []
     with transaction.atomic():
         unresolved = _recheck(batch, campaign, visible)
         EnrollmentBatch.objects.filter(pk=batch.pk).update(counts=batch.counts)
+    return unresolved
+
+
+def enrollment_batch_commit(
+    *, actor: Actor, batch_id: int, enqueue: Callable[[int], None] | None = None
+) -> EnrollmentBatch:
+    """Refuse undecided conflicts (409), then add inline (≤ 300) or in a background job; the job checks every
+    subject again as it adds it (``_commit_chunk``)."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    batch = _draft(actor, batch_id)
+    campaign = journey_campaign(actor.workspace, batch.campaign_id)
+    unresolved = _undecided_conflicts(batch, campaign, target_queryset(actor=actor).order_by())
     if unresolved:
         raise ConflictsUnresolved(
             details={
@@ -262,13 +269,9 @@ def enrollment_batch_commit(
         )
     now = timezone.now()
     with transaction.atomic():
-        # Subjects that will not be added get their outcome now; the rest are the job's work.
+        # Subjects the person decided to skip get their outcome now; every other one is the job's work.
         items = batch.items.all()
-        items.filter(klass__in=[K.INVALID, K.BLACKLISTED, K.ALREADY_LIVE]).update(outcome=F("klass"))
-        skip = Q(klass=K.READY, decision=Decision.SKIP) | Q(klass=K.CONFLICT, decision=Decision.SKIP)
-        if batch.default_decision == Decision.SKIP:
-            skip |= Q(klass=K.CONFLICT, decision="")
-        items.filter(skip).update(outcome="skipped")
+        items.filter(decision=Decision.SKIP).update(outcome="skipped")
         total = items.filter(outcome="").count()
         if not EnrollmentBatch.objects.filter(pk=batch.pk, status=BatchStatus.DRAFT).update(
             status=BatchStatus.COMMITTING,
@@ -322,12 +325,10 @@ def enrollment_batch_run(*, batch_id: int) -> EnrollmentBatch:
     targets = scoped(Target, actor.workspace)
     for start in range(0, len(pending), CHUNK):
         item_ids, subject_ids = map(list, zip(*pending[start : start + CHUNK], strict=True))
-        # No "live here" probe: a subject live here already got its outcome at commit, so one live now was
-        # added concurrently — the insert's ON CONFLICT tells exactly those. Every subquery is bounded by the
-        # chunk's subjects (see ``live_flags``).
+        # Every subquery is bounded by the chunk's subjects (see ``live_flags``).
         flags = {
             "found": Exists(plain(targets).filter(pk=OuterRef("subject_id"))),
-            **live_flags(campaign, "subject_id", among=subject_ids, here=False),
+            **live_flags(campaign, "subject_id", among=subject_ids),
         }
         try:
             with transaction.atomic():
@@ -337,12 +338,12 @@ def enrollment_batch_run(*, batch_id: int) -> EnrollmentBatch:
                     .filter(ids_match("id", item_ids), outcome="")
                     .annotate(**flags)
                     .order_by("id")
-                    .values_list("id", "subject_id", "decision", *flags)
+                    .values_list("id", "subject_id", "decision", "klass", *flags)
                 )
                 if not rows:
                     continue  # another job holds them
-                found = {r[1]: (False, r[4]) for r in rows if r[3]}
-                chunk = [_Item(r[0], r[1], r[2]) for r in rows]
+                found = {r[1]: (r[5], r[6]) for r in rows if r[4]}
+                chunk = [_Item(*r[:4]) for r in rows]
                 if not _commit_chunk(batch, campaign, actor, chunk, check=checked(campaign, targets, found)):
                     raise _BatchLeft()
         except _BatchLeft:
@@ -356,6 +357,7 @@ class _Item:
     id: int
     subject_id: int
     decision: str
+    klass: str
 
 
 def _commit_chunk(
@@ -388,8 +390,10 @@ def _commit_chunk(
         outcome[tid] = "added"
     for tid in report.added_concurrently:
         outcome[tid] = "added_concurrently"
+    # Live here at this check: already live when the preview saw it so, otherwise someone added it since.
+    preview_live = {item.subject_id for item in chunk if item.klass == K.ALREADY_LIVE}
     for tid in report.already_live:
-        outcome[tid] = K.ALREADY_LIVE
+        outcome[tid] = K.ALREADY_LIVE if tid in preview_live else "added_concurrently"
     for tid in report.blacklisted:
         outcome[tid] = K.BLACKLISTED
     for tid in report.invalid:

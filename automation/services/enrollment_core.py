@@ -151,16 +151,33 @@ def journey_campaign(workspace: Workspace, campaign_id: int, *, open_only: bool 
     return campaign
 
 
+def _elsewhere(campaign: Campaign, ids: list[int]) -> QuerySet:
+    ct = ContentType.objects.get_for_model(Target)
+    return (
+        Execution.objects.filter(LIVE_ELSEWHERE, ids_match("subject_id", ids), workspace_id=campaign.workspace_id)
+        .filter(subject_type=ct)
+        .exclude(campaign_id=campaign.id)
+    )
+
+
+def any_conflicts(campaign: Campaign, subject_ids: list[int]) -> bool:
+    """Whether any of ``subject_ids`` is live in another campaign of the workspace and not in this one
+    (index probes per subject; stops at the first)."""
+    if not subject_ids:
+        return False
+    live_here = Execution.objects.filter(
+        campaign_id=campaign.id, subject_type_id=OuterRef("subject_type_id"), subject_id=OuterRef("subject_id")
+    ).filter(status__in=LIVE_STATUSES)
+    return _elsewhere(campaign, subject_ids).filter(~Exists(live_here)).exists()
+
+
 def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
     """Subject id → the live executions it has in *other* campaigns of the workspace (the conflict details)."""
     ids = list(subject_ids)
     if not ids:
         return {}
-    ct = ContentType.objects.get_for_model(Target)
     rows = (
-        Execution.objects.filter(LIVE_ELSEWHERE, ids_match("subject_id", ids), workspace_id=campaign.workspace_id)
-        .filter(subject_type=ct)
-        .exclude(campaign_id=campaign.id)
+        _elsewhere(campaign, ids)
         .values(
             "id",
             "subject_id",

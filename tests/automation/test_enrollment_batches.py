@@ -11,6 +11,7 @@ from django.utils import timezone
 from automation.choices import BatchStatus
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent
 from automation.services.enrollment import enroll_subjects
+from automation.services.executions import execution_control
 from automation.services.enrollment_batches import (
     MAX_ATTEMPTS,
     enrollment_batch_commit,
@@ -21,7 +22,7 @@ from automation.services.enrollment_batches import (
 )
 from campaigns.choices import Role
 from campaigns.models import Target
-from sms.services import blacklist_add
+from sms.services import blacklist_add, blacklist_deactivate
 from tests.api_base import TenantIsolationCases
 from tests.conftest import api_client_for, make_actor, make_list, make_member, make_target
 
@@ -149,6 +150,39 @@ def test_conflict_appearing_between_preview_and_commit_is_409(actor, workspace, 
     done = enrollment_batch_commit(actor=actor, batch_id=batch.id)
     outcomes = {i.subject_id: i.outcome for i in done.items.all()}
     assert outcomes == {a.id: "added", b.id: "skipped", blocked_later.id: "blacklisted"}
+
+
+@pytest.mark.django_db
+def test_commit_adds_what_each_subject_is_at_the_time_it_is_added(actor, workspace, two):
+    """The job checks every subject as it adds it: what changed since the preview decides, not its class."""
+    campaign, other = two
+    here, freed, ended, raced = (make_target(workspace) for _ in range(4))
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[here.id])
+    enroll_subjects(actor=actor, campaign_id=other.id, target_ids=[here.id, ended.id], on_conflict="add")
+    entry = blacklist_add(actor=actor, number=freed.mobile)
+    batch = enrollment_batch_preview(
+        actor=actor, campaign_id=campaign.id, target_ids=[here.id, freed.id, ended.id, raced.id]
+    )
+    assert _classes(batch) == {
+        here.id: "already_live",
+        freed.id: "blacklisted",
+        ended.id: "conflict",
+        raced.id: "ready",
+    }
+    blacklist_deactivate(actor=actor, entry_id=entry.id)  # the number was unblocked meanwhile
+    execution_control(
+        actor=actor, execution_id=Execution.objects.get(campaign=other, subject_id=ended.id).id, action="remove"
+    )
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[raced.id])  # added by someone else meanwhile
+    done = enrollment_batch_commit(actor=actor, batch_id=batch.id)  # the ended conflict needs no decision now
+    outcomes = {i.subject_id: i.outcome for i in done.items.all()}
+    assert outcomes == {here.id: "already_live", freed.id: "added", ended.id: "added", raced.id: "added_concurrently"}
+    assert set(Execution.objects.filter(campaign=campaign).values_list("subject_id", flat=True)) == {
+        here.id,
+        freed.id,
+        ended.id,
+        raced.id,
+    }
 
 
 @pytest.mark.django_db
