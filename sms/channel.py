@@ -13,6 +13,7 @@ from django.db.models import Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 
+from campaigns.platform.bulk import texts_match
 from campaigns.platform.phones import PhoneError, parse_phone
 from sms import rate_limits
 from sms.models import BlacklistEntry, SmsChannelEvent, SmsProviderAccount, SmsSettings
@@ -247,11 +248,11 @@ def blacklisted_values(workspace_id: int) -> QuerySet:
 
 
 def blacklisted_numbers(workspace_id: int, numbers: list[str]) -> set[str]:
-    return set(
-        BlacklistEntry.objects.filter(
-            workspace_id=workspace_id, channel="sms", is_active=True, value__in=[n for n in numbers if n]
-        ).values_list("value", flat=True)
-    )
+    numbers = [n for n in numbers if n]
+    if not numbers:
+        return set()
+    entries = BlacklistEntry.objects.filter(texts_match("value", numbers), workspace_id=workspace_id, channel="sms")
+    return set(entries.filter(is_active=True).order_by().values_list("value", flat=True))
 
 
 def is_blacklisted(workspace_id: int, number: str | None) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db import models
 
-from campaigns.platform.bulk import ids_match
+from campaigns.platform.bulk import ids_match, values_rows
 
 
 class SubjectRow:
@@ -49,7 +49,8 @@ def subject_rows(model: type[models.Model], ids: list[int]) -> dict[Any, Subject
     """The rows of ``ids`` (one query, no ordering), by primary key."""
     names = [f.attname for f in model._meta.concrete_fields]
     pk_index = names.index(model._meta.pk.attname)
-    rows = model._default_manager.filter(ids_match(model._meta.pk.attname, ids)).order_by().values_list(*names)
+    found = model._default_manager.filter(ids_match(model._meta.pk.attname, ids)).order_by()
+    rows = values_rows(found.values_list(*names))
     return {row[pk_index]: SubjectRow(model, dict(zip(names, row, strict=True))) for row in rows}
 
 

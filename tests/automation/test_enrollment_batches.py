@@ -11,7 +11,6 @@ from django.utils import timezone
 from automation.choices import BatchStatus
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent
 from automation.services.enrollment import enroll_subjects
-from automation.services.executions import execution_control
 from automation.services.enrollment_batches import (
     MAX_ATTEMPTS,
     enrollment_batch_commit,
@@ -20,6 +19,7 @@ from automation.services.enrollment_batches import (
     enrollment_batch_run,
     enrollment_batches_resume,
 )
+from automation.services.executions import execution_control
 from campaigns.choices import Role
 from campaigns.models import Target
 from sms.services import blacklist_add, blacklist_deactivate
