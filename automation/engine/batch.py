@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from automation.choices import ExecutionStatus
+from automation.engine.collector import collector_paused
 from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.registry import ACTIONS
 from automation.engine.runner import Finished, failed_outcome, finish_run, process_execution, start_run
@@ -226,7 +227,8 @@ def process_batch(items: list[tuple[int, str]], *, now: datetime | None = None) 
     """Run a dispatched batch. On PostgreSQL the claim and the final writes are batched (above)."""
     now = now or timezone.now()
     if connection.vendor == "postgresql" and len(items) > 1:
-        return process_batch_postgres(items, now=now)
+        with collector_paused():
+            return process_batch_postgres(items, now=now)
     cache: dict = {}
     counts: dict[str, int] = {}
     for execution_id, token in items:

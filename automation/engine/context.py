@@ -70,7 +70,12 @@ class StepContext:
             lease.beat()
 
     def budget(self, channel: str) -> Budget:
-        return campaign_budget(self.campaign, channel=channel, day=local_day(self.now, self.tz), settings=self.settings)
+        """The limits of a send on the workspace's day (one per campaign, channel and day for a whole job)."""
+        day = local_day(self.now, self.tz)
+        key = ("budget", self.campaign.id, channel, day)
+        if key not in self.cache:
+            self.cache[key] = campaign_budget(self.campaign, channel=channel, day=day, settings=self.settings)
+        return self.cache[key]
 
 
 class RunContext:

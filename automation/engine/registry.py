@@ -19,9 +19,11 @@ class Registry(Generic[T]):
     def __init__(self, name: str) -> None:
         self.name = name
         self._items: dict[str, T] = {}
+        self.version = 0  # changes on every registration (readers may keep indexes of the items)
 
     def register(self, key: str, item: T) -> T:
         self._items[key] = item
+        self.version += 1
         return item
 
     def get(self, key: str) -> T | None:
@@ -115,9 +117,10 @@ class GuardDecision:
 
     @classmethod
     def allow(cls) -> GuardDecision:
-        return cls("allow")
+        return _ALLOW
 
 
+_ALLOW = GuardDecision("allow")  # frozen: one shared instance
 GuardFn = Callable[["StepContext"], GuardDecision]
 GUARDS: Registry[GuardFn] = Registry("guards")
 

@@ -32,6 +32,7 @@ from automation.choices import (
     ExecutionStatus,
     VersionStatus,
 )
+from automation.engine.collector import collector_paused
 from automation.engine.context import automation_settings, effective_window, workspace_tz
 from automation.engine.counters import budget_scopes, used
 from automation.engine.graph import published_graph
@@ -410,7 +411,7 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
         def send(chunk):
             current_app.signature(PROCESS_EXECUTIONS_TASK).delay([list(item) for item in chunk])
 
-    with _TickLock() as held:
+    with _TickLock() as held, collector_paused():
         if not held:
             report.skipped = True
             return report

@@ -75,13 +75,28 @@ def register_builtin_variables() -> None:
         VARIABLES.register(variable.key, variable)
 
 
+_aliases: tuple[int, dict[str, Variable]] = (-1, {})
+
+
+def _by_alias(name: str) -> Variable | None:
+    """The variable one of whose aliases is ``name`` (the first by key; an index rebuilt when one registers)."""
+    global _aliases
+    if _aliases[0] != VARIABLES.version:
+        index: dict[str, Variable] = {}
+        for _key, candidate in VARIABLES:
+            for alias in candidate.aliases:
+                index.setdefault(alias, candidate)
+        _aliases = (VARIABLES.version, index)
+    return _aliases[1].get(name)
+
+
 def _lookup(name: str) -> Variable | None:
     variable = VARIABLES.get(name)
     if variable is not None:
         return variable
-    for _key, candidate in VARIABLES:
-        if name in candidate.aliases:
-            return candidate
+    variable = _by_alias(name)
+    if variable is not None:
+        return variable
     for prefix in METADATA_PREFIXES:  # the execution's runtime values, e.g. {execution.metadata.discount_code}
         key = name[len(prefix) :]
         if name.startswith(prefix) and key and "." not in key:
