@@ -28,7 +28,9 @@ OUTAGE_NOTIFY_EVERY = timedelta(hours=6)
 
 
 def sms_settings(workspace_id: int) -> SmsSettings:
-    settings, _ = SmsSettings.objects.get_or_create(workspace_id=workspace_id)
+    """The workspace's SMS settings with both accounts (one query: a send reads them)."""
+    with_accounts = SmsSettings.objects.select_related("primary_account", "fallback_account")
+    settings, _ = with_accounts.get_or_create(workspace_id=workspace_id)
     return settings
 
 

@@ -126,9 +126,8 @@ def values_rows(queryset: QuerySet) -> list[tuple]:
         return [tuple(row) for row in queryset]
     compiler = queryset.query.get_compiler(using=queryset.db)
     sql, params = compiler.as_sql()
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
+    with connection.cursor() as cursor:  # Django's cursor (query logging and wrappers), psycopg's loader
+        cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     converters = compiler.get_converters([column for column, _, _ in compiler.select])

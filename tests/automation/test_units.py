@@ -216,3 +216,23 @@ def test_wait_past_until_validates():
         "config": {"mode": "until", "at": (datetime.now() - timedelta(days=3)).isoformat(), "timezone": "Asia/Tehran"},
     }
     assert _codes(linear_graph(node, end_node())) == set()
+
+
+# --- the collector while a job runs ------------------------------------------------------------------
+def test_a_batch_runs_with_the_cyclic_collector_paused_and_leaves_it_as_it_was(monkeypatch):
+    import gc
+
+    from automation.engine import batch
+
+    seen = []
+    monkeypatch.setattr(batch.connection, "vendor", "postgresql")
+    monkeypatch.setattr(batch, "process_batch_postgres", lambda items, now: seen.append(gc.isenabled()) or {})
+    assert gc.isenabled()
+    batch.process_batch([(1, "a"), (2, "b")], now=datetime(2026, 1, 1, tzinfo=UTC))
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        batch.process_batch([(1, "a"), (2, "b")], now=datetime(2026, 1, 1, tzinfo=UTC))
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()

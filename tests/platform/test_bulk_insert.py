@@ -1,10 +1,14 @@
-"""``bulk_insert``: the hot paths' set-based INSERT (PostgreSQL) writes what ``bulk_create`` would."""
+"""The hot paths' set-based statements (PostgreSQL): ``bulk_insert`` writes what ``bulk_create`` would,
+``values_rows`` reads what the ORM reads, ``texts_match`` finds every value however it is quoted."""
+
+from datetime import UTC, datetime
 
 import pytest
 from django.db import IntegrityError, connection
+from django.utils import timezone
 
 from campaigns.models import Target
-from campaigns.platform.bulk import bulk_insert
+from campaigns.platform.bulk import bulk_insert, texts_match, values_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -44,3 +48,24 @@ def test_a_missing_required_value_is_refused(workspace):
     with pytest.raises(IntegrityError):  # name has no default and no value: never written as NULL silently
         bulk_insert(Target, [{"workspace_id": workspace.id, "mobile": "+989121110005", "name": None}])
     assert bulk_insert(Target, []) == []
+
+
+def test_values_rows_read_what_the_orm_reads(workspace):
+    gone = datetime(2026, 3, 20, 23, 45, 1, 123456, tzinfo=UTC)
+    Target.objects.create(workspace=workspace, name="الف", mobile="+989121110005", attributes={"tier": ["gold", 2]})
+    Target.objects.create(workspace=workspace, name="ب", mobile="+989121110006", deleted_at=gone)
+    names = [f.attname for f in Target._meta.concrete_fields]
+    query = Target.objects.filter(workspace=workspace).order_by("id").values_list(*names)
+    rows = values_rows(query)
+    assert rows == [tuple(row) for row in query]
+    first, second = (dict(zip(names, row, strict=True)) for row in rows)
+    assert first["attributes"] == {"tier": ["gold", 2]} and first["deleted_at"] is None
+    assert second["deleted_at"] == gone and second["deleted_at"].utcoffset() == timezone.timedelta(0)
+
+
+def test_texts_match_finds_values_with_quotes_commas_and_braces(workspace):
+    odd = ['a"b', "c,d", "e\\f", "{g}", "NULL", " h "]
+    for n, name in enumerate([*odd, "other"]):
+        Target.objects.create(workspace=workspace, name=name, mobile=f"+98912111002{n}")
+    found = Target.objects.filter(texts_match("name", odd), workspace=workspace).values_list("name", flat=True)
+    assert sorted(found) == sorted(odd)
