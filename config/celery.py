@@ -8,7 +8,7 @@ see (and pause) them in the admin. Run exactly one beat.
 import os
 
 from celery import Celery
-from celery.signals import beat_init, celeryd_init
+from celery.signals import beat_init, celeryd_init, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -23,6 +23,13 @@ def _embedded_folders(sender, **kwargs) -> None:
     from config.embedded import ensure_embedded_folders
 
     ensure_embedded_folders()
+
+
+@worker_process_init.connect  # every pool process of `celery worker`, once its apps are loaded
+def _freeze_loaded_objects(sender=None, **kwargs) -> None:
+    from automation.engine.collector import freeze_loaded
+
+    freeze_loaded()
 
 
 @celeryd_init.connect  # the `celery worker` command (not in-process test workers)

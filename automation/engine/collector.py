@@ -21,3 +21,11 @@ def collector_paused():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def freeze_loaded() -> None:
+    """What a worker process loaded to start (Django, the apps, their modules) moves to the collector's
+    permanent generation (``gc.freeze``): a collection then walks only what its jobs created. Called once
+    per pool process of ``celery worker`` (``config.celery``)."""
+    gc.collect()
+    gc.freeze()

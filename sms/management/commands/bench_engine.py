@@ -41,6 +41,7 @@ from django.utils import timezone
 
 from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus
 from automation.engine.batch import process_batch
+from automation.engine.collector import freeze_loaded
 from automation.engine.graph import published_graph
 from automation.engine.scheduler import PROCESS_EXECUTIONS_TASK, due_selection, tick
 from automation.models import Execution, ExecutionEvent
@@ -206,7 +207,7 @@ class Command(BaseCommand):
     def _engine(self, actor: Actor, n: int, batch_size: int) -> dict:
         campaign = self._campaign(actor, GRAPH)
         enroll_rate = self._enroll(actor, campaign)
-        gc.collect()
+        freeze_loaded()  # as a worker process does once it has loaded everything (config.celery)
         rss_before = rss_mb()
         now = timezone.now()
         ticks, tick_seconds, work_seconds = 0, 0.0, 0.0
