@@ -595,9 +595,9 @@ class EnrollmentBatch(TimeStamped):
     """One review of subjects before they join a campaign (journeys.md "Enrollment and conflicts").
 
     Preview writes the batch and one item per subject (its class); decisions are kept on the batch
-    (default) and the items (overrides) between requests; commit re-checks everything. Only a draft
-    is committed (conditional UPDATE); a background commit holds a lease the beat job watches, so a
-    dead worker never leaves a batch "committing" for ever.
+    (default) and the items (overrides) between requests; commit re-checks conflicts, and the job checks
+    every subject as it adds it. Only a draft is committed (conditional UPDATE); a background commit holds
+    a lease the beat job watches, so a dead worker never leaves a batch "committing" for ever.
     """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")

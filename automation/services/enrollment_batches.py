@@ -2,11 +2,11 @@
 
 The system never decides a duplicate on its own: a subject live in another
 campaign ("conflict") is added or skipped only by an explicit decision — the
-batch's default or the subject's override. Commit re-checks every subject; a
+batch's default or the subject's override. Commit re-checks conflicts: a
 conflict that appeared after the preview and has no decision answers 409
-``CONFLICTS_UNRESOLVED`` before anything is written. Blacklisted and invalid
-subjects are never added; the live unique index stays the final race guard
-("added concurrently").
+``CONFLICTS_UNRESOLVED`` before anything is written. The job then checks every
+subject again as it adds it. Blacklisted and invalid subjects are never added;
+the live unique index stays the final race guard ("added concurrently").
 
 Up to ``INLINE_MAX`` subjects are added in the request; more run in a
 background job that processes chunks of ``CHUNK`` items, renewing a lease
