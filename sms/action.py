@@ -347,6 +347,16 @@ class SendSmsAction(Action):
         )
         return {r["id"]: r for r in rows}
 
+    def reported_failures(self, execution_ids: list[int]) -> set[tuple[int, int | None]]:
+        """The sends whose last attempt ends failed or rejected — a delivery report ("undelivered") arrives
+        after the step recorded the provider's acceptance."""
+        last: dict[tuple[int, int | None], str] = {}
+        for chunk in (execution_ids[i : i + 500] for i in range(0, len(execution_ids), 500)):
+            attempts = SmsAttempt.objects.filter(ids_match("execution_id", chunk)).order_by("id")
+            for execution_id, node_id, status in attempts.values_list("execution_id", "node_id", "status"):
+                last[(execution_id, node_id)] = status
+        return {key for key, status in last.items() if status in (AttemptStatus.FAILED, AttemptStatus.REJECTED)}
+
     # --- run time --------------------------------------------------------------------------------
     def execute(self, ctx) -> ActionResult:
         plan = self._plan(ctx)

@@ -94,6 +94,11 @@ class Action:
         (health banner of the campaign pages); None = not paused."""
         return None
 
+    def reported_failures(self, execution_ids: list[int]) -> set[tuple[int, int | None]]:
+        """(execution id, node id) of the sends whose final result, as the channel learned it after the step
+        (a delivery report), is a failure: the step's own result event still says what it saw then."""
+        return set()
+
     def execute(self, ctx: StepContext) -> ActionResult:  # pragma: no cover - interface
         raise NotImplementedError
 

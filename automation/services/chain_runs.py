@@ -141,7 +141,8 @@ TERMINAL = {ExecutionStatus.COMPLETED, ExecutionStatus.FAILED, ExecutionStatus.C
 
 
 def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
-    """Status and the final result of every message action (per node, the last result wins)."""
+    """Status and the final result of every message action (per node, the last result wins; a send its
+    channel later reported undelivered ends failed)."""
     out: dict[int, dict] = {}
     for ex_id, status in Execution.objects.filter(pk__in=execution_ids).values_list("id", "status"):
         out[ex_id] = {"status": status, "terminal": status in TERMINAL, "results": []}
@@ -154,6 +155,11 @@ def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
     for ex_id, node_id, data in result_events:
         if isinstance(data, dict) and data.get("result"):
             last[(ex_id, node_id)] = data["result"]
+    # A send the provider accepted and later reported undelivered ends failed (chains.md: FAILED/BOUNCED).
+    for _key, action in ACTIONS:
+        for ex_id, node_id in action.reported_failures(list(out)):
+            if ex_id in out:
+                last[(ex_id, node_id)] = "failed"
     for (ex_id, _node), result in last.items():
         out[ex_id]["results"].append(result)
     return out

@@ -8,12 +8,15 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from automation.models import Execution
+from automation.models import Execution, WorkflowNode
 from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
 from campaigns.chains.runs.choices import RunStatus, RunType, SkipReason
 from campaigns.chains.runs.dispatch import run_dispatch
 from campaigns.choices import CampaignStatus
 from campaigns.models import Notification
+from sms.choices import AttemptStatus
+from sms.delivery import attempt_status_apply
+from sms.models import SmsAttempt
 
 from .runs_helpers import Recorder, approved_chain, at, root_run, runs_of, settle, tick
 
@@ -244,6 +247,46 @@ def test_failed_delivery_child_takes_only_failed_recipients(actor):
     b10 = runs_of(nodes["B"])[0]
     targets = set(RunExecution.objects.filter(run=b10).values_list("target_id", flat=True))
     assert targets == {people[0].id, people[1].id}
+
+
+def test_failed_delivery_child_takes_a_send_reported_undelivered_after_it_was_accepted(actor):
+    """chains.md: FAILED_DELIVERY = final message result FAILED/BOUNCED — a delivery report that arrives after
+    the step recorded the provider's acceptance decides, not the step's own result."""
+    shape = {
+        "B": {"type": "FAILED_DELIVERY", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}},
+    }
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, people = approved_chain(actor, shape="A>B", child_schedules=shape)
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    settle(a10)  # every send accepted
+    bounced = Execution.objects.get(pk=RunExecution.objects.get(run=a10, target=people[2]).execution_id)
+    node = WorkflowNode.objects.get(version_id=bounced.version_id, type="action", subtype="send_sms")
+    attempt = SmsAttempt.objects.create(
+        workspace_id=bounced.workspace_id,
+        execution=bounced,
+        workflow_id=bounced.workflow_id,
+        campaign_id=bounced.campaign_id,
+        subject_type_id=bounced.subject_type_id,
+        subject_id=bounced.subject_id,
+        node=node,
+        phone=people[2].mobile,
+        message="سلام",
+        idempotency_key=f"test:{bounced.id}",
+        status=AttemptStatus.SUBMITTED,
+        request_at=at(2026, 10, 1, 9, 0),
+    )
+    assert attempt_status_apply(
+        attempt_id=attempt.id,
+        workspace_id=bounced.workspace_id,
+        status=AttemptStatus.FAILED,
+        event="delivery_status",
+        provider_status="undelivered",
+        dedupe_key="webhook:undelivered",
+    )
+    tick(at(2026, 10, 3, 9, 0))
+    b10 = runs_of(nodes["B"])[0]
+    assert set(RunExecution.objects.filter(run=b10).values_list("target_id", flat=True)) == {people[2].id}
 
 
 def test_frozen_child_audience_unchanged_by_later_conversions(seed_chain):

@@ -6,7 +6,8 @@ segment version, never accumulated across runs):
 * per recipient the engine reports the final result of every message action
   of their execution in the source run; ``success`` and ``unknown`` (sent /
   unresolved) count as a successful send, ``failed`` and ``rejected`` as a
-  failed one; ``blocked``/``skipped`` or no result put the person in no class.
+  failed one — so does a send accepted and later reported undelivered; ``blocked``/``skipped`` or
+  no result put the person in no class.
 * **Precedence (decision)**: FAILED_DELIVERY wins. A person with a failed
   message action is FAILED_DELIVERY even if another action succeeded, and is
   then neither CONVERTED nor NOT_CONVERTED — one person, one class per source
