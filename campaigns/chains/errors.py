@@ -103,3 +103,18 @@ class ChainMemberControlled(Conflict):
 class AudienceNotFrozen(Conflict):
     code = "RUN_AUDIENCE_NOT_FROZEN"
     default_message = "مخاطبان این اجرا هنوز منجمد نشده‌اند؛ خروجی فقط از مخاطبان منجمد ساخته می‌شود."
+
+
+class ChildRunsWithItsSource(Conflict):
+    code = "CHAIN_CHILD_RUNS_WITH_ITS_SOURCE"
+    default_message = "زیرکمپین زنجیره جدا اجرا نمی‌شود: مخاطبانش از اجرای منبعش می‌آیند. کمپین ریشه را اجرا کنید."
+
+
+class RunInProgress(Conflict):
+    code = "RUN_IN_PROGRESS"
+    default_message = "اجرای دیگری از این کمپین در حال ساخت مخاطبان یا ارسال است؛ پس از پایانش دوباره تلاش کنید."
+
+
+class ScheduleEnded(Conflict):
+    code = "SCHEDULE_ENDED"
+    default_message = "تاریخ پایان برنامه این کمپین گذشته است؛ اجرای تازه ساخته نمی‌شود."

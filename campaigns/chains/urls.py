@@ -16,6 +16,7 @@ urlpatterns = [
     path("chains/campaigns/<int:campaign_id>/submit/", views.chain_submit, name="chain-submit"),
     path("chains/campaigns/<int:campaign_id>/control/<str:action>/", views.chain_control, name="chain-control"),
     path("chains/campaigns/<int:campaign_id>/runs/", views.campaign_runs, name="chain-campaign-runs"),
+    path("chains/campaigns/<int:campaign_id>/runs/now/", views.run_now, name="chain-run-now"),
     path("chains/runs/<int:run_id>/audience.xlsx", views.run_audience_export, name="chain-run-export"),
     path("chains/preview/", views.inheritance_preview_partial, name="chain-preview"),
     path("chains/approvals/", views.package_list, name="chain-packages"),

@@ -23,8 +23,9 @@ from django.views.decorators.http import require_POST
 from campaigns.chains import page_forms as pf
 from campaigns.chains import page_selectors
 from campaigns.chains import selectors as chain_selectors
-from campaigns.chains.choices import InheritanceType, PackageStatus
+from campaigns.chains.choices import ChainControl, InheritanceType, PackageStatus
 from campaigns.chains.preview import inheritance_preview
+from campaigns.chains.runs import manual as manual_runs
 from campaigns.chains.runs import selectors as run_selectors
 from campaigns.chains.runs.choices import RunStatus, SnapshotStatus
 from campaigns.chains.runs.export import run_audience_xlsx
@@ -35,6 +36,7 @@ from campaigns.choices import CampaignStatus, TargetStatus
 from campaigns.models import Campaign
 from campaigns.platform import errors as platform_errors
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped
 
@@ -505,8 +507,31 @@ def campaign_runs(request, actor, campaign_id: int):
         "status": status,
         "statuses": RunStatus.choices,
         "status_label": CampaignStatus(campaign.status).label,
+        "is_child": campaign.root_id is not None and campaign.root_id != campaign.id,
+        "can_run_now": (
+            campaign.root_id == campaign.id
+            and campaign.status in manual_runs.RUNNING
+            and campaign.chain_control == ChainControl.NORMAL
+            and actor.has(Perm.MANAGE_CAMPAIGNS)
+        ),
+        "children_not_triggered": manual_runs.CHILDREN_NOT_TRIGGERED,
     }
     return render(request, "chains/campaign_runs.html", context)
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def run_now(request, actor, campaign_id: int):
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    try:
+        revision = _int(request.POST.get("expected_chain_revision"))
+        run = manual_runs.manual_run_create(actor=actor, campaign_id=campaign.id, expected_chain_revision=revision)
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        started = f"اجرای دستی #{fa_digits(run.id)} ساخته شد و همین حالا شروع می‌شود."
+        messages.success(request, f"{started} {manual_runs.CHILDREN_NOT_TRIGGERED}")
+    return redirect("chain-campaign-runs", campaign_id=campaign.id)
 
 
 @chain_page()

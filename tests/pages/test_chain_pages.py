@@ -10,6 +10,8 @@ from playwright.sync_api import expect
 
 from campaigns.chains.choices import ChainControl, PackageStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.run_models import CampaignRun
+from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.chains.text import name_key, search_text
 from campaigns.choices import CampaignStatus, Role
 from campaigns.models import Campaign
@@ -182,8 +184,21 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     expect(page.get_by_test_id("run-row").first.get_by_test_id("skip-reason")).to_have_text("زنجیره متوقف موقت شد")
     expect(page.get_by_test_id("latest-count")).to_contain_text("هنوز اجرا نشده")
     shot(page, "chains-runs-root")
+
+    # run the root now: a MANUAL run, due at once; the page says no child inherits from it
+    expect(page.get_by_test_id("run-now-form")).to_contain_text("زیرکمپین‌های زنجیره از آن ارث نمی‌برند")
+    page.get_by_test_id("run-now").click()
+    expect(page.locator(".flash-success")).to_contain_text(re.compile("اجرای دستی #[۰-۹]+ ساخته شد"))
+    newest = page.get_by_test_id("run-row").first
+    expect(newest).to_contain_text("دستی")
+    expect(page.get_by_test_id("run-row")).to_have_count(2)
+    assert CampaignRun.objects.get(campaign=a, run_type=RunType.MANUAL).status == RunStatus.SCHEDULED
+    assert not CampaignRun.objects.filter(campaign=b, run_type=RunType.MANUAL).exists()
+    shot(page, "chains-runs-root-manual")
     page.goto(f"{base}/chains/campaigns/{b.id}/runs/")
     expect(page.get_by_test_id("inheritance-label")).to_have_text("ارث‌بری از «خوش‌آمد» – تبدیل‌نشده")
+    expect(page.get_by_test_id("run-now")).to_have_count(0)
+    expect(page.get_by_test_id("child-runs-note")).to_contain_text("جدا اجرا نمی‌شود")
     shot(page, "chains-runs-child")
 
     # a stale revision is a message on the page, never a 500

@@ -97,3 +97,9 @@ class ConversionEventOutput(serializers.ModelSerializer):
         model = ConversionEvent
         fields = ["id", "target_id", "name", "occurred_at", "data", "source", "external_id", "created_at"]
         read_only_fields = fields
+
+
+class ManualRunOutput(serializers.Serializer):
+    run = RunOutput()
+    children_triggered = serializers.BooleanField(help_text="Always false: a manual run opens no period.")
+    message = serializers.CharField()

@@ -10,14 +10,17 @@ from rest_framework.response import Response
 from campaigns.chains.api.run_serializers import (
     ConversionEventInput,
     ConversionEventOutput,
+    ManualRunOutput,
     RunOutput,
     RunSummaryOutput,
 )
+from campaigns.chains.api.serializers import ExpectedChainRevisionInput
 from campaigns.chains.filters import CampaignRunFilter, ConversionEventFilter
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs import selectors
 from campaigns.chains.runs.conversions import conversion_event_record
 from campaigns.chains.runs.export import run_audience_xlsx
+from campaigns.chains.runs.manual import CHILDREN_NOT_TRIGGERED, manual_run_create
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
@@ -53,6 +56,27 @@ class CampaignRunSummaryApi(WorkspaceAPIView):
     )
     def get(self, request, campaign_id: int):
         return Response(RunSummaryOutput(selectors.run_summary(actor=self.actor, campaign_id=campaign_id)).data)
+
+
+class ManualRunApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="campaign_run_now",
+        description="A MANUAL run of a chain root, due now: the root's campaign is sent to its audience of the "
+        "moment. It opens no period, so no child of the chain inherits from it (children_triggered is always "
+        "false); a child campaign → 409 CHAIN_CHILD_RUNS_WITH_ITS_SOURCE. Also 409 when the chain is paused, "
+        "stopped or finished, past the schedule's end date, while another run of the campaign is being built or "
+        "sent, or on a stale expected_chain_revision.",
+        request=ExpectedChainRevisionInput,
+        responses={201: ManualRunOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, campaign_id: int):
+        serializer = ExpectedChainRevisionInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        run = manual_run_create(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        body = {"run": run, "children_triggered": False, "message": CHILDREN_NOT_TRIGGERED}
+        return Response(ManualRunOutput(body).data, status=status.HTTP_201_CREATED)
 
 
 class RunListApi(WorkspaceAPIView):

@@ -22,7 +22,11 @@ log = logging.getLogger("campaigns.chains.runs")
 LEASE = timedelta(minutes=10)  # an audience build or a dispatch renews it; past it the tick takes the run back
 
 # Workers are handed runs by task name, so the services never import the task module.
-RUN_TASKS = {"build": "campaigns.chain_run_build", "dispatch": "campaigns.chain_run_dispatch"}
+RUN_TASKS = {
+    "build": "campaigns.chain_run_build",
+    "dispatch": "campaigns.chain_run_dispatch",
+    "tick": "campaigns.chain_runs_tick",
+}
 
 
 def run_task_send(kind: str, *args) -> None:
