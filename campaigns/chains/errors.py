@@ -118,3 +118,8 @@ class RunInProgress(Conflict):
 class ScheduleEnded(Conflict):
     code = "SCHEDULE_ENDED"
     default_message = "تاریخ پایان برنامه این کمپین گذشته است؛ اجرای تازه ساخته نمی‌شود."
+
+
+class RunNotFinished(Conflict):
+    code = "RUN_NOT_FINISHED"
+    default_message = "فقط اجرایی که به پایان رسیده و مخاطبانش منجمد شده‌اند دوباره اجرا می‌شود."

@@ -27,7 +27,7 @@ from campaigns.chains.choices import ChainControl, InheritanceType, PackageStatu
 from campaigns.chains.preview import inheritance_preview
 from campaigns.chains.runs import manual as manual_runs
 from campaigns.chains.runs import selectors as run_selectors
-from campaigns.chains.runs.choices import RunStatus, SnapshotStatus
+from campaigns.chains.runs.choices import RunStatus, RunType, SnapshotStatus
 from campaigns.chains.runs.export import run_audience_xlsx
 from campaigns.chains.services import approval
 from campaigns.chains.services import chains as chain_services
@@ -500,6 +500,7 @@ def campaign_runs(request, actor, campaign_id: int):
     for run in page.object_list:
         run.counted = run_selectors.counted(run)
         run.exportable = run.id in frozen
+        run.rerunnable = run.exportable and run.status in manual_runs.RERUNNABLE and run.run_type != RunType.INHERITED
     context = {
         "campaign": campaign,
         "summary": summary,
@@ -532,6 +533,21 @@ def run_now(request, actor, campaign_id: int):
         started = f"اجرای دستی #{fa_digits(run.id)} ساخته شد و همین حالا شروع می‌شود."
         messages.success(request, f"{started} {manual_runs.CHILDREN_NOT_TRIGGERED}")
     return redirect("chain-campaign-runs", campaign_id=campaign.id)
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def run_again(request, actor, run_id: int):
+    earlier = run_selectors.run_get(actor=actor, run_id=run_id)
+    try:
+        revision = _int(request.POST.get("expected_chain_revision"))
+        run = manual_runs.rerun_create(actor=actor, run_id=earlier.id, expected_chain_revision=revision)
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        started = f"اجرای دوباره #{fa_digits(run.id)} با مخاطبان اجرای #{fa_digits(earlier.id)} ساخته شد."
+        messages.success(request, f"{started} {manual_runs.CHILDREN_NOT_TRIGGERED}")
+    return redirect("chain-campaign-runs", campaign_id=earlier.campaign_id)
 
 
 @chain_page()

@@ -10,12 +10,13 @@ from campaigns.chains.errors import (
     ChainControlInvalid,
     ChildRunsWithItsSource,
     RunInProgress,
+    RunNotFinished,
     ScheduleEnded,
     StaleChainRevision,
 )
 from campaigns.chains.run_models import CampaignRun, RunExecution
 from campaigns.chains.runs.choices import RunStatus, RunType
-from campaigns.chains.runs.manual import manual_run_create
+from campaigns.chains.runs.manual import manual_run_create, rerun_create
 from campaigns.chains.services.approval import chain_control_set
 from campaigns.choices import Role
 from tests.conftest import api_client_for, make_member, make_workspace
@@ -119,3 +120,48 @@ def test_run_now_on_another_workspaces_campaign_is_404_and_creates_nothing(actor
     response = stranger.post(f"/api/v1/campaign/{nodes['A'].id}/run-now", {"expected_chain_revision": 1}, format="json")
     assert response.status_code == 404
     assert not CampaignRun.objects.filter(run_type=RunType.MANUAL).exists()
+
+
+def test_a_rerun_sends_the_earlier_runs_frozen_audience_again(actor):
+    nodes, people = _chain(actor)
+    root = nodes["A"]
+    first = _run_now(actor, root, at(2026, 9, 25, 11))
+    tick(at(2026, 9, 25, 11, 1))
+    settle(first)
+    tick(at(2026, 9, 25, 11, 5))
+    first.refresh_from_db()
+    assert first.status == RunStatus.COMPLETED
+    people[0].lists.clear()  # left the list since: a rerun still sends to whom the earlier run sent
+    root.refresh_from_db()
+    with time_machine.travel(at(2026, 9, 26, 10), tick=False):
+        again = rerun_create(actor=actor, run_id=first.id, expected_chain_revision=root.chain_revision)
+    assert (again.run_type, again.source_run_id, again.period_key) == (RunType.RERUN, first.id, None)
+    tick(at(2026, 9, 26, 10, 1))
+    again.refresh_from_db()
+    assert again.status == RunStatus.DISPATCHED
+    assert again.selection_rule_snapshot["rerunOfRunId"] == first.id
+    sent = set(RunExecution.objects.filter(run=again, execution_id__isnull=False).values_list("target_id", flat=True))
+    assert sent == {p.id for p in people}
+    assert not CampaignRun.objects.filter(source_run=again).exists()
+
+
+def test_a_rerun_needs_a_finished_run_of_the_root(actor):
+    nodes, _ = _chain(actor)
+    root = nodes["A"]
+    pending = runs_of(root)[0]  # the scheduled run of October: not run yet
+    child_run = runs_of(nodes["B"])[0]
+    root.refresh_from_db()
+    with time_machine.travel(at(2026, 9, 25, 11), tick=False):
+        with pytest.raises(RunNotFinished):
+            rerun_create(actor=actor, run_id=pending.id, expected_chain_revision=root.chain_revision)
+        with pytest.raises(ChildRunsWithItsSource):
+            rerun_create(actor=actor, run_id=child_run.id, expected_chain_revision=root.chain_revision)
+        client = api_client_for(actor.user, root.workspace)
+        response = client.post(
+            f"/api/v1/campaign-runs/{pending.id}/rerun", {"expected_chain_revision": root.chain_revision}, format="json"
+        )
+        assert response.status_code == 409 and response.json()["error"]["code"] == "RUN_NOT_FINISHED"
+    other = make_workspace("other")
+    stranger = api_client_for(make_member(other, Role.OWNER), other)
+    assert stranger.post(f"/api/v1/campaign-runs/{pending.id}/rerun", {"expected_chain_revision": 1}).status_code == 404
+    assert not CampaignRun.objects.filter(run_type=RunType.RERUN).exists()

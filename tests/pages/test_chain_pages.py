@@ -246,3 +246,37 @@ def test_another_workspace_group_is_404(page, live_server):
     assert refused.status == 404
     foreign.refresh_from_db()
     assert foreign.name == "گروه دیگران"
+
+
+def test_a_finished_run_is_run_again_with_its_audience_from_the_runs_page(page, live_server):
+    import time_machine
+
+    from tests.chains.runs_helpers import approved_chain, at, settle, tick
+    from tests.conftest import make_actor
+
+    shop = make_workspace("shop")
+    owner = make_member(shop, Role.OWNER, username="sara")
+    actor = make_actor(shop, user=owner)
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, _ = approved_chain(actor, shape="A>B")
+    root = nodes["A"]
+    tick(at(2026, 10, 1, 9, 0))  # the October run is built and sent
+    october = CampaignRun.objects.get(campaign=root, run_type=RunType.SCHEDULED, planned_at=at(2026, 10, 1))
+    settle(october)
+    tick(at(2026, 10, 1, 9, 10))
+    october.refresh_from_db()
+    assert october.status == RunStatus.COMPLETED
+
+    base = live_server.url
+    login(page, base, "sara")
+    page.goto(f"{base}/chains/campaigns/{root.id}/runs/")
+    label = f"#{october.id}".translate(str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹"))
+    row = page.get_by_test_id("run-row").filter(has_text=label)
+    row.get_by_test_id("rerun").click()
+    expect(page.locator(".flash-success")).to_contain_text("با مخاطبان اجرای")
+    newest = page.get_by_test_id("run-row").first
+    expect(newest).to_contain_text("اجرای دوباره")
+    expect(newest).to_contain_text("منبع:")
+    again = CampaignRun.objects.get(campaign=root, run_type=RunType.RERUN)
+    assert again.source_run_id == october.id and again.period_key is None
+    shot(page, "chains-runs-rerun")

@@ -65,6 +65,7 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
     "chain-control": Perm.MANAGE_CAMPAIGNS,
     "chain-campaign-runs": Perm.VIEW,
     "chain-run-now": Perm.MANAGE_CAMPAIGNS,
+    "chain-run-rerun": Perm.MANAGE_CAMPAIGNS,
     "chain-run-export": Perm.VIEW,
     "chain-preview": Perm.MANAGE_CAMPAIGNS,
     "chain-packages": Perm.VIEW,

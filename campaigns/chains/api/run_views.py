@@ -20,7 +20,7 @@ from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs import selectors
 from campaigns.chains.runs.conversions import conversion_event_record
 from campaigns.chains.runs.export import run_audience_xlsx
-from campaigns.chains.runs.manual import CHILDREN_NOT_TRIGGERED, manual_run_create
+from campaigns.chains.runs.manual import CHILDREN_NOT_TRIGGERED, manual_run_create, rerun_create
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
@@ -75,6 +75,26 @@ class ManualRunApi(WorkspaceAPIView):
         serializer = ExpectedChainRevisionInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         run = manual_run_create(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        body = {"run": run, "children_triggered": False, "message": CHILDREN_NOT_TRIGGERED}
+        return Response(ManualRunOutput(body).data, status=status.HTTP_201_CREATED)
+
+
+class RerunApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="campaign_run_rerun",
+        description="A RERUN of an earlier run of a chain root: the same frozen audience (the same people and "
+        "control split) sent again now. Like a manual run it opens no period (children_triggered is always "
+        "false). 409 RUN_NOT_FINISHED unless the run ended (COMPLETED or FAILED) with a frozen audience; a "
+        "child's run → 409 CHAIN_CHILD_RUNS_WITH_ITS_SOURCE; the manual run's other 409s apply.",
+        request=ExpectedChainRevisionInput,
+        responses={201: ManualRunOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, run_id: int):
+        serializer = ExpectedChainRevisionInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        run = rerun_create(actor=self.actor, run_id=run_id, **serializer.validated_data)
         body = {"run": run, "children_triggered": False, "message": CHILDREN_NOT_TRIGGERED}
         return Response(ManualRunOutput(body).data, status=status.HTTP_201_CREATED)
 

@@ -41,6 +41,15 @@ def _heartbeat(snapshot: RunAudienceSnapshot, now: datetime) -> None:
 
 
 def _selection(run: CampaignRun, now: datetime) -> tuple[list[int], dict]:
+    if run.run_type == RunType.RERUN:  # the earlier run's frozen audience, the same people again
+        earlier = run.source_run
+        members = RunAudienceMember.objects.filter(build_id=earlier.target_snapshot.build_id).order_by("id")
+        return list(members.values_list("target_id", flat=True)), {
+            "source": "RERUN",
+            "rerunOfRunId": earlier.id,
+            "sourceTargetSnapshotId": earlier.target_snapshot_id,
+            "dataAsOf": now.isoformat(),
+        }
     if run.run_type != RunType.INHERITED:
         campaign = run.campaign
         return root_audience(campaign), {

@@ -1,17 +1,20 @@
-"""A manual run of a chain root ("run now", chains.md "Runs": run_type MANUAL).
+"""Manual runs of a chain root (chains.md "Runs": run_type MANUAL — "run now" — and RERUN).
 
 A manual run sends the root's campaign to its audience of the moment — the same build, control split and
 dispatch as a scheduled run — but it opens no period (its ``period_key`` stays empty): no child run is
 created for it, so the chain's children never inherit from it (the spec: MANUAL/RERUN do not trigger
 children; the API says so). A child is never run on its own (its audience comes from its source's run): 409.
 
-Allowed on an approved chain that is running normally (not paused or stopped, not finished), before the
+A RERUN sends an earlier run's frozen audience again (the same people, the same control split), with
+the same rules and no period either.
+
+Both are allowed on an approved chain that is running normally (not paused or stopped, not finished), before the
 schedule's end date, while no other run of the campaign is being built or sent.
 """
 
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from campaigns.chains.choices import ChainControl
@@ -20,6 +23,7 @@ from campaigns.chains.errors import (
     ChildRunsWithItsSource,
     NotChainRoot,
     RunInProgress,
+    RunNotFinished,
     ScheduleEnded,
 )
 from campaigns.chains.run_models import CampaignRun
@@ -31,10 +35,12 @@ from campaigns.chains.tree import chain_state
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
-from campaigns.platform.tenancy import Actor, get_scoped
+from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 # A run in one of these is building its audience or sending: a second one would send in parallel.
 BUSY = (RunStatus.BUILDING, RunStatus.READY_TO_DISPATCH, RunStatus.DISPATCHING)
+# A run that ran to its end (a FAILED run keeps what it sent) may be run again with its frozen audience.
+RERUNNABLE = (RunStatus.COMPLETED, RunStatus.FAILED)
 RUNNING = (CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE)
 CHILDREN_NOT_TRIGGERED = "اجرای دستی فقط همین کمپین را اجرا می‌کند؛ زیرکمپین‌های زنجیره از آن ارث نمی‌برند."
 
@@ -43,6 +49,31 @@ def manual_run_create(*, actor: Actor, campaign_id: int, expected_chain_revision
     """Create a MANUAL run of a chain root, due now; the runs tick builds and sends it right after commit."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    return _root_run_now(actor, campaign, expected_chain_revision, RunType.MANUAL)
+
+
+def rerun_create(*, actor: Actor, run_id: int, expected_chain_revision: int | None) -> CampaignRun:
+    """Create a RERUN of an earlier run of a chain root: its frozen audience, sent again now (no period).
+
+    Only a root's run that ran to its end (COMPLETED or FAILED, audience frozen) is run again; a child's run
+    never is (its audience is a class of its source's run)."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    runs = scoped(CampaignRun, actor.workspace).select_related("campaign")
+    earlier = get_scoped(CampaignRun, actor.workspace, run_id, queryset=runs)
+    if earlier.run_type == RunType.INHERITED:
+        raise ChildRunsWithItsSource(details={"root_campaign_id": earlier.root_id})
+    if earlier.status not in RERUNNABLE or earlier.target_snapshot_id is None:
+        raise RunNotFinished(details={"run_id": earlier.id, "status": earlier.status})
+    return _root_run_now(actor, earlier.campaign, expected_chain_revision, RunType.RERUN, source_run=earlier)
+
+
+def _root_run_now(
+    actor: Actor,
+    campaign: Campaign,
+    expected_chain_revision: int | None,
+    run_type: str,
+    source_run: CampaignRun | None = None,
+) -> CampaignRun:
     if campaign.root_id is None:
         raise NotChainRoot("اجرای دستی برای کمپین ریشه یک زنجیره تأییدشده است.")
     if campaign.root_id != campaign.id:
@@ -64,21 +95,18 @@ def manual_run_create(*, actor: Actor, campaign_id: int, expected_chain_revision
         busy = CampaignRun.objects.filter(campaign=root, status__in=BUSY).values_list("id", flat=True).first()
         if busy is not None:
             raise RunInProgress(details={"run_id": busy})
-        try:
-            with transaction.atomic():
-                run = CampaignRun.objects.create(
-                    workspace_id=root.workspace_id,
-                    campaign=root,
-                    root=root,
-                    package=root.approval_package,
-                    run_type=RunType.MANUAL,
-                    planned_at=now,
-                    scheduled_at=now,
-                    next_check_at=now,
-                )
-        except IntegrityError as exc:  # pragma: no cover - no unique key covers manual runs
-            raise RunInProgress() from exc
+        run = CampaignRun.objects.create(
+            workspace_id=root.workspace_id,
+            campaign=root,
+            root=root,
+            package=root.approval_package,
+            run_type=run_type,
+            source_run=source_run,
+            planned_at=now,
+            scheduled_at=now,
+            next_check_at=now,
+        )
         bump_chain(root.id)
-        log_run("manual run created", run, actor_id=actor.user.pk if actor.user else None)
+        log_run(f"{run_type.lower()} run created", run, actor_id=actor.user.pk if actor.user else None)
         transaction.on_commit(lambda: run_task_send("tick"))
     return run
