@@ -520,34 +520,38 @@ def campaign_runs(request, actor, campaign_id: int):
     return render(request, "chains/campaign_runs.html", context)
 
 
+def _start_run(request, campaign_id: int, create, done: str):
+    """Create a manual run or rerun from a form (``expected_chain_revision``); a message either way."""
+    try:
+        run = create(_int(request.POST.get("expected_chain_revision")))
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        messages.success(request, f"{done.format(id=fa_digits(run.id))} {manual_runs.CHILDREN_NOT_TRIGGERED}")
+    return redirect("chain-campaign-runs", campaign_id=campaign_id)
+
+
 @require_POST
 @chain_page(Perm.MANAGE_CAMPAIGNS)
 def run_now(request, actor, campaign_id: int):
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
-    try:
-        revision = _int(request.POST.get("expected_chain_revision"))
-        run = manual_runs.manual_run_create(actor=actor, campaign_id=campaign.id, expected_chain_revision=revision)
-    except PlatformError as exc:
-        messages.error(request, _error_text(exc))
-    else:
-        started = f"اجرای دستی #{fa_digits(run.id)} ساخته شد و همین حالا شروع می‌شود."
-        messages.success(request, f"{started} {manual_runs.CHILDREN_NOT_TRIGGERED}")
-    return redirect("chain-campaign-runs", campaign_id=campaign.id)
+
+    def create(revision):
+        return manual_runs.manual_run_create(actor=actor, campaign_id=campaign.id, expected_chain_revision=revision)
+
+    return _start_run(request, campaign.id, create, "اجرای دستی #{id} ساخته شد و همین حالا شروع می‌شود.")
 
 
 @require_POST
 @chain_page(Perm.MANAGE_CAMPAIGNS)
 def run_again(request, actor, run_id: int):
     earlier = run_selectors.run_get(actor=actor, run_id=run_id)
-    try:
-        revision = _int(request.POST.get("expected_chain_revision"))
-        run = manual_runs.rerun_create(actor=actor, run_id=earlier.id, expected_chain_revision=revision)
-    except PlatformError as exc:
-        messages.error(request, _error_text(exc))
-    else:
-        started = f"اجرای دوباره #{fa_digits(run.id)} با مخاطبان اجرای #{fa_digits(earlier.id)} ساخته شد."
-        messages.success(request, f"{started} {manual_runs.CHILDREN_NOT_TRIGGERED}")
-    return redirect("chain-campaign-runs", campaign_id=earlier.campaign_id)
+
+    def create(revision):
+        return manual_runs.rerun_create(actor=actor, run_id=earlier.id, expected_chain_revision=revision)
+
+    done = f"اجرای دوباره #{{id}} با مخاطبان اجرای #{fa_digits(earlier.id)} ساخته شد."
+    return _start_run(request, earlier.campaign_id, create, done)
 
 
 @chain_page()

@@ -234,14 +234,19 @@ def test_mixed_success_and_failure_is_still_completed(seed_chain):
     assert a10.status == RunStatus.COMPLETED and a10.completed_at is not None
 
 
-def test_failed_delivery_child_takes_only_failed_recipients(actor):
+def _failed_delivery_chain_sent(actor):
+    """A → B where B takes A's failed deliveries; A's October run sent (its results not settled yet)."""
     shape = {
         "B": {"type": "FAILED_DELIVERY", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}},
     }
     with time_machine.travel(at(2026, 9, 20), tick=False):
         nodes, people = approved_chain(actor, shape="A>B", child_schedules=shape)
     tick(at(2026, 10, 1, 9, 0))
-    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    return nodes, people, root_run(nodes["A"], at(2026, 10, 1))
+
+
+def test_failed_delivery_child_takes_only_failed_recipients(actor):
+    nodes, people, a10 = _failed_delivery_chain_sent(actor)
     settle(a10, {people[0].id: "failed", people[1].id: "rejected"})
     tick(at(2026, 10, 3, 9, 0))
     b10 = runs_of(nodes["B"])[0]
@@ -252,13 +257,7 @@ def test_failed_delivery_child_takes_only_failed_recipients(actor):
 def test_failed_delivery_child_takes_a_send_reported_undelivered_after_it_was_accepted(actor):
     """chains.md: FAILED_DELIVERY = final message result FAILED/BOUNCED — a delivery report that arrives after
     the step recorded the provider's acceptance decides, not the step's own result."""
-    shape = {
-        "B": {"type": "FAILED_DELIVERY", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}},
-    }
-    with time_machine.travel(at(2026, 9, 20), tick=False):
-        nodes, people = approved_chain(actor, shape="A>B", child_schedules=shape)
-    tick(at(2026, 10, 1, 9, 0))
-    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    nodes, people, a10 = _failed_delivery_chain_sent(actor)
     settle(a10)  # every send accepted
     bounced = Execution.objects.get(pk=RunExecution.objects.get(run=a10, target=people[2]).execution_id)
     node = WorkflowNode.objects.get(version_id=bounced.version_id, type="action", subtype="send_sms")

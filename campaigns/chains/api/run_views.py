@@ -58,6 +58,14 @@ class CampaignRunSummaryApi(WorkspaceAPIView):
         return Response(RunSummaryOutput(selectors.run_summary(actor=self.actor, campaign_id=campaign_id)).data)
 
 
+def _started(request, create) -> Response:
+    """Parse ``expected_chain_revision``, create the manual run or rerun, answer 201 with the children line."""
+    serializer = ExpectedChainRevisionInput(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    body = {"run": create(serializer.validated_data), "children_triggered": False, "message": CHILDREN_NOT_TRIGGERED}
+    return Response(ManualRunOutput(body).data, status=status.HTTP_201_CREATED)
+
+
 class ManualRunApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_CAMPAIGNS
 
@@ -72,11 +80,7 @@ class ManualRunApi(WorkspaceAPIView):
         responses={201: ManualRunOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, campaign_id: int):
-        serializer = ExpectedChainRevisionInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        run = manual_run_create(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
-        body = {"run": run, "children_triggered": False, "message": CHILDREN_NOT_TRIGGERED}
-        return Response(ManualRunOutput(body).data, status=status.HTTP_201_CREATED)
+        return _started(request, lambda fields: manual_run_create(actor=self.actor, campaign_id=campaign_id, **fields))
 
 
 class RerunApi(WorkspaceAPIView):
@@ -92,11 +96,7 @@ class RerunApi(WorkspaceAPIView):
         responses={201: ManualRunOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, run_id: int):
-        serializer = ExpectedChainRevisionInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        run = rerun_create(actor=self.actor, run_id=run_id, **serializer.validated_data)
-        body = {"run": run, "children_triggered": False, "message": CHILDREN_NOT_TRIGGERED}
-        return Response(ManualRunOutput(body).data, status=status.HTTP_201_CREATED)
+        return _started(request, lambda fields: rerun_create(actor=self.actor, run_id=run_id, **fields))
 
 
 class RunListApi(WorkspaceAPIView):
