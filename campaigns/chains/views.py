@@ -520,14 +520,14 @@ def campaign_runs(request, actor, campaign_id: int):
     return render(request, "chains/campaign_runs.html", context)
 
 
-def _start_run(request, campaign_id: int, create, done: str):
+def _start_run(request, campaign_id: int, create, done):
     """Create a manual run or rerun from a form (``expected_chain_revision``); a message either way."""
     try:
         run = create(_int(request.POST.get("expected_chain_revision")))
     except PlatformError as exc:
         messages.error(request, _error_text(exc))
     else:
-        messages.success(request, f"{done.format(id=fa_digits(run.id))} {manual_runs.CHILDREN_NOT_TRIGGERED}")
+        messages.success(request, f"{done(fa_digits(run.id))} {manual_runs.CHILDREN_NOT_TRIGGERED}")
     return redirect("chain-campaign-runs", campaign_id=campaign_id)
 
 
@@ -539,7 +539,7 @@ def run_now(request, actor, campaign_id: int):
     def create(revision):
         return manual_runs.manual_run_create(actor=actor, campaign_id=campaign.id, expected_chain_revision=revision)
 
-    return _start_run(request, campaign.id, create, "اجرای دستی #{id} ساخته شد و همین حالا شروع می‌شود.")
+    return _start_run(request, campaign.id, create, lambda n: f"اجرای دستی #{n} ساخته شد و همین حالا شروع می‌شود.")
 
 
 @require_POST
@@ -550,7 +550,9 @@ def run_again(request, actor, run_id: int):
     def create(revision):
         return manual_runs.rerun_create(actor=actor, run_id=earlier.id, expected_chain_revision=revision)
 
-    done = f"اجرای دوباره #{{id}} با مخاطبان اجرای #{fa_digits(earlier.id)} ساخته شد."
+    def done(n: str) -> str:
+        return f"اجرای دوباره #{n} با مخاطبان اجرای #{fa_digits(earlier.id)} ساخته شد."
+
     return _start_run(request, earlier.campaign_id, create, done)
 
 
