@@ -1,13 +1,36 @@
 """Forms for pages and the admin; phone input always goes through TargetContact."""
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import ValidationError
 
 from campaigns.choices import TargetStatus
 from campaigns.models import Target
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.text import StrictTextFormMixin
 from campaigns.selectors import target_number_clashes
 from campaigns.services.targets import MSG_DUPLICATE
+
+
+class ThrottledLoginFormMixin:
+    """A login refused by the login throttle says how long to wait (campaigns/platform/login_throttle.py)."""
+
+    def get_invalid_login_error(self):
+        wait = getattr(self.request, "login_retry_after", 0)
+        if wait:
+            message = f"تلاش‌های ناموفق زیاد بود؛ {fa_digits(wait)} ثانیه دیگر دوباره تلاش کنید."
+            return ValidationError(message, code="throttled")
+        return super().get_invalid_login_error()
+
+
+class LoginForm(ThrottledLoginFormMixin, AuthenticationForm):
+    error_messages = {**AuthenticationForm.error_messages, "invalid_login": "نام کاربری یا گذرواژه نادرست است."}
+
+
+class AdminLoginForm(ThrottledLoginFormMixin, AdminAuthenticationForm):
+    pass
 
 
 class TargetAdminForm(StrictTextFormMixin, forms.ModelForm):

@@ -5,7 +5,7 @@ from campaigns import views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", views.ThrottledLoginView.as_view(), name="login"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("workspace/switch/", views.workspace_switch, name="workspace-switch"),
     path("targets/", views.target_list, name="target-list"),

@@ -15,11 +15,10 @@ from django.views.defaults import page_not_found, server_error
 from campaigns import selectors
 from campaigns.exports import targets_xlsx
 from campaigns.filters import TargetFilter
-from campaigns.forms import TargetPageForm
+from campaigns.forms import LoginForm, TargetPageForm
 from campaigns.models import TargetList
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import PlatformError
-from campaigns.platform.login_throttle import LoginThrottle
 from campaigns.platform.phones import display_phone
 from campaigns.platform.registry import target_panels
 from campaigns.platform.tenancy import SESSION_KEY, members_of, memberships_of, scoped
@@ -40,32 +39,11 @@ def server_error_or_json(request):
     return server_error(request)
 
 
-class ThrottledLoginView(auth_views.LoginView):
-    """The public login form, throttled per username + client address with back-off (login_throttle)."""
+class LoginView(auth_views.LoginView):
+    """The staff login form; the login throttle (campaigns/platform/login_throttle.py) guards every login."""
 
     template_name = "registration/login.html"
-
-    def post(self, request, *args, **kwargs):
-        self.throttle = LoginThrottle(request, request.POST.get("username") or "")
-        wait = self.throttle.retry_after()
-        if wait:
-            form = self.get_form()
-            form.errors.clear()
-            response = self.render_to_response(
-                self.get_context_data(form=form, locked=True, retry_after=wait), status=429
-            )
-            response["Retry-After"] = str(wait)
-            return response
-        return super().post(request, *args, **kwargs)
-
-    def form_valid(self, form):
-        response = super().form_valid(form)
-        self.throttle.succeeded(response)
-        return response
-
-    def form_invalid(self, form):
-        self.throttle.failed()
-        return super().form_invalid(form)
+    authentication_form = LoginForm
 
 
 def _actor_or_none(request):

@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "campaigns.platform.login_throttle.LoginThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "campaigns.platform.tenancy.WorkspaceMiddleware",
@@ -111,6 +112,12 @@ else:
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+# The login throttle is checked first, before any password or API key (campaigns/platform/login_throttle.py).
+AUTHENTICATION_BACKENDS = [
+    "campaigns.platform.login_throttle.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+    "campaigns.platform.api.auth.ApiKeyBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -7,6 +7,7 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import IsAuthenticated
 
+from campaigns.forms import AdminLoginForm
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.healthz import healthz
 from campaigns.views import page_not_found_or_json, server_error_or_json
@@ -14,6 +15,7 @@ from campaigns.views import page_not_found_or_json, server_error_or_json
 admin.site.site_header = "مدیریت سامانه کمپین"
 admin.site.site_title = "سامانه کمپین"
 admin.site.index_title = "مدیریت"
+admin.site.login_form = AdminLoginForm  # says how long the login throttle asks to wait
 
 
 @csrf_exempt
