@@ -8,7 +8,6 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django.views.defaults import page_not_found, server_error
 
@@ -20,6 +19,7 @@ from campaigns.models import TargetList
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.phones import display_phone
+from campaigns.platform.redirects import local_next
 from campaigns.platform.registry import target_panels
 from campaigns.platform.tenancy import SESSION_KEY, members_of, memberships_of, scoped
 from campaigns.platform.uploads import upload_too_large
@@ -67,11 +67,7 @@ def workspace_switch(request):
     else:
         request.session[SESSION_KEY] = membership.workspace_id
         messages.success(request, f"فضای کاری «{membership.workspace.name}» انتخاب شد.")
-    target = request.POST.get("next") or ""
-    host = request.get_host()
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={host}, require_https=request.is_secure()):
-        target = "home"  # an absolute or scheme-relative address elsewhere is never followed
-    return redirect(target)
+    return redirect(local_next(request, "home"))
 
 
 @login_required

@@ -8,6 +8,7 @@ from django.template.loader import render_to_string
 
 from campaigns.notifications import selectors, services
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.redirects import local_next
 
 
 def _actor(request):
@@ -51,7 +52,7 @@ def my_followups(request):
                 services.activity_set_status(actor=actor, activity_id=int(request.POST["id"]), done=action == "done")
             except PlatformError as exc:
                 messages.error(request, exc.message)
-        return redirect(request.POST.get("next") or request.get_full_path())
+        return redirect(local_next(request, request.get_full_path()))
     status = request.GET.get("status", "open")
     qs = selectors.my_activities(actor=actor, status=status if status in ("open", "done") else None)
     page = Paginator(qs, 30).get_page(request.GET.get("page"))

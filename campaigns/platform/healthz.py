@@ -3,7 +3,8 @@
 No login, no details (no host names, counts or errors): ``{"status": "ok|failing", "checks":
 {"database": "ok|failing", "broker": "…", "beat": "…"}}`` with 200 when every check is ok, else 503.
 Rate limited per client address (``HEALTHZ_RATE_PER_MINUTE``, default 60) so it cannot be used to load
-the database or the broker.
+the database or the broker; the address is the login throttle's (``client_ip``: the socket's, or the
+``X-Forwarded-For`` entry of the nearest of ``TRUSTED_PROXY_COUNT`` proxies).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+
+from campaigns.platform.login_throttle import client_ip
 
 BEAT_HEARTBEAT = "beat"  # written every minute by the ``campaigns.heartbeat`` beat job
 
@@ -54,7 +57,7 @@ def _beat() -> bool:
 
 def _limited(request) -> bool:
     limit = settings.HEALTHZ_RATE_PER_MINUTE
-    key = f"healthz:{request.META.get('REMOTE_ADDR', '')}:{int(timezone.now().timestamp() // 60)}"
+    key = f"healthz:{client_ip(request)}:{int(timezone.now().timestamp() // 60)}"
     if cache.add(key, 1, 120):
         return False
     try:

@@ -78,3 +78,16 @@ def test_healthz_needs_no_login_says_only_ok_or_failing_and_is_rate_limited(clie
     settings.HEALTHZ_RATE_PER_MINUTE = 2
     codes = [client.get("/healthz").status_code for _ in range(3)]
     assert codes == [200, 200, 429]
+
+
+def test_healthz_rate_limit_is_per_client_behind_a_trusted_proxy(client, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    settings.HEALTHZ_RATE_PER_MINUTE = 2
+
+    def limited(forwarded_for: str) -> bool:  # every request arrives from the proxy, which names the client
+        return client.get("/healthz", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded_for).status_code == 429
+
+    with time_machine.travel(T0, tick=False):  # one rate-limit minute
+        assert [limited("203.0.113.9") for _ in range(3)] == [False, False, True]
+        assert limited("1.2.3.4, 203.0.113.9")  # a spoofed left-most entry is not the client
+        assert not limited("198.51.100.7")  # another client behind the same proxy has its own bucket

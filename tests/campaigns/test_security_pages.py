@@ -1,4 +1,4 @@
-"""The workspace switcher's redirect, export formulas and bounds, API docs behind login."""
+"""Redirects through next= (workspace switcher, my follow-ups), export formulas and bounds, API docs behind login."""
 
 import io
 
@@ -26,6 +26,31 @@ def test_workspace_switcher_still_follows_a_local_next(client, workspace):
     client.force_login(user)
     response = client.post("/workspace/switch/", {"workspace": workspace.id, "next": "/targets/?city=x"})
     assert response["Location"] == "/targets/?city=x"
+
+
+def _followup(workspace):
+    from campaigns.notifications.services import activity_create
+
+    operator = make_member(workspace, Role.OPERATOR)
+    target = make_target(workspace, owner=operator)
+    activity_create(workspace_id=workspace.id, target=target, title="تماس", assignee_id=operator.id)
+    return operator, target, target.activities.get()
+
+
+@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/x", "javascript:alert(1)"])
+def test_my_followups_does_not_follow_next_off_site(client, workspace, target):
+    operator, _, activity = _followup(workspace)
+    client.force_login(operator)
+    response = client.post("/followups/", {"action": "done", "id": activity.id, "next": target})
+    assert response.status_code == 302
+    assert response["Location"] == "/followups/"
+
+
+def test_my_followups_follows_a_same_site_next(client, workspace):
+    operator, target, activity = _followup(workspace)
+    client.force_login(operator)
+    response = client.post("/followups/", {"action": "done", "id": activity.id, "next": f"/targets/{target.id}/edit/"})
+    assert response["Location"] == f"/targets/{target.id}/edit/"
 
 
 @pytest.mark.parametrize("value", ["=1+1", "+1+1", "-1+1", "@SUM(A1)", "\t=1", "\r=1"])
