@@ -1,7 +1,8 @@
 """Forms for pages and the admin; phone input always goes through TargetContact."""
 
 from django import forms
-from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.admin import forms as admin_forms
+from django.contrib.auth import authenticate
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
@@ -14,23 +15,43 @@ from campaigns.selectors import target_number_clashes
 from campaigns.services.targets import MSG_DUPLICATE
 
 
+def _throttled_error(request) -> ValidationError | None:
+    """The error of a credential check the login throttle refused (campaigns/platform/login_throttle.py)."""
+    wait = getattr(request, "login_retry_after", 0)
+    if not wait:
+        return None
+    return ValidationError(f"تلاش‌های ناموفق زیاد بود؛ {fa_digits(wait)} ثانیه دیگر دوباره تلاش کنید.", code="throttled")
+
+
 class ThrottledLoginFormMixin:
-    """A login refused by the login throttle says how long to wait (campaigns/platform/login_throttle.py)."""
+    """A login refused by the login throttle says how long to wait."""
 
     def get_invalid_login_error(self):
-        wait = getattr(self.request, "login_retry_after", 0)
-        if wait:
-            message = f"تلاش‌های ناموفق زیاد بود؛ {fa_digits(wait)} ثانیه دیگر دوباره تلاش کنید."
-            return ValidationError(message, code="throttled")
-        return super().get_invalid_login_error()
+        return _throttled_error(self.request) or super().get_invalid_login_error()
 
 
 class LoginForm(ThrottledLoginFormMixin, AuthenticationForm):
     error_messages = {**AuthenticationForm.error_messages, "invalid_login": "نام کاربری یا گذرواژه نادرست است."}
 
 
-class AdminLoginForm(ThrottledLoginFormMixin, AdminAuthenticationForm):
+class AdminLoginForm(ThrottledLoginFormMixin, admin_forms.AdminAuthenticationForm):
     pass
+
+
+class AdminPasswordChangeForm(admin_forms.AdminPasswordChangeForm):
+    """The admin's own-password change: the current password is checked through the login throttle."""
+
+    def __init__(self, user, *args, request=None, **kwargs) -> None:
+        super().__init__(user, *args, **kwargs)
+        self.request = request
+
+    def clean_old_password(self):
+        old_password = self.cleaned_data["old_password"]
+        if authenticate(self.request, username=self.user.get_username(), password=old_password) != self.user:
+            raise _throttled_error(self.request) or ValidationError(
+                self.error_messages["password_incorrect"], code="password_incorrect"
+            )
+        return old_password
 
 
 class TargetAdminForm(StrictTextFormMixin, forms.ModelForm):

@@ -1,12 +1,13 @@
 """Server-rendered Persian pages (thin: parse, call a service/selector, render)."""
 
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django.views.defaults import page_not_found, server_error
@@ -14,7 +15,7 @@ from django.views.defaults import page_not_found, server_error
 from campaigns import selectors
 from campaigns.exports import targets_xlsx
 from campaigns.filters import TargetFilter
-from campaigns.forms import LoginForm, TargetPageForm
+from campaigns.forms import AdminPasswordChangeForm, LoginForm, TargetPageForm
 from campaigns.models import TargetList
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import PlatformError
@@ -44,6 +45,20 @@ class LoginView(auth_views.LoginView):
 
     template_name = "registration/login.html"
     authentication_form = LoginForm
+
+
+class AdminPasswordChangeView(auth_views.PasswordChangeView):
+    """The admin's "change password" (mounted over the admin's own), behind the login throttle."""
+
+    form_class = AdminPasswordChangeForm
+    template_name = "registration/password_change_form.html"  # the admin's template
+    success_url = reverse_lazy("admin:password_change_done")
+
+    def get_form_kwargs(self):
+        return {**super().get_form_kwargs(), "request": self.request}
+
+    def get_context_data(self, **kwargs):
+        return {**admin.site.each_context(self.request), **super().get_context_data(**kwargs)}
 
 
 def _actor_or_none(request):

@@ -10,7 +10,7 @@ from rest_framework.permissions import IsAuthenticated
 from campaigns.forms import AdminLoginForm
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.healthz import healthz
-from campaigns.views import page_not_found_or_json, server_error_or_json
+from campaigns.views import AdminPasswordChangeView, page_not_found_or_json, server_error_or_json
 
 admin.site.site_header = "مدیریت سامانه کمپین"
 admin.site.site_title = "سامانه کمپین"
@@ -26,6 +26,8 @@ def api_not_found(request, rest):
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # Over the admin's own view: the current password goes through the login throttle.
+    path("admin/password_change/", admin.site.admin_view(AdminPasswordChangeView.as_view())),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the admin's language switch
     # The schema and its docs describe every endpoint: signed-in users only (pages redirect to login).

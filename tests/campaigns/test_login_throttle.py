@@ -13,6 +13,11 @@ from ..conftest import make_member
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _long_back_off(settings):
+    settings.LOGIN_BACKOFF_SECONDS = 60  # a back-off never runs out in the middle of a test (no timed tests)
+
+
 def login(client, username, password, ip, **extra):
     return client.post("/login/", {"username": username, "password": password}, REMOTE_ADDR=ip, **extra)
 
@@ -98,7 +103,7 @@ def test_admin_login_is_throttled_and_the_right_password_waits_during_back_off(w
     get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456")
     attacker = Client()
     codes = [admin_login(attacker, "root", f"guess-{i}", "203.0.113.9").status_code for i in range(200)]
-    assert codes[:4] == [200] * 4  # the free allowance (LOGIN_FAILURES_PER_USERNAME = 5) ...
+    assert codes[:5] == [200] * 5  # the free allowance (LOGIN_FAILURES_PER_USERNAME = 5) ...
     assert set(codes[5:]) == {429}  # ... then back-off, without checking any further password
     refused = admin_login(attacker, "root", "pw-123456", "203.0.113.9")
     assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
@@ -162,3 +167,23 @@ def test_guessing_the_secret_of_one_api_key_backs_off_that_key(workspace, settin
         assert api_get(f"{prefix}.not-the-secret", "203.0.113.9", workspace).status_code == 401
     assert api_get(key, "203.0.113.9", workspace).status_code == 429
     assert api_get(key, "198.51.100.7", workspace).status_code == 200
+
+
+def test_the_admin_password_change_checks_the_current_password_behind_the_throttle(workspace, settings):
+    settings.LOGIN_FAILURES_PER_USERNAME = 2
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456")
+    hijacked = Client(REMOTE_ADDR="203.0.113.9")  # a stolen session guessing the current password
+    hijacked.force_login(root)
+    change = {"new_password1": "taken-over-9876", "new_password2": "taken-over-9876"}
+    page = hijacked.get("/admin/password_change/")
+    assert page.status_code == 200 and "old_password" in page.content.decode()
+    for _ in range(2):
+        assert hijacked.post("/admin/password_change/", {**change, "old_password": "wrong"}).status_code == 200
+    refused = hijacked.post("/admin/password_change/", {**change, "old_password": "pw-123456"})
+    assert refused.status_code == 429 and "ثانیه دیگر دوباره تلاش کنید" in refused.content.decode()
+    root.refresh_from_db()
+    assert root.check_password("pw-123456")
+    owner = Client(REMOTE_ADDR="198.51.100.7")
+    owner.force_login(root)
+    done = owner.post("/admin/password_change/", {**change, "old_password": "pw-123456"})
+    assert done.status_code == 302 and done["Location"] == "/admin/password_change/done/"
