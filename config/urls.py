@@ -27,7 +27,7 @@ def api_not_found(request, rest):
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # Over the admin's own view: the current password goes through the login throttle.
-    path("admin/password_change/", admin.site.admin_view(AdminPasswordChangeView.as_view())),
+    path("admin/", include([path("password_change/", admin.site.admin_view(AdminPasswordChangeView.as_view()))])),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the admin's language switch
     # The schema and its docs describe every endpoint: signed-in users only (pages redirect to login).
