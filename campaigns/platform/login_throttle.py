@@ -1,8 +1,9 @@
 """One login throttle for every credential check: back-off per username + address, per address and per username.
 
 It sits at the authentication layer, so every way to log in goes through it: the staff ``/login/``,
-Django's ``/admin/login/``, API keys (``HashedTokenAuthentication`` calls ``authenticate(api_key=…)``) and
-anything else calling ``django.contrib.auth.authenticate()`` with a request:
+Django's ``/admin/login/``, the admin's password change (the current password), API keys
+(``HashedTokenAuthentication`` calls ``authenticate(api_key=…)``) and anything else calling
+``django.contrib.auth.authenticate()`` with a request:
 
 - ``LoginThrottleBackend`` comes first in ``AUTHENTICATION_BACKENDS``. It checks the waits before any
   password is hashed; while one is running it refuses (``PermissionDenied`` ends ``authenticate()``), even
