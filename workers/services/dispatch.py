@@ -1,22 +1,27 @@
 """Phase 2 — dispatch (Celery Beat, every 30 s).
 
 Reclaim expired leases, then claim a bounded batch of PENDING tasks with
-start_date ≤ now (priority first, then age) under ``FOR UPDATE SKIP LOCKED``,
-respecting per-account pacing, a per-platform concurrency cap and proxy
+start_date ≤ now under ``FOR UPDATE SKIP LOCKED``, shared fairly among the
+workspaces with due work (max-min: the next slot goes to the workspace holding
+the fewest in-flight tasks; priority, then age, orders a workspace's own
+tasks), respecting per-account pacing, a per-platform concurrency cap and proxy
 availability; mark them DISPATCHED with a lease in one UPDATE per proxy; the
 messaging module publishes the payloads when the transaction commits.
 """
 
+import heapq
 import logging
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Case, Count, F, UUIDField, Value, When
+from django.db.models import Case, Count, Exists, F, OuterRef, UUIDField, Value, When
 from django.utils import timezone
 
 from campaigns.choices import CampaignStatus
+from campaigns.models import Workspace
 from workers import conf, dispatch, events
 from workers.choices import ErrorCode, PlatformStatus, SessionStatus, TaskStatus
 from workers.models import BrowserAccount, BrowserTask, CampaignStatistics, Proxy
@@ -73,36 +78,54 @@ def leases_reclaim(*, now=None, limit: int = 1000) -> int:
     return len(expired)
 
 
-def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:
-    """Claim and publish one bounded batch; returns how many tasks were dispatched."""
-    now = now or timezone.now()
-    batch_size = batch_size or conf.setting("DISPATCH_BATCH")
-    lease = timedelta(seconds=conf.setting("LEASE_SECONDS"))
-    queue = conf.setting("QUEUE")  # the server picks the browser queue; nothing a tenant typed
-    leases_reclaim(now=now)
-    # A bound on what waits for the workers (a soft one: two dispatchers at once may pass it by a batch).
-    room = conf.setting("MAX_IN_FLIGHT") - BrowserTask.objects.filter(status=TaskStatus.DISPATCHED).count()
-    if room <= 0:
-        return 0
-    batch_size = min(batch_size, room)
-    with transaction.atomic():
-        candidates = list(
-            BrowserTask.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(
-                status=TaskStatus.PENDING,
-                start_date__lte=now,
-                platform__status=PlatformStatus.RUNNING,
-                campaign__status=CampaignStatus.ACTIVE,
-                account__session_status=SessionStatus.ACTIVE,
-                account__deleted_at__isnull=True,
-            )
+def _due_tasks(now):
+    """PENDING tasks that may go now: due, platform running, campaign active, account usable."""
+    return BrowserTask.objects.filter(
+        status=TaskStatus.PENDING,
+        start_date__lte=now,
+        platform__status=PlatformStatus.RUNNING,
+        campaign__status=CampaignStatus.ACTIVE,
+        account__session_status=SessionStatus.ACTIVE,
+        account__deleted_at__isnull=True,
+    )
+
+
+def _candidates(due, *, batch_size: int) -> dict[int, list[BrowserTask]]:
+    """Per workspace with due work, its first tasks (priority, then age) locked ``FOR UPDATE SKIP LOCKED``.
+
+    One query finds the workspaces (a semi-join that stops at each one's first due task), then one query
+    per workspace: priority never reaches across workspaces, and each holds candidates enough for its
+    share of the batch plus the ones pacing, caps and proxies skip (4 × the batch in all, at least
+    ``min(batch, 20)`` each so a share left by another workspace can still be used).
+    """
+    workspaces = list(
+        Workspace.objects.filter(Exists(due.filter(workspace_id=OuterRef("pk"))))
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    if not workspaces:
+        return {}
+    per_workspace = max(-(-4 * batch_size // len(workspaces)), min(batch_size, 20))
+    found = {}
+    for workspace_id in workspaces:
+        tasks = list(
+            due.filter(workspace_id=workspace_id)
+            .select_for_update(skip_locked=True, of=("self",))
             .select_related("account", "account__proxy", "proxy", "platform")
-            .order_by("-priority", "start_date", "id")[: batch_size * 4]
+            .order_by("-priority", "start_date", "id")[:per_workspace]
         )
-        if not candidates:
-            return 0
-        platform_ids = {t.platform_id for t in candidates}
-        in_flight = Counter(
+        if tasks:
+            found[workspace_id] = tasks
+    return found
+
+
+class _Batch:
+    """The rules one task must pass to join this batch (platform cap, account pacing, proxy) and its proxy."""
+
+    def __init__(self, candidates: dict[int, list[BrowserTask]], now) -> None:
+        self.now = now
+        platform_ids = {t.platform_id for tasks in candidates.values() for t in tasks}
+        self.in_flight = Counter(
             dict(
                 BrowserTask.objects.filter(platform_id__in=platform_ids, status=TaskStatus.DISPATCHED)
                 .values("platform_id")
@@ -110,47 +133,100 @@ def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:
                 .values_list("platform_id", "n")
             )
         )
-        workspaces = {t.workspace_id for t in candidates}
-        pools: dict[int, list[Proxy]] = defaultdict(list)
-        has_proxies: set[int] = set()
-        for proxy in Proxy.objects.filter(workspace_id__in=workspaces, deleted_at__isnull=True).order_by(
+        self.pools: dict[int, list[Proxy]] = defaultdict(list)
+        self.has_proxies: set[int] = set()
+        for proxy in Proxy.objects.filter(workspace_id__in=list(candidates), deleted_at__isnull=True).order_by(
             "error_score", "id"
         ):
-            has_proxies.add(proxy.workspace_id)
+            self.has_proxies.add(proxy.workspace_id)
             if _usable_proxy(proxy, now):
-                pools[proxy.workspace_id].append(proxy)
-        proxy_load: Counter = Counter()
-        account_last_batch: set[int] = set()
-        chosen = []  # (task, proxy)
-        for task in candidates:
-            if len(chosen) >= batch_size:
+                self.pools[proxy.workspace_id].append(proxy)
+        self.proxy_load: Counter = Counter()
+        self.accounts: set[int] = set()
+        self.chosen: list[tuple[BrowserTask, Proxy | None]] = []
+
+    def take(self, task: BrowserTask) -> bool:
+        """Add ``task`` when it may go now (with its proxy); False leaves it PENDING for a later batch."""
+        now, meta = self.now, task.platform.metadata
+        cap = meta.get("concurrency_cap") or 0
+        if cap and self.in_flight[task.platform_id] >= cap:
+            return False
+        pacing = meta.get("pacing_seconds") or 0
+        account = task.account
+        if pacing:
+            if task.account_id in self.accounts:
+                return False
+            if account.last_used_at and account.last_used_at + timedelta(seconds=pacing) > now:
+                return False
+        pool = self.pools[task.workspace_id]
+        if _usable_proxy(task.proxy, now):
+            proxy = task.proxy
+        elif _usable_proxy(account.proxy, now):
+            proxy = account.proxy
+        elif pool:
+            proxy = min(pool, key=lambda p: (self.proxy_load[p.pk], p.error_score, p.pk))
+        elif task.workspace_id in self.has_proxies:
+            return False  # proxies configured but none usable now: wait rather than go out directly
+        else:
+            proxy = None
+        self.chosen.append((task, proxy))
+        self.in_flight[task.platform_id] += 1
+        self.accounts.add(task.account_id)
+        if proxy is not None:
+            self.proxy_load[proxy.pk] += 1
+        return True
+
+
+def fair_fill(queues: dict[int, list], held: Counter, *, size: int, take: Callable[[object], bool]) -> int:
+    """Max-min fair share of ``size`` slots among workspaces: the next slot always goes to the workspace
+    holding the fewest (``held``: in flight before this batch, plus what it took here), each taking its own
+    items in order (``take`` may refuse one: the workspace's next item is tried). A workspace whose items
+    run out leaves its share to the others, so no slot is left unused while any workspace has work.
+    Returns how many were taken."""
+    heap = [(held[key], key) for key in queues]
+    heapq.heapify(heap)
+    position = dict.fromkeys(queues, 0)
+    taken = 0
+    while heap and taken < size:
+        count, key = heapq.heappop(heap)
+        items = queues[key]
+        while position[key] < len(items):
+            item = items[position[key]]
+            position[key] += 1
+            if take(item):
+                taken += 1
+                heapq.heappush(heap, (count + 1, key))
                 break
-            meta = task.platform.metadata
-            cap = meta.get("concurrency_cap") or 0
-            if cap and in_flight[task.platform_id] >= cap:
-                continue
-            pacing = meta.get("pacing_seconds") or 0
-            account = task.account
-            if pacing:
-                if task.account_id in account_last_batch:
-                    continue
-                if account.last_used_at and account.last_used_at + timedelta(seconds=pacing) > now:
-                    continue
-            if _usable_proxy(task.proxy, now):
-                proxy = task.proxy
-            elif _usable_proxy(account.proxy, now):
-                proxy = account.proxy
-            elif pools[task.workspace_id]:
-                proxy = min(pools[task.workspace_id], key=lambda p: (proxy_load[p.pk], p.error_score, p.pk))
-            elif task.workspace_id in has_proxies:
-                continue  # proxies configured but none usable now: wait rather than go out directly
-            else:
-                proxy = None
-            chosen.append((task, proxy))
-            in_flight[task.platform_id] += 1
-            account_last_batch.add(task.account_id)
-            if proxy is not None:
-                proxy_load[proxy.pk] += 1
+    return taken
+
+
+def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:
+    """Claim and publish one bounded batch; returns how many tasks were dispatched."""
+    now = now or timezone.now()
+    batch_size = batch_size or conf.setting("DISPATCH_BATCH")
+    lease = timedelta(seconds=conf.setting("LEASE_SECONDS"))
+    queue = conf.setting("QUEUE")  # the server picks the browser queue; nothing a tenant typed
+    leases_reclaim(now=now)
+    held = Counter(
+        dict(
+            BrowserTask.objects.filter(status=TaskStatus.DISPATCHED)
+            .values("workspace_id")
+            .annotate(n=Count("id"))
+            .values_list("workspace_id", "n")
+        )
+    )
+    # A bound on what waits for the workers (a soft one: two dispatchers at once may pass it by a batch).
+    room = conf.setting("MAX_IN_FLIGHT") - sum(held.values())
+    if room <= 0:
+        return 0
+    batch_size = min(batch_size, room)
+    with transaction.atomic():
+        candidates = _candidates(_due_tasks(now), batch_size=batch_size)
+        if not candidates:
+            return 0
+        batch = _Batch(candidates, now)
+        fair_fill(candidates, held, size=batch_size, take=batch.take)
+        chosen, account_last_batch = batch.chosen, batch.accounts
         if not chosen:
             return 0
         lease_expires_at = now + lease
