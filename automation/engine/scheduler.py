@@ -11,9 +11,12 @@ import logging
 import time
 import traceback
 import uuid
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import zip_longest
+from typing import NamedTuple
 
 from celery import current_app
 from celery.exceptions import SoftTimeLimitExceeded
@@ -328,20 +331,29 @@ def due_selection(campaign: Campaign, now: datetime):
     return Execution.objects.filter(campaign=campaign, status__in=DUE_STATUSES, next_run_at__lte=now)
 
 
-def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple[list[tuple[int, str]], int]:
-    """Claim this campaign's due executions; returns (claimed items, deferred count)."""
+class Scheduled(NamedTuple):
+    claimed: list[tuple[int, str]]
+    deferred: int
+    non_budget: int = 0  # of ``claimed``, the non-consuming steps (their own per-campaign cap per tick)
+
+
+def schedule_campaign(
+    campaign: Campaign, now: datetime, *, limit: int, non_budget_limit: int | None = None
+) -> Scheduled:
+    """Claim at most ``limit`` of this campaign's due executions (of which at most ``non_budget_limit``
+    non-consuming ones, default ``AUTOMATION_NON_BUDGET_PER_TICK``)."""
     settings = automation_settings(campaign.workspace)
     if not settings.enabled:
         _skip_event(campaign, "automation_disabled")
-        return [], 0
+        return Scheduled([], 0)
     version = campaign_journey_version(campaign)
     if version is None or version.status == VersionStatus.DRAFT:
         _skip_event(campaign, "version_missing")
-        return [], 0
+        return Scheduled([], 0)
     problems = channel_problems(campaign)
     if problems:
         _skip_event(campaign, problems[0])
-        return [], 0
+        return Scheduled([], 0)
     activate_pending(campaign, now)
     graph = published_graph(version.id)
     tz = workspace_tz(campaign.workspace, settings)
@@ -362,13 +374,15 @@ def schedule_campaign(campaign: Campaign, now: datetime, *, limit: int) -> tuple
             limit=min(budget, limit),
             now=now,
         )
-    claimed += _claim(
+    if non_budget_limit is None:
+        non_budget_limit = _setting("AUTOMATION_NON_BUDGET_PER_TICK", 5000)
+    non_budget = _claim(
         base.filter(needs_budget=False),
         order=["next_run_at", "id"],
-        limit=min(_setting("AUTOMATION_NON_BUDGET_PER_TICK", 5000), limit - len(claimed)),
+        limit=min(non_budget_limit, limit - len(claimed)),
         now=now,
     )
-    return claimed, deferred
+    return Scheduled(claimed + non_budget, deferred, len(non_budget))
 
 
 def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
@@ -395,11 +409,52 @@ def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
     return max(0, budget)
 
 
-def dispatch(items: list[tuple[int, str]], send: Callable[[list[tuple[int, str]]], None]) -> None:
+def dispatch(per_workspace: dict[int, list[tuple[int, str]]], send: Callable[[list[tuple[int, str]]], None]) -> None:
+    """Send the claimed ids in batches, one batch of each workspace in turn: the engine queue is first in,
+    first out, so one workspace's thousands of sends never queue ahead of another's first batch."""
     size = _setting("AUTOMATION_DISPATCH_BATCH", 200)
-    for start in range(0, len(items), size):
-        chunk = items[start : start + size]
-        transaction.on_commit(lambda chunk=chunk: send(chunk))
+    batches = [[items[i : i + size] for i in range(0, len(items), size)] for items in per_workspace.values()]
+    for turn in zip_longest(*batches):
+        for chunk in turn:
+            if chunk:
+                transaction.on_commit(lambda chunk=chunk: send(chunk))
+
+
+def fair_rounds(
+    groups: dict[int, list[Campaign]],
+    budget: int,
+    claim: Callable[[Campaign, int], int | None],
+    *,
+    out_of_time: Callable[[], bool],
+) -> int:
+    """Share ``budget`` claims max-min fairly between workspaces (``groups``: their campaigns, in order).
+
+    Each round gives every workspace still hungry an equal share of what is left; its campaigns spend it
+    in turn (``claim(campaign, limit)`` returns how many it claimed, None when it failed). A campaign that
+    claimed less than it was allowed has nothing more due this tick; a workspace left without campaigns
+    that used all they were allowed drops out, and the next round shares what it left among the others —
+    no claim stays unused while any workspace has due work. Returns the claims made.
+    """
+    spent = 0
+    hungry = groups
+    while hungry and spent < budget and not out_of_time():
+        share = max(1, (budget - spent) // len(hungry))
+        still: dict[int, list[Campaign]] = {}
+        for workspace_id, campaigns in hungry.items():
+            left = min(share, budget - spent)
+            for position, campaign in enumerate(campaigns):
+                if left <= 0 or out_of_time():
+                    still.setdefault(workspace_id, []).extend(campaigns[position:])
+                    break
+                n = claim(campaign, left)
+                if n is None:
+                    continue
+                spent += n
+                left -= n
+                if left <= 0:  # used all it was allowed: it may have more
+                    still.setdefault(workspace_id, []).append(campaign)
+        hungry = still
+    return spent
 
 
 def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickReport:
@@ -419,24 +474,45 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
         report.reaped = reap_expired_leases(now)
         run_lifecycle(now, report)
         started = time.monotonic()
-        remaining = _setting("AUTOMATION_TICK_MAX_CLAIMS", 20000)
         campaigns = (
             Campaign.objects.filter(kind=CampaignKind.JOURNEY, status=CampaignStatus.ACTIVE, deleted_at__isnull=True)
             .filter(journey__isnull=False)
             .select_related("workspace", "journey__workflow_version")
             .order_by("workspace_id", "id")
         )
+        groups: dict[int, list[Campaign]] = {}
         for campaign in campaigns:
-            if remaining <= 0 or time.monotonic() - started > _setting("AUTOMATION_TICK_SECONDS", 50):
-                break
+            groups.setdefault(campaign.workspace_id, []).append(campaign)
+        # The first turn rotates with the minute, so a tick cut short by its time limit is not always
+        # cut short for the same workspaces.
+        order = list(groups)
+        if order:
+            first = int(now.timestamp() // 60) % len(order)
+            groups = {k: groups[k] for k in order[first:] + order[:first]}
+        claimed_by_workspace: dict[int, list[tuple[int, str]]] = defaultdict(list)
+        non_budget_left: dict[int, int] = defaultdict(lambda: _setting("AUTOMATION_NON_BUDGET_PER_TICK", 5000))
+
+        def claim(campaign: Campaign, limit: int) -> int | None:
             result = run_isolated(
-                campaign, "schedule", report, lambda c=campaign, n=remaining: schedule_campaign(c, now, limit=n)
+                campaign,
+                "schedule",
+                report,
+                lambda: schedule_campaign(campaign, now, limit=limit, non_budget_limit=non_budget_left[campaign.id]),
             )
             if result is None:
-                continue
-            claimed, deferred = result
-            report.claimed += len(claimed)
-            report.deferred += deferred
-            remaining -= len(claimed)
-            dispatch(claimed, send)
+                return None
+            claimed_by_workspace[campaign.workspace_id].extend(result.claimed)
+            non_budget_left[campaign.id] -= result.non_budget
+            report.deferred += result.deferred
+            return len(result.claimed)
+
+        try:
+            report.claimed = fair_rounds(
+                groups,
+                _setting("AUTOMATION_TICK_MAX_CLAIMS", 20000),
+                claim,
+                out_of_time=lambda: time.monotonic() - started > _setting("AUTOMATION_TICK_SECONDS", 50),
+            )
+        finally:  # what was claimed is sent even when the tick is stopped (its lease would hold it otherwise)
+            dispatch(claimed_by_workspace, send)
     return report
