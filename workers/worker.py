@@ -15,6 +15,7 @@ ORM. Use the prefork or solo pool for browser queues (not threads/gevent).
 """
 
 import logging
+import math
 import os
 import signal
 import time
@@ -33,6 +34,8 @@ from workers.runner import BrowserHost
 logger = logging.getLogger("workers.worker")
 
 _state: dict = {"browser_queue": False, "host": None}
+# The run claim outlives the lease by this much: worker clocks that run a little behind still see it.
+CLAIM_SLACK_SECONDS = 60
 
 
 def _process_tree() -> dict[int, list[int]]:
@@ -192,7 +195,7 @@ def run_payload(payload: dict) -> dict | None:
         logger.warning("task %s dropped: its lease ended before it started", payload.get("task_id"))
         return None
     if not first_delivery(payload, budget):
-        logger.warning("task %s dropped: this lease's payload already ran", payload.get("task_id"))
+        logger.warning("task %s dropped: not this worker's run of its lease", payload.get("task_id"))
         return None
     thread = host()
     deadline = time.monotonic() + budget
@@ -209,19 +212,32 @@ def run_payload(payload: dict) -> dict | None:
 
 
 def first_delivery(payload: dict, budget: float) -> bool:
-    """True the first time any worker starts this lease's payload; False for a second delivery of it.
+    """True when this worker won the payload's one start; False for a second delivery of it (drop it).
 
     The broker may hand the same message out twice (a publish repeated, a message restored after its
-    consumer was lost) and a lease is one chance to act on the page, so the first start marks the lease in
-    the shared cache (Redis ``SET NX`` — atomic across worker processes and machines) for as long as the
-    payload could still run. Without a lease id there is nothing to key on; the embedded default's
-    in-process cache only sees its own process.
+    consumer was lost), to two workers at once, and a lease is one chance to act on the page. So before
+    any browser starts, the worker claims the lease id in the shared cache — ``cache.add`` is Redis
+    ``SET NX``, atomic across worker processes and machines — with the lease as expiry (a copy that
+    arrives later than the lease is dropped by ``time_budget``). A payload without a lease id, or a claim
+    the cache cannot answer, is not run either: its lease runs out and the reclaim requeues it with
+    ``verify_first``, so nothing is ever done twice. The embedded default's in-process cache only sees its
+    own process (one worker there).
     """
     lease = payload.get("lease_id")
     if not lease:
-        return True
-    timeout = int(budget + conf.setting("DEADLINE_MARGIN_SECONDS")) + 60
-    return cache.add(f"browser-run:{lease}", 1, timeout=timeout)
+        return False
+    try:
+        lease_end = datetime.fromisoformat(payload["lease_expires_at"])
+        lease_seconds = (lease_end - datetime.now(UTC)).total_seconds()
+    except (KeyError, TypeError, ValueError):
+        lease_seconds = budget + conf.setting("DEADLINE_MARGIN_SECONDS")
+    try:
+        return cache.add(f"browser-run:{lease}", 1, timeout=max(1, math.ceil(lease_seconds)) + CLAIM_SLACK_SECONDS)
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception:  # the claim store is down: not claimed, so not run (the lease reclaim retries it)
+        logger.warning("task %s: the run claim could not be made", payload.get("task_id"), exc_info=True)
+        return False
 
 
 def _kill(thread: BrowserThread, pending: Future) -> None:
