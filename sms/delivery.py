@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from campaigns.platform.fairness import fair_rounds, workspaces_with_rows
 from sms import channel
 from sms.choices import AWAITING_DELIVERY, STATUS_RANK, AttemptStatus
 from sms.models import SmsAttempt, SmsLogEvent
@@ -75,7 +76,9 @@ def poll_batch() -> int:
 
 def _claim(now: datetime, kinds: list[str], batch: int) -> list[int]:
     """Attempts still without a final status, not asked about for an interval: stamped now (rows another
-    poll holds are skipped), so two polls never ask about the same attempt."""
+    poll holds are skipped), so two polls never ask about the same attempt. The batch is shared fairly
+    between workspaces (``fair_rounds``): one workspace's flood of sends never delays another's reports;
+    the longest-unasked come first within a workspace."""
     due = (
         SmsAttempt.objects.filter(
             status__in=AWAITING_DELIVERY, provider__in=kinds, request_at__gte=now - poll_max_age()
@@ -83,10 +86,21 @@ def _claim(now: datetime, kinds: list[str], batch: int) -> list[int]:
         .filter(Q(status_checked_at__isnull=True) | Q(status_checked_at__lte=now - poll_interval()))
         .order_by(F("status_checked_at").asc(nulls_first=True), "id")
     )
+    ids: list[int] = []
+
+    def claim(workspace_id: int, limit: int) -> int:
+        picked = list(
+            due.filter(workspace_id=workspace_id)
+            .select_for_update(skip_locked=True)
+            .values_list("id", flat=True)[:limit]
+        )
+        if picked:  # stamped at once: no longer due, so a later round of this poll takes the next ones
+            SmsAttempt.objects.filter(id__in=picked).update(status_checked_at=now)
+            ids.extend(picked)
+        return len(picked)
+
     with transaction.atomic():
-        ids = list(due.select_for_update(skip_locked=True).values_list("id", flat=True)[:batch])
-        if ids:
-            SmsAttempt.objects.filter(id__in=ids).update(status_checked_at=now)
+        fair_rounds({w: [w] for w in workspaces_with_rows(due)}, batch, claim)
     return ids
 
 

@@ -47,6 +47,7 @@ from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign, CampaignEvent, PlatformHeartbeat
 from campaigns.platform.errors import InvalidTransition, StaleRevision
+from campaigns.platform.fairness import fair_rounds
 from campaigns.platform.fsm import fsm_apply
 
 logger = logging.getLogger(__name__)
@@ -418,43 +419,6 @@ def dispatch(per_workspace: dict[int, list[tuple[int, str]]], send: Callable[[li
         for chunk in turn:
             if chunk:
                 transaction.on_commit(lambda chunk=chunk: send(chunk))
-
-
-def fair_rounds(
-    groups: dict[int, list[Campaign]],
-    budget: int,
-    claim: Callable[[Campaign, int], int | None],
-    *,
-    out_of_time: Callable[[], bool],
-) -> int:
-    """Share ``budget`` claims max-min fairly between workspaces (``groups``: their campaigns, in order).
-
-    Each round gives every workspace still hungry an equal share of what is left; its campaigns spend it
-    in turn (``claim(campaign, limit)`` returns how many it claimed, None when it failed). A campaign that
-    claimed less than it was allowed has nothing more due this tick; a workspace left without campaigns
-    that used all they were allowed drops out, and the next round shares what it left among the others —
-    no claim stays unused while any workspace has due work. Returns the claims made.
-    """
-    spent = 0
-    hungry = groups
-    while hungry and spent < budget and not out_of_time():
-        share = max(1, (budget - spent) // len(hungry))
-        still: dict[int, list[Campaign]] = {}
-        for workspace_id, campaigns in hungry.items():
-            left = min(share, budget - spent)
-            for position, campaign in enumerate(campaigns):
-                if left <= 0 or out_of_time():
-                    still.setdefault(workspace_id, []).extend(campaigns[position:])
-                    break
-                n = claim(campaign, left)
-                if n is None:
-                    continue
-                spent += n
-                left -= n
-                if left <= 0:  # used all it was allowed: it may have more
-                    still.setdefault(workspace_id, []).append(campaign)
-        hungry = still
-    return spent
 
 
 def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickReport:

@@ -9,9 +9,10 @@ import time_machine
 from django.test import TestCase
 
 from automation.choices import ExecutionStatus
-from automation.engine.scheduler import fair_rounds, tick
+from automation.engine.scheduler import tick
 from automation.models import Execution
 from automation.services.enrollment import enroll_subjects
+from campaigns.platform.fairness import fair_rounds
 from sms.models import SmsAttempt
 from tests.conftest import make_actor, make_target, make_workspace
 

@@ -20,7 +20,7 @@ from sms.delivery import delivery_poll
 from sms.models import SmsAttempt, SmsLogEvent, SmsProviderAccount
 from sms.services import delivery_reports_apply
 from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
-from tests.conftest import make_target
+from tests.conftest import make_actor, make_target, make_workspace
 
 from .fake_provider import FakeProvider
 
@@ -162,6 +162,19 @@ def test_two_polls_never_ask_about_the_same_attempt(actor, workspace, fake):
     second = delivery_poll(now=T0 + timedelta(minutes=10, seconds=1), batch=2)
     third = delivery_poll(now=T0 + timedelta(minutes=10, seconds=2), batch=2)
     assert (first["asked"], second["asked"], third["asked"]) == (2, 1, 0)
+
+
+def test_a_flooding_workspace_does_not_delay_another_workspace_reports(actor, workspace, fake):
+    """The poll's batch is shared fairly: the quiet workspace's attempts are asked about in the first poll."""
+    quiet = make_workspace("quiet")
+    _journey(actor, workspace, count=6)
+    Driver().tick(T0 + timedelta(minutes=1))  # the flood's attempts first (lower ids) ...
+    _journey(make_actor(quiet), quiet, count=2)
+    Driver().tick(T0 + timedelta(minutes=2))  # ... then the quiet workspace's two
+    asked_at = T0 + timedelta(minutes=10)
+    assert delivery_poll(now=asked_at, batch=4)["asked"] == 4
+    asked = SmsAttempt.objects.filter(status_checked_at=asked_at)
+    assert (asked.filter(workspace=workspace).count(), asked.filter(workspace=quiet).count()) == (2, 2)
 
 
 # --- rate limits ---------------------------------------------------------------------------------------

@@ -8,10 +8,11 @@ from collections import Counter
 
 import pytest
 
+from campaigns.platform.fairness import fair_fill
 from workers.choices import TaskStatus
 from workers.models import BrowserTask
 from workers.services import creation
-from workers.services.dispatch import dispatch_due_tasks, fair_fill
+from workers.services.dispatch import dispatch_due_tasks
 from workers.services.results import result_apply
 
 from ..conftest import make_actor, make_workspace

@@ -9,19 +9,17 @@ availability; mark them DISPATCHED with a lease in one UPDATE per proxy; the
 messaging module publishes the payloads when the transaction commits.
 """
 
-import heapq
 import logging
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Case, Count, Exists, F, OuterRef, UUIDField, Value, When
+from django.db.models import Case, Count, F, UUIDField, Value, When
 from django.utils import timezone
 
 from campaigns.choices import CampaignStatus
-from campaigns.models import Workspace
+from campaigns.platform.fairness import fair_fill, workspaces_with_rows
 from workers import conf, dispatch, events
 from workers.choices import ErrorCode, PlatformStatus, SessionStatus, TaskStatus
 from workers.models import BrowserAccount, BrowserTask, CampaignStatistics, Proxy
@@ -98,11 +96,7 @@ def _candidates(due, *, batch_size: int) -> dict[int, list[BrowserTask]]:
     share of the batch plus the ones pacing, caps and proxies skip (4 × the batch in all, at least
     ``min(batch, 20)`` each so a share left by another workspace can still be used).
     """
-    workspaces = list(
-        Workspace.objects.filter(Exists(due.filter(workspace_id=OuterRef("pk"))))
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
+    workspaces = workspaces_with_rows(due)
     if not workspaces:
         return {}
     per_workspace = max(-(-4 * batch_size // len(workspaces)), min(batch_size, 20))
@@ -175,29 +169,6 @@ class _Batch:
         if proxy is not None:
             self.proxy_load[proxy.pk] += 1
         return True
-
-
-def fair_fill(queues: dict[int, list], held: Counter, *, size: int, take: Callable[[object], bool]) -> int:
-    """Max-min fair share of ``size`` slots among workspaces: the next slot always goes to the workspace
-    holding the fewest (``held``: in flight before this batch, plus what it took here), each taking its own
-    items in order (``take`` may refuse one: the workspace's next item is tried). A workspace whose items
-    run out leaves its share to the others, so no slot is left unused while any workspace has work.
-    Returns how many were taken."""
-    heap = [(held[key], key) for key in queues]
-    heapq.heapify(heap)
-    position = dict.fromkeys(queues, 0)
-    taken = 0
-    while heap and taken < size:
-        count, key = heapq.heappop(heap)
-        items = queues[key]
-        while position[key] < len(items):
-            item = items[position[key]]
-            position[key] += 1
-            if take(item):
-                taken += 1
-                heapq.heappush(heap, (count + 1, key))
-                break
-    return taken
 
 
 def dispatch_due_tasks(*, now=None, batch_size: int | None = None) -> int:

@@ -1,0 +1,87 @@
+"""Fair shares of a budget shared by every workspace (browser slots, tick claims, delivery polls).
+
+Max-min fairness: every workspace with work gets an equal share; what a workspace cannot use goes to the
+others, so nothing is left unused while any workspace has work, and a workspace alone may use all of it.
+Priority (or age) orders the work of one workspace only, never across workspaces.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from typing import TypeVar
+
+from django.db.models import Exists, OuterRef, QuerySet
+
+from campaigns.models.core import Workspace
+
+K = TypeVar("K", bound=Hashable)
+T = TypeVar("T")
+
+
+def workspaces_with_rows(rows: QuerySet) -> list[int]:
+    """Ids of the workspaces that have a row in ``rows`` (a semi-join: stops at each one's first row)."""
+    return list(
+        Workspace.objects.filter(Exists(rows.filter(workspace_id=OuterRef("pk"))))
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def fair_fill(queues: dict[K, Sequence[T]], held: Counter, *, size: int, take: Callable[[T], bool]) -> int:
+    """Fill ``size`` slots one at a time: the next slot goes to the key holding the fewest (``held``: what it
+    held before, plus what it took here), which offers its own items in order (``take`` may refuse one: its
+    next item is tried). A key whose items run out leaves its share to the others. Returns how many were
+    taken."""
+    heap = [(held[key], index, key) for index, key in enumerate(queues)]
+    heapq.heapify(heap)
+    position = dict.fromkeys(queues, 0)
+    taken = 0
+    while heap and taken < size:
+        count, index, key = heapq.heappop(heap)
+        items = queues[key]
+        while position[key] < len(items):
+            item = items[position[key]]
+            position[key] += 1
+            if take(item):
+                taken += 1
+                heapq.heappush(heap, (count + 1, index, key))
+                break
+    return taken
+
+
+def fair_rounds(
+    groups: dict[K, list[T]],
+    budget: int,
+    claim: Callable[[T, int], int | None],
+    *,
+    out_of_time: Callable[[], bool] = lambda: False,
+) -> int:
+    """Share ``budget`` between keys in rounds, for work claimed in bulk (``groups``: each key's claimers).
+
+    Each round gives every key still hungry an equal share of what is left; its claimers spend it in turn
+    (``claim(claimer, limit)`` returns how many it took, None when it failed). A claimer that took less than
+    it was allowed has nothing more now; a key left without a claimer that used all it was allowed drops
+    out, and the next round shares what it left among the others. Returns how many were claimed.
+    """
+    spent = 0
+    hungry = groups
+    while hungry and spent < budget and not out_of_time():
+        share = max(1, (budget - spent) // len(hungry))
+        still: dict[K, list[T]] = {}
+        for key, claimers in hungry.items():
+            left = min(share, budget - spent)
+            for position, claimer in enumerate(claimers):
+                if left <= 0 or out_of_time():
+                    still.setdefault(key, []).extend(claimers[position:])
+                    break
+                n = claim(claimer, left)
+                if n is None:
+                    continue
+                spent += n
+                left -= n
+                if left <= 0:  # used all it was allowed: it may have more
+                    still.setdefault(key, []).append(claimer)
+        hungry = still
+    return spent
