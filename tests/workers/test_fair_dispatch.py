@@ -120,3 +120,14 @@ def test_a_refused_task_passes_the_turn_to_that_workspace_next_task():
 
     assert fair_fill(queues, Counter(), size=3, take=take) == 3
     assert taken == ["a-ok", "b", "a-ok2"]
+
+
+def test_one_workspace_many_campaigns_never_take_every_creation_place(actor, workspace, settings):
+    """Task creation serves each workspace's first due platform before any workspace's second."""
+    settings.BROWSER_TASKS = {**settings.BROWSER_TASKS, "CREATION_BATCH": 2}
+    many = [make_browser_campaign(actor, accounts=[make_account(workspace)], links=links(f"m{i}", 2)) for i in range(4)]
+    other = make_workspace("other")
+    late = make_browser_campaign(make_actor(other), accounts=[make_account(other)], links=links("late", 2))
+    assert creation.due_platforms_create_tasks() == 4  # two places: one campaign of each workspace
+    assert BrowserTask.objects.filter(campaign=late).count() == 2
+    assert BrowserTask.objects.filter(campaign__in=many).count() == 2

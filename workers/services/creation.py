@@ -21,7 +21,8 @@ from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from campaigns.choices import CampaignKind, CampaignStatus
@@ -65,6 +66,9 @@ def scheduled_campaigns_activate(*, now=None) -> int:
 
 
 def _due_platform_ids(now, limit: int) -> list[int]:
+    """Up to ``limit`` due platforms, least recently served first — each workspace's first before any
+    workspace's second, so one workspace's many campaigns never take every place of a run."""
+    served_order = [F("creation_due_at").asc(nulls_first=True), "start_date", "id"]
     return list(
         CampaignPlatform.objects.filter(
             Q(creation_due_at__isnull=True) | Q(creation_due_at__lte=now),
@@ -74,7 +78,8 @@ def _due_platform_ids(now, limit: int) -> list[int]:
             campaign__status=CampaignStatus.ACTIVE,
             campaign__deleted_at__isnull=True,
         )
-        .order_by(F("creation_due_at").asc(nulls_first=True), "start_date", "id")
+        .annotate(turn=Window(RowNumber(), partition_by=[F("workspace_id")], order_by=served_order))
+        .order_by("turn", *served_order)
         .values_list("id", flat=True)[:limit]
     )
 
