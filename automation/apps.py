@@ -16,7 +16,7 @@ class AutomationConfig(AppConfig):
         from automation.engine.retry import register_builtin_strategies
         from automation.engine.variables import register_builtin_variables, unknown_variables
         from automation.receivers import cancel_executions_of_deleted_target
-        from automation.selectors import campaign_journey_ref, workflow_count
+        from automation.selectors import auto_enroll_list_campaign_ids, campaign_journey_ref, workflow_count
         from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
         from automation.services.chain_runs import chain_run_enroll, chain_run_outcomes
         from campaigns.platform.registry import (
@@ -24,6 +24,7 @@ class AutomationConfig(AppConfig):
             register_campaign_kind,
             register_dashboard_count,
             register_run_engine,
+            register_target_list_users,
         )
         from campaigns.signals import target_soft_deleted
 
@@ -44,6 +45,7 @@ class AutomationConfig(AppConfig):
         register_run_engine(enroll=chain_run_enroll, outcomes=chain_run_outcomes, unknown_variables=unknown_variables)
         register_campaign_journey(lookup=campaign_journey_ref)
         register_dashboard_count("workflows", workflow_count)
+        register_target_list_users("auto_enroll", campaign_ids=auto_enroll_list_campaign_ids)
         target_soft_deleted.connect(cancel_executions_of_deleted_target, dispatch_uid="automation-target-deleted")
 
         from automation.demo import journey_demo

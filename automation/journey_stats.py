@@ -202,6 +202,10 @@ def target_campaigns(*, actor: Actor, target_id: int) -> list[dict[str, Any]]:
     ]
 
 
+# A send's fields (the channel's ``attempt_details`` keys) a role without the channel's log permission never sees.
+HIDDEN_SEND_FIELDS = ("message", "phone", "sender", "provider", "provider_message_id", "error_code", "error_message")
+
+
 def target_timeline_events(*, actor: Actor, target_id: int):
     """Every event of the target, newest first (paginate the queryset, then ``timeline_entries`` on the page)."""
     target = target_get(actor=actor, target_id=target_id)
@@ -223,19 +227,33 @@ def why_not_sent(event: ExecutionEvent) -> str | None:
     return None
 
 
-def timeline_entries(*, actor: Actor, events: list[ExecutionEvent]) -> list[dict[str, Any]]:
-    """One page of events as timeline rows; sends carry what the channel recorded (``attempt_details`` hook)."""
-    attempt_ids = [int(e.data["attempt_id"]) for e in events if isinstance(e.data, dict) and e.data.get("attempt_id")]
+def _attempt_details(actor: Actor, attempt_ids: list[int]) -> dict[int, dict]:
+    """What each channel recorded of its sends; for a role without the channel's ``details_permission`` only
+    the status, attempt number and retry time (``hidden``: text, number, line, provider and errors left out)."""
     details: dict[int, dict] = {}
-    if attempt_ids:
-        for _key, action in ACTIONS:
-            hook = getattr(action, "attempt_details", None)
-            if hook is not None:
-                details.update(hook(actor.workspace, attempt_ids))
+    for _key, action in ACTIONS:
+        hook = getattr(action, "attempt_details", None)
+        if hook is None:
+            continue
+        rows = hook(actor.workspace, attempt_ids)
+        if action.details_permission and not actor.has(action.details_permission):
+            rows = {pk: {**row, **dict.fromkeys(HIDDEN_SEND_FIELDS), "hidden": True} for pk, row in rows.items()}
+        details.update(rows)
+    return details
+
+
+def timeline_entries(*, actor: Actor, events: list[ExecutionEvent]) -> list[dict[str, Any]]:
+    """One page of events as timeline rows; sends carry what the channel recorded (``attempt_details`` hook).
+
+    A hidden send also hides the event's own message and data beyond the attempt id (they carry the
+    provider's error code)."""
+    attempt_ids = [int(e.data["attempt_id"]) for e in events if isinstance(e.data, dict) and e.data.get("attempt_id")]
+    details = _attempt_details(actor, attempt_ids) if attempt_ids else {}
     rows = []
     for e in events:
         data = e.data or {}
         send = details.get(int(data["attempt_id"])) if data.get("attempt_id") else None
+        hidden = bool(send and send.get("hidden"))
         rows.append(
             {
                 "id": e.id,
@@ -245,8 +263,8 @@ def timeline_entries(*, actor: Actor, events: list[ExecutionEvent]) -> list[dict
                 "campaign_name": e.campaign.name,
                 "execution_id": e.execution_id,
                 "step": (e.node.name or e.node.node_key) if e.node_id else "",
-                "message": e.message,
-                "data": data,
+                "message": "" if hidden else e.message,
+                "data": {"attempt_id": data["attempt_id"]} if hidden else data,
                 "actor": {"id": e.actor_id, "username": e.actor.get_username()} if e.actor_id else None,
                 "why_not_sent": why_not_sent(e),
                 "send": None
@@ -262,6 +280,7 @@ def timeline_entries(*, actor: Actor, events: list[ExecutionEvent]) -> list[dict
                     "error_message": send["error_message"],
                     "retry_at": send["retry_scheduled_at"],
                     "attempt_number": send["attempt_number"],
+                    "hidden": hidden,
                 },
             }
         )

@@ -1,10 +1,11 @@
 """Engine reads; every query starts from ``campaigns.platform.tenancy.scoped``."""
 
 from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
 
 from automation.choices import ExecutionStatus
 from automation.engine.outcome import HELD_UNKNOWN
-from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
+from automation.models import AutoEnrollRule, CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from campaigns.models import Campaign, Target, Workspace
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -13,6 +14,12 @@ from campaigns.selectors import target_queryset
 
 def workflow_count(*, workspace: Workspace) -> int:
     return scoped(Workflow, workspace).count()
+
+
+def auto_enroll_list_campaign_ids(*, workspace: Workspace, list_id: int) -> list[int]:
+    """Campaigns whose auto-enroll rule filters on the list (the registry's target-list users)."""
+    on_list = Q(filters__list=list_id) | Q(filters__list=str(list_id))  # the filter keeps what the client sent
+    return list(scoped(AutoEnrollRule, workspace).filter(on_list).values_list("campaign_id", flat=True))
 
 
 def campaign_journey_get(campaign: Campaign) -> CampaignJourney | None:

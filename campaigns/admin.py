@@ -1,7 +1,8 @@
 """Django admin: the staff's first UI (Persian, Jalali dates)."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
 
+from campaigns.errors import TargetListInUse
 from campaigns.forms import TargetAdminForm
 from campaigns.models import (
     ApiToken,
@@ -26,6 +27,7 @@ from campaigns.platform.admin import (
     run_service_action,
 )
 from campaigns.platform.permissions import Perm
+from campaigns.selectors import target_list_campaigns
 
 
 class MembershipInline(WorkspaceScopedInline, admin.TabularInline):
@@ -86,11 +88,22 @@ class ApiTokenAdmin(SuperuserOnlyMixin, admin.ModelAdmin):
 
 @admin.register(TargetList)
 class TargetListAdmin(WorkspaceScopedAdmin):
-    manage_perm = Perm.MANAGE_TARGETS
+    manage_perm = Perm.MANAGE_CAMPAIGNS  # as the API's rename and delete
 
     list_display = ("name", "workspace", "created_jalali")
     list_filter = ("workspace",)
     search_fields = ("name",)
+
+    def get_deleted_objects(self, objs, request):
+        """A list an open campaign takes its audience from is protected: the delete page names the campaigns
+        and offers no confirmation (single and bulk delete alike)."""
+        deleted, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)
+        for target_list in objs:
+            users = target_list_campaigns(workspace=target_list.workspace, list_id=target_list.pk)
+            if users:
+                messages.error(request, f"«{target_list.name}»: {TargetListInUse.naming(users).message}")
+                protected = [*protected, *(f"کمپین «{c.name}» (مخاطبانش را از این فهرست می‌گیرد)" for c in users)]
+        return deleted, model_count, perms_needed, protected
 
 
 @admin.register(Target)

@@ -2,9 +2,14 @@
 
 from django.db.models import Count, Q, QuerySet
 
+from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
 from campaigns.platform.permissions import Perm
+from campaigns.platform.registry import target_list_user_campaign_ids
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
+
+# A finished or cancelled campaign takes no more audience from its list.
+CAMPAIGN_DONE = (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED)
 
 
 def target_queryset(*, actor: Actor) -> QuerySet:
@@ -20,15 +25,32 @@ def target_get(*, actor: Actor, target_id: int) -> Target:
 
 
 def target_list_queryset(*, actor: Actor) -> QuerySet:
+    """Lists with ``target_count``: the live targets of the list this actor may see (operators: their own)."""
+    counted = Q(targets__deleted_at__isnull=True)
+    if actor.has(Perm.OWN_TARGETS_ONLY):
+        counted &= Q(targets__owner=actor.user)
     return (
         scoped(TargetList, actor.workspace)
-        .annotate(target_count=Count("targets", filter=Q(targets__deleted_at__isnull=True), distinct=True))
+        .annotate(target_count=Count("targets", filter=counted, distinct=True))
         .order_by("name", "id")
     )
 
 
 def target_list_get(*, actor: Actor, list_id: int) -> TargetList:
     return get_scoped(TargetList, actor.workspace, list_id, queryset=target_list_queryset(actor=actor))
+
+
+def target_list_campaigns(*, workspace, list_id: int) -> list[Campaign]:
+    """Open campaigns (not completed or cancelled) whose audience is built on the list: its source list
+    (a journey campaign, a chain root) or what another app registered (an auto-enroll rule's filter)."""
+    registered = target_list_user_campaign_ids(workspace=workspace, list_id=list_id)
+    return list(
+        scoped(Campaign, workspace)
+        .filter(Q(source_target_list_id=list_id) | Q(pk__in=registered))
+        .exclude(status__in=CAMPAIGN_DONE)
+        .only("id", "name")
+        .order_by("id")
+    )
 
 
 def campaign_queryset(*, actor: Actor) -> QuerySet:

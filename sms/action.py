@@ -49,6 +49,7 @@ from automation.engine.registry import (
 from automation.engine.variables import render, unknown_variables
 from automation.engine.window import local_day
 from campaigns.platform.bulk import bulk_insert, ids_match
+from campaigns.platform.permissions import Perm
 from sms import channel, rate_limits
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.delivery import attempt_status_apply
@@ -245,6 +246,7 @@ class SendSmsAction(Action):
     label = "ارسال پیامک"
     consumes_budget = True
     channel = CHANNEL
+    details_permission = Perm.VIEW_SMS_LOGS  # the timeline shows the text, number and errors as the SMS log does
     guards = ("circuit_breaker", "blacklist", "send_window", "daily_limit")
     base_config_schema = {
         "type": "object",

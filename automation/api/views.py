@@ -438,7 +438,10 @@ class TargetTimelineApi(WorkspaceAPIView):
         description="`campaigns`: the journeys the target is in; `results`: its events newest first (paginated) — "
         "each send with text, number, status, provider message id, error and retry time, the actor of manual "
         "actions, and `why_not_sent` (window_closed, limit_reached, blacklisted, circuit_open, no_valid_mobile); "
-        "`conflict_skips`: enrollments that skipped it because it was live elsewhere.",
+        "`conflict_skips`: enrollments that skipped it because it was live elsewhere. Without the channel's log "
+        "permission (SMS: `view_sms_logs`) a send has `hidden: true` and only its status, attempt number and retry "
+        "time; its text, number, sender, provider, provider message id and errors are null, and the event's "
+        "`message` and `data` (beyond `attempt_id`) are left out.",
     )
     def get(self, request, target_id: int):
         events = journey_stats.target_timeline_events(actor=self.actor, target_id=target_id)

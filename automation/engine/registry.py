@@ -73,6 +73,9 @@ class Action:
     config_schema: dict[str, Any] = {}
     # The builder's step editor for this action (a template partial the channel ships; "" = a generic editor).
     editor_template: str = ""
+    # The role permission that shows what a send was (text, number, line, provider id, errors) on timelines;
+    # without it a timeline shows only the send's status ("" = whoever sees the timeline).
+    details_permission: str = ""
 
     def preview(self, config: dict[str, Any], subject: Any) -> dict[str, Any] | None:
         """What the builder shows for a sample subject (rendered text, counters); None = no preview."""

@@ -199,7 +199,7 @@ class TargetListsApi(WorkspaceAPIView):
 
 
 class TargetListDetailApi(WorkspaceAPIView):
-    write_permission = Perm.MANAGE_TARGETS
+    write_permission = Perm.MANAGE_CAMPAIGNS  # rename and delete: campaigns build their audiences on lists
     serializer_class = TargetListOutput
 
     @extend_schema(operation_id="target_lists_retrieve", responses={200: TargetListOutput, **errors(404)})
@@ -217,7 +217,12 @@ class TargetListDetailApi(WorkspaceAPIView):
         targets.target_list_update(actor=self.actor, list_id=list_id, data=serializer.validated_data)
         return Response(TargetListOutput(selectors.target_list_get(actor=self.actor, list_id=list_id)).data)
 
-    @extend_schema(operation_id="target_lists_delete", responses={204: None, **errors(403, 404)})
+    @extend_schema(
+        operation_id="target_lists_delete",
+        responses={204: None, **errors(403, 404, 409)},
+        description="409 `TARGET_LIST_IN_USE` while a campaign that is not completed or cancelled takes its "
+        "audience from the list (its source list, an auto-enroll rule); `details.campaigns` names them.",
+    )
     def delete(self, request, list_id: int):
         targets.target_list_delete(actor=self.actor, list_id=list_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

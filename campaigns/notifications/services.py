@@ -15,7 +15,8 @@ from django.utils import timezone
 from campaigns.choices import Role
 from campaigns.models.core import Membership, Target, Workspace
 from campaigns.notifications.models import Activity, ActivityKind, ActivityStatus, Notification
-from campaigns.platform.errors import Conflict, NotFound, ValidationFailed
+from campaigns.platform.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
+from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor
 
 logger = logging.getLogger(__name__)
@@ -189,6 +190,12 @@ def activity_create(
     return activity, True
 
 
+def may_close_activity(*, actor: Actor, activity: Activity) -> bool:
+    """Done / reopen: the activity's assignee, or a role that manages targets (operators: on their targets,
+    the only ones ``activity_queryset`` shows them)."""
+    return activity.assignee_id == actor.user.pk or actor.has(Perm.MANAGE_TARGETS)
+
+
 def activity_set_status(*, actor: Actor, activity_id: int, done: bool) -> Activity:
     """Done / reopen (the assignee, or anyone who manages targets)."""
     from campaigns.notifications.selectors import activity_queryset
@@ -196,6 +203,8 @@ def activity_set_status(*, actor: Actor, activity_id: int, done: bool) -> Activi
     activity = activity_queryset(actor=actor).filter(pk=activity_id).first()
     if activity is None:
         raise NotFound()
+    if not may_close_activity(actor=actor, activity=activity):
+        raise PermissionDenied("فقط مسئول این پیگیری یا مدیران مخاطبان آن را می‌بندند یا باز می‌کنند.")
     target_status = ActivityStatus.DONE if done else ActivityStatus.OPEN
     if activity.status == target_status:
         raise Conflict("پیگیری همین حالا در این وضعیت است.")

@@ -62,8 +62,11 @@ def my_followups(request):
 
 
 def target_activities_panel(*, request, actor, target) -> str | None:
-    """The target page's follow-up list (done / reopen go through "my follow-ups")."""
+    """The target page's follow-up list (done / reopen go through "my follow-ups"; the buttons only where
+    ``services.may_close_activity`` allows)."""
     activities = list(selectors.activities_of_target(actor=actor, target_id=target.id)[:50])
+    for activity in activities:
+        activity.may_close = services.may_close_activity(actor=actor, activity=activity)
     return render_to_string(
         "notifications/_target_activities.html",
         {"activities": activities, "target": target, "next": request.get_full_path()},

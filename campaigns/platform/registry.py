@@ -184,3 +184,27 @@ def target_panels(*, request, actor, target) -> list[tuple[str, str]]:
         if html:
             out.append((panel.name, html))
     return out
+
+
+# --------------------------------------------------------------------------- audiences built on a target list
+#
+# A target list is refused deletion while a campaign takes its audience from it (README "Tenancy and roles").
+# The campaigns app knows its own reference (``Campaign.source_target_list``); an app that keeps a list inside
+# a campaign's audience in another form registers who uses it:
+#
+#   register_target_list_users("auto_enroll", campaign_ids=rule_campaigns)
+#   campaign_ids(*, workspace, list_id) → iterable of campaign ids (any status; the caller keeps the open ones)
+
+_TARGET_LIST_USERS: dict[str, Callable] = {}
+
+
+def register_target_list_users(name: str, *, campaign_ids: Callable) -> None:
+    _TARGET_LIST_USERS[name] = campaign_ids
+
+
+def target_list_user_campaign_ids(*, workspace, list_id: int) -> set[int]:
+    """Ids of the campaigns whose audience the registered apps build on the list."""
+    ids: set[int] = set()
+    for name in sorted(_TARGET_LIST_USERS):
+        ids.update(_TARGET_LIST_USERS[name](workspace=workspace, list_id=list_id))
+    return ids

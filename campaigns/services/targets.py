@@ -7,25 +7,36 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaigns.choices import TargetStatus
+from campaigns.errors import TargetListInUse
 from campaigns.models import Membership, Target, TargetList
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
-from campaigns.selectors import target_number_clashes, target_queryset
+from campaigns.selectors import target_list_campaigns, target_number_clashes, target_queryset
 from campaigns.signals import target_soft_deleted
 
 MSG_DUPLICATE = "این شماره قبلاً برای مخاطب «{name}» ثبت شده است."
+MSG_NUMBER_TAKEN = "این شماره قبلاً برای مخاطب دیگری ثبت شده است."
 EDITABLE = ("name", "first_name", "last_name", "status", "province", "city", "priority", "attributes")
 
 
 def _duplicate_errors(*, actor: Actor, contact: TargetContact, exclude_id: int | None) -> dict[str, Any]:
+    """Field errors for numbers another live target has; that target is named (and its id given in
+    ``duplicate_of``) only when the actor may see it — an operator hears only that the number is taken."""
     clashes = target_number_clashes(
         workspace=actor.workspace, mobile=contact.mobile, landline=contact.landline, exclude_id=exclude_id
     )
-    errors: dict[str, Any] = {field: [MSG_DUPLICATE.format(name=t.name)] for field, t in clashes.items()}
-    if clashes:
-        errors["duplicate_of"] = {field: t.id for field, t in clashes.items()}
+    visible = set(
+        target_queryset(actor=actor).filter(pk__in=[t.id for t in clashes.values()]).values_list("id", flat=True)
+    )
+    errors: dict[str, Any] = {
+        field: [MSG_DUPLICATE.format(name=t.name) if t.id in visible else MSG_NUMBER_TAKEN]
+        for field, t in clashes.items()
+    }
+    shown = {field: t.id for field, t in clashes.items() if t.id in visible}
+    if shown:
+        errors["duplicate_of"] = shown
     return errors
 
 
@@ -174,7 +185,8 @@ def target_list_create(*, actor: Actor, name: str, description: str = "") -> Tar
 
 
 def target_list_update(*, actor: Actor, list_id: int, data: dict[str, Any]) -> TargetList:
-    actor.require(Perm.MANAGE_TARGETS)
+    """Rename or describe a list (campaigns build audiences on lists: the manage-campaigns level)."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
     target_list = get_scoped(TargetList, actor.workspace, list_id)
     if "name" in data:
         name = (data["name"] or "").strip()
@@ -190,6 +202,14 @@ def target_list_update(*, actor: Actor, list_id: int, data: dict[str, Any]) -> T
 
 
 def target_list_delete(*, actor: Actor, list_id: int) -> None:
-    """Deletes the list only; its targets stay."""
-    actor.require(Perm.MANAGE_TARGETS)
-    get_scoped(TargetList, actor.workspace, list_id).delete()
+    """Deletes the list only; its targets stay. Refused (409 naming them) while an open campaign builds its
+    audience on it: deleting would silently empty that campaign."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    with transaction.atomic():
+        # The row lock holds off a campaign being pointed at the list until the delete commits.
+        locked = scoped(TargetList, actor.workspace).select_for_update()
+        target_list = get_scoped(TargetList, actor.workspace, list_id, queryset=locked)
+        users = target_list_campaigns(workspace=actor.workspace, list_id=target_list.id)
+        if users:
+            raise TargetListInUse.naming(users)
+        target_list.delete()

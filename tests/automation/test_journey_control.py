@@ -208,3 +208,46 @@ def test_send_window_closed_every_day_is_refused_at_save(actor, workspace):
     with pytest.raises(ValidationFailed) as refused:
         journey_campaign_create(actor=actor, name="c", workflow_id=workflow.id, send_window=closed)
     assert "send_window" in refused.value.details
+
+
+@pytest.mark.django_db
+def test_timeline_hides_what_a_send_was_from_roles_without_the_sms_log(api, actor, workspace, client):
+    """Viewers and operators see that a message went and its status; text, number, provider id and errors stay
+    in the SMS log (timeline API, target page and campaign log alike)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from sms.models import SmsAttempt
+
+    from .helpers import Driver
+
+    setup_sms(workspace)
+    campaign = journey(actor, GRAPH)
+    operator = make_member(workspace, Role.OPERATOR)
+    target = make_target(workspace, owner=operator, first_name="سارا")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[target.id])
+    Driver().tick(timezone.now() + timedelta(seconds=1))
+    SmsAttempt.objects.filter(campaign=campaign).update(
+        provider_message_id="PMID-42", error_code="E_PROVIDER", error_message="خطای اپراتور"
+    )
+    secret = ("سلام سارا", target.mobile, "PMID-42", "E_PROVIDER", "خطای اپراتور")
+
+    full = next(e for e in api.get(f"/api/v1/targets/{target.id}/timeline").json()["results"] if e["send"])
+    assert full["send"]["text"] == "سلام سارا" and full["send"]["provider_message_id"] == "PMID-42"
+    assert full["send"]["hidden"] is False
+
+    for role_user in (make_member(workspace, Role.VIEWER), operator):
+        body = api_client_for(role_user, workspace).get(f"/api/v1/targets/{target.id}/timeline")
+        row = next(e for e in body.json()["results"] if e["send"])
+        assert row["send"]["hidden"] is True
+        assert row["send"]["status"] == full["send"]["status"]
+        assert all(row["send"][key] is None for key in ("text", "number", "provider_message_id", "error_message"))
+        assert row["data"] == {"attempt_id": full["data"]["attempt_id"]}
+        assert not any(value in body.content.decode() for value in secret)
+
+        client.force_login(role_user)
+        for url in (f"/targets/{target.id}/edit/", f"/automation/campaigns/{campaign.id}/logs/"):
+            html = client.get(url).content.decode()
+            assert "برای نقش شما نمایش داده نمی‌شود" in html, url
+            assert not any(value in html for value in secret), url

@@ -78,10 +78,12 @@ class ActivityListApi(WorkspaceAPIView):
 
 
 class ActivityDoneApi(WorkspaceAPIView):
-    write_permission = None  # the assignee closes it; visibility is the selector's
+    write_permission = None  # the assignee or a role that manages targets (the service); visibility: the selector
     serializer_class = ActivityOutput
 
-    @extend_schema(operation_id="activities_done", request=None, responses={200: ActivityOutput, **errors(404, 409)})
+    @extend_schema(
+        operation_id="activities_done", request=None, responses={200: ActivityOutput, **errors(403, 404, 409)}
+    )
     def post(self, request, activity_id: int):
         return Response(
             ActivityOutput(services.activity_set_status(actor=self.actor, activity_id=activity_id, done=True)).data
@@ -92,7 +94,9 @@ class ActivityReopenApi(WorkspaceAPIView):
     write_permission = None
     serializer_class = ActivityOutput
 
-    @extend_schema(operation_id="activities_reopen", request=None, responses={200: ActivityOutput, **errors(404, 409)})
+    @extend_schema(
+        operation_id="activities_reopen", request=None, responses={200: ActivityOutput, **errors(403, 404, 409)}
+    )
     def post(self, request, activity_id: int):
         return Response(
             ActivityOutput(services.activity_set_status(actor=self.actor, activity_id=activity_id, done=False)).data
