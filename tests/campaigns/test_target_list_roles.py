@@ -75,7 +75,9 @@ def test_a_list_only_finished_campaigns_used_may_go(workspace, manager):
     assert done.source_target_list_id is None
 
 
-@pytest.mark.parametrize("value", [1, "1"])  # the rule keeps the filter value as the client sent it
+@pytest.mark.parametrize(
+    "value", [1, "1"], ids=["number", "string"]
+)  # the rule keeps the filter value as the client sent it
 def test_deleting_the_list_of_an_auto_enroll_rule_is_refused(workspace, manager, value):
     tl = make_list(workspace)
     campaign = make_campaign(workspace, name="خوش‌آمد", status=CampaignStatus.ACTIVE)
