@@ -10,6 +10,7 @@ class AutomationConfig(AppConfig):
 
     def ready(self) -> None:
         from automation.api.serializers import JourneyCampaignInput
+        from automation.engine.campaign_effects import JOURNEY_EFFECTS
         from automation.engine.conditions import register_builtin_operators
         from automation.engine.guards import register_builtin_guards
         from automation.engine.nodes import register_builtin_node_types
@@ -41,6 +42,7 @@ class AutomationConfig(AppConfig):
             input_serializer=JourneyCampaignInput,
             create=journey_campaign_create,
             control=journey_campaign_transition,
+            effects=JOURNEY_EFFECTS,
         )
         register_run_engine(enroll=chain_run_enroll, outcomes=chain_run_outcomes, unknown_variables=unknown_variables)
         register_campaign_journey(lookup=campaign_journey_ref)

@@ -21,6 +21,9 @@ from automation.choices import EventType
 from automation.choices import ExecutionStatus as S
 from automation.engine.transitions import PendingEvent, bulk_events
 
+# The execution columns the bulk ``*_events`` helpers read from each row (``qs.values(*EVENT_ROW_FIELDS)``).
+EVENT_ROW_FIELDS = ("id", "workspace_id", "campaign_id", "subject_type_id", "subject_id", "current_node_id", "status")
+
 # --- one execution (passed to apply_transition) -----------------------------------------------------------
 
 

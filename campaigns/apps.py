@@ -23,6 +23,11 @@ class CampaignsConfig(AppConfig):
 
         connect_chain_runs()
 
+        from campaigns.chains.guards import chain_edit_policy, chain_transition_policy
+        from campaigns.services.lifecycle import register_campaign_policy
+
+        register_campaign_policy("chains", transition=chain_transition_policy, edit=chain_edit_policy)
+
         from campaigns.notifications.views import target_activities_panel
         from campaigns.platform.registry import register_target_panel
 

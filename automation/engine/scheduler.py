@@ -29,12 +29,11 @@ from automation import events
 from automation.choices import (
     DUE_STATUSES,
     IN_FLIGHT_STATUSES,
-    LIVE_STATUSES,
     CounterScope,
-    EndReason,
     ExecutionStatus,
     VersionStatus,
 )
+from automation.engine.campaign_effects import activate_pending
 from automation.engine.collector import collector_paused
 from automation.engine.context import automation_settings, effective_window, workspace_tz
 from automation.engine.counters import budget_scopes, used
@@ -44,11 +43,11 @@ from automation.engine.window import local_day
 from automation.models import Execution
 from automation.selectors import campaign_journey_version, campaign_journey_version_id
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.events import campaign_status_changed_event
-from campaigns.models import Campaign, CampaignEvent, PlatformHeartbeat
+from campaigns.events import campaign_event_unless_repeated
+from campaigns.models import Campaign, PlatformHeartbeat
 from campaigns.platform.errors import InvalidTransition, StaleRevision
 from campaigns.platform.fairness import fair_rounds
-from campaigns.platform.fsm import fsm_apply
+from campaigns.services.lifecycle import campaign_status_change
 
 logger = logging.getLogger(__name__)
 S = ExecutionStatus
@@ -58,7 +57,7 @@ HEARTBEAT = "automation_tick"
 # engine never imports its Celery entry points.
 PROCESS_EXECUTIONS_TASK = "automation.process_executions"
 BUDGET_ORDER = ["next_run_at", "eligible_at", "id"]  # budget-consuming steps: oldest eligibility first
-_EVENT_FIELDS = ("id", "workspace_id", "campaign_id", "subject_type_id", "subject_id", "current_node_id", "status")
+_EVENT_FIELDS = events.EVENT_ROW_FIELDS
 
 
 def _setting(name: str, default):
@@ -120,65 +119,24 @@ def reap_expired_leases(now: datetime) -> int:
 
 
 # --- 1. lifecycle ----------------------------------------------------------------------------------
-def _campaign_transition(campaign: Campaign, name: str, data: dict | None = None) -> bool:
-    def record(from_status: str, to_status: str) -> None:
-        campaign_status_changed_event(campaign=campaign, from_status=from_status, to_status=to_status, data=data)
-
+def _campaign_transition(campaign: Campaign, name: str, now: datetime, data: dict) -> bool:
+    """Continues what a guarded request allowed (only a person's schedule makes a journey scheduled)."""
     try:
-        fsm_apply(campaign, name, on_applied=record)
+        campaign_status_change(campaign=campaign, transition=name, event_data=data, guarded=False, now=now)
         return True
     except (StaleRevision, InvalidTransition):  # lost a race with a person or another tick: look again next tick
         logger.info("campaign %s: %s lost a race", campaign.pk, name)
         return False
 
 
-def activate_pending(campaign: Campaign, now: datetime) -> int:
-    with transaction.atomic():
-        rows = list(
-            Execution.objects.select_for_update().filter(campaign=campaign, status=S.PENDING).values(*_EVENT_FIELDS)
-        )
-        if not rows:
-            return 0
-        count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status=S.PENDING).update(
-            status=S.ACTIVE, started_at=now, revision=F("revision") + 1, updated_at=now
-        )
-        events.activated_events(rows, now=now)
-    return count
-
-
-def cancel_live_executions(
-    *, campaign_id: int | None = None, subject=None, reason: str, now: datetime, actor=None
-) -> int:
-    """Bulk transition of every live execution of a campaign (or of a subject) to cancelled."""
-    from django.contrib.contenttypes.models import ContentType
-
-    qs = Execution.objects.filter(status__in=LIVE_STATUSES)
-    if campaign_id is not None:
-        qs = qs.filter(campaign_id=campaign_id)
-    if subject is not None:
-        qs = qs.filter(subject_type=ContentType.objects.get_for_model(subject), subject_id=subject.pk)
-    with transaction.atomic():
-        rows = list(qs.select_for_update().values(*_EVENT_FIELDS))
-        if not rows:
-            return 0
-        count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=LIVE_STATUSES).update(
-            status=S.CANCELLED,
-            end_reason=reason,
-            completed_at=now,
-            lock_token=None,
-            next_run_at=None,
-            revision=F("revision") + 1,
-            updated_at=now,
-        )
-        events.cancelled_events(rows, reason=reason, now=now)
-    return count
-
-
 def run_lifecycle(now: datetime, report: TickReport) -> None:
     journeys = Campaign.objects.filter(kind=CampaignKind.JOURNEY, deleted_at__isnull=True)
     for campaign in journeys.filter(status=CampaignStatus.SCHEDULED, starts_at__lte=now):
         if run_isolated(
-            campaign, "activate", report, lambda c=campaign: _campaign_transition(c, "activate", {"by": "scheduler"})
+            campaign,
+            "activate",
+            report,
+            lambda c=campaign: _campaign_transition(c, "activate", now, {"by": "scheduler"}),
         ):
             report.activated_campaigns += 1
     ending = journeys.filter(status__in=[CampaignStatus.ACTIVE, CampaignStatus.PAUSED], ends_at__lte=now)
@@ -188,9 +146,8 @@ def run_lifecycle(now: datetime, report: TickReport) -> None:
 
 
 def _end_campaign(campaign: Campaign, now: datetime) -> bool:
-    if not _campaign_transition(campaign, "complete", {"by": "scheduler", "reason": "ends_at"}):
-        return False
-    cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_ENDED, now=now)
+    if not _campaign_transition(campaign, "complete", now, {"by": "scheduler", "reason": "ends_at"}):
+        return False  # the journey's finish effect cancelled its live executions
     if campaign.created_by_id:
         from django.urls import reverse
 
@@ -237,15 +194,9 @@ def run_isolated(campaign: Campaign, step: str, report: TickReport, work: Callab
 
 def _failure_event(campaign: Campaign, step: str, error: str) -> None:
     """One event per kind of failure in a row, not one per minute."""
-    data = {"step": step, "error": error}
     try:
         with transaction.atomic():
-            last = CampaignEvent.objects.filter(campaign_id=campaign.id).order_by("-id").values("type", "data").first()
-            if last and last["type"] == "tick_failed" and last["data"] == data:
-                return
-            CampaignEvent.objects.create(
-                workspace_id=campaign.workspace_id, campaign_id=campaign.id, type="tick_failed", data=data
-            )
+            campaign_event_unless_repeated(campaign=campaign, type="tick_failed", data={"step": step, "error": error})
     except SoftTimeLimitExceeded:
         raise
     except Exception:  # the database itself may be the problem: the log line above is the record then
@@ -266,12 +217,7 @@ def channel_problems(campaign: Campaign) -> list[str]:
 
 def _skip_event(campaign: Campaign, reason: str) -> None:
     """One event per skip reason, not one per minute."""
-    last = CampaignEvent.objects.filter(campaign=campaign).order_by("-id").values("type", "data").first()
-    if last and last["type"] == "tick_skipped" and last["data"].get("reason") == reason:
-        return
-    CampaignEvent.objects.create(
-        workspace_id=campaign.workspace_id, campaign=campaign, type="tick_skipped", data={"reason": reason}
-    )
+    campaign_event_unless_repeated(campaign=campaign, type="tick_skipped", data={"reason": reason})
 
 
 def _claim(qs, *, order: list[str], limit: int, now: datetime) -> list[tuple[int, str]]:

@@ -1,10 +1,10 @@
 """Journey campaign writes: create (pins the published version), update, delete (drafts),
 activate/pause/resume/cancel.
 
-Every activation goes through the one approval/chain guard (``campaigns.chains.guards``):
-``assert_can_activate_directly`` (chain members → 409 ``CHAIN_MEMBER``, "campaigns need approval" →
-409 ``APPROVAL_REQUIRED``) and ``route_campaign_control`` (pause/resume/cancel of a chain member → chain
-control). ``tests/platform/test_activation_guard.py`` fails when a new path activates without it.
+Status changes go through the campaign lifecycle (``campaigns.services.lifecycle``): its policies refuse
+a chain member's start (409 ``CHAIN_MEMBER``) or a start that needs approval (409 ``APPROVAL_REQUIRED``) and
+route pause/resume/cancel of a chain member to chain control; the journey's effects (pending executions
+activated on start, live ones cancelled on cancel) are registered on its kind (``automation.apps``).
 """
 
 from __future__ import annotations
@@ -16,21 +16,21 @@ from django.db import transaction
 from django.utils import timezone
 
 from automation.choices import EndReason
-from automation.engine.scheduler import activate_pending, cancel_live_executions, channel_problems
+from automation.engine.campaign_effects import cancel_live_executions
+from automation.engine.scheduler import channel_problems
 from automation.engine.window import WindowError, window_for_save
 from automation.errors import CampaignClosed, CampaignNotDraft, CampaignNotJourney, ChannelUnusable, NotPublished
 from automation.models import CampaignJourney, Workflow
 from automation.selectors import campaign_journey_get
-from campaigns.chains.guards import assert_campaign_editable, assert_can_activate_directly, route_campaign_control
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.events import campaign_event, campaign_status_changed_event
+from campaigns.events import campaign_event
 from campaigns.models import Campaign, TargetList
 from campaigns.platform.errors import ValidationFailed
-from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
+from campaigns.services.lifecycle import campaign_assert_editable, campaign_status_change
 
 SETTINGS_KEYS = {"stop_when_target_status_in"}
 
@@ -108,45 +108,25 @@ def _journey(actor: Actor, campaign_id: int) -> Campaign:
     return campaign
 
 
-def _apply(actor: Actor, campaign: Campaign, name: str, extra: dict | None = None) -> Campaign:
-    def record(from_status: str, to_status: str) -> None:
-        campaign_status_changed_event(campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user)
-
-    return fsm_apply(campaign, name, extra_updates=extra, on_applied=record)
+def _channels_usable(campaign: Campaign) -> None:
+    problems = channel_problems(campaign) if campaign_journey_get(campaign) else ["no version"]
+    if problems:
+        raise ChannelUnusable(details={"problems": problems})
 
 
 def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) -> Campaign:
     """activate (or schedule when starts_at is ahead) / pause / resume / cancel."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
+    if action not in ("activate", "pause", "resume", "cancel"):
+        raise ValidationFailed.field("action", "عملیات ناشناخته است.")
     campaign = _journey(actor, campaign_id)
-    routed = route_campaign_control(actor=actor, campaign=campaign, action=action)  # chain root / 409 for a child
-    if routed is not None:
-        return routed
-    if action == "activate":
-        assert_can_activate_directly(campaign)  # chain members and "needs approval" workspaces go via approval
     now = timezone.now()
-    if action in ("activate", "resume"):
-        problems = channel_problems(campaign) if campaign_journey_get(campaign) else ["no version"]
-        if problems:
-            raise ChannelUnusable(details={"problems": problems})
-    with transaction.atomic():
-        if action == "activate":
-            if campaign.starts_at and campaign.starts_at > now and campaign.status == CampaignStatus.DRAFT:
-                return _apply(actor, campaign, "schedule")
-            campaign = _apply(actor, campaign, "activate")
-            activate_pending(campaign, now)
-            return campaign
-        if action == "pause":
-            return _apply(actor, campaign, "pause", {"paused_at": now, "paused_by": actor.user})
-        if action == "resume":
-            return _apply(actor, campaign, "resume", {"paused_at": None, "paused_by": None})
-        if action == "cancel":
-            campaign = _apply(actor, campaign, "cancel")
-            cancel_live_executions(
-                campaign_id=campaign.id, reason=EndReason.CAMPAIGN_CANCELLED, now=now, actor=actor.user
-            )
-            return campaign
-    raise ValidationFailed.field("action", "عملیات ناشناخته است.")
+    transition = action
+    if action == "activate" and campaign.starts_at and campaign.starts_at > now:
+        if campaign.status == CampaignStatus.DRAFT:
+            transition = "schedule"
+    check = (lambda: _channels_usable(campaign)) if action in ("activate", "resume") else None
+    return campaign_status_change(campaign=campaign, transition=transition, actor=actor, check=check, now=now)
 
 
 # --------------------------------------------------------------------------- update / delete
@@ -182,7 +162,7 @@ def journey_campaign_update(*, actor: Actor, campaign_id: int, changes: dict[str
     with transaction.atomic():
         campaign = _journey(actor, campaign_id)
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-        assert_campaign_editable(campaign)
+        campaign_assert_editable(campaign=campaign)
         if campaign.status in (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED):
             raise CampaignClosed("کمپین پایان‌یافته یا لغوشده ویرایش نمی‌شود.")
         data = {UPDATABLE[k]: v for k, v in changes.items()}
@@ -212,13 +192,13 @@ def journey_campaign_delete(*, actor: Actor, campaign_id: int) -> None:
     with transaction.atomic():
         campaign = _journey(actor, campaign_id)
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-        assert_campaign_editable(campaign)
+        campaign_assert_editable(campaign=campaign)
         if campaign.status != CampaignStatus.DRAFT:
             raise CampaignNotDraft(
                 details={"status": campaign.status, "cancel": f"/api/v1/campaigns/{campaign.id}/journey/cancel"}
             )
         now = timezone.now()
-        cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_CANCELLED, now=now, actor=actor.user)
+        cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_CANCELLED, now=now)
         AutoEnrollRule.objects.filter(campaign=campaign).update(enabled=False, updated_at=now)
         Campaign.objects.filter(pk=campaign.pk, deleted_at__isnull=True).update(deleted_at=now, updated_at=now)
         campaign_event(campaign=campaign, type="deleted", actor=actor.user)

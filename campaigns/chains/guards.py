@@ -10,12 +10,18 @@ Other apps call these before changing a campaign outside the chain services:
 * ``route_campaign_control`` — the old per-campaign pause / resume / stop
   (cancel) on a chain root runs chain control (the same code as
   ``/campaign/{root}/chain/...``); on a child it answers 409 ``CHAIN_MEMBER``.
+
+``campaigns.apps`` registers them with the campaign lifecycle (``campaigns.services.lifecycle``):
+``chain_transition_policy`` runs before every requested status change, ``assert_campaign_editable``
+before every configuration edit.
 """
 
 from campaigns.chains.errors import ApprovalRequired, ChainLocked, ChainMemberControlled, ChainMemberNeedsPackage
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 
+# Transitions that start a campaign (``scheduled`` turns ``active`` at its start without a person).
+START_TRANSITIONS = ("schedule", "activate")
 # The old per-campaign lifecycle actions → chain control at the root.
 CHAIN_CONTROL_OF = {"pause": "pause", "resume": "resume", "cancel": "stop", "stop": "stop"}
 
@@ -59,3 +65,15 @@ def route_campaign_control(*, actor, campaign: Campaign, action: str) -> Campaig
     return chain_control_set(
         actor=actor, campaign_id=campaign.id, action=chain_action, expected_chain_revision=campaign.chain_revision
     )
+
+
+def chain_edit_policy(*, campaign: Campaign) -> None:
+    assert_campaign_editable(campaign)
+
+
+def chain_transition_policy(*, actor, campaign: Campaign, transition: str) -> Campaign | None:
+    """The lifecycle policy of chains: a start passes the approval/chain guard, control is routed."""
+    if transition in START_TRANSITIONS:
+        assert_can_activate_directly(campaign)
+        return None
+    return route_campaign_control(actor=actor, campaign=campaign, action=transition)

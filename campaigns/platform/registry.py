@@ -9,10 +9,16 @@ The API picks the handler from the body's ``kind``, validates with the
 serializer and calls ``create(actor=actor, **validated_data)``, which must
 return the ``Campaign`` (created in one transaction). The campaigns app never
 imports a channel.
+
+A kind also tells the campaign lifecycle (``campaigns.services.lifecycle``) what a status change means
+for it: ``effects[moment](*, campaign, actor, now)`` per moment (``start``, ``pause``, ``resume``,
+``cancel``, ``finish``) runs after the status write, in its transaction, for every transition into that
+moment (a person's, the scheduler's and chain runs' alike).
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from campaigns.platform.permissions import Perm
 
@@ -26,6 +32,7 @@ class CampaignKindHandler:
     # control(actor=, campaign_id=, action="activate"|"pause"|"resume"|"cancel") → Campaign: the kind's own
     # start/pause service (the admin's actions use it); None = the generic campaign_transition.
     control: Callable | None = None
+    effects: Mapping[str, Callable] = field(default_factory=lambda: MappingProxyType({}))
 
 
 _KINDS: dict[str, CampaignKindHandler] = {}
@@ -38,8 +45,16 @@ def register_campaign_kind(
     create: Callable,
     permission: str = Perm.MANAGE_CAMPAIGNS,
     control: Callable | None = None,
+    effects: Mapping[str, Callable] | None = None,
 ) -> None:
-    _KINDS[kind] = CampaignKindHandler(kind, input_serializer, create, permission, control)
+    _KINDS[kind] = CampaignKindHandler(
+        kind,
+        input_serializer,
+        create,
+        permission,
+        control,
+        MappingProxyType(dict(effects or {})),
+    )
 
 
 def campaign_kind_handler(kind: str) -> CampaignKindHandler | None:

@@ -149,7 +149,7 @@ def test_publishing_v2_keeps_running_executions_on_v1(actor, workspace):
 def test_cancel_during_a_batched_step_wins_over_the_worker(actor, workspace, monkeypatch):
     """A person (or a target deletion) cancels while the worker is in the provider call: the worker's
     final write loses the race — no overwrite, no events — and nothing is sent twice."""
-    from automation.engine.scheduler import cancel_live_executions
+    from automation.engine.campaign_effects import cancel_live_executions
 
     setup_sms(workspace)
     with time_machine.travel(T0, tick=False):

@@ -134,9 +134,9 @@ class TestSubmit:
 
     def test_case_error_mid_way_rolls_back_everything(self, api, chain, monkeypatch):
         """The third node's transition fails: no package, no status, no revision change."""
-        from campaigns.chains.services import common
+        from campaigns.services import lifecycle
 
-        original = common.fsm_apply
+        original = lifecycle.fsm_apply
         calls = {"n": 0}
 
         def flaky(instance, transition, **kwargs):
@@ -145,7 +145,7 @@ class TestSubmit:
                 raise StaleRevision()
             return original(instance, transition, **kwargs)
 
-        monkeypatch.setattr(common, "fsm_apply", flaky)
+        monkeypatch.setattr(lifecycle, "fsm_apply", flaky)
         assert submit(api, chain["A"].id, 1).status_code == 409
         assert statuses(chain) == {CampaignStatus.DRAFT}
         assert ChainApprovalPackage.objects.count() == 0

@@ -5,16 +5,15 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from campaigns.chains.guards import assert_can_activate_directly
 from campaigns.chains.services.approval import workspace_needs_approval
 from campaigns.choices import CampaignKind
-from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound, ValidationFailed
 from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.platform.text import text_check
+from campaigns.services.lifecycle import campaign_status_change
 from workers import conf, events
 from workers.choices import ActionType, SessionStatus
 from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound, TooManyTasks
@@ -133,20 +132,13 @@ def browser_campaign_create(
             workspace=actor.workspace, campaign=campaign, platform=platform, start_date=start_date, metadata=metadata
         )
         CampaignStatistics.objects.create(workspace=actor.workspace, campaign=campaign)
-
-        def record(from_status: str, to_status: str) -> None:
-            campaign_status_changed_event(
-                campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user
-            )
-
         # active=true in the seed; a future start waits as "scheduled" and the creation job activates it.
         # In a workspace whose campaigns need approval it stays a draft: submit → approve (→ scheduled) and
         # the creation job activates it at its start date, like any approved campaign.
         if workspace_needs_approval(actor.workspace):
             return campaign
-        assert_can_activate_directly(campaign)  # the one activation guard
-        fsm_apply(campaign, "activate" if start_date <= now else "schedule", on_applied=record)
-    return campaign
+        transition = "activate" if start_date <= now else "schedule"
+        return campaign_status_change(campaign=campaign, transition=transition, actor=actor, now=now)
 
 
 def platform_transition(*, actor: Actor, platform_id: int, transition: str) -> CampaignPlatform:

@@ -26,10 +26,9 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.errors import InvalidTransition, StaleRevision
-from campaigns.platform.fsm import fsm_apply
+from campaigns.services.lifecycle import campaign_status_change
 from workers import conf, events
 from workers.choices import PlatformStatus, TaskStatus
 from workers.links import link_hash
@@ -53,12 +52,8 @@ def scheduled_campaigns_activate(*, now=None) -> int:
     ).distinct()
     count = 0
     for campaign in due:
-
-        def record(from_status: str, to_status: str, campaign=campaign) -> None:
-            campaign_status_changed_event(campaign=campaign, from_status=from_status, to_status=to_status)
-
-        try:
-            fsm_apply(campaign, "activate", on_applied=record)
+        try:  # continues the guarded create or the approval that scheduled it
+            campaign_status_change(campaign=campaign, transition="activate", guarded=False, now=now)
             count += 1
         except (StaleRevision, InvalidTransition):  # a concurrent run or staff action won the race
             logger.info("campaign %s not activated (changed meanwhile)", campaign.pk)

@@ -19,10 +19,9 @@ from campaigns.chains.run_models import CampaignRun, RunExecution
 from campaigns.chains.runs.choices import OPEN, RunStatus, RunType
 from campaigns.chains.runs.transitions import log, log_run, run_apply
 from campaigns.choices import CampaignStatus
-from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
-from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.registry import run_engine
+from campaigns.services.lifecycle import campaign_status_change
 
 ACTIVE_CAMPAIGN = (CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE, CampaignStatus.PAUSED)
 
@@ -98,14 +97,11 @@ def root_has_future_turn(root: Campaign, *, now: datetime) -> bool:
 
 
 def _finish(campaign: Campaign, reason: str) -> None:
-    def record(from_status: str, to_status: str) -> None:
-        campaign_status_changed_event(
-            campaign=campaign, from_status=from_status, to_status=to_status, data={"reason": reason}
-        )
-
+    """Closing the runs of an approved chain package: no request guard."""
+    closing = {"event_data": {"reason": reason}, "guarded": False}
     if campaign.status == CampaignStatus.SCHEDULED:
-        campaign = fsm_apply(campaign, "activate", on_applied=record)
-    fsm_apply(campaign, "complete", on_applied=record)
+        campaign = campaign_status_change(campaign=campaign, transition="activate", **closing)
+    campaign_status_change(campaign=campaign, transition="complete", **closing)
 
 
 def campaign_finish_if_done(*, campaign_id: int, now: datetime) -> bool:

@@ -12,11 +12,10 @@ from datetime import datetime
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import NOT_STARTED, RunStatus, SkipReason
 from campaigns.chains.runs.skips import run_skip
-from campaigns.chains.services.common import record
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
-from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.tenancy import Actor
+from campaigns.services.lifecycle import campaign_status_change
 
 SENDING = (RunStatus.DISPATCHING, RunStatus.DISPATCHED)
 STOPPABLE = (CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE, CampaignStatus.PAUSED)
@@ -29,15 +28,16 @@ def chain_control_effects(*, actor: Actor, root: Campaign, nodes: list[Campaign]
             run_skip(run, reason, now=now)
     for node in nodes:
         node.refresh_from_db()
+        transition = None
         if action == "pause" and node.status == CampaignStatus.ACTIVE:
-            fsm_apply(node, "pause", extra_updates={"paused_at": now}, on_applied=record(actor, node, chain="pause"))
+            transition = "pause"
         elif action == "resume" and node.status == CampaignStatus.PAUSED:
-            fsm_apply(node, "resume", extra_updates={"paused_at": None}, on_applied=record(actor, node, chain="resume"))
-        elif action == "stop" and node.status in (
-            CampaignStatus.SCHEDULED,
-            CampaignStatus.ACTIVE,
-            CampaignStatus.PAUSED,
-        ):
+            transition = "resume"
+        elif action == "stop" and node.status in STOPPABLE:
             # A campaign still sending finishes it (the completion function finishes the campaign after).
             if not CampaignRun.objects.filter(campaign=node, status__in=SENDING).exists():
-                fsm_apply(node, "cancel", on_applied=record(actor, node, chain="stop"))
+                transition = "cancel"
+        if transition is not None:
+            campaign_status_change(
+                campaign=node, transition=transition, actor=actor, event_data={"chain": action}, guarded=False, now=now
+            )

@@ -30,10 +30,9 @@ from campaigns.chains.runs.completion import run_complete_if_done
 from campaigns.chains.runs.skips import run_skip
 from campaigns.chains.runs.transitions import LEASE, log_run, new_lease, run_apply
 from campaigns.choices import CampaignStatus
-from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
-from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.registry import campaign_journey, run_engine
+from campaigns.services.lifecycle import campaign_status_change
 
 CHUNK = 200
 
@@ -87,13 +86,10 @@ def _campaign_started(campaign: Campaign) -> None:
     """First run start → IN_PROGRESS (``active``), which holds between periods."""
     campaign.refresh_from_db()
     if campaign.status == CampaignStatus.SCHEDULED:
-
-        def record(from_status: str, to_status: str) -> None:
-            campaign_status_changed_event(
-                campaign=campaign, from_status=from_status, to_status=to_status, data={"reason": "FIRST_RUN_STARTED"}
-            )
-
-        fsm_apply(campaign, "activate", on_applied=record)
+        # The run of an approved chain package: no request guard.
+        campaign_status_change(
+            campaign=campaign, transition="activate", event_data={"reason": "FIRST_RUN_STARTED"}, guarded=False
+        )
 
 
 def _close_old_periods(root_run: CampaignRun, now: datetime) -> None:

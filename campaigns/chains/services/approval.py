@@ -37,17 +37,15 @@ from campaigns.chains.services.common import (
     check_chain_revision,
     load_chain,
     lock_roots,
-    record,
-    transition_all,
 )
 from campaigns.chains.tree import chain_state, has_action, tree_reasons
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import InvalidTransition, NotFound, StaleRevision
-from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
+from campaigns.services.lifecycle import campaign_status_change, campaign_status_change_all
 
 # Sent after commit when a chain is approved (the run scheduler registers the root's occurrences here).
 chain_approved = Signal()
@@ -171,7 +169,14 @@ def campaign_submit(
             submitted_by=actor.user,
         )
         Campaign.objects.filter(pk__in=[n.id for n in nodes]).update(needs_review=False, needs_review_reasons=[])
-        transition_all(actor, nodes, "submit", extra_updates={"approval_package_id": package.id}, package=package.id)
+        campaign_status_change_all(
+            nodes,
+            "submit",
+            actor=actor,
+            extra_updates={"approval_package_id": package.id},
+            event_data={"package": package.id},
+            guarded=False,
+        )
     campaign.refresh_from_db()
     return campaign, package
 
@@ -179,8 +184,7 @@ def campaign_submit(
 def _single_submit(actor: Actor, campaign: Campaign) -> Campaign:
     if not workspace_needs_approval(actor.workspace):
         raise ApprovalNotRequired()
-    with transaction.atomic():
-        return fsm_apply(campaign, "submit", on_applied=record(actor, campaign))
+    return campaign_status_change(campaign=campaign, transition="submit", actor=actor, guarded=False)
 
 
 # --------------------------------------------------------------------------- decide
@@ -281,14 +285,15 @@ def package_approve(
         ChainApprovalPackage.objects.filter(pk=package.pk).update(
             status=PackageStatus.APPROVED, decided_at=timezone.now(), decided_by=actor.user, updated_at=timezone.now()
         )
-        transition_all(actor, nodes, "approve", package=package.id)
+        campaign_status_change_all(nodes, "approve", actor=actor, event_data={"package": package.id}, guarded=False)
         Campaign.objects.filter(pk=root.id).update(chain_control=ChainControl.NORMAL)
         rs = sched.parse_root_schedule(root.root_schedule)
         if next(sched.root_occurrences(rs, _tz(actor), timezone.now()), None) is None:
             # Nothing left to run: the chain finishes at once; children never run.
             fresh = list(load_chain(actor, root))
-            transition_all(actor, fresh, "activate", reason="NO_FEASIBLE_RUN")
-            transition_all(actor, fresh, "complete", reason="NO_FEASIBLE_RUN")
+            finished = {"actor": actor, "event_data": {"reason": "NO_FEASIBLE_RUN"}, "guarded": False}
+            campaign_status_change_all(fresh, "activate", **finished)
+            campaign_status_change_all(fresh, "complete", **finished)
         bump_chain(root.id)
         root_id = root.id
         transaction.on_commit(lambda: chain_approved.send(sender=ChainApprovalPackage, root_id=root_id))
@@ -317,7 +322,7 @@ def _close(actor, package_id, expected, status, transition, reason) -> ChainAppr
         ChainApprovalPackage.objects.filter(pk=package.pk).update(
             status=status, decided_at=timezone.now(), decided_by=actor.user, reason=reason, updated_at=timezone.now()
         )
-        transition_all(actor, nodes, transition, package=package.id)
+        campaign_status_change_all(nodes, transition, actor=actor, event_data={"package": package.id}, guarded=False)
         bump_chain(root.id)
     package.refresh_from_db()
     return package
@@ -345,8 +350,7 @@ def _single_decide(actor: Actor, campaign_id: int, expected_revision, transition
         raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
     if expected_revision is not None and campaign.revision != expected_revision:
         raise StaleRevision(details={"current_revision": campaign.revision})
-    with transaction.atomic():
-        return fsm_apply(campaign, transition, on_applied=record(actor, campaign, **data))
+    return campaign_status_change(campaign=campaign, transition=transition, actor=actor, event_data=data, guarded=False)
 
 
 # --------------------------------------------------------------------------- chain control

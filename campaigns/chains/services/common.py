@@ -1,4 +1,8 @@
-"""Shared write helpers: root locks (the chain's one write point), revision bumps, package withdrawal."""
+"""Shared write helpers: root locks (the chain's one write point), revision bumps, package withdrawal.
+
+Status changes of chain nodes go through the campaign lifecycle (``campaigns.services.lifecycle``) with
+``guarded=False``: these services are the chain's own approval and control.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +14,10 @@ from campaigns.chains.errors import StaleChainRevision
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.chains.tree import chain_queryset
 from campaigns.choices import CampaignStatus
-from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.errors import ValidationFailed
-from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.tenancy import Actor
+from campaigns.services.lifecycle import campaign_status_change_all
 
 
 def lock_roots(actor: Actor, root_ids) -> dict[int, Campaign]:
@@ -47,21 +50,6 @@ def bump_chain(root_id: int) -> None:
     Campaign.objects.filter(pk=root_id).update(chain_revision=F("chain_revision") + 1, updated_at=timezone.now())
 
 
-def record(actor: Actor, campaign: Campaign, **data):
-    def on_applied(from_status: str, to_status: str) -> None:
-        campaign_status_changed_event(
-            campaign=campaign, from_status=from_status, to_status=to_status, actor=actor.user, data=data
-        )
-
-    return on_applied
-
-
-def transition_all(actor: Actor, nodes: list[Campaign], transition: str, *, extra_updates=None, **event_data) -> None:
-    """Apply one FSM transition to every node (compare-and-set each); a lost race raises and rolls back all."""
-    for node in nodes:
-        fsm_apply(node, transition, extra_updates=extra_updates, on_applied=record(actor, node, **event_data))
-
-
 def withdraw_current_package(actor: Actor, root: Campaign, nodes: list[Campaign], *, reason: str) -> None:
     """Package → WITHDRAWN, SUBMITTED nodes → draft (inside the caller's transaction)."""
     package_id = root.approval_package_id
@@ -74,4 +62,4 @@ def withdraw_current_package(actor: Actor, root: Campaign, nodes: list[Campaign]
             updated_at=timezone.now(),
         )
     submitted = [n for n in nodes if n.status == CampaignStatus.SUBMITTED]
-    transition_all(actor, submitted, "return_to_draft", reason=reason)
+    campaign_status_change_all(submitted, "return_to_draft", actor=actor, event_data={"reason": reason}, guarded=False)

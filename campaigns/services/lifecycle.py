@@ -1,0 +1,113 @@
+"""The one owner of a Campaign's status: every transition and its ``status_changed`` event go through here.
+
+``campaign_status_change`` runs, in this order:
+
+1. the **policies** other parts of the product registered (``register_campaign_policy``; chains
+   registers the approval / chain-member guard and routes a chain root's pause / resume / cancel to chain
+   control) — only for a request (``guarded=True``, the default). A policy raises to refuse, returns a
+   ``Campaign`` when it handled the request itself, or ``None`` to go on;
+2. the request's own ``check`` (e.g. a journey's channels must be usable to start or resume it), after
+   the policies so that a chain member is routed before its channels are looked at;
+3. the compare-and-set UPDATE (``campaigns.platform.fsm.fsm_apply``) with the lifecycle's own columns
+   (``paused_at`` / ``paused_by``) and one ``CampaignEvent`` row, in one transaction;
+4. the kind's **effects** for the moment (``CampaignKindHandler.effects``, e.g. a journey activates its
+   pending executions on start), in the same transaction.
+
+A lost race (another writer changed the row first) raises ``StaleRevision``: no event, no effect.
+System paths that only continue what a request or an approval already allowed (the scheduler at
+``starts_at`` / ``ends_at``, the browser creation job, chain approval, runs and chain control) pass
+``guarded=False``. ``tests/platform/test_activation_guard.py`` fails when another module applies a
+Campaign transition itself.
+"""
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.events import campaign_status_changed_event
+from campaigns.models import Campaign
+from campaigns.platform.fsm import fsm_apply
+from campaigns.platform.registry import campaign_kind_handler
+from campaigns.platform.tenancy import Actor
+
+# Transition → the moment a campaign kind reacts to (its effects, after the write).
+MOMENTS = {
+    "activate": "start",
+    "pause": "pause",
+    "resume": "resume",
+    "cancel": "cancel",
+    "complete": "finish",
+}
+
+# transition(*, actor: Actor | None, campaign: Campaign, transition: str) → Campaign | None (raise to refuse)
+_POLICIES: dict[str, Callable] = {}
+# edit(*, campaign: Campaign) → None (raise to refuse a change of the campaign's configuration)
+_EDIT_POLICIES: dict[str, Callable] = {}
+
+
+def register_campaign_policy(name: str, *, transition: Callable | None = None, edit: Callable | None = None) -> None:
+    """Called from an ``AppConfig.ready()`` (chains registers its approval and chain-control rules)."""
+    if transition is not None:
+        _POLICIES[name] = transition
+    if edit is not None:
+        _EDIT_POLICIES[name] = edit
+
+
+def campaign_assert_editable(*, campaign: Campaign) -> None:
+    """Before a service changes a campaign's configuration (a chain member is edited through its chain)."""
+    for name in sorted(_EDIT_POLICIES):
+        _EDIT_POLICIES[name](campaign=campaign)
+
+
+def _own_updates(transition: str, actor: Actor | None, now: datetime) -> dict[str, Any]:
+    if transition == "pause":
+        return {"paused_at": now, "paused_by": actor.user if actor else None}
+    if transition == "resume":
+        return {"paused_at": None, "paused_by": None}
+    return {}
+
+
+def campaign_status_change(
+    *,
+    campaign: Campaign,
+    transition: str,
+    actor: Actor | None = None,
+    extra_updates: dict[str, Any] | None = None,
+    event_data: dict[str, Any] | None = None,
+    guarded: bool = True,
+    check: Callable[[], None] | None = None,
+    now: datetime | None = None,
+) -> Campaign:
+    """Apply one Campaign FSM transition (see the module docstring); returns the refreshed campaign."""
+    now = now or timezone.now()
+    if guarded:
+        for name in sorted(_POLICIES):
+            handled = _POLICIES[name](actor=actor, campaign=campaign, transition=transition)
+            if handled is not None:
+                return handled
+    if check is not None:
+        check()
+    user = actor.user if actor else None
+
+    def record(from_status: str, to_status: str) -> None:
+        campaign_status_changed_event(
+            campaign=campaign, from_status=from_status, to_status=to_status, actor=user, data=event_data
+        )
+
+    updates = {**_own_updates(transition, actor, now), **(extra_updates or {})}
+    with transaction.atomic():
+        campaign = fsm_apply(campaign, transition, extra_updates=updates, on_applied=record)
+        handler = campaign_kind_handler(campaign.kind)
+        effect = handler.effects.get(MOMENTS.get(transition)) if handler else None
+        if effect is not None:
+            effect(campaign=campaign, actor=user, now=now)
+    return campaign
+
+
+def campaign_status_change_all(campaigns: list[Campaign], transition: str, **kwargs) -> None:
+    """The same transition on several campaigns (a chain); a lost race raises and the caller rolls back all."""
+    for campaign in campaigns:
+        campaign_status_change(campaign=campaign, transition=transition, **kwargs)
