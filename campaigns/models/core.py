@@ -165,8 +165,8 @@ class Target(TimeStamped):
 class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
     """The one campaign table every kind (journey, browser, chains) extends.
 
-    ``status`` only changes through ``campaigns.platform.fsm.fsm_apply`` (a conditional
-    UPDATE on id + status + revision, plus a CampaignEvent row).
+    ``status`` only changes through ``campaigns.services.lifecycle.campaign_status_change`` (policies,
+    a conditional UPDATE on id + status + revision, a CampaignEvent row, the kind's effects).
     """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="campaigns")
@@ -202,7 +202,7 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
             "approval_package",
         )
 
-    # --- the one status FSM (transitions only change memory; persist with campaigns.platform.fsm.fsm_apply) ---
+    # --- the one status FSM (transitions only change memory; persist with campaigns.services.lifecycle) ---
     @transition(field=status, source=[CampaignStatus.DRAFT, CampaignStatus.REJECTED], target=CampaignStatus.SUBMITTED)
     def submit(self) -> None:
         """Ask for approval (workspaces/chains that need it)."""

@@ -36,3 +36,14 @@ def test_approval_is_not_a_lifecycle_transition(actor, workspace):
     campaign = make_campaign(workspace, status="submitted")
     with pytest.raises(ValidationFailed):
         campaign_transition(actor=actor, campaign_id=campaign.id, transition="approve")
+
+
+def test_a_scheduled_chain_member_cannot_be_started_directly(actor, workspace):
+    """The chain policy guards every requested start, not only a draft's."""
+    campaign = make_campaign(workspace, status="scheduled")
+    campaign.root_id = campaign.id
+    campaign.save(update_fields=["root"])
+    with pytest.raises(ChainMemberNeedsPackage):
+        campaign_transition(actor=actor, campaign_id=campaign.id, transition="activate")
+    campaign.refresh_from_db()
+    assert campaign.status == "scheduled"
