@@ -1,26 +1,25 @@
 """Reading .xlsx/.csv files into rows of strings (import) and header mapping.
 
-Uploaded files are untrusted: an .xlsx may declare any dimension (A1:XFD1048576)
-or hold a row at line 1,048,576, and a small zip may inflate to gigabytes. The
-reader never trusts the declared dimension, reads only the header's columns,
-stops at ``IMPORT_MAX_ROWS`` lines and refuses a workbook whose declared
-uncompressed size is above ``IMPORT_MAX_UNZIPPED_BYTES``.
+Uploaded files are untrusted: an .xlsx may declare any dimension (A1:XFD1048576),
+hold a row at line 1,048,576, millions of shared strings or cells, and a small zip
+may inflate to gigabytes. An .xlsx is read by the streaming reader of
+``campaigns.platform.xlsx`` (limits: ``IMPORT_MAX_UNZIPPED_BYTES``,
+``IMPORT_MAX_STRINGS``, ``IMPORT_MAX_STRING_BYTES``, ``IMPORT_MAX_CELLS``), only the
+header's columns are kept and reading stops at ``IMPORT_MAX_ROWS`` lines. A web
+request reads only the header, within ``HEADER_SCAN_BYTES`` of each part.
 """
 
 import csv
 import io
-import zipfile
 from collections.abc import Iterator
 
 from django.conf import settings
-from openpyxl import load_workbook
+
+from campaigns.platform.xlsx import FileTooLarge, Limits, XlsxReader
 
 MAX_BYTES = settings.IMPORT_MAX_BYTES
 SUPPORTED = (".xlsx", ".csv")
-
-
-class FileTooLarge(ValueError):
-    """The file holds more rows, columns or (unzipped) bytes than an import accepts."""
+HEADER_SCAN_BYTES = 1024 * 1024  # unzipped bytes of the sheet and of the shared strings a web request reads
 
 
 def normalize_header(value) -> str:
@@ -83,26 +82,33 @@ def _decode(content: bytes) -> str:
     return content.decode("latin-1")
 
 
-def _xlsx_rows(content: bytes) -> Iterator[list[str]]:
-    with zipfile.ZipFile(io.BytesIO(content)) as archive:
-        # zipfile never inflates a member past its declared size, so the declared total bounds the work.
-        if sum(info.file_size for info in archive.infolist()) > settings.IMPORT_MAX_UNZIPPED_BYTES:
-            raise FileTooLarge("unzipped size")
-    workbook = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    sheet = workbook.worksheets[0]
-    sheet.reset_dimensions()  # the declared dimension is the file's claim, not a fact
-    limit = settings.IMPORT_MAX_COLUMNS
-    first = next(sheet.iter_rows(min_row=1, max_row=1, max_col=limit + 1, values_only=True), ())
-    header = [_cell(v) for v in first]
+def _limits() -> Limits:
+    return Limits(
+        unzipped_bytes=settings.IMPORT_MAX_UNZIPPED_BYTES,
+        strings=settings.IMPORT_MAX_STRINGS,
+        string_bytes=settings.IMPORT_MAX_STRING_BYTES,
+        cells=settings.IMPORT_MAX_CELLS,
+    )
+
+
+def _header(values: dict[int, object]) -> list[str]:
+    header = [_cell(values.get(col)) for col in range(1, max(values, default=0) + 1)]
     while header and not header[-1]:
         header.pop()
-    if len(header) > limit:
+    if len(header) > settings.IMPORT_MAX_COLUMNS:
         raise FileTooLarge("columns")
-    yield header
+    return header
+
+
+def _xlsx_rows(content: bytes) -> Iterator[tuple[int, list[str]]]:
+    rows = XlsxReader(content, _limits()).iter_rows(max_col=settings.IMPORT_MAX_COLUMNS + 1)
+    first = next(rows, None)
+    header = _header(first[1]) if first and first[0] == 1 else []
+    yield 1, header
     if not header:
         return
-    for row in sheet.iter_rows(min_row=2, max_col=len(header), values_only=True):
-        yield [_cell(v) for v in row]
+    for number, values in rows:
+        yield number, [_cell(values.get(col)) for col in range(1, len(header) + 1)]
 
 
 def _csv_rows(content: bytes) -> Iterator[list[str]]:
@@ -112,21 +118,28 @@ def _csv_rows(content: bytes) -> Iterator[list[str]]:
     except csv.Error:
         dialect = csv.excel
     reader = csv.reader(io.StringIO(text), dialect)
-    header = [_cell(v) for v in next(reader, [])]
-    while header and not header[-1]:
-        header.pop()
-    if len(header) > settings.IMPORT_MAX_COLUMNS:
-        raise FileTooLarge("columns")
-    yield header
-    for row in reader:
-        yield [_cell(v) for v in row[: len(header)]]
+    header = _header(dict(enumerate(next(reader, []), start=1)))
+    yield 1, header
+    for line, row in enumerate(reader, start=2):
+        yield line, [_cell(v) for v in row[: len(header)]]
+
+
+def read_header(file_name: str, content: bytes) -> list[str] | None:
+    """The header cells, read within a bounded time and memory (a web request), or None when the
+    answer lies deeper in an .xlsx than ``HEADER_SCAN_BYTES`` of each part (the import task decides then)."""
+    if file_name.lower().endswith(".xlsx"):
+        reader = XlsxReader(content, _limits())
+        values = reader.read_header(max_col=settings.IMPORT_MAX_COLUMNS + 1, budget=HEADER_SCAN_BYTES)
+        return None if values is None else _header(dict(enumerate(values, start=1)))
+    header, _rows = read_rows(file_name, content)
+    return header
 
 
 def read_rows(file_name: str, content: bytes) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """Header cells and an iterator of (line number, cells) for non-empty data rows.
 
-    Rows carry only the header's columns. Iterating past ``IMPORT_MAX_ROWS`` lines
-    (empty lines count: a gap of a million rows is work too) raises ``FileTooLarge``.
+    Rows carry only the header's columns and their line in the file (an .xlsx row's own number).
+    A line past ``IMPORT_MAX_ROWS`` + 1 raises ``FileTooLarge``, also after a gap of empty lines.
     """
     lower = file_name.lower()
     if lower.endswith(".xlsx"):
@@ -135,11 +148,11 @@ def read_rows(file_name: str, content: bytes) -> tuple[list[str], Iterator[tuple
         raw_rows = _csv_rows(content)
     else:
         raise ValueError("unsupported")
-    header = next(raw_rows, [])
+    _first, header = next(raw_rows)
     last_line = settings.IMPORT_MAX_ROWS + 1
 
     def data() -> Iterator[tuple[int, list[str]]]:
-        for line, row in enumerate(raw_rows, start=2):
+        for line, row in raw_rows:
             if line > last_line:
                 raise FileTooLarge("rows")
             if any(row):

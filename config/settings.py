@@ -418,6 +418,10 @@ IMPORT_MAX_BYTES = int(os.environ.get("IMPORT_MAX_BYTES", str(10 * 1024 * 1024))
 IMPORT_MAX_ROWS = int(os.environ.get("IMPORT_MAX_ROWS", "100000"))
 IMPORT_MAX_COLUMNS = int(os.environ.get("IMPORT_MAX_COLUMNS", "50"))
 IMPORT_MAX_UNZIPPED_BYTES = int(os.environ.get("IMPORT_MAX_UNZIPPED_BYTES", str(100 * 1024 * 1024)))
+# What the import task holds of an .xlsx: shared strings (count, UTF-8 bytes together) and cells read.
+IMPORT_MAX_STRINGS = int(os.environ.get("IMPORT_MAX_STRINGS", "1000000"))
+IMPORT_MAX_STRING_BYTES = int(os.environ.get("IMPORT_MAX_STRING_BYTES", str(32 * 1024 * 1024)))
+IMPORT_MAX_CELLS = int(os.environ.get("IMPORT_MAX_CELLS", "2000000"))
 IMPORT_MAX_ATTEMPTS = int(os.environ.get("IMPORT_MAX_ATTEMPTS", "3"))
 # Stops parsing an upload body once a file passes IMPORT_MAX_BYTES (campaigns/uploads.py).
 FILE_UPLOAD_HANDLERS = [

@@ -1,7 +1,9 @@
 """Target import: every row gets an outcome (created/updated/duplicate/invalid).
 
-The upload is checked for size before it is read and for a usable header; the
-rows are counted and processed by a Celery task. One task run parses the file
+The upload is checked for size before it is read and for a usable header (within
+a bounded read: a header the request cannot reach is checked by the task); the
+rows are counted and processed by a Celery task, which reads an .xlsx with the
+streaming reader and its limits (``campaigns.tables``). One task run parses the file
 once and walks it with a cursor (``processed_rows``): it skips the rows already
 done and commits batches of ``BATCH_SIZE``, each in one transaction holding the
 import's row lock together with the cursor, so a task delivered twice or
@@ -28,7 +30,8 @@ from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
-from campaigns.tables import SUPPORTED, FileTooLarge, map_header, read_rows
+from campaigns.platform.xlsx import EXCEL_MAX_CELL_CHARS
+from campaigns.tables import SUPPORTED, FileTooLarge, map_header, read_header, read_rows
 
 BATCH_SIZE = 200
 MAX_ATTRIBUTE_CHARS = 1000  # one custom attribute value (JSON has no column limit of its own)
@@ -40,11 +43,28 @@ _FINISHED = (ImportStatus.COMPLETED, ImportStatus.FAILED)
 
 def _too_large_message(exc: FileTooLarge) -> str:
     what = str(exc)
+    split = "؛ آن را به چند فایل بشکنید."
     if what == "rows":
-        return f"فایل بیش از {fa_digits(settings.IMPORT_MAX_ROWS)} ردیف دارد؛ آن را به چند فایل بشکنید."
+        return f"فایل بیش از {fa_digits(settings.IMPORT_MAX_ROWS)} ردیف دارد{split}"
     if what == "columns":
         return f"فایل بیش از {fa_digits(settings.IMPORT_MAX_COLUMNS)} ستون دارد."
+    if what == "cells":
+        return f"فایل بیش از {fa_digits(settings.IMPORT_MAX_CELLS)} خانه دارد{split}"
+    if what == "strings":
+        return f"فایل بیش از {fa_digits(settings.IMPORT_MAX_STRINGS)} متن یکتا دارد{split}"
+    if what == "string bytes":
+        megabytes = fa_digits(settings.IMPORT_MAX_STRING_BYTES // (1024 * 1024))
+        return f"متن‌های فایل روی هم بیش از {megabytes} مگابایت است{split}"
+    if what == "string":
+        return f"خانه‌ای از فایل بیش از {fa_digits(EXCEL_MAX_CELL_CHARS)} نویسه دارد."
     return "محتوای فایل پس از بازشدن بیش از حد بزرگ است."
+
+
+PHONE_COLUMN_MESSAGE = "ستون شماره تلفن (مثلاً «موبایل»، «تلفن» یا phone) پیدا نشد."
+
+
+def _has_phone_column(header: list[str]) -> bool:
+    return "phone" in {map_header(h) for h in header}
 
 
 def size_message() -> str:
@@ -78,13 +98,13 @@ def target_import_start(
     if len(content) > settings.IMPORT_MAX_BYTES:
         raise ValidationFailed.field("file", size_message())
     try:
-        header, _rows = read_rows(file_name, bytes(content))
+        header = read_header(file_name, bytes(content))  # bounded: None when it lies too deep to tell here
     except FileTooLarge as exc:
         raise ValidationFailed.field("file", _too_large_message(exc)) from None
     except Exception:  # a corrupt workbook/CSV is bad input, not a server error
         raise ValidationFailed.field("file", "فایل خوانده نشد؛ آیا فایل اکسل یا CSV سالم است؟") from None
-    if "phone" not in {map_header(h) for h in header}:
-        raise ValidationFailed.field("file", "ستون شماره تلفن (مثلاً «موبایل»، «تلفن» یا phone) پیدا نشد.")
+    if header is not None and not _has_phone_column(header):
+        raise ValidationFailed.field("file", PHONE_COLUMN_MESSAGE)
     target_list = get_scoped(TargetList, actor.workspace, target_list_id) if target_list_id else None
     with transaction.atomic():
         target_import = TargetImport.objects.create(
@@ -121,12 +141,14 @@ def _run(target_import: TargetImport) -> None:
     content = bytes(target_import.content or b"")
     if target_import.status == ImportStatus.PENDING or not target_import.total_rows:
         try:
-            _header, rows = read_rows(target_import.file_name, content)
+            header, rows = read_rows(target_import.file_name, content)
             total = sum(1 for _ in rows)
         except FileTooLarge as exc:
             return _finish(target_import, status=ImportStatus.FAILED, error=_too_large_message(exc))
         except Exception:
             return _finish(target_import, status=ImportStatus.FAILED, error="فایل خوانده نشد.")
+        if not _has_phone_column(header):  # an upload whose header was too deep to check in the request
+            return _finish(target_import, status=ImportStatus.FAILED, error=PHONE_COLUMN_MESSAGE)
         TargetImport.objects.filter(pk=target_import.pk).exclude(status__in=_FINISHED).update(
             total_rows=total, status=ImportStatus.PROCESSING, updated_at=timezone.now()
         )
