@@ -155,11 +155,12 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "campaigns.platform.api.schema.AreaAutoSchema",
     "EXCEPTION_HANDLER": "campaigns.platform.api.envelope.exception_handler",
-    # JSON deeper than API_JSON_MAX_DEPTH or carrying NUL is a 400; OPTIONS never builds a serializer.
+    # JSON deeper than API_JSON_MAX_DEPTH, or any body carrying a control character, is a 400; OPTIONS
+    # never builds a serializer.
     "DEFAULT_PARSER_CLASSES": [
         "campaigns.platform.api.parsers.SafeJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "campaigns.platform.api.parsers.SafeFormParser",
+        "campaigns.platform.api.parsers.SafeMultiPartParser",
     ],
     "DEFAULT_METADATA_CLASS": "campaigns.platform.api.parsers.PlainMetadata",
     "DEFAULT_THROTTLE_CLASSES": [

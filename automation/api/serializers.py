@@ -5,7 +5,7 @@ from rest_framework import serializers
 from automation.choices import Decision
 from automation.engine.graph import MAX_EDGES, MAX_NODES
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
-from campaigns.platform.api.fields import IdField
+from campaigns.platform.api.fields import IdField, ObjectField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
@@ -148,7 +148,7 @@ class EnrollmentOutput(serializers.Serializer):
 
 class EnrollmentPreviewInput(serializers.Serializer):
     target_ids = serializers.ListField(child=IdField(), required=False, max_length=20000)
-    filters = serializers.DictField(
+    filters = ObjectField(
         required=False,
         allow_null=True,
         default=None,
@@ -286,7 +286,7 @@ class TargetExecutionOutput(serializers.ModelSerializer):
 
 class AutoEnrollRuleInput(serializers.Serializer):
     enabled = serializers.BooleanField(required=False, default=True)
-    filters = serializers.DictField(
+    filters = ObjectField(
         help_text="The targets list's filter (q, status, list, province, city, owner, created_after, "
         "created_before); at least one condition."
     )
@@ -300,7 +300,7 @@ class AutoEnrollRuleInput(serializers.Serializer):
 
 
 class AutoEnrollCountInput(serializers.Serializer):
-    filters = serializers.DictField()
+    filters = ObjectField()
 
 
 class AutoEnrollCountOutput(serializers.Serializer):

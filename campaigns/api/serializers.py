@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
-from campaigns.platform.api.fields import IdField
+from campaigns.platform.api.fields import IdField, ObjectField
 from campaigns.platform.phones import display_phone
 from campaigns.platform.text import (
     TARGET_ATTRIBUTES_MAX_BYTES,
@@ -79,7 +79,7 @@ class TargetInput(serializers.Serializer):
     city = StrictCharField(max_length=80, required=False, allow_blank=True)
     priority = serializers.IntegerField(required=False, min_value=-1000, max_value=1000)
     list_ids = serializers.ListField(child=IdField(), required=False, max_length=100)
-    attributes = serializers.DictField(required=False, validators=[_validate_attributes])
+    attributes = ObjectField(required=False, validators=[_validate_attributes])
 
 
 class TargetListOutput(serializers.ModelSerializer):

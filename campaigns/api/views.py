@@ -4,7 +4,6 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from campaigns import selectors
@@ -23,6 +22,7 @@ from campaigns.exports import targets_xlsx
 from campaigns.filters import CampaignFilter, TargetFilter, TargetImportRowFilter, TargetListFilter
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.parsers import SafeFormParser, SafeMultiPartParser
 from campaigns.platform.api.schema import errors
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
@@ -102,7 +102,7 @@ class TargetDetailApi(WorkspaceAPIView):
 
 class TargetImportApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_TARGETS
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [SafeMultiPartParser, SafeFormParser]
     serializer_class = TargetImportOutput
 
     @extend_schema(

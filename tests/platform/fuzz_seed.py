@@ -4,7 +4,8 @@
 API names (targets and lists, an import, journey workflow/campaign/enrollment batch/executions, SMS
 attempts/templates/blacklist, groups and chains with an approval package and runs, browser accounts,
 proxies, action configs, campaigns with tasks and a screenshot, notifications and activities) and returns
-their ids by name. ``path_ids`` maps an operation's path template to the ids of its path parameters.
+their ids by name. ``path_ids`` maps an operation's path template to the ids of its path parameters,
+``body_seeds`` to body parts that name seeded objects.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def seed_workspace(actor: Actor) -> dict[str, int]:
     targets = [make_target(workspace) for _ in range(3)]
     for target in targets:
         target.lists.add(source)
-    ids.update(target=targets[-1].id, list=source.id)
+    ids.update(target=targets[-1].id, list=source.id, first_target=targets[0].id)
     ids["import"] = TargetImport.objects.create(workspace=workspace, file_name="a.csv", created_by=actor.user).id
     _journey_part(actor, ids, targets)
     _chain_part(actor, ids, source)
@@ -200,3 +201,17 @@ def path_ids(path: str, ids: dict[str, int]) -> dict[str, int]:
         if path.startswith(prefix):
             return {param: ids[name] for param, name in names.items() if "{" + param + "}" in path}
     return {}
+
+
+# Operation (path template) → body parts naming seeded objects: merged into generated bodies, so the
+# generated part of a body meets real data (a filter that matches targets, ids that exist).
+def body_seeds(path: str, ids: dict[str, int]) -> list[dict]:
+    seeds = {
+        "/api/v1/campaigns/{campaign_id}/enrollments/preview": [
+            {"target_ids": [ids["first_target"], ids["target"]]},
+            {"filters": {"list": ids["list"]}},
+            {"filters": {"status": ["new"], "list": ids["list"]}},
+            {"filters": [None, None]},  # not an object: a 400 in every content type (object_fields_are_objects)
+        ],
+    }
+    return seeds.get(path, [])

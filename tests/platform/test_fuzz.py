@@ -35,7 +35,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.conftest import api_client_for, make_actor, make_workspace
-from tests.platform.fuzz_seed import ALLOWED_PRIVATE_HOSTS, path_ids, seed_workspace
+from tests.platform.fuzz_seed import ALLOWED_PRIVATE_HOSTS, body_seeds, path_ids, seed_workspace
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
 # The coverage phase (boundary and negative values for every parameter) is many requests per operation:
@@ -94,6 +94,36 @@ def flatmap_path_parameters(context, path_parameters):
     return st.sampled_from([{**path_parameters, **seeded}, path_parameters])
 
 
+@schema.hook
+def flatmap_body(context, body):
+    """The generated body, or it with one set of seeded parts laid over it (the rest stays generated)."""
+    seeds = body_seeds(context.operation.path, SEEDED)
+    if not seeds or not isinstance(body, dict):
+        return st.just(body)
+    return st.sampled_from([body, *({**body, **seed} for seed in seeds), *seeds])
+
+
+@schemathesis.check
+def object_fields_are_objects(ctx, response, case):
+    """An object-typed body field sent as something else is a 400 naming it, in every content type
+    (a form part that is not an object was silently read as ``{}``)."""
+    if not isinstance(case.body, dict) or response.status_code in (401, 403, 404, 413, 415):
+        return None
+    body = case.operation.get_body_for_media_type(case.media_type or "application/json")
+    properties = ((body.resolved_schema if body else None) or {}).get("properties", {})
+    wrong = [
+        name
+        for name, value in case.body.items()
+        if properties.get(name, {}).get("type") == "object" and value is not None and not isinstance(value, dict)
+    ]
+    if not wrong:
+        return None
+    assert response.status_code == 400, (
+        f"{case.media_type} {wrong[0]}={case.body[wrong[0]]!r:.80} → {response.status_code}"
+    )
+    return True
+
+
 @pytest.fixture(scope="module")
 def seeded_headers(django_db_setup, django_db_blocker):
     """The workspace, its owner's token and the seeded objects, in a transaction rolled back at the end."""
@@ -130,7 +160,7 @@ def fuzz_headers(seeded_headers, db):
     suppress_health_check=list(HealthCheck),
 )
 def test_api_fuzz(case, fuzz_headers):
-    checks = [not_a_server_error, error_in_envelope]
+    checks = [not_a_server_error, error_in_envelope, object_fields_are_objects]
     if CONFORMANCE:
         checks += [status_code_conformance, content_type_conformance, response_schema_conformance]
     seeded = path_ids(case.operation.path, SEEDED)

@@ -4,7 +4,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus
-from campaigns.platform.api.fields import IdField
+from campaigns.platform.api.fields import IdField, ObjectField
 from campaigns.platform.permissions import Perm
 from campaigns.platform.text import StrictCharField, VisibleNameField
 from workers.choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
@@ -71,8 +71,8 @@ class BrowserCampaignInput(serializers.Serializer):
     action = serializers.ChoiceField(choices=ActionType.choices)
     start_date = serializers.DateTimeField(required=False, allow_null=True, default=None)
     steps = serializers.ListField(child=StepField(), required=False, max_length=MAX_STEPS)
-    login_check = serializers.DictField(required=False)
-    action_params = serializers.DictField(required=False, default=dict)
+    login_check = ObjectField(required=False)
+    action_params = ObjectField(required=False, default=dict)
     pacing_seconds = serializers.IntegerField(required=False, min_value=0, max_value=86400)
     concurrency_cap = serializers.IntegerField(required=False, min_value=1, max_value=10000)
     max_attempts = serializers.IntegerField(required=False, min_value=1, max_value=10)
@@ -148,7 +148,7 @@ class ActionConfigInput(serializers.Serializer):
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
     action_type = serializers.ChoiceField(choices=ActionType.choices)
     steps = serializers.ListField(child=StepField(), max_length=MAX_STEPS)
-    login_check = serializers.DictField(required=False, default=dict)
+    login_check = ObjectField(required=False, default=dict)
 
 
 class ActionConfigOutput(HiddenByRoleMixin, serializers.Serializer):

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import AudienceClass, ConversionSource, RunStatus, RunType, SkipReason, WaitReason
-from campaigns.platform.api.fields import IdField
+from campaigns.platform.api.fields import IdField, ObjectField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 MAX_EVENT_DATA_BYTES = 8000
@@ -80,7 +80,7 @@ class ConversionEventInput(serializers.Serializer):
     target_id = IdField()
     name = VisibleNameField(max_length=100)
     occurred_at = serializers.DateTimeField()
-    data = serializers.DictField(required=False, default=dict)
+    data = ObjectField(required=False, default=dict)
     external_id = StrictCharField(max_length=100, required=False, allow_null=True, allow_blank=True)
 
     def validate_data(self, value):
