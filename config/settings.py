@@ -138,6 +138,8 @@ MEDIA_ROOT = VAR_DIR / "media"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024  # a larger API body is a 413 PAYLOAD_TOO_LARGE
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # more form fields is a 400 VALIDATION_ERROR
 API_JSON_MAX_DEPTH = int(os.environ.get("API_JSON_MAX_DEPTH", "64"))
+# Entries of any one array or object of a JSON body (the largest list field of the API holds 20,000).
+API_JSON_MAX_ITEMS = int(os.environ.get("API_JSON_MAX_ITEMS", "20000"))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 SESSION_COOKIE_HTTPONLY = True

@@ -166,7 +166,7 @@ class EnrollmentDecisionsInput(serializers.Serializer):
     default = serializers.ChoiceField(
         choices=Decision.choices, required=False, allow_null=True, help_text="For every conflict without an override."
     )
-    overrides = EnrollmentOverrideInput(many=True, required=False, default=list)
+    overrides = EnrollmentOverrideInput(many=True, required=False, default=list, max_length=20000)
 
 
 class EnrollmentBatchOutput(serializers.ModelSerializer):

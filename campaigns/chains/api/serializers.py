@@ -46,7 +46,7 @@ class SourcesQueryInput(serializers.Serializer):
 
 
 class GroupAddInput(serializers.Serializer):
-    campaign_ids = serializers.ListField(child=IdField(), allow_empty=False)
+    campaign_ids = serializers.ListField(child=IdField(), allow_empty=False, max_length=1000)
     expected_revision = serializers.IntegerField(min_value=1, required=False)
 
 

@@ -1,9 +1,12 @@
 """Request parsers and metadata that never turn hostile input into a server error.
 
 ``SafeJSONParser`` refuses bodies nested deeper than ``API_JSON_MAX_DEPTH`` (a 400 PARSE_ERROR, also
-when the decoder itself runs out of stack) and NUL or other control characters (except tab and
-newlines) anywhere in the document (a 400 VALIDATION_ERROR naming the field: PostgreSQL cannot store
-``\\u0000`` in text or jsonb, and no field of this API needs a control character).
+when the decoder itself runs out of stack), any array or object of more than ``API_JSON_MAX_ITEMS``
+entries (a 400 VALIDATION_ERROR naming it, before any serializer runs: DRF checks a ``ListField``'s
+``max_length`` only after validating every item; the serializers' own, smaller caps follow) and NUL or
+other control characters (except tab and newlines) anywhere in the document (a 400 VALIDATION_ERROR
+naming the field: PostgreSQL cannot store ``\\u0000`` in text or jsonb, and no field of this API needs
+a control character).
 ``SafeFormParser`` and ``SafeMultiPartParser`` apply the same control-character rule to every field of a
 form or multipart body (file contents excepted), so a control character gets the same error whatever the
 content type — not a field's own "invalid URL" or "invalid choice".
@@ -27,13 +30,17 @@ def _control_message(value: str) -> str:
 
 
 def _check_tree(data, max_depth: int, prefix: str = "") -> None:
-    """Depth and NUL check without recursion; errors name the path of the offending value."""
+    """Depth, size and NUL check without recursion; errors name the path of the offending value."""
+    max_items = settings.API_JSON_MAX_ITEMS
     stack = [(data, 1, prefix)]
     while stack:
         value, depth, path = stack.pop()
         if isinstance(value, (dict, list)):
             if depth > max_depth:
                 raise exceptions.ParseError(f"JSON nested deeper than {max_depth} levels.")
+            if len(value) > max_items:
+                message = f"حداکثر {max_items} مورد در هر فهرست یا شیء."
+                raise serializers.ValidationError({path or "non_field_errors": [message]})
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, child in items:
                 if isinstance(key, str) and has_control_characters(key):
