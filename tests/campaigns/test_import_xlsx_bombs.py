@@ -130,9 +130,11 @@ def test_a_header_string_past_the_limit_is_refused_at_upload(workspace):
 
 def test_a_header_too_deep_for_the_request_is_checked_by_the_task(actor, django_capture_on_commit_callbacks):
     filler = "<si><t>filler</t></si>" * 200_000  # 4 MB before the header's strings: past the request's budget
-    header = '<row r="1"><c r="A1" t="s"><v>200000</v></c><c r="B1" t="s"><v>200001</v></c></row>'
+    header = '<row r="1"><c r="A1" t="s"><v>200003</v></c><c r="B1" t="s"><v>200004</v></c></row>'
     content = workbook_zip(header + DATA_ROW, STRINGS + filler + "<si><t>name</t></si><si><t>city</t></si>")
     assert read_header("a.xlsx", content) is None
+    header_cells, _rows = read_rows("a.xlsx", content)
+    assert header_cells == ["name", "city"]  # what the task reads
     started = start(actor, content, django_capture_on_commit_callbacks)
     done = target_import_process(import_id=started.id)
     assert (done.status, done.error) == (ImportStatus.FAILED, PHONE_COLUMN_MESSAGE)
