@@ -5,7 +5,7 @@ from rest_framework import serializers
 from automation.choices import Decision
 from automation.engine.graph import MAX_EDGES, MAX_NODES
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
-from campaigns.platform.api.fields import IdField, ObjectField
+from campaigns.platform.api.fields import IdField, JSONValueField, ObjectField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
@@ -17,8 +17,8 @@ class JourneyCampaignInput(serializers.Serializer):
     starts_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     ends_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     daily_limit = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
-    send_window = serializers.JSONField(required=False, allow_null=True, default=None)
-    settings = serializers.JSONField(required=False, default=dict)
+    send_window = JSONValueField(required=False, allow_null=True, default=None)
+    settings = JSONValueField(required=False, default=dict)
     source_target_list_id = IdField(required=False, allow_null=True, default=None)
 
     def validate_kind(self, value: str) -> str:
@@ -63,7 +63,7 @@ class NodeIO(serializers.Serializer):
     type = StrictCharField(max_length=16)
     subtype = StrictCharField(max_length=50)
     name = VisibleNameField(required=False, allow_blank=True, default="", max_length=200)
-    config = serializers.JSONField(required=False, default=dict)
+    config = JSONValueField(required=False, default=dict)
     is_enabled = serializers.BooleanField(required=False, default=True)
     consumes_budget = serializers.BooleanField(read_only=True)
     position_x = serializers.IntegerField(required=False, allow_null=True, default=None)
@@ -91,7 +91,7 @@ class GraphError(serializers.Serializer):
 class GraphInput(serializers.Serializer):
     nodes = NodeIO(many=True, max_length=MAX_NODES)
     edges = EdgeIO(many=True, max_length=MAX_EDGES)
-    settings = serializers.JSONField(required=False, default=dict)
+    settings = JSONValueField(required=False, default=dict)
 
 
 class GraphOutput(serializers.Serializer):
@@ -373,7 +373,7 @@ class JourneyCampaignUpdateInput(serializers.Serializer):
     starts_at = serializers.DateTimeField(required=False, allow_null=True)
     ends_at = serializers.DateTimeField(required=False, allow_null=True)
     daily_limit = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    send_window = serializers.JSONField(required=False, allow_null=True)
-    settings = serializers.JSONField(required=False, allow_null=True)
+    send_window = JSONValueField(required=False, allow_null=True)
+    settings = JSONValueField(required=False, allow_null=True)
     workflow_id = serializers.IntegerField(required=False, help_text="Refused (400): pinned at creation.")
     workflow_version_id = serializers.IntegerField(required=False, help_text="Refused (400): pinned at creation.")

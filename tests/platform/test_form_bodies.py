@@ -61,3 +61,20 @@ def test_control_character_in_a_browser_campaign_link_gets_the_strict_text_error
     details = assert_envelope(response, 400, "VALIDATION_ERROR")["error"]["details"]
     [(field, messages)] = details.items()
     assert field.startswith("target_links") and messages == [CONTROL_MESSAGE], details
+
+
+@pytest.mark.parametrize(
+    "url,body,field",
+    [
+        ("/api/v1/campaign", {"name": "زنجیره"}, "goal"),
+        ("/api/v1/campaigns", {"kind": "journey", "name": "سفر", "workflow_id": 1}, "settings"),
+    ],
+)
+def test_a_json_part_follows_the_json_body_rules(api, url, body, field):
+    response = api.post(url, {**body, field: "[" * 100_000}, format="multipart")  # was a RecursionError: 500
+    assert field in assert_envelope(response, 400, "VALIDATION_ERROR")["error"]["details"]
+    response = api.post(url, {**body, field: '{"a": ["x\\u0000"]}'}, format="multipart")
+    details = assert_envelope(response, 400, "VALIDATION_ERROR")["error"]["details"]
+    assert details == {f"{field}.a.0": ["نویسه تهی (NUL) مجاز نیست."]}
+    response = api.post(url, {**body, field: "[" + ",".join(["1"] * 20_001) + "]"}, format="multipart")
+    assert field in assert_envelope(response, 400, "VALIDATION_ERROR")["error"]["details"]

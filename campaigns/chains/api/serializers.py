@@ -7,7 +7,7 @@ from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType,
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
-from campaigns.platform.api.fields import IdField
+from campaigns.platform.api.fields import IdField, JSONValueField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
@@ -113,7 +113,7 @@ class ChainActionInput(serializers.Serializer):
 
 def _raw(field_name):
     """Keep the request's own JSON (request strings are converted by the services)."""
-    return serializers.JSONField(required=False, allow_null=True, help_text=field_name)
+    return JSONValueField(required=False, allow_null=True, help_text=field_name)
 
 
 class ChainCampaignCreateInput(serializers.Serializer):
@@ -242,7 +242,7 @@ class SourcesOutput(serializers.Serializer):
 
 class PreviewInput(serializers.Serializer):
     source_campaign_id = IdField()
-    schedule = serializers.JSONField(help_text="ChildScheduleInput")
+    schedule = JSONValueField(help_text="ChildScheduleInput")
     periods = serializers.IntegerField(required=False, min_value=1, max_value=4, default=4)
 
 

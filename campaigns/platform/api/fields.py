@@ -2,7 +2,8 @@
 
 ``IdField``: an object id in a request body — a positive integer that fits a PostgreSQL ``bigint``
 (larger numbers are a field error, not a database error on insert or lookup).
-``ObjectField``: a JSON object in a request body, also in form and multipart bodies.
+``ObjectField`` / ``JSONValueField``: a JSON object / any JSON value in a request body, also in form
+and multipart bodies (where the part holds the JSON text and the JSON body rules apply).
 """
 
 import json
@@ -23,6 +24,25 @@ class IdField(serializers.IntegerField):
         super().__init__(**kwargs)
 
 
+class _NotJSON(str):
+    """A form or multipart part that is not one JSON document (invalid text, repeated parts, a file)."""
+
+
+def _form_json(field: serializers.Field, dictionary):
+    """The JSON value of a form or multipart part (``empty`` when absent), under the JSON body rules."""
+    if field.field_name not in dictionary:
+        return empty
+    values = dictionary.getlist(field.field_name)
+    if len(values) != 1 or not isinstance(values[0], str):
+        return _NotJSON(values)
+    try:
+        value = json.loads(values[0])
+    except (ValueError, RecursionError):
+        return _NotJSON(values[0])
+    check_json_value(value, field=field.field_name)
+    return value
+
+
 class ObjectField(serializers.DictField):
     """A JSON object in a request body, in every content type.
 
@@ -33,16 +53,21 @@ class ObjectField(serializers.DictField):
     """
 
     def get_value(self, dictionary):
-        if not html.is_html_input(dictionary):
-            return super().get_value(dictionary)
-        if self.field_name not in dictionary:
-            return empty
-        values = dictionary.getlist(self.field_name)
-        if len(values) != 1 or not isinstance(values[0], str):
-            return values  # repeated parts or a file: not an object
-        try:
-            value = json.loads(values[0])
-        except (ValueError, RecursionError):
-            return values[0]
-        check_json_value(value, field=self.field_name)
-        return value
+        if html.is_html_input(dictionary):
+            return _form_json(self, dictionary)
+        return super().get_value(dictionary)
+
+
+class JSONValueField(serializers.JSONField):
+    """Any JSON value in a request body; in a form or multipart body the part's JSON text, under the
+    JSON body rules (DRF's ``JSONField`` decodes it without them: a deeply nested part was a 500)."""
+
+    def get_value(self, dictionary):
+        if html.is_html_input(dictionary):
+            return _form_json(self, dictionary)
+        return super().get_value(dictionary)
+
+    def to_internal_value(self, data):
+        if isinstance(data, _NotJSON):
+            self.fail("invalid")
+        return super().to_internal_value(data)
