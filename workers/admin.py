@@ -8,6 +8,7 @@ from django.utils import timezone
 from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
 from campaigns.platform.permissions import Perm
 from campaigns.platform.text import StrictTextFormMixin
+from campaigns.platform.errors import ValidationFailed
 from workers.choices import SessionStatus
 from workers.models import (
     ActionConfig,
@@ -18,6 +19,14 @@ from workers.models import (
     CampaignPlatform,
     CampaignStatistics,
     Proxy,
+)
+from workers.services.accounts import (
+    COOKIE_FIELDS,
+    MSG_NEW_COOKIES,
+    MSG_NEW_PASSWORD,
+    PROXY_DESTINATION,
+    account_cookies,
+    proxy_secret_kept,
 )
 
 
@@ -44,6 +53,7 @@ class BrowserAccountForm(StrictTextFormMixin, forms.ModelForm):
             "workspace",
             "label",
             "platform",
+            "cookie_domain",
             "cookies",
             "user_agent",
             "viewport_width",
@@ -55,11 +65,25 @@ class BrowserAccountForm(StrictTextFormMixin, forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.initial["cookies"] = ""
 
-    def clean_cookies(self):
-        value = self.cleaned_data.get("cookies")
-        if not value and self.instance.pk:
-            return self.instance.cookies
-        return value
+    def clean(self):
+        """Cookies are validated and bound to the platform's domain; moving them to another domain needs new ones."""
+        data = super().clean()
+        pasted = data.get("cookies") or ""
+        if self.instance.pk and not pasted:
+            if data.get("cookie_domain", "") != self.instance.cookie_domain and self.instance.cookies:
+                self.add_error("cookies", MSG_NEW_COOKIES)
+                return data
+            pasted = self.instance.cookies
+        try:
+            fields = account_cookies(raw=pasted, site=data.get("cookie_domain") or "")
+        except ValidationFailed as exc:
+            for field, messages_ in exc.details.items():
+                self.add_error(field, messages_)
+            return data
+        data.update(fields)
+        for name in COOKIE_FIELDS:
+            setattr(self.instance, name, fields[name])
+        return data
 
 
 class ProxyForm(StrictTextFormMixin, forms.ModelForm):
@@ -83,11 +107,16 @@ class ProxyForm(StrictTextFormMixin, forms.ModelForm):
             "cooldown_until",
         ]
 
-    def clean_password(self):
-        value = self.cleaned_data.get("password")
-        if not value and self.instance.pk:
-            return self.instance.password
-        return value
+    def clean(self):
+        """An empty password keeps the stored one, unless the destination changed (then a new one is needed)."""
+        data = super().clean()
+        if self.instance.pk and not data.get("password"):
+            edited = {field: data[field] for field in PROXY_DESTINATION if field in data}
+            if proxy_secret_kept(proxy=self.instance, data=edited):
+                self.add_error("password", MSG_NEW_PASSWORD)
+            else:
+                data["password"] = self.instance.password
+        return data
 
 
 @admin.register(BrowserAccount)

@@ -21,7 +21,13 @@ def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
         label = f"حساب نمونه {i}"
         account = BrowserAccount.objects.filter(workspace=workspace, platform=PLATFORM, label=label).first()
         accounts.append(
-            account or account_create(actor=actor, label=label, platform=PLATFORM, cookies=f"session=valid-demo-{i}")
+            account or account_create(
+                actor=actor,
+                label=label,
+                platform=PLATFORM,
+                cookies=f"session=valid-demo-{i}",
+                cookie_domain="127.0.0.1",  # the demo site's host
+            )
         )
     if not ActionConfig.objects.filter(workspace=workspace, platform=PLATFORM, action_type="like").exists():
         action_config_create(

@@ -57,6 +57,7 @@ def build_payload(*, task, account, proxy, metadata: dict, lease_expires_at: dat
             "id": account.pk,
             "label": account.label,
             "cookies": account.cookies,
+            "cookie_domain": account.cookie_domain,  # where the cookies may go (workers.cookies)
             "user_agent": account.user_agent,
             "viewport": {"width": account.viewport_width, "height": account.viewport_height},
         },

@@ -78,8 +78,11 @@ class BrowserAccount(TimeStamped):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="browser_accounts")
     label = models.CharField("نام", max_length=120)
     platform = models.CharField("سکو", max_length=40)
-    # A JSON list of Playwright cookies, or a "name=value; name2=value2" string (applied to the task's URL).
+    # A cookie header, a JSON or a Netscape export (workers.cookies), bound to ``cookie_domain``, never to a link.
     cookies = EncryptedTextField("کوکی‌ها", blank=True, default="")
+    cookie_domain = models.CharField("دامنه سکو", max_length=253, blank=True)
+    cookie_count = models.PositiveIntegerField("تعداد کوکی‌ها", default=0)
+    cookies_expire_at = models.DateTimeField("انقضای کوکی‌ها", null=True, blank=True)
     user_agent = models.CharField("User-Agent", max_length=500, blank=True)
     viewport_width = models.PositiveIntegerField("عرض صفحه", default=1280)
     viewport_height = models.PositiveIntegerField("ارتفاع صفحه", default=800)

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from workers import cookies
 from workers.choices import ErrorCode
 from workers.netguard import NEUTRAL_REASON, AddressNotAllowed, EgressProxy, NetGuard, proxy_host_port
 from workers.steps import StepContext, StepFailure, element_labels, step_handler
@@ -66,39 +67,12 @@ def classify_error(exc: BaseException, *, step: str, uses_proxy: bool) -> tuple[
     return ErrorCode.UNKNOWN, message
 
 
-def cookies_for(raw: Any, link: str) -> list[dict]:
-    """Playwright cookies from the account's stored cookies (JSON list or a "k=v; k2=v2" string)."""
-    if not raw:
+def cookies_for(raw: Any, site: str) -> list[dict]:
+    """Playwright cookies of an account, bound to its platform's site (``workers.cookies``), never the link."""
+    try:
+        return cookies.bind(cookies.parse(raw), site)
+    except cookies.CookieError:
         return []
-    if isinstance(raw, list):
-        items = raw
-    else:
-        text = str(raw).strip()
-        if text.startswith("["):
-            items = json.loads(text)
-        else:
-            items = []
-            for part in text.split(";"):
-                if "=" in part:
-                    name, value = part.split("=", 1)
-                    if name.strip():
-                        items.append({"name": name.strip(), "value": value.strip()})
-    cookies = []
-    for item in items:
-        if not isinstance(item, dict) or "name" not in item or "value" not in item:
-            continue
-        cookie = {
-            k: v
-            for k, v in item.items()
-            if k in {"name", "value", "url", "domain", "path", "expires", "httpOnly", "secure", "sameSite"}
-        }
-        if "url" not in cookie and "domain" not in cookie:
-            parts = urlsplit(link)
-            cookie["url"] = f"{parts.scheme}://{parts.netloc}/"  # path "/" for the whole site
-        if "domain" in cookie and "path" not in cookie:
-            cookie["path"] = "/"
-        cookies.append(cookie)
-    return cookies
 
 
 @dataclass
@@ -171,6 +145,7 @@ class BrowserHost:
             [
                 account.get("id"),
                 account.get("cookies"),
+                account.get("cookie_domain"),
                 account.get("user_agent"),
                 account.get("viewport"),
                 proxy.get("server"),
@@ -203,9 +178,9 @@ class BrowserHost:
         try:
             context.set_default_timeout(self.step_timeout_ms)
             context.set_default_navigation_timeout(self.navigation_timeout_ms)
-            cookies = cookies_for(account.get("cookies"), payload["link"])
-            if cookies:
-                context.add_cookies(cookies)
+            jar = cookies_for(account.get("cookies"), account.get("cookie_domain") or "")
+            if jar:
+                context.add_cookies(jar)
             page = context.new_page()
         except BaseException:
             context.close()

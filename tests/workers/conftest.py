@@ -36,6 +36,7 @@ def make_account(workspace, *, cookies: str | None = None, platform: str = "demo
         label=kwargs.pop("label", f"acc-{n}"),
         platform=platform,
         cookies=cookies if cookies is not None else f"session=valid-{n}",
+        cookie_domain=kwargs.pop("cookie_domain", "127.0.0.1"),  # the local site's host
         **kwargs,
     )
 

@@ -76,7 +76,7 @@ class TestAccountsAndProxiesApi:
     def test_cookies_are_write_only(self, api):
         response = api.post(
             "/api/v1/browser/accounts",
-            {"label": "a", "platform": "demo", "cookies": "session=valid-secret"},
+            {"label": "a", "platform": "demo", "cookies": "session=valid-secret", "cookie_domain": "127.0.0.1"},
             format="json",
         )
         assert response.status_code == 201, response.content

@@ -13,7 +13,9 @@ pytestmark = pytest.mark.browser
 _ids = iter(range(10_000, 20_000))
 
 
-def payload(site, *, cookies=None, steps=None, proxy=None, post="1", content="", login_check=LOGIN_CHECK):
+def payload(
+    site, *, cookies=None, steps=None, proxy=None, post="1", content="", login_check=LOGIN_CHECK, domain="127.0.0.1"
+):
     n = next(_ids)
     return {
         "task_id": n,
@@ -27,6 +29,7 @@ def payload(site, *, cookies=None, steps=None, proxy=None, post="1", content="",
             "id": n,
             "label": f"acc-{n}",
             "cookies": cookies if cookies is not None else f"session=valid-{n}",
+            "cookie_domain": domain,
             "user_agent": "Mozilla/5.0 test",
             "viewport": {"width": 800, "height": 600},
         },
@@ -143,12 +146,25 @@ def test_accounts_never_share_cookies(browser, site):
     assert browser.run(b)["error_code"] == ErrorCode.VERIFY_FAILED
 
 
-def test_cookie_formats():
-    assert cookies_for("a=1; b=2", "http://127.0.0.1:1/post/1") == [
-        {"name": "a", "value": "1", "url": "http://127.0.0.1:1/"},
-        {"name": "b", "value": "2", "url": "http://127.0.0.1:1/"},
+def test_cookie_formats_are_bound_to_the_accounts_site_never_the_link():
+    assert cookies_for("a=1; b=2", "127.0.0.1") == [
+        {"name": "a", "value": "1", "domain": "127.0.0.1", "path": "/"},
+        {"name": "b", "value": "2", "domain": "127.0.0.1", "path": "/"},
     ]
-    as_json = '[{"name": "s", "value": "v", "domain": "127.0.0.1"}]'
-    assert cookies_for(as_json, "http://127.0.0.1:1/x") == [
-        {"name": "s", "value": "v", "domain": "127.0.0.1", "path": "/"}
+    as_json = '[{"name": "s", "value": "v", "domain": "127.0.0.1"}, {"name": "x", "value": "y", "domain": "evil.test"}]'
+    assert cookies_for(as_json, "127.0.0.1") == [{"name": "s", "value": "v", "domain": "127.0.0.1", "path": "/"}]
+    netscape = ".example.com\tTRUE\t/\tTRUE\t2000000000\tsid\tabc\n"
+    assert cookies_for(netscape, "example.com") == [
+        {"name": "sid", "value": "abc", "domain": ".example.com", "path": "/", "secure": True, "expires": 2000000000}
     ]
+    assert cookies_for("a=1", "") == []  # no site recorded: sent nowhere
+
+
+def test_a_link_on_another_host_never_receives_the_accounts_cookies(browser, site):
+    """The campaign's author chooses the link; the cookies stay with the site they were stored for."""
+    steps = [{"action": "goto"}, {"action": "verify", "text": "valid-leak"}]
+    leaked = payload(site, cookies="session=valid-leak", steps=steps, domain="localhost")
+    result = browser.run(leaked)
+    assert result["status"] == "failed" and result["error_code"] == ErrorCode.COOKIE_EXPIRED, result
+
+

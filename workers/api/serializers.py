@@ -83,7 +83,19 @@ class BrowserCampaignInput(serializers.Serializer):
 class AccountInput(serializers.Serializer):
     label = VisibleNameField(max_length=120)
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
-    cookies = StrictCharField(write_only=True, required=False, allow_blank=True, max_length=100_000)
+    cookie_domain = StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=253,
+        help_text="The platform's site (e.g. example.com): the only domain the cookies are sent to.",
+    )
+    cookies = StrictCharField(
+        write_only=True,
+        required=False,
+        allow_blank=True,
+        max_length=100_000,
+        help_text="A Cookie header, a JSON or a Netscape cookie export; changing cookie_domain needs new cookies.",
+    )
     user_agent = StrictCharField(required=False, allow_blank=True, max_length=500)
     viewport_width = serializers.IntegerField(required=False, min_value=200, max_value=4000)
     viewport_height = serializers.IntegerField(required=False, min_value=200, max_value=4000)
@@ -95,6 +107,9 @@ class AccountOutput(serializers.Serializer):
     label = serializers.CharField()
     platform = serializers.CharField()
     has_cookies = serializers.BooleanField()
+    cookie_domain = serializers.CharField()
+    cookie_count = serializers.IntegerField()
+    cookies_expire_at = serializers.DateTimeField(allow_null=True)
     user_agent = serializers.CharField()
     viewport_width = serializers.IntegerField()
     viewport_height = serializers.IntegerField()
@@ -118,7 +133,13 @@ class ProxyInput(serializers.Serializer):
     host = StrictCharField(max_length=255)
     port = serializers.IntegerField(min_value=1, max_value=65535)
     username = StrictCharField(required=False, allow_blank=True, max_length=255)
-    password = StrictCharField(write_only=True, required=False, allow_blank=True, max_length=255)
+    password = StrictCharField(
+        write_only=True,
+        required=False,
+        allow_blank=True,
+        max_length=255,
+        help_text="Write-only. Changing protocol, host or port needs it again (empty clears it).",
+    )
 
 
 class ProxyOutput(HiddenByRoleMixin, serializers.Serializer):

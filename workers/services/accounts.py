@@ -15,13 +15,27 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
+from workers import cookies as jar
 from workers import events, netguard
 from workers.choices import ProxyProtocol, SessionStatus, TaskStatus
 from workers.errors import AddressNotAllowedError, ProxyNotSupported, ResourceInUse
 from workers.models import BrowserAccount, BrowserTask, Proxy
 
-ACCOUNT_FIELDS = {"label", "platform", "cookies", "user_agent", "viewport_width", "viewport_height", "proxy_id"}
+ACCOUNT_FIELDS = {
+    "label",
+    "platform",
+    "cookies",
+    "cookie_domain",
+    "user_agent",
+    "viewport_width",
+    "viewport_height",
+    "proxy_id",
+}
+COOKIE_FIELDS = {"cookie_count", "cookies_expire_at"}  # derived from the cookies when they are saved
 PROXY_FIELDS = {"label", "protocol", "host", "port", "username", "password"}
+PROXY_DESTINATION = ("protocol", "host", "port")  # where the password is sent
+MSG_NEW_COOKIES = "دامنه سکو عوض شد: کوکی‌های ذخیره‌شده برای دامنه قبلی بودند؛ کوکی‌های تازه را وارد کنید."
+MSG_NEW_PASSWORD = "نشانی پراکسی عوض شد: گذرواژه ذخیره‌شده برای نشانی قبلی بود؛ گذرواژه تازه را وارد کنید (یا خالی)."
 
 
 def row_update(*, instance, fields, data: dict):
@@ -37,6 +51,29 @@ def _check_proxy(actor: Actor, proxy_id: int | None) -> None:
         get_scoped(Proxy, actor.workspace, proxy_id)  # 404 for another workspace's proxy
 
 
+def account_cookies(*, raw: str, site: str) -> dict:
+    """The cookie columns of an account for pasted cookies of ``site`` (validated, bound, counted)."""
+    try:
+        site = jar.normalise_domain(site) if site else ""
+    except jar.CookieError as exc:
+        raise ValidationFailed.field("cookie_domain", str(exc)) from None
+    try:
+        count, expires = jar.summary(jar.check(raw, site))
+    except jar.CookieError as exc:
+        raise ValidationFailed.field("cookies", str(exc)) from None
+    return {"cookies": raw, "cookie_domain": site, "cookie_count": count, "cookies_expire_at": expires}
+
+
+def account_secret_kept(*, account: BrowserAccount, data: dict) -> bool:
+    """Whether an edit keeps stored cookies while moving them to another site (refused: they would leak)."""
+    if "cookie_domain" not in data or "cookies" in data or not account.cookies:
+        return False
+    try:
+        return jar.normalise_domain(data["cookie_domain"] or "") != account.cookie_domain
+    except jar.CookieError:
+        return True
+
+
 def account_create(*, actor: Actor, label: str, platform: str, cookies: str = "", **data) -> BrowserAccount:
     actor.require(Perm.MANAGE_BROWSER)
     text_check(names={"label": label}, texts={"cookies": cookies, "user_agent": data.get("user_agent")})
@@ -44,9 +81,8 @@ def account_create(*, actor: Actor, label: str, platform: str, cookies: str = ""
     unknown = set(data) - ACCOUNT_FIELDS
     if unknown:
         raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in unknown})
-    return BrowserAccount.objects.create(
-        workspace=actor.workspace, label=label, platform=platform, cookies=cookies, **data
-    )
+    data.update(account_cookies(raw=cookies, site=data.pop("cookie_domain", "")))
+    return BrowserAccount.objects.create(workspace=actor.workspace, label=label, platform=platform, **data)
 
 
 def account_update(*, actor: Actor, account_id: int, data: dict) -> BrowserAccount:
@@ -59,8 +95,17 @@ def account_update(*, actor: Actor, account_id: int, data: dict) -> BrowserAccou
     )
     if "proxy_id" in data:
         _check_proxy(actor, data["proxy_id"])
+    if account_secret_kept(account=account, data=data):
+        raise ValidationFailed.field("cookies", MSG_NEW_COOKIES)
+    data = dict(data)
+    if "cookies" in data or "cookie_domain" in data:
+        data.update(
+            account_cookies(
+                raw=data.get("cookies", account.cookies), site=data.get("cookie_domain", account.cookie_domain)
+            )
+        )
     with transaction.atomic():
-        row_update(instance=account, fields=sorted(ACCOUNT_FIELDS), data=data)
+        row_update(instance=account, fields=sorted(ACCOUNT_FIELDS | COOKIE_FIELDS), data=data)
         if data.get("cookies") and account.session_status == SessionStatus.EXPIRED:
             fsm_apply(account, "reactivate", field="session_status", extra_updates={"error_score": 0})
     account.refresh_from_db()
@@ -105,9 +150,18 @@ def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyPro
     return Proxy.objects.create(workspace=actor.workspace, host=host, port=port, protocol=protocol, **data)
 
 
+def proxy_secret_kept(*, proxy: Proxy, data: dict) -> bool:
+    """Whether an edit sends the stored password to a new destination (refused: a manager could collect it)."""
+    moved = any(field in data and data[field] != getattr(proxy, field) for field in PROXY_DESTINATION)
+    return moved and bool(proxy.password) and "password" not in data
+
+
 def proxy_update(*, actor: Actor, proxy_id: int, data: dict) -> Proxy:
+    """Changing protocol, host or port needs the password again (an empty one clears it)."""
     actor.require(Perm.MANAGE_BROWSER)
     proxy = get_scoped(Proxy, actor.workspace, proxy_id)
+    if proxy_secret_kept(proxy=proxy, data=data):
+        raise ValidationFailed.field("password", MSG_NEW_PASSWORD)
     text_check(names={"label": data.get("label")}, texts={"host": data.get("host"), "username": data.get("username")})
     edited = {field: data.get(field, getattr(proxy, field)) for field in PROXY_FIELDS}
     _validate_proxy(edited["protocol"], edited["username"], edited["password"], edited["host"], edited["port"])
