@@ -239,6 +239,10 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
     def complete(self) -> None:
         """Finish the campaign."""
 
+    @transition(field=status, source=CampaignStatus.COMPLETED, target=CampaignStatus.ACTIVE)
+    def reopen(self) -> None:
+        """Work of a finished campaign was retried (browser: failed tasks sent again)."""
+
     @transition(
         field=status,
         source=[

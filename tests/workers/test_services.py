@@ -449,6 +449,45 @@ def test_statistics_recount_and_platform_completion(actor, workspace, published,
 
 
 @pytest.mark.django_db
+def test_campaign_finishes_with_its_platforms_and_runs_again_on_retry(
+    actor, workspace, published, django_capture_on_commit_callbacks
+):
+    from campaigns.models import CampaignEvent
+
+    campaign = make_browser_campaign(
+        actor, accounts=[make_account(workspace) for _ in range(2)], links=[LINK], max_attempts=1
+    )
+    creation.due_platforms_create_tasks()
+    dispatch(django_capture_on_commit_callbacks)
+    result_apply(message=ok(published[0]))
+    result_apply(message=failed(published[1], ErrorCode.VERIFY_FAILED))
+    statistics.statistics_refresh()
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.COMPLETED  # not "active" forever
+    assert CampaignEvent.objects.filter(campaign=campaign, to_status=CampaignStatus.COMPLETED).exists()
+    task_retry(actor=actor, task_id=published[1]["task_id"])
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.ACTIVE
+    assert campaign.browser_platforms.get().status == PlatformStatus.RUNNING
+
+
+@pytest.mark.django_db
+def test_migration_finishes_campaigns_whose_platforms_all_completed(actor, workspace):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    done = make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK])
+    running = make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK])
+    done.browser_platforms.update(status=PlatformStatus.COMPLETED)
+    migration = import_module("workers.migrations.0005_campaigns_follow_their_platforms")
+    migration.finish_campaigns_of_finished_platforms(apps, None)
+    done.refresh_from_db()
+    running.refresh_from_db()
+    assert (done.status, running.status) == (CampaignStatus.COMPLETED, CampaignStatus.ACTIVE)
+
+
+@pytest.mark.django_db
 def test_proxy_error_without_proxy_id_still_reroutes(actor, workspace, one_dispatched):
     _, payloads = one_dispatched()
     assert result_apply(message=failed(payloads[0], ErrorCode.PROXY_ERROR)) == "retry"

@@ -6,16 +6,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.chains.services.approval import workspace_needs_approval
-from campaigns.choices import CampaignKind
+from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
-from campaigns.platform.errors import NotFound, ValidationFailed
+from campaigns.platform.errors import InvalidTransition, NotFound, StaleRevision, ValidationFailed
 from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.platform.text import text_check
 from campaigns.services.lifecycle import campaign_status_change
 from workers import conf, events
-from workers.choices import ActionType, SessionStatus
+from workers.choices import ActionType, PlatformStatus, SessionStatus
 from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound, TooManyTasks
 from workers.links import MAX_LINK_LENGTH, link_hash
 from workers.models import ActionConfig, BrowserAccount, CampaignPlatform, CampaignStatistics
@@ -162,3 +162,27 @@ def platform_transition(*, actor: Actor, platform_id: int, transition: str) -> C
         )
 
     return fsm_apply(platform, transition, on_applied=record)
+
+
+def campaign_follow_platforms(*, campaign_id: int) -> str | None:
+    """A browser campaign's status follows its platforms; returns the transition applied, if any.
+
+    Every platform completed → the campaign is completed; a platform running again (a staff retry) →
+    a completed campaign is active again. A lost race changes nothing (the next refresh looks again).
+    """
+    campaign = Campaign.objects.filter(pk=campaign_id, kind=CampaignKind.BROWSER).first()
+    if campaign is None:
+        return None
+    statuses = set(CampaignPlatform.objects.filter(campaign_id=campaign_id).values_list("status", flat=True))
+    if campaign.status in {CampaignStatus.ACTIVE, CampaignStatus.PAUSED} and statuses == {PlatformStatus.COMPLETED}:
+        transition = "complete"
+    elif campaign.status == CampaignStatus.COMPLETED and statuses - {PlatformStatus.COMPLETED}:
+        transition = "reopen"
+    else:
+        return None
+
+    try:  # the job's (or a staff retry's) continuation of what started the campaign
+        campaign_status_change(campaign=campaign, transition=transition, guarded=False)
+    except (StaleRevision, InvalidTransition):
+        return None
+    return transition

@@ -14,6 +14,7 @@ from campaigns.choices import CampaignKind
 from workers import events
 from workers.choices import PlatformStatus, TaskStatus
 from workers.models import BrowserTask, CampaignPlatform, CampaignStatistics
+from workers.services.campaigns import campaign_follow_platforms
 
 OPEN = (TaskStatus.PENDING, TaskStatus.DISPATCHED)
 
@@ -63,4 +64,6 @@ def statistics_refresh(*, campaign_ids: list[int] | None = None, now=None) -> in
                     from_status=PlatformStatus.RUNNING,
                     to_status=PlatformStatus.COMPLETED,
                 )
+    for campaign_id in {r["campaign_id"] for r in rows}:
+        campaign_follow_platforms(campaign_id=campaign_id)  # every platform finished → campaign finished
     return len(rows)
