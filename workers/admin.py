@@ -6,9 +6,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
+from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.text import StrictTextFormMixin
-from campaigns.platform.errors import ValidationFailed
 from workers.choices import SessionStatus
 from workers.models import (
     ActionConfig,

@@ -21,7 +21,8 @@ def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
         label = f"حساب نمونه {i}"
         account = BrowserAccount.objects.filter(workspace=workspace, platform=PLATFORM, label=label).first()
         accounts.append(
-            account or account_create(
+            account
+            or account_create(
                 actor=actor,
                 label=label,
                 platform=PLATFORM,

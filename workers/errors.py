@@ -56,3 +56,8 @@ class TaskNotRetryable(Conflict):
 class ResourceInUse(Conflict):
     code = "RESOURCE_IN_USE"
     default_message = "این مورد در وظایف در جریان استفاده می‌شود."
+
+
+class CampaignNotEditable(Conflict):
+    code = "CAMPAIGN_NOT_EDITABLE"
+    default_message = "فقط پیش‌نویس کمپین را می‌توان ویرایش کرد؛ کمپین ارسال‌شده یا آغازشده را نه."

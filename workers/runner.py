@@ -25,7 +25,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from workers import cookies
 from workers.choices import ErrorCode

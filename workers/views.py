@@ -1,46 +1,129 @@
-"""Persian pages of the browser channel (thin: a selector, then render)."""
+"""Persian pages of the browser channel: campaign list, campaign page (progress, failures, control)."""
 
+import zoneinfo
+from functools import wraps
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from campaigns.platform.errors import NotFound
-from workers import selectors
+from campaigns.chains.services.approval import campaign_submit, single_approve, workspace_needs_approval
+from campaigns.choices import CampaignStatus
+from campaigns.platform.errors import NotFound, PlatformError
+from campaigns.platform.jalali import fa_digits
+from campaigns.platform.permissions import Perm
+from campaigns.services.campaigns import campaign_transition
+from workers import page_selectors, selectors
 from workers.choices import TaskStatus
+from workers.services.results import campaign_retry_failed
+
+RUNNING = {CampaignStatus.ACTIVE, CampaignStatus.SCHEDULED}
+CONTROLS = {"pause": "توقف", "resume": "ادامه", "cancel": "لغو"}
 
 
-@login_required
-def browser_campaigns(request):
+def browser_page(perm: str = Perm.VIEW):
+    """Signed in, inside a workspace, holding ``perm`` (else 403); the view gets the actor."""
+
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            actor = getattr(request, "actor", None)
+            if actor is None:
+                return render(request, "campaigns/no_workspace.html")
+            if not actor.has(perm):
+                raise PermissionDenied
+            try:
+                return view(request, actor, *args, **kwargs)
+            except NotFound:
+                return render(request, "404.html", status=404)
+
+        return wrapped
+
+    return decorator
+
+
+def perms(actor) -> dict:
+    return {
+        "can_manage": actor.has(Perm.MANAGE_CAMPAIGNS),
+        "can_approve": actor.has(Perm.APPROVE_CHAINS),
+        "can_manage_browser": actor.has(Perm.MANAGE_BROWSER),
+        "can_see_details": actor.has(Perm.VIEW_BROWSER_DETAILS),
+    }
+
+
+@browser_page()
+def browser_campaigns(request, actor):
     """Browser campaigns with their counters ("87/100")."""
-    actor = getattr(request, "actor", None)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
     page = Paginator(selectors.browser_campaign_rows(actor=actor), 25).get_page(request.GET.get("page"))
-    return render(request, "workers/campaign_list.html", {"page": page, "querystring": ""})
+    context = {"page": page, "querystring": "", "section": "campaigns", **perms(actor)}
+    return render(request, "workers/campaign_list.html", context)
 
 
-@login_required
-def browser_campaign_detail(request, campaign_id: int):
-    """One campaign: platform, counters, tasks (filter by status)."""
-    actor = getattr(request, "actor", None)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
-    try:
-        campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
-    except NotFound:
-        return render(request, "404.html", status=404)
+def _progress(actor, campaign) -> dict:
+    tz = zoneinfo.ZoneInfo(actor.workspace.time_zone)
+    return {
+        "campaign": campaign,
+        "stats": selectors.campaign_statistics(actor=actor, campaign_id=campaign.pk, live=True),
+        "chart": page_selectors.progress_chart(actor=actor, campaign=campaign, tz=tz),
+        "failures": page_selectors.failure_groups(actor=actor, campaign=campaign),
+        "platforms": selectors.platform_queryset(actor=actor).filter(campaign=campaign),
+        "polling": campaign.status in RUNNING,
+        "needs_approval": workspace_needs_approval(actor.workspace),
+        **perms(actor),
+    }
+
+
+@browser_page()
+def browser_campaign_detail(request, actor, campaign_id: int):
+    """One campaign: counters, chart, failures by error code, control, tasks (filter by status)."""
+    campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
     status = request.GET.get("status") or ""
     tasks = selectors.task_queryset(actor=actor).filter(campaign=campaign)
     if status in TaskStatus.values:
         tasks = tasks.filter(status=status)
     page = Paginator(tasks, 50).get_page(request.GET.get("page"))
-    context = {
-        "campaign": campaign,
-        "platforms": selectors.platform_queryset(actor=actor).filter(campaign=campaign),
-        "stats": selectors.campaign_statistics(actor=actor, campaign_id=campaign.pk),
+    context = _progress(actor, campaign) | {
         "page": page,
         "status": status,
         "statuses": TaskStatus.choices,
         "querystring": f"status={status}" if status else "",
+        "section": "campaigns",
     }
     return render(request, "workers/campaign_detail.html", context)
+
+
+@browser_page()
+def browser_campaign_progress(request, actor, campaign_id: int):
+    """The self-refreshing part of the campaign page (htmx polls it while the campaign runs)."""
+    campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
+    return render(request, "workers/_progress.html", _progress(actor, campaign))
+
+
+@require_POST
+@browser_page(Perm.MANAGE_CAMPAIGNS)
+def browser_campaign_control(request, actor, campaign_id: int):
+    """pause / resume / cancel / retry failed / submit for approval / approve — each one service call."""
+    campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
+    action = request.POST.get("action", "")
+    try:
+        if action in CONTROLS:
+            campaign_transition(actor=actor, campaign_id=campaign.pk, transition=action)
+            messages.success(request, f"کمپین: {CONTROLS[action]} انجام شد.")
+        elif action == "retry_failed":
+            n = campaign_retry_failed(actor=actor, campaign_id=campaign.pk)
+            messages.success(request, f"{fa_digits(n)} کار ناموفق دوباره در صف رفت.")
+        elif action == "submit":
+            campaign_submit(actor=actor, campaign_id=campaign.pk)
+            messages.success(request, "کمپین برای تأیید ارسال شد.")
+        elif action == "approve":
+            single_approve(actor=actor, campaign_id=campaign.pk)
+            messages.success(request, "کمپین تأیید شد و در زمان شروع اجرا می‌شود.")
+        else:
+            messages.error(request, "کار ناشناخته است.")
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+    return redirect("browser-campaign", campaign_id=campaign.pk)

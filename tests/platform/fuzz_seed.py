@@ -104,7 +104,10 @@ def _chain_part(actor: Actor, ids: dict[str, int], source_list) -> None:
 def _browser_part(actor: Actor, ids: dict[str, int]) -> None:
     proxy = proxy_create(actor=actor, host="127.0.0.1", port=3128, label="پراکسی")
     accounts = [
-        account_create(actor=actor, label=f"حساب {n}", platform="demo", cookies=f"session=valid-{n}", cookie_domain="127.0.0.1") for n in (1, 2)
+        account_create(
+            actor=actor, label=f"حساب {n}", platform="demo", cookies=f"session=valid-{n}", cookie_domain="127.0.0.1"
+        )
+        for n in (1, 2)
     ]
     config = action_config_create(
         actor=actor,

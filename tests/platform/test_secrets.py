@@ -77,7 +77,9 @@ def test_api_responses_never_contain_secrets(api, owner, workspace, secrets, set
     settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:3128"]
     setup_sms(workspace, "kavenegar", {"api_key": SMS_KEY})
     created_account = api.post(
-        "/api/v1/browser/accounts", {"label": "new", "platform": "demo", "cookies": COOKIE, "cookie_domain": "example.com"}, format="json"
+        "/api/v1/browser/accounts",
+        {"label": "new", "platform": "demo", "cookies": COOKIE, "cookie_domain": "example.com"},
+        format="json",
     )
     created_proxy = api.post(
         "/api/v1/browser/proxies",

@@ -166,5 +166,3 @@ def test_a_link_on_another_host_never_receives_the_accounts_cookies(browser, sit
     leaked = payload(site, cookies="session=valid-leak", steps=steps, domain="localhost")
     result = browser.run(leaked)
     assert result["status"] == "failed" and result["error_code"] == ErrorCode.COOKIE_EXPIRED, result
-
-

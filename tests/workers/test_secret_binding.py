@@ -95,5 +95,7 @@ class TestCookieSite:
             "like",
             "browser",
         )
-        payload = build_payload(task=task, account=account, proxy=None, metadata={}, lease_expires_at=account.created_at)
+        payload = build_payload(
+            task=task, account=account, proxy=None, metadata={}, lease_expires_at=account.created_at
+        )
         assert payload["account"]["cookie_domain"] == "example.com"

@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from campaigns.chains.services.approval import workspace_needs_approval
@@ -16,7 +17,14 @@ from campaigns.platform.text import text_check
 from campaigns.services.lifecycle import campaign_status_change
 from workers import conf, events
 from workers.choices import ActionType, PlatformStatus, SessionStatus
-from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, PlatformNotFound, TooManyTasks
+from workers.errors import (
+    AccountInactive,
+    AccountNotFound,
+    ActionConfigNotFound,
+    CampaignNotEditable,
+    PlatformNotFound,
+    TooManyTasks,
+)
 from workers.links import MAX_LINK_LENGTH, link_hash
 from workers.models import ActionConfig, BrowserAccount, CampaignPlatform, CampaignStatistics
 from workers.steps import check_goto_urls, check_links, validate_login_check, validate_steps
@@ -40,15 +48,13 @@ def _accounts(actor: Actor, ids: list[int], platform: str, field: str) -> list[i
     return ids
 
 
-def browser_campaign_create(
+def browser_campaign_plan(
     *,
     actor: Actor,
-    name: str,
     platform: str,
     accounts: list[int],
     target_links: list[str],
     action: str,
-    start_date: datetime | None = None,
     content_template: str = "",
     spare_accounts: list[int] | None = None,
     steps: list[dict] | None = None,
@@ -59,12 +65,9 @@ def browser_campaign_create(
     max_attempts: int | None = None,
     backoff_seconds: int | None = None,
     priority: int = 0,
-    description: str = "",
-    kind: str = CampaignKind.BROWSER,
-) -> Campaign:
-    """Campaign + platform + metadata in one transaction (the seed's CampaignService.create)."""
-    actor.require(Perm.MANAGE_CAMPAIGNS)
-    text_check(names={"name": name}, texts={"description": description, "content_template": content_template})
+) -> dict:
+    """The platform's metadata from a campaign body, every rule checked (create and draft edit share it)."""
+    text_check(texts={"content_template": content_template})
     if action not in ActionType.values:
         raise ValidationFailed.field("action", f"نوع کار باید یکی از {ActionType.values} باشد.")
     if action == ActionType.COMMENT and not content_template.strip():
@@ -101,9 +104,7 @@ def browser_campaign_create(
     login_check = validate_login_check(login_check)
     check_links(links)  # where a worker may go: http(s) and public addresses only (workers.netguard)
     check_goto_urls(steps, links=links, values={"action": action})
-    now = timezone.now()
-    start_date = start_date or now
-    metadata = {
+    return {
         "account_ids": account_ids,
         "spare_account_ids": spare_ids,
         "target_links": links,
@@ -120,6 +121,27 @@ def browser_campaign_create(
         },
         "priority": priority,
     }
+
+
+def browser_campaign_create(
+    *,
+    actor: Actor,
+    name: str,
+    platform: str,
+    start_date: datetime | None = None,
+    description: str = "",
+    kind: str = CampaignKind.BROWSER,
+    **body,
+) -> Campaign:
+    """Campaign + platform + metadata in one transaction (the seed's CampaignService.create).
+
+    ``body``: the arguments of ``browser_campaign_plan`` (accounts, target_links, action, …).
+    """
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    text_check(names={"name": name}, texts={"description": description})
+    metadata = browser_campaign_plan(actor=actor, platform=platform, **body)
+    now = timezone.now()
+    start_date = start_date or now
     with transaction.atomic():
         campaign = Campaign.objects.create(
             workspace=actor.workspace,
@@ -186,3 +208,38 @@ def campaign_follow_platforms(*, campaign_id: int) -> str | None:
     except (StaleRevision, InvalidTransition):
         return None
     return transition
+
+
+EDITABLE = {CampaignStatus.DRAFT}
+
+
+def browser_campaign_update(
+    *,
+    actor: Actor,
+    campaign_id: int,
+    name: str,
+    platform: str,
+    start_date: datetime | None = None,
+    description: str = "",
+    **body,
+) -> Campaign:
+    """A draft's whole body again (same rules as creation); submitted or started campaigns are refused (409)."""
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    if campaign.kind != CampaignKind.BROWSER:
+        raise NotFound()
+    if campaign.status not in EDITABLE:
+        raise CampaignNotEditable(details={"status": campaign.status})
+    text_check(names={"name": name}, texts={"description": description})
+    metadata = browser_campaign_plan(actor=actor, platform=platform, **body)
+    with transaction.atomic():
+        updated = Campaign.objects.filter(pk=campaign.pk, status__in=EDITABLE, revision=campaign.revision).update(
+            name=name.strip(), description=description, revision=F("revision") + 1, updated_at=timezone.now()
+        )
+        if not updated:
+            raise StaleRevision(details={"current_revision": campaign.revision})
+        CampaignPlatform.objects.filter(campaign=campaign).update(
+            platform=platform, start_date=start_date or timezone.now(), metadata=metadata, updated_at=timezone.now()
+        )
+    campaign.refresh_from_db()
+    return campaign

@@ -26,6 +26,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from workers import conf, events
@@ -384,3 +385,26 @@ def task_retry(*, actor: Actor, task_id: int) -> BrowserTask:
         campaign_follow_platforms(campaign_id=task.campaign_id)  # a finished campaign runs again
     task.refresh_from_db()
     return task
+
+
+def campaign_retry_failed(*, actor: Actor, campaign_id: int) -> int:
+    """Staff retry of every failed task of a campaign that can run again; returns how many went back.
+
+    Tasks whose account is no longer active (expired cookies) stay failed: new cookies first.
+    """
+    actor.require(Perm.MANAGE_CAMPAIGNS)
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    retried = 0
+    failed = BrowserTask.objects.filter(
+        campaign=campaign,
+        status=TaskStatus.FAILED,
+        replaced_by__isnull=True,
+        account__session_status=SessionStatus.ACTIVE,
+    ).values_list("id", flat=True)
+    for task_id in list(failed[: conf.setting("DISPATCH_BATCH") * 20]):
+        try:
+            task_retry(actor=actor, task_id=task_id)
+        except TaskNotRetryable:
+            continue  # changed meanwhile
+        retried += 1
+    return retried

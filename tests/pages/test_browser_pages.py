@@ -1,0 +1,205 @@
+"""Browser-task pages in Chromium against the local demo site: create a campaign on the page (per-line link
+errors first), pause and resume it, watch it finish with the expired account's links taken by a spare, see
+the chart and the failure groups, retry the failed task; accounts and proxies pages with write-only secrets.
+
+Screenshots of every page land in var/screenshots/ (look at them after a run)."""
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from campaigns.choices import CampaignStatus, Role
+from campaigns.models import Campaign
+from workers.choices import ErrorCode, TaskStatus
+from workers.models import ActionConfig, BrowserTask, Proxy
+from workers.services import creation, statistics
+from workers.services.dispatch import dispatch_due_tasks
+from workers.services.results import proxy_error_record, result_apply
+
+from ..conftest import make_member, make_workspace
+from ..workers.conftest import (  # noqa: F401  (fixtures)
+    LIKE_STEPS,
+    LOGIN_CHECK,
+    _allowed_private_hosts,
+    browser,
+    make_account,
+    published,
+    site,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path("var/screenshots")
+JALALI_DATE = re.compile(r"[۰-۹]{4}/[۰-۹]{2}/[۰-۹]{2}")
+
+
+def shot(page, name: str) -> None:
+    """Full-page screenshots at 1366 px and 390 px; nothing may overflow the narrow one sideways."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width, height in ((1366, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.screenshot(path=str(SHOTS / f"browser-{name}-{width}.png"), full_page=True)
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 1, f"{name} overflows by {overflow}px at {width}px"
+    page.set_viewport_size({"width": 1366, "height": 900})
+
+
+def login(page, base: str, username: str) -> None:
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-123456")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_contain_text("پیشخوان")
+
+
+def run_round(worker, sent, *, fail_first_of=None) -> None:
+    """One round of the beat jobs; the browser runs what was published (one payload may be answered failed)."""
+    creation.due_platforms_create_tasks()
+    start = len(sent)
+    dispatch_due_tasks()
+    for payload in sent[start:]:
+        if fail_first_of is not None and payload["account"]["id"] == fail_first_of:
+            fail_first_of = None
+            result = {
+                "task_id": payload["task_id"],
+                "attempt": payload["attempt"],
+                "lease_id": payload["lease_id"],
+                "status": "failed",
+                "error_code": ErrorCode.VERIFY_FAILED,
+                "error_reason": "the like did not show",
+                "result_data": {"failed_step": "verify"},
+            }
+        else:
+            result = worker.run(payload)
+        result_apply(message=result)
+    statistics.statistics_refresh()
+
+
+def test_create_a_campaign_on_the_page_and_watch_it_finish(page, live_server, browser, published, site):  # noqa: F811
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="sara")
+    ActionConfig.objects.create(
+        workspace=shop, platform="demo", action_type="like", steps=LIKE_STEPS, login_check=LOGIN_CHECK
+    )
+    good = make_account(shop, label="حساب خوب")
+    stale = make_account(shop, label="حساب منقضی", cookies="session=expired-page")
+    spare = make_account(shop, label="حساب یدک")
+    base = live_server.url
+    login(page, base, "sara")
+    page.click("[data-testid=nav-browser] summary")
+    page.click("text=کمپین‌های مرورگر")
+    page.click("[data-testid=new-campaign]")
+    page.fill("#id_name", "پسندیدن دو پست")
+    page.select_option("#id_platform", "demo")
+    page.select_option("#id_action", "like")
+    page.check(f"input[name=accounts][value='{good.pk}']")
+    page.check(f"input[name=accounts][value='{stale.pk}']")
+    page.check(f"input[name=spare_accounts][value='{spare.pk}']")
+    page.fill("#id_max_attempts", "1")
+    page.fill("#id_target_links", f"{site.url('/post/page-1')}\nnot a link\nhttp://10.1.2.3/post")
+    page.click("[data-testid=save]")
+    errors = page.locator("[data-testid=field-target_links] .field-error, .field-error")
+    expect(errors.filter(has_text="سطر ۲")).to_be_visible()
+    expect(errors.filter(has_text="سطر ۳")).to_be_visible()
+    shot(page, "create-errors")
+    assert not Campaign.objects.filter(workspace=shop).exists()
+
+    page.fill("#id_target_links", f"{site.url('/post/page-1')}\n{site.url('/post/page-2')}")
+    page.click("[data-testid=save]")
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("در حال اجرا")
+    campaign = Campaign.objects.get(workspace=shop)
+    expect(page.locator("[data-testid=summary]")).to_contain_text("موفق")
+
+    page.click("button[value=pause]")
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("متوقف موقت")
+    run_round(browser, published)
+    assert not published  # nothing dispatched while paused
+    page.click("button[value=resume]")
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("در حال اجرا")
+
+    for _ in range(4):  # the stale account's tasks fail, their replacements (the spare) run next round
+        run_round(browser, published, fail_first_of=good.pk if not published else None)
+    # the page refreshes itself (htmx) while running: no reload
+    expect(page.locator("[data-testid=summary]")).to_have_text("۳/۴ موفق", timeout=20000)
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("پایان‌یافته", timeout=20000)
+    expect(page.locator("[data-testid=chart] rect.bar-done").first).to_be_attached()
+    groups = page.locator("[data-testid=failure-group]")
+    expect(groups.filter(has_text="COOKIE_EXPIRED")).to_contain_text("۲ کار")
+    expect(groups.filter(has_text="VERIFY_FAILED")).to_contain_text("۱ کار")
+    shot(page, "campaign-finished")
+    stale_tasks = BrowserTask.objects.filter(campaign=campaign, account=stale)
+    assert all(t.replaced_by.account_id == spare.pk for t in stale_tasks)
+
+    page.click("[data-testid=retry-failed]")
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("در حال اجرا")
+    run_round(browser, published)
+    expect(page.locator("[data-testid=summary]")).to_have_text("۴/۴ موفق", timeout=20000)
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("پایان‌یافته", timeout=20000)
+    assert (
+        BrowserTask.objects.filter(campaign=campaign, status=TaskStatus.FAILED, replaced_by__isnull=True).count() == 0
+    )
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.COMPLETED
+    assert JALALI_DATE.search(page.content())
+    shot(page, "campaign-retried")
+
+    page.goto(f"{base}/browser/")
+    expect(page.locator("table")).to_contain_text("۴/۴")
+    shot(page, "campaign-list")
+
+
+def test_accounts_and_proxies_pages_keep_secrets_write_only(page, live_server, settings):
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="nima")
+    make_member(shop, Role.VIEWER, username="vida")
+    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:3128", "127.0.0.1:3129"]
+    base = live_server.url
+    login(page, base, "nima")
+    page.goto(f"{base}/browser/accounts/")
+    page.click("[data-testid=new-account]")
+    page.fill("#id_label", "حساب اینستا")
+    page.fill("#id_platform", "demo")
+    page.fill("#id_cookies", "sid=secret-cookie-1; theme=dark")
+    page.click("[data-testid=account-form] button[type=submit]")
+    expect(page.locator(".field-error")).to_contain_text("دامنه سکو")  # cookies need their site
+    page.fill("#id_cookie_domain", "example.com")
+    page.fill("#id_cookies", "sid=secret-cookie-1; theme=dark")
+    page.click("[data-testid=account-form] button[type=submit]")
+    expect(page.locator("[data-testid=accounts]")).to_contain_text("ذخیره‌شده، ۲ کوکی")
+    assert "secret-cookie-1" not in page.content()
+    shot(page, "accounts")
+    page.click("text=ویرایش")
+    assert "secret-cookie-1" not in page.content()
+    expect(page.locator("#id_cookies")).to_have_value("")
+    shot(page, "account-edit")
+
+    page.goto(f"{base}/browser/proxies/")
+    page.click("[data-testid=new-proxy]")
+    page.fill("#id_label", "پراکسی اصلی")
+    page.fill("#id_host", "127.0.0.1")
+    page.fill("#id_port", "3128")
+    page.fill("#id_username", "u")
+    page.fill("#id_password", "proxy-secret-1")
+    page.click("[data-testid=proxy-form] button[type=submit]")
+    expect(page.locator("[data-testid=proxies]")).to_contain_text("ذخیره‌شده")
+    proxy = Proxy.objects.get(workspace=shop)
+    proxy_error_record(proxy_id=proxy.pk, reason="ERR_PROXY_CONNECTION_FAILED")
+    page.reload()
+    expect(page.locator("[data-testid=cooldown]")).to_have_text(JALALI_DATE)  # cooled down after a proxy error
+    expect(page.locator("[data-testid=proxies]")).to_contain_text("ERR_PROXY_CONNECTION_FAILED")
+    shot(page, "proxies")
+    page.click("text=ویرایش")
+    page.fill("#id_port", "3129")
+    page.click("[data-testid=proxy-form] button[type=submit]")
+    expect(page.locator(".field-error")).to_contain_text("گذرواژه تازه")  # a moved proxy needs its password again
+    proxy.refresh_from_db()
+    assert (proxy.port, proxy.password) == (3128, "proxy-secret-1")
+    shot(page, "proxy-edit-moved")
+
+    page.context.clear_cookies()
+    login(page, base, "vida")
+    page.click("[data-testid=nav-browser] summary")
+    expect(page.locator("[data-testid=nav-browser]")).not_to_contain_text("حساب‌ها")
+    assert page.goto(f"{base}/browser/accounts/").status == 403

@@ -1,0 +1,119 @@
+"""Accounts and proxies pages: lists, add / edit with write-only secrets, status actions (the API's services)."""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from campaigns.platform.errors import PlatformError
+from campaigns.platform.permissions import Perm
+from workers import page_selectors, selectors
+from workers.forms import AccountForm, ProxyForm
+from workers.services import accounts as services
+from workers.views import browser_page, perms
+
+ACCOUNT_ACTIONS = {"disable": "غیرفعال شد", "reactivate": "دوباره فعال شد"}
+
+
+@browser_page(Perm.VIEW_BROWSER_DETAILS)
+def account_list(request, actor):
+    rows = page_selectors.live_accounts(actor=actor).order_by("platform", "label", "id")
+    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    context = {"page": page, "querystring": "", "section": "accounts", **perms(actor)}
+    return render(request, "workers/account_list.html", context)
+
+
+def _edit(request, actor, *, form_class, template, section, instance=None, initial=None, save, **form_kwargs):
+    form = form_class(request.POST or None, initial=initial, **form_kwargs)
+    if request.method == "POST" and form.is_valid():
+        try:
+            saved = save(form.service_data(editing=instance is not None))
+        except PlatformError as exc:
+            form.add_service_errors(exc.details or {}, exc.message)
+        else:
+            messages.success(request, f"«{saved}» ذخیره شد.")
+            return redirect(f"browser-{section}")
+    status = 400 if request.method == "POST" else 200
+    context = {"form": form, "instance": instance, "section": section, **perms(actor)}
+    return render(request, template, context, status=status)
+
+
+@browser_page(Perm.MANAGE_BROWSER)
+def account_edit(request, actor, account_id: int | None = None):
+    account = selectors.account_get(actor=actor, account_id=account_id) if account_id else None
+    initial = None
+    if account is not None:
+        fields = ("label", "platform", "cookie_domain", "user_agent", "viewport_width", "viewport_height")
+        initial = {name: getattr(account, name) for name in fields} | {"proxy": account.proxy_id}
+
+    def save(data):
+        if account is None:
+            return services.account_create(actor=actor, **data)
+        return services.account_update(actor=actor, account_id=account.pk, data=data)
+
+    return _edit(
+        request,
+        actor,
+        form_class=AccountForm,
+        template="workers/account_form.html",
+        section="accounts",
+        instance=account,
+        initial=initial,
+        save=save,
+        proxies=page_selectors.live_proxies(actor=actor),
+    )
+
+
+@require_POST
+@browser_page(Perm.MANAGE_BROWSER)
+def account_action(request, actor, account_id: int):
+    action = request.POST.get("action", "")
+    try:
+        account = services.account_set_status(actor=actor, account_id=account_id, transition=action)
+        messages.success(request, f"«{account.label}» {ACCOUNT_ACTIONS[action]}.")
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+    return redirect("browser-accounts")
+
+
+@browser_page(Perm.VIEW_BROWSER_DETAILS)
+def proxy_list(request, actor):
+    rows = page_selectors.live_proxies(actor=actor).order_by("host", "port", "id")
+    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    context = {"page": page, "querystring": "", "section": "proxies", **perms(actor)}
+    return render(request, "workers/proxy_list.html", context)
+
+
+@browser_page(Perm.MANAGE_BROWSER)
+def proxy_edit(request, actor, proxy_id: int | None = None):
+    proxy = selectors.proxy_get(actor=actor, proxy_id=proxy_id) if proxy_id else None
+    initial = None
+    if proxy is not None:
+        initial = {name: getattr(proxy, name) for name in ("label", "protocol", "host", "port", "username")}
+
+    def save(data):
+        if proxy is None:
+            return services.proxy_create(actor=actor, **data)
+        return services.proxy_update(actor=actor, proxy_id=proxy.pk, data=data)
+
+    return _edit(
+        request,
+        actor,
+        form_class=ProxyForm,
+        template="workers/proxy_form.html",
+        section="proxies",
+        instance=proxy,
+        initial=initial,
+        save=save,
+    )
+
+
+@require_POST
+@browser_page(Perm.MANAGE_BROWSER)
+def proxy_reset(request, actor, proxy_id: int):
+    try:
+        proxy = services.proxy_reset(actor=actor, proxy_id=proxy_id)
+        messages.success(request, f"«{proxy}» دوباره در چرخه است.")
+    except PlatformError as exc:
+        messages.error(request, exc.message)
+    return redirect("browser-proxies")
