@@ -203,3 +203,53 @@ def test_accounts_and_proxies_pages_keep_secrets_write_only(page, live_server, s
     page.click("[data-testid=nav-browser] summary")
     expect(page.locator("[data-testid=nav-browser]")).not_to_contain_text("حساب‌ها")
     assert page.goto(f"{base}/browser/accounts/").status == 403
+
+
+def test_a_draft_is_edited_submitted_and_approved_on_the_pages(page, live_server):
+    shop = make_workspace("shop")
+    shop.settings = {"campaigns_need_approval": True}
+    shop.save()
+    make_member(shop, Role.MANAGER, username="mani")
+    make_member(shop, Role.OWNER, username="omid")
+    ActionConfig.objects.create(
+        workspace=shop, platform="demo", action_type="like", steps=LIKE_STEPS, login_check=LOGIN_CHECK
+    )
+    first, second = make_account(shop, label="حساب یک"), make_account(shop, label="حساب دو")
+    base = live_server.url
+    login(page, base, "mani")
+    page.goto(f"{base}/browser/campaigns/new/")
+    page.fill("#id_name", "پیش‌نویس")
+    page.select_option("#id_platform", "demo")
+    page.check(f"input[name=accounts][value='{first.pk}']")
+    page.fill("#id_target_links", "http://127.0.0.1:9/post/1")
+    page.fill("#id_start_date", "1405/09/10 09:00")
+    page.click("[data-testid=save]")
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("پیش‌نویس")
+    campaign = Campaign.objects.get(workspace=shop)
+
+    page.click("[data-testid=edit]")
+    expect(page.locator("#id_start_date")).to_have_value("1405/09/10 09:00")  # Jalali, the workspace's zone
+    page.check(f"input[name=accounts][value='{second.pk}']")
+    page.fill("#id_target_links", "http://127.0.0.1:9/post/1\nhttp://127.0.0.1:9/post/2")
+    shot(page, "campaign-edit")
+    page.click("[data-testid=save]")
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("پیش‌نویس")
+    platform = campaign.browser_platforms.get()
+    assert sorted(platform.metadata["account_ids"]) == sorted([first.pk, second.pk])
+    assert len(platform.metadata["target_links"]) == 2
+
+    page.click("button[value=submit]")
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("در انتظار تأیید")
+    expect(page.locator("[data-testid=edit]")).to_have_count(0)
+    assert page.goto(f"{base}/browser/campaigns/{campaign.pk}/edit/").url.endswith(f"/browser/campaigns/{campaign.pk}/")
+    expect(page.locator("button[value=approve]")).to_have_count(0)  # a manager does not approve
+
+    page.context.clear_cookies()
+    login(page, base, "omid")
+    page.goto(f"{base}/browser/campaigns/{campaign.pk}/")
+    page.click("button[value=approve]")
+    expect(page.locator("[data-testid=campaign-status]")).to_have_text("در انتظار شروع")
+    creation.due_platforms_create_tasks()  # the start date has passed: the creation job activates it
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.ACTIVE
+    assert BrowserTask.objects.filter(campaign=campaign).count() == 4
