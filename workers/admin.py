@@ -257,10 +257,11 @@ class BrowserTaskScreenshotAdmin(ReadOnlyAdmin):
 
 @admin.register(CampaignStatistics)
 class CampaignStatisticsAdmin(ReadOnlyAdmin):
-    list_display = ("campaign", "total", "completed", "failed", "pending", "refreshed_at")
+    list_display = ("campaign", "total", "completed", "failed", "pending", "refreshed_jalali")
     list_filter = ("workspace",)
     search_fields = ("campaign__name",)
     raw_id_fields = ("campaign",)
+    refreshed_jalali = jalali_column("refreshed_at", "به‌روزرسانی")
 
 
 @admin.register(BrowserEvent)

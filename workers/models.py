@@ -379,7 +379,9 @@ class CampaignStatistics(models.Model):
     """Counters of one browser campaign (refreshed every 5 minutes; bumped live by results)."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="browser_statistics")
+    campaign = models.OneToOneField(
+        Campaign, verbose_name="کمپین", on_delete=models.CASCADE, related_name="browser_statistics"
+    )
     total = models.PositiveIntegerField("کل", default=0)
     completed = models.IntegerField("موفق", default=0)
     failed = models.IntegerField("ناموفق", default=0)

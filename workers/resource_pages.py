@@ -12,7 +12,7 @@ from workers.forms import AccountForm, ProxyForm
 from workers.services import accounts as services
 from workers.views import browser_page, perms
 
-ACCOUNT_ACTIONS = {"disable": "غیرفعال شد", "reactivate": "دوباره فعال شد"}
+ACCOUNT_ACTIONS = {"expire": "منقضی اعلام شد", "disable": "غیرفعال شد", "reactivate": "دوباره فعال شد"}
 
 
 @browser_page(Perm.VIEW_BROWSER_DETAILS)

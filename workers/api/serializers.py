@@ -124,7 +124,7 @@ class AccountOutput(serializers.Serializer):
 
 
 class AccountStatusInput(serializers.Serializer):
-    transition = serializers.ChoiceField(choices=["disable", "reactivate"])
+    transition = serializers.ChoiceField(choices=["expire", "disable", "reactivate"])
 
 
 class ProxyInput(serializers.Serializer):

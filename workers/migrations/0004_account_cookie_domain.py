@@ -1,3 +1,4 @@
+import django.db.models.deletion
 from django.db import migrations, models
 
 
@@ -27,7 +28,6 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("workers", "0003_error_code_address_not_allowed"),
-        migrations.RunPython(bind_existing_cookies, migrations.RunPython.noop),
     ]
 
     operations = [
@@ -45,6 +45,16 @@ class Migration(migrations.Migration):
             model_name="browseraccount",
             name="cookies_expire_at",
             field=models.DateTimeField(blank=True, null=True, verbose_name="انقضای کوکی\u200cها"),
+        ),
+        migrations.AlterField(
+            model_name="campaignstatistics",
+            name="campaign",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="browser_statistics",
+                to="campaigns.campaign",
+                verbose_name="کمپین",
+            ),
         ),
         migrations.RunPython(bind_existing_cookies, migrations.RunPython.noop),
     ]

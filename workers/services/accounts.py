@@ -31,6 +31,7 @@ ACCOUNT_FIELDS = {
     "viewport_height",
     "proxy_id",
 }
+ACCOUNT_TRANSITIONS = ("expire", "disable", "reactivate")  # staff may mark a session expired by hand
 COOKIE_FIELDS = {"cookie_count", "cookies_expire_at"}  # derived from the cookies when they are saved
 PROXY_FIELDS = {"label", "protocol", "host", "port", "username", "password"}
 PROXY_DESTINATION = ("protocol", "host", "port")  # where the password is sent
@@ -114,7 +115,7 @@ def account_update(*, actor: Actor, account_id: int, data: dict) -> BrowserAccou
 
 def account_set_status(*, actor: Actor, account_id: int, transition: str) -> BrowserAccount:
     actor.require(Perm.MANAGE_BROWSER)
-    if transition not in {"disable", "reactivate"}:
+    if transition not in ACCOUNT_TRANSITIONS:
         raise ValidationFailed.field("transition", "تغییر وضعیت ناشناخته است.")
     account = get_scoped(BrowserAccount, actor.workspace, account_id)
     return fsm_apply(account, transition, field="session_status")
