@@ -1,15 +1,19 @@
 """Accounts and proxies pages: lists, add / edit with write-only secrets, status actions (the API's services)."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaigns.platform.errors import PlatformError
+from campaigns.platform.errors import PlatformError, ValidationFailed
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
+from campaigns.services.imports import target_import_check_size
 from workers import page_selectors, selectors
 from workers.forms import AccountForm, ProxyForm
 from workers.services import accounts as services
+from workers.services import imports
 from workers.views import browser_page, perms
 
 ACCOUNT_ACTIONS = {"expire": "منقضی اعلام شد", "disable": "غیرفعال شد", "reactivate": "دوباره فعال شد"}
@@ -117,3 +121,39 @@ def proxy_reset(request, actor, proxy_id: int):
     except PlatformError as exc:
         messages.error(request, exc.message)
     return redirect("browser-proxies")
+
+
+IMPORT_TITLES = {"accounts": "ورود حساب‌ها از فایل", "proxies": "ورود پراکسی‌ها از فایل"}
+
+
+@browser_page(Perm.MANAGE_BROWSER)
+def bulk_import(request, actor, kind: str):
+    """Upload → a preview of every row's problems → commit the good rows (``workers.services.imports``)."""
+    preview, error = None, ""
+    if request.method == "POST":
+        try:
+            if request.POST.get("token"):
+                n = imports.import_commit(actor=actor, kind=kind, token=request.POST["token"])
+                messages.success(request, f"{fa_digits(n)} ردیف ساخته شد.")
+                return redirect(f"browser-{kind}")
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise ValidationFailed.field("file", "فایلی انتخاب نشده است.")
+            target_import_check_size(size=upload.size)
+            content = upload.read(settings.IMPORT_MAX_BYTES + 1)
+            preview = imports.import_preview(actor=actor, kind=kind, file_name=upload.name, content=content)
+        except PlatformError as exc:
+            details = exc.details or {}
+            error = (
+                " ".join(str(p) for v in details.values() for p in (v if isinstance(v, list) else [v])) or exc.message
+            )
+    context = {
+        "kind": kind,
+        "title": IMPORT_TITLES[kind],
+        "columns": imports.COLUMNS[kind],
+        "preview": preview,
+        "error": error,
+        "section": kind,
+        **perms(actor),
+    }
+    return render(request, "workers/import.html", context, status=400 if error else 200)

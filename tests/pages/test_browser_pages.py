@@ -253,3 +253,37 @@ def test_a_draft_is_edited_submitted_and_approved_on_the_pages(page, live_server
     campaign.refresh_from_db()
     assert campaign.status == CampaignStatus.ACTIVE
     assert BrowserTask.objects.filter(campaign=campaign).count() == 4
+
+
+def test_five_accounts_imported_from_a_workbook_with_one_bad_row(page, live_server, tmp_path):
+    from openpyxl import Workbook
+
+    from workers.models import BrowserAccount
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="bahar")
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.append(["نام", "سکو", "دامنه سکو", "کوکی‌ها"])
+    for n in range(1, 5):
+        sheet.append([f"حساب {n}", "demo", "example.com", f"sid=secret-import-{n}"])
+    sheet.append(["حساب بد", "demo", "example.com", '[{"name": "s", "value": "v", "domain": "evil.test"}]'])
+    path = tmp_path / "accounts.xlsx"
+    workbook.save(path)
+
+    base = live_server.url
+    login(page, base, "bahar")
+    page.goto(f"{base}/browser/accounts/")
+    page.click("[data-testid=import-accounts]")
+    page.set_input_files("input[name=file]", str(path))
+    page.click("[data-testid=import-preview-button]")
+    expect(page.locator("[data-testid=import-valid]")).to_have_text("۴ ردیف درست")
+    expect(page.locator("[data-testid=import-invalid]")).to_contain_text("۱ ردیف با مشکل")
+    expect(page.locator("[data-testid=import-bad-row]")).to_contain_text("evil.test")
+    assert "secret-import" not in page.content()
+    assert not BrowserAccount.objects.filter(workspace=shop).exists()  # nothing written before commit
+    shot(page, "account-import-preview")
+    page.click("[data-testid=import-commit]")
+    expect(page.locator("[data-testid=account-row]")).to_have_count(4)
+    assert BrowserAccount.objects.get(workspace=shop, label="حساب 1").cookie_count == 1
+    shot(page, "accounts-imported")

@@ -65,6 +65,8 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
     "browser-proxy-new": Perm.MANAGE_BROWSER,
     "browser-proxy-edit": Perm.MANAGE_BROWSER,
     "browser-proxy-reset": Perm.MANAGE_BROWSER,
+    "browser-account-import": Perm.MANAGE_BROWSER,
+    "browser-proxy-import": Perm.MANAGE_BROWSER,
     "chain-groups": Perm.VIEW,
     "chain-group-new": Perm.MANAGE_CAMPAIGNS,
     "chain-group": Perm.VIEW,

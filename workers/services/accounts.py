@@ -132,7 +132,8 @@ def account_delete(*, actor: Actor, account_id: int) -> None:
     )
 
 
-def _validate_proxy(protocol: str, username: str, password: str, host: str = "", port: int = 0) -> None:
+def proxy_check(*, protocol: str, username: str, password: str, host: str = "", port: int = 0) -> None:
+    """The rules of a proxy's destination and credentials (create, update, bulk import)."""
     if protocol == ProxyProtocol.SOCKS5 and (username or password):
         raise ProxyNotSupported(details={"protocol": ["SOCKS5 با احراز هویت در Chromium پشتیبانی نمی‌شود."]})
     try:  # proxy hosts follow the workers' address rule (workers.netguard)
@@ -147,7 +148,9 @@ def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyPro
     if unknown:
         raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in unknown})
     text_check(names={"label": data.get("label")}, texts={"host": host, "username": data.get("username")})
-    _validate_proxy(protocol, data.get("username", ""), data.get("password", ""), host, port)
+    proxy_check(
+        protocol=protocol, username=data.get("username", ""), password=data.get("password", ""), host=host, port=port
+    )
     return Proxy.objects.create(workspace=actor.workspace, host=host, port=port, protocol=protocol, **data)
 
 
@@ -165,7 +168,7 @@ def proxy_update(*, actor: Actor, proxy_id: int, data: dict) -> Proxy:
         raise ValidationFailed.field("password", MSG_NEW_PASSWORD)
     text_check(names={"label": data.get("label")}, texts={"host": data.get("host"), "username": data.get("username")})
     edited = {field: data.get(field, getattr(proxy, field)) for field in PROXY_FIELDS}
-    _validate_proxy(edited["protocol"], edited["username"], edited["password"], edited["host"], edited["port"])
+    proxy_check(**{field: edited[field] for field in ("protocol", "username", "password", "host", "port")})
     row_update(instance=proxy, fields=sorted(PROXY_FIELDS), data=data)
     return proxy
 

@@ -1,0 +1,187 @@
+"""Bulk import of accounts and proxies from an .xlsx/.csv file: a preview of every row's problems, then commit.
+
+The file is read with the target import's reader (``campaigns.tables.read_rows``, same byte, row and
+column bounds) and at most ``MAX_ROWS`` rows: accounts and proxies are few, so preview and commit run in
+the request. Every row is checked with the rules of a single create (``account_create`` /
+``proxy_create``) without writing; the preview is kept for ``PREVIEW_SECONDS`` in the cache under a
+random token bound to the workspace and the user, and the commit creates the rows that had no problem
+(each through the create service, all in one transaction). Nothing of the file is echoed back but the
+cells that are not secrets.
+"""
+
+import json
+import re
+import secrets
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+
+from campaigns.platform.crypto import decrypt, encrypt
+from campaigns.platform.errors import PlatformError, ValidationFailed
+from campaigns.platform.jalali import fa_digits
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor
+from campaigns.platform.text import text_check
+from campaigns.tables import SUPPORTED, FileTooLarge, normalize_header, read_rows
+from workers.choices import ProxyProtocol
+from workers.services import accounts
+
+MAX_ROWS = 1000
+PREVIEW_SECONDS = 30 * 60
+PLATFORM_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,39}$"
+SECRET_COLUMNS = {"cookies", "password"}
+
+COLUMNS = {
+    "accounts": {
+        "label": ["label", "name", "نام"],
+        "platform": ["platform", "سکو"],
+        "cookie_domain": ["cookie_domain", "domain", "site", "دامنه", "دامنه سکو"],
+        "cookies": ["cookies", "cookie", "کوکی", "کوکی‌ها"],
+        "user_agent": ["user_agent", "ua"],
+    },
+    "proxies": {
+        "label": ["label", "name", "نام"],
+        "protocol": ["protocol", "پروتکل"],
+        "host": ["host", "میزبان"],
+        "port": ["port", "درگاه"],
+        "username": ["username", "user", "نام کاربری"],
+        "password": ["password", "گذرواژه"],
+    },
+}
+REQUIRED = {"accounts": ("label", "platform"), "proxies": ("host", "port")}
+
+
+def _columns(kind: str, header: list[str]) -> list[str | None]:
+    aliases = {normalize_header(name): field for field, names in COLUMNS[kind].items() for name in names}
+    return [aliases.get(normalize_header(cell)) for cell in header]
+
+
+def _account_row(actor: Actor, data: dict) -> dict:
+    if not re.match(PLATFORM_PATTERN, data.get("platform", "")):
+        raise ValidationFailed.field("platform", "سکو فقط حروف کوچک لاتین، رقم، - و _ است.")
+    text_check(names={"label": data.get("label", "")}, texts={"cookies": data.get("cookies")})
+    accounts.account_cookies(raw=data.get("cookies", ""), site=data.get("cookie_domain", ""))
+    return data
+
+
+def _proxy_row(actor: Actor, data: dict) -> dict:
+    port = data.get("port", "")
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValidationFailed.field("port", "درگاه باید عددی از ۱ تا ۶۵۵۳۵ باشد.")
+    data["port"] = int(port)
+    data["protocol"] = (data.get("protocol") or ProxyProtocol.HTTP).lower()
+    if data["protocol"] not in ProxyProtocol.values:
+        raise ValidationFailed.field("protocol", f"پروتکل یکی از {', '.join(ProxyProtocol.values)} است.")
+    text_check(
+        names={"label": data.get("label") or None}, texts={"host": data["host"], "username": data.get("username")}
+    )
+    accounts.proxy_check(
+        protocol=data["protocol"],
+        username=data.get("username", ""),
+        password=data.get("password", ""),
+        host=data["host"],
+        port=data["port"],
+    )
+    return data
+
+
+CHECKS = {"accounts": _account_row, "proxies": _proxy_row}
+CREATE = {"accounts": accounts.account_create, "proxies": accounts.proxy_create}
+
+
+LABELS = {
+    "label": "نام",
+    "platform": "سکو",
+    "cookie_domain": "دامنه سکو",
+    "cookies": "کوکی‌ها",
+    "user_agent": "User-Agent",
+    "protocol": "پروتکل",
+    "host": "میزبان",
+    "port": "درگاه",
+    "username": "نام کاربری",
+    "password": "گذرواژه",
+}
+
+
+def _problems(exc: PlatformError) -> list[str]:
+    details = {LABELS.get(field, field): items for field, items in (exc.details or {}).items()}
+    found = [
+        f"{field}: {p}" for field, items in details.items() for p in (items if isinstance(items, list) else [items])
+    ]
+    return found or [exc.message]
+
+
+def _checked_rows(actor: Actor, kind: str, columns: list[str | None], lines) -> list[dict]:
+    missing = [field for field in REQUIRED[kind] if field not in columns]
+    if missing:
+        raise ValidationFailed.field("file", f"ستون‌های {', '.join(missing)} پیدا نشد.")
+    rows = []
+    for line, cells in lines:
+        if len(rows) >= MAX_ROWS:
+            raise ValidationFailed.field("file", f"حداکثر {fa_digits(MAX_ROWS)} ردیف در هر فایل.")
+        data = {col: cell for col, cell in zip(columns, cells, strict=False) if col and cell}
+        try:
+            data = CHECKS[kind](actor, dict(data))
+            problems = []
+        except PlatformError as exc:
+            problems = _problems(exc)
+        rows.append({"line": line, "data": data, "problems": problems})
+    return rows
+
+
+def import_preview(*, actor: Actor, kind: str, file_name: str, content: bytes) -> dict:
+    """Read and check every row; returns {token, rows: [{line, values, problems}], valid, invalid}."""
+    actor.require(Perm.MANAGE_BROWSER)
+    _key(actor, kind, "")  # a known kind
+    if not file_name.lower().endswith(SUPPORTED):
+        raise ValidationFailed.field("file", "فقط فایل‌های .xlsx و .csv پذیرفته می‌شوند.")
+    if len(content) > settings.IMPORT_MAX_BYTES:
+        raise ValidationFailed.field("file", "حجم فایل بیش از حد مجاز است.")
+    try:
+        header, lines = read_rows(file_name, content)
+        rows = _checked_rows(actor, kind, _columns(kind, header), lines)
+    except FileTooLarge:
+        raise ValidationFailed.field("file", "فایل بیش از حد بزرگ است.") from None
+    except PlatformError:
+        raise
+    except Exception:  # a corrupt workbook/CSV is bad input, not a server error
+        raise ValidationFailed.field("file", "فایل خوانده نشد؛ آیا فایل اکسل یا CSV سالم است؟") from None
+    token = secrets.token_urlsafe(24)
+    # the rows hold cookies / passwords: encrypted like the columns they are going to
+    cache.set(_key(actor, kind, token), encrypt(json.dumps(rows)), PREVIEW_SECONDS)
+    shown = [
+        {
+            "line": r["line"],
+            "values": [(LABELS[k], v) for k, v in r["data"].items() if k not in SECRET_COLUMNS],
+            "has_secret": any(r["data"].get(k) for k in SECRET_COLUMNS),
+            "problems": r["problems"],
+        }
+        for r in rows
+    ]
+    valid = sum(1 for r in rows if not r["problems"])
+    return {"token": token, "rows": shown, "valid": valid, "invalid": len(rows) - valid}
+
+
+def import_commit(*, actor: Actor, kind: str, token: str) -> int:
+    """Create the rows of a preview that had no problem; returns how many (the preview is used once)."""
+    actor.require(Perm.MANAGE_BROWSER)
+    key = _key(actor, kind, token)
+    stored = cache.get(key)
+    if stored is None:
+        raise ValidationFailed.field("token", "پیش‌نمایش منقضی شده است؛ فایل را دوباره بفرستید.")
+    cache.delete(key)
+    rows = json.loads(decrypt(stored))
+    with transaction.atomic():
+        created = 0
+        for row in rows:
+            if not row["problems"]:
+                CREATE[kind](actor=actor, **row["data"])
+                created += 1
+    return created
+
+
+def _key(actor: Actor, kind: str, token: str) -> str:
+    if kind not in COLUMNS:
+        raise ValidationFailed.field("kind", "نوع ورود ناشناخته است.")
+    return f"browser-import:{actor.workspace.pk}:{actor.user.pk}:{kind}:{token}"
