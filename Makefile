@@ -3,6 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | md5sum | cut -c1-8)
+CHROMIUM := var/chromium-path
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -14,20 +15,26 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
-venv: $(STAMP)
+# The Chromium of the browser worker and the tests: PLAYWRIGHT_CHROMIUM_PATH, a system Chromium, the
+# distribution's package (apt-get as root or with passwordless sudo), else Playwright's own download;
+# the path is recorded in var/chromium-path, which config/settings.py reads (workers/chromium.py).
+$(CHROMIUM): $(STAMP)
+	$(PY) -m workers.chromium
+
+venv: $(STAMP) $(CHROMIUM)
 
 # Procfile.dev through honcho: web + Celery worker (all queues) + beat + the demo site, on the embedded
 # default (SQLite + filesystem broker) unless DATABASE_URL / CELERY_BROKER_URL are set. honcho prefixes
 # each log line with the process name and stops every process (its whole process group) on Ctrl-C,
 # SIGTERM or when any one of them exits.
-run: $(STAMP)
+run: $(STAMP) $(CHROMIUM)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(PY) manage.py demo_data
 	@echo "Platform: http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/, API docs: /api/docs/) — Ctrl-C stops everything"
 	@DEBUG=$${DEBUG:-1} WEB_ADDR=$(HOST):$(PORT) PYTHONUNBUFFERED=1 PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
 	exec $(VENV)/bin/honcho start --procfile Procfile.dev --app-root $(CURDIR)
 
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # Longer fuzzing of the whole OpenAPI schema (tests/platform/test_fuzz.py; CI runs 3 examples per operation).

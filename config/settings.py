@@ -13,6 +13,8 @@ from pathlib import Path
 import dj_database_url
 from kombu import Exchange, Queue
 
+from workers import chromium
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 # SQLite, the filesystem broker and collected static files live here; the folders are created at start
 # (manage.py, WSGI/ASGI, the Celery app: config/embedded.py), never when settings are imported.
@@ -321,7 +323,8 @@ SMS_PROVIDER_BASE_URLS = {
 
 # --- browser channel ---
 # Browser-task campaigns (docs/browser-tasks.md). Every value can be overridden from the environment.
-PLAYWRIGHT_CHROMIUM_PATH = os.environ.get("PLAYWRIGHT_CHROMIUM_PATH", "/usr/bin/chromium")
+# The environment's path, else the one `make` chose and recorded (workers/chromium.py), else the system one.
+PLAYWRIGHT_CHROMIUM_PATH = os.environ.get("PLAYWRIGHT_CHROMIUM_PATH") or chromium.recorded() or "/usr/bin/chromium"
 # Flags that work in a closed network (no sandbox inside containers, no background calls home).
 PLAYWRIGHT_CHROMIUM_ARGS = env_list(
     "PLAYWRIGHT_CHROMIUM_ARGS",

@@ -18,11 +18,12 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def chromium():
+    from django.conf import settings
     from playwright.sync_api import sync_playwright
 
-    path = os.environ.get("PLAYWRIGHT_CHROMIUM_PATH", "/usr/bin/chromium")
+    path = settings.PLAYWRIGHT_CHROMIUM_PATH  # the environment's, else the one `make` chose (workers/chromium.py)
     if not os.path.exists(path):
-        pytest.fail(f"Chromium not found at {path}: apt-get install chromium (CI does) or set PLAYWRIGHT_CHROMIUM_PATH")
+        pytest.fail(f"Chromium not found at {path}: `make venv` finds or installs one, or set PLAYWRIGHT_CHROMIUM_PATH")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's sync API keeps an event loop in this thread
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
