@@ -18,6 +18,7 @@ urlpatterns = [
     path(
         "browser/campaigns/<int:campaign_id>/edit/", campaign_pages.browser_campaign_edit, name="browser-campaign-edit"
     ),
+    path("browser/tasks/<int:task_id>/screenshot/", views.browser_task_screenshot, name="browser-task-screenshot"),
     path("browser/accounts/", resource_pages.account_list, name="browser-accounts"),
     path("browser/accounts/new/", resource_pages.account_edit, name="browser-account-new"),
     path("browser/accounts/<int:account_id>/", resource_pages.account_edit, name="browser-account-edit"),

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -127,3 +128,10 @@ def browser_campaign_control(request, actor, campaign_id: int):
     except PlatformError as exc:
         messages.error(request, exc.message)
     return redirect("browser-campaign", campaign_id=campaign.pk)
+
+
+@browser_page(Perm.VIEW_BROWSER_DETAILS)
+def browser_task_screenshot(request, actor, task_id: int):
+    """The page as the worker saw it when the task failed (PNG); not for viewers and operators."""
+    screenshot = selectors.task_screenshot(actor=actor, task_id=task_id)
+    return HttpResponse(bytes(screenshot.png), content_type="image/png")

@@ -66,6 +66,7 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
     "browser-proxy-edit": Perm.MANAGE_BROWSER,
     "browser-proxy-reset": Perm.MANAGE_BROWSER,
     "browser-account-import": Perm.MANAGE_BROWSER,
+    "browser-task-screenshot": Perm.VIEW_BROWSER_DETAILS,
     "browser-proxy-import": Perm.MANAGE_BROWSER,
     "chain-groups": Perm.VIEW,
     "chain-group-new": Perm.MANAGE_CAMPAIGNS,

@@ -37,3 +37,43 @@ def test_campaign_pages(client, owner, actor, workspace):
     assert client.get(f"/browser/campaigns/{foreign.pk}/").status_code == 404
     assert "کمپین لایک" in client.get("/browser/").content.decode()
     assert foreign.name not in client.get("/browser/").content.decode()
+
+
+def test_other_workspaces_objects_are_404_on_every_browser_page(client, owner, workspace):
+    from .conftest import make_proxy
+
+    foreign_ws = make_workspace()
+    campaign = make_browser_campaign(
+        make_actor(foreign_ws), accounts=[make_account(foreign_ws)], links=["http://127.0.0.1:9/post/1"]
+    )
+    account, proxy = make_account(foreign_ws), make_proxy(foreign_ws)
+    creation.due_platforms_create_tasks()
+    task = BrowserTask.objects.filter(campaign=campaign).first()
+    client.force_login(owner)
+    for url in (
+        f"/browser/campaigns/{campaign.pk}/progress/",
+        f"/browser/campaigns/{campaign.pk}/edit/",
+        f"/browser/accounts/{account.pk}/",
+        f"/browser/proxies/{proxy.pk}/",
+        f"/browser/tasks/{task.pk}/screenshot/",
+    ):
+        assert client.get(url).status_code == 404, url
+    for url, data in (
+        (f"/browser/campaigns/{campaign.pk}/control/", {"action": "pause"}),
+        (f"/browser/accounts/{account.pk}/status/", {"action": "disable"}),
+        (f"/browser/proxies/{proxy.pk}/reset/", {}),
+    ):
+        response = client.post(url, data)
+        assert response.status_code in (302, 404), url
+    campaign.refresh_from_db()
+    account.refresh_from_db()
+    assert campaign.status == "active" and account.session_status == "active"  # nothing changed over there
+
+
+def test_the_progress_part_polls_only_while_the_campaign_runs(client, owner, actor, workspace):
+    campaign = make_browser_campaign(actor, accounts=[make_account(workspace)], links=["http://127.0.0.1:9/post/1"])
+    client.force_login(owner)
+    assert 'hx-trigger="every 5s"' in client.get(f"/browser/campaigns/{campaign.pk}/progress/").content.decode()
+    client.post(f"/browser/campaigns/{campaign.pk}/control/", {"action": "cancel"})
+    body = client.get(f"/browser/campaigns/{campaign.pk}/progress/").content.decode()
+    assert "hx-trigger" not in body and "لغوشده" in body
