@@ -64,3 +64,15 @@ def browser_campaign_edit(request, actor, campaign_id: int):
     status = 400 if request.method == "POST" else 200
     context = {"form": form, "campaign": campaign, "section": "campaigns", **perms(actor)}
     return render(request, "workers/campaign_form.html", context, status=status)
+
+
+@browser_page(Perm.MANAGE_CAMPAIGNS)
+def browser_campaign_accounts(request, actor):
+    """The account picker for the chosen platform (htmx swaps it in when the platform changes)."""
+    initial = {key: request.GET.getlist(key) for key in ("accounts", "spare_accounts")}
+    form = BrowserCampaignForm(
+        initial={**initial, "platform": request.GET.get("platform", "")},
+        platforms=page_selectors.platform_names(actor=actor),
+        accounts=page_selectors.live_accounts(actor=actor).order_by("platform", "label", "id"),
+    )
+    return render(request, "workers/_account_picker.html", {"form": form})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.core.validators import URLValidator
+from django.urls import reverse
 
 from automation.campaign_forms import JalaliDateTimeField
 from campaigns.platform.jalali import fa_digits
@@ -87,6 +88,14 @@ class BrowserCampaignForm(StrictTextFormMixin, forms.Form):
     def __init__(self, *args, platforms=(), accounts=(), time_zone: str = "Asia/Tehran", **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["platform"].choices = [("", "— انتخاب کنید —")] + [(p, p) for p in platforms]
+        self.fields["platform"].widget.attrs.update(  # the account picker follows the platform (htmx)
+            {
+                "hx-get": reverse("browser-campaign-accounts"),
+                "hx-target": "#account-picker",
+                "hx-swap": "outerHTML",
+                "hx-include": "[name=accounts],[name=spare_accounts]",
+            }
+        )
         self.fields["start_date"] = JalaliDateTimeField(
             label="شروع (تاریخ شمسی)", time_zone=time_zone, help_text="خالی: همین حالا."
         )
@@ -100,11 +109,14 @@ class BrowserCampaignForm(StrictTextFormMixin, forms.Form):
         )
 
     def account_rows(self):
-        """One row per account: the account, whether it is picked as main / spare, whether it can be."""
+        """One row per account of the chosen platform (all before one is chosen): picked as main / spare, usable."""
         main = {str(v) for v in (self["accounts"].value() or [])}
         spare = {str(v) for v in (self["spare_accounts"].value() or [])}
+        platform = self["platform"].value()
         return [
-            (a, str(a.id) in main, str(a.id) in spare, a.session_status == SessionStatus.ACTIVE) for a in self.accounts
+            (a, str(a.id) in main, str(a.id) in spare, a.session_status == SessionStatus.ACTIVE)
+            for a in self.accounts
+            if not platform or a.platform == platform
         ]
 
     def clean_target_links(self):

@@ -6,6 +6,7 @@ from workers import campaign_pages, resource_pages, views
 urlpatterns = [
     path("browser/", views.browser_campaigns, name="browser-campaigns"),
     path("browser/campaigns/new/", campaign_pages.browser_campaign_new, name="browser-campaign-new"),
+    path("browser/campaigns/accounts/", campaign_pages.browser_campaign_accounts, name="browser-campaign-accounts"),
     path("browser/campaigns/<int:campaign_id>/", views.browser_campaign_detail, name="browser-campaign"),
     path(
         "browser/campaigns/<int:campaign_id>/progress/",

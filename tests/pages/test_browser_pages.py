@@ -83,6 +83,7 @@ def test_create_a_campaign_on_the_page_and_watch_it_finish(page, live_server, br
     ActionConfig.objects.create(
         workspace=shop, platform="demo", action_type="like", steps=LIKE_STEPS, login_check=LOGIN_CHECK
     )
+    other_platform = make_account(shop, label="حساب سکوی دیگر", platform="other")
     good = make_account(shop, label="حساب خوب")
     stale = make_account(shop, label="حساب منقضی", cookies="session=expired-page")
     spare = make_account(shop, label="حساب یدک")
@@ -92,7 +93,9 @@ def test_create_a_campaign_on_the_page_and_watch_it_finish(page, live_server, br
     page.click("text=کمپین‌های مرورگر")
     page.click("[data-testid=new-campaign]")
     page.fill("#id_name", "پسندیدن دو پست")
-    page.select_option("#id_platform", "demo")
+    expect(page.locator("[data-testid=account-picker]")).to_contain_text(other_platform.label)
+    page.select_option("#id_platform", "demo")  # the picker follows the platform
+    expect(page.locator("[data-testid=account-picker]")).not_to_contain_text(other_platform.label)
     page.select_option("#id_action", "like")
     page.check(f"input[name=accounts][value='{good.pk}']")
     page.check(f"input[name=accounts][value='{stale.pk}']")

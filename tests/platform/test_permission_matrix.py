@@ -55,6 +55,7 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
     "browser-campaign": None,
     "browser-campaign-progress": None,
     "browser-campaign-new": Perm.MANAGE_CAMPAIGNS,
+    "browser-campaign-accounts": Perm.MANAGE_CAMPAIGNS,
     "browser-campaign-edit": Perm.MANAGE_CAMPAIGNS,
     "browser-campaign-control": Perm.MANAGE_CAMPAIGNS,
     "browser-accounts": Perm.VIEW_BROWSER_DETAILS,

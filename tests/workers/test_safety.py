@@ -350,7 +350,14 @@ def payload_for(site, post: str, **extra) -> dict:
         "steps": LIKE_STEPS,
         "login_check": LOGIN_CHECK,
         "server": "browser",
-        "account": {"id": n, "label": f"acc-{n}", "cookies": f"session=valid-{n}", "user_agent": "", "viewport": {}},
+        "account": {
+            "id": n,
+            "label": f"acc-{n}",
+            "cookies": f"session=valid-{n}",
+            "cookie_domain": "127.0.0.1",
+            "user_agent": "",
+            "viewport": {},
+        },
         "proxy": None,
         **extra,
     }

@@ -83,6 +83,25 @@ class TestCookieSite:
         )
         assert response.status_code == 200 and response.json()["cookie_domain"] == "other.test"
 
+    def test_admin_refuses_a_new_site_with_the_old_cookies(self, admin_client, workspace):
+        account = make_account(workspace, cookies="session=valid-stored", cookie_domain="example.com")
+        url = reverse("admin:workers_browseraccount_change", args=[account.pk])
+        form = {
+            "workspace": workspace.pk,
+            "label": account.label,
+            "platform": "demo",
+            "cookie_domain": "evil.test",
+            "cookies": "",
+            "user_agent": "",
+            "viewport_width": 1280,
+            "viewport_height": 800,
+        }
+        assert admin_client.post(url, form).status_code == 200  # the form again, with the error
+        assert BrowserAccount.objects.get(pk=account.pk).cookie_domain == "example.com"
+        assert admin_client.post(url, {**form, "cookies": "session=valid-new"}).status_code == 302
+        account.refresh_from_db()
+        assert (account.cookie_domain, account.cookies, account.cookie_count) == ("evil.test", "session=valid-new", 1)
+
     def test_the_payload_names_the_accounts_site_not_the_link(self, actor, workspace):
         from workers.dispatch import build_payload
 

@@ -387,8 +387,11 @@ def task_retry(*, actor: Actor, task_id: int) -> BrowserTask:
     return task
 
 
+RETRY_FAILED_MAX = 1000  # one click retries at most this many (a request stays short); click again for more
+
+
 def campaign_retry_failed(*, actor: Actor, campaign_id: int) -> int:
-    """Staff retry of every failed task of a campaign that can run again; returns how many went back.
+    """Staff retry of the failed tasks of a campaign that can run again; returns how many went back.
 
     Tasks whose account is no longer active (expired cookies) stay failed: new cookies first.
     """
@@ -401,7 +404,7 @@ def campaign_retry_failed(*, actor: Actor, campaign_id: int) -> int:
         replaced_by__isnull=True,
         account__session_status=SessionStatus.ACTIVE,
     ).values_list("id", flat=True)
-    for task_id in list(failed[: conf.setting("DISPATCH_BATCH") * 20]):
+    for task_id in list(failed[:RETRY_FAILED_MAX]):
         try:
             task_retry(actor=actor, task_id=task_id)
         except TaskNotRetryable:

@@ -106,7 +106,11 @@ class Command(BaseCommand):
         workspace, actor = self._workspace()
         accounts = [
             BrowserAccount.objects.create(
-                workspace=workspace, label=f"bench-{i}", platform="bench", cookies=f"session=valid-bench-{i}"
+                workspace=workspace,
+                label=f"bench-{i}",
+                platform="bench",
+                cookies=f"session=valid-bench-{i}",
+                cookie_domain="127.0.0.1",  # the local site's host
             )
             for i in range(options["accounts"])
         ]
