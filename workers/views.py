@@ -1,19 +1,17 @@
 """Persian pages of the browser channel: campaign list, campaign page (progress, failures, control)."""
 
 import zoneinfo
-from functools import wraps
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.chains.services.approval import campaign_submit, single_approve, workspace_needs_approval
+from campaigns.chains.views import chain_page as browser_page  # signed in, in a workspace, holding a permission
 from campaigns.choices import CampaignStatus
-from campaigns.platform.errors import NotFound, PlatformError
+from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
 from campaigns.services.campaigns import campaign_transition
@@ -23,28 +21,6 @@ from workers.services.results import campaign_retry_failed
 
 RUNNING = {CampaignStatus.ACTIVE, CampaignStatus.SCHEDULED}
 CONTROLS = {"pause": "توقف", "resume": "ادامه", "cancel": "لغو"}
-
-
-def browser_page(perm: str = Perm.VIEW):
-    """Signed in, inside a workspace, holding ``perm`` (else 403); the view gets the actor."""
-
-    def decorator(view):
-        @login_required
-        @wraps(view)
-        def wrapped(request, *args, **kwargs):
-            actor = getattr(request, "actor", None)
-            if actor is None:
-                return render(request, "campaigns/no_workspace.html")
-            if not actor.has(perm):
-                raise PermissionDenied
-            try:
-                return view(request, actor, *args, **kwargs)
-            except NotFound:
-                return render(request, "404.html", status=404)
-
-        return wrapped
-
-    return decorator
 
 
 def perms(actor) -> dict:
