@@ -60,3 +60,30 @@ def test_browser_campaign_runs_once_submitted_and_approved_through_the_api(works
     due_platforms_create_tasks(now=timezone.now())  # the creation job starts it at its start date
     assert Campaign.objects.get(pk=campaign_id).status == "active"
     assert BrowserTask.objects.filter(campaign_id=campaign_id).count() == 1
+
+
+def test_a_draft_is_replaced_through_the_api_and_a_submitted_one_is_409(workspace, owner, other_workspace):
+    needs_approval(workspace)
+    first, second = make_account(workspace), make_account(workspace)
+    api = api_client_for(owner, workspace)
+    body = {
+        "name": "b",
+        "platform": "demo",
+        "accounts": [first.pk],
+        "target_links": LINKS,
+        "action": "like",
+        "steps": [{"action": "goto"}, {"action": "click", "selector": "#like"}],
+    }
+    created = api.post("/api/v1/campaigns", {**body, "kind": "browser"}, format="json").json()
+    url = f"/api/v1/browser/campaigns/{created['id']}"
+    replaced = api.put(url, {**body, "name": "b2", "accounts": [first.pk, second.pk]}, format="json")
+    assert replaced.status_code == 200, replaced.content
+    campaign = Campaign.objects.get(pk=created["id"])
+    assert campaign.name == "b2"
+    assert campaign.browser_platforms.get().metadata["account_ids"] == [first.pk, second.pk]
+    bad = api.put(url, {**body, "target_links": ["http://169.254.169.254/latest"]}, format="json")
+    assert bad.status_code == 400  # the same address guard as creation
+    assert api.post(f"/api/v1/campaign/{campaign.pk}/submit", {}, format="json").status_code == 200
+    assert api.put(url, body, format="json").status_code == 409
+    outsider = api_client_for(make_member(other_workspace), other_workspace)
+    assert outsider.put(url, body, format="json").status_code == 404

@@ -80,6 +80,12 @@ class BrowserCampaignInput(serializers.Serializer):
     priority = serializers.IntegerField(required=False, default=0, min_value=-100, max_value=100)
 
 
+class BrowserCampaignUpdateInput(BrowserCampaignInput):
+    """A draft's whole body again (``PUT``): the creation body without ``kind``."""
+
+    kind = None
+
+
 class AccountInput(serializers.Serializer):
     label = VisibleNameField(max_length=120)
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)

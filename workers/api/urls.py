@@ -35,6 +35,7 @@ urlpatterns = [
         views.PlatformResumeApi.as_view(),
         name="api-browser-platform-resume",
     ),
+    path("browser/campaigns/<int:campaign_id>", views.BrowserCampaignDetailApi.as_view(), name="api-browser-campaign"),
     path(
         "browser/campaigns/<int:campaign_id>/statistics",
         views.CampaignStatisticsApi.as_view(),

@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from campaigns.api.serializers import CampaignOutput
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
@@ -17,6 +18,7 @@ from workers.api.serializers import (
     AccountStatusInput,
     ActionConfigInput,
     ActionConfigOutput,
+    BrowserCampaignUpdateInput,
     PlatformOutput,
     ProxyInput,
     ProxyOutput,
@@ -344,6 +346,25 @@ class PlatformResumeApi(_PlatformTransitionApi):
     )
     def post(self, request, platform_id: int):
         return super().post(request, platform_id)
+
+
+class BrowserCampaignDetailApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+    serializer_class = CampaignOutput
+
+    @extend_schema(
+        operation_id="browser_campaigns_update",
+        description="Replace a draft's body (same rules as creation); anything but a draft → 409.",
+        request=BrowserCampaignUpdateInput,
+        responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
+    )
+    def put(self, request, campaign_id: int):
+        serializer = BrowserCampaignUpdateInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        campaign = campaigns.browser_campaign_update(
+            actor=self.actor, campaign_id=campaign_id, **serializer.validated_data
+        )
+        return Response(CampaignOutput(campaign).data)
 
 
 class CampaignStatisticsApi(WorkspaceAPIView):
