@@ -32,6 +32,11 @@ def _save(request, actor, form, save):
         return None
 
 
+def _configs(actor) -> list[dict]:
+    """The action configs' steps, for roles that may see them (as in the API)."""
+    return page_selectors.action_config_rows(actor=actor) if actor.has(Perm.VIEW_BROWSER_DETAILS) else []
+
+
 @browser_page(Perm.MANAGE_CAMPAIGNS)
 def browser_campaign_new(request, actor):
     form = _form(request, actor)
@@ -40,7 +45,7 @@ def browser_campaign_new(request, actor):
         messages.success(request, f"کمپین «{campaign.name}» ساخته شد.")
         return redirect("browser-campaign", campaign_id=campaign.pk)
     status = 400 if request.method == "POST" else 200
-    context = {"form": form, "section": "campaigns", **perms(actor)}
+    context = {"form": form, "section": "campaigns", "configs": _configs(actor), **perms(actor)}
     return render(request, "workers/campaign_form.html", context, status=status)
 
 
@@ -62,7 +67,7 @@ def browser_campaign_edit(request, actor, campaign_id: int):
         messages.success(request, f"کمپین «{saved.name}» ذخیره شد.")
         return redirect("browser-campaign", campaign_id=campaign.pk)
     status = 400 if request.method == "POST" else 200
-    context = {"form": form, "campaign": campaign, "section": "campaigns", **perms(actor)}
+    context = {"form": form, "campaign": campaign, "section": "campaigns", "configs": _configs(actor), **perms(actor)}
     return render(request, "workers/campaign_form.html", context, status=status)
 
 

@@ -10,7 +10,7 @@ from django.db.models.functions import Trunc
 
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.tenancy import Actor, scoped
-from workers.choices import ErrorCode, TaskStatus
+from workers.choices import ActionType, ErrorCode, TaskStatus
 from workers.models import ActionConfig, BrowserTask
 from workers.selectors import account_queryset, proxy_queryset
 
@@ -35,6 +35,18 @@ def platform_names(*, actor: Actor) -> list[str]:
     names = set(live_accounts(actor=actor).values_list("platform", flat=True))
     names |= set(scoped(ActionConfig, actor.workspace).values_list("platform", flat=True))
     return sorted(names)
+
+
+def action_config_rows(*, actor: Actor) -> list[dict]:
+    """The workspace's action configs as "platform / action: goto → click #like → …" (the create page's hint)."""
+    labels = dict(ActionType.choices)
+    rows = []
+    for config in scoped(ActionConfig, actor.workspace).order_by("platform", "action_type"):
+        steps = [
+            " ".join(str(v) for v in (s.get("action"), s.get("selector") or s.get("text")) if v) for s in config.steps
+        ]
+        rows.append({"platform": config.platform, "action": labels.get(config.action_type), "steps": " → ".join(steps)})
+    return rows
 
 
 def failure_groups(*, actor: Actor, campaign) -> list[dict]:

@@ -54,6 +54,11 @@ def login(page, base: str, username: str) -> None:
     expect(page.locator("h1")).to_contain_text("پیشخوان")
 
 
+def htmx_idle(page) -> None:
+    """Wait until htmx has swapped and settled what it fetched."""
+    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+
+
 def run_round(worker, sent, *, fail_first_of=None) -> None:
     """One round of the beat jobs; the browser runs what was published (one payload may be answered failed)."""
     creation.due_platforms_create_tasks()
@@ -94,7 +99,9 @@ def test_create_a_campaign_on_the_page_and_watch_it_finish(page, live_server, br
     page.click("[data-testid=new-campaign]")
     page.fill("#id_name", "پسندیدن دو پست")
     expect(page.locator("[data-testid=account-picker]")).to_contain_text(other_platform.label)
-    page.select_option("#id_platform", "demo")  # the picker follows the platform
+    with page.expect_response("**/browser/campaigns/accounts/**"):
+        page.select_option("#id_platform", "demo")  # the picker follows the platform (htmx)
+    htmx_idle(page)
     expect(page.locator("[data-testid=account-picker]")).not_to_contain_text(other_platform.label)
     page.select_option("#id_action", "like")
     page.check(f"input[name=accounts][value='{good.pk}']")
@@ -222,7 +229,9 @@ def test_a_draft_is_edited_submitted_and_approved_on_the_pages(page, live_server
     login(page, base, "mani")
     page.goto(f"{base}/browser/campaigns/new/")
     page.fill("#id_name", "پیش‌نویس")
-    page.select_option("#id_platform", "demo")
+    with page.expect_response("**/browser/campaigns/accounts/**"):
+        page.select_option("#id_platform", "demo")
+    htmx_idle(page)
     page.check(f"input[name=accounts][value='{first.pk}']")
     page.fill("#id_target_links", "http://127.0.0.1:9/post/1")
     page.fill("#id_start_date", "1405/09/10 09:00")
