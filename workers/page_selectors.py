@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Trunc
 
 from campaigns.platform.jalali import fa_digits, to_jalali
@@ -23,7 +23,20 @@ BUCKETS = [  # (Trunc kind, width): the finest that keeps a chart within ~40 bar
 
 
 def live_accounts(*, actor: Actor):
-    return account_queryset(actor=actor).filter(deleted_at__isnull=True).select_related("proxy")
+    """Accounts not deleted, with the error of their latest failed task (the list's "last error")."""
+    last_failure = BrowserTask.objects.filter(account=OuterRef("pk"), status=TaskStatus.FAILED).order_by(
+        "-finished_at", "-id"
+    )
+    return (
+        account_queryset(actor=actor)
+        .filter(deleted_at__isnull=True)
+        .select_related("proxy")
+        .defer("proxy__password")
+        .annotate(
+            last_error_code=Subquery(last_failure.values("error_code")[:1]),
+            last_error_at=Subquery(last_failure.values("finished_at")[:1]),
+        )
+    )
 
 
 def live_proxies(*, actor: Actor):

@@ -29,6 +29,8 @@ def test_campaign_pages(client, owner, actor, workspace):
     body = detail.content.decode()
     assert body.count("تأیید انجام کار ناموفق") == 3  # two task rows and their failure group
     assert "۲ کار" in body  # the group's count
+    accounts = client.get("/browser/accounts/").content.decode()
+    assert accounts.count("VERIFY_FAILED") == 2  # each account's last error
 
     foreign_ws = make_workspace()
     foreign = make_browser_campaign(
