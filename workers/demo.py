@@ -12,24 +12,20 @@ PLATFORM = "demo"
 def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
     from workers.management.commands.demo_site import DEMO_SITE_PORT
     from workers.models import ActionConfig, BrowserAccount
-    from workers.services.accounts import account_create
+    from workers.services.accounts import account_create, account_update
     from workers.services.action_configs import action_config_create
     from workers.services.campaigns import browser_campaign_create
 
     accounts = []
     for i in range(1, 4):
         label = f"حساب نمونه {i}"
+        session = {"cookies": f"session=valid-demo-{i}", "cookie_domain": "127.0.0.1"}  # the demo site's host
         account = BrowserAccount.objects.filter(workspace=workspace, platform=PLATFORM, label=label).first()
-        accounts.append(
-            account
-            or account_create(
-                actor=actor,
-                label=label,
-                platform=PLATFORM,
-                cookies=f"session=valid-demo-{i}",
-                cookie_domain="127.0.0.1",  # the demo site's host
-            )
-        )
+        if account is None:
+            account = account_create(actor=actor, label=label, platform=PLATFORM, **session)
+        elif not account.cookie_domain:  # stored before cookies were bound to a site
+            account = account_update(actor=actor, account_id=account.pk, data=session)
+        accounts.append(account)
     if not ActionConfig.objects.filter(workspace=workspace, platform=PLATFORM, action_type="like").exists():
         action_config_create(
             actor=actor,
