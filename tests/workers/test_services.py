@@ -472,6 +472,18 @@ def test_campaign_finishes_with_its_platforms_and_runs_again_on_retry(
 
 
 @pytest.mark.django_db
+def test_a_campaign_completed_by_hand_is_not_reopened_by_the_refresh(actor, workspace):
+    from campaigns.services.campaigns import campaign_transition
+
+    campaign = make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK])
+    creation.due_platforms_create_tasks()
+    campaign_transition(actor=actor, campaign_id=campaign.pk, transition="complete")
+    statistics.statistics_refresh()
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.COMPLETED
+
+
+@pytest.mark.django_db
 def test_migration_finishes_campaigns_whose_platforms_all_completed(actor, workspace):
     from importlib import import_module
 

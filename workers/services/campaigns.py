@@ -186,11 +186,13 @@ def platform_transition(*, actor: Actor, platform_id: int, transition: str) -> C
     return fsm_apply(platform, transition, on_applied=record)
 
 
-def campaign_follow_platforms(*, campaign_id: int) -> str | None:
+def campaign_follow_platforms(*, campaign_id: int, retried: bool = False) -> str | None:
     """A browser campaign's status follows its platforms; returns the transition applied, if any.
 
-    Every platform completed → the campaign is completed; a platform running again (a staff retry) →
-    a completed campaign is active again. A lost race changes nothing (the next refresh looks again).
+    Every platform completed → the campaign is completed. A staff retry (``retried``) that put a
+    platform back to running makes a completed campaign active again; nothing else reopens one (a
+    campaign staff completed by hand stays completed). A lost race changes nothing (the next refresh
+    looks again).
     """
     campaign = Campaign.objects.filter(pk=campaign_id, kind=CampaignKind.BROWSER).first()
     if campaign is None:
@@ -198,7 +200,7 @@ def campaign_follow_platforms(*, campaign_id: int) -> str | None:
     statuses = set(CampaignPlatform.objects.filter(campaign_id=campaign_id).values_list("status", flat=True))
     if campaign.status in {CampaignStatus.ACTIVE, CampaignStatus.PAUSED} and statuses == {PlatformStatus.COMPLETED}:
         transition = "complete"
-    elif campaign.status == CampaignStatus.COMPLETED and statuses - {PlatformStatus.COMPLETED}:
+    elif retried and campaign.status == CampaignStatus.COMPLETED and statuses - {PlatformStatus.COMPLETED}:
         transition = "reopen"
     else:
         return None

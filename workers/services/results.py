@@ -382,7 +382,7 @@ def task_retry(*, actor: Actor, task_id: int) -> BrowserTask:
         )
         _stats(task.campaign_id, failed=-1, pending=1)
         events.task_retried(task=task, actor_id=actor.user.pk)
-        campaign_follow_platforms(campaign_id=task.campaign_id)  # a finished campaign runs again
+        campaign_follow_platforms(campaign_id=task.campaign_id, retried=True)  # a finished campaign runs again
     task.refresh_from_db()
     return task
 
