@@ -69,10 +69,7 @@ def account_secret_kept(*, account: BrowserAccount, data: dict) -> bool:
     """Whether an edit keeps stored cookies while moving them to another site (refused: they would leak)."""
     if "cookie_domain" not in data or "cookies" in data or not account.cookies:
         return False
-    try:
-        return jar.normalise_domain(data["cookie_domain"] or "") != account.cookie_domain
-    except jar.CookieError:
-        return True
+    return (data["cookie_domain"] or "").strip().lower().lstrip(".") != account.cookie_domain
 
 
 def account_create(*, actor: Actor, label: str, platform: str, cookies: str = "", **data) -> BrowserAccount:
