@@ -14,7 +14,7 @@ from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.platform.text import text_check
-from campaigns.services.lifecycle import campaign_status_change
+from campaigns.services.lifecycle import campaign_assert_editable, campaign_status_change
 from workers import conf, events
 from workers.choices import ActionType, PlatformStatus, SessionStatus
 from workers.errors import (
@@ -232,6 +232,7 @@ def browser_campaign_update(
         raise NotFound()
     if campaign.status not in EDITABLE:
         raise CampaignNotEditable(details={"status": campaign.status})
+    campaign_assert_editable(campaign=campaign)  # the lifecycle's edit policies (chains)
     text_check(names={"name": name}, texts={"description": description})
     metadata = browser_campaign_plan(actor=actor, platform=platform, **body)
     with transaction.atomic():
