@@ -10,6 +10,7 @@ from django import forms
 from automation.engine.window import DISPLAY_ORDER
 from campaigns.platform.jalali import fa_digits, parse_jalali, to_jalali
 from campaigns.platform.text import StrictTextFormMixin
+from campaigns.platform.widgets import time_field
 
 DAY_LABELS = {
     "sat": "شنبه",
@@ -84,11 +85,7 @@ class JourneyCampaignForm(StrictTextFormMixin, forms.Form):
         self.time_zone = time_zone
         for day in DISPLAY_ORDER:
             for part in ("start", "end"):
-                self.fields[f"win_{day}_{part}"] = forms.TimeField(
-                    label=f"{DAY_LABELS[day]} {'از' if part == 'start' else 'تا'}",
-                    required=False,
-                    widget=forms.TimeInput(attrs={"type": "time", "dir": "ltr", "lang": "en"}, format="%H:%M"),
-                )
+                self.fields[f"win_{day}_{part}"] = time_field(f"{DAY_LABELS[day]} {'از' if part == 'start' else 'تا'}")
 
     def window_rows(self):
         return [(DAY_LABELS[day], self[f"win_{day}_start"], self[f"win_{day}_end"]) for day in DISPLAY_ORDER]

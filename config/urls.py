@@ -2,8 +2,10 @@
 
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
+from django.templatetags.static import static
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import IsAuthenticated
 
@@ -26,6 +28,7 @@ def api_not_found(request, rest):
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.ico"), permanent=True), name="favicon"),
     # Over the admin's own view: the current password goes through the login throttle.
     path("admin/", include([path("password_change/", admin.site.admin_view(AdminPasswordChangeView.as_view()))])),
     path("admin/", admin.site.urls),

@@ -11,6 +11,7 @@ from django import forms
 
 from automation.engine.window import DISPLAY_ORDER
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
+from campaigns.platform.widgets import time_field
 from sms.choices import AttemptStatus, BlacklistReason
 from sms.providers import credential_fields
 from sms.selectors import latin_digits, provider_kind_choices
@@ -231,11 +232,7 @@ class ChannelSettingsForm(StrictTextFormMixin, forms.Form):
         self.fields["fallback_account"].choices = choices
         for day in DISPLAY_ORDER:
             for part in ("start", "end"):
-                self.fields[f"win_{day}_{part}"] = forms.TimeField(
-                    label=f"{DAY_LABELS[day]} {'از' if part == 'start' else 'تا'}",
-                    required=False,
-                    widget=forms.TimeInput(attrs={"type": "time", "dir": "ltr", "lang": "en"}, format="%H:%M"),
-                )
+                self.fields[f"win_{day}_{part}"] = time_field(f"{DAY_LABELS[day]} {'از' if part == 'start' else 'تا'}")
 
     @staticmethod
     def window_initial(config: dict | None) -> dict[str, str]:

@@ -173,6 +173,7 @@ class Card:
 
 
 def summary_of(step: Step) -> str:
+    """UI numbers (wait amounts, dates) in Persian digits; the user's own text (SMS, rule values) as typed."""
     cfg = step.config
     if isinstance(step, Send):
         action = ACTIONS.get(step.action)
@@ -182,7 +183,7 @@ def summary_of(step: Step) -> str:
     if isinstance(step, Wait):
         if cfg.get("mode", step.subtype) == "until":
             return f"تا {fa_digits(naive_to_jalali(cfg.get('at'))) or '؟'}"
-        return f"{cfg.get('amount') or '؟'} {UNIT_LABELS.get(cfg.get('unit', 'days'), '')}"
+        return f"{fa_digits(cfg.get('amount')) or '؟'} {UNIT_LABELS.get(cfg.get('unit', 'days'), '')}"
     if isinstance(step, Condition):
         rules = cfg.get("rules") or []
         parts = []

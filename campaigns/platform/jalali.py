@@ -25,6 +25,11 @@ def fa_digits(value) -> str:
     return str(value).translate(_FA_DIGITS)
 
 
+def to_latin_digits(value: str) -> str:
+    """Persian and Arabic-Indic digits → Latin digits (what staff type in number and time inputs)."""
+    return (value or "").translate(_TO_LATIN)
+
+
 def to_jalali(value, *, with_time: bool = False, tz=None) -> str:
     """'1405/09/09' (or '1405/09/09 15:30') for a date/datetime; '' for None."""
     if value is None or value == "":

@@ -1,0 +1,188 @@
+"""Every staff page pattern of the URLconf, filled from a demo workspace with rows on every page.
+
+``PAGES`` names each page pattern and how its URL arguments are found; ``NOT_PAGES`` lists the patterns
+that are no page (POST actions, partials, downloads). A new pattern in neither fails
+``test_every_staff_pattern_is_listed`` until it is placed in one of them.
+"""
+
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import TestCase
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
+
+from automation.models import EnrollmentBatch, Workflow
+from automation.services.enrollment import enroll_subjects
+from automation.services.enrollment_batches import enrollment_batch_preview
+from automation.services.workflows import workflow_create
+from campaigns.chains.run_models import CampaignRun
+from campaigns.chains.runs.choices import RunType
+from campaigns.chains.services.approval import WORKSPACE_APPROVAL_SETTING, campaign_submit
+from campaigns.choices import CampaignKind
+from campaigns.models import Campaign, Target, TargetImport, Workspace
+from campaigns.notifications.services import notification_send
+from campaigns.platform.tenancy import Actor
+from campaigns.services.imports import target_import_process, target_import_start
+from sms.models import SmsProviderAccount, SmsTemplate
+from sms.services import blacklist_add, sms_template_create
+
+from ..automation.helpers import Driver, end_node, journey, linear_graph, sms_node
+from ..chains.conftest import make_chain, make_group
+
+PASSWORD = "pw-123456"
+CODE = "NAMA10"  # user content with Latin digits: shown exactly as typed
+
+# url name -> how to find its URL arguments in the demo workspace
+PAGES = {
+    "home": {},
+    "target-list": {},
+    "target-new": {},
+    "target-edit": {"target_id": "target"},
+    "target-import": {},
+    "target-import-detail": {"import_id": "target_import"},
+    "chain-groups": {},
+    "chain-group": {"group_id": "group"},
+    "chain-campaign-new": {"group_id": "group"},
+    "chain-campaign-edit": {"campaign_id": "chain_root"},
+    "chain-campaign-runs": {"campaign_id": "chain_root"},
+    "chain-packages": {},
+    "chain-package": {"package_id": "package"},
+    "notification-list": {},
+    "my-followups": {},
+    "workflow-list": {},
+    "workflow-new": {},
+    "workflow-detail": {"workflow_id": "workflow"},
+    "workflow-builder": {"workflow_id": "draft_workflow"},
+    "journey-campaign-list": {},
+    "journey-campaign-new": {},
+    "journey-campaign-dashboard": {"campaign_id": "journey"},
+    "journey-campaign-edit": {"campaign_id": "draft_journey"},
+    "journey-campaign-enroll": {"campaign_id": "draft_journey"},
+    "journey-enrollment-review": {"campaign_id": "draft_journey", "batch_id": "batch"},
+    "journey-campaign-targets": {"campaign_id": "journey"},
+    "journey-campaign-logs": {"campaign_id": "journey"},
+    "sms-home": {},
+    "sms-attempts": {},
+    "sms-blacklist": {},
+    "sms-templates": {},
+    "sms-template-new": {},
+    "sms-template-edit": {"template_id": "template"},
+    "sms-settings": {},
+    "sms-account-edit": {"account_id": "account"},
+    "browser-campaigns": {},
+    "browser-campaign": {"campaign_id": "browser_campaign"},
+}
+SIGNED_OUT_PAGES = {"login": {}}
+NOT_PAGES = {
+    "healthz": "JSON health check",
+    "favicon": "a redirect to the static icon",
+    "set_language": "POST: the admin's language switch",
+    "logout": "POST",
+    "workspace-switch": "POST",
+    "chain-group-new": "POST (the dialog on the group list)",
+    "chain-group-edit": "POST (the dialog on the group page)",
+    "chain-group-archive": "POST",
+    "chain-campaign-delete": "POST",
+    "chain-submit": "POST",
+    "chain-control": "POST",
+    "chain-run-now": "POST",
+    "chain-run-export": "an .xlsx download",
+    "chain-run-rerun": "POST",
+    "chain-preview": "POST: an htmx partial of the campaign form",
+    "chain-package-approve": "POST",
+    "chain-package-reject": "POST",
+    "chain-package-withdraw": "POST",
+    "workflow-publish": "POST",
+    "workflow-new-draft": "POST",
+    "workflow-archive": "POST",
+    "workflow-save-template": "POST",
+    "workflow-builder-add": "POST: a builder partial",
+    "workflow-builder-step": "POST: a builder partial",
+    "workflow-builder-remove": "POST: a builder partial",
+    "workflow-builder-window": "POST: a builder partial",
+    "workflow-builder-preview": "POST: a builder partial",
+    "journey-campaign-control": "POST",
+    "journey-enrollment-decide": "POST",
+    "journey-enrollment-commit": "POST",
+    "journey-enrollment-discard": "POST",
+    "journey-enrollment-progress": "an htmx partial of the review page",
+    "sms-blacklist-action": "POST",
+    "sms-account-test": "POST: a dialog partial",
+}
+
+
+def staff_url_names() -> set[str]:
+    """Names of every URL pattern outside the admin and the API."""
+
+    def walk(resolver, prefix=""):
+        for p in resolver.url_patterns:
+            if isinstance(p, URLResolver):
+                yield from walk(p, prefix + str(p.pattern))
+            elif isinstance(p, URLPattern) and not (prefix + str(p.pattern)).startswith(("admin/", "api/")):
+                yield p.name
+
+    return set(walk(get_resolver()))
+
+
+@dataclass
+class StaffSite:
+    workspace: Workspace
+    username: str
+    rows: dict
+
+    def url(self, name: str) -> str:
+        spec = PAGES.get(name, SIGNED_OUT_PAGES.get(name, {}))
+        return reverse(name, kwargs={arg: self.rows[key].pk for arg, key in spec.items()})
+
+
+def staff_site_create() -> StaffSite:
+    """The demo workspace (``demo_data``) plus a row on every page: an import, a chain awaiting approval,
+    a run, SMS attempts, a blacklisted number, a template, an enrollment review, a notification."""
+    call_command("demo_data", "--force", "--targets", "40", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username="admin")
+    user.set_password(PASSWORD)
+    user.save()
+    workspace = Workspace.objects.get(slug="demo")
+    actor = Actor(user=user, workspace=workspace, membership=user.memberships.get(workspace=workspace))
+    targets = list(Target.objects.filter(workspace=workspace).exclude(mobile="").order_by("pk")[:6])
+    rows = {"target": targets[0]}
+
+    upload = "نام,تلفن\nعلی,09121234567\nخراب,12\n".encode()
+    rows["target_import"] = target_import_start(actor=actor, file_name="a.csv", content=upload)
+    target_import_process(import_id=rows["target_import"].id)
+
+    rows["journey"] = journey(actor, linear_graph(sms_node(body=f"کد تخفیف {CODE}"), end_node()))
+    enroll_subjects(actor=actor, campaign_id=rows["journey"].id, target_ids=[t.id for t in targets[:3]])
+    Driver().tick(timezone.now())
+    rows["workflow"] = Workflow.objects.get(campaign_journeys__campaign=rows["journey"])
+    rows["draft_workflow"] = workflow_create(actor=actor, name="پیش‌نویس معرفی", template="three_step_intro")
+    rows["draft_journey"] = Campaign.objects.get(workspace=workspace, name="جشنواره پاییز")
+    rows["group"] = make_group(workspace, "پیگیری فروش")
+    chain = make_chain(workspace, rows["group"], shape="A>B,A>C")
+    rows["chain_root"] = chain["A"]
+    workspace.settings = {**(workspace.settings or {}), WORKSPACE_APPROVAL_SETTING: True}
+    workspace.save(update_fields=["settings"])
+    _, rows["package"] = campaign_submit(actor=actor, campaign_id=chain["A"].id, expected_chain_revision=1)
+    CampaignRun.objects.create(
+        workspace=workspace, campaign=chain["A"], run_type=RunType.SCHEDULED, planned_at=timezone.now()
+    )
+
+    with TestCase.captureOnCommitCallbacks(execute=False):
+        enrollment_batch_preview(
+            actor=actor, campaign_id=rows["draft_journey"].id, target_ids=[t.id for t in targets[3:6]]
+        )
+    rows["batch"] = EnrollmentBatch.objects.filter(campaign=rows["draft_journey"]).latest("pk")
+
+    blacklist_add(actor=actor, number="09121234567", description="درخواست مشتری")
+    rows["template"] = sms_template_create(actor=actor, name="خوش‌آمد", body=f"کد تخفیف شما {CODE}")
+    rows["account"] = SmsProviderAccount.objects.filter(workspace=workspace).first()
+    rows["browser_campaign"] = Campaign.objects.filter(workspace=workspace, kind=CampaignKind.BROWSER).first()
+    notification_send(
+        workspace=workspace, recipients=[user], kind="import_finished", title="ورود مخاطبان انجام شد",
+        link=reverse("target-import-detail", args=[rows["target_import"].id]), dedupe_key="a11y-demo",
+    )
+    assert all(rows.values()), {k for k, v in rows.items() if not v}
+    assert TargetImport.objects.filter(workspace=workspace).exists() and SmsTemplate.objects.exists()
+    return StaffSite(workspace=workspace, username="admin", rows=rows)
