@@ -5,6 +5,7 @@ that are no page (POST actions, partials, downloads). A new pattern in neither f
 ``test_every_staff_pattern_is_listed`` until it is placed in one of them.
 """
 
+import io
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -140,7 +141,7 @@ class StaffSite:
 def staff_site_create() -> StaffSite:
     """The demo workspace (``demo_data``) plus a row on every page: an import, a chain awaiting approval,
     a run, SMS attempts, a blacklisted number, a template, an enrollment review, a notification."""
-    call_command("demo_data", "--force", "--targets", "40", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    call_command("demo_data", "--force", "--targets", "40", stdout=io.StringIO())
     user = get_user_model().objects.get(username="admin")
     user.set_password(PASSWORD)
     user.save()
@@ -180,8 +181,12 @@ def staff_site_create() -> StaffSite:
     rows["account"] = SmsProviderAccount.objects.filter(workspace=workspace).first()
     rows["browser_campaign"] = Campaign.objects.filter(workspace=workspace, kind=CampaignKind.BROWSER).first()
     notification_send(
-        workspace=workspace, recipients=[user], kind="import_finished", title="ورود مخاطبان انجام شد",
-        link=reverse("target-import-detail", args=[rows["target_import"].id]), dedupe_key="a11y-demo",
+        workspace=workspace,
+        recipients=[user],
+        kind="import_finished",
+        title="ورود مخاطبان انجام شد",
+        link=reverse("target-import-detail", args=[rows["target_import"].id]),
+        dedupe_key="a11y-demo",
     )
     assert all(rows.values()), {k for k, v in rows.items() if not v}
     assert TargetImport.objects.filter(workspace=workspace).exists() and SmsTemplate.objects.exists()
