@@ -1,8 +1,10 @@
 """Django admin: the staff's first UI (Persian, Jalali dates)."""
 
 from django.contrib import admin, messages
+from django.db.models import Q
 
 from campaigns.errors import TargetListInUse
+from campaigns.filters import TargetFilter
 from campaigns.forms import TargetAdminForm
 from campaigns.models import (
     ApiToken,
@@ -24,6 +26,7 @@ from campaigns.platform.admin import (
     WorkspaceScopedInline,
     admin_workspace_ids,
     jalali_column,
+    phone_column,
     run_service_action,
 )
 from campaigns.platform.permissions import Perm
@@ -110,14 +113,34 @@ class TargetListAdmin(WorkspaceScopedAdmin):
 class TargetAdmin(WorkspaceScopedAdmin):
     manage_perm = Perm.MANAGE_TARGETS
     form = TargetAdminForm
-    list_display = ("name", "mobile", "landline", "status", "owner", "province", "city", "workspace", "created_jalali")
+    list_display = (
+        "name",
+        "mobile_phone",
+        "landline_phone",
+        "status",
+        "owner",
+        "province",
+        "city",
+        "workspace",
+        "created_jalali",
+    )
     list_filter = ("status", "workspace", "lists", "province")
-    search_fields = ("name", "first_name", "last_name", "mobile", "landline", "city")
+    search_fields = ("name", "first_name", "last_name", "city")
+    mobile_phone = phone_column("mobile", "موبایل")
+    landline_phone = phone_column("landline", "تلفن ثابت")
     autocomplete_fields = ("owner", "lists")
     readonly_fields = ("created_at", "updated_at", "deleted_at")
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("owner", "workspace")
+
+    def get_search_results(self, request, queryset, search_term):
+        """Names and cities as Django searches them, numbers as the staff search does (any spelling)."""
+        found, duplicates = super().get_search_results(request, queryset, search_term)
+        if not search_term.strip():
+            return found, duplicates
+        numbers = TargetFilter().search(queryset, "q", search_term)
+        return queryset.filter(Q(pk__in=found.values("pk")) | Q(pk__in=numbers.values("pk"))), False
 
 
 class CampaignEventInline(WorkspaceScopedInline, admin.TabularInline):

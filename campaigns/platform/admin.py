@@ -14,15 +14,18 @@ workspaces where they are a member with a managing role (owner, admin, manager);
 """
 
 from django.contrib import admin
+from django.contrib.admin.actions import delete_selected
 from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, PermissionDenied
 from django.forms.forms import NON_FIELD_ERRORS
 from django.http import Http404
+from django.utils.html import format_html
 
 from campaigns.choices import Role
 from campaigns.models.core import Membership, Workspace
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.permissions import Perm, role_has
+from campaigns.platform.phones import display_phone
 
 # Roles that see a workspace in the admin. Operators and viewers use the pages (their own
 # targets, no SMS logs or secrets there).
@@ -35,6 +38,18 @@ def jalali_column(field: str, label: str):
         return fa_digits(to_jalali(getattr(obj, field), with_time=True))
 
     column.__name__ = f"{field}_jalali"
+    return column
+
+
+def phone_column(field: str, label: str):
+    """A phone number as on the pages (docs/ui.md "Numbers"): Latin digits, isolated left-to-right."""
+
+    @admin.display(description=label, ordering=field)
+    def column(self, obj):
+        shown = display_phone(getattr(obj, field))
+        return format_html('<bdi dir="ltr" class="phone">{}</bdi>', shown) if shown else "—"
+
+    column.__name__ = f"{field}_phone"
     return column
 
 
@@ -306,6 +321,13 @@ def lock_down_admin_site(site: admin.AdminSite) -> None:
     heartbeats, tokens) becomes superuser-only. Project models with a workspace must use
     ``WorkspaceScopedAdmin`` (a test checks it).
     """
+    # Django's Persian "حذف %(verbose_name_plural)s های انتخاب شده" doubles the plural («کمپین‌ها های»).
+    site.add_action(
+        admin.action(description="حذف موارد انتخاب‌شده (%(verbose_name_plural)s)", permissions=["delete"])(
+            lambda modeladmin, request, queryset: delete_selected(modeladmin, request, queryset)
+        ),
+        "delete_selected",
+    )
     user_model = get_user_model()
     for model, model_admin in list(site._registry.items()):
         cls = type(model_admin)

@@ -100,7 +100,7 @@ def test_bell_shows_unread_count_and_page_marks_all_read(client, workspace, owne
     notification_send(workspace=workspace, recipients=[owner], kind="k", title="کمپین تمام شد", dedupe_key="1")
     client.force_login(owner)
     home = client.get("/")
-    assert 'data-testid="bell-count">1<' in home.content.decode()
+    assert 'data-testid="bell-count">۱<' in home.content.decode()
     page = client.get("/notifications/")
     assert "کمپین تمام شد" in page.content.decode()
     client.post("/notifications/", {"action": "read_all"})

@@ -154,7 +154,7 @@ def test_blacklist_add_search_deactivate_reactivate_import_export(page, live_ser
     page.click("#dlg-bl-add button:has-text('افزودن')")
     expect(page.locator(".flash-success")).to_contain_text("0912 111 2233")
     row = page.get_by_test_id("blacklist-row").first
-    expect(row).to_contain_text("۰۹۱۲ ۱۱۱ ۲۲۳۳")
+    expect(row).to_contain_text("0912 111 2233")
     assert JALALI.search(row.inner_text())
 
     page.click("button:has-text('افزودن شماره')")
@@ -173,11 +173,11 @@ def test_blacklist_add_search_deactivate_reactivate_import_export(page, live_ser
 
     page.fill("#bl-q", "5550002")  # htmx search as you type
     expect(page.get_by_test_id("blacklist-count")).to_have_text("۱ شماره")
-    expect(page.get_by_test_id("blacklist-row")).to_contain_text("۰۹۱۲ ۵۵۵ ۰۰۰۲")
+    expect(page.get_by_test_id("blacklist-row")).to_contain_text("0912 555 0002")
     shot(page, "sms-blacklist-search")
 
     page.fill("#bl-q", "1112233")
-    expect(page.get_by_test_id("blacklist-row")).to_contain_text("۰۹۱۲ ۱۱۱ ۲۲۳۳")
+    expect(page.get_by_test_id("blacklist-row")).to_contain_text("0912 111 2233")
     expect(page.get_by_test_id("blacklist-count")).to_have_text("۱ شماره")
     page.click("button:has-text('غیرفعال کردن')")
     expect(page.get_by_test_id("blacklist-row").locator(".badge-inactive")).to_be_visible()
@@ -220,7 +220,7 @@ def test_attempt_log_filters_by_status_campaign_number_and_jalali_date(page, liv
     page.select_option("#id_status", "failed")
     page.click("button:has-text('نمایش')")
     expect(page.get_by_test_id("attempt-row")).to_have_count(1)
-    expect(page.get_by_test_id("attempt-row")).to_contain_text("۰۹۱۲ ۰۰۰ ۰۱۰۲")
+    expect(page.get_by_test_id("attempt-row")).to_contain_text("0912 000 0102")
     expect(page).to_have_url(re.compile(r"status=failed"))
 
     page.select_option("#id_status", "")
@@ -228,7 +228,7 @@ def test_attempt_log_filters_by_status_campaign_number_and_jalali_date(page, liv
     page.select_option("#id_campaign", str(first.id))
     page.click("button:has-text('نمایش')")
     expect(page.get_by_test_id("attempt-row")).to_have_count(1)
-    expect(page.get_by_test_id("attempt-row")).to_contain_text("۰۹۱۲ ۰۰۰ ۰۱۰۱")
+    expect(page.get_by_test_id("attempt-row")).to_contain_text("0912 000 0101")
 
     page.fill("#id_number", "")
     page.fill("#id_since", "1390/01/01")
