@@ -14,7 +14,6 @@ workspaces where they are a member with a managing role (owner, admin, manager);
 """
 
 from django.contrib import admin
-from django.contrib.admin.actions import delete_selected
 from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, PermissionDenied
 from django.forms.forms import NON_FIELD_ERRORS
@@ -321,13 +320,6 @@ def lock_down_admin_site(site: admin.AdminSite) -> None:
     heartbeats, tokens) becomes superuser-only. Project models with a workspace must use
     ``WorkspaceScopedAdmin`` (a test checks it).
     """
-    # Django's Persian "حذف %(verbose_name_plural)s های انتخاب شده" doubles the plural («کمپین‌ها های»).
-    site.add_action(
-        admin.action(description="حذف موارد انتخاب‌شده (%(verbose_name_plural)s)", permissions=["delete"])(
-            lambda modeladmin, request, queryset: delete_selected(modeladmin, request, queryset)
-        ),
-        "delete_selected",
-    )
     user_model = get_user_model()
     for model, model_admin in list(site._registry.items()):
         cls = type(model_admin)
