@@ -147,21 +147,7 @@ def run_lifecycle(now: datetime, report: TickReport) -> None:
 
 def _end_campaign(campaign: Campaign, now: datetime) -> bool:
     if not _campaign_transition(campaign, "complete", now, {"by": "scheduler", "reason": "ends_at"}):
-        return False  # the journey's finish effect cancelled its live executions
-    if campaign.created_by_id:
-        from django.urls import reverse
-
-        from campaigns.notifications.services import notification_send
-
-        notification_send(
-            workspace=campaign.workspace_id,
-            recipients=[campaign.created_by_id],
-            kind="campaign_ended",
-            title=f"کمپین «{campaign.name}» در زمان پایانش به پایان رسید",
-            body="اجراهای زنده‌ی آن متوقف شدند.",
-            link=reverse("journey-campaign-dashboard", args=[campaign.id]),
-            dedupe_key=f"campaign_ended:{campaign.id}",
-        )
+        return False  # the journey's finish effect cancelled its live executions (the creator is notified)
     return True
 
 

@@ -213,3 +213,42 @@ def activity_set_status(*, actor: Actor, activity_id: int, done: bool) -> Activi
         raise Conflict("وضعیت پیگیری هم‌زمان تغییر کرد.")
     activity.refresh_from_db()
     return activity
+
+
+# --- campaign lifecycle (docs/ui.md "Notifications") ------------------------------------------------------
+_CAMPAIGN_PAGES = {"journey": "journey-campaign-dashboard", "browser": "browser-campaign"}
+_NOT_A_START = ("paused",)  # resuming is not starting
+
+
+def _campaign_link(campaign) -> str:
+    from django.urls import reverse
+
+    if campaign.root_id:
+        return reverse("chain-campaign-runs", args=[campaign.pk])
+    name = _CAMPAIGN_PAGES.get(campaign.kind)
+    return reverse(name, args=[campaign.pk]) if name else ""
+
+
+def campaign_recipients(campaign) -> list[int]:
+    """Who is told about a campaign: whoever created it, else the workspace's owners."""
+    return [campaign.created_by_id] if campaign.created_by_id else workspace_owners(campaign.workspace_id)
+
+
+def campaign_status_notify(*, campaign, from_status: str, to_status: str, data: dict | None = None) -> None:
+    """A campaign started (first time active) or finished (completed): its creator is told, once."""
+    if to_status == "active" and from_status not in _NOT_A_START:
+        kind, title, body = "campaign_started", f"کمپین «{campaign.name}» شروع شد", ""
+    elif to_status == "completed":
+        kind, title = "campaign_finished", f"کمپین «{campaign.name}» به پایان رسید"
+        body = "در زمان پایانش؛ اجراهای زنده‌ی آن متوقف شدند." if (data or {}).get("reason") == "ends_at" else ""
+    else:
+        return
+    notification_send(
+        workspace=campaign.workspace_id,
+        recipients=campaign_recipients(campaign),
+        kind=kind,
+        title=title,
+        body=body,
+        link=_campaign_link(campaign),
+        dedupe_key=f"{kind}:{campaign.pk}",
+    )

@@ -10,7 +10,9 @@
    the policies so that a chain member is routed before its channels are looked at;
 3. the compare-and-set UPDATE (``campaigns.platform.fsm.fsm_apply``) with the lifecycle's own columns
    (``paused_at`` / ``paused_by``) and one ``CampaignEvent`` row, in one transaction;
-4. the kind's **effects** for the moment (``CampaignKindHandler.effects``, e.g. a journey activates its
+4. a start (first time active) or a finish notifies the campaign's creator
+   (``campaigns.notifications.services.campaign_status_notify``), in the same transaction;
+5. the kind's **effects** for the moment (``CampaignKindHandler.effects``, e.g. a journey activates its
    pending executions on start), in the same transaction.
 
 A lost race (another writer changed the row first) raises ``StaleRevision``: no event, no effect.
@@ -93,9 +95,12 @@ def campaign_status_change(
     user = actor.user if actor else None
 
     def record(from_status: str, to_status: str) -> None:
+        from campaigns.notifications.services import campaign_status_notify
+
         campaign_status_changed_event(
             campaign=campaign, from_status=from_status, to_status=to_status, actor=user, data=event_data
         )
+        campaign_status_notify(campaign=campaign, from_status=from_status, to_status=to_status, data=event_data)
 
     updates = {**_own_updates(transition, actor, now), **(extra_updates or {})}
     with transaction.atomic():

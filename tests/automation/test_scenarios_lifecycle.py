@@ -61,7 +61,7 @@ def test_campaign_end_cancels_live_executions(actor, workspace):
     campaign.refresh_from_db()
     assert campaign.status == "completed"
     assert set(Execution.objects.filter(campaign=campaign).values_list("end_reason", flat=True)) == {"campaign_ended"}
-    ended = Notification.objects.get(kind="campaign_ended")
+    ended = Notification.objects.get(kind="campaign_finished")
     assert (ended.recipient_id, ended.link) == (actor.user.id, f"/automation/campaigns/{campaign.id}/")
     assert set(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {
         ExecutionStatus.CANCELLED

@@ -16,7 +16,33 @@ def run_skip(run: CampaignRun, reason: str, *, now: datetime) -> bool:
     )
     if done:
         skip_descendants(run, now=now)
+        if reason not in QUIET_SKIPS:
+            _notify_skipped(run, reason)
     return done
+
+
+# Skips staff caused themselves (pause/stop) or that follow a skip already told about are not notified.
+QUIET_SKIPS = {SkipReason.SOURCE_SKIPPED, SkipReason.CHAIN_PAUSED, SkipReason.CHAIN_STOPPED}
+
+
+def _notify_skipped(run: CampaignRun, reason: str) -> None:
+    from django.urls import reverse
+
+    from campaigns.models import Campaign
+    from campaigns.notifications.services import campaign_recipients, notification_send
+
+    campaign = Campaign.objects.filter(pk=run.campaign_id).first()
+    if campaign is None:
+        return
+    notification_send(
+        workspace=run.workspace_id,
+        recipients=campaign_recipients(campaign),
+        kind="chain_run_skipped",
+        title=f"اجرای کمپین «{campaign.name}» رد شد",
+        body=f"دلیل: {SkipReason(reason).label if reason in SkipReason.values else reason}",
+        link=reverse("chain-campaign-runs", args=[run.campaign_id]),
+        dedupe_key=f"run_skipped:{run.pk}",
+    )
 
 
 def skip_descendants(run: CampaignRun, *, now: datetime) -> None:

@@ -1,0 +1,24 @@
+"""Who is told when a chain run is skipped (docs/ui.md "Notifications")."""
+
+import pytest
+import time_machine
+
+from campaigns.chains.runs.choices import RunStatus, SkipReason
+from campaigns.models import Notification
+
+from .runs_helpers import approved_chain, at, root_run, tick
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_skipped_root_run_is_notified_once_and_its_skipped_follow_ups_are_not(actor):
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, _ = approved_chain(actor, targets=0)
+    tick(at(2026, 10, 1, 9, 0))
+    tick(at(2026, 10, 1, 9, 5))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    assert (a10.status, a10.skip_reason) == (RunStatus.SKIPPED, SkipReason.EMPTY_AUDIENCE)
+    told = Notification.objects.get(kind="chain_run_skipped")
+    assert told.recipient_id == actor.user.id
+    assert SkipReason.EMPTY_AUDIENCE.label in told.body
+    assert told.link == f"/chains/campaigns/{nodes['A'].id}/runs/"
