@@ -31,7 +31,10 @@ class JalaliDateTimeField(forms.CharField):
         self.time_zone = time_zone
         kwargs.setdefault("required", False)
         kwargs.setdefault(
-            "widget", forms.TextInput(attrs={"dir": "ltr", "lang": "en", "placeholder": "1405/08/10 09:00"})
+            "widget",
+            forms.TextInput(
+                attrs={"dir": "ltr", "lang": "en", "placeholder": "1405/08/10 09:00", "data-jalali-picker": "jalali"}
+            ),
         )
         super().__init__(*args, **kwargs)
 

@@ -104,8 +104,8 @@ def target_list(request):
         + [(m.user_id, m.user.get_full_name() or m.user.get_username()) for m in members_of(actor.workspace)],
     )
     fields["status"].widget.attrs["size"] = 3
-    for name in ("created_after", "created_before"):
-        fields[name].widget.input_type = "date"
+    for name in ("created_after", "created_before"):  # ISO posted, Jalali shown and typed (static/js/jalali-picker.js)
+        fields[name].widget.attrs["data-jalali-picker"] = "iso"
     qs = filterset.qs if filterset.is_bound and filterset.is_valid() else selectors.target_queryset(actor=actor)
     if request.GET.get("export") == "xlsx":
         try:

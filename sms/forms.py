@@ -54,7 +54,15 @@ class JalaliDateField(forms.CharField):
     def __init__(self, **kwargs):
         kwargs.setdefault("required", False)
         super().__init__(**kwargs)
-        self.widget.attrs.update({"placeholder": "1405/01/15", "dir": "ltr", "inputmode": "numeric", "size": 10})
+        self.widget.attrs.update(
+            {
+                "placeholder": "1405/01/15",
+                "dir": "ltr",
+                "inputmode": "numeric",
+                "size": 10,
+                "data-jalali-picker": "jalali",
+            }
+        )
 
     def clean(self, value):
         value = super().clean(value)
