@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import zoneinfo
-from datetime import datetime
-
 from django import forms
 
 from automation.engine.window import DISPLAY_ORDER
-from campaigns.platform.jalali import fa_digits, parse_jalali, to_jalali
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictTextFormMixin
-from campaigns.platform.widgets import time_field
+from campaigns.platform.widgets import JalaliDateTimeField, time_field
 
 DAY_LABELS = {
     "sat": "شنبه",
@@ -22,34 +19,6 @@ DAY_LABELS = {
     "fri": "جمعه",
 }
 LTR_NUMBER = {"dir": "ltr", "lang": "en", "inputmode": "numeric"}
-
-
-class JalaliDateTimeField(forms.CharField):
-    """'1405/08/10' or '1405/08/10 09:30' (Persian or Latin digits) in the workspace's time zone."""
-
-    def __init__(self, *args, time_zone: str = "Asia/Tehran", **kwargs):
-        self.time_zone = time_zone
-        kwargs.setdefault("required", False)
-        kwargs.setdefault(
-            "widget",
-            forms.TextInput(
-                attrs={"dir": "ltr", "lang": "en", "placeholder": "1405/08/10 09:00", "data-jalali-picker": "jalali"}
-            ),
-        )
-        super().__init__(*args, **kwargs)
-
-    def prepare_value(self, value):
-        """A stored moment shown in the workspace's calendar and time zone (Latin digits, as typed)."""
-        if isinstance(value, datetime):
-            return to_jalali(value, with_time=True, tz=zoneinfo.ZoneInfo(self.time_zone))
-        return value
-
-    def to_python(self, value):
-        try:
-            local = parse_jalali(super().to_python(value))
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from None
-        return local.replace(tzinfo=zoneinfo.ZoneInfo(self.time_zone)) if local else None
 
 
 class JourneyCampaignForm(StrictTextFormMixin, forms.Form):

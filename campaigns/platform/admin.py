@@ -13,9 +13,11 @@ workspaces where they are a member with a managing role (owner, admin, manager);
   app registered so no admin page escapes these rules.
 """
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, PermissionDenied
+from django.db import models
 from django.forms.forms import NON_FIELD_ERRORS
 from django.http import Http404
 from django.utils.html import format_html
@@ -25,6 +27,7 @@ from campaigns.models.core import Membership, Workspace
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.permissions import Perm, role_has
 from campaigns.platform.phones import display_phone
+from campaigns.platform.widgets import JALALI_INPUT_ATTRS, JalaliDateTimeField
 
 # Roles that see a workspace in the admin. Operators and viewers use the pages (their own
 # targets, no SMS logs or secrets there).
@@ -52,8 +55,16 @@ def phone_column(field: str, label: str):
     return column
 
 
+# Every date-time field of an admin form is typed and shown in Jalali (24-hour), with the date picker.
+JALALI_FORMFIELDS = {
+    models.DateTimeField: {"form_class": JalaliDateTimeField, "widget": forms.TextInput(attrs=JALALI_INPUT_ATTRS)}
+}
+
+
 class JalaliAdmin(admin.ModelAdmin):
-    """ModelAdmin with ``created_jalali``/``updated_jalali`` columns available."""
+    """ModelAdmin with ``created_jalali``/``updated_jalali`` columns available, Jalali date-time inputs."""
+
+    formfield_overrides = JALALI_FORMFIELDS
 
     created_jalali = jalali_column("created_at", "ایجاد")
     updated_jalali = jalali_column("updated_at", "به‌روزرسانی")

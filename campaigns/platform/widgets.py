@@ -1,13 +1,19 @@
-"""Form widgets of the Persian pages.
+"""Form widgets and fields of the Persian pages and the admin.
+
+``JalaliDateTimeField``: a moment typed as a Jalali date (and 24-hour time) in a time zone, with the
+Jalali date picker (``static/js/jalali-picker.js``); the admin uses it for every date-time field.
 
 ``Time24Input``: a 24-hour "HH:MM" text input (the browser's ``type=time`` shows AM/PM for many locales).
 It is labelled by ``aria-label`` (the send-window tables show the day in a row header, not a <label>),
 accepts Persian or Latin digits and posts the ISO time the field parses.
 """
 
+import zoneinfo
+from datetime import datetime
+
 from django import forms
 
-from campaigns.platform.jalali import to_latin_digits
+from campaigns.platform.jalali import parse_jalali, to_jalali, to_latin_digits
 
 TIME_PATTERN = r"([01]?[0-9]|2[0-3]):[0-5][0-9]"
 
@@ -39,3 +45,29 @@ def time_field(label: str) -> forms.TimeField:
     return forms.TimeField(
         label=label, required=False, input_formats=["%H:%M"], widget=Time24Input(attrs={"aria-label": label})
     )
+
+
+JALALI_INPUT_ATTRS = {"dir": "ltr", "lang": "en", "placeholder": "1405/08/10 09:00", "data-jalali-picker": "jalali"}
+
+
+class JalaliDateTimeField(forms.CharField):
+    """'1405/08/10' or '1405/08/10 09:30' (Persian or Latin digits) in the workspace's time zone."""
+
+    def __init__(self, *args, time_zone: str = "Asia/Tehran", **kwargs):
+        self.time_zone = time_zone
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("widget", forms.TextInput(attrs=JALALI_INPUT_ATTRS))
+        super().__init__(*args, **kwargs)
+
+    def prepare_value(self, value):
+        """A stored moment shown in the workspace's calendar and time zone (Latin digits, as typed)."""
+        if isinstance(value, datetime):
+            return to_jalali(value, with_time=True, tz=zoneinfo.ZoneInfo(self.time_zone))
+        return value
+
+    def to_python(self, value):
+        try:
+            local = parse_jalali(super().to_python(value))
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return local.replace(tzinfo=zoneinfo.ZoneInfo(self.time_zone)) if local else None

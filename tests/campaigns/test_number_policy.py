@@ -7,6 +7,7 @@ UI numbers in Persian digits; user content exactly as typed; phone numbers in La
 import re
 
 import pytest
+from django.contrib import admin
 from django.utils import timezone
 
 from automation.services.enrollment import enroll_subjects
@@ -105,3 +106,20 @@ def superuser_client(client, django_user_model):
     user = django_user_model.objects.create_superuser("root", "r@example.com", "pw-123456")
     client.force_login(user)
     return client
+
+
+def test_admin_date_times_are_jalali_in_forms(superuser_client, workspace):
+    import datetime as dt
+
+    from campaigns.models import Campaign
+
+    campaign = make_campaign(workspace)
+    Campaign.objects.filter(pk=campaign.pk).update(starts_at=dt.datetime(2026, 12, 1, 6, 0, tzinfo=dt.UTC))
+    html = superuser_client.get(f"/admin/campaigns/campaign/{campaign.id}/change/").content.decode()
+    field = re.search(r'<input[^>]*name="starts_at"[^>]*>', html).group(0)
+    assert 'value="1405/09/10 09:30"' in field and 'data-jalali-picker="jalali"' in field  # Tehran, 24-hour
+    assert "js/jalali-picker.js" in html
+    model_admin = admin.site._registry[Campaign]
+    form_field = model_admin.formfield_for_dbfield(Campaign._meta.get_field("starts_at"), request=None)
+    assert form_field.clean("۱۴۰۵/۰۹/۱۰ ۰۹:۳۰") == dt.datetime(2026, 12, 1, 6, 0, tzinfo=dt.UTC)
+
