@@ -122,4 +122,3 @@ def test_admin_date_times_are_jalali_in_forms(superuser_client, workspace):
     model_admin = admin.site._registry[Campaign]
     form_field = model_admin.formfield_for_dbfield(Campaign._meta.get_field("starts_at"), request=None)
     assert form_field.clean("۱۴۰۵/۰۹/۱۰ ۰۹:۳۰") == dt.datetime(2026, 12, 1, 6, 0, tzinfo=dt.UTC)
-
