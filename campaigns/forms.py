@@ -11,6 +11,7 @@ from campaigns.models import Target
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.text import StrictTextFormMixin
+from campaigns.platform.widgets import PhoneInput
 from campaigns.selectors import target_number_clashes
 from campaigns.services.targets import MSG_DUPLICATE
 
@@ -59,8 +60,8 @@ class TargetAdminForm(StrictTextFormMixin, forms.ModelForm):
 
     visible_name_fields = ("name",)
 
-    mobile = forms.CharField(label="موبایل", required=False)
-    landline = forms.CharField(label="تلفن ثابت", required=False)
+    mobile = forms.CharField(label="موبایل", required=False, widget=PhoneInput)
+    landline = forms.CharField(label="تلفن ثابت", required=False, widget=PhoneInput)
 
     class Meta:
         model = Target
@@ -119,8 +120,8 @@ class TargetPageForm(StrictTextFormMixin, forms.Form):
     name = forms.CharField(label="نام", max_length=200)
     first_name = forms.CharField(label="نام کوچک", max_length=100, required=False)
     last_name = forms.CharField(label="نام خانوادگی", max_length=100, required=False)
-    mobile = forms.CharField(label="موبایل", max_length=40, required=False)
-    landline = forms.CharField(label="تلفن ثابت", max_length=40, required=False)
+    mobile = forms.CharField(label="موبایل", max_length=40, required=False, widget=PhoneInput)
+    landline = forms.CharField(label="تلفن ثابت", max_length=40, required=False, widget=PhoneInput)
     status = forms.ChoiceField(label="وضعیت", choices=TargetStatus.choices, initial=TargetStatus.NEW)
     province = forms.CharField(label="استان", max_length=80, required=False)
     city = forms.CharField(label="شهر", max_length=80, required=False)

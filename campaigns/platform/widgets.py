@@ -40,6 +40,13 @@ class Time24Input(forms.TimeInput):
         return to_latin_digits(value).strip() if isinstance(value, str) else value
 
 
+class PhoneInput(forms.TextInput):
+    """A phone number input: left-to-right whatever the page's direction, the telephone keypad on phones."""
+
+    def __init__(self, attrs=None):
+        super().__init__(attrs={"dir": "ltr", "inputmode": "tel", "autocomplete": "tel", **(attrs or {})})
+
+
 def time_field(label: str) -> forms.TimeField:
     """An optional 24-hour time, labelled for assistive technology by ``label``."""
     return forms.TimeField(

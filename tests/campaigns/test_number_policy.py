@@ -54,9 +54,20 @@ def test_phone_numbers_are_isolated_ltr_in_latin_digits_on_lists_and_the_sms_log
 
 
 def test_phone_numbers_are_isolated_ltr_in_the_admin(superuser_client, workspace):
-    make_target(workspace, mobile="+989125550100")
+    target = make_target(workspace, mobile="+989125550100")
     html = superuser_client.get("/admin/campaigns/target/").content.decode()
     assert ISOLATED_PHONE in html
+    form = superuser_client.get(f"/admin/campaigns/target/{target.id}/change/").content.decode()
+    assert 'dir="ltr"' in re.search(r'<input[^>]*name="mobile"[^>]*>', form).group(0)
+
+
+def test_phone_inputs_are_ltr_on_the_target_page(client, workspace, owner):
+    target = make_target(workspace, mobile="+989125550100")
+    client.force_login(owner)
+    html = client.get(f"/targets/{target.id}/edit/").content.decode()
+    for name in ("mobile", "landline"):
+        field = re.search(rf'<input[^>]*name="{name}"[^>]*>', html).group(0)
+        assert 'dir="ltr"' in field and 'inputmode="tel"' in field
 
 
 @pytest.mark.parametrize("typed", ["0912555", "۰۹۱۲۵۵۵", "+98 912 555 0100", "0912 555 0100", "۰۹۱۲ ۵۵۵ ۰۱۰۰"])
