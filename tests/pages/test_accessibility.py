@@ -13,6 +13,7 @@ from .staff_site import NOT_PAGES, PAGES, PASSWORD, SIGNED_OUT_PAGES, staff_site
 
 SHOTS = Path("var/screenshots")
 WIDTHS = (1366, 390)
+SETTLED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 def test_every_staff_url_pattern_is_a_checked_page_or_named_as_no_page():
@@ -29,6 +30,7 @@ def _check(page, base: str, name: str, url: str, found: dict) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        page.evaluate(SETTLED)  # the page's resize handlers have run
         for problem in axe_violations(page):
             if problem["rule"] not in {p["rule"] for p in found.get(name, [])}:
                 found.setdefault(name, []).append({**problem, "width": width})
