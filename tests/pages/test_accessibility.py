@@ -67,3 +67,27 @@ def test_the_axe_check_reports_a_new_violation(page, live_server):
     assert axe_violations(page) == []
     page.evaluate("document.querySelector('form').insertAdjacentHTML('beforeend', '<input type=text>')")
     assert [v["rule"] for v in axe_violations(page)] == ["label"]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_dialog_is_a_bottom_sheet_at_390_px_and_passes_axe(page, live_server):
+    from campaigns.choices import Role
+
+    from ..conftest import make_member, make_workspace
+    from .test_staff_pages import login
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="sara")
+    page.set_viewport_size({"width": 390, "height": 800})
+    login(page, live_server.url, "sara")
+    page.goto(f"{live_server.url}/chains/groups/")
+    page.get_by_test_id("group-new").click()
+    dialog = page.locator("#dlg-group-new")
+    expect(dialog).to_be_visible()
+    page.evaluate(SETTLED)
+    box = dialog.bounding_box()
+    assert (round(box["x"]), round(box["width"]), round(box["y"] + box["height"])) == (0, 390, 800)
+    assert axe_violations(page) == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "a11y-dialog-sheet-390.png"))
