@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.test import TestCase
+from django.test import TestCase, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
@@ -28,6 +28,9 @@ from campaigns.platform.tenancy import Actor
 from campaigns.services.imports import target_import_process, target_import_start
 from sms.models import SmsProviderAccount, SmsTemplate
 from sms.services import blacklist_add, sms_template_create
+from workers.models import BrowserAccount
+from workers.services.accounts import proxy_create
+from workers.services.campaigns import browser_campaign_create
 
 from ..automation.helpers import Driver, end_node, journey, linear_graph, sms_node
 from ..chains.conftest import make_chain, make_group
@@ -74,6 +77,16 @@ PAGES = {
     "sms-account-edit": {"account_id": "account"},
     "browser-campaigns": {},
     "browser-campaign": {"campaign_id": "browser_campaign"},
+    "browser-campaign-new": {},
+    "browser-campaign-edit": {"campaign_id": "draft_browser_campaign"},
+    "browser-accounts": {},
+    "browser-account-new": {},
+    "browser-account-edit": {"account_id": "browser_account"},
+    "browser-account-import": {},
+    "browser-proxies": {},
+    "browser-proxy-new": {},
+    "browser-proxy-edit": {"proxy_id": "browser_proxy"},
+    "browser-proxy-import": {},
 }
 SIGNED_OUT_PAGES = {"login": {}}
 NOT_PAGES = {
@@ -111,6 +124,12 @@ NOT_PAGES = {
     "journey-enrollment-progress": "an htmx partial of the review page",
     "sms-blacklist-action": "POST",
     "sms-account-test": "POST: a dialog partial",
+    "browser-campaign-accounts": "an htmx partial of the campaign form",
+    "browser-campaign-progress": "an htmx partial of the campaign page",
+    "browser-campaign-control": "POST",
+    "browser-account-action": "POST",
+    "browser-proxy-reset": "POST",
+    "browser-task-screenshot": "an image download",
 }
 
 
@@ -180,6 +199,17 @@ def staff_site_create() -> StaffSite:
     rows["template"] = sms_template_create(actor=actor, name="خوش‌آمد", body=f"کد تخفیف شما {CODE}")
     rows["account"] = SmsProviderAccount.objects.filter(workspace=workspace).first()
     rows["browser_campaign"] = Campaign.objects.filter(workspace=workspace, kind=CampaignKind.BROWSER).first()
+    rows["browser_account"] = BrowserAccount.objects.filter(workspace=workspace).first()
+    with override_settings(BROWSER_ALLOWED_PRIVATE_HOSTS=["127.0.0.1:8766", "127.0.0.1:3128"]):  # loopback only
+        rows["browser_proxy"] = proxy_create(actor=actor, host="127.0.0.1", port=3128, label="پراکسی دفتر")
+        rows["draft_browser_campaign"] = browser_campaign_create(  # a draft: the workspace needs approval
+            actor=actor,
+            name="پیش‌نویس پسندها",
+            platform=rows["browser_account"].platform,
+            accounts=[rows["browser_account"].pk],
+            target_links=["http://127.0.0.1:8766/post/2"],
+            action="like",
+        )
     notification_send(
         workspace=workspace,
         recipients=[user],

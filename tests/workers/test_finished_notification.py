@@ -1,4 +1,4 @@
-"""A browser campaign whose last platform finishes is completed, and its creator is told once (docs/ui.md "Notifications")."""
+"""A browser campaign completes with its last platform and its creator is told once (docs/ui.md "Notifications")."""
 
 import pytest
 
