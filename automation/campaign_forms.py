@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from automation.engine.window import DISPLAY_ORDER
+from campaigns.choices import TargetStatus
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictTextFormMixin
 from campaigns.platform.widgets import JalaliDateTimeField, time_field
@@ -135,3 +136,45 @@ class JourneyCampaignEditForm(JourneyCampaignForm):
         if self.window_editable:
             out["send_window"] = self.window_config()
         return out
+
+
+class AutoEnrollForm(forms.Form):
+    """A campaign's auto-enroll rule: the conditions (at least one), the daily cap and "include existing"."""
+
+    enabled = forms.BooleanField(label="افزودن خودکار روشن باشد", required=False, initial=True)
+    list = forms.TypedChoiceField(label="فهرست", required=False, coerce=int, empty_value=None)
+    province = forms.CharField(label="استان", required=False, max_length=100)
+    city = forms.CharField(label="شهر", required=False, max_length=100)
+    status = forms.MultipleChoiceField(
+        label="وضعیت", required=False, choices=TargetStatus.choices, widget=forms.CheckboxSelectMultiple
+    )
+    priority_min = forms.IntegerField(label="اولویت دست‌کم", required=False, widget=forms.NumberInput(attrs=LTR_NUMBER))
+    daily_cap = forms.IntegerField(
+        label="سقف روزانه افزودن",
+        min_value=1,
+        max_value=5000,
+        initial=200,
+        widget=forms.NumberInput(attrs=LTR_NUMBER),
+        help_text="در هر بررسی (هر ۵ دقیقه) دست‌بالا ۲۰۰ مخاطب؛ مازاد سقف روزانه فردا افزوده می‌شود.",
+    )
+    include_existing = forms.BooleanField(
+        label="مخاطبان موجود هم افزوده شوند", required=False, help_text="بدون آن فقط مخاطبانی که از این پس ساخته شوند."
+    )
+    confirmed_existing_count = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+
+    FILTERS = ("list", "province", "city", "status", "priority_min")
+
+    def __init__(self, *args, lists=(), rule=None, **kwargs):
+        if rule is not None and "initial" not in kwargs:
+            kwargs["initial"] = {
+                **rule.filters,
+                "enabled": rule.enabled,
+                "daily_cap": rule.daily_cap,
+                "include_existing": rule.include_existing,
+            }
+        super().__init__(*args, **kwargs)
+        self.fields["list"].choices = [("", "— همه فهرست‌ها —")] + [(tl.id, tl.name) for tl in lists]
+
+    def filters(self) -> dict:
+        data = getattr(self, "cleaned_data", {})
+        return {k: data[k] for k in self.FILTERS if data.get(k) not in (None, "", [])}

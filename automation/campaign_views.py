@@ -31,8 +31,8 @@ from automation.selectors import (
     held_after_unknown,
     is_held_after_unknown,
 )
+from automation.services import auto_enroll, enrollment_batches
 from automation.services import campaigns as campaign_services
-from automation.services import enrollment_batches
 from automation.services import executions as execution_services
 from campaigns.choices import CampaignStatus
 from campaigns.filters import TargetFilter
@@ -125,6 +125,7 @@ def _common(actor, campaign) -> dict:
         "journey": campaign.journey,
         "can_manage": actor.has(Perm.MANAGE_CAMPAIGNS),
         "health": pages.journey_health(actor=actor, campaigns=[campaign]),
+        "health_campaign_id": campaign.id,
     }
 
 
@@ -392,8 +393,27 @@ def campaign_dashboard(request, actor, campaign_id: int):
         if actor.has(Perm.MANAGE_CAMPAIGNS)
         else [],
         "held_count": _held_count(actor, campaign),
+        "rule": auto_enroll.auto_enroll_rule_get(actor=actor, campaign_id=campaign.id),
+        "moving": _moving(campaign, stats),
     }
+    if request.GET.get("part") == "live":  # htmx polling: the numbers only
+        return render(request, "automation/_dashboard_live.html", context)
     return render(request, "automation/campaign_dashboard.html", context)
+
+
+def _moving(campaign, stats: dict) -> bool:
+    """Something can change without the person doing anything: the numbers are polled while it is so."""
+    live = stats["pending"] + stats["active"] + stats["waiting"]
+    return campaign.status in (CampaignStatus.ACTIVE, CampaignStatus.SCHEDULED) and live > 0
+
+
+@campaign_page()
+def journey_health(request, actor):
+    """htmx polling (every 30 s) of the health banner of one campaign (``?campaign=``) or of all of them."""
+    campaign_id = request.GET.get("campaign", "")
+    campaigns = [_campaign(actor, int(campaign_id))] if campaign_id.isdigit() else None
+    context = {"health": pages.journey_health(actor=actor, campaigns=campaigns), "health_campaign_id": campaign_id}
+    return render(request, "automation/_health.html", context)
 
 
 def _held_count(actor, campaign) -> int:

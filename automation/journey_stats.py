@@ -154,6 +154,8 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         "failed": by_status.get(S.FAILED, 0),
         "blacklisted": by_status.get(S.BLACKLISTED, 0),
         "cancelled": by_status.get(S.CANCELLED, 0),
+        # Sends whose outcome is unknown (the worker died after calling the provider): never resent on their own.
+        "unknown_outcomes": events.filter(type=EventType.UNKNOWN_OUTCOME).count(),
         "sent": {"today": sent_today, "total": sent_total},
         "send_failed": {"today": failed.filter(occurred_at__gte=start_today).count(), "total": failed.count()},
         "retried": {"today": retried.filter(occurred_at__gte=start_today).count(), "total": retried.count()},

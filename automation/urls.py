@@ -1,6 +1,6 @@
 from django.urls import path
 
-from automation import campaign_views, views
+from automation import auto_enroll_views, campaign_views, views
 
 # Persian pages of this app, mounted at the site root by config/urls.py.
 urlpatterns = [
@@ -29,6 +29,7 @@ urlpatterns = [
         views.builder_preview,
         name="workflow-builder-preview",
     ),
+    path("automation/health/", campaign_views.journey_health, name="journey-health"),
     path("automation/campaigns/", campaign_views.campaign_list, name="journey-campaign-list"),
     path("automation/campaigns/new/", campaign_views.campaign_new, name="journey-campaign-new"),
     path(
@@ -72,6 +73,16 @@ urlpatterns = [
         "automation/campaigns/<int:campaign_id>/targets/",
         campaign_views.campaign_targets,
         name="journey-campaign-targets",
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/auto-enroll/",
+        auto_enroll_views.campaign_auto_enroll,
+        name="journey-campaign-auto-enroll",
+    ),
+    path(
+        "automation/campaigns/<int:campaign_id>/auto-enroll/count/",
+        auto_enroll_views.auto_enroll_count,
+        name="journey-auto-enroll-count",
     ),
     path("automation/campaigns/<int:campaign_id>/logs/", campaign_views.campaign_logs, name="journey-campaign-logs"),
 ]

@@ -18,13 +18,24 @@ class TargetFilter(django_filters.FilterSet):
     list = IdFilter(field_name="lists", label="فهرست")
     province = django_filters.CharFilter(lookup_expr="iexact", label="استان")
     city = django_filters.CharFilter(lookup_expr="iexact", label="شهر")
+    priority_min = django_filters.NumberFilter(field_name="priority", lookup_expr="gte", label="اولویت دست‌کم")
     owner = IdFilter(field_name="owner_id", label="مسئول")
     created_after = IsoDateTimeFilter(field_name="created_at", lookup_expr="gte", label="ایجاد از")
     created_before = IsoDateTimeFilter(field_name="created_at", lookup_expr="lt", label="ایجاد تا")
 
     class Meta:
         model = Target
-        fields = ["q", "status", "list", "province", "city", "owner", "created_after", "created_before"]
+        fields = [
+            "q",
+            "status",
+            "list",
+            "province",
+            "city",
+            "priority_min",
+            "owner",
+            "created_after",
+            "created_before",
+        ]
 
     def search(self, queryset, name, value):
         text = value.strip()

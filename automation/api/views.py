@@ -407,7 +407,8 @@ class JourneyStatsApi(WorkspaceAPIView):
         responses={200: OpenApiTypes.OBJECT, **errors(404, 409)},
         description="total, pending, active, waiting, paused, completed, failed, blacklisted, cancelled; `sent` "
         "(from the daily counters), `send_failed`, `retried` today/total; `limits` (campaign and workspace limit, "
-        "used and remaining today); `queued_for_sending` (pushed by a limit); `next_sends` (20); `series` (30 days).",
+        "used and remaining today); `queued_for_sending` (pushed by a limit); `unknown_outcomes` (sends whose outcome "
+        "is unknown); `next_sends` (20); `series` (30 days).",
     )
     def get(self, request, campaign_id: int):
         return Response(journey_stats.journey_stats(actor=self.actor, campaign_id=campaign_id))
