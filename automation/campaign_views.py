@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import wraps
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -226,11 +227,12 @@ def campaign_enroll(request, actor, campaign_id: int):
             return _preview(request, actor, campaign, target_ids=ids)
         messages.error(request, "یک روش انتخاب و مقدار آن را مشخص کنید.")
         return redirect("journey-campaign-enroll", campaign_id=campaign.id)
+    lists = scoped(TargetList, actor.workspace).order_by("name")
     search = TargetFilter(data=request.GET or None, queryset=target_queryset(actor=actor).order_by("name", "id"))
     found = _page(request, search.qs if search.is_valid() else target_queryset(actor=actor).none(), 50)
     context = _common(actor, campaign) | {
-        "lists": scoped(TargetList, actor.workspace).order_by("name"),
-        "filter_form": TargetFilter(queryset=target_queryset(actor=actor)).form,
+        "lists": lists,
+        "filter_form": _filter_form(actor, lists),
         "search": search,
         "found": found,
         "page": found,
@@ -238,6 +240,13 @@ def campaign_enroll(request, actor, campaign_id: int):
         "tab": request.GET.get("tab") or ("manual" if request.GET else "list"),
     }
     return render(request, "automation/campaign_enroll.html", context)
+
+
+def _filter_form(actor, lists):
+    """The targets page's filter, its list chosen by name (not typed as an id)."""
+    form = TargetFilter(queryset=target_queryset(actor=actor)).form
+    form.fields["list"].widget = forms.Select(choices=[("", "— همه —")] + [(tl.id, tl.name) for tl in lists])
+    return form
 
 
 def _review_context(request, actor, campaign, batch) -> dict:

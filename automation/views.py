@@ -30,9 +30,12 @@ from automation.engine.registry import ACTIONS, VARIABLES
 from automation.errors import GraphInvalid
 from automation.models import Workflow
 from automation.services import workflows as services
+from campaigns.models import Membership
+from campaigns.notifications.models import ActivityKind
 from campaigns.platform.errors import PlatformError, ValidationFailed
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import scoped
 
 BUILDER_ERROR = "گردش‌کار در این فاصله تغییر کرده است؛ صفحه را دوباره باز کنید."
 
@@ -233,6 +236,9 @@ def _builder_context(request, actor, workflow, *, error: str = ""):
         "operators": editing.operators(),
         "window_rows": editing.window_rows(version.settings),
         "window_enabled": bool((version.settings or {}).get("send_window")),
+        "members": scoped(Membership, actor.workspace).select_related("user").order_by("user__username"),
+        "activity_kinds": ActivityKind.choices,
+        "followup_units": editing.UNITS,
     }
     if sequence is not None:
         problems = validate_sequence(sequence)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import zoneinfo
 
 import jdatetime
 from django import forms
@@ -208,6 +209,17 @@ class TestMessageForm(StrictTextFormMixin, forms.Form):
 
 
 class ChannelSettingsForm(StrictTextFormMixin, forms.Form):
+    automation_enabled = forms.BooleanField(
+        label="اجرای سفرها (اتوماسیون) روشن",
+        required=False,
+        help_text="خاموش: هیچ گام سفری در این فضای کاری اجرا نمی‌شود تا دوباره روشن شود؛ چیزی از دست نمی‌رود.",
+    )
+    time_zone = forms.ChoiceField(
+        label="منطقه زمانی فضای کاری",
+        required=False,
+        help_text="روز سقف‌های روزانه، بازه‌های ارسال و تاریخ‌های صفحه‌ها با این منطقه حساب می‌شوند.",
+        widget=forms.Select(attrs={"dir": "ltr", "lang": "en"}),
+    )
     enabled = forms.BooleanField(label="ارسال پیامک فعال", required=False)
     primary_account = forms.TypedChoiceField(label="حساب اصلی", required=False, coerce=int, empty_value=None)
     fallback_account = forms.TypedChoiceField(label="حساب پشتیبان", required=False, coerce=int, empty_value=None)
@@ -235,6 +247,7 @@ class ChannelSettingsForm(StrictTextFormMixin, forms.Form):
 
     def __init__(self, *args, accounts=(), **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["time_zone"].choices = [(z, z) for z in sorted(zoneinfo.available_timezones())]
         choices = [("", "—")] + [(a.id, f"{a.name} ({a.provider_label})") for a in accounts]
         self.fields["primary_account"].choices = choices
         self.fields["fallback_account"].choices = choices

@@ -16,11 +16,13 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from automation.engine.context import workspace_tz
 from automation.services.settings import automation_settings_get, automation_settings_update
 from campaigns.platform.errors import NotFound, PermissionDenied, PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import display_phone
+from campaigns.services.workspaces import workspace_time_zone_set
 from sms import selectors, services
 from sms.choices import BlacklistReason
 from sms.exports import blacklist_csv
@@ -249,6 +251,8 @@ def _settings_context(actor, **forms) -> dict:
     engine = automation_settings_get(actor=actor)
     if "channel_form" not in forms:
         initial = {
+            "automation_enabled": engine.enabled,
+            "time_zone": workspace_tz(actor.workspace, engine),
             "enabled": overview.settings.enabled,
             "primary_account": overview.settings.primary_account_id,
             "fallback_account": overview.settings.fallback_account_id,
@@ -312,8 +316,13 @@ def _save_channel(request, actor):
                     "sms_retention_days": data["sms_retention_days"] or 0,
                 },
             )
+            engine = {"enabled": data["automation_enabled"]}
+            if data["time_zone"]:  # pages and engine count days in one zone
+                workspace_time_zone_set(actor=actor, time_zone=data["time_zone"])
+                engine["timezone"] = data["time_zone"]
             automation_settings_update(
-                actor=actor, data={"default_send_window": window, "global_daily_limit": data["global_daily_limit"]}
+                actor=actor,
+                data=engine | {"default_send_window": window, "global_daily_limit": data["global_daily_limit"]},
             )
         except PlatformError as exc:
             service_errors_to_form(form, exc)

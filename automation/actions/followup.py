@@ -3,9 +3,10 @@
 Registered into the engine like any channel's action (no engine change). It creates one
 ``campaigns.Activity`` per execution + cycle + node (a replay finds the one it made), with title and
 description rendered with the message variables, due ``due_in`` after the step runs, assigned to the
-target's owner (or the campaign's creator when the target has none) or to a chosen member, and
-notifies the assignee. It has no guards and consumes no budget, so it runs while the SMS channel is
-paused, outside the send window and after the daily limit; it does not change the target's status.
+target's owner (or, when the target has none, a member the step names, else the campaign's creator) or
+to a chosen member, and notifies the assignee unless the step says not to. It has no guards and consumes
+no budget, so it runs while the SMS channel is paused, outside the send window and after the daily limit;
+it does not change the target's status.
 """
 
 from __future__ import annotations
@@ -47,10 +48,14 @@ class CreateFollowupAction(Action):
                     "unit": {"type": "string", "enum": list(UNITS), "default": "hours"},
                 },
             },
-            # "owner": the target's owner (the campaign's creator when it has none); a number: that member.
+            # "owner": the target's owner (``fallback_assignee``, else the campaign's creator, when it has none);
+            # a number: that member.
             "assignee": {"type": ["string", "integer"], "default": "owner"},
+            "fallback_assignee": {"type": ["integer", "null"], "default": None},
+            "notify": {"type": "boolean", "default": True},  # notify the assignee (can be switched off)
         },
     }
+    editor_template = "automation/_editor_followup.html"
 
     def validate_config(self, config: dict[str, Any]) -> list[str]:
         errors = []
@@ -70,6 +75,11 @@ class CreateFollowupAction(Action):
         assignee = config.get("assignee", "owner")
         if assignee != "owner" and not (isinstance(assignee, int) and not isinstance(assignee, bool)):
             errors.append("مسئول پیگیری باید «owner» یا شناسه یک عضو باشد.")
+        fallback = config.get("fallback_assignee")
+        if fallback is not None and not (isinstance(fallback, int) and not isinstance(fallback, bool)):
+            errors.append("جایگزین مسئول باید شناسه یک عضو باشد.")
+        if not isinstance(config.get("notify", True), bool):
+            errors.append("اعلان پیگیری باید روشن یا خاموش باشد.")
         return errors
 
     def template_texts(self, config: dict[str, Any]) -> list[str]:
@@ -96,10 +106,11 @@ class CreateFollowupAction(Action):
             title=render(config.get("title") or "", ctx).text,
             description=render(config.get("description") or "", ctx).text,
             due_at=due_at,
-            assignee_id=_assignee(config.get("assignee", "owner"), ctx),
+            assignee_id=_assignee(config.get("assignee", "owner"), ctx, config.get("fallback_assignee")),
             source=(ctx.execution.id, ctx.execution.cycle, ctx.node.id),
             campaign_id=ctx.campaign.id if ctx.campaign else None,
             link=reverse("target-edit", args=[target.id]),
+            notify=config.get("notify", True) is not False,
         )
         return ActionResult(
             ResultStatus.SUCCESS,
@@ -113,14 +124,21 @@ class _Scope:
         self.subject, self.campaign, self.execution = subject, None, None
 
 
-def _assignee(choice, ctx) -> int | None:
-    if isinstance(choice, int) and not isinstance(choice, bool):
-        if Membership.objects.filter(workspace_id=ctx.workspace.id, user_id=choice).exists():
-            return choice
+def _member(user_id, ctx) -> int | None:
+    if isinstance(user_id, int) and not isinstance(user_id, bool):
+        if Membership.objects.filter(workspace_id=ctx.workspace.id, user_id=user_id).exists():
+            return user_id
+    return None
+
+
+def _assignee(choice, ctx, fallback=None) -> int | None:
+    chosen = _member(choice, ctx)
+    if chosen:
+        return chosen
     owner = getattr(ctx.subject, "owner_id", None)
     if owner:
         return owner
-    return getattr(ctx.campaign, "created_by_id", None)
+    return _member(fallback, ctx) or getattr(ctx.campaign, "created_by_id", None)
 
 
 def register() -> None:

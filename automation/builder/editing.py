@@ -302,7 +302,17 @@ def _action_config(action: Action | None, data: Mapping, old: dict[str, Any]) ->
         kind = spec.get("type")
         kinds = kind if isinstance(kind, list) else [kind]
         raw = data.get(f"cfg_{name}")
-        if "boolean" in kinds:
+        if "object" in kinds:  # one field per sub-property: cfg_<name>__<sub>
+            subs = spec.get("properties", {})
+            config[name] = {
+                sub: _int(data.get(f"cfg_{name}__{sub}"))
+                if sub_spec.get("type") == "integer"
+                else _text(data, f"cfg_{name}__{sub}")
+                for sub, sub_spec in subs.items()
+            }
+        elif "string" in kinds and "integer" in kinds:  # a keyword or a number (e.g. "owner" or a member id)
+            config[name] = _int(raw) if _int(raw) is not None else _text(data, f"cfg_{name}")
+        elif "boolean" in kinds:
             config[name] = f"cfg_{name}" in data
         elif "integer" in kinds:
             config[name] = _int(raw)
@@ -344,8 +354,9 @@ def step_from_form(step: Step, data: Mapping, *, timezone: str = "Asia/Tehran") 
     if isinstance(step, Send):
         action = ACTIONS.get(step.action)
         config = _action_config(action, data, step.config)
-        if action and "title" in (action.config_schema or {}).get("properties", {}):
-            config["title"] = name
+        present = data.getlist("cfg_present") if hasattr(data, "getlist") else data.get("cfg_present") or []
+        if action and "title" in (action.config_schema or {}).get("properties", {}) and "title" not in present:
+            config["title"] = name  # the step's name is its title unless the editor has a title of its own
         return replace(step, name=name, enabled=enabled, config=config)
     if isinstance(step, Wait):
         mode = _text(data, "mode", step.config.get("mode", "duration"))

@@ -1,7 +1,8 @@
-"""The workspace's engine settings: the default send window and the global daily limit."""
+"""The workspace's engine settings: automation on/off, the default send window and the global daily limit."""
 
 from __future__ import annotations
 
+import zoneinfo
 from typing import Any
 
 from automation.engine.context import automation_settings, workspace_tz
@@ -12,7 +13,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor
 
-SETTINGS_FIELDS = {"default_send_window", "global_daily_limit"}
+SETTINGS_FIELDS = {"enabled", "timezone", "default_send_window", "global_daily_limit"}
 
 
 def automation_settings_get(*, actor: Actor) -> AutomationSettings:
@@ -20,16 +21,31 @@ def automation_settings_get(*, actor: Actor) -> AutomationSettings:
 
 
 def automation_settings_update(*, actor: Actor, data: dict[str, Any]) -> AutomationSettings:
-    """``default_send_window``: a SendWindow config or None (always open); ``global_daily_limit``: ≥ 1 or None."""
+    """``enabled``: off = the scheduler runs no journey of the workspace; ``timezone``: "" (the workspace's) or
+    a zone (the settings page sets it with the workspace's, so pages and engine count the same days);
+    ``default_send_window``: a SendWindow config or None (always open); ``global_daily_limit``: ≥ 1 or None."""
     actor.require(Perm.MANAGE_WORKSPACE)
     unknown = set(data) - SETTINGS_FIELDS
     if unknown:
         raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in sorted(unknown)})
     settings = automation_settings(actor.workspace)
     changes: dict[str, Any] = {}
+    if "enabled" in data:
+        if not isinstance(data["enabled"], bool):
+            raise ValidationFailed.field("enabled", "مقدار باید true یا false باشد.")
+        changes["enabled"] = data["enabled"]
+    if "timezone" in data:
+        zone = data["timezone"] or ""
+        try:
+            if zone:
+                zoneinfo.ZoneInfo(zone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+            raise ValidationFailed.field("timezone", "منطقه زمانی نامعتبر است.") from None
+        changes["timezone"] = zone
     if "default_send_window" in data:
         try:
-            window = window_for_save(data["default_send_window"], workspace_tz(actor.workspace, settings))
+            zone = changes["timezone"] if "timezone" in changes else settings.timezone
+            window = window_for_save(data["default_send_window"], zone or workspace_tz(actor.workspace))
         except WindowError as exc:
             raise ValidationFailed.field("default_send_window", f"بازه ارسال نامعتبر است: {exc}") from None
         changes["default_send_window"] = window.to_config() if window else None

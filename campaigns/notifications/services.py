@@ -138,8 +138,10 @@ def activity_create(
     source: tuple[int, int, int] | None = None,
     campaign_id: int | None = None,
     link: str = "",
+    notify: bool = True,
 ) -> tuple[Activity, bool]:
-    """Create an activity (once per source step) and notify its assignee. Returns (activity, created)."""
+    """Create an activity (once per source step) and notify its assignee (unless ``notify`` is off).
+    Returns (activity, created)."""
     if target.workspace_id != workspace_id:
         raise ValidationFailed(details={"target": ["این مورد به فضای کاری دیگری تعلق دارد."]})
     if kind not in ActivityKind.values:
@@ -177,7 +179,7 @@ def activity_create(
             ), False
     else:
         activity = Activity.objects.create(**fields)
-    if assignee_id is not None:
+    if assignee_id is not None and notify:
         notification_send(
             workspace=workspace_id,
             recipients=[assignee_id],

@@ -46,6 +46,18 @@ def workspace_settings_set(*, actor: Actor, values: dict) -> Workspace:
     return workspace
 
 
+def workspace_time_zone_set(*, actor: Actor, time_zone: str) -> Workspace:
+    """The workspace's time zone: its calendar days, send windows and the dates its pages show and read."""
+    actor.require(Perm.MANAGE_WORKSPACE)
+    try:
+        zoneinfo.ZoneInfo(time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationFailed.field("time_zone", "منطقه زمانی نامعتبر است.") from None
+    Workspace.objects.filter(pk=actor.workspace.pk).update(time_zone=time_zone)
+    actor.workspace.time_zone = time_zone
+    return actor.workspace
+
+
 def membership_set(*, workspace: Workspace, user, role: str, is_default: bool | None = None) -> Membership:
     """Add a member or change their role. The first membership becomes the default."""
     if role not in Role.values:

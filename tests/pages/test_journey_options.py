@@ -1,17 +1,24 @@
 """Journey options that used to be API-only, set on their page in Chromium and seen to take effect in the engine:
 the auto-enroll rule (count shown before saving), the dashboard's cards that refresh themselves."""
 
-from datetime import timedelta
+import re
+import zoneinfo
+from datetime import datetime, timedelta
 
 import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from automation.models import AutoEnrollRule, Execution
+from automation.engine.context import workspace_tz
+from automation.models import AutoEnrollRule, AutomationSettings, Execution, Workflow
 from automation.services.auto_enroll import auto_enroll_check
+from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.enrollment import enroll_subjects
 from campaigns.choices import Role, TargetStatus
-from tests.automation.helpers import end_node, linear_graph, setup_sms, sms_node, wait_node
+from campaigns.models import Campaign, Target
+from campaigns.notifications.models import Activity, Notification
+from sms.models import SmsAttempt
+from tests.automation.helpers import Driver, end_node, linear_graph, publish, setup_sms, sms_node, wait_node
 
 from ..conftest import make_actor, make_list, make_member, make_target, make_workspace
 from .test_campaign_pages import LATIN_DIGIT, login, named_journey, rtl, shot
@@ -93,3 +100,134 @@ def test_dashboard_cards_count_each_status_and_link_to_the_filtered_targets(page
     page.get_by_test_id("stat-blacklisted").click()
     expect(page.locator("tbody tr")).to_have_count(1)
     expect(page.locator("tbody")).to_contain_text(targets[1].name)
+
+
+def test_stop_statuses_set_on_the_campaign_form_stop_a_journey_and_the_enroll_filter_picks_a_list(page, live_server):
+    shop, actor = _shop()
+    workflow = publish(actor, linear_graph(sms_node("a"), end_node()), name="توقف")
+    leads = make_list(shop, "سرنخ‌ها")
+    keen = make_target(shop, name="مشتاق")
+    plain = make_target(shop, name="معمولی")
+    for t in (keen, plain):
+        t.lists.add(leads)
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/new/?workflow={workflow.id}")
+    page.fill("#id_name", "با توقف")
+    stop = page.get_by_test_id("stop-statuses")
+    stop.get_by_label("علاقه‌مند").check()
+    stop.get_by_label("تبدیل‌شده").check()
+    shot(page, "journey-campaign-new-stop")
+    page.get_by_role("button", name="ساخت کمپین").click()
+    campaign = Campaign.objects.get(name="با توقف")
+    assert campaign.journey_settings == {"stop_when_target_status_in": ["interested", "converted"]}
+
+    # the enroll page: the filter's list is picked by name
+    filter_form = page.locator("form.filter-pick")
+    filter_form.locator("select[name=list]").select_option(label="سرنخ‌ها")
+    page.get_by_test_id("pick-filter").click()
+    expect(page.get_by_test_id("class-ready")).to_contain_text("۲")
+    page.get_by_test_id("commit").click()
+    expect(page.locator(".flash-success")).to_contain_text("۲ مخاطب")
+
+    page.get_by_test_id("tab-edit").click()  # the edit form shows what was chosen and keeps it
+    expect(page.get_by_test_id("stop-statuses").get_by_label("علاقه‌مند")).to_be_checked()
+    page.get_by_test_id("stop-statuses").get_by_label("تبدیل‌شده").uncheck()
+    page.get_by_test_id("campaign-save").click()
+    expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
+    campaign.refresh_from_db()
+    assert campaign.journey_settings == {"stop_when_target_status_in": ["interested"]}
+
+    journey_campaign_transition(actor=actor, campaign_id=campaign.id, action="activate")
+    Target.objects.filter(pk=keen.pk).update(status=TargetStatus.INTERESTED)
+    Driver().tick(timezone.now())
+    keen_run = Execution.objects.get(campaign=campaign, subject_id=keen.id)
+    assert (keen_run.status, keen_run.end_reason) == ("cancelled", "target_status_changed")
+    assert Execution.objects.get(campaign=campaign, subject_id=plain.id).status == "completed"
+
+
+def test_automation_switch_and_time_zone_on_the_sms_settings_page_drive_the_engine(page, live_server):
+    shop, actor = _shop()
+    make_member(shop, Role.OWNER, username="owner")
+    campaign = named_journey(actor, linear_graph(sms_node("a"), end_node()), "کلید")
+    target = make_target(shop, name="یک مخاطب")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[target.id])
+
+    login(page, live_server.url, "owner")
+    page.goto(f"{live_server.url}/sms/settings/")
+    expect(page.locator("#id_automation_enabled")).to_be_checked()
+    assert page.input_value("#id_time_zone") == "Asia/Tehran"
+    page.uncheck("#id_automation_enabled")
+    page.select_option("#id_time_zone", "Asia/Dubai")
+    page.fill("#id_win_sat_start", "09:00")
+    page.fill("#id_win_sat_end", "18:00")
+    shot(page, "sms-settings-automation")
+    page.click("button:has-text('ذخیره تنظیمات')")
+    expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
+    expect(page.locator("#id_automation_enabled")).not_to_be_checked()
+    assert page.input_value("#id_time_zone") == "Asia/Dubai"
+
+    shop.refresh_from_db()
+    engine = AutomationSettings.objects.get(workspace=shop)
+    assert (shop.time_zone, workspace_tz(shop, engine), engine.enabled) == ("Asia/Dubai", "Asia/Dubai", False)
+    assert engine.default_send_window["timezone"] == "Asia/Dubai"
+    Driver().tick(timezone.now())  # off: the journey does not move
+    assert Execution.objects.get(campaign=campaign).status == "active"
+    assert not SmsAttempt.objects.filter(workspace=shop).exists()
+
+    page.check("#id_automation_enabled")
+    page.click("button:has-text('ذخیره تنظیمات')")
+    expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
+    open_at = datetime(2026, 12, 5, 10, 0, tzinfo=zoneinfo.ZoneInfo("Asia/Dubai"))  # a Saturday, inside 09–18
+    Driver().tick(open_at)
+    assert Execution.objects.get(campaign=campaign).status == "completed"
+    assert SmsAttempt.objects.filter(workspace=shop).count() == 1
+
+
+def test_follow_up_step_edited_in_the_builder_creates_the_activity_it_describes(page, live_server):
+    shop, actor = _shop()
+    sales = make_member(shop, Role.MANAGER, username="sales")
+    lead = make_target(shop, name="سارا احمدی", first_name="سارا")  # no owner: the fallback gets the follow-up
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/new/")
+    page.fill("#id_name", "پیگیری تلفنی")
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    menu = page.get_by_test_id("add-0")
+    menu.locator("summary").click()
+    menu.get_by_role("button", name="ایجاد پیگیری", exact=True).click()
+    expect(page.locator('[data-testid=step][data-path="0"]')).to_have_attribute("data-kind", "action")
+    page.get_by_test_id("edit-0").click()
+    dialog = page.get_by_test_id("editor-0")
+    expect(dialog).to_be_visible()
+    expect(dialog).not_to_contain_text("API")
+    dialog.get_by_test_id("followup-title").fill("تماس با {target.first_name}")
+    dialog.get_by_test_id("followup-description").fill("پیگیری پس از پیامک ")
+    dialog.get_by_role("button", name="نام کوچک (یا نام کامل)").click()
+    dialog.get_by_test_id("followup-kind").select_option("meeting")
+    dialog.get_by_test_id("followup-due").fill("2")
+    dialog.locator("select[name=cfg_due_in__unit]").select_option("days")
+    dialog.get_by_test_id("followup-fallback").select_option(str(sales.id))
+    dialog.get_by_test_id("followup-notify").uncheck()
+    shot(page, "workflow-builder-followup-editor")
+    dialog.get_by_test_id("save-step").click()
+    expect(dialog).to_be_hidden()
+    step = page.locator('[data-testid=step][data-path="0"]')
+    expect(step).to_contain_text("تماس با {target.first_name}")
+    expect(step).not_to_have_class(re.compile("has-problem"))
+    page.get_by_test_id("publish").click()
+    expect(page.locator(".flash-success")).to_be_visible()
+
+    workflow = Workflow.objects.get(name="پیگیری تلفنی")
+    config = workflow.published_version.nodes.get(subtype="create_followup").config
+    assert config["due_in"] == {"value": 2, "unit": "days"}
+    assert (config["assignee"], config["fallback_assignee"], config["notify"]) == ("owner", sales.id, False)
+    campaign = journey_campaign_create(actor=actor, name="پیگیری", workflow_id=workflow.id)
+    journey_campaign_transition(actor=actor, campaign_id=campaign.id, action="activate")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[lead.id])
+    now = timezone.now()
+    Driver().tick(now)
+    activity = Activity.objects.get(target=lead)
+    assert (activity.title, activity.kind, activity.assignee_id) == ("تماس با سارا", "meeting", sales.id)
+    assert activity.description == "پیگیری پس از پیامک سارا"
+    assert activity.due_at == now + timedelta(days=2)
+    assert not Notification.objects.filter(kind="activity_assigned").exists()  # notify was switched off
