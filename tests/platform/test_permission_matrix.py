@@ -115,6 +115,9 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
     "journey-enrollment-progress": Perm.MANAGE_CAMPAIGNS,
     "journey-campaign-targets": Perm.VIEW,
     "journey-campaign-logs": Perm.VIEW,
+    "journey-campaign-auto-enroll": Perm.MANAGE_CAMPAIGNS,
+    "journey-auto-enroll-count": Perm.MANAGE_CAMPAIGNS,
+    "journey-health": Perm.VIEW,
     "sms-home": Perm.VIEW_SMS_LOGS,  # redirects to the first SMS tab the role may see; none: 404
     "sms-attempts": Perm.VIEW_SMS_LOGS,
     "sms-blacklist": Perm.MANAGE_BLACKLIST,
