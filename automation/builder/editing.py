@@ -68,6 +68,7 @@ FIELD_LABELS = {
     "target.mobile": "موبایل",
     "target.landline": "تلفن ثابت",
     "execution.cycle": "شماره دور",
+    "last_action.status": "نتیجه آخرین اقدام",
 }
 LIST_OPERATORS = {"in", "not_in"}
 NO_VALUE_OPERATORS = {"is_empty", "is_not_empty"}
@@ -75,7 +76,7 @@ _LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "012345678901
 
 
 def condition_fields() -> list[tuple[str, str]]:
-    keys = [*sorted(f"target.{f}" for f in TARGET_FIELDS), "execution.cycle"]
+    keys = [*sorted(f"target.{f}" for f in TARGET_FIELDS), "execution.cycle", "last_action.status"]
     return [(k, FIELD_LABELS.get(k, k)) for k in keys]
 
 

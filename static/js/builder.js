@@ -22,6 +22,18 @@
       field.dispatchEvent(new Event("input", { bubbles: true }));
     }
   });
+  // "Insert from template": the chosen SMS template's text goes in at the cursor (then the preview updates).
+  document.addEventListener("change", function (event) {
+    var picker = event.target.closest("[data-template-into]");
+    if (!picker || !picker.value) { return; }
+    var field = document.getElementById(picker.dataset.templateInto);
+    var start = field.selectionStart != null ? field.selectionStart : field.value.length;
+    var end = field.selectionEnd != null ? field.selectionEnd : field.value.length;
+    field.value = field.value.slice(0, start) + picker.value + field.value.slice(end);
+    picker.value = "";
+    field.focus();
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+  });
   document.body.addEventListener("builder:focus", function (event) {
     var step = document.getElementById("step-" + event.detail.value);
     if (step) {

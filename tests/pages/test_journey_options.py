@@ -17,8 +17,19 @@ from automation.services.enrollment import enroll_subjects
 from campaigns.choices import Role, TargetStatus
 from campaigns.models import Campaign, Target
 from campaigns.notifications.models import Activity, Notification
-from sms.models import SmsAttempt
-from tests.automation.helpers import Driver, end_node, linear_graph, publish, setup_sms, sms_node, wait_node
+from sms.models import SmsAttempt, SmsTemplate
+from sms.providers import SendResponse
+from sms.providers.console import ConsoleProvider
+from tests.automation.helpers import (
+    CountingConsole,
+    Driver,
+    end_node,
+    linear_graph,
+    publish,
+    setup_sms,
+    sms_node,
+    wait_node,
+)
 
 from ..conftest import make_actor, make_list, make_member, make_target, make_workspace
 from .test_campaign_pages import LATIN_DIGIT, login, named_journey, rtl, shot
@@ -231,3 +242,60 @@ def test_follow_up_step_edited_in_the_builder_creates_the_activity_it_describes(
     assert activity.description == "پیگیری پس از پیامک سارا"
     assert activity.due_at == now + timedelta(days=2)
     assert not Notification.objects.filter(kind="activity_assigned").exists()  # notify was switched off
+
+
+def test_sms_step_inserts_a_template_holds_on_unknown_outcome_and_conditions_read_the_last_result(
+    page, live_server, monkeypatch
+):
+    shop, actor = _shop()
+    SmsTemplate.objects.create(workspace=shop, name="خوش‌آمد", body="سلام {target.first_name}، خوش آمدید")
+    monkeypatch.setattr(ConsoleProvider, "status_by_local_id", False)  # a provider that cannot be asked
+    CountingConsole(monkeypatch, lambda r: SendResponse("unknown", error_code="connection_dropped"))
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/new/")
+    page.fill("#id_name", "با قالب")
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    for at, label, kind in (("0", "ارسال پیامک", "action"), ("1", "شرط", "condition")):
+        menu = page.get_by_test_id(f"add-{at}")
+        menu.locator("summary").click()
+        menu.get_by_role("button", name=label, exact=True).click()
+        expect(page.locator(f'[data-testid=step][data-path="{at}"]')).to_have_attribute("data-kind", kind)
+
+    page.get_by_test_id("edit-0").click()
+    dialog = page.get_by_test_id("editor-0")
+    dialog.get_by_test_id("insert-template").select_option(label="خوش‌آمد")
+    expect(dialog.get_by_test_id("sms-body")).to_have_value("سلام {target.first_name}، خوش آمدید")
+    expect(dialog.get_by_test_id("on-unknown-outcome")).to_have_value("continue")
+    dialog.get_by_test_id("on-unknown-outcome").select_option("hold")
+    expect(dialog).to_contain_text("هرگز خودکار دوباره فرستاده نمی‌شود")
+    shot(page, "workflow-builder-sms-template-unknown")
+    dialog.get_by_test_id("save-step").click()
+    expect(dialog).to_be_hidden()
+
+    page.get_by_test_id("edit-1").click()
+    dialog = page.get_by_test_id("editor-1")
+    dialog.locator("select[name=rule_field_0]").select_option("last_action.status")
+    dialog.locator("select[name=rule_op_0]").select_option("in")
+    dialog.locator("input[name=rule_value_0]").fill("success")
+    shot(page, "workflow-builder-condition-last-action")
+    dialog.get_by_test_id("save-step").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator('[data-testid=step][data-path="1"]')).to_contain_text("نتیجه آخرین اقدام")
+    menu = page.get_by_test_id("add-1.no.0")
+    menu.locator("summary").click()
+    menu.get_by_role("button", name="پایان", exact=True).click()
+    expect(page.get_by_test_id("problems")).to_contain_text("ایرادی نیست")
+    page.get_by_test_id("publish").click()
+    expect(page.locator(".flash-success")).to_be_visible()
+
+    workflow = Workflow.objects.get(name="با قالب")
+    nodes = {n.type: n for n in workflow.published_version.nodes.all()}
+    assert nodes["action"].config["on_unknown_outcome"] == "hold"
+    assert nodes["condition"].config["rules"][0]["field"] == "last_action.status"
+    campaign = journey_campaign_create(actor=actor, name="قالب", workflow_id=workflow.id)
+    journey_campaign_transition(actor=actor, campaign_id=campaign.id, action="activate")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(shop, first_name="سارا").id])
+    Driver().tick(timezone.now())
+    execution = Execution.objects.get(campaign=campaign)
+    assert execution.status == "paused"  # held for a person's decision, not resent and not moved on
+    assert SmsAttempt.objects.get(campaign=campaign).message == "سلام سارا، خوش آمدید"
