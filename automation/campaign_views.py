@@ -154,7 +154,7 @@ def campaign_list(request, actor):
 def campaign_new(request, actor):
     workflows = list(pages.publishable_workflows(actor=actor))
     lists = list(scoped(TargetList, actor.workspace).order_by("name"))
-    initial = {"workflow": request.GET.get("workflow", "")}
+    initial = {"workflow": request.GET.get("workflow", ""), "source_list": request.GET.get("source_list", "")}
     form = JourneyCampaignForm(
         request.POST or None, initial=initial, workflows=workflows, lists=lists, time_zone=actor.workspace.time_zone
     )

@@ -186,6 +186,12 @@ def target_edit(request, target_id: int):
 class ImportForm(forms.Form):
     file = forms.FileField(label="فایل اکسل یا CSV")
     target_list = forms.ModelChoiceField(queryset=TargetList.objects.none(), required=False, label="افزودن به فهرست")
+    new_list = forms.CharField(
+        label="یا فهرست تازه با این نام",
+        required=False,
+        max_length=200,
+        help_text="مخاطبان این فایل در فهرستی تازه با این نام گذاشته می‌شوند.",
+    )
     update_existing = forms.BooleanField(required=False, initial=True, label="مخاطبان موجود به‌روز شوند")
 
 
@@ -205,6 +211,10 @@ def target_import(request):
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
+            if form.cleaned_data["new_list"].strip() and not form.cleaned_data["target_list"]:
+                form.cleaned_data["target_list"] = targets_service.target_list_create(
+                    actor=actor, name=form.cleaned_data["new_list"].strip()
+                )
             created = imports.target_import_start(
                 actor=actor,
                 file_name=upload.name,

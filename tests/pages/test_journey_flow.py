@@ -1,0 +1,113 @@
+"""The common flow as a first-time user does it, in Chromium: a three-step journey from a built-in template, a
+spreadsheet of 20 leads imported into a new list, "enroll these targets" straight from the import report, the
+review, Start — and the sends appear on the dashboard without a reload. Every click is counted."""
+
+from datetime import timedelta
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.utils import timezone
+from openpyxl import Workbook
+from playwright.sync_api import expect
+
+from automation.models import Execution
+from campaigns.choices import Role
+from config.celery import app
+from sms.models import SmsAttempt
+from tests.automation.helpers import Driver, setup_sms
+
+from ..conftest import make_member, make_workspace
+from .test_campaign_pages import login, rtl, shot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+MAX_CLICKS = 25
+
+
+class Clicks:
+    """Counts what a person does: a click, choosing from a list, typing into a field, picking a file."""
+
+    def __init__(self, page):
+        self.page, self.count = page, 0
+
+    def click(self, locator):
+        self.count += 1
+        locator.click()
+
+    def fill(self, locator, text: str):
+        self.count += 1
+        locator.fill(text)
+
+    def choose(self, locator, **option):
+        self.count += 1
+        locator.select_option(**option)
+
+    def upload(self, locator, path: str):
+        self.count += 1
+        locator.set_input_files(path)
+
+
+def _spreadsheet(path):
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["نام", "موبایل", "شهر"])
+    for i in range(20):
+        sheet.append([f"سرنخ {i + 1}", f"0912{5550000 + i}", "تهران"])
+    book.save(path)
+
+
+def test_twenty_leads_from_a_spreadsheet_to_a_running_three_step_journey_in_under_25_clicks(
+    page, live_server, tmp_path
+):
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    setup_sms(shop)
+    sheet = tmp_path / "leads.xlsx"
+    _spreadsheet(sheet)
+    login(page, live_server.url, "mina")
+    user = Clicks(page)
+
+    # 1. the journey: a built-in three-step template, published
+    user.click(page.get_by_test_id("nav-automation"))
+    user.click(page.get_by_role("link", name="گردش‌کار تازه"))
+    user.fill(page.locator("#id_name"), "معرفی محصول")
+    user.click(page.get_by_text("معرفی سه‌مرحله‌ای"))
+    user.click(page.get_by_role("button", name="ساخت و باز کردن ویرایشگر"))
+    expect(page.get_by_test_id("problems")).to_contain_text("ایرادی نیست")
+    user.click(page.get_by_test_id("publish"))
+    expect(page.locator(".flash-success")).to_contain_text("منتشر شد")
+    expect(page.get_by_test_id("new-campaign-on-workflow")).to_be_visible()
+
+    # 2. the spreadsheet, into a new list made on the import page; the report updates itself
+    user.click(page.get_by_role("link", name="ورود از اکسل"))
+    user.upload(page.locator("input[type=file]"), str(sheet))
+    user.fill(page.locator("#id_new_list"), "سرنخ‌های آذر")
+    with start_worker(app, pool="solo", perform_ping_check=False, queues=["default"], shutdown_timeout=30):
+        user.click(page.get_by_role("button", name="بارگذاری"))
+        expect(page.get_by_test_id("import-status")).to_have_text("انجام شد", timeout=30000)
+    expect(page.locator("#import-progress")).to_contain_text("ایجاد شد: ۲۰")
+    expect(page.get_by_test_id("import-see")).to_be_visible()
+    rtl(page)
+    shot(page, "journey-flow-import-done")
+
+    # 3. "enroll these 20 targets": the campaign form opens with the list chosen
+    user.click(page.get_by_test_id("import-enroll"))
+    user.fill(page.locator("#id_name"), "کمپین آذر")
+    user.choose(page.locator("#id_workflow"), label="معرفی محصول — نسخه ۱")
+    user.click(page.get_by_role("button", name="ساخت کمپین"))
+    expect(page.get_by_test_id("class-ready")).to_contain_text("۲۰")
+    user.click(page.get_by_test_id("commit"))
+    expect(page.locator(".flash-success")).to_contain_text("۲۰ مخاطب به کمپین افزوده شد")
+    user.click(page.get_by_role("link", name="رفتن به داشبورد کمپین"))
+    user.click(page.get_by_test_id("control-activate"))
+    expect(page.locator(".flash-success")).to_contain_text("شروع شد")
+    expect(page.get_by_test_id("stat-active")).to_contain_text("۲۰")
+
+    # 4. the beat runs the journey; the dashboard shows the sends by itself
+    Driver().tick(timezone.now() + timedelta(minutes=1))
+    assert SmsAttempt.objects.filter(workspace=shop).count() == 20
+    assert Execution.objects.filter(workspace=shop, status="waiting").count() == 20
+    expect(page.get_by_test_id("stat-sent-today")).to_contain_text("۲۰", timeout=15000)
+    expect(page.get_by_test_id("stat-waiting")).to_contain_text("۲۰")
+    shot(page, "journey-flow-dashboard")
+    assert user.count < MAX_CLICKS, user.count
+    print(f"first-time flow: {user.count} clicks")
