@@ -9,7 +9,14 @@ from django.db.models import Count, Exists, OuterRef, Q
 from automation.builder.diff import StepDiff, version_diff
 from automation.choices import LIVE_STATUSES, VersionStatus
 from automation.engine.graph import graph_of_version
-from automation.models import CampaignJourney, Execution, Workflow, WorkflowTextChange, WorkflowVersion
+from automation.models import (
+    CampaignJourney,
+    Execution,
+    Workflow,
+    WorkflowNode,
+    WorkflowTextChange,
+    WorkflowVersion,
+)
 from automation.services.workflows import CAMPAIGN_FINISHED
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.selectors import target_queryset
@@ -92,9 +99,16 @@ def versions_diff(*, actor: Actor, workflow: Workflow, old_id: int, new_id: int)
 
 
 def workflow_text_changes(*, actor: Actor, workflow: Workflow, limit: int = 50) -> list[WorkflowTextChange]:
-    """The latest message text edits of a workflow's drafts, newest first (who, old, new)."""
-    rows = scoped(WorkflowTextChange, actor.workspace).filter(workflow=workflow)
-    return list(rows.select_related("user", "version")[:limit])
+    """The latest message text edits of a workflow's drafts, newest first (who, old, new), each with the
+    ``step_name`` its step has now (internal step keys are not shown to people)."""
+    rows = list(
+        scoped(WorkflowTextChange, actor.workspace).filter(workflow=workflow).select_related("user", "version")[:limit]
+    )
+    nodes = WorkflowNode.objects.filter(version__workflow=workflow, node_key__in={r.node_key for r in rows})
+    names = {key: name for key, name in nodes.order_by("version_id").values_list("node_key", "name") if name}
+    for row in rows:
+        row.step_name = names.get(row.node_key, "")
+    return rows
 
 
 def builder_version(*, actor: Actor, workflow: Workflow) -> WorkflowVersion | None:

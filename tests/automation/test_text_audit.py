@@ -85,3 +85,4 @@ def test_workflow_page_shows_the_text_changes(client, workspace):
     assert "تغییرات متن پیامک" in html
     assert "<del>متن کهنه</del>" in html and "<ins>متن نو</ins>" in html
     assert actor.user.get_username() in html
+    assert "<td>خوش‌آمد</td>" in html and "sms1" not in html  # the step's name, never its internal key
