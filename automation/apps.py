@@ -55,7 +55,8 @@ class AutomationConfig(AppConfig):
 
         register_demo("journey", order=20, contribute=journey_demo)
 
-        from automation.target_panel import render_target_panel
-        from campaigns.platform.registry import register_target_panel
+        from automation.target_panel import live_journeys_warning, render_target_panel
+        from campaigns.platform.registry import register_target_delete_warning, register_target_panel
 
         register_target_panel("automation", order=10, render=render_target_panel)
+        register_target_delete_warning("automation", warn=live_journeys_warning)

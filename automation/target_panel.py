@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from automation import journey_stats
 from automation.campaign_selectors import WHY_NOT_SENT_LABELS, journeys_labelled, labelled
 from automation.choices import EventType
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
 
 TIMELINE_PAGE = 30
@@ -32,3 +33,13 @@ def render_target_panel(*, request, actor, target) -> str | None:
         "why_labels": WHY_NOT_SENT_LABELS,
     }
     return render_to_string("automation/_target_panel.html", context, request=request)
+
+
+def live_journeys_warning(*, actor, target) -> str:
+    """Said on the target page before a delete: the live journeys it would cancel (registered as a target
+    delete warning)."""
+    live = [j for j in journey_stats.target_campaigns(actor=actor, target_id=target.id) if j["live"]]
+    if not live:
+        return ""
+    names = "، ".join(f"«{j['campaign_name']}»" for j in live[:5]) + (" …" if len(live) > 5 else "")
+    return f"این مخاطب در {fa_digits(len(live))} سفر در جریان است ({names})؛ حذف، همه را لغو می‌کند."

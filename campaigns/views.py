@@ -21,7 +21,7 @@ from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.phones import display_phone
 from campaigns.platform.redirects import local_next
-from campaigns.platform.registry import target_panels
+from campaigns.platform.registry import target_delete_warnings, target_panels
 from campaigns.platform.tenancy import SESSION_KEY, members_of, memberships_of, scoped
 from campaigns.platform.uploads import upload_too_large
 from campaigns.services import imports
@@ -155,7 +155,9 @@ def _target_form_page(request, *, target=None):
             messages.success(request, f"مخاطب «{data['name']}» ذخیره شد.")
             return redirect("target-list")
     panels = target_panels(request=request, actor=actor, target=target) if target is not None else []
-    return render(request, "campaigns/target_form.html", {"form": form, "target": target, "panels": panels})
+    warnings = target_delete_warnings(actor=actor, target=target) if target is not None else []
+    context = {"form": form, "target": target, "panels": panels, "delete_warnings": warnings}
+    return render(request, "campaigns/target_form.html", context)
 
 
 @login_required

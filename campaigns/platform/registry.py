@@ -223,3 +223,22 @@ def target_list_user_campaign_ids(*, workspace, list_id: int) -> set[int]:
     for name in sorted(_TARGET_LIST_USERS):
         ids.update(_TARGET_LIST_USERS[name](workspace=workspace, list_id=list_id))
     return ids
+
+
+# --------------------------------------------------------------------------- before deleting a target
+#
+# What deleting a target would stop, said before it is deleted (the journeys it is live in), without the
+# campaigns app importing the apps that know:
+#
+#   register_target_delete_warning("automation", warn=live_journeys_warning)
+#   warn(*, actor, target) → str (plain text) | "" (nothing to say)
+
+_TARGET_DELETE_WARNINGS: dict[str, Callable] = {}
+
+
+def register_target_delete_warning(name: str, *, warn: Callable) -> None:
+    _TARGET_DELETE_WARNINGS[name] = warn
+
+
+def target_delete_warnings(*, actor, target) -> list[str]:
+    return [text for _, warn in sorted(_TARGET_DELETE_WARNINGS.items()) if (text := warn(actor=actor, target=target))]

@@ -299,3 +299,26 @@ def test_sms_step_inserts_a_template_holds_on_unknown_outcome_and_conditions_rea
     execution = Execution.objects.get(campaign=campaign)
     assert execution.status == "paused"  # held for a person's decision, not resent and not moved on
     assert SmsAttempt.objects.get(campaign=campaign).message == "سلام سارا، خوش آمدید"
+
+
+def test_deleting_a_target_warns_how_many_journeys_it_is_in_then_cancels_them(page, live_server):
+    shop, actor = _shop()
+    first = named_journey(actor, linear_graph(sms_node("a"), end_node()), "بهار")
+    second = named_journey(actor, linear_graph(sms_node("b"), end_node()), "تابستان")
+    lead = make_target(shop, name="سارا احمدی")
+    for campaign in (first, second):
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[lead.id], on_conflict="add")
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/targets/{lead.id}/edit/")
+    warning = page.get_by_test_id("delete-warning")
+    expect(warning).to_contain_text("در ۲ سفر در جریان است")
+    expect(warning).to_contain_text("«بهار»")
+    shot(page, "target-delete-warning")
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.get_by_role("button", name="حذف مخاطب").click()
+    expect(page.locator(".flash-success")).to_contain_text("حذف شد")
+    assert "۲ سفر" in asked[0]
+    assert set(Execution.objects.filter(subject_id=lead.id).values_list("status", "end_reason")) == {
+        ("cancelled", "target_removed")
+    }
