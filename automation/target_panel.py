@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from automation import journey_stats
 from automation.campaign_selectors import WHY_NOT_SENT_LABELS, journeys_labelled, labelled
 from automation.choices import EventType
+from automation.engine.context import automation_settings
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
 
@@ -18,8 +19,8 @@ HIDDEN = (EventType.CLAIMED, EventType.PROCESSING)
 
 
 def render_target_panel(*, request, actor, target) -> str | None:
-    if actor is None or not actor.has(Perm.VIEW):
-        return None
+    if actor is None or not actor.has(Perm.VIEW) or not automation_settings(actor.workspace).enabled:
+        return None  # the journey timeline is shown only while automation is on
     # The engine's own bookkeeping rows (claimed, processing — written before the outcome row took them over)
     # stay in the API and the campaign log, not here.
     events = journey_stats.target_timeline_events(actor=actor, target_id=target.id).exclude(type__in=HIDDEN)

@@ -185,6 +185,9 @@ def test_automation_switch_and_time_zone_on_the_sms_settings_page_drive_the_engi
     Driver().tick(timezone.now())  # off: the journey does not move
     assert Execution.objects.get(campaign=campaign).status == "active"
     assert not SmsAttempt.objects.filter(workspace=shop).exists()
+    page.goto(f"{live_server.url}/targets/{target.id}/edit/")
+    expect(page.get_by_test_id("panel-automation")).to_have_count(0)  # no journey timeline while off
+    page.goto(f"{live_server.url}/sms/settings/")
 
     page.check("#id_automation_enabled")
     page.click("button:has-text('ذخیره تنظیمات')")
@@ -193,6 +196,8 @@ def test_automation_switch_and_time_zone_on_the_sms_settings_page_drive_the_engi
     Driver().tick(open_at)
     assert Execution.objects.get(campaign=campaign).status == "completed"
     assert SmsAttempt.objects.filter(workspace=shop).count() == 1
+    page.goto(f"{live_server.url}/targets/{target.id}/edit/")
+    expect(page.get_by_test_id("panel-automation")).to_contain_text("کلید")
 
 
 def test_follow_up_step_edited_in_the_builder_creates_the_activity_it_describes(page, live_server):
