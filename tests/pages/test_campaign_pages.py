@@ -109,8 +109,8 @@ def test_create_enroll_with_a_conflict_start_and_watch_a_journey(page, live_serv
     expect(row).to_contain_text("گام x")
     rtl(page)
     shot(page, "journey-enrollment-review")
-    page.get_by_test_id("commit").click()  # the conflict has no decision: refused, listing it
-    expect(page.locator(".flash-error")).to_contain_text("نگار رحیمی")
+    expect(page.get_by_test_id("commit")).to_be_disabled()  # "add" waits until every conflict is decided
+    expect(page.get_by_test_id("undecided")).to_contain_text("۱ مورد تکراری")
     assert Execution.objects.filter(subject_id__in=[sara.id, reza.id]).count() == 0
     shot(page, "journey-enrollment-unresolved")
     page.get_by_test_id(f"decision-{negar.id}").select_option("skip")

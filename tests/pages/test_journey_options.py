@@ -327,3 +327,26 @@ def test_deleting_a_target_warns_how_many_journeys_it_is_in_then_cancels_them(pa
     assert set(Execution.objects.filter(subject_id=lead.id).values_list("status", "end_reason")) == {
         ("cancelled", "target_removed")
     }
+
+
+def test_sms_log_shows_the_provider_message_id_its_response_and_a_pending_retry(page, live_server):
+    shop, actor = _shop()
+    make_member(shop, Role.OWNER, username="owner")
+    campaign = named_journey(actor, linear_graph(sms_node("a"), end_node()), "گزارش")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(shop).id])
+    Driver().tick(timezone.now())
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    retry_at = timezone.now() + timedelta(minutes=15)
+    SmsAttempt.objects.filter(pk=attempt.pk).update(
+        provider_message_id="PM-778",
+        provider_response={"status": 5, "messageid": "PM-778"},
+        retry_scheduled_at=retry_at,
+    )
+    login(page, live_server.url, "owner")
+    page.goto(f"{live_server.url}/sms/log/")
+    row = page.get_by_test_id("attempt-row")
+    expect(row.get_by_test_id("retry-at")).to_contain_text("در انتظار تلاش مجدد")
+    row.locator("summary").click()
+    expect(row.get_by_test_id("provider-message-id")).to_have_text("PM-778")
+    expect(row.get_by_test_id("provider-response")).to_contain_text("messageid")
+    shot(page, "sms-attempt-log-details")
