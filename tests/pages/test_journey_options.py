@@ -208,6 +208,7 @@ def test_follow_up_step_edited_in_the_builder_creates_the_activity_it_describes(
     page.goto(f"{live_server.url}/automation/workflows/new/")
     page.fill("#id_name", "پیگیری تلفنی")
     page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    expect(page.get_by_test_id("entry-delay-help")).to_contain_text("اولین گام را «انتظار» بگذارید")
     menu = page.get_by_test_id("add-0")
     menu.locator("summary").click()
     menu.get_by_role("button", name="ایجاد پیگیری", exact=True).click()
