@@ -2,7 +2,8 @@
 
 django-fsm-2 decides whether a named transition is allowed and what the
 target status is; the write is ``UPDATE … WHERE id=%s AND status=%s AND
-revision=%s``. A lost race writes nothing (no event either) and returns False.
+revision=%s`` (``campaigns.platform.fsm.fsm_apply``). A lost race writes nothing (no event either)
+and returns False.
 Hot bulk paths (claim, reap, lifecycle) use queryset updates as the transition.
 A job's own bookkeeping transitions (queued → processing) write no row of their
 own: the job's outcome row records them (journeys.md "Decisions").
@@ -20,13 +21,11 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, transaction
-from django.db.models import F
+from django.db import connection
 from django.utils import timezone
-from django_fsm import can_proceed
 
 from automation.models import Execution, ExecutionEvent
-from campaigns.platform.errors import InvalidTransition, StaleRevision
+from campaigns.platform.fsm import fsm_apply
 
 # One encoder for the hot paths (json.dumps(cls=...) builds a new one per value).
 encode_json = DjangoJSONEncoder().encode
@@ -158,35 +157,19 @@ def apply_transition(
     now: datetime | None = None,
     strict: bool = False,
 ) -> bool:
-    """Persist ``execution.<name>()``; returns False (or raises StaleRevision when strict) on a lost race.
+    """Persist ``execution.<name>()`` and its event rows (``campaigns.platform.fsm.fsm_apply``'s convention).
 
     ``event=None`` only for a job's queued → processing: its outcome row records it."""
-    method = getattr(execution, name)
-    if not can_proceed(method):
-        if strict:
-            raise InvalidTransition(details={"from": execution.status, "transition": name})
-        return False
     now = now or timezone.now()
-    from_status, revision = execution.status, execution.revision
-    method()
-    to_status = execution.status
-    values = {"status": to_status, "revision": F("revision") + 1, "updated_at": now, **(extra or {})}
-    with transaction.atomic():
-        updated = Execution.objects.filter(pk=execution.pk, status=from_status, revision=revision).update(**values)
-        if updated != 1:
-            execution.status = from_status
-            if strict:
-                raise StaleRevision(details={"execution_id": execution.pk})
-            return False
+
+    def record(from_status: str, to_status: str) -> None:
         rows = [*(more_events or [])]
         if event is not None:
             event.from_status, event.to_status = from_status, to_status
             rows.append(event)
         insert_events([event_row(execution, e, actor=actor, now=now) for e in rows])
-    execution.revision = revision + 1
-    for key, value in (extra or {}).items():
-        setattr(execution, key, value)
-    return True
+
+    return fsm_apply(execution, name, values=extra, now=now, strict=strict, on_applied=record)
 
 
 def bulk_events(executions, *, type: str, from_status: str, to_status: str, message: str = "", data=None, now=None):

@@ -83,7 +83,7 @@ def campaign_status_change(
     check: Callable[[], None] | None = None,
     now: datetime | None = None,
 ) -> Campaign:
-    """Apply one Campaign FSM transition (see the module docstring); returns the refreshed campaign."""
+    """Apply one Campaign FSM transition (see the module docstring); returns the updated campaign."""
     now = now or timezone.now()
     if guarded:
         for name in sorted(_POLICIES):
@@ -104,7 +104,7 @@ def campaign_status_change(
 
     updates = {**_own_updates(transition, actor, now), **(extra_updates or {})}
     with transaction.atomic():
-        campaign = fsm_apply(campaign, transition, extra_updates=updates, on_applied=record)
+        fsm_apply(campaign, transition, values=updates, now=now, on_applied=record)
         handler = campaign_kind_handler(campaign.kind)
         effect = handler.effects.get(MOMENTS.get(transition)) if handler else None
         if effect is not None:

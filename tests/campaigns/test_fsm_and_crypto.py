@@ -8,7 +8,7 @@ from django.db import connection
 
 from campaigns.models import Campaign, CampaignEvent
 from campaigns.platform.crypto import EncryptedTextField, _fernet, decrypt, encrypt
-from campaigns.platform.errors import StaleRevision
+from campaigns.platform.errors import InvalidTransition, StaleRevision
 from campaigns.platform.fsm import fsm_apply
 from campaigns.services.campaigns import campaign_transition
 
@@ -32,6 +32,24 @@ def test_lost_race_changes_nothing(workspace):
     with pytest.raises(StaleRevision):
         fsm_apply(stale_copy, "cancel")
     assert Campaign.objects.get(pk=campaign.pk).status == "paused"
+
+
+@pytest.mark.django_db
+def test_one_return_convention_for_every_status_machine(workspace):
+    """Campaigns, executions and chain runs share one compare-and-set: True and the instance updated in
+    memory when written; a lost race or a refused transition writes nothing and returns False (non-strict)
+    or raises (strict); a lost race re-reads the row."""
+    campaign = make_campaign(workspace, status="active")
+    stale_copy = Campaign.objects.get(pk=campaign.pk)
+    assert fsm_apply(campaign, "pause") is True
+    assert (campaign.status, campaign.revision) == ("paused", 2)
+    assert Campaign.objects.get(pk=campaign.pk).updated_at == campaign.updated_at
+    assert fsm_apply(stale_copy, "cancel", strict=False) is False
+    assert (stale_copy.status, stale_copy.revision) == ("paused", 2)  # re-read
+    assert fsm_apply(campaign, "pause", strict=False) is False  # not allowed from paused
+    with pytest.raises(InvalidTransition):
+        fsm_apply(campaign, "pause")
+    assert Campaign.objects.get(pk=campaign.pk).revision == 2 and not CampaignEvent.objects.exists()
 
 
 @pytest.mark.django_db(transaction=True)

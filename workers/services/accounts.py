@@ -105,7 +105,7 @@ def account_update(*, actor: Actor, account_id: int, data: dict) -> BrowserAccou
     with transaction.atomic():
         row_update(instance=account, fields=sorted(ACCOUNT_FIELDS | COOKIE_FIELDS), data=data)
         if data.get("cookies") and account.session_status == SessionStatus.EXPIRED:
-            fsm_apply(account, "reactivate", field="session_status", extra_updates={"error_score": 0})
+            fsm_apply(account, "reactivate", field="session_status", values={"error_score": 0})
     account.refresh_from_db()
     return account
 
@@ -115,7 +115,8 @@ def account_set_status(*, actor: Actor, account_id: int, transition: str) -> Bro
     if transition not in ACCOUNT_TRANSITIONS:
         raise ValidationFailed.field("transition", "تغییر وضعیت ناشناخته است.")
     account = get_scoped(BrowserAccount, actor.workspace, account_id)
-    return fsm_apply(account, transition, field="session_status")
+    fsm_apply(account, transition, field="session_status")
+    return account
 
 
 def account_delete(*, actor: Actor, account_id: int) -> None:

@@ -183,7 +183,8 @@ def platform_transition(*, actor: Actor, platform_id: int, transition: str) -> C
             actor_id=actor.user.pk,
         )
 
-    return fsm_apply(platform, transition, on_applied=record)
+    fsm_apply(platform, transition, on_applied=record)
+    return platform
 
 
 def campaign_follow_platforms(*, campaign_id: int, retried: bool = False) -> str | None:

@@ -1,7 +1,7 @@
 """Run status changes: the FSM decides, a compare-and-set UPDATE persists, a log line records.
 
-``run_apply`` returns False when another process changed the run first (the
-caller reads the fresh row and moves on); it never overwrites.
+``run_apply`` (``campaigns.platform.fsm.fsm_apply`` non-strict) returns False when another process
+changed the run first (the run is re-read; the caller moves on); it never overwrites.
 """
 
 from __future__ import annotations
@@ -11,11 +11,9 @@ import uuid
 from datetime import datetime, timedelta
 
 from celery import current_app
-from django.db.models import F
-from django.utils import timezone
-from django_fsm import can_proceed
 
 from campaigns.chains.run_models import CampaignRun
+from campaigns.platform.fsm import fsm_apply
 
 log = logging.getLogger("campaigns.chains.runs")
 
@@ -53,22 +51,11 @@ def log_run(event: str, run: CampaignRun, **extra) -> None:
 
 
 def run_apply(run: CampaignRun, transition: str, *, now: datetime | None = None, **fields) -> bool:
-    """Apply ``run.<transition>()`` with CAS on (id, status, revision); update ``run`` in memory on success."""
-    method = getattr(run, transition)
-    if not can_proceed(method):
+    """Apply ``run.<transition>()`` with CAS on (id, status, revision); False when not allowed or a lost race."""
+    from_status = run.status
+    if not fsm_apply(run, transition, values=fields, now=now, strict=False):
         return False
-    from_status, revision = run.status, run.revision
-    method()
-    to_status = run.status
-    values = {"status": to_status, "revision": F("revision") + 1, "updated_at": now or timezone.now(), **fields}
-    updated = CampaignRun.objects.filter(pk=run.pk, status=from_status, revision=revision).update(**values)
-    if updated != 1:
-        run.refresh_from_db()
-        return False
-    for name, value in fields.items():
-        setattr(run, name, value)
-    run.revision = revision + 1
-    log_run(f"run {transition}", run, from_status=from_status, to_status=to_status)
+    log_run(f"run {transition}", run, from_status=from_status, to_status=run.status)
     return True
 
 
