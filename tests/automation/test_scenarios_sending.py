@@ -10,7 +10,7 @@ from automation.engine.batch import process_batch
 from automation.engine.runner import process_execution
 from automation.models import Execution, ExecutionEvent
 from campaigns.models import Notification
-from sms.action import SendSmsAction
+from sms.action import sending
 from sms.models import SmsAttempt, SmsLogEvent, SmsSettings
 from sms.providers import SendResponse
 from sms.providers.console import ConsoleProvider
@@ -38,7 +38,7 @@ def _die_after_the_provider_accepted(driver, monkeypatch) -> None:
         raise WorkerDied
 
     with monkeypatch.context() as m:
-        m.setattr(SendSmsAction, "_settle", die)
+        m.setattr(sending, "settle", die)
         with pytest.raises(WorkerDied):
             driver.tick(T0 + timedelta(minutes=1))
 

@@ -1,0 +1,238 @@
+"""SendSmsAction: the SMS channel's action, registered into the engine (journeys.md "Job").
+
+The class holds the step's configuration and publish-time hooks; its run time is split by concern:
+``planning`` (what to send, before any write), ``attempts`` (the attempt rows and their writes),
+``sending`` (the provider calls and their results), ``unknowns`` (after a crash or an unknown outcome)
+and ``guards`` (circuit breaker, blacklist).
+
+Guards run in order circuit breaker → blacklist → send window → daily limit.
+Then, in one short transaction, the daily limit is reserved and the attempt
+row is inserted with its unique idempotency key and the step's numeric local
+id (one ``SmsSendSlot`` per execution + cycle + node, the same on every
+attempt, sent as Kavenegar's ``localid``). Where the provider can be asked
+"was local id N sent?" the row is inserted ``sending``; elsewhere it is
+inserted ``queued`` and stamped ``sending`` (committed) just before its own
+HTTP call. Calls run with no transaction open; the result is written once
+(``UPDATE … WHERE status='sending'``).
+
+After a crash: a ``queued`` row was never called — its reservation is given
+back and the row dropped, the step runs as if nothing happened; a ``sending``
+row may have reached the provider — it becomes ``unknown``. An ``unknown``
+attempt is never resent blindly: the provider is asked by local id (where it
+can be asked) and the answer settles it (sent → submitted; no such message →
+failed, then sent again with the SAME local id); where it cannot be asked, or
+no answer comes after a few tries, the step's ``on_unknown_outcome`` decides.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from automation.engine.registry import GUARDS, Action, ActionResult
+from automation.engine.variables import render, unknown_variables
+from campaigns.platform.bulk import ids_match
+from campaigns.platform.permissions import Perm
+from sms import channel
+from sms.action import sending
+from sms.action.attempts import CHANNEL, AttemptRef, assign_local_ids, insert_attempts
+from sms.action.guards import blacklist_guard, circuit_breaker_guard
+from sms.action.planning import Plan, attempt_fields, plan_step
+from sms.choices import AttemptStatus
+from sms.models import SmsAttempt, SmsSettings
+from sms.providers import provider_kinds
+from sms.segments import count_segments
+
+MAX_BODY = 1000
+
+
+class PreviewScope:
+    """A sample subject outside any campaign or execution (previews)."""
+
+    def __init__(self, subject) -> None:
+        self.subject, self.campaign, self.execution = subject, None, None
+
+
+class SendSmsAction(Action):
+    key = "send_sms"
+    label = "ارسال پیامک"
+    consumes_budget = True
+    channel = CHANNEL
+    details_permission = Perm.VIEW_SMS_LOGS  # the timeline shows the text, number and errors as the SMS log does
+    guards = ("circuit_breaker", "blacklist", "send_window", "daily_limit")
+    base_config_schema = {
+        "type": "object",
+        "required": ["body"],
+        "properties": {
+            "title": {"type": "string"},
+            "body": {"type": "string", "maxLength": MAX_BODY},
+            "provider": {"type": ["string", "null"]},  # enum: the provider registry (config_schema)
+            "sender": {"type": ["string", "null"]},
+            "send_only_in_window": {"type": "boolean", "default": True},
+            "on_missing_variable": {"type": "string", "enum": ["skip", "blank"], "default": "skip"},
+            "append_opt_out": {"type": "boolean", "default": False},
+            "on_unknown_outcome": {"type": "string", "enum": ["continue", "hold"], "default": "continue"},
+            "retry": {
+                "type": "object",
+                "properties": {
+                    "enabled": {"type": "boolean"},
+                    "strategy": {"type": "string", "enum": ["fixed", "exponential"]},
+                    "max_attempts": {"type": "integer", "minimum": 0, "maximum": 10},
+                    "interval_seconds": {"type": "integer", "minimum": 60, "maximum": 86400},
+                    "on_exhausted": {"type": "string", "enum": ["stop", "skip_step", "continue", "fail"]},
+                },
+            },
+        },
+    }
+
+    editor_template = "sms/_send_sms_step.html"
+
+    def preview(self, config: dict[str, Any], subject: Any) -> dict[str, Any]:
+        """The message for a sample subject with its segment count (the builder and ``POST /sms/preview``)."""
+        body = config.get("body") or ""
+        rendered = render(body, PreviewScope(subject), on_missing=config.get("on_missing_variable") or "skip")
+        info = count_segments(rendered.text)
+        return {
+            "text": rendered.text,
+            "missing": rendered.missing,
+            "unknown": unknown_variables(body),
+            "segments": info.as_dict(),
+            "long_text_warning": info.segments > 3,
+        }
+
+    @property
+    def config_schema(self) -> dict[str, Any]:
+        """The step's schema; the provider enum follows the provider registry (no code change per provider)."""
+        schema = copy.deepcopy(self.base_config_schema)
+        schema["properties"]["provider"]["enum"] = [None, *provider_kinds()]
+        return schema
+
+    # --- publish time --------------------------------------------------------------------------
+    def validate_config(self, config: dict[str, Any]) -> list[str]:
+        errors = []
+        body = config.get("body")
+        if not isinstance(body, str) or not body.strip():
+            errors.append("متن پیامک لازم است.")
+        elif len(body) > MAX_BODY:
+            errors.append(f"متن پیامک حداکثر {MAX_BODY} نویسه است.")
+        if config.get("on_missing_variable", "skip") not in ("skip", "blank"):
+            errors.append("on_missing_variable باید skip یا blank باشد.")
+        if config.get("provider") not in (None, "", *provider_kinds()):
+            errors.append("سرویس‌دهنده پیامک ناشناخته است.")
+        return errors
+
+    def template_texts(self, config: dict[str, Any]) -> list[str]:
+        return [config.get("body") or ""]
+
+    def channel_problem(self, workspace) -> str | None:
+        return channel.channel_problem(workspace.id)
+
+    def channel_paused(self, workspace, now) -> dict[str, Any] | None:
+        until = channel.paused_until(workspace.id, now)
+        if until is None:
+            return None
+        reason = SmsSettings.objects.filter(workspace_id=workspace.id).values_list("pause_reason", flat=True).first()
+        return {"until": until, "reason": reason or ""}
+
+    def subject_problems(self, workspace, subjects) -> dict[int, str]:
+        """The refused ones among ``subjects`` (a queryset of targets), in one query: no mobile, or a mobile
+        on the workspace's active SMS blacklist."""
+        refused = subjects.filter(
+            Q(mobile__isnull=True) | Q(mobile="") | Q(mobile__in=channel.blacklisted_values(workspace.id))
+        )
+        rows = refused.values_list("pk", "mobile")
+        return {pk: "blacklisted" if mobile else "no_valid_mobile" for pk, mobile in rows}
+
+    def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
+        """Timeline hook: what each send was (text, number, status, provider id, error, retry time)."""
+        rows = SmsAttempt.objects.filter(workspace_id=workspace.id, pk__in=attempt_ids).values(
+            "id",
+            "message",
+            "phone",
+            "status",
+            "provider",
+            "sender",
+            "provider_message_id",
+            "error_code",
+            "error_message",
+            "retry_scheduled_at",
+            "attempt_number",
+            "request_at",
+        )
+        return {r["id"]: r for r in rows}
+
+    def reported_failures(self, execution_ids: list[int]) -> set[tuple[int, int | None]]:
+        """The sends whose last attempt ends failed or rejected — a delivery report ("undelivered") arrives
+        after the step recorded the provider's acceptance."""
+        last: dict[tuple[int, int | None], str] = {}
+        for chunk in (execution_ids[i : i + 500] for i in range(0, len(execution_ids), 500)):
+            attempts = SmsAttempt.objects.filter(ids_match("execution_id", chunk)).order_by("id")
+            for execution_id, node_id, status in attempts.values_list("execution_id", "node_id", "status"):
+                last[(execution_id, node_id)] = status
+        return {key for key, status in last.items() if status in (AttemptStatus.FAILED, AttemptStatus.REJECTED)}
+
+        # --- run time ---------------------------------------------------------------------------------
+
+    def execute(self, ctx) -> ActionResult:
+        plan = plan_step(ctx)
+        if isinstance(plan, ActionResult):
+            return plan
+        assign_local_ids([plan])
+        # Tx2: reserve the daily limit and insert the attempt ``queued`` before any HTTP.
+        try:
+            with transaction.atomic():
+                if not plan.budget.reserve():
+                    return sending.deferred_by_limit(ctx)
+                plan.attempt = AttemptRef.of(SmsAttempt.objects.create(**attempt_fields(plan)))
+        except IntegrityError:
+            return sending.existing_attempt(plan.key, ctx)
+        sending.send([plan])  # no transaction of ours is open here: the provider call may take seconds
+        return sending.settle([plan])[0]
+
+    def execute_many(self, ctxs: list) -> list[ActionResult]:
+        """The batched job's path: one reservation per budget, one INSERT of the attempts, the calls (each
+        stamped ``sending`` just before it, unless its row was written ``sending``), then one UPDATE of the
+        results."""
+        results: list[ActionResult | None] = [None] * len(ctxs)
+        groups: dict[tuple, list[tuple[int, Plan]]] = {}
+        for index, ctx in enumerate(ctxs):
+            plan = plan_step(ctx)
+            if isinstance(plan, ActionResult):
+                results[index] = plan
+            else:
+                b = plan.budget
+                groups.setdefault((b.workspace_id, b.channel, b.day, b.scopes), []).append((index, plan))
+        going: list[tuple[int, Plan]] = []
+        for members in groups.values():
+            granted = members[0][1].budget.reserve_many(len(members))  # claim order = fairness order
+            going += members[:granted]
+            for index, plan in members[granted:]:
+                results[index] = sending.deferred_by_limit(plan.ctx)
+        if going:
+            try:
+                with transaction.atomic():  # slots and attempts in one commit
+                    assign_local_ids([p for _, p in going])
+                    rows = insert_attempts([attempt_fields(p) for _, p in going])
+            except IntegrityError:  # a key already exists: give the units back and decide one by one
+                for _, plan in going:
+                    plan.budget.release()
+                for index, plan in going:
+                    results[index] = self.execute(plan.ctx)
+                return results
+            for (_, plan), row in zip(going, rows, strict=True):
+                plan.attempt = row
+            sending.send([p for _, p in going])
+            for (index, _), result in zip(going, sending.settle([p for _, p in going]), strict=True):
+                results[index] = result
+        return results
+
+
+def register() -> None:
+    from automation.engine.registry import ACTIONS
+
+    ACTIONS.register(SendSmsAction.key, SendSmsAction())
+    GUARDS.register("circuit_breaker", circuit_breaker_guard)
+    GUARDS.register("blacklist", blacklist_guard)

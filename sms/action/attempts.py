@@ -1,0 +1,150 @@
+"""Attempt rows: the batch INSERT, the committed ``sending`` stamp, the step's send slot (its local id) and the
+write-once result UPDATEs (only from the status a row is in: results are written once)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import psycopg
+from django.conf import settings as django_settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from campaigns.platform.bulk import bulk_insert
+from sms.choices import AttemptStatus
+from sms.models import SmsAttempt, SmsSendSlot
+
+if TYPE_CHECKING:
+    from sms.action.planning import Plan
+
+CHANNEL = "sms"  # the engine's budget channel of these attempts
+
+
+class AttemptRef(NamedTuple):
+    """What the send loop needs of an attempt row it wrote."""
+
+    id: int
+    provider: str
+    sender: str
+
+    @classmethod
+    def of(cls, attempt: SmsAttempt) -> AttemptRef:
+        return cls(attempt.id, attempt.provider, attempt.sender)
+
+
+def insert_attempts(rows: list[dict[str, Any]]) -> list[AttemptRef]:
+    """The batch's attempts in one INSERT (PostgreSQL: unnest, no model instances), in the order given."""
+    if connection.vendor != "postgresql":
+        return [AttemptRef.of(a) for a in SmsAttempt.objects.bulk_create([SmsAttempt(**row) for row in rows])]
+    ids = dict(bulk_insert(SmsAttempt, rows, returning=("idempotency_key", "id")))
+    return [AttemptRef(ids[row["idempotency_key"]], row["provider"], row["sender"]) for row in rows]
+
+
+STAMP_SQL = f"UPDATE {SmsAttempt._meta.db_table} SET status = %s WHERE id = %s AND status = %s"  # noqa: S608
+
+
+def stamp_sending(attempt_id: int) -> int:
+    """queued → sending, committed before the call (journeys.md "Leases"). ``SMS_STAMP_DURABLE = False`` commits
+    it without waiting for the WAL flush: still safe when a worker dies, not when PostgreSQL itself crashes
+    within a fraction of a second (the stamp may be lost and the step sent again) — off by default."""
+    params = [AttemptStatus.SENDING, attempt_id, AttemptStatus.QUEUED]
+    if getattr(django_settings, "SMS_STAMP_DURABLE", True) or connection.vendor != "postgresql":
+        with connection.cursor() as cursor:  # one short committed statement: no query building
+            cursor.execute(STAMP_SQL, params)
+            return cursor.rowcount
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        cursor.execute(STAMP_SQL, params)
+        return cursor.rowcount
+
+
+def name_provider(attempt_id: int, kind: str, sender: str) -> None:
+    """The fallback account is about to be called: the row names it first (committed), so an outcome lost in a
+    crash is asked about at the provider that got the call."""
+    SmsAttempt.objects.filter(pk=attempt_id, status=AttemptStatus.SENDING).update(provider=kind, sender=sender or "")
+
+
+def record_many(updates: list[tuple]) -> None:
+    """Fill result fields once, for many attempts in one statement (only rows still ``sending``)."""
+    if not updates:
+        return
+    now = timezone.now()
+    if len(updates) == 1 or connection.vendor != "postgresql":
+        for pk, status, response, provider, sender, retry_at in updates:
+            values = {
+                "status": status,
+                "response_at": now,
+                "retry_scheduled_at": retry_at,
+                "provider_response": response.raw or None,
+                "provider_message_id": (response.message_id or "")[:64],
+                "error_code": (response.error_code or "")[:40],
+                "error_message": (response.error_message or "")[:500],
+            }
+            if provider:
+                values.update(provider=provider, sender=sender or "")
+            SmsAttempt.objects.filter(pk=pk, status=AttemptStatus.SENDING).update(**values)
+        return
+    columns = list(zip(*updates, strict=True))
+    responses = columns[2]
+    params = [
+        list(columns[0]),
+        list(columns[1]),
+        [json.dumps(r.raw) if r.raw else None for r in responses],
+        [(r.message_id or "")[:64] for r in responses],
+        [(r.error_code or "")[:40] for r in responses],
+        [(r.error_message or "")[:500] for r in responses],
+        list(columns[5]),
+        [p or None for p in columns[3]],
+        [sender if provider else None for provider, sender in zip(columns[3], columns[4], strict=True)],
+    ]
+    table = SmsAttempt._meta.db_table
+    sql = (
+        f"UPDATE {table} AS a SET status = v.status, response_at = %s,"  # noqa: S608
+        " provider_response = v.provider_response::jsonb, provider_message_id = v.message_id,"
+        " error_code = v.error_code, error_message = v.error_message, retry_scheduled_at = v.retry_at,"
+        " provider = COALESCE(v.provider, a.provider), sender = COALESCE(v.sender, a.sender)"
+        " FROM unnest(%b::bigint[], %b::varchar[], %b::text[], %b::varchar[], %b::varchar[], %b::varchar[],"
+        " %b::timestamptz[], %b::varchar[], %b::varchar[]) AS v(id, status, provider_response, message_id,"
+        " error_code, error_message, retry_at, provider, sender)"
+        " WHERE a.id = v.id AND a.status = 'sending'"
+    )
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:  # server-side binding for the arrays
+        cursor.execute(sql, [now, *params])
+
+
+def assign_local_ids(plans: list[Plan]) -> None:
+    """The step's send slot (created once, INSERT … ON CONFLICT DO NOTHING): its id is the local id."""
+    if not plans:
+        return
+    keys = {(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id): p.ctx.execution.workspace_id for p in plans}
+    found: dict[tuple, int] = {}
+    if connection.vendor == "postgresql":
+        rows = [{"workspace_id": w, "execution_id": e, "cycle": c, "node_id": n} for (e, c, n), w in keys.items()]
+        written = bulk_insert(
+            SmsSendSlot, rows, returning=("execution_id", "cycle", "node_id", "id"), conflict_do_nothing=True
+        )
+        found = {(e, c, n): pk for e, c, n, pk in written}
+    else:
+        SmsSendSlot.objects.bulk_create(
+            [SmsSendSlot(workspace_id=w, execution_id=e, cycle=c, node_id=n) for (e, c, n), w in keys.items()],
+            ignore_conflicts=True,
+        )
+    if len(found) < len(keys):  # slots that already existed (a step sent again)
+        for e, c, n, pk in SmsSendSlot.objects.filter(
+            execution_id__in={key[0] for key in keys if key not in found}
+        ).values_list("execution_id", "cycle", "node_id", "id"):
+            found.setdefault((e, c, n), pk)
+    for p in plans:
+        p.local_id = found[(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id)]
+
+
+def record_id(
+    pk: int, status: str, *, error_code: str = "", error_message: str = "", from_status: str = "sending"
+) -> bool:
+    """Close an attempt (only from ``from_status``: results are written once, status only moves forward)."""
+    values = {"status": status, "error_code": error_code[:40]}
+    if from_status == AttemptStatus.SENDING:
+        values.update(response_at=timezone.now(), error_message=error_message[:500])
+    return SmsAttempt.objects.filter(pk=pk, status=from_status).update(**values) == 1

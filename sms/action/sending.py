@@ -1,0 +1,163 @@
+"""The provider calls of planned attempts (no transaction of ours open) and their results, written once."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from automation.choices import EventType
+from automation.engine.guards import next_opening_tomorrow
+from automation.engine.lease import STOP_EXCEPTIONS
+from automation.engine.registry import RETRY_STRATEGIES, ActionResult, ResultStatus
+from sms import channel, rate_limits
+from sms.action.attempts import name_provider, record_many, stamp_sending
+from sms.action.guards import cached_settings
+from sms.action.planning import Plan
+from sms.action.unknowns import settle_delay, unknown_result
+from sms.choices import ACCEPTED, AttemptStatus
+from sms.models import SmsAttempt
+from sms.providers import SendResponse
+
+logger = logging.getLogger("sms.action")
+
+RESULT_STATUS = {
+    "submitted": AttemptStatus.SUBMITTED,
+    "rejected": AttemptStatus.REJECTED,
+    "failed": AttemptStatus.FAILED,
+    "unavailable": AttemptStatus.UNAVAILABLE,
+    "unknown": AttemptStatus.UNKNOWN,
+}
+
+
+def deferred_by_limit(ctx) -> ActionResult:
+    return ActionResult(
+        ResultStatus.DEFERRED,
+        until=next_opening_tomorrow(ctx),
+        message="daily limit",
+        data={"event": EventType.DEFERRED_LIMIT},
+    )
+
+
+def send(plans: list[Plan]) -> None:
+    """Call the provider for each attempt, in order, with no transaction of ours open.
+
+    An attempt whose every possible account answers "was local id N sent?" was written ``sending`` by its
+    INSERT: after a crash it is asked about, and if it was never called it is sent again with the same
+    local id. Any other attempt is written ``queued`` and stamped ``sending`` (committed) just before its
+    own call, so a crash leaves at most that one send undecided (journeys.md "Decisions")."""
+    for plan in plans:
+        plan.ctx.heartbeat()
+        # The account's rate limit first: a limited step is deferred without any call (row dropped, unit back).
+        plan.gateway = channel.rate_take_first(cached_settings(plan.ctx), plan.ctx.node.config.get("provider"))
+        if plan.gateway is not None:
+            continue
+        if not plan.answerable and not stamp_sending(plan.attempt.id):
+            plan.lost = True  # pragma: no cover - one job holds an execution at a time
+            continue
+        call(plan)
+
+
+def call(plan: Plan) -> None:
+    """The provider call of a stamped attempt (no transaction of ours is open)."""
+    config = plan.ctx.node.config
+    try:
+        plan.gateway = channel.send_through_gateway(
+            cached_settings(plan.ctx),
+            phone=plan.phone,
+            text=plan.text,
+            sender=config.get("sender"),
+            local_id=str(plan.local_id),
+            provider_kind=config.get("provider"),
+            primary_rate_taken=True,
+            before_fallback=lambda kind, sender: name_provider(plan.attempt.id, kind, sender),
+        )
+    except STOP_EXCEPTIONS:
+        raise  # the task's time is up; the rows stay ``sending`` and are settled by the next run
+    except Exception as exc:  # the outcome is unknown: never resend blindly
+        logger.exception("provider call raised for attempt %s", plan.attempt.id)
+        plan.gateway = channel.GatewayResult(
+            SendResponse("unknown", error_code="exception", error_message=type(exc).__name__),
+            plan.attempt.provider,
+            plan.attempt.sender,
+        )
+
+
+def settle(plans: list[Plan]) -> list[ActionResult]:
+    """Write every result once (status only while ``sending``), give back the budget of what surely was not
+    sent (an unknown keeps its unit until settled), drive the circuit."""
+    results, updates = [], []
+    release: dict[int, int] = {}
+    for plan in plans:
+        ctx, gateway = plan.ctx, plan.gateway
+        if plan.lost:
+            results.append(ActionResult(ResultStatus.DEFERRED, until=ctx.now + settle_delay(), message="busy"))
+            continue
+        if gateway.retry_after:  # the account's rate limit: nothing was called
+            results.append(rate_limited(plan, gateway))
+            release[id(plan.budget)] = release.get(id(plan.budget), 0) + 1
+            continue
+        response = gateway.response
+        data = {"attempt_id": plan.attempt.id, "provider": gateway.provider, "event": EventType.ACTION_ATTEMPT}
+        status = RESULT_STATUS.get(response.status, AttemptStatus.FAILED)
+        retry_at = retry_time(ctx) if status == AttemptStatus.FAILED else None
+        updates.append((plan.attempt.id, status, response, gateway.provider, gateway.sender, retry_at))
+        if status not in (AttemptStatus.SUBMITTED, AttemptStatus.UNKNOWN):
+            release[id(plan.budget)] = release.get(id(plan.budget), 0) + 1
+        if status == AttemptStatus.SUBMITTED:
+            if cached_settings(ctx).paused_until is not None:  # this send was the probe after an outage
+                channel.close_circuit(ctx.workspace.id)
+                ctx.cache.pop(("sms_settings", ctx.workspace.id), None)
+            results.append(ActionResult(ResultStatus.SUCCESS, data=data))
+        elif status == AttemptStatus.UNAVAILABLE:
+            until = channel.trip_circuit(ctx.workspace.id, response.error_message or response.error_code, ctx.now)
+            ctx.cache.pop(("sms_settings", ctx.workspace.id), None)  # later executions of this job see the pause
+            results.append(ActionResult(ResultStatus.UNAVAILABLE, until=until, message=response.error_code, data=data))
+        elif status == AttemptStatus.UNKNOWN:
+            results.append(unknown_result(ctx, gateway.provider, response.error_code, data))
+        elif status == AttemptStatus.REJECTED:
+            results.append(ActionResult(ResultStatus.REJECTED, message=response.error_code, data=data))
+        else:
+            results.append(ActionResult(ResultStatus.FAILED, retryable=True, message=response.error_code, data=data))
+    budgets = {id(p.budget): p.budget for p in plans}
+    for key, count in release.items():  # only accepted (or possibly accepted) attempts consume the budget
+        if count == 1:
+            budgets[key].release()
+        else:
+            budgets[key].release_many(count)
+    record_many(updates)
+    return results
+
+
+def rate_limited(plan: Plan, gateway: channel.GatewayResult) -> ActionResult:
+    """A limited step is deferred shortly: its never-called row goes and its unit comes back (the caller
+    releases it), no retry is consumed."""
+    SmsAttempt.objects.filter(pk=plan.attempt.id, status__in=(AttemptStatus.QUEUED, AttemptStatus.SENDING)).delete()
+    return ActionResult(
+        ResultStatus.DEFERRED,
+        until=plan.ctx.now + timedelta(seconds=rate_limits.defer_seconds(gateway.retry_after)),
+        message="rate limited",
+        data={"event": EventType.DEFERRED_CHANNEL, "reason": "rate_limited", "provider": gateway.provider},
+    )
+
+
+def retry_time(ctx):
+    retry = ctx.node.config.get("retry") or {}
+    if not retry.get("enabled", True) or ctx.execution.retry_count >= int(retry.get("max_attempts", 0)):
+        return None
+    strategy = RETRY_STRATEGIES.get(retry.get("strategy", "fixed"))
+    return ctx.now + timedelta(seconds=strategy.delay_seconds(ctx.execution.retry_count + 1, retry))
+
+
+def existing_attempt(key: str, ctx) -> ActionResult:
+    """The key exists (another run wrote it first): never send again; decide from what it recorded."""
+    existing = SmsAttempt.objects.get(idempotency_key=key)
+    data = {"attempt_id": existing.id, "duplicate": True}
+    if existing.status in (AttemptStatus.QUEUED, AttemptStatus.SENDING, AttemptStatus.UNKNOWN):
+        return ActionResult(ResultStatus.DEFERRED, until=ctx.now + settle_delay(), message="busy", data=data)
+    if existing.status in ACCEPTED:
+        return ActionResult(ResultStatus.SUCCESS, data=data)
+    if existing.status == AttemptStatus.FAILED:
+        return ActionResult(ResultStatus.FAILED, retryable=True, data=data)
+    if existing.status == AttemptStatus.UNAVAILABLE:
+        return ActionResult(ResultStatus.UNAVAILABLE, until=ctx.now + timedelta(minutes=30), data=data)
+    return ActionResult(ResultStatus.REJECTED, data=data)
