@@ -11,16 +11,15 @@ from datetime import datetime
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from automation import events
-from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus, NodeType, VersionStatus, WorkflowStatus
+from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus, WorkflowStatus
 from automation.engine.graph import Graph
 from automation.engine.registry import ACTIONS
 from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from automation.selectors import campaign_journey_get
 from automation.services.enrollment_core import execution_fields, subject_problems
-from automation.services.workflows import _write_graph
+from automation.services.workflows import _write_graph, workflow_version_publish
 from campaigns.models import Campaign, Target
 
 # chain_action channel → the engine action that sends it.
@@ -66,20 +65,14 @@ def ensure_pinned_version(campaign: Campaign) -> Campaign:
     locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign_journey_get(locked) is not None:
         return locked
-    graph = _chain_action_graph(locked)
-    now = timezone.now()
     workflow = Workflow.objects.create(
         workspace_id=locked.workspace_id, name=f"زنجیره: {locked.name}"[:200], status=WorkflowStatus.ACTIVE
     )
     version = WorkflowVersion.objects.create(
         workspace_id=locked.workspace_id, workflow=workflow, version_number=1, settings={}
     )
-    _write_graph(version, graph)
-    for node in version.nodes.filter(type=NodeType.ACTION):
-        action = ACTIONS.get(node.subtype)
-        type(node).objects.filter(pk=node.pk).update(consumes_budget=bool(action and action.consumes_budget))
-    WorkflowVersion.objects.filter(pk=version.pk).update(status=VersionStatus.PUBLISHED, published_at=now)
-    Workflow.objects.filter(pk=workflow.pk).update(published_version=version)
+    _write_graph(version, _chain_action_graph(locked))
+    workflow_version_publish(version=version)
     CampaignJourney.objects.create(
         campaign=locked, workspace_id=locked.workspace_id, workflow=workflow, workflow_version=version
     )

@@ -271,31 +271,37 @@ def workflow_publish(*, actor: Actor, workflow_id: int, note: str = "") -> Workf
     """Validate the draft, compute consumes_budget, publish it and supersede the previous version."""
     actor.require(Perm.MANAGE_WORKFLOWS)
     workflow = get_scoped(Workflow, actor.workspace, workflow_id)
-    now = timezone.now()
     with transaction.atomic():
         version = (
             WorkflowVersion.objects.select_for_update().filter(workflow=workflow, status=VersionStatus.DRAFT).first()
         )
         if version is None:
             raise NoDraftVersion()
-        graph = graph_of_version(version)
-        errors = validate_graph(graph)
-        if errors:
-            raise GraphInvalid(details={"graph": [e.as_dict() for e in errors]})
-        for node in WorkflowNode.objects.filter(version=version, type=NodeType.ACTION):
-            action = ACTIONS.get(node.subtype)
-            WorkflowNode.objects.filter(pk=node.pk).update(consumes_budget=bool(action and action.consumes_budget))
-        WorkflowVersion.objects.filter(workflow=workflow, status=VersionStatus.PUBLISHED).update(
-            status=VersionStatus.SUPERSEDED, updated_at=now
-        )
-        WorkflowVersion.objects.filter(pk=version.pk).update(
-            status=VersionStatus.PUBLISHED, published_at=now, published_by=actor.user, note=note[:300], updated_at=now
-        )
-        Workflow.objects.filter(pk=workflow.pk).update(
-            published_version=version, status=WorkflowStatus.ACTIVE, updated_by=actor.user, updated_at=now
-        )
+        workflow_version_publish(version=version, user=actor.user, note=note)
     version.refresh_from_db()
     return version
+
+
+def workflow_version_publish(*, version: WorkflowVersion, user=None, note: str = "") -> None:
+    """Publish a draft version the caller holds (locked, in its transaction): validate its graph, compute each
+    action's consumes_budget, supersede the published version and point the workflow at this one. ``user`` is
+    None for a system write (a chain campaign's one-step workflow)."""
+    now = timezone.now()
+    errors = validate_graph(graph_of_version(version))
+    if errors:
+        raise GraphInvalid(details={"graph": [e.as_dict() for e in errors]})
+    for node in WorkflowNode.objects.filter(version=version, type=NodeType.ACTION):
+        action = ACTIONS.get(node.subtype)
+        WorkflowNode.objects.filter(pk=node.pk).update(consumes_budget=bool(action and action.consumes_budget))
+    WorkflowVersion.objects.filter(workflow_id=version.workflow_id, status=VersionStatus.PUBLISHED).update(
+        status=VersionStatus.SUPERSEDED, updated_at=now
+    )
+    WorkflowVersion.objects.filter(pk=version.pk).update(
+        status=VersionStatus.PUBLISHED, published_at=now, published_by=user, note=note[:300], updated_at=now
+    )
+    Workflow.objects.filter(pk=version.workflow_id).update(
+        published_version=version, status=WorkflowStatus.ACTIVE, updated_by=user, updated_at=now
+    )
 
 
 def workflow_new_draft(*, actor: Actor, workflow_id: int) -> WorkflowVersion:
