@@ -60,10 +60,6 @@ BUDGET_ORDER = ["next_run_at", "eligible_at", "id"]  # budget-consuming steps: o
 _EVENT_FIELDS = events.EVENT_ROW_FIELDS
 
 
-def _setting(name: str, default):
-    return getattr(django_settings, name, default)
-
-
 @dataclass
 class TickReport:
     reaped: int = 0
@@ -103,7 +99,7 @@ def reap_expired_leases(now: datetime) -> int:
 
     Half-sent attempts are the action's business: it closes them as unknown on the next run.
     """
-    cutoff = now - timedelta(seconds=_setting("AUTOMATION_LEASE_SECONDS", 600))
+    cutoff = now - timedelta(seconds=django_settings.AUTOMATION_LEASE_SECONDS)
     with transaction.atomic():
         qs = Execution.objects.filter(status__in=IN_FLIGHT_STATUSES, locked_at__lt=cutoff)
         if _is_postgres():
@@ -308,7 +304,7 @@ def schedule_campaign(
             now=now,
         )
     if non_budget_limit is None:
-        non_budget_limit = _setting("AUTOMATION_NON_BUDGET_PER_TICK", 5000)
+        non_budget_limit = django_settings.AUTOMATION_NON_BUDGET_PER_TICK
     non_budget = _claim(
         base.filter(needs_budget=False),
         order=["next_run_at", "id"],
@@ -345,7 +341,7 @@ def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
 def dispatch(per_workspace: dict[int, list[tuple[int, str]]], send: Callable[[list[tuple[int, str]]], None]) -> None:
     """Send the claimed ids in batches, one batch of each workspace in turn: the engine queue is first in,
     first out, so one workspace's thousands of sends never queue ahead of another's first batch."""
-    size = _setting("AUTOMATION_DISPATCH_BATCH", 200)
+    size = django_settings.AUTOMATION_DISPATCH_BATCH
     batches = [[items[i : i + size] for i in range(0, len(items), size)] for items in per_workspace.values()]
     for turn in zip_longest(*batches):
         for chunk in turn:
@@ -386,7 +382,7 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
             first = int(now.timestamp() // 60) % len(order)
             groups = {k: groups[k] for k in order[first:] + order[:first]}
         claimed_by_workspace: dict[int, list[tuple[int, str]]] = defaultdict(list)
-        non_budget_left: dict[int, int] = defaultdict(lambda: _setting("AUTOMATION_NON_BUDGET_PER_TICK", 5000))
+        non_budget_left: dict[int, int] = defaultdict(lambda: django_settings.AUTOMATION_NON_BUDGET_PER_TICK)
 
         def claim(campaign: Campaign, limit: int) -> int | None:
             result = run_isolated(
@@ -405,9 +401,9 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
         try:
             report.claimed = fair_rounds(
                 groups,
-                _setting("AUTOMATION_TICK_MAX_CLAIMS", 20000),
+                django_settings.AUTOMATION_TICK_MAX_CLAIMS,
                 claim,
-                out_of_time=lambda: time.monotonic() - started > _setting("AUTOMATION_TICK_SECONDS", 50),
+                out_of_time=lambda: time.monotonic() - started > django_settings.AUTOMATION_TICK_SECONDS,
             )
         finally:  # what was claimed is sent even when the tick is stopped (its lease would hold it otherwise)
             dispatch(claimed_by_workspace, send)

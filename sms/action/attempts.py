@@ -49,7 +49,7 @@ def stamp_sending(attempt_id: int) -> int:
     it without waiting for the WAL flush: still safe when a worker dies, not when PostgreSQL itself crashes
     within a fraction of a second (the stamp may be lost and the step sent again) — off by default."""
     params = [AttemptStatus.SENDING, attempt_id, AttemptStatus.QUEUED]
-    if getattr(django_settings, "SMS_STAMP_DURABLE", True) or connection.vendor != "postgresql":
+    if django_settings.SMS_STAMP_DURABLE or connection.vendor != "postgresql":
         with connection.cursor() as cursor:  # one short committed statement: no query building
             cursor.execute(STAMP_SQL, params)
             return cursor.rowcount
