@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,7 +83,7 @@ def _template(alias: str, base: str) -> str:
             cursor.execute(
                 "SELECT datname FROM pg_database WHERE datname LIKE %s AND datname <> %s", [prefix + "%", template]
             )
-            for (stale,) in cursor.fetchall():
+            for (stale,) in cursor.fetchall():  # (data templates: "_benchdat_", not this prefix)
                 with contextlib.suppress(DatabaseError):  # still being cloned by another run: next time
                     cursor.execute(f"DROP DATABASE IF EXISTS {_quote(stale)}")
             return template
@@ -91,14 +91,57 @@ def _template(alias: str, base: str) -> str:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [TEMPLATE_LOCK_KEY])
 
 
+def _data_template(alias: str, base: str, migrated: str, key: str, seed: Callable[[], None], rebuild: bool) -> str:
+    """A template holding the rows ``seed`` writes (cloned from the migrated one), built once per key."""
+    name = f"{base[: MAX_NAME - 30]}_benchdat_{key[:8]}_{migrated[-10:]}"
+    connection = connections[alias]
+    with connection._nodb_cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [TEMPLATE_LOCK_KEY + 1])
+        try:
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+            if cursor.fetchone():
+                if not rebuild:
+                    return name
+                cursor.execute(f"DROP DATABASE {_quote(name)} WITH (FORCE)")
+            building = f"{name[: MAX_NAME - 11]}_new_{uuid.uuid4().hex[:6]}"
+            cursor.execute(f"CREATE DATABASE {_quote(building)} TEMPLATE {_quote(migrated)}")
+            _switch(alias, building)
+            try:
+                seed()
+            except BaseException:
+                _switch(alias, base)
+                cursor.execute(f"DROP DATABASE IF EXISTS {_quote(building)} WITH (FORCE)")
+                raise
+            _switch(alias, base)
+            cursor.execute(f"ALTER DATABASE {_quote(building)} RENAME TO {_quote(name)}")
+            stale_prefix = name[: -len(migrated[-10:])]  # the same rows under older migrations
+            cursor.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE %s AND datname <> %s", [stale_prefix + "%", name]
+            )
+            for (stale,) in cursor.fetchall():
+                with contextlib.suppress(DatabaseError):
+                    cursor.execute(f"DROP DATABASE IF EXISTS {_quote(stale)}")
+            return name
+        finally:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [TEMPLATE_LOCK_KEY + 1])
+
+
 @contextlib.contextmanager
-def bench_database(alias: str = "default") -> Iterator[str]:
-    """Run the block in a fresh, migrated database of its own; dropped afterwards (PostgreSQL)."""
+def bench_database(
+    alias: str = "default", *, data: tuple[str, Callable[[], None]] | None = None, rebuild: bool = False
+) -> Iterator[str]:
+    """Run the block in a fresh, migrated database of its own; dropped afterwards (PostgreSQL).
+
+    ``data=(key, seed)``: the database also holds the rows ``seed()`` wrote once into a second template
+    (one per key and state of the migrations, kept for the next run; ``rebuild`` writes it again).
+    """
     connection = connections[alias]
     if connection.vendor != "postgresql":
         raise RuntimeError("benchmarks need PostgreSQL (DATABASE_URL=postgres://…)")
     base = connection.settings_dict["NAME"]
     template = _template(alias, base)
+    if data is not None:
+        template = _data_template(alias, base, template, *data, rebuild=rebuild)
     name = f"{base[: MAX_NAME - 15]}_bench_{uuid.uuid4().hex[:8]}"
     with connection._nodb_cursor() as cursor:
         cursor.execute(f"CREATE DATABASE {_quote(name)} TEMPLATE {_quote(template)}")

@@ -1,0 +1,558 @@
+"""Benchmark what staff feel: every page pattern and API list at the size of a year's workspace (PostgreSQL).
+
+    python manage.py bench_pages [--scale 0.1] [--repeat 20] [--max-p95-ms 300] [--rebuild]
+
+Builds one workspace (at ``--scale 1``: 1,000,000 targets in 20 lists, 50 journey campaigns, 2,000,000
+executions in every status, 10,000,000 execution events, 3,000,000 SMS attempts, 5 chains with 200 runs each,
+20 browser campaigns with 200,000 tasks, 100,000 blacklist rows) with COPY, then VACUUM ANALYZE, into a data
+template of its own (``campaigns.platform.benchmark``: built once per scale and state of the migrations, kept;
+``--rebuild`` writes it again). Each run clones it into a fresh database, requests every pattern through the
+Django test client as the workspace's owner (one warm-up, then ``--repeat`` times), prints p50 / p95 / max and
+the query count of each, the same for a minimal authenticated request (the floor of the run) and the web
+process's RSS before and after; ``--max-p95-ms`` fails (exit 1) when a pattern's p95 is above it.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+from django.db.models import Max, Min
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from automation.choices import EventType, ExecutionStatus
+from automation.models import Execution, ExecutionEvent, WorkflowNode
+from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
+from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
+from campaigns.choices import CampaignStatus, Role, TargetStatus
+from campaigns.models import Campaign, CampaignRun, Target, TargetList, Workspace
+from campaigns.platform.benchmark import bench_database, vacuum_analyze
+from campaigns.platform.jalali import to_jalali
+from campaigns.platform.tenancy import Actor
+from campaigns.services.workspaces import membership_set
+from sms.choices import AttemptStatus
+from sms.management.commands.bench_engine import GRAPH
+from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettings
+
+SLUG = "bench-pages"
+OWNER = "bench-pages-owner"
+FULL = {  # rows at --scale 1
+    "targets": 1_000_000,
+    "executions": 2_000_000,
+    "events": 10_000_000,
+    "attempts": 3_000_000,
+    "tasks": 200_000,
+    "blacklist": 100_000,
+}
+LISTS, JOURNEYS, CHAINS, RUNS_PER_CHAIN, BROWSER_CAMPAIGNS = 20, 50, 5, 200, 20
+EXPORT_ROWS = 20_000  # the first list holds this many targets (scaled): the export's size
+TIMELINE_EVENTS = 500  # the first target's history
+HISTORY_DAYS = 90
+FIRST_NAMES = ["علی", "مریم", "رضا", "زهرا", "حسین", "فاطمه", "محمد", "سارا", "امیر", "نگار"]
+LAST_NAMES = ["رضایی", "محمدی", "حسینی", "کریمی", "احمدی", "جعفری", "موسوی", "کاظمی", "نوری", "صادقی"]
+PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+BASE_MOBILE = 9120000000
+
+
+def rss_mb() -> float:
+    """The process's resident set now (not the peak)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def copy_rows(model, columns: list[str], rows, *, now) -> None:
+    """COPY generated rows into the model's table; every other column gets its field's default."""
+    fields = {f.attname: f for f in model._meta.concrete_fields if not f.primary_key and not f.generated}
+    fixed = [name for name in fields if name not in columns]
+    values = []
+    for name in fixed:
+        field = fields[name]
+        if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+            value = now
+        elif field.has_default():
+            value = field.get_db_prep_save(field.get_default(), connection)
+        elif field.null:
+            value = None
+        else:
+            value = field.get_db_prep_save(field.get_default(), connection)  # "" for text
+        values.append(value)
+    tail = tuple(values)
+    names = ", ".join(f'"{fields[c].column}"' for c in [*columns, *fixed])
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f'COPY "{model._meta.db_table}" ({names}) FROM STDIN') as out,
+    ):
+        for row in rows:
+            out.write_row(row + tail)
+
+
+class Seed:
+    """Writes the workspace of one scale (runs inside the data template being built)."""
+
+    def __init__(self, scale: float, stdout) -> None:
+        self.n = {key: max(1, int(value * scale)) for key, value in FULL.items()}
+        self.n["export"] = max(1, min(int(EXPORT_ROWS * scale), self.n["targets"] // 2))
+        self.out = stdout.write
+
+    def __call__(self) -> None:
+        started = time.perf_counter()
+        now = timezone.now()
+        workspace = Workspace.objects.create(name="بنچ صفحه‌ها", slug=SLUG)
+        user = get_user_model().objects.create_user(OWNER)
+        membership = membership_set(workspace=workspace, user=user, role=Role.OWNER)
+        actor = Actor(user=user, workspace=workspace, membership=membership)
+        account = SmsProviderAccount.objects.create(
+            workspace=workspace, name="console", provider="console", senders=["1000"]
+        )
+        SmsSettings.objects.create(workspace=workspace, primary_account=account)
+        targets = self._targets(workspace, now)
+        journeys = self._journeys(actor)
+        executions = self._executions(workspace, journeys, targets, now)
+        self._events(workspace, executions, now)
+        self._attempts(workspace, executions, now)
+        self._chains(workspace, now)
+        self._browser(workspace, user, now)
+        self._blacklist(workspace, now)
+        tables = [m._meta.db_table for m in (Target, Execution, ExecutionEvent, SmsAttempt, BlacklistEntry)]
+        tables += [Target.lists.through._meta.db_table, apps.get_model("workers", "BrowserTask")._meta.db_table]
+        tables += [CampaignRun._meta.db_table]
+        vacuum_analyze(*tables)
+        self.out(f"built the workspace in {time.perf_counter() - started:.0f} s: " + self.sizes())
+
+    def sizes(self) -> str:
+        n = self.n
+        return (
+            f"{n['targets']:,} targets, {n['executions']:,} executions, {n['events']:,} events, "
+            f"{n['attempts']:,} SMS attempts, {n['tasks']:,} browser tasks, {n['blacklist']:,} blacklist rows"
+        )
+
+    def _targets(self, workspace, now) -> range:
+        count = self.n["targets"]
+        statuses = TargetStatus.values
+
+        def rows():
+            for i in range(count):
+                first, last = FIRST_NAMES[i % 10], LAST_NAMES[(i // 10) % 10]
+                created = now - timedelta(seconds=(count - i) * HISTORY_DAYS * 86400 // count)
+                yield (
+                    workspace.id,
+                    f"{first} {last} {i}",
+                    first,
+                    last,
+                    f"+98{BASE_MOBILE + i}",
+                    statuses[i % len(statuses)],
+                    created,
+                )
+
+        columns = ["workspace_id", "name", "first_name", "last_name", "mobile", "status", "created_at"]
+        copy_rows(Target, columns, rows(), now=now)
+        ids = Target.objects.filter(workspace=workspace).aggregate(first=Min("id"), last=Max("id"))
+        if ids["last"] - ids["first"] + 1 != count:
+            raise CommandError("target ids are not contiguous")
+        lists = TargetList.objects.bulk_create(
+            [TargetList(workspace=workspace, name=f"فهرست {k + 1}") for k in range(LISTS)]
+        )
+        export = self.n["export"]  # the first list: the export's rows; the rest spread over the others
+
+        def members():
+            for i in range(count):
+                k = 0 if i < export else 1 + i % (LISTS - 1)
+                yield (ids["first"] + i, lists[k].id)
+
+        through = Target.lists.through
+        copy_rows(through, ["target_id", "targetlist_id"], members(), now=now)
+        return range(ids["first"], ids["last"] + 1)
+
+    def _journeys(self, actor) -> list:
+        workflow = workflow_create(actor=actor, name="بنچ")
+        workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=GRAPH)
+        version_id = workflow_publish(actor=actor, workflow_id=workflow.id).id
+        campaigns = []
+        for k in range(JOURNEYS):
+            campaign = journey_campaign_create(actor=actor, name=f"سفر {k + 1}", workflow_id=workflow.id)
+            journey_campaign_transition(actor=actor, campaign_id=campaign.id, action="activate")
+            campaigns.append(campaign)
+        node = WorkflowNode.objects.filter(version_id=version_id, node_key="sms1").values_list("id", flat=True).get()
+        self.version_id, self.workflow_id, self.sms_node_id = version_id, workflow.id, node
+        return campaigns
+
+    def _executions(self, workspace, journeys, targets: range, now) -> dict:
+        count, t = self.n["executions"], len(targets)
+        subject_type = ContentType.objects.get_for_model(Target).id
+        statuses = ExecutionStatus.values
+        ids = [c.id for c in journeys]
+
+        def campaign_of(j: int) -> int:  # a target's executions are in different campaigns
+            return ids[(j % t + (j // t) * 7) % len(ids)]
+
+        def rows():
+            for j in range(count):
+                status = statuses[j % len(statuses)]
+                yield (
+                    workspace.id,
+                    campaign_of(j),
+                    self.workflow_id,
+                    self.version_id,
+                    subject_type,
+                    targets[j % t],
+                    status,
+                    now + timedelta(seconds=j % 86400),
+                    now - timedelta(seconds=(count - j) * HISTORY_DAYS * 86400 // count),
+                )
+
+        columns = [
+            "workspace_id",
+            "campaign_id",
+            "workflow_id",
+            "version_id",
+            "subject_type_id",
+            "subject_id",
+            "status",
+            "next_run_at",
+            "created_at",
+        ]
+        copy_rows(Execution, columns, rows(), now=now)
+        first = Execution.objects.filter(workspace=workspace).aggregate(first=Min("id"))["first"]
+        return {"first": first, "count": count, "campaign_of": campaign_of, "targets": targets, "type": subject_type}
+
+    def _events(self, workspace, ex: dict, now) -> None:
+        count, e, t = self.n["events"], ex["count"], len(ex["targets"])
+        types = EventType.values
+        timeline = min(TIMELINE_EVENTS, count)
+
+        def rows():
+            for j in range(count):
+                k = 0 if j < timeline else j % e  # the first target's first execution: its long history
+                yield (
+                    workspace.id,
+                    ex["first"] + k,
+                    ex["campaign_of"](k),
+                    ex["type"],
+                    ex["targets"][k % t],
+                    self.sms_node_id,
+                    types[j % len(types)],
+                    now - timedelta(seconds=(count - j) * HISTORY_DAYS * 86400 // count),
+                )
+
+        columns = [
+            "workspace_id",
+            "execution_id",
+            "campaign_id",
+            "subject_type_id",
+            "subject_id",
+            "node_id",
+            "type",
+            "occurred_at",
+        ]
+        copy_rows(ExecutionEvent, columns, rows(), now=now)
+
+    def _attempts(self, workspace, ex: dict, now) -> None:
+        count, e, t = self.n["attempts"], ex["count"], len(ex["targets"])
+        statuses = AttemptStatus.values
+
+        def rows():
+            for j in range(count):
+                k = j % e
+                target = k % t
+                yield (
+                    workspace.id,
+                    ex["first"] + k,
+                    self.workflow_id,
+                    ex["campaign_of"](k),
+                    ex["type"],
+                    ex["targets"][target],
+                    self.sms_node_id,
+                    f"+98{BASE_MOBILE + target}",
+                    f"سلام {FIRST_NAMES[target % 10]}",
+                    "console",
+                    f"bench:{j}",
+                    statuses[j % len(statuses)],
+                    now - timedelta(seconds=(count - j) * HISTORY_DAYS * 86400 // count),
+                )
+
+        columns = [
+            "workspace_id",
+            "execution_id",
+            "workflow_id",
+            "campaign_id",
+            "subject_type_id",
+            "subject_id",
+            "node_id",
+            "phone",
+            "message",
+            "provider",
+            "idempotency_key",
+            "status",
+            "request_at",
+        ]
+        copy_rows(SmsAttempt, columns, rows(), now=now)
+
+    def _chains(self, workspace, now) -> None:
+        from campaigns.chains.models import CampaignGroup
+        from campaigns.chains.text import name_key, search_text
+
+        name = "گروه بنچ"
+        group = CampaignGroup.objects.create(
+            workspace=workspace, name=name, name_key=name_key(name), name_search=search_text(name)
+        )
+        goal = {"type": "TARGET_STATUS", "statuses": ["converted"]}
+        runs = []
+        statuses = ["COMPLETED", "DISPATCHED", "SKIPPED", "FAILED", "SCHEDULED"]
+        for c in range(CHAINS):
+            root = Campaign.objects.create(
+                workspace=workspace,
+                group=group,
+                name=f"زنجیره {c + 1}",
+                status=CampaignStatus.ACTIVE,
+                root_schedule={"type": "MONTHLY", "day": 1, "time": "09:00"},
+                goal=goal,
+                chain_action={"channel": "sms", "content": "سلام"},
+            )
+            root.root = root
+            root.save(update_fields=["root"])
+            for r in range(RUNS_PER_CHAIN):
+                at = now - timedelta(days=RUNS_PER_CHAIN - r)
+                runs.append(
+                    CampaignRun(
+                        workspace=workspace,
+                        campaign=root,
+                        root=root,
+                        run_type="SCHEDULED",
+                        status=statuses[r % len(statuses)],
+                        planned_at=at,
+                        scheduled_at=at,
+                        audience_count=1000,
+                    )
+                )
+        CampaignRun.objects.bulk_create(runs, batch_size=1000)
+
+    def _browser(self, workspace, user, now) -> None:
+        account_model = apps.get_model("workers", "BrowserAccount")
+        platform_model = apps.get_model("workers", "CampaignPlatform")
+        statistics_model = apps.get_model("workers", "CampaignStatistics")
+        task_model = apps.get_model("workers", "BrowserTask")
+        account = account_model.objects.create(workspace=workspace, label="بنچ", platform="demo", cookies="s=1")
+        platforms = []
+        for c in range(BROWSER_CAMPAIGNS):
+            campaign = Campaign.objects.create(
+                workspace=workspace, name=f"مرورگر {c + 1}", kind="browser", status=CampaignStatus.COMPLETED
+            )
+            platforms.append(
+                platform_model.objects.create(
+                    workspace=workspace,
+                    campaign=campaign,
+                    platform="demo",
+                    start_date=now,
+                    metadata={"account_ids": [account.id], "action_type": "like"},
+                    is_tasks_created=True,
+                )
+            )
+            statistics_model.objects.create(workspace=workspace, campaign=campaign)
+        count = self.n["tasks"]
+        statuses = ["COMPLETED", "FAILED", "PENDING", "DISPATCHED"]
+
+        def rows():
+            for j in range(count):
+                platform = platforms[j % len(platforms)]
+                link = f"https://example.com/post/{j}"
+                yield (
+                    workspace.id,
+                    platform.campaign_id,
+                    platform.id,
+                    account.id,
+                    link,
+                    f"{j:064x}",
+                    "like",
+                    statuses[j % len(statuses)],
+                    now - timedelta(seconds=(count - j) * 60),
+                )
+
+        columns = [
+            "workspace_id",
+            "campaign_id",
+            "platform_id",
+            "account_id",
+            "link",
+            "link_hash",
+            "action_type",
+            "status",
+            "start_date",
+        ]
+        copy_rows(task_model, columns, rows(), now=now)
+
+    def _blacklist(self, workspace, now) -> None:
+        count = self.n["blacklist"]
+        rows = ((workspace.id, f"+98{BASE_MOBILE + 5_000_000 + j}", j % 7 != 0) for j in range(count))
+        copy_rows(BlacklistEntry, ["workspace_id", "value", "is_active"], rows, now=now)
+
+
+class Command(BaseCommand):
+    help = "Staff pages and API lists at a year's size: p50/p95/max and queries per pattern against a floor."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--scale", type=float, default=1.0, help="1 = a million targets; 0.1 for a quick run")
+        parser.add_argument("--repeat", type=int, default=20, help="measured requests per pattern (after a warm-up)")
+        parser.add_argument("--max-p95-ms", type=float, help="fail (exit 1) when a pattern's p95 is above this")
+        parser.add_argument("--only", default="", help="run only the patterns whose label contains this")
+        parser.add_argument("--rebuild", action="store_true", help="write the data template again")
+
+    def handle(self, *args, **options):
+        if connection.vendor != "postgresql":
+            raise CommandError("bench_pages needs PostgreSQL (DATABASE_URL=postgres://…).")
+        logging.getLogger("django.request").setLevel(logging.ERROR)
+        scale = options["scale"]
+        seed = Seed(scale, self.stdout)
+        key = f"pages{int(scale * 100000):07d}"
+        with bench_database(data=(key, seed), rebuild=options["rebuild"]):
+            results, rss = self._measure(options)
+        out = self.stdout.write
+        out(f"bench_pages at scale {scale}: {seed.sizes()} (one workspace; the database is dropped)")
+        out(f"each pattern: 1 warm-up + {options['repeat']} requests, Django test client, signed in as the owner")
+        rows = [("pattern", "p50 ms", "p95 ms", "max ms", "queries", "status", "")]
+        limit = options["max_p95_ms"]
+        failures = []
+        for label, _url, times, queries, status in results:
+            p95 = percentile(times, 95)
+            verdict = ""
+            if limit is not None:
+                verdict = "ok" if p95 <= limit and status < 400 else "FAIL"
+                if verdict == "FAIL":
+                    failures.append(label)
+            rows.append(
+                (
+                    label,
+                    f"{statistics.median(times):.0f}",
+                    f"{p95:.0f}",
+                    f"{max(times):.0f}",
+                    str(queries),
+                    str(status),
+                    verdict,
+                )
+            )
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            out("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+        out(f"web-process RSS: {rss[0]:.0f} MB before the first request → {rss[1]:.0f} MB after the last")
+        if limit is not None:
+            out(f"goal: every pattern p95 <= {limit:.0f} ms: {'met' if not failures else 'NOT met'}")
+        if failures:
+            self.stderr.write("above the goal: " + ", ".join(failures))
+            sys.exit(1)
+
+    def _measure(self, options) -> tuple[list, tuple[float, float]]:
+        from django.conf import settings
+
+        settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+        client = Client()
+        client.force_login(get_user_model().objects.get(username=OWNER))
+        patterns = [p for p in patterns_of(Workspace.objects.get(slug=SLUG)) if options["only"] in p[0]]
+        rss_before = rss_mb()
+        results = []
+        for label, url in patterns:
+            times, queries, status = [], 0, 0
+            for i in range(options["repeat"] + 1):
+                with CaptureQueriesContext(connection) as captured:
+                    started = time.perf_counter()
+                    response = client.get(url)
+                    if getattr(response, "streaming", False):
+                        for _ in response.streaming_content:
+                            pass
+                    elapsed = (time.perf_counter() - started) * 1000
+                if i:  # the first one warms caches
+                    times.append(elapsed)
+                queries, status = len(captured), response.status_code
+            results.append((label, url, times, queries, status))
+        return results, (rss_before, rss_mb())
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def patterns_of(workspace) -> list[tuple[str, str]]:
+    """(label, url) of every staff page pattern and API list/detail endpoint, with the common filters."""
+    target = Target.objects.filter(workspace=workspace).order_by("id").first()
+    journey = Campaign.objects.filter(workspace=workspace, name="سفر 1").get()
+    chain = Campaign.objects.filter(workspace=workspace, name="زنجیره 1").get()
+    browser = Campaign.objects.filter(workspace=workspace, name="مرورگر 1").get()
+    group = chain.group_id
+    first_list = TargetList.objects.filter(workspace=workspace).order_by("id").first()
+    execution = Execution.objects.filter(workspace=workspace).order_by("id").first()
+    attempt = SmsAttempt.objects.filter(workspace=workspace).order_by("-id").first()
+    run = CampaignRun.objects.filter(campaign=chain).order_by("-id").first()
+    task = apps.get_model("workers", "BrowserTask").objects.filter(workspace=workspace).order_by("-id").first()
+    count = Target.objects.filter(workspace=workspace).count()
+    name_fragment = f"رضایی {count // 2 + 7}"[:12]  # ~ one in ten thousand names
+    phone = f"{BASE_MOBILE + count // 3}"[-7:]  # a fragment of one number
+    today = timezone.localdate()
+    since = to_jalali(today - timedelta(days=30))
+    return [
+        ("floor: /api/v1/me", "/api/v1/me"),
+        ("page home", "/"),
+        ("page targets", "/targets/"),
+        ("page targets ?status", f"/targets/?status={TargetStatus.values[1]}"),
+        ("page targets ?list", f"/targets/?list={first_list.id}"),
+        ("page targets search name", f"/targets/?q={name_fragment}"),
+        ("page targets search phone", f"/targets/?q={phone}"),
+        ("page targets search phone fa", f"/targets/?q={phone.translate(PERSIAN_DIGITS)}"),
+        ("page target edit", f"/targets/{target.id}/edit/"),
+        ("page journey campaigns", "/automation/campaigns/"),
+        ("page journey dashboard", f"/automation/campaigns/{journey.id}/"),
+        ("page journey targets", f"/automation/campaigns/{journey.id}/targets/"),
+        ("page journey logs", f"/automation/campaigns/{journey.id}/logs/"),
+        ("page workflows", "/automation/workflows/"),
+        ("page sms log", "/sms/log/"),
+        ("page sms log ?campaign&since", f"/sms/log/?campaign={journey.id}&since={since}"),
+        ("page sms blacklist", "/sms/blacklist/"),
+        ("page sms blacklist search", "/sms/blacklist/?q=5000123"),
+        ("page chain groups", "/chains/groups/"),
+        ("page chain group", f"/chains/groups/{group}/"),
+        ("page chain runs", f"/chains/campaigns/{chain.id}/runs/"),
+        ("page browser campaigns", "/browser/"),
+        ("page browser campaign", f"/browser/campaigns/{browser.id}/"),
+        ("page notifications", "/notifications/"),
+        ("api targets", "/api/v1/targets"),
+        ("api targets search name", f"/api/v1/targets?q={name_fragment}"),
+        ("api targets search phone", f"/api/v1/targets?q={phone}"),
+        ("api targets search phone fa", f"/api/v1/targets?q={phone.translate(PERSIAN_DIGITS)}"),
+        ("api target", f"/api/v1/targets/{target.id}"),
+        ("api target timeline (500)", f"/api/v1/targets/{target.id}/timeline"),
+        ("api target executions", f"/api/v1/targets/{target.id}/executions"),
+        ("api target lists", "/api/v1/target-lists"),
+        ("api targets export (list)", f"/api/v1/targets/export?list={first_list.id}"),
+        ("api campaigns", "/api/v1/campaigns"),
+        ("api journey stats", f"/api/v1/campaigns/{journey.id}/journey/stats"),
+        ("api executions", "/api/v1/executions"),
+        ("api executions ?campaign", f"/api/v1/executions?campaign={journey.id}"),
+        ("api execution", f"/api/v1/executions/{execution.id}"),
+        ("api execution events", f"/api/v1/executions/{execution.id}/events"),
+        ("api sms attempts", "/api/v1/sms/attempts"),
+        (
+            "api sms attempts ?campaign&since",
+            f"/api/v1/sms/attempts?campaign={journey.id}&since={today - timedelta(days=30)}T00:00:00Z",
+        ),
+        ("api sms attempt", f"/api/v1/sms/attempts/{attempt.id}"),
+        ("api sms blacklist", "/api/v1/sms/blacklist"),
+        ("api sms blacklist export", "/api/v1/sms/blacklist/export"),
+        ("api campaign runs", "/api/v1/campaign-runs"),
+        ("api chain runs", f"/api/v1/campaign/{chain.id}/runs"),
+        ("api run", f"/api/v1/campaign-runs/{run.id}"),
+        ("api browser tasks", "/api/v1/browser/tasks"),
+        ("api browser task", f"/api/v1/browser/tasks/{task.id}"),
+        ("api browser statistics", f"/api/v1/browser/campaigns/{browser.id}/statistics"),
+        ("api notifications", "/api/v1/notifications"),
+    ]
