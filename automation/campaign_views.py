@@ -13,7 +13,6 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -40,6 +39,7 @@ from campaigns.filters import TargetFilter
 from campaigns.models import TargetList
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
 from campaigns.selectors import target_queryset
@@ -106,7 +106,7 @@ def _batch(actor, campaign, batch_id: int):
 
 
 def _page(request, queryset, size: int = PAGE_SIZE):
-    return Paginator(queryset, size).get_page(request.GET.get("page"))
+    return CappedPaginator(queryset, size).get_page(request.GET.get("page"))
 
 
 def _querystring(request, *drop: str) -> str:

@@ -8,6 +8,7 @@ from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, Targe
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.filters import IdFilter, IsoDateTimeFilter
 from campaigns.platform.phones import PhoneError, parse_phone
+from campaigns.platform.search import search_digits
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 
@@ -41,16 +42,16 @@ class TargetFilter(django_filters.FilterSet):
         text = value.strip()
         if not text:
             return queryset
-        condition = Q(name__icontains=text) | Q(first_name__icontains=text) | Q(last_name__icontains=text)
+        # One folded column (names, then numbers as digits) with a trigram index on PostgreSQL.
+        condition = Q(search_text__contains=search_digits(text))
         digits = "".join(ch for ch in text.translate(_DIGITS) if ch.isdigit())
         try:
             e164 = parse_phone(text).e164
             condition |= Q(mobile=e164) | Q(landline=e164)
         except PhoneError:
             if len(digits) >= 4:
-                tail = digits.lstrip("0")
-                condition |= Q(mobile__contains=tail) | Q(landline__contains=tail)
-        return queryset.filter(condition).distinct()
+                condition |= Q(search_text__contains=digits.lstrip("0"))  # 0912… is stored as 98912…
+        return queryset.filter(condition)
 
 
 class CampaignFilter(django_filters.FilterSet):

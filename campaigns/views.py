@@ -4,7 +4,6 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
@@ -19,6 +18,7 @@ from campaigns.forms import AdminPasswordChangeForm, LoginForm, TargetPageForm
 from campaigns.models import TargetList
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.phones import display_phone
 from campaigns.platform.redirects import local_next
 from campaigns.platform.registry import target_delete_warnings, target_panels
@@ -118,7 +118,7 @@ def target_list(request):
             )
             response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
             return response
-    page = Paginator(qs, 25).get_page(request.GET.get("page"))
+    page = CappedPaginator(qs, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     return render(
@@ -246,7 +246,7 @@ def target_import_detail(request, import_id: int):
     except PlatformError:
         return page_not_found(request, None)
     outcome = request.GET.get("outcome") or None
-    rows = Paginator(selectors.target_import_rows(actor=actor, import_id=import_id, outcome=outcome), 50)
+    rows = CappedPaginator(selectors.target_import_rows(actor=actor, import_id=import_id, outcome=outcome), 50)
     context = {
         "imp": target_import,
         "rows": rows.get_page(request.GET.get("page")),

@@ -10,7 +10,6 @@ import datetime as dt
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -20,6 +19,7 @@ from automation.engine.context import workspace_tz
 from automation.services.settings import automation_settings_get, automation_settings_update
 from campaigns.platform.errors import NotFound, PermissionDenied, PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import display_phone
 from campaigns.services.workspaces import workspace_time_zone_set
@@ -108,7 +108,7 @@ def attempt_log(request):
             "since": _day_start(data["since"]) if data["since"] else None,
             "until": _day_start(data["until"] + dt.timedelta(days=1)) if data["until"] else None,
         }
-    page = Paginator(selectors.attempt_queryset(actor=actor, **filters), 50).get_page(request.GET.get("page"))
+    page = CappedPaginator(selectors.attempt_queryset(actor=actor, **filters), 50).get_page(request.GET.get("page"))
     context = {"form": form, "page": page, "querystring": _querystring(request)}
     if request.headers.get("HX-Request"):
         return render(request, "sms/_attempt_rows.html", context)
@@ -160,7 +160,7 @@ def blacklist(request):
         response = HttpResponse(blacklist_csv(entries), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'
         return response
-    page = Paginator(entries, 50).get_page(request.GET.get("page"))
+    page = CappedPaginator(entries, 50).get_page(request.GET.get("page"))
     context = {
         "page": page,
         "q": q,
@@ -206,7 +206,7 @@ def template_list(request):
     actor, refused = _page(request, Perm.MANAGE_WORKFLOWS)
     if refused:
         return refused
-    page = Paginator(selectors.sms_template_queryset(actor=actor), 50).get_page(request.GET.get("page"))
+    page = CappedPaginator(selectors.sms_template_queryset(actor=actor), 50).get_page(request.GET.get("page"))
     return _render(request, "sms/template_list.html", "sms-templates", {"page": page, "querystring": ""})
 
 

@@ -3,7 +3,6 @@
 import zoneinfo
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -13,6 +12,7 @@ from campaigns.chains.views import chain_page as browser_page  # signed in, in a
 from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.services.campaigns import campaign_transition
 from workers import page_selectors, selectors
@@ -35,7 +35,7 @@ def perms(actor) -> dict:
 @browser_page()
 def browser_campaigns(request, actor):
     """Browser campaigns with their counters ("87/100")."""
-    page = Paginator(selectors.browser_campaign_rows(actor=actor), 25).get_page(request.GET.get("page"))
+    page = CappedPaginator(selectors.browser_campaign_rows(actor=actor), 25).get_page(request.GET.get("page"))
     context = {"page": page, "querystring": "", "section": "campaigns", **perms(actor)}
     return render(request, "workers/campaign_list.html", context)
 
@@ -62,7 +62,7 @@ def browser_campaign_detail(request, actor, campaign_id: int):
     tasks = selectors.task_queryset(actor=actor).filter(campaign=campaign)
     if status in TaskStatus.values:
         tasks = tasks.filter(status=status)
-    page = Paginator(tasks, 50).get_page(request.GET.get("page"))
+    page = CappedPaginator(tasks, 50).get_page(request.GET.get("page"))
     context = _progress(actor, campaign) | {
         "page": page,
         "status": status,

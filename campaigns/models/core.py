@@ -14,6 +14,7 @@ from campaigns.campaign_journey_fields import CampaignJourneyFields
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, Role, TargetStatus
 from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
 from campaigns.platform.permissions import role_has
+from campaigns.platform.search import search_digits
 
 
 class WorkspaceQuerySet(models.QuerySet):
@@ -117,8 +118,13 @@ class Target(TimeStamped):
     lists = models.ManyToManyField(TargetList, verbose_name="فهرست‌ها", related_name="targets", blank=True)
     attributes = models.JSONField("ویژگی‌ها", default=dict, blank=True)
     deleted_at = models.DateTimeField("حذف", null=True, blank=True)
+    # Names and numbers in the folded form searches compare in (campaigns.platform.search); written on every
+    # save. PostgreSQL: a pg_trgm GIN index (migration 0006), so a fragment search is an index scan.
+    search_text = models.TextField("متن جستجو", blank=True, default="", editable=False)
 
     objects = WorkspaceQuerySet.as_manager()
+
+    SEARCHED = ("name", "first_name", "last_name", "mobile", "landline")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -147,6 +153,20 @@ class Target(TimeStamped):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        self.refresh_search_text()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and set(update_fields) & set(self.SEARCHED):
+            kwargs["update_fields"] = {*update_fields, "search_text"}
+        super().save(*args, **kwargs)
+
+    def refresh_search_text(self) -> "Target":
+        """Recompute the search column (``save`` does; call it before ``bulk_create``)."""
+        self.search_text = target_search_text(
+            name=self.name, first_name=self.first_name, last_name=self.last_name, phones=(self.mobile, self.landline)
+        )
+        return self
+
     def clean(self) -> None:
         super().clean()
         not_member = (
@@ -160,6 +180,13 @@ class Target(TimeStamped):
     def display_first_name(self) -> str:
         """First name for messages; falls back to the whole name."""
         return self.first_name or self.name
+
+
+def target_search_text(*, name: str, first_name: str = "", last_name: str = "", phones=()) -> str:
+    """The stored search form of a target: its names folded, then its numbers as digits (E.164 without +)."""
+    names = search_digits(" ".join(part for part in (name, first_name, last_name) if part))
+    digits = " ".join(phone.lstrip("+") for phone in phones if phone)
+    return f"{names} {digits}".strip()
 
 
 class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):

@@ -88,7 +88,7 @@ class Command(BaseCommand):
                     priority=rng.randint(0, 5),
                 )
             )
-        Target.objects.bulk_create(targets)
+        Target.objects.bulk_create([t.refresh_search_text() for t in targets])
         through = Target.lists.through
         links = [
             through(target_id=t.id, targetlist_id=lists[j].id)

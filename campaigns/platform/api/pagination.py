@@ -1,9 +1,13 @@
-"""``?page=&size=`` pagination: {"count", "page", "size", "results"}."""
+"""``?page=&size=`` pagination: {"count", "count_capped", "page", "size", "results"}.
+
+``count`` stops at ``campaigns.platform.pagination.COUNT_CAP`` (``count_capped`` is then true: there are more
+rows, reachable through filters); a million-row list is never counted whole."""
 
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.pagination import CappedPaginator
 
 
 def _positive_int(request, name: str, maximum: int | None = None) -> int | None:
@@ -22,6 +26,7 @@ class PageSizePagination(PageNumberPagination):
     page_size_query_param = "size"
     page_size = 20
     max_page_size = 200
+    django_paginator_class = CappedPaginator
 
     def paginate_queryset(self, queryset, request, view=None):
         # page=0/-1/abc and size=0/abc are a 400 VALIDATION_ERROR, not a 404 or a silent default.
@@ -33,6 +38,7 @@ class PageSizePagination(PageNumberPagination):
         return Response(
             {
                 "count": self.page.paginator.count,
+                "count_capped": self.page.paginator.capped,
                 "page": self.page.number,
                 "size": self.get_page_size(self.request),
                 "results": data,
@@ -50,9 +56,10 @@ class PageSizePagination(PageNumberPagination):
     def get_paginated_response_schema(self, schema):
         return {
             "type": "object",
-            "required": ["count", "page", "size", "results"],
+            "required": ["count", "count_capped", "page", "size", "results"],
             "properties": {
                 "count": {"type": "integer"},
+                "count_capped": {"type": "boolean"},
                 "page": {"type": "integer"},
                 "size": {"type": "integer"},
                 "results": schema,
