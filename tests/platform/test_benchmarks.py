@@ -121,3 +121,22 @@ def test_bench_browser(hermetic, mode):
         "likes counted by the site: 8",
     )
     assert "pipeline (broker) / raw loop" in out if mode else "pipeline (in process) / raw loop" in out
+
+
+def test_bench_pages_smoke_run_prints_every_pattern_and_fails_above_the_limit(hermetic):
+    """--scale 0.01 (10,000 targets, 100,000 events): every pattern answers, the table and the floor are printed;
+    a limit no request can meet fails the run, a generous one on the floor passes (the data template is reused)."""
+    result = bench("bench_pages", "--scale", "0.01", "--repeat", "1", "--max-p95-ms", "0.001")
+    assert result.returncode == 1, result.stdout + result.stderr
+    out = result.stdout
+    assert "10,000 targets" in out and "100,000 events" in out
+    for label in ("floor: /api/v1/me", "page targets search phone fa", "api target timeline (500)", "page sms log"):
+        assert label in out, out
+    rows = [line for line in out.splitlines() if line.startswith(("page ", "api ", "floor"))]
+    assert all(" 200 " in f" {line} " for line in rows), out  # every pattern answered 200
+    assert "web-process RSS" in out and "NOT met" in out and "above the goal" in result.stderr
+    assert_ran(
+        bench("bench_pages", "--scale", "0.01", "--repeat", "1", "--only", "floor", "--max-p95-ms", "60000"),
+        "floor: /api/v1/me",
+        "goal: every pattern p95 <= 60000 ms: met",
+    )
