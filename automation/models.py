@@ -512,7 +512,10 @@ class ExecutionEvent(models.Model):
     execution = models.ForeignKey(
         Execution, on_delete=models.PROTECT, related_name="events", db_index=False, db_constraint=False
     )
-    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="+", db_constraint=False)
+    # Indexed with the time (exevent_campaign_time): a campaign's log newest first, its last days' series.
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.PROTECT, related_name="+", db_constraint=False, db_index=False
+    )
     subject_type = models.ForeignKey(
         ContentType, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
@@ -546,6 +549,7 @@ class ExecutionEvent(models.Model):
         indexes = [
             models.Index(fields=["workspace", "subject_type", "subject_id", "occurred_at"], name="exevent_subject"),
             models.Index(fields=["execution", "occurred_at"], name="exevent_execution"),
+            models.Index(fields=["campaign", "occurred_at"], name="exevent_campaign_time"),
             models.Index(fields=["actor"], name="exevent_actor", condition=Q(actor__isnull=False)),
         ]
 

@@ -182,6 +182,7 @@ class SmsAttempt(models.Model):
             models.Index(fields=["workspace", "provider_message_id"], name="smslog_msgid"),
             models.Index(fields=["campaign", "status"], name="smslog_campaign_status"),
             models.Index(fields=["status", "status_checked_at"], name="smslog_delivery_poll"),
+            models.Index(fields=["workspace", "request_at"], name="smslog_ws_time"),  # the log, newest first
         ]
 
     def __str__(self) -> str:
