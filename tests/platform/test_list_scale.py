@@ -66,3 +66,28 @@ def test_list_query_count_does_not_grow_with_rows(api, staff, workspace, url):
     few = query_count(client, url)
     add(8)
     assert query_count(client, url) == few
+
+
+def plan_of(qs) -> str:
+    sql, params = qs.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")  # tiny tables: the planner would scan them anyway
+        cursor.execute("SET LOCAL enable_sort = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="query plans of PostgreSQL")
+def test_the_big_logs_read_newest_first_through_their_indexes(workspace, owner):
+    from automation.campaign_selectors import campaign_events
+    from campaigns.models import Campaign
+    from sms.selectors import attempt_queryset
+    from tests.conftest import make_actor
+
+    actor = make_actor(workspace, user=owner)
+    assert "smslog_ws_time" in plan_of(attempt_queryset(actor=actor)[:50])
+    campaign = Campaign.objects.create(workspace=workspace, name="c")
+    assert "exevent_campaign_time" in plan_of(campaign_events(actor=actor, campaign=campaign)[:50])
+    from campaigns.models import Target
+
+    assert "target_ws_status_created" in plan_of(Target.objects.filter(workspace=workspace, status="new")[:25])
