@@ -88,6 +88,3 @@ def test_the_big_logs_read_newest_first_through_their_indexes(workspace, owner):
     assert "smslog_ws_time" in plan_of(attempt_queryset(actor=actor)[:50])
     campaign = Campaign.objects.create(workspace=workspace, name="c")
     assert "exevent_campaign_time" in plan_of(campaign_events(actor=actor, campaign=campaign)[:50])
-    from campaigns.models import Target
-
-    assert "target_ws_status_created" in plan_of(Target.objects.filter(workspace=workspace, status="new")[:25])
