@@ -25,6 +25,7 @@ from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign, PlatformHeartbeat
 from campaigns.platform.errors import NotFound
 from campaigns.platform.jalali import fa_digits, to_jalali
+from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_queryset
 
@@ -227,13 +228,14 @@ def journeys_labelled(journeys: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- logs, chart
 def campaign_events(*, actor: Actor, campaign: Campaign, type: str = ""):
     """The campaign's execution events, newest first (roles limited to own targets see only theirs)."""
-    visible = execution_queryset(actor=actor, campaign_id=campaign.id).values("id")
     qs = (
         scoped(ExecutionEvent, actor.workspace)
-        .filter(campaign_id=campaign.id, execution_id__in=visible)
+        .filter(campaign_id=campaign.id)
         .select_related("actor", "node", "campaign")
         .order_by("-occurred_at", "-id")
     )
+    if actor.has(Perm.OWN_TARGETS_ONLY):  # everyone else sees every execution of the campaign: no semi-join
+        qs = qs.filter(execution_id__in=execution_queryset(actor=actor, campaign_id=campaign.id).values("id"))
     return qs.filter(type=type) if type else qs
 
 
