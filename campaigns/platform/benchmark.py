@@ -93,7 +93,7 @@ def _template(alias: str, base: str) -> str:
 
 def _data_template(alias: str, base: str, migrated: str, key: str, seed: Callable[[], None], rebuild: bool) -> str:
     """A template holding the rows ``seed`` writes (cloned from the migrated one), built once per key."""
-    name = f"{base[: MAX_NAME - 30]}_benchdat_{key[:8]}_{migrated[-10:]}"
+    name = f"{base[: MAX_NAME - 30]}_benchdat_{key[:9]}_{migrated[-10:]}"
     connection = connections[alias]
     with connection._nodb_cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [TEMPLATE_LOCK_KEY + 1])
@@ -132,8 +132,8 @@ def bench_database(
 ) -> Iterator[str]:
     """Run the block in a fresh, migrated database of its own; dropped afterwards (PostgreSQL).
 
-    ``data=(key, seed)``: the database also holds the rows ``seed()`` wrote once into a second template
-    (one per key and state of the migrations, kept for the next run; ``rebuild`` writes it again).
+    ``data=(key, seed)`` (key: up to 9 characters): the database also holds the rows ``seed()`` wrote once into a
+    second template (one per key and state of the migrations, kept for the next run; ``rebuild`` writes it again).
     """
     connection = connections[alias]
     if connection.vendor != "postgresql":

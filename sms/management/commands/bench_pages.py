@@ -410,7 +410,7 @@ class Command(BaseCommand):
         logging.getLogger("django.request").setLevel(logging.ERROR)
         scale = options["scale"]
         seed = Seed(scale, self.stdout)
-        key = f"pages{int(scale * 100000):07d}"
+        key = f"p{round(scale * 100000)}"  # one data template per scale
         with bench_database(data=(key, seed), rebuild=options["rebuild"]):
             results, rss = self._measure(options)
         out = self.stdout.write
