@@ -60,6 +60,9 @@ class ActionResult:
     until: datetime | None = None
     message: str = ""
     data: dict[str, Any] = field(default_factory=dict)
+    # DEFERRED to learn what became of a send (it keeps its unit): the step comes back to settle it without
+    # budget and whatever the send window says — asking the provider sends nothing.
+    settling: bool = False
 
 
 class Action:
@@ -87,6 +90,10 @@ class Action:
     def template_texts(self, config: dict[str, Any]) -> list[str]:
         """Texts that may hold ``{variables}`` (checked at publish)."""
         return []
+
+    def pending_outcome(self, ctx) -> bool:
+        """This step has a send whose outcome is not known yet (asked only when the step came back to settle)."""
+        return False
 
     def channel_problem(self, workspace) -> str | None:
         """Why this action's channel cannot be used now in this workspace (None = usable)."""

@@ -97,7 +97,10 @@ class _TickLock:
 def reap_expired_leases(now: datetime) -> int:
     """queued/processing rows whose lease expired go back to waiting (still due).
 
-    Half-sent attempts are the action's business: it closes them as unknown on the next run.
+    Half-sent attempts are the action's business: it closes them as unknown on the next run. The row comes
+    back without budget (``needs_budget`` false): settling what the dead job left asks and sends nothing, so
+    neither a used-up daily limit nor a closed window holds it; with nothing to settle the step returns to
+    the budgeted selection at once.
     """
     cutoff = now - timedelta(seconds=django_settings.AUTOMATION_LEASE_SECONDS)
     with transaction.atomic():
@@ -108,7 +111,12 @@ def reap_expired_leases(now: datetime) -> int:
         if not rows:
             return 0
         count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=IN_FLIGHT_STATUSES).update(
-            status=S.WAITING, lock_token=None, locked_at=None, revision=F("revision") + 1, updated_at=now
+            status=S.WAITING,
+            lock_token=None,
+            locked_at=None,
+            needs_budget=False,
+            revision=F("revision") + 1,
+            updated_at=now,
         )
         events.lease_expired_events(rows, now=now)
     return count

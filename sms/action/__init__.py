@@ -41,6 +41,7 @@ from sms.action import sending
 from sms.action.attempts import CHANNEL, AttemptRef, assign_local_ids, insert_attempts
 from sms.action.guards import blacklist_guard, circuit_breaker_guard
 from sms.action.planning import Plan, attempt_fields, plan_step
+from sms.action.unknowns import earlier_attempts
 from sms.choices import AttemptStatus
 from sms.models import SmsAttempt, SmsSettings
 from sms.providers import provider_kinds
@@ -126,6 +127,11 @@ class SendSmsAction(Action):
 
     def template_texts(self, config: dict[str, Any]) -> list[str]:
         return [config.get("body") or ""]
+
+    def pending_outcome(self, ctx) -> bool:
+        ex = ctx.execution
+        open_statuses = (AttemptStatus.QUEUED, AttemptStatus.SENDING, AttemptStatus.UNKNOWN)
+        return any(e.status in open_statuses for e in earlier_attempts(ctx, ex.id, ex.cycle, ctx.node.id))
 
     def channel_problem(self, workspace) -> str | None:
         return channel.channel_problem(workspace.id)

@@ -69,6 +69,8 @@ def plan_step(ctx):
         decided = settle_unknown(ctx, unknown)
         if decided is not None:
             return decided
+    if ctx.scratch.get("settle_only"):  # surely not sent: the scheduler budgets the send again
+        return ActionResult(ResultStatus.DEFERRED, until=ctx.now, message="settled: not sent")
     number = len(earlier) + 1
     key = f"{ex.id}:{ex.cycle}:{node.id}:{number}"
     return Plan(ctx, phone, rendered.text, key, number, ctx.budget(CHANNEL), answerable=answerable(ctx))

@@ -102,6 +102,7 @@ def settle_unknown(ctx, unknown: list[Earlier]) -> ActionResult | None:
             until=ctx.now + timedelta(seconds=rate_limits.defer_seconds(1)),
             message="settling: rate limited",
             data={**data, "event": EventType.DEFERRED_CHANNEL, "reason": "rate_limited"},
+            settling=True,
         )
     asked = SmsLogEvent.objects.filter(attempt_id=latest.id, event="status_query").count() + 1
     SmsLogEvent.objects.create(
@@ -145,6 +146,7 @@ def settle_unknown(ctx, unknown: list[Earlier]) -> ActionResult | None:
             until=ctx.now + settle_delay(),
             message="settling: no answer",
             data={**data, "event": EventType.UNKNOWN_OUTCOME, "reason": answer.error_code or "no_answer"},
+            settling=True,
         )
     reason = f"unsettled after {asked} status queries"
     return ActionResult(ResultStatus.UNKNOWN, message=reason, data={**data, "reason": reason})
@@ -159,5 +161,6 @@ def unknown_result(ctx, provider_kind: str, reason: str, data: dict) -> ActionRe
             until=ctx.now + settle_delay(),
             message=f"settling: {reason}",
             data={**data, "event": EventType.UNKNOWN_OUTCOME, "reason": reason},
+            settling=True,
         )
     return ActionResult(ResultStatus.UNKNOWN, message=reason or "unknown", data={**data, "reason": reason})

@@ -86,7 +86,8 @@ def test_local_id_is_the_same_on_every_retry_and_a_not_sent_answer_allows_one_re
     driver = Driver()
     driver.tick(T0 + timedelta(minutes=1))  # provider refused (409) → failed, retry in 15 min
     driver.tick(T0 + timedelta(minutes=17))  # retry: read timeout → unknown
-    driver.tick(T0 + timedelta(minutes=20))  # status query: no such message → resend, same local id
+    driver.tick(T0 + timedelta(minutes=20))  # status query: no such message (it asks, never sends)
+    driver.tick(T0 + timedelta(minutes=21))  # the resend is budgeted like any send: same local id
     attempts = list(SmsAttempt.objects.filter(campaign=campaign).order_by("attempt_number"))
     assert [a.status for a in attempts] == ["failed", "failed", "submitted"]
     assert attempts[1].error_code == "not_sent"
@@ -259,3 +260,78 @@ def test_lease_starts_at_processing_and_the_reaper_spares_a_live_job(
     assert reaped == [0]
     assert len(kavenegar.messages) == 1
     assert Execution.objects.get(campaign=campaign).status == ExecutionStatus.COMPLETED
+
+
+# --- settling is not sending: neither the daily limit nor a closed window holds it until the next opening ----
+def _limited_journey(actor, workspace, count: int, **campaign_fields):
+    setup_sms(workspace, "kavenegar", {"api_key": "K"})
+    with time_machine.travel(T0, tick=False):
+        graph = linear_graph(sms_node("a", retry=RETRY), end_node())
+        campaign = journey(actor, graph, **campaign_fields)
+        targets = [make_target(workspace) for _ in range(count)]
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets])
+    return campaign
+
+
+def test_an_unknown_send_on_the_days_last_unit_is_settled_the_same_day(actor, workspace, kavenegar):
+    # The unknown attempt keeps its unit, so the campaign's budget is used up; the status query sends nothing.
+    campaign = _limited_journey(actor, workspace, 2, daily_limit=1)
+    kavenegar.responses.append("accept_timeout")
+    driver = Driver()
+    driver.tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert attempt.status == "unknown"
+    driver.tick(T0 + timedelta(minutes=4))
+    driver.tick(T0 + timedelta(minutes=5))
+    attempt.refresh_from_db()
+    assert attempt.status == "submitted"  # not "unknown until tomorrow"
+    assert len(kavenegar.messages) == 1 and len(kavenegar.sends()) == 1  # the other target waits for tomorrow
+    assert Counter(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {
+        "completed": 1,
+        "active": 1,  # not claimed: no budget left today
+    }
+    assert DailyCounter.objects.get(scope="campaign", scope_id=campaign.id).used == 1
+
+
+def test_an_unknown_send_just_before_the_window_closes_is_settled_while_it_is_closed(actor, workspace, kavenegar):
+    from tests.automation.helpers import WINDOW_9_18
+
+    campaign = _limited_journey(actor, workspace, 1, send_window=WINDOW_9_18)
+    kavenegar.responses.append("accept_timeout")
+    driver = Driver()
+    before_close = datetime(2026, 11, 1, 14, 29, tzinfo=UTC)  # 17:59 Tehran
+    driver.tick(before_close)
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert attempt.status == "unknown"
+    driver.tick(before_close + timedelta(minutes=4))  # 18:03 Tehran: closed until 09:00 tomorrow
+    driver.tick(before_close + timedelta(minutes=5))
+    attempt.refresh_from_db()
+    assert attempt.status == "submitted"
+    assert Execution.objects.get(campaign=campaign).status == ExecutionStatus.COMPLETED
+    assert len(kavenegar.sends()) == 1
+
+
+def test_a_job_killed_after_the_send_on_the_days_last_unit_is_settled_after_its_lease(
+    actor, workspace, kavenegar, monkeypatch
+):
+    campaign = _limited_journey(actor, workspace, 2, daily_limit=1)
+    real_send = channel.send_through_gateway
+
+    def send(*args, **kwargs):
+        real_send(*args, **kwargs)
+        raise Killed  # the provider accepted; the worker dies before it records anything
+
+    monkeypatch.setattr(channel, "send_through_gateway", send)
+    driver = Driver()
+    with pytest.raises(Killed):
+        driver.tick(T0 + timedelta(minutes=1))
+    monkeypatch.setattr(channel, "send_through_gateway", real_send)
+    for minute in (12, 13, 16, 20):  # the lease (10 min) runs out, the reaper brings it back
+        driver.tick(T0 + timedelta(minutes=minute))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert attempt.status == "submitted"
+    assert len(kavenegar.messages) == 1 and len(kavenegar.sends()) == 1
+    assert Counter(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {
+        "completed": 1,
+        "active": 1,  # not claimed: no budget left today
+    }

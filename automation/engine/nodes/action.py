@@ -69,7 +69,13 @@ class ActionNode(NodeHandler):
         )
         ctx.execution.retry_count = run.retry_count()
         ctx.scratch["channel"] = action.channel
-        for key in action.guards:
+        settling = node.consumes_budget and not run.fields.get("needs_budget", run.ex.needs_budget)
+        if settling and not action.pending_outcome(ctx):
+            # Came back without budget (a settle wait, a reaped job) with nothing left to settle: the
+            # scheduler budgets and orders the send like any other.
+            return Outcome("ready", {"needs_budget": True, "next_run_at": run.now})
+        ctx.scratch["settle_only"] = settling  # the action asks, never sends; no guard applies to asking
+        for key in () if settling else action.guards:
             decision = GUARDS.get(key)(ctx)
             if decision.kind == "block":
                 run.event(EventType.BLACKLISTED, node, decision.reason)
@@ -95,8 +101,11 @@ class ActionNode(NodeHandler):
         if status in (ResultStatus.SUCCESS, ResultStatus.SKIPPED):
             return run.after_move(run.move(node, Port.SUCCESS, Port.DEFAULT), step)
         if status in (ResultStatus.DEFERRED, ResultStatus.UNAVAILABLE):
-            # The channel or the budget said "not now": no retry consumed.
-            return Outcome("wait", {"next_run_at": result.until or run.now + ERROR_BACKOFF})
+            # The channel or the budget said "not now": no retry consumed. A settle wait needs no budget.
+            fields = {"next_run_at": result.until or run.now + ERROR_BACKOFF}
+            if node.consumes_budget:
+                fields["needs_budget"] = not result.settling
+            return Outcome("wait", fields)
         if status == ResultStatus.BLOCKED:
             return run.finish("blacklist", EndReason.BLACKLISTED, EventType.BLACKLISTED)
         if status == ResultStatus.UNKNOWN:
