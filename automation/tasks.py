@@ -10,8 +10,10 @@ from automation.services.enrollment_batches import ENROLLMENT_BATCH_COMMIT_TASK
 def tick() -> dict:
     """Beat, every minute. Never overlaps (advisory lock); claims and dispatches only."""
     from automation.engine.scheduler import tick as run_tick
+    from campaigns.platform.metrics import count_tick
 
     report = run_tick()
+    count_tick(claimed=report.claimed, reaped=report.reaped)
     return {"claimed": report.claimed, "reaped": report.reaped, "skipped": report.skipped}
 
 

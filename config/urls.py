@@ -12,6 +12,7 @@ from rest_framework.permissions import IsAuthenticated
 from campaigns.forms import AdminLoginForm
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.healthz import healthz
+from campaigns.platform.metrics import metrics_view
 from campaigns.views import AdminPasswordChangeView, page_not_found_or_json, server_error_or_json
 
 admin.site.site_header = "مدیریت سامانه کمپین"
@@ -29,6 +30,7 @@ def api_not_found(request, rest):
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("favicon.ico", RedirectView.as_view(url=static("favicon.ico"), permanent=True), name="favicon"),
+    path("metrics", metrics_view, name="metrics"),  # Prometheus; 404 unless METRICS_TOKEN is set
     # Over the admin's own view: the current password goes through the login throttle.
     path("admin/", include([path("password_change/", admin.site.admin_view(AdminPasswordChangeView.as_view()))])),
     path("admin/", admin.site.urls),

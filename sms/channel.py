@@ -14,6 +14,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from campaigns.platform.bulk import texts_match
+from campaigns.platform.metrics import count_send
 from campaigns.platform.phones import PhoneError, parse_phone
 from sms import rate_limits
 from sms.models import BlacklistEntry, SmsChannelEvent, SmsProviderAccount, SmsSettings
@@ -175,6 +176,7 @@ def send_through_gateway(
         response = provider_for(account.provider).send(
             account_credentials(account), SendRequest(phone=phone, text=text, sender=line, local_id=local_id)
         )
+        count_send(provider=account.provider, result=response.status)
         last = GatewayResult(response, account.provider, line)
         if response.status != "unavailable":
             return last
