@@ -7,7 +7,7 @@ CHROMIUM := var/chromium-path
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint venv fuzz faults
+.PHONY: run test lint venv fuzz faults chaos
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,15 @@ faults: $(STAMP)
 	mkdir -p var
 	FAULT_TRIALS=$(FAULT_TRIALS) FAULT_POOL=$(FAULT_POOL) FAULT_WORKERS=$(FAULT_WORKERS) FAULT_STATS=var/fault-stats.jsonl \
 	$(VENV)/bin/pytest tests/sms/test_kill_worker.py tests/platform/faults tests/workers/test_fault_browser_kill.py -q -s --timeout=7200 $(PYTEST_ARGS)
+
+# The chaos run (README "Reliability"): a private PostgreSQL cluster and Redis, gunicorn, two engine workers,
+# a browser worker and beat, a fake SMS provider with a bad day, a busy workspace's workload and seeded
+# random faults for CHAOS_MINUTES, then the checks: one summary line, exit 1 with the seed if a promise broke.
+# CHAOS_SEED replays a run. Starts and stops only its own processes (needs initdb/pg_ctl and redis-server).
+CHAOS_MINUTES ?= 30
+CHAOS_SEED ?=
+chaos: $(STAMP)
+	CHAOS_MINUTES=$(CHAOS_MINUTES) CHAOS_SEED=$(CHAOS_SEED) PYTHONUNBUFFERED=1 $(PY) -m tests.platform.chaos $(CHAOS_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -31,7 +31,7 @@ class FakeProvider:
     With no response queued, a send is accepted. ``status_responses`` answer status/delivery questions
     first (else they come from what was accepted)."""
 
-    def __init__(self, hold_seconds: float = 1.5) -> None:
+    def __init__(self, hold_seconds: float = 1.5, port: int = 0) -> None:
         self.requests: list[dict] = []
         self.responses: list = []
         self.status_responses: list = []
@@ -98,7 +98,7 @@ class FakeProvider:
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -1,0 +1,228 @@
+"""The chaos run (``make chaos``): every part of the platform at once, under seeded random faults.
+
+    python -m tests.platform.chaos --minutes 30 --seed 7
+
+A private PostgreSQL cluster and a private Redis on free loopback ports (never the machine's shared
+ones), gunicorn, two prefork engine workers, a browser worker and beat (tests/platform/chaos/stack.py),
+a fake Kavenegar with a bad day (provider.py), the workload of workload.py and the faults of faults.py.
+After ``--minutes`` the faults stop, the run settles, the checks (checks.py) run and one line is printed;
+the exit status is 1 (with the seed to replay) if any promise was broken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+LEASE_SECONDS = 8
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_http(url: str, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=3):
+                return True
+        except OSError:
+            time.sleep(0.5)
+    return False
+
+
+def _wait_ready(stack, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    names = ("engine1", "engine2", "browser")
+    while time.monotonic() < deadline:
+        if all(" ready." in stack.procs[n].tail(200_000) for n in names):
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def _ops_view(metrics: dict) -> dict:
+    wanted = ("sms_sends_total", "automation_claims_total", "automation_reaped_total", "platform_tasks_total")
+    wanted += ("celery_queue_depth", "django_http_responses_total_by_status_total", "error")
+    return {k: v for k, v in metrics.items() if k.startswith(wanted)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--minutes", type=float, default=float(os.environ.get("CHAOS_MINUTES", "30")))
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("CHAOS_SEED") or random.randrange(1, 10**6)))
+    parser.add_argument("--targets", type=int, default=int(os.environ.get("CHAOS_TARGETS", "8000")))
+    parser.add_argument("--settle", type=float, default=float(os.environ.get("CHAOS_SETTLE_SECONDS", "240")))
+    parser.add_argument("--keep", action="store_true", help="keep the logs folder")
+    args = parser.parse_args()
+
+    root = Path(__file__).resolve().parents[3]
+    work = Path(tempfile.mkdtemp(prefix=f"chaos-{args.seed}-"))
+    pg_port, redis_port, provider_port = _free_port(), _free_port(), _free_port()
+    # Settings are read from the environment once, at the first use: every address is known before.
+    env = {
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONPATH": str(root),
+        "DEBUG": "1",
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:{pg_port}/faults",
+        "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "REDIS_URL": f"redis://127.0.0.1:{redis_port}/1",
+        "SMS_KAVENEGAR_URL": f"http://127.0.0.1:{provider_port}",
+        "SMS_HTTP_TIMEOUT": "3",
+        "SMS_UNKNOWN_SETTLE_SECONDS": "2",
+        "SMS_CIRCUIT_PAUSE_MINUTES": "1",
+        "SMS_DELIVERY_POLL_INTERVAL_SECONDS": "10",
+        "AUTOMATION_LEASE_SECONDS": str(LEASE_SECONDS),
+        "AUTOMATION_TICK_SECONDS": "3",
+        "AUTOMATION_TICK_MAX_CLAIMS": "300",
+        "AUTOMATION_DISPATCH_BATCH": "20",
+        "BEAT_SCHEDULE_SCALE": "0.05",  # the tick every 3 s instead of every minute
+        "THROTTLE_USER": "100000/min",
+        "LOG_LEVEL": "WARNING",
+        "VAR_DIR": str(work / "var"),
+        "METRICS_TOKEN": "chaos-metrics",
+        "PROMETHEUS_MULTIPROC_DIR": str(work / "metrics"),
+    }
+    (work / "metrics").mkdir()
+    os.environ.update(env)
+
+    from tests.platform.faults.processes import PostgresCluster, RedisServer
+
+    from .provider import ChaoticProvider
+
+    cluster, redis = PostgresCluster(), RedisServer(work)
+    cluster.port, redis.port = pg_port, redis_port
+    if cluster.bin is None or redis.binary is None:
+        print("chaos: initdb/pg_ctl or redis-server is not installed", file=sys.stderr)
+        return 2
+    provider = ChaoticProvider(args.seed, port=provider_port)
+    stack = None
+    started = time.monotonic()
+    try:
+        cluster.init()
+        redis.start()
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0, interactive=False)
+        from . import checks, workload
+        from .faults import Faults
+        from .stack import Stack
+
+        world = workload.setup(minutes=int(args.minutes) + 4, targets=args.targets, seed=args.seed)
+        stack = Stack(dict(os.environ), work)
+        stack.start()
+        if not _wait_http(stack.web_url + "/healthz", 120) or not _wait_ready(stack, 180):
+            raise RuntimeError("the stack did not start:\n" + "\n".join(p.tail() for p in stack.procs.values()))
+        print(f"chaos: seed {args.seed}, logs {work}, web {stack.web_url}", flush=True)
+
+        deadline = time.monotonic() + args.minutes * 60
+        activity = workload.Activity(world=world, web_url=stack.web_url, seed=args.seed, deadline=deadline)
+        faults = Faults(stack, redis, cluster, provider, args.seed, LEASE_SECONDS)
+        activity.start(provider)
+        fault_thread = threading.Thread(target=faults.run, args=(deadline,), kwargs={"stop": activity.stop})
+        fault_thread.start()
+        for _ in range(int(args.minutes * 60) + 10):
+            if time.monotonic() >= deadline:
+                break
+            stack.supervise()
+            time.sleep(1)
+        activity.stop.set()
+        fault_thread.join(timeout=60)
+        provider.calm()
+
+        from django.db import DatabaseError, InterfaceError, connection
+
+        settle_deadline = time.monotonic() + args.settle
+        state: dict = {}
+        quiet_since = None
+        for _ in range(int(args.settle) + 10):
+            stack.supervise()
+            try:
+                done, state = checks.settled(world.workspace_id)
+            except (DatabaseError, InterfaceError):
+                connection.close()
+                done = False
+            quiet_since = (quiet_since or time.monotonic()) if done else None
+            if (quiet_since and time.monotonic() - quiet_since > 10) or time.monotonic() > settle_deadline:
+                break
+            time.sleep(1)
+        result = checks.evaluate(world, provider, activity.opt_outs)
+        try:
+            metrics = checks.scrape(stack.web_url, env["METRICS_TOKEN"])
+        except OSError as exc:
+            metrics = {"error": str(exc)}
+        # The ops' counters against what happened: every send the platform counted as accepted reached the
+        # provider; what the provider accepted beyond that is what a kill or a lost answer left uncounted.
+        counted = metrics.get("sms_sends_total{result=submitted}", 0)
+        uncounted_allowed = provider.counts["accept_timeouts"] + len(faults.done)
+        metrics_ok = "error" not in metrics and 0 <= result["sms"] - counted <= uncounted_allowed
+        api_5xx, unexpected = checks.api_errors(activity.calls, faults.db_down)
+        failures = [
+            k
+            for k in (
+                "duplicates",
+                "lost",
+                "unknown_unsettled",
+                "limit_breaches",
+                "window_breaches",
+                "opt_out_breaches",
+            )
+            if result[k]
+        ]
+        if unexpected:
+            failures.append("api_5xx")
+        if not metrics_ok:
+            failures.append("metrics")
+        print(
+            f"chaos minutes={args.minutes:g} faults={len(faults.done)} sms={result['sms']} "
+            f"duplicates={result['duplicates']} lost={result['lost']} unknown_unsettled={result['unknown_unsettled']} "
+            f"limit_breaches={result['limit_breaches']} window_breaches={result['window_breaches']} "
+            f"double_clicks=n/a period_duplicates=n/a api_5xx={api_5xx} (unexpected {len(unexpected)}) "
+            f"opt_out_breaches={result['opt_out_breaches']} unknown_held_by_limit={result['unknown_held_by_limit']} "
+            f"metrics_sms={counted:g} seed={args.seed}",
+            flush=True,
+        )
+        print(
+            f"chaos detail: faults {faults.counts()}, restarts {stack.restarts}, provider {provider.counts}, "
+            f"api calls {len(activity.calls)} (no answer {sum(1 for c in activity.calls if c.status == 0)}), "
+            f"batches {len(activity.batches)}, opt-outs {len(activity.opt_outs)}, settle {state}, "
+            f"attempts {result['attempts']}, executions {result['executions']}, "
+            f"metrics {_ops_view(metrics)}, {time.monotonic() - started:.0f} s",
+            flush=True,
+        )
+        for call in unexpected[:20]:
+            print(f"chaos unexpected 5xx: {call.method} {call.path} {call.status} at {call.at:.1f}", flush=True)
+        if failures:
+            for line in checks.diagnose(world):
+                print(f"chaos diagnose: {line}", flush=True)
+            print(f"chaos FAILED ({', '.join(failures)}): replay with CHAOS_SEED={args.seed}; logs in {work}")
+            args.keep = True
+            return 1
+        return 0
+    finally:
+        if stack is not None:
+            stack.stop()
+        redis.stop()
+        cluster.destroy()
+        provider.close()
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

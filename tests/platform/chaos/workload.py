@@ -1,0 +1,277 @@
+"""What a busy workspace does during the chaos run.
+
+``setup`` (this process, Django on the private cluster): a workspace with Kavenegar pointing at the fake
+provider, three journeys (SMS → wait 1 min → condition → SMS) — one with a daily limit, one with a send
+window that opens and closes every minute, one with both — and the first enrollment batch of 5,000 through
+the review (preview, conflicts skipped, commit in the background job). ``Activity`` then runs, each bounded
+in count and time: more enrollment batches, API clients reading and writing through gunicorn, delivery
+reports and opt-outs through the public webhook.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from django.db import DatabaseError, InterfaceError, connection
+
+COND_RULES = [{"field": "target.status", "operator": "in", "value": ["interested"]}]
+FIRST_BATCH = 5000
+LIMITS = {"limit": 120, "window": None, "both": 80}
+
+
+def graph(name: str) -> dict:
+    from tests.automation.helpers import end_node, sms_node, start_node, wait_node
+
+    retry = {"enabled": True, "strategy": "fixed", "max_attempts": 2, "interval_seconds": 60, "on_exhausted": "fail"}
+    nodes = [
+        start_node(),
+        sms_node("a", body=f"{name} a {{target.first_name}}", retry=retry),
+        wait_node("w", amount=1, unit="minutes"),
+        {
+            "node_key": "c",
+            "type": "condition",
+            "subtype": "field_rules",
+            "config": {"logic": "all", "rules": COND_RULES},
+        },
+        sms_node("b", body=f"{name} b {{target.first_name}}", retry=retry),
+        end_node("end"),
+        end_node("end_no"),
+    ]
+    edges = [
+        {"from": "start", "to": "a", "port": "default"},
+        {"from": "a", "to": "w", "port": "default"},
+        {"from": "w", "to": "c", "port": "default"},
+        {"from": "c", "to": "b", "port": "yes"},
+        {"from": "c", "to": "end_no", "port": "no"},
+        {"from": "b", "to": "end", "port": "default"},
+    ]
+    return {"nodes": nodes, "edges": edges, "settings": {}}
+
+
+def flicker_window(start: datetime, minutes: int) -> tuple[dict, list[tuple[datetime, datetime]]]:
+    """A UTC window open every other minute from ``start`` for ``minutes``, then open for six hours (the
+    settle phase runs in an open window)."""
+    first = start.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    opens = [(first + timedelta(minutes=2 * i), first + timedelta(minutes=2 * i + 1)) for i in range(minutes // 2 + 1)]
+    opens.append((opens[-1][1] + timedelta(minutes=1), opens[-1][1] + timedelta(hours=6)))
+    days: dict[str, list] = {}
+    names = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+    for a, b in opens:
+        while a < b:
+            midnight = datetime.combine(a.date() + timedelta(days=1), datetime.min.time(), UTC)
+            end = min(b, midnight)
+            until = "24:00" if end == midnight else end.strftime("%H:%M")
+            days.setdefault(names[a.weekday()], []).append([a.strftime("%H:%M"), until])
+            a = end
+    return {"timezone": "UTC", "days": days}, opens
+
+
+@dataclass
+class World:
+    workspace_id: int
+    user_id: int
+    api_key: str
+    webhook_token: str
+    campaigns: dict[str, int]
+    windows: dict[str, list[tuple[datetime, datetime]]]
+    limits: dict[str, int | None]
+    spare_target_ids: list[int]
+    slug: str
+
+
+def setup(*, minutes: int, targets: int, seed: int) -> World:
+    from automation.services.enrollment_batches import (
+        enrollment_batch_commit,
+        enrollment_batch_decide,
+        enrollment_batch_preview,
+    )
+    from campaigns.choices import Role
+    from campaigns.models import Target
+    from campaigns.platform.tokens import api_token_create
+    from sms.models import SmsSettings
+    from tests.automation.helpers import journey, setup_sms
+    from tests.conftest import make_actor, make_workspace
+
+    rng = random.Random(seed)
+    workspace = make_workspace("chaos")
+    actor = make_actor(workspace, Role.OWNER)
+    setup_sms(workspace, "kavenegar", {"api_key": "K"})
+    window, opens = flicker_window(datetime.now(UTC), minutes + 10)
+    campaigns, windows = {}, {}
+    for name, limit in LIMITS.items():
+        fields = {"daily_limit": limit} if limit else {}
+        if name in ("window", "both"):
+            fields["send_window"] = window
+            windows[name] = opens
+        campaigns[name] = journey(actor, graph(name), **fields).id
+    rows = [
+        Target(
+            workspace=workspace,
+            name=f"chaos {i}",
+            first_name=f"c{i}",
+            mobile=f"+98935{i:07d}",
+            status="interested" if rng.random() < 0.5 else "new",
+        )
+        for i in range(targets)
+    ]
+    Target.objects.bulk_create(rows, batch_size=2000)
+    ids = list(Target.objects.filter(workspace=workspace).order_by("id").values_list("id", flat=True))
+    first = ids[:FIRST_BATCH]
+    batch = enrollment_batch_preview(actor=actor, campaign_id=campaigns["both"], target_ids=first)
+    enrollment_batch_decide(actor=actor, batch_id=batch.id, default="skip", set_default=True)
+    enrollment_batch_commit(actor=actor, batch_id=batch.id)
+    _, key = api_token_create(user=actor.user, name="chaos")
+    token = SmsSettings.objects.get(workspace=workspace).webhook_token
+    return World(
+        workspace_id=workspace.id,
+        user_id=actor.user.id,
+        api_key=key,
+        webhook_token=token,
+        campaigns=campaigns,
+        windows=windows,
+        limits=dict(LIMITS),
+        spare_target_ids=ids[FIRST_BATCH:],
+        slug=workspace.slug,
+    )
+
+
+@dataclass
+class ApiCall:
+    at: float
+    method: str
+    path: str
+    status: int  # 0: no answer (connection refused/reset, timeout)
+
+
+@dataclass
+class Activity:
+    world: World
+    web_url: str
+    seed: int
+    deadline: float
+    calls: list[ApiCall] = field(default_factory=list)
+    opt_outs: dict[str, float] = field(default_factory=dict)  # national number → when the webhook said 200
+    reported: set[str] = field(default_factory=set)
+    batches: list[int] = field(default_factory=list)
+    batch_errors: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _http(self, method: str, path: str, body: dict | None = None, *, api: bool = True) -> tuple[int, dict]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.web_url + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if api:
+            request.add_header("Authorization", f"Token {self.world.api_key}")
+            request.add_header("X-Workspace", self.world.slug)
+        status, payload = 0, {}
+        try:
+            with urllib.request.urlopen(request, timeout=15) as response:
+                status = response.status
+                payload = json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+        except (OSError, ValueError):
+            status = 0
+        with self.lock:
+            self.calls.append(ApiCall(time.time(), method, path.split("?")[0], status))
+        return status, payload
+
+    def _running(self) -> bool:
+        return not self.stop.is_set() and time.monotonic() < self.deadline
+
+    def api_client(self, index: int) -> None:
+        rng = random.Random(self.seed * 100 + index)
+        c = self.world.campaigns
+        reads = [
+            "/api/v1/me",
+            "/api/v1/targets?page=1&size=20",
+            "/api/v1/campaigns?page=1&size=20",
+            "/api/v1/executions?page=1&size=20",
+            "/api/v1/sms/attempts?page=1&size=20",
+            *(f"/api/v1/campaigns/{cid}/journey/stats" for cid in c.values()),
+        ]
+        for n in range(100_000):
+            if not self._running():
+                return
+            if rng.random() < 0.2:
+                mobile = f"+98936{index}{n:06d}"
+                self._http("POST", "/api/v1/targets", {"name": f"api {index}-{n}", "mobile": mobile})
+            else:
+                self._http("GET", rng.choice(reads))
+            time.sleep(rng.uniform(0.2, 0.8))
+
+    def webhooks(self, provider) -> None:
+        """Delivery reports for accepted messages and, now and then, an opt-out of an enrolled number."""
+        from sms.providers.base import national
+
+        rng = random.Random(self.seed * 7)
+        hook = f"/api/webhooks/sms/generic/{self.world.webhook_token}"
+        for n in range(100_000):
+            if not self._running():
+                return
+            fresh = [m for m in provider.messages().values() if str(m.get("messageid")) not in self.reported]
+            reports = [{"message_id": str(m["messageid"]), "status": "delivered"} for m in fresh[:40]]
+            body: dict = {"reports": reports}
+            number = None
+            if n % 5 == 4 and fresh:
+                number = national(fresh[rng.randrange(len(fresh))]["receptor"])
+                body["opt_outs"] = [number]
+            status, _ = self._http("POST", hook, body, api=False)
+            if status == 200:
+                self.reported.update(r["message_id"] for r in reports)
+                if number is not None:
+                    self.opt_outs.setdefault(number, time.time())
+            time.sleep(rng.uniform(1.0, 2.5))
+
+    def enrollments(self, every: float = 45.0, size: int = 400) -> None:
+        """Batches through the review, into the journeys without the first batch, one at a time."""
+        from automation.services.enrollment_batches import (
+            enrollment_batch_commit,
+            enrollment_batch_decide,
+            enrollment_batch_preview,
+        )
+
+        spare = list(self.world.spare_target_ids)
+        names = ("limit", "window")
+        for n in range(1000):
+            if not self._running() or not spare:
+                return
+            ids, spare = spare[:size], spare[size:]
+            try:
+                actor = self._actor()
+                campaign_id = self.world.campaigns[names[n % 2]]
+                batch = enrollment_batch_preview(actor=actor, campaign_id=campaign_id, target_ids=ids)
+                enrollment_batch_decide(actor=actor, batch_id=batch.id, default="skip", set_default=True)
+                enrollment_batch_commit(actor=actor, batch_id=batch.id)
+                self.batches.append(batch.id)
+            except (DatabaseError, InterfaceError):  # PostgreSQL is down: the person tries again later
+                self.batch_errors += 1
+                spare = ids + spare
+                connection.close()
+            self.stop.wait(every)
+
+    def _actor(self):
+        from django.contrib.auth import get_user_model
+
+        from campaigns.models import Workspace
+        from tests.conftest import make_actor
+
+        workspace = Workspace.objects.get(pk=self.world.workspace_id)
+        user = get_user_model().objects.get(pk=self.world.user_id)
+        return make_actor(workspace, user=user)
+
+    def start(self, provider, *, api_clients: int = 2) -> list[threading.Thread]:
+        threads = [threading.Thread(target=self.api_client, args=(i,), daemon=True) for i in range(api_clients)]
+        threads.append(threading.Thread(target=self.webhooks, args=(provider,), daemon=True))
+        threads.append(threading.Thread(target=self.enrollments, daemon=True))
+        for thread in threads:
+            thread.start()
+        return threads
