@@ -131,7 +131,14 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
 }
 
 # Reachable without a workspace membership (or not a page of this site).
-PUBLIC_URL_NAMES = {"healthz", "login", "logout", "metrics", "set_language", "sms-delivery-webhook"}  # metrics: its own token
+PUBLIC_URL_NAMES = {
+    "healthz",
+    "login",
+    "logout",
+    "metrics",
+    "set_language",
+    "sms-delivery-webhook",
+}  # metrics: its own token
 
 ROLES = [Role.OWNER, Role.ADMIN, Role.MANAGER, Role.OPERATOR, Role.VIEWER]
 MISSING_ID = "987654"

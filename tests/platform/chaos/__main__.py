@@ -70,7 +70,7 @@ def main() -> int:
 
     root = Path(__file__).resolve().parents[3]
     work = Path(tempfile.mkdtemp(prefix=f"chaos-{args.seed}-"))
-    pg_port, redis_port, provider_port = _free_port(), _free_port(), _free_port()
+    pg_port, redis_port, provider_port, site_port = _free_port(), _free_port(), _free_port(), _free_port()
     # Settings are read from the environment once, at the first use: every address is known before.
     env = {
         "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -93,6 +93,9 @@ def main() -> int:
         "LOG_LEVEL": "WARNING",
         "VAR_DIR": str(work / "var"),
         "METRICS_TOKEN": "chaos-metrics",
+        "BROWSER_ALLOWED_PRIVATE_HOSTS": f"127.0.0.1:{site_port}",  # the local demo site below
+        "BROWSER_LEASE_SECONDS": "30",
+        "BROWSER_BACKOFF_SECONDS": "5",
         "PROMETHEUS_MULTIPROC_DIR": str(work / "metrics"),
     }
     (work / "metrics").mkdir()
@@ -101,6 +104,7 @@ def main() -> int:
     from tests.platform.faults.processes import PostgresCluster, RedisServer
 
     from .provider import ChaoticProvider
+    from .site import ChaosSite
 
     cluster, redis = PostgresCluster(), RedisServer(work)
     cluster.port, redis.port = pg_port, redis_port
@@ -108,6 +112,7 @@ def main() -> int:
         print("chaos: initdb/pg_ctl or redis-server is not installed", file=sys.stderr)
         return 2
     provider = ChaoticProvider(args.seed, port=provider_port)
+    site = ChaosSite(port=site_port)
     stack = None
     started = time.monotonic()
     try:
@@ -123,7 +128,7 @@ def main() -> int:
         from .faults import Faults
         from .stack import Stack
 
-        world = workload.setup(minutes=int(args.minutes) + 4, targets=args.targets, seed=args.seed)
+        world = workload.setup(minutes=int(args.minutes) + 4, targets=args.targets, seed=args.seed, site=site)
         stack = Stack(dict(os.environ), work)
         stack.start()
         if not _wait_http(stack.web_url + "/healthz", 120) or not _wait_ready(stack, 180):
@@ -162,6 +167,7 @@ def main() -> int:
                 break
             time.sleep(1)
         result = checks.evaluate(world, provider, activity.opt_outs)
+        clicks = checks.browser(world, site)
         try:
             metrics = checks.scrape(stack.web_url, env["METRICS_TOKEN"])
         except OSError as exc:
@@ -184,6 +190,8 @@ def main() -> int:
             )
             if result[k]
         ]
+        if clicks["double_clicks"]:
+            failures.append("double_clicks")
         if unexpected:
             failures.append("api_5xx")
         if not metrics_ok:
@@ -192,7 +200,8 @@ def main() -> int:
             f"chaos minutes={args.minutes:g} faults={len(faults.done)} sms={result['sms']} "
             f"duplicates={result['duplicates']} lost={result['lost']} unknown_unsettled={result['unknown_unsettled']} "
             f"limit_breaches={result['limit_breaches']} window_breaches={result['window_breaches']} "
-            f"double_clicks=n/a period_duplicates=n/a api_5xx={api_5xx} (unexpected {len(unexpected)}) "
+            f"double_clicks={clicks['double_clicks']} period_duplicates=n/a "
+            f"api_5xx={api_5xx} (unexpected {len(unexpected)}) "
             f"opt_out_breaches={result['opt_out_breaches']} unknown_held_by_limit={result['unknown_held_by_limit']} "
             f"metrics_sms={counted:g} seed={args.seed}",
             flush=True,
@@ -202,6 +211,7 @@ def main() -> int:
             f"api calls {len(activity.calls)} (no answer {sum(1 for c in activity.calls if c.status == 0)}), "
             f"batches {len(activity.batches)}, opt-outs {len(activity.opt_outs)}, settle {state}, "
             f"attempts {result['attempts']}, executions {result['executions']}, "
+            f"browser: likes {clicks['likes']}, tasks {clicks['tasks']}, "
             f"metrics {_ops_view(metrics)}, {time.monotonic() - started:.0f} s",
             flush=True,
         )
@@ -220,6 +230,7 @@ def main() -> int:
         redis.stop()
         cluster.destroy()
         provider.close()
+        site.close()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -30,8 +30,11 @@ def settled(workspace_id: int) -> tuple[bool, dict]:
     open_attempts = SmsAttempt.objects.filter(
         workspace_id=workspace_id, status__in=("queued", "sending", "unknown")
     ).count()
+    from workers.models import BrowserTask
+
     batches = EnrollmentBatch.objects.filter(workspace_id=workspace_id, status="committing").count()
-    state = {"claimed": claimed, "open_attempts": open_attempts, "committing_batches": batches}
+    browser = BrowserTask.objects.filter(campaign__workspace_id=workspace_id, status="DISPATCHED").count()
+    state = {"claimed": claimed, "open_attempts": open_attempts, "committing_batches": batches, "browser": browser}
     return not any(state.values()), state
 
 
@@ -109,6 +112,20 @@ def _held_by_limit(world, open_attempts, per_day: Counter, tz) -> int:
         if limit is not None and per_day[(cid, today)] + reserved[cid] >= limit:
             held += 1
     return held
+
+
+def browser(world, site) -> dict:
+    """Clicks the demo site counted per (post, account session): more than one is a double click."""
+    from workers.models import BrowserTask
+
+    with site.lock:
+        likes = dict(site.likes)
+    tasks = Counter(BrowserTask.objects.filter(campaign_id=world.browser_campaign).values_list("status", flat=True))
+    return {
+        "double_clicks": sum(n - 1 for n in likes.values() if n > 1),
+        "likes": sum(likes.values()),
+        "tasks": dict(tasks),
+    }
 
 
 def api_errors(calls, db_down: list[tuple[float, float]], *, grace: float = 5.0) -> tuple[int, list]:

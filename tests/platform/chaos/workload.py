@@ -84,9 +84,19 @@ class World:
     limits: dict[str, int | None]
     spare_target_ids: list[int]
     slug: str
+    browser_campaign: int | None = None
 
 
-def setup(*, minutes: int, targets: int, seed: int) -> World:
+def browser_setup(actor, site, *, posts: int = 40, accounts: int = 4) -> int:
+    """A Like campaign on the local demo site: every account likes every post once (``posts × accounts``)."""
+    from tests.workers.conftest import make_account, make_browser_campaign
+
+    made = [make_account(actor.workspace) for _ in range(accounts)]  # one session cookie each
+    links = [site.url(f"/post/chaos-{i}") for i in range(posts)]
+    return make_browser_campaign(actor, accounts=made, links=links).id
+
+
+def setup(*, minutes: int, targets: int, seed: int, site=None) -> World:
     from automation.services.enrollment_batches import (
         enrollment_batch_commit,
         enrollment_batch_decide,
@@ -129,7 +139,9 @@ def setup(*, minutes: int, targets: int, seed: int) -> World:
     enrollment_batch_commit(actor=actor, batch_id=batch.id)
     _, key = api_token_create(user=actor.user, name="chaos")
     token = SmsSettings.objects.get(workspace=workspace).webhook_token
+    browser = browser_setup(actor, site) if site is not None else None
     return World(
+        browser_campaign=browser,
         workspace_id=workspace.id,
         user_id=actor.user.id,
         api_key=key,
