@@ -49,6 +49,7 @@ def _done(campaign_id: int) -> bool:
 
 def _tick(args) -> None:
     from django.db import DatabaseError, InterfaceError, connection
+    from kombu.exceptions import OperationalError as BrokerError
 
     from automation.engine.scheduler import tick
 
@@ -60,7 +61,9 @@ def _tick(args) -> None:
             if _done(args.campaign):
                 print(json.dumps({"done": True, "tick_failures": failures}))
                 return
-        except (DatabaseError, InterfaceError) as exc:  # the database went away: the next run tries again
+        # The database or the broker went away (a publish after the claim): the next run tries again, and the
+        # leases bring back what was claimed and not published.
+        except (DatabaseError, InterfaceError, BrokerError) as exc:
             failures += 1
             print(f"tick failed: {type(exc).__name__}", file=sys.stderr, flush=True)
             connection.close()
