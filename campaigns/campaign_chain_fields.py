@@ -59,6 +59,9 @@ class CampaignChainFields(models.Model):
     attribution_window_days = models.PositiveSmallIntegerField("بازه انتساب (روز)", default=7)
     ab_seed = models.PositiveIntegerField("بذر A/B", default=new_ab_seed)
     chain_action = models.JSONField("اقدام (کانال و محتوا)", null=True, blank=True)
+    # A root's audience is ``source_target_list`` narrowed by these targets-page filters
+    # (``campaigns.chains.audience``); empty = the whole list.
+    audience_filters = models.JSONField("فیلتر مخاطبان", default=dict, blank=True)
 
     class Meta:
         abstract = True

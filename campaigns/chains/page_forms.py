@@ -7,10 +7,12 @@ exactly once, and turn stored values back into form values for editing.
 
 from __future__ import annotations
 
+from datetime import date
+
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import InheritanceType
 from campaigns.choices import TargetStatus
-from campaigns.platform.jalali import fa_digits
+from campaigns.platform.jalali import fa_digits, to_jalali
 
 WEEKDAY_LABELS = {
     "SAT": "شنبه",
@@ -92,6 +94,20 @@ def action_from_post(post) -> dict:
     return {"channel": (post.get("action_channel") or "").strip(), "content": post.get("action_content") or ""}
 
 
+AUDIENCE_TEXT_FIELDS = ("province", "city", "priority_min", "q", "owner")
+
+
+def audience_from_post(post) -> tuple[int | None, dict]:
+    """The root's list and the targets-page filters narrowing it (``aud_*`` fields)."""
+    raw = latin(post.get("audience_list"))
+    list_id = int(raw) if raw.isascii() and raw.isdigit() else None
+    filters: dict = {"status": post.getlist("aud_status")}
+    for key in AUDIENCE_TEXT_FIELDS:
+        value = post.get(f"aud_{key}") or ""
+        filters[key] = latin(value) if key in ("priority_min", "owner") else value.strip()
+    return list_id, {k: v for k, v in filters.items() if v not in ("", [], None)}
+
+
 def window_from_post(post, errors: dict) -> int | None:
     raw = latin(post.get("attribution_window_days"))
     if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 365:
@@ -110,6 +126,11 @@ def initial_from_campaign(campaign) -> dict:
         "action_content": (campaign.chain_action or {}).get("content") or "",
         "parent": str(campaign.parent_id or ""),
     }
+    data["audience_list"] = str(campaign.source_target_list_id or "")
+    filters = campaign.audience_filters or {}
+    data["aud_status"] = list(filters.get("status") or [])
+    for key in AUDIENCE_TEXT_FIELDS:
+        data[f"aud_{key}"] = str(filters.get(key) or "")
     when = campaign.root_schedule or {}
     if when.get("type") in sched.RECURRING_ROOT_TYPES:
         data.update(when_type=when["type"], when_time=when.get("time") or "")
@@ -139,7 +160,7 @@ def initial_from_campaign(campaign) -> dict:
 
 def initial_from_post(post) -> dict:
     data = {key: post.get(key, "") for key in post}
-    for key in ("when_weekdays", "goal_statuses"):
+    for key in ("when_weekdays", "goal_statuses", "aud_status"):
         data[key] = post.getlist(key)
     for key in ("when_day_last", "fixed_day_last"):
         data[key] = bool(post.get(key))
@@ -194,6 +215,8 @@ def _area(key: str) -> str:
         return "inherit_type"
     if key.startswith("chain_action"):
         return "action"
+    if key.startswith(("source_target_list_id", "audience_filters")):
+        return "audience"
     if key in ("parent_campaign_id", "source_campaign_id"):
         return "parent"
     if key in ("name", "description", "attribution_window_days"):
@@ -265,6 +288,33 @@ def goal_text(stored: dict | None) -> str:
     if stored.get("type") == "EVENT":
         return f"رویداد «{stored.get('event')}»"
     return str(stored.get("type"))
+
+
+def audience_text(list_name: str | None, filters: dict | None) -> str:
+    """«فهرست «مشتریان» — وضعیت: جدید؛ شهر: تهران» for a root's audience."""
+    if not list_name:
+        return "بدون مخاطب"
+    parts = []
+    filters = filters or {}
+    if filters.get("status"):
+        labels = [TargetStatus(s).label if s in TargetStatus.values else s for s in filters["status"]]
+        parts.append("وضعیت: " + "، ".join(labels))
+    for key, label in (("province", "استان"), ("city", "شهر"), ("q", "جستجو")):
+        if filters.get(key):
+            parts.append(f"{label}: {filters[key]}")
+    if filters.get("priority_min") not in (None, ""):
+        parts.append(f"اولویت دست‌کم {_num(filters['priority_min'])}")
+    if filters.get("owner"):
+        parts.append("مسئول مشخص")
+    for key, label in (("created_after", "ایجاد از"), ("created_before", "ایجاد تا")):
+        if filters.get(key):
+            try:
+                shown = to_jalali(date.fromisoformat(str(filters[key])[:10]))
+            except ValueError:
+                shown = str(filters[key])
+            parts.append(f"{label} {_num(shown)}")
+    text = f"فهرست «{list_name}»"
+    return f"{text} — {'؛ '.join(parts)}" if parts else text
 
 
 def action_text(stored: dict | None) -> str:

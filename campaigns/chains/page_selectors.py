@@ -10,15 +10,16 @@ from campaigns.chains.filters import CampaignGroupFilter
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.chains.page_forms import (
     action_text,
+    audience_text,
     child_schedule_text,
     goal_text,
     inheritance_text,
     root_schedule_text,
 )
 from campaigns.chains.runs import selectors as run_selectors
-from campaigns.chains.services.approval import package_warnings
+from campaigns.chains.services.approval import package_problems, package_warnings
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
+from campaigns.models import Campaign, TargetList
 from campaigns.platform.tenancy import Actor, scoped
 
 # Campaign counts shown per group (the rest are folded into "other").
@@ -110,8 +111,11 @@ DIFF_FIELDS = [
 ]
 
 
-def _item_row(item: dict, names: dict) -> dict:
+def _item_row(item: dict, names: dict, list_names: dict | None = None) -> dict:
+    is_root = item.get("parent_campaign_id") is None
+    list_name = (list_names or {}).get(item.get("source_target_list_id"))
     return {
+        "audience": audience_text(list_name, item.get("audience_filters")) if is_root else "از اجرای منبع",
         "campaign_id": item.get("campaign_id"),
         "name": item.get("name") or f"#{item.get('campaign_id')}",
         "is_root": item.get("parent_campaign_id") is None,
@@ -163,6 +167,8 @@ def package_page(*, actor: Actor, package_id) -> dict:
     root = scoped(Campaign, actor.workspace).filter(pk=package.root_id).first()
     is_current = root is not None and root.approval_package_id == package.id
     names = {i["campaign_id"]: i.get("name") for i in package.items}
+    list_ids = {i.get("source_target_list_id") for i in package.items} - {None}
+    list_names = dict(scoped(TargetList, actor.workspace).filter(pk__in=list_ids).values_list("id", "name"))
     previous = (
         package_queryset(actor=actor, root_id=package.root_id)
         .filter(created_at__lt=package.created_at)
@@ -173,7 +179,8 @@ def package_page(*, actor: Actor, package_id) -> dict:
         "package": package,
         "root": root,
         "is_current": is_current,
-        "rows": [_item_row(item, names) for item in package.items],
+        "rows": [_item_row(item, names, list_names) for item in package.items],
+        "problems": package_problems(actor, package),
         "warnings": package_warnings(actor, package) if package.status == PackageStatus.SUBMITTED else [],
         "previous": previous,
         "diff": snapshot_diff(previous.items, package.items) if previous else None,

@@ -19,6 +19,7 @@ urlpatterns = [
     path("chains/campaigns/<int:campaign_id>/runs/now/", views.run_now, name="chain-run-now"),
     path("chains/runs/<int:run_id>/audience.xlsx", views.run_audience_export, name="chain-run-export"),
     path("chains/runs/<int:run_id>/rerun/", views.run_again, name="chain-run-rerun"),
+    path("chains/audience/count/", views.audience_count_partial, name="chain-audience-count"),
     path("chains/preview/", views.inheritance_preview_partial, name="chain-preview"),
     path("chains/approvals/", views.package_list, name="chain-packages"),
     path("chains/approvals/<int:package_id>/", views.package_detail, name="chain-package"),

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 from campaigns.chains import page_forms as pf
 from campaigns.chains import page_selectors
 from campaigns.chains import selectors as chain_selectors
+from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import ChainControl, InheritanceType, PackageStatus
 from campaigns.chains.preview import inheritance_preview
 from campaigns.chains.runs import manual as manual_runs
@@ -38,7 +39,8 @@ from campaigns.platform import errors as platform_errors
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
-from campaigns.platform.tenancy import get_scoped
+from campaigns.platform.tenancy import get_scoped, members_of
+from campaigns.selectors import target_list_queryset
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -234,6 +236,8 @@ def _form_context(actor, group, *, campaign=None, parent=None, data=None, errors
         "weeks": list(pf.WEEK_LABELS.items()),
         "target_statuses": TargetStatus.choices,
         "channels": pf.CHANNELS,
+        "target_lists": [] if is_child else list(target_list_queryset(actor=actor)),
+        "members": [] if is_child else members_of(actor.workspace),
     }
 
 
@@ -251,6 +255,7 @@ def _chain_payload(post, *, is_child: bool, errors: dict) -> dict:
     else:
         payload["when"] = pf.when_from_post(post)
         payload["goal"] = pf.goal_from_post(post)
+        payload["source_target_list_id"], payload["audience_filters"] = pf.audience_from_post(post)
     return payload
 
 
@@ -358,6 +363,21 @@ def inheritance_preview_partial(request, actor):
     )
     context = {"result": result, "errors": pf.field_errors(result["errors"])}
     return render(request, "chains/_preview.html", context)
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def audience_count_partial(request, actor):
+    """The live reach of the form's list and filters (the API's ``POST /campaign/audience/count``)."""
+    list_id, filters = pf.audience_from_post(request.POST)
+    if list_id is None:
+        return render(request, "chains/_audience_count.html", {"error": "فهرست مخاطبان را انتخاب کنید."})
+    try:
+        result = audience_preview(actor=actor, source_target_list_id=list_id, audience_filters=filters)
+    except PlatformError as exc:
+        text = " ".join(pf.field_errors(exc.details).values()) or exc.message
+        return render(request, "chains/_audience_count.html", {"error": text})
+    return render(request, "chains/_audience_count.html", {"result": result})
 
 
 # --- submit, approval packages, chain control ---------------------------------------------------------------

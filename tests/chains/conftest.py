@@ -7,7 +7,9 @@ import pytest
 from campaigns.chains.models import CampaignGroup
 from campaigns.chains.text import name_key, search_text
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
+from campaigns.models import Campaign, TargetList
+
+from ..conftest import make_list, make_target
 
 _seq = itertools.count(1)
 
@@ -25,10 +27,20 @@ def make_group(workspace, name: str | None = None, **kwargs) -> CampaignGroup:
     )
 
 
+def audience_list(workspace, people: int = 1) -> TargetList:
+    """A target list with ``people`` live targets (a root's audience)."""
+    lst = make_list(workspace)
+    for _ in range(people):
+        make_target(workspace).lists.add(lst)
+    return lst
+
+
 def make_node(workspace, *, group=None, parent=None, root=None, status=CampaignStatus.DRAFT, **kwargs) -> Campaign:
     defaults = {"name": f"کمپین {next(_seq)}", "chain_action": ACTION}
     if parent is None:
         defaults.update(root_schedule=MONTHLY_1, goal=GOAL)
+        if "source_target_list" not in kwargs:
+            defaults["source_target_list"] = audience_list(workspace)
     else:
         defaults.update(inheritance=AFTER_2, goal=GOAL)
     defaults.update(kwargs)

@@ -67,7 +67,8 @@ def approved_chain(actor, *, shape="A>B>C", targets=4, child_schedules=None, **r
     people = [make_target(workspace) for _ in range(targets)]
     for person in people:
         person.lists.add(lst)
-    nodes = make_chain(workspace, shape=shape, source_target_list=lst, **root_kwargs)
+    root_kwargs.setdefault("source_target_list", lst)
+    nodes = make_chain(workspace, shape=shape, **root_kwargs)
     schedules = child_schedules or {
         "B": {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}},
         "C": {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 1, "run_time": "09:00"}},

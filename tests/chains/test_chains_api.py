@@ -11,7 +11,7 @@ from campaigns.models import Campaign
 
 from ..api_base import TenantIsolationCases
 from ..conftest import api_client_for, make_campaign, make_member
-from .conftest import ACTION, GOAL, WEEKLY_MON, make_chain, make_group
+from .conftest import ACTION, GOAL, WEEKLY_MON, audience_list, make_chain, make_group
 
 MONTHLY = {"type": "MONTHLY", "day": "1", "time": "09:00"}
 AFTER = {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}}
@@ -24,6 +24,7 @@ def create(api, **body):
 
 
 def root_in(api, group, **extra):
+    extra.setdefault("source_target_list_id", audience_list(group.workspace).id)
     response = create(api, campaign_group_id=group.id, when=MONTHLY, goal=GOAL, **extra)
     assert response.status_code == 201, response.content
     return response.json()

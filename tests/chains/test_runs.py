@@ -9,15 +9,17 @@ import time_machine
 from django.utils import timezone
 
 from automation.models import Execution, WorkflowNode
-from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
+from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunExecution
 from campaigns.chains.runs.choices import RunStatus, RunType, SkipReason
 from campaigns.chains.runs.dispatch import run_dispatch
 from campaigns.choices import CampaignStatus
-from campaigns.models import Notification
+from campaigns.models import Campaign, Notification
+from campaigns.platform.jalali import fa_digits
 from sms.choices import AttemptStatus
 from sms.delivery import attempt_status_apply
 from sms.models import SmsAttempt
 
+from ..conftest import make_list, make_target
 from .runs_helpers import Recorder, approved_chain, at, root_run, runs_of, settle, tick
 
 pytestmark = pytest.mark.django_db
@@ -102,16 +104,44 @@ def test_seed_example_a_b_c_in_the_right_period(seed_chain):
     assert RunExecution.objects.filter(run=b11).count() == 4
 
 
-def test_empty_audience_skips_root_and_descendants(actor):
+def test_audience_emptied_after_approval_skips_reviews_and_tells_the_owner_once(actor):
     with time_machine.travel(at(2026, 9, 20), tick=False):
-        nodes, _ = approved_chain(actor, targets=0)
+        nodes, _ = approved_chain(actor, targets=2, created_by=actor.user)
+    root = nodes["A"]
+    assert not Campaign.objects.get(pk=root.id).needs_review
+    root.source_target_list.targets.clear()  # a late change: the list is emptied after approval
     tick(at(2026, 10, 1, 9, 0))
-    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    a10 = root_run(root, at(2026, 10, 1))
     assert (a10.status, a10.skip_reason) == (RunStatus.SKIPPED, SkipReason.EMPTY_AUDIENCE)
     b10, c10 = runs_of(nodes["B"])[0], runs_of(nodes["C"])[0]
     assert (b10.status, b10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
     assert (c10.status, c10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
     assert Execution.objects.count() == 0
+    fresh = Campaign.objects.get(pk=root.id)
+    assert fresh.needs_review and [r["code"] for r in fresh.needs_review_reasons] == ["AUDIENCE_EMPTY"]
+    tick(at(2026, 10, 1, 9, 5))
+    tick(at(2026, 10, 2, 9, 0))
+    (notice,) = Notification.objects.filter(kind="chain_run_empty_audience")
+    assert notice.recipient_id == actor.user.id and f"#{fa_digits(a10.id)}" in notice.title
+    assert notice.link == f"/chains/campaigns/{root.id}/runs/"
+
+
+def test_root_run_freezes_only_the_filtered_part_of_its_list(actor):
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        lst = make_list(actor.workspace)
+        tehran = [make_target(actor.workspace, city="تهران", priority=5) for _ in range(3)]
+        low = make_target(actor.workspace, city="تهران", priority=1)
+        other = make_target(actor.workspace, city="شیراز", priority=9)
+        for person in [*tehran, low, other]:
+            person.lists.add(lst)
+        nodes, _ = approved_chain(
+            actor, targets=0, source_target_list=lst, audience_filters={"city": "تهران", "priority_min": "3"}
+        )
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    frozen = set(RunAudienceMember.objects.filter(snapshot=a10.target_snapshot).values_list("target_id", flat=True))
+    assert frozen == {p.id for p in tehran} and a10.audience_count == 3
+    assert a10.selection_rule_snapshot["targetFilters"] == {"city": "تهران", "priority_min": "3"}
 
 
 def test_empty_child_audience_is_skipped_empty_audience(seed_chain):

@@ -16,7 +16,7 @@ from campaigns.chains.text import name_key, search_text
 from campaigns.choices import CampaignStatus, Role
 from campaigns.models import Campaign
 
-from ..conftest import make_member, make_workspace
+from ..conftest import make_list, make_member, make_target, make_workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -77,13 +77,27 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     expect(page.locator(".flash-success")).to_contain_text("گروه «پیگیری فروش» ساخته شد")
     group = CampaignGroup.objects.get(workspace=shop)
 
-    # root A: monthly on the 1st at 09:00, goal "converted", an SMS
+    # root A: monthly on the 1st at 09:00, goal "converted", an SMS, to the new customers of Tehran in a list
+    customers = make_list(shop, "مشتریان")
+    for city, status in [("تهران", "new"), ("تهران", "new"), ("تهران", "converted"), ("شیراز", "new")]:
+        make_target(shop, city=city, status=status).lists.add(customers)
     page.get_by_test_id("campaign-new").click()
     page.fill("#f-name", "خوش‌آمد")
     page.fill("#f-content", "سلام، به فروشگاه خوش آمدید")
+    audience = page.get_by_test_id("audience")
+    expect(audience.get_by_test_id("audience-count-error")).to_contain_text("فهرست مخاطبان را انتخاب کنید")
+    page.get_by_test_id("audience-list").select_option(label="مشتریان (۴ نفر)")
+    expect(audience.get_by_test_id("audience-reach")).to_have_text("این کمپین به ۴ نفر می‌رسد")
+    page.get_by_test_id("audience-city").fill("تهران")
+    expect(audience.get_by_test_id("audience-reach")).to_have_text("این کمپین به ۳ نفر می‌رسد")
+    page.get_by_test_id("audience-status-new").check()
+    expect(audience.get_by_test_id("audience-reach")).to_have_text("این کمپین به ۲ نفر می‌رسد")
     shot(page, "chains-root-form")
     page.get_by_test_id("save").click()
     expect(page.locator(".flash-success")).to_contain_text("کمپین «خوش‌آمد» ساخته شد")
+    made = Campaign.objects.get(workspace=shop, name="خوش‌آمد")
+    assert made.source_target_list_id == customers.id
+    assert made.audience_filters == {"status": ["new"], "city": "تهران"}
 
     # child B under A: "not converted", two days after A starts
     node(page, "خوش‌آمد").get_by_test_id("add-child").click()
@@ -120,6 +134,8 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     expect(page.locator(".flash-success")).to_contain_text("برای تأیید ارسال شد")
     expect(page.get_by_test_id("package-status")).to_have_text("در انتظار تأیید")
     expect(page.get_by_test_id("snapshot")).to_contain_text("یادآوری")
+    expect(page.get_by_test_id("row-audience").first).to_have_text("فهرست «مشتریان» — وضعیت: جدید؛ شهر: تهران")
+    expect(page.get_by_test_id("problems")).to_have_count(0)
     assert JALALI.search(page.get_by_test_id("submitted-at").inner_text())
     expect(page.get_by_test_id("approve")).to_have_count(0)
     expect(page.get_by_test_id("no-approve")).to_be_visible()
@@ -280,3 +296,46 @@ def test_a_finished_run_is_run_again_with_its_audience_from_the_runs_page(page, 
     again = CampaignRun.objects.get(campaign=root, run_type=RunType.RERUN)
     assert again.source_run_id == october.id and again.period_key is None
     shot(page, "chains-runs-rerun")
+
+
+def test_a_chain_that_reaches_nobody_is_blocked_on_submit_and_on_the_package_page(page, live_server):
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.ADMIN, username="ali")
+    group = make_group(shop, "بی‌مخاطب")
+    nodes = make_chain(shop, group, source_target_list=None)
+    root = nodes["A"]
+    base = live_server.url
+    login(page, base, "ali")
+    page.goto(f"{base}/chains/groups/{group.id}/")
+    node(page, root.name).get_by_test_id("submit").click()
+    expect(page.locator(".flash-error")).to_contain_text(f"«{root.name}»: ریشه زنجیره مخاطبی ندارد")
+    assert not ChainApprovalPackage.objects.exists()
+    shot(page, "chains-submit-no-audience")
+
+    # with a list it submits; the list is emptied while the package waits: the page names it, approval is off
+    customers = make_list(shop, "مشتریان")
+    person = make_target(shop)
+    person.lists.add(customers)
+    Campaign.objects.filter(pk=root.pk).update(source_target_list=customers)
+    page.goto(f"{base}/chains/groups/{group.id}/")
+    node(page, root.name).get_by_test_id("submit").click()
+    expect(page.get_by_test_id("package-status")).to_have_text("در انتظار تأیید")
+    expect(page.get_by_test_id("problems")).to_have_count(0)
+    person.lists.remove(customers)
+    page.reload()
+    problems = page.get_by_test_id("problems")
+    expect(problems).to_contain_text("مانع تأیید")
+    expect(problems).to_contain_text("«مشتریان»")
+    expect(problems).to_contain_text("۰ نفر")
+    expect(page.get_by_test_id("approve")).to_be_disabled()
+    shot(page, "chains-package-blocked")
+    package = ChainApprovalPackage.objects.get(workspace=shop)
+    post_as_page(
+        page,
+        f"{base}/chains/approvals/{package.id}/approve/",
+        {"expected_submitted_revision": package.submitted_revision},
+    )
+    package.refresh_from_db()
+    assert package.status == PackageStatus.SUBMITTED

@@ -84,6 +84,7 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
     "chain-run-rerun": Perm.MANAGE_CAMPAIGNS,
     "chain-run-export": Perm.VIEW,
     "chain-preview": Perm.MANAGE_CAMPAIGNS,
+    "chain-audience-count": Perm.MANAGE_CAMPAIGNS,
     "chain-packages": Perm.VIEW,
     "chain-package": Perm.VIEW,
     "chain-package-approve": Perm.APPROVE_CHAINS,

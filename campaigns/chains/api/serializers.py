@@ -111,6 +111,35 @@ class ChainActionInput(serializers.Serializer):
     content = StrictCharField(required=False, allow_blank=True, max_length=2000)
 
 
+class AudienceFiltersInput(serializers.Serializer):
+    """The targets page's filters narrowing a root's list (empty = the whole list)."""
+
+    status = serializers.ListField(child=serializers.CharField(max_length=20), required=False, max_length=10)
+    province = serializers.CharField(required=False, allow_blank=True, max_length=80)
+    city = serializers.CharField(required=False, allow_blank=True, max_length=80)
+    priority_min = serializers.IntegerField(required=False, allow_null=True)
+    owner = IdField(required=False, allow_null=True)
+    q = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    created_after = serializers.DateTimeField(required=False, allow_null=True)
+    created_before = serializers.DateTimeField(required=False, allow_null=True)
+
+    def to_internal_value(self, data):
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        if unknown:  # never silently ignored
+            raise serializers.ValidationError(f"فیلترهای ناشناخته: {unknown}؛ مجاز: {list(self.fields)}.")
+        return super().to_internal_value(data)
+
+
+class AudienceCountInput(serializers.Serializer):
+    source_target_list_id = IdField()
+    audience_filters = AudienceFiltersInput(required=False, allow_null=True)
+
+
+class AudienceCountOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    message = serializers.CharField(help_text="«این کمپین به ۱٬۲۴۰ نفر می‌رسد»")
+
+
 def _raw(field_name):
     """Keep the request's own JSON (request strings are converted by the services)."""
     return JSONValueField(required=False, allow_null=True, help_text=field_name)
@@ -128,6 +157,10 @@ class ChainCampaignCreateInput(serializers.Serializer):
     goal = _raw("GoalInput")
     attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
     chain_action = _raw("ChainActionInput")
+    source_target_list_id = IdField(
+        required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
+    )
+    audience_filters = AudienceFiltersInput(required=False, allow_null=True)
 
 
 class ChainCampaignUpdateInput(serializers.Serializer):
@@ -141,6 +174,10 @@ class ChainCampaignUpdateInput(serializers.Serializer):
     goal = _raw("GoalInput")
     attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
     chain_action = _raw("ChainActionInput")
+    source_target_list_id = IdField(
+        required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
+    )
+    audience_filters = AudienceFiltersInput(required=False, allow_null=True)
     accept_affected = serializers.BooleanField(required=False, default=False)
 
 
@@ -154,6 +191,8 @@ class ChainCampaignOutput(serializers.ModelSerializer):
     inheritance = serializers.SerializerMethodField()
     when = serializers.SerializerMethodField()
     needs_review_reasons = serializers.JSONField()
+    source_target_list_id = serializers.IntegerField(allow_null=True)
+    audience_filters = serializers.JSONField()
     goal = serializers.JSONField()
     chain_action = serializers.JSONField()
 
@@ -175,6 +214,8 @@ class ChainCampaignOutput(serializers.ModelSerializer):
             "attribution_window_days",
             "ab_seed",
             "chain_action",
+            "source_target_list_id",
+            "audience_filters",
             "chain_revision",
             "chain_control",
             "approval_package_id",
@@ -276,6 +317,11 @@ class PackageOutput(serializers.ModelSerializer):
     items = serializers.JSONField()
     is_current = serializers.BooleanField(required=False)
     warnings = serializers.ListField(child=serializers.JSONField(), required=False)
+    problems = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="blocking problems now (per campaign: reasons named in words); approval refuses while any",
+    )
 
     class Meta:
         model = ChainApprovalPackage
@@ -292,6 +338,7 @@ class PackageOutput(serializers.ModelSerializer):
             "reason",
             "is_current",
             "warnings",
+            "problems",
             "created_at",
         ]
 

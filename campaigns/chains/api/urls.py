@@ -30,6 +30,7 @@ urlpatterns = [
         name="api-inheritance-sources",
     ),
     path("campaign", chains.ChainCampaignCreateApi.as_view(), name="api-chain-campaign-create"),
+    path("campaign/audience/count", chains.AudienceCountApi.as_view(), name="api-chain-audience-count"),
     path("campaign/inheritance/preview", chains.InheritancePreviewApi.as_view(), name="api-inheritance-preview"),
     path("campaign/<int:campaign_id>", chains.ChainCampaignDetailApi.as_view(), name="api-chain-campaign"),
     path("campaign/<int:campaign_id>/clone", chains.ChainCampaignCloneApi.as_view(), name="api-chain-campaign-clone"),

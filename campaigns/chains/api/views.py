@@ -6,6 +6,8 @@ from rest_framework.response import Response
 
 from campaigns.chains import selectors
 from campaigns.chains.api.serializers import (
+    AudienceCountInput,
+    AudienceCountOutput,
     ChainCampaignCreateInput,
     ChainCampaignOutput,
     ChainCampaignUpdateInput,
@@ -21,6 +23,7 @@ from campaigns.chains.api.serializers import (
     SingleRejectInput,
     SubmitOutput,
 )
+from campaigns.chains.audience import audience_preview
 from campaigns.chains.preview import inheritance_preview
 from campaigns.chains.services import approval, chains
 from campaigns.models import Campaign
@@ -37,6 +40,7 @@ def _campaign_out(actor, campaign_id) -> dict:
 def _package_out(actor, package, warnings=None) -> dict:
     package.is_current = Campaign.objects.filter(pk=package.root_id, approval_package_id=package.id).exists()
     package.warnings = warnings if warnings is not None else approval.package_warnings(actor, package)
+    package.problems = approval.package_problems(actor, package)
     return PackageOutput(package).data
 
 
@@ -131,6 +135,22 @@ class InheritancePreviewApi(WorkspaceAPIView):
         serializer.is_valid(raise_exception=True)
         result = inheritance_preview(actor=self.actor, **serializer.validated_data)
         return Response(PreviewOutput(result).data)
+
+
+class AudienceCountApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_CAMPAIGNS
+
+    @extend_schema(
+        operation_id="chain_audience_count",
+        description="The live size of a root audience (a target list narrowed by the targets page's filters) "
+        "before saving it: the same query a root run freezes.",
+        request=AudienceCountInput,
+        responses={200: AudienceCountOutput, **errors(400, 403)},
+    )
+    def post(self, request):
+        serializer = AudienceCountInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response(AudienceCountOutput(audience_preview(actor=self.actor, **serializer.validated_data)).data)
 
 
 class CampaignSubmitApi(WorkspaceAPIView):

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 
 from django.db.models import Q
 
+from campaigns.chains.audience import audience_queryset, definition_of
 from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
 from campaigns.chains.runs.choices import AudienceClass, ConversionSource
 from campaigns.models import Campaign, Target
@@ -36,15 +37,10 @@ FAILED_RESULTS = {"failed", "rejected"}
 
 
 def root_audience(campaign: Campaign) -> list[int]:
-    """A root run's audience: the live targets of the campaign's source list (no list → empty)."""
-    if campaign.source_target_list_id is None:
-        return []
-    return list(
-        Target.objects.filter(workspace_id=campaign.workspace_id, lists=campaign.source_target_list_id, deleted_at=None)
-        .order_by("id")
-        .values_list("id", flat=True)
-        .distinct()
-    )
+    """A root run's audience: the approved list narrowed by its filters (``campaigns.chains.audience``)."""
+    list_id, filters = definition_of(campaign)
+    qs = audience_queryset(workspace_id=campaign.workspace_id, target_list_id=list_id, filters=filters)
+    return list(qs.order_by("id").values_list("id", flat=True).distinct())
 
 
 def is_control(campaign: Campaign, target_id: int) -> bool:

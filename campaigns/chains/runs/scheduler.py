@@ -26,6 +26,7 @@ from campaigns.chains.choices import ChainControl, PackageStatus
 from campaigns.chains.run_models import CampaignRun, RunAudienceSnapshot
 from campaigns.chains.runs.choices import OPEN, RunStatus, RunType, SkipReason, SnapshotStatus, WaitReason
 from campaigns.chains.runs.completion import run_complete_if_done
+from campaigns.chains.runs.notices import root_audience_review
 from campaigns.chains.runs.skips import run_skip
 from campaigns.chains.runs.transitions import LEASE, log_run, new_lease, run_apply, run_task_send
 from campaigns.choices import CampaignStatus
@@ -127,6 +128,7 @@ def _root_reconcile(root: Campaign, now: datetime) -> int:
                 after = root.approval_package.decided_at or now
             occurrence = next(sched.root_occurrences(rs, tz, after), None)
             if occurrence is not None:
+                root_audience_review(root)  # a late change that emptied the audience shows before the run
                 created += _create_root_run(root, occurrence)
     for run in CampaignRun.objects.filter(campaign=root, run_type=RunType.SCHEDULED, status__in=OPEN):
         created += ensure_child_runs(root, run)

@@ -18,6 +18,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from campaigns.chains import schedule as sched
+from campaigns.chains.audience import audience_problems
 from campaigns.chains.choices import ChainControl, PackageStatus
 from campaigns.chains.errors import (
     ApprovalNotRequired,
@@ -113,6 +114,8 @@ def _validation_problems(actor: Actor, nodes: list[Campaign]) -> list[dict]:
                         "source_campaign_id": None,
                     }
                 )
+        if node.parent_id is None and node.root_id is not None:
+            node_problems.extend(audience_problems(node))
         if node.needs_review and not node_problems:
             node.needs_review, node.needs_review_reasons = False, []  # fixed meanwhile: cleared below
         if not has_action(node):
@@ -127,6 +130,14 @@ def _validation_problems(actor: Actor, nodes: list[Campaign]) -> list[dict]:
         if node_problems:
             problems.append({"campaign_id": node.id, "name": node.name, "reasons": node_problems})
     return problems
+
+
+def package_problems(actor: Actor, package: ChainApprovalPackage) -> list[dict]:
+    """What blocks approving a pending package now (the same checks approval runs), [] once decided."""
+    root = Campaign.objects.filter(pk=package.root_id, workspace=actor.workspace, deleted_at=None).first()
+    if package.status != PackageStatus.SUBMITTED or root is None or root.approval_package_id != package.id:
+        return []
+    return _validation_problems(actor, load_chain(actor, root))
 
 
 # --------------------------------------------------------------------------- submit
@@ -391,6 +402,7 @@ __all__ = [
     "campaign_submit",
     "chain_control_set",
     "package_approve",
+    "package_problems",
     "package_reject",
     "package_warnings",
     "package_withdraw",

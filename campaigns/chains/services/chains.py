@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.chains import schedule as sched
+from campaigns.chains.audience import parse_audience_filters, target_list_or_400
 from campaigns.chains.choices import GroupStatus
 from campaigns.chains.errors import AffectedCampaignsConfirmationRequired, ChainHasChildren, ChainLocked, ChainSubmitted
 from campaigns.chains.models import CampaignGroup
@@ -51,10 +52,15 @@ CHAIN_FIELDS = [
     "goal",
     "attribution_window_days",
     "chain_action",
+    "source_target_list",
+    "audience_filters",
     "needs_review",
     "needs_review_reasons",
     "updated_at",
 ]
+
+
+CHILD_AUDIENCE = "مخاطبان کمپین دنباله از اجرای منبعش می‌آیند؛ فهرست و فیلتر فقط برای ریشه است."
 
 
 def _tz(actor: Actor):
@@ -125,8 +131,13 @@ def chain_campaign_create(
     goal: dict | None = None,
     attribution_window_days: int = 7,
     chain_action: dict | None = None,
+    source_target_list_id: int | None = None,
+    audience_filters: dict | None = None,
 ) -> Campaign:
-    """Create an independent campaign (optionally in a group) or a child of a source in a chain."""
+    """Create an independent campaign (optionally in a group) or a child of a source in a chain.
+
+    A root/independent campaign may carry its audience (a target list + targets-page filters); a child's
+    audience is always a class of its source's run."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     text_check(names={"name": name}, texts={"description": description})
     name = (name or "").strip()
@@ -148,10 +159,17 @@ def chain_campaign_create(
         if inheritance is not None:
             raise ValidationFailed.field("inheritance", "فقط کمپین دنباله (دارای منبع) ارث‌بری دارد.")
         group = _active_group_or_400(actor, campaign_group_id) if campaign_group_id else None
+        fields.update(
+            source_target_list=target_list_or_400(actor, source_target_list_id),
+            audience_filters=parse_audience_filters(audience_filters),
+        )
         with transaction.atomic():
             if group is not None:
                 bump_group(workspace=actor.workspace, group_id=group.id, actor_user=actor.user)
             return Campaign.objects.create(group=group, root_schedule=parse_when(when), goal=parse_goal(goal), **fields)
+
+    if source_target_list_id is not None or audience_filters:
+        raise ValidationFailed.field("source_target_list_id", CHILD_AUDIENCE)
 
     if when is not None:
         raise ValidationFailed.field("when", "کمپین دنباله زمان‌بندی مستقل ندارد؛ زمان را ارث‌بری تعیین می‌کند.")
@@ -263,7 +281,7 @@ def chain_campaign_update(
             if fresh_parent is None:  # deleted or moved to another chain while we waited for the lock
                 raise ValidationFailed.field("parent_campaign_id", "کمپین منبع پیدا نشد.")
             _apply_move(actor, campaign, fresh_parent, old_nodes, everything, data)
-        _apply_fields(campaign, data, everything)
+        _apply_fields(actor, campaign, data, everything)
 
         nodes = list(everything.values())
         _refresh_review(actor, nodes)
@@ -302,8 +320,10 @@ def chain_campaign_update(
     return campaign
 
 
-def _apply_fields(campaign: Campaign, data: dict, everything: dict[int, Campaign]) -> None:
+def _apply_fields(actor: Actor, campaign: Campaign, data: dict, everything: dict[int, Campaign]) -> None:
     is_child = campaign.parent_id is not None
+    if "source_target_list_id" in data or "audience_filters" in data:
+        _apply_audience(actor, campaign, data, is_child)
     if "name" in data:
         name = (data["name"] or "").strip()
         if not name:
@@ -332,6 +352,17 @@ def _apply_fields(campaign: Campaign, data: dict, everything: dict[int, Campaign
         campaign.inheritance = parse_inheritance(data["inheritance"])
 
 
+def _apply_audience(actor: Actor, campaign: Campaign, data: dict, is_child: bool) -> None:
+    if is_child:
+        if data.get("source_target_list_id") is not None or data.get("audience_filters"):
+            raise ValidationFailed.field("source_target_list_id", CHILD_AUDIENCE)
+        return
+    if "source_target_list_id" in data:
+        campaign.source_target_list = target_list_or_400(actor, data["source_target_list_id"])
+    if "audience_filters" in data:
+        campaign.audience_filters = parse_audience_filters(data["audience_filters"])
+
+
 def _apply_move(
     actor: Actor,
     campaign: Campaign,
@@ -354,6 +385,7 @@ def _apply_move(
     campaign.parent = new_parent
     if was_root:
         campaign.root_schedule = None  # a child never has its own schedule
+        campaign.source_target_list, campaign.audience_filters = None, {}  # nor its own audience
     for node_id in branch:
         node = everything[node_id]
         node.root_id = new_root.id

@@ -1,0 +1,157 @@
+"""A chain root's audience in the API: a target list narrowed by the targets page's filters, its live count,
+and the blocking problems at submit and approval when it reaches nobody."""
+
+import pytest
+
+from campaigns.chains.models import ChainApprovalPackage
+from campaigns.choices import CampaignStatus, TargetStatus
+from campaigns.models import Campaign
+
+from ..conftest import make_list, make_target
+from .conftest import ACTION, GOAL, make_group
+
+pytestmark = pytest.mark.django_db
+
+MONTHLY = {"type": "MONTHLY", "day": "1", "time": "09:00"}
+AFTER = {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}}
+
+
+@pytest.fixture
+def people(workspace):
+    """A list of 5: 3 new in Tehran (priority 5, 5, 1), 1 new in Shiraz, 1 converted in Tehran."""
+    lst = make_list(workspace, "مشتریان")
+    rows = [
+        make_target(workspace, city="تهران", priority=5),
+        make_target(workspace, city="تهران", priority=5),
+        make_target(workspace, city="تهران", priority=1),
+        make_target(workspace, city="شیراز", priority=5),
+        make_target(workspace, city="تهران", priority=5, status=TargetStatus.CONVERTED),
+    ]
+    for row in rows:
+        row.lists.add(lst)
+    make_target(workspace, city="تهران", priority=5)  # not in the list
+    return lst
+
+
+def create(api, **body):
+    body.setdefault("name", "ریشه")
+    body.setdefault("chain_action", ACTION)
+    return api.post("/api/v1/campaign", body, format="json")
+
+
+def chain(api, workspace, **root_body):
+    group = make_group(workspace)
+    root = create(api, campaign_group_id=group.id, when=MONTHLY, goal=GOAL, **root_body)
+    assert root.status_code == 201, root.content
+    child = create(
+        api, name="دنباله", parent_campaign_id=root.json()["id"], expected_chain_revision=1, inheritance=AFTER
+    )
+    assert child.status_code == 201, child.content
+    return root.json(), child.json()
+
+
+def submit(api, campaign_id):
+    revision = Campaign.objects.get(pk=campaign_id).chain_revision
+    return api.post(f"/api/v1/campaign/{campaign_id}/submit", {"expected_chain_revision": revision}, format="json")
+
+
+def test_root_keeps_list_and_filters_and_a_run_would_reach_only_the_matching(api, workspace, people):
+    filters = {"status": [TargetStatus.NEW], "city": "تهران", "priority_min": 3}
+    root, _ = chain(api, workspace, source_target_list_id=people.id, audience_filters=filters)
+    assert root["source_target_list_id"] == people.id
+    assert root["audience_filters"] == {"status": ["new"], "city": "تهران", "priority_min": "3"}
+    count = api.post(
+        "/api/v1/campaign/audience/count",
+        {"source_target_list_id": people.id, "audience_filters": filters},
+        format="json",
+    )
+    assert count.status_code == 200, count.content
+    assert count.json() == {"count": 2, "message": "این کمپین به ۲ نفر می‌رسد"}
+
+
+def test_the_count_message_uses_persian_digits_and_separator(api, workspace):
+    from campaigns.chains.audience import reach_message
+
+    assert reach_message(1240) == "این کمپین به ۱٬۲۴۰ نفر می‌رسد"
+
+
+def test_put_changes_the_audience_and_children_refuse_one(api, workspace, people):
+    root, child = chain(api, workspace, source_target_list_id=people.id)
+    other = make_list(workspace, "دیگر")
+    body = {"source_target_list_id": other.id, "audience_filters": {"city": "شیراز"}, "expected_chain_revision": 2}
+    response = api.put(f"/api/v1/campaign/{root['id']}", body, format="json")
+    assert response.status_code == 200, response.content
+    assert (response.json()["source_target_list_id"], response.json()["audience_filters"]) == (
+        other.id,
+        {"city": "شیراز"},
+    )
+    refused = api.put(
+        f"/api/v1/campaign/{child['id']}",
+        {"source_target_list_id": people.id, "expected_chain_revision": 3},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert "source_target_list_id" in refused.json()["error"]["details"]
+
+
+@pytest.mark.parametrize(
+    "filters, field",
+    [
+        ({"colour": "red"}, "audience_filters"),
+        ({"status": ["nope"]}, "audience_filters"),
+        ({"priority_min": "high"}, "audience_filters"),
+    ],
+)
+def test_bad_filters_are_field_errors_never_ignored(api, workspace, people, filters, field):
+    response = create(api, source_target_list_id=people.id, audience_filters=filters)
+    assert response.status_code == 400, response.content
+    assert any(key.startswith(field) for key in response.json()["error"]["details"])
+
+
+def test_another_workspaces_list_looks_missing(api, workspace, other_workspace):
+    foreign = make_list(other_workspace, "بیگانه")
+    make_target(other_workspace).lists.add(foreign)
+    created = create(api, source_target_list_id=foreign.id)
+    assert created.status_code == 400
+    assert "source_target_list_id" in created.json()["error"]["details"]
+    counted = api.post("/api/v1/campaign/audience/count", {"source_target_list_id": foreign.id}, format="json")
+    assert counted.status_code == 400
+    assert not Campaign.objects.filter(source_target_list=foreign).exists()
+
+
+def test_submit_names_a_root_without_audience(api, workspace):
+    root, _ = chain(api, workspace)
+    response = submit(api, root["id"])
+    assert response.status_code == 400
+    (node,) = response.json()["error"]["details"]["nodes"]
+    assert node["campaign_id"] == root["id"]
+    assert [r["code"] for r in node["reasons"]] == ["AUDIENCE_MISSING"]
+    assert "فهرست مخاطبان" in node["reasons"][0]["message"]
+    assert Campaign.objects.get(pk=root["id"]).status == CampaignStatus.DRAFT
+
+
+def test_submit_names_an_audience_that_counts_zero(api, workspace, people):
+    root, _ = chain(api, workspace, source_target_list_id=people.id, audience_filters={"city": "اصفهان"})
+    response = submit(api, root["id"])
+    assert response.status_code == 400
+    (node,) = response.json()["error"]["details"]["nodes"]
+    assert [r["code"] for r in node["reasons"]] == ["AUDIENCE_EMPTY"]
+    assert "«مشتریان»" in node["reasons"][0]["message"] and "۰ نفر" in node["reasons"][0]["message"]
+
+
+def test_audience_emptied_while_submitted_blocks_approval_and_the_package_says_why(api, workspace, people):
+    root, _ = chain(api, workspace, source_target_list_id=people.id, audience_filters={"city": "شیراز"})
+    assert submit(api, root["id"]).status_code == 200
+    package = ChainApprovalPackage.objects.get(root_id=root["id"])
+    assert api.get(f"/api/v1/campaign-chain-approvals/{package.id}").json()["problems"] == []
+    people.targets.filter(city="شیراز").update(city="تهران")  # the only match moved away meanwhile
+    shown = api.get(f"/api/v1/campaign-chain-approvals/{package.id}").json()
+    assert [r["code"] for r in shown["problems"][0]["reasons"]] == ["AUDIENCE_EMPTY"]
+    approve = api.post(
+        f"/api/v1/campaign-chain-approvals/{package.id}/approve",
+        {"expected_submitted_revision": package.submitted_revision},
+        format="json",
+    )
+    assert approve.status_code == 400
+    assert approve.json()["error"]["code"] == "CHAIN_INVALID"
+    assert Campaign.objects.get(pk=root["id"]).status == CampaignStatus.SUBMITTED
