@@ -1,6 +1,6 @@
 """Typed errors of groups/chains/approval (stable codes, Persian messages)."""
 
-from campaigns.platform.errors import Conflict, StaleRevision, ValidationFailed
+from campaigns.platform.errors import Conflict, PermissionDenied, StaleRevision, ValidationFailed
 
 
 class GroupNameTaken(Conflict):
@@ -123,3 +123,10 @@ class ScheduleEnded(Conflict):
 class RunNotFinished(Conflict):
     code = "RUN_NOT_FINISHED"
     default_message = "فقط اجرایی که به پایان رسیده و مخاطبانش منجمد شده‌اند دوباره اجرا می‌شود."
+
+
+class SubmitterCannotApprove(PermissionDenied):
+    code = "SUBMITTER_CANNOT_APPROVE"
+    default_message = (
+        "در این فضای کاری فرستنده بسته نمی‌تواند آن را تأیید کند (تأیید چهارچشمی)؛ تأییدکننده دیگری باید تأیید کند."
+    )

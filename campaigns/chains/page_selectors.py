@@ -18,6 +18,7 @@ from campaigns.chains.page_forms import (
 )
 from campaigns.chains.runs import selectors as run_selectors
 from campaigns.chains.services.approval import package_problems, package_warnings
+from campaigns.chains.services.four_eyes import approvers, four_eyes
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, TargetList
 from campaigns.platform.tenancy import Actor, scoped
@@ -181,6 +182,9 @@ def package_page(*, actor: Actor, package_id) -> dict:
         "is_current": is_current,
         "rows": [_item_row(item, names, list_names) for item in package.items],
         "problems": package_problems(actor, package),
+        "four_eyes": four_eyes(actor.workspace),
+        "approvers": approvers(actor.workspace, submitter_id=package.submitted_by_id),
+        "own_package": four_eyes(actor.workspace) and package.submitted_by_id == actor.user.id,
         "warnings": package_warnings(actor, package) if package.status == PackageStatus.SUBMITTED else [],
         "previous": previous,
         "diff": snapshot_diff(previous.items, package.items) if previous else None,

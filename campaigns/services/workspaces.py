@@ -5,6 +5,7 @@ import zoneinfo
 from django.db import transaction
 from django.utils.text import slugify
 
+from campaigns.chains.services.four_eyes import FOUR_EYES_SETTING
 from campaigns.choices import Role
 from campaigns.models import Membership, Workspace
 from campaigns.platform.errors import ValidationFailed
@@ -21,7 +22,10 @@ def workspace_create(*, name: str, slug: str | None = None, time_zone: str = "As
     if Workspace.objects.filter(slug=slug).exists():
         raise ValidationFailed.field("slug", "این شناسه قبلاً استفاده شده است.")
     with transaction.atomic():
-        workspace = Workspace.objects.create(name=name, slug=slug, time_zone=time_zone)
+        # New workspaces approve with four eyes: the submitter of a package may not approve it.
+        workspace = Workspace.objects.create(
+            name=name, slug=slug, time_zone=time_zone, settings={FOUR_EYES_SETTING: True}
+        )
         if owner is not None:
             membership_set(workspace=workspace, user=owner, role=Role.OWNER)
     return workspace

@@ -339,3 +339,42 @@ def test_a_chain_that_reaches_nobody_is_blocked_on_submit_and_on_the_package_pag
     )
     package.refresh_from_db()
     assert package.status == PackageStatus.SUBMITTED
+
+
+def test_four_eyes_the_submitter_sees_who_approves_and_another_approver_approves(page, live_server):
+    from campaigns.chains.services.four_eyes import FOUR_EYES_SETTING
+    from campaigns.models import Notification
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop", settings={FOUR_EYES_SETTING: True})
+    make_member(shop, Role.OWNER, username="mina")
+    ali = make_member(shop, Role.ADMIN, username="ali")
+    ali.first_name, ali.last_name = "علی", "رضایی"
+    ali.save()
+    group = make_group(shop, "چهارچشمی")
+    root = make_chain(shop, group)["A"]
+    base = live_server.url
+    login(page, base, "mina")
+    page.goto(f"{base}/chains/groups/{group.id}/")
+    node(page, root.name).get_by_test_id("submit").click()
+    expect(page.get_by_test_id("package-status")).to_have_text("در انتظار تأیید")
+    expect(page.get_by_test_id("submitted-at")).to_contain_text("mina")
+    expect(page.get_by_test_id("approvers")).to_contain_text("علی رضایی")
+    expect(page.get_by_test_id("approvers")).not_to_contain_text("mina")
+    expect(page.get_by_test_id("own-package")).to_contain_text("تأیید آن با تأییدکننده دیگری است")
+    expect(page.get_by_test_id("approve")).to_have_count(0)
+    shot(page, "chains-package-four-eyes-submitter")
+    package = ChainApprovalPackage.objects.get(workspace=shop)
+    revision = {"expected_submitted_revision": package.submitted_revision}
+    post_as_page(page, f"{base}/chains/approvals/{package.id}/approve/", revision)
+    package.refresh_from_db()
+    assert package.status == PackageStatus.SUBMITTED
+    logout(page)
+
+    login(page, base, "ali")
+    assert Notification.objects.filter(recipient=ali, kind="chain_package_requested").count() == 1
+    page.goto(f"{base}/chains/approvals/{package.id}/")
+    page.get_by_test_id("approve").click()
+    expect(page.get_by_test_id("package-status")).to_have_text("تأییدشده")
+    package.refresh_from_db()
+    assert package.decided_by_id == ali.id

@@ -61,7 +61,7 @@ def test_demo_journey_campaign_can_be_activated_from_the_start(demo):
     workspace = Workspace.objects.get(slug="demo")
     assert channel_problem(workspace.id) is None  # a console provider is the primary account
     campaign = Campaign.objects.get(workspace=workspace, kind="journey")
-    user = workspace.memberships.get().user
+    user = workspace.memberships.get(user__username="admin").user
     actor = Actor(user=user, workspace=workspace, membership=user.memberships.get(workspace=workspace))
 
     activated = journey_campaign_transition(actor=actor, campaign_id=campaign.pk, action="activate")

@@ -317,6 +317,12 @@ class PackageOutput(serializers.ModelSerializer):
     items = serializers.JSONField()
     is_current = serializers.BooleanField(required=False)
     warnings = serializers.ListField(child=serializers.JSONField(), required=False)
+    approver_ids = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        max_length=1000,
+        help_text="members who may decide this pending package (four eyes: never its submitter)",
+    )
     problems = serializers.ListField(
         child=serializers.JSONField(),
         required=False,
@@ -339,6 +345,7 @@ class PackageOutput(serializers.ModelSerializer):
             "is_current",
             "warnings",
             "problems",
+            "approver_ids",
             "created_at",
         ]
 

@@ -24,8 +24,10 @@ from campaigns.chains.api.serializers import (
     SubmitOutput,
 )
 from campaigns.chains.audience import audience_preview
+from campaigns.chains.choices import PackageStatus
 from campaigns.chains.preview import inheritance_preview
 from campaigns.chains.services import approval, chains
+from campaigns.chains.services.four_eyes import approver_ids
 from campaigns.models import Campaign
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
@@ -41,6 +43,8 @@ def _package_out(actor, package, warnings=None) -> dict:
     package.is_current = Campaign.objects.filter(pk=package.root_id, approval_package_id=package.id).exists()
     package.warnings = warnings if warnings is not None else approval.package_warnings(actor, package)
     package.problems = approval.package_problems(actor, package)
+    pending = package.status == PackageStatus.SUBMITTED
+    package.approver_ids = approver_ids(actor.workspace, submitter_id=package.submitted_by_id) if pending else []
     return PackageOutput(package).data
 
 

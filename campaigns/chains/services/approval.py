@@ -39,6 +39,12 @@ from campaigns.chains.services.common import (
     load_chain,
     lock_roots,
 )
+from campaigns.chains.services.four_eyes import (
+    assert_may_approve,
+    package_decided_notify,
+    package_requested_notify,
+    single_submitter_id,
+)
 from campaigns.chains.tree import chain_state, has_action, tree_reasons
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
@@ -188,6 +194,7 @@ def campaign_submit(
             event_data={"package": package.id},
             guarded=False,
         )
+        package_requested_notify(package, root.name)
     campaign.refresh_from_db()
     return campaign, package
 
@@ -285,6 +292,7 @@ def package_approve(
         ):
             return package, package_warnings(actor, package)
         _check_pending(package, root, expected_submitted_revision)
+        assert_may_approve(actor, package.submitted_by_id)
         nodes = load_chain(actor, root)
         ids = {item["campaign_id"] for item in package.items}
         if {n.id for n in nodes} != ids or any(n.status != CampaignStatus.SUBMITTED for n in nodes):
@@ -308,6 +316,7 @@ def package_approve(
         bump_chain(root.id)
         root_id = root.id
         transaction.on_commit(lambda: chain_approved.send(sender=ChainApprovalPackage, root_id=root_id))
+        package_decided_notify(package, root.name, decider_id=actor.user.id, approved=True)
     package.refresh_from_db()
     return package, warnings
 
@@ -335,6 +344,8 @@ def _close(actor, package_id, expected, status, transition, reason) -> ChainAppr
         )
         campaign_status_change_all(nodes, transition, actor=actor, event_data={"package": package.id}, guarded=False)
         bump_chain(root.id)
+        if status == PackageStatus.REJECTED:
+            package_decided_notify(package, root.name, decider_id=actor.user.id, approved=False, reason=reason)
     package.refresh_from_db()
     return package
 
@@ -361,6 +372,8 @@ def _single_decide(actor: Actor, campaign_id: int, expected_revision, transition
         raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
     if expected_revision is not None and campaign.revision != expected_revision:
         raise StaleRevision(details={"current_revision": campaign.revision})
+    if transition == "approve":
+        assert_may_approve(actor, single_submitter_id(campaign))
     return campaign_status_change(campaign=campaign, transition=transition, actor=actor, event_data=data, guarded=False)
 
 

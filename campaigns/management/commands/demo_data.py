@@ -27,6 +27,7 @@ FIRST = ["علی", "مریم", "رضا", "زهرا", "حسین", "فاطمه", "
 LAST = ["احمدی", "محمدی", "رضایی", "کریمی", "حسینی", "موسوی", "جعفری", "نوری", "صادقی", "رحیمی"]
 PLACES = [("تهران", "تهران", "21"), ("اصفهان", "اصفهان", "31"), ("فارس", "شیراز", "71"), ("خراسان رضوی", "مشهد", "51")]
 PREFIXES = ["912", "935", "901", "919", "937", "990"]
+APPROVER = "approver"
 
 
 class Command(BaseCommand):
@@ -52,12 +53,34 @@ class Command(BaseCommand):
                 name="فروشگاه نمونه", slug="demo", owner=user
             )
             membership_set(workspace=workspace, user=user, role=Role.OWNER)
+            self._second_approver(workspace, credentials)
             self._targets(workspace, user, options["targets"])
             actor = Actor(user=user, workspace=workspace, membership=user.memberships.get(workspace=workspace))
             for contributor in demo_contributors():
                 contributor.contribute(workspace=workspace, user=user, actor=actor, stdout=self.stdout)
-        shown = credentials.read_text(encoding="utf-8").split() if credentials.exists() else ["admin", "(unchanged)"]
-        self.stdout.write(self.style.SUCCESS(f"Demo login: username={shown[0]} password={shown[1]}"))
+        lines = credentials.read_text(encoding="utf-8").splitlines() if credentials.exists() else []
+        shown = dict(line.split(" ", 1) for line in lines if " " in line)
+        self.stdout.write(
+            self.style.SUCCESS(f"Demo login: username=admin password={shown.get('admin', '(unchanged)')}")
+        )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Second approver (four-eyes approval: the submitter may not approve their own package): "
+                f"username={APPROVER} password={shown.get(APPROVER, '(unchanged)')}"
+            )
+        )
+
+    def _second_approver(self, workspace, credentials) -> None:
+        """A second admin, so one person can try four-eyes approval: submit as admin, approve as this one."""
+        User = get_user_model()
+        approver = User.objects.filter(username=APPROVER).first()
+        if approver is None:
+            password = secrets.token_urlsafe(9)
+            approver = User.objects.create_user(APPROVER, "approver@example.com", password)
+            with credentials.open("a", encoding="utf-8") as out:
+                out.write(f"{APPROVER} {password}\n")
+        if not approver.memberships.filter(workspace=workspace).exists():
+            membership_set(workspace=workspace, user=approver, role=Role.ADMIN)
 
     def _targets(self, workspace, user, count):
         if Target.objects.filter(workspace=workspace).exists():

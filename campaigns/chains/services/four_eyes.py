@@ -1,0 +1,98 @@
+"""Four-eyes approval and the approval notifications.
+
+Workspace setting ``Workspace.settings["approval_four_eyes"]`` (true for workspaces created through
+``workspace_create``; absent = off): the member who submitted a package (or a single campaign) may not approve
+it — 403 ``SUBMITTER_CANNOT_APPROVE``; another member with ``approve_chains`` can. Rejecting stays open to the
+submitter's peers and the submitter withdraws instead.
+
+Notifications (bell, and e-mail when the workspace has ``notifications_email``), sent after commit, once per
+package and event: approval requested → every member who may approve it; approved / rejected → the submitter.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.urls import reverse
+
+from campaigns.chains.errors import SubmitterCannotApprove
+from campaigns.chains.models import ChainApprovalPackage
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign, CampaignEvent, Membership
+from campaigns.notifications.services import notification_send
+from campaigns.platform.jalali import fa_digits
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor
+
+FOUR_EYES_SETTING = "approval_four_eyes"
+
+
+def four_eyes(workspace) -> bool:
+    return bool((workspace.settings or {}).get(FOUR_EYES_SETTING, False))
+
+
+def single_submitter_id(campaign: Campaign) -> int | None:
+    """Who last moved a standalone campaign to ``submitted`` (its events are the record)."""
+    event = CampaignEvent.objects.filter(campaign=campaign, to_status=CampaignStatus.SUBMITTED).order_by("-id").first()
+    return event.actor_id if event else None
+
+
+def assert_may_approve(actor: Actor, submitter_id: int | None) -> None:
+    if four_eyes(actor.workspace) and submitter_id is not None and submitter_id == actor.user.id:
+        raise SubmitterCannotApprove(details={"submitted_by_id": submitter_id})
+
+
+def approver_ids(workspace, *, submitter_id: int | None) -> list[int]:
+    """Members who may decide: ``approve_chains``, minus the submitter under four eyes."""
+    members = Membership.objects.filter(workspace=workspace).order_by("user_id")
+    ids = [m.user_id for m in members if m.has(Perm.APPROVE_CHAINS)]
+    if four_eyes(workspace) and submitter_id is not None:
+        ids = [i for i in ids if i != submitter_id]
+    return ids
+
+
+def approvers(workspace, *, submitter_id: int | None) -> list[Membership]:
+    ids = approver_ids(workspace, submitter_id=submitter_id)
+    members = Membership.objects.filter(workspace=workspace, user_id__in=ids).select_related("user")
+    return list(members.order_by("user_id"))
+
+
+def _package_notice(package: ChainApprovalPackage, event: str, recipients: list[int], title: str, body: str) -> None:
+    notification_send(
+        workspace=package.workspace_id,
+        recipients=recipients,
+        kind=f"chain_package_{event}",
+        title=title,
+        body=body,
+        link=reverse("chain-package", args=[package.id]),
+        dedupe_key=f"chain-package-{event}:{package.id}",
+    )
+
+
+def package_requested_notify(package: ChainApprovalPackage, root_name: str) -> None:
+    """After commit: everyone who may approve hears that a package waits (not the submitter)."""
+    recipients = [
+        i for i in approver_ids(package.workspace, submitter_id=package.submitted_by_id) if i != package.submitted_by_id
+    ]
+    number = fa_digits(package.id)
+    title = f"بسته تأیید #{number} زنجیره «{root_name}» در انتظار تأیید است"
+    body = f"زنجیره «{root_name}» برای تأیید فرستاده شد؛ بسته را بازبینی و تأیید یا رد کنید."
+    transaction.on_commit(lambda: _package_notice(package, "requested", recipients, title, body))
+
+
+def package_decided_notify(
+    package: ChainApprovalPackage, root_name: str, *, decider_id: int | None, approved: bool, reason: str = ""
+) -> None:
+    """After commit: the submitter hears the decision (and the reason of a rejection), unless they made it."""
+    if package.submitted_by_id is None or package.submitted_by_id == decider_id:
+        return
+    number = fa_digits(package.id)
+    if approved:
+        title = f"بسته #{number} زنجیره «{root_name}» تأیید شد"
+        body = "زنجیره تأیید شد و در انتظار نخستین اجرا است."
+        event = "approved"
+    else:
+        title = f"بسته #{number} زنجیره «{root_name}» رد شد"
+        body = f"دلیل: {reason}" if reason else "زنجیره رد شد و برای اصلاح باز است."
+        event = "rejected"
+    recipients = [package.submitted_by_id]
+    transaction.on_commit(lambda: _package_notice(package, event, recipients, title, body))
