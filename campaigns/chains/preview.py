@@ -17,9 +17,16 @@ def inheritance_preview(*, actor: Actor, source_campaign_id: int, schedule: dict
     the estimate says UNKNOWN, never a count of 0.
     """
     now = now or timezone.now()
-    tz = sched.zone(actor.workspace.time_zone)
+    tz = sched.workspace_zone(actor.workspace)
     source = get_scoped(Campaign, actor.workspace, source_campaign_id)
-    result = {"time_zone": str(tz), "periods": [], "errors": {}, "reasons": [], "audience_estimate": UNKNOWN_AUDIENCE}
+    result = {
+        "time_zone": str(tz),
+        "calendar": sched.calendar_of(tz),
+        "periods": [],
+        "errors": {},
+        "reasons": [],
+        "audience_estimate": UNKNOWN_AUDIENCE,
+    }
     if source.root_id is not None:
         nodes = {n.id: n for n in scoped(Campaign, actor.workspace).filter(root_id=source.root_id)}
         root = nodes.get(source.root_id, source)
@@ -59,6 +66,15 @@ def inheritance_preview(*, actor: Actor, source_campaign_id: int, schedule: dict
                 "planned_source_at": planned.planned_source_at,
                 "planned_child_at": planned.planned_child_at,
                 "feasible": planned.feasible,
+                "shown": {  # the same times as the workspace calendar writes them (Jalali by default)
+                    key: sched.show_time(value, tz) if value else None
+                    for key, value in (
+                        ("period_start", planned.period_start),
+                        ("next_root_at", planned.next_root_at),
+                        ("planned_source_at", planned.planned_source_at),
+                        ("planned_child_at", planned.planned_child_at),
+                    )
+                },
             }
         )
     return result

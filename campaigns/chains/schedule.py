@@ -37,7 +37,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
+import jdatetime
+
 LAST = -1
+GREGORIAN, JALALI = "gregorian", "jalali"
+CALENDAR_SETTING = "calendar"  # Workspace.settings key
 WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 ROOT_TYPES = ("DAILY", "WEEKLY", "MONTHLY", "ONCE", "EVENT")
 RECURRING_ROOT_TYPES = ("DAILY", "WEEKLY", "MONTHLY")
@@ -46,6 +50,7 @@ FIXED_MODES = ("DAY_OF_MONTH", "WEEKDAY")
 MAX_OFFSET_DAYS = 366
 # How far ahead validation looks for the shortest period (covers every month length once).
 HORIZON_DAYS = 400
+JALALI_HORIZON_DAYS = 800
 MAX_PERIODS = 400
 
 
@@ -287,18 +292,50 @@ def api_child_schedule(stored: dict | None) -> dict | None:
 # --------------------------------------------------------------------------- calendar helpers
 
 
-def month_day(year: int, month: int, day: int) -> date:
-    """Day ``day`` (or LAST) of a month; a day past the month's end is its last day."""
-    last = calendar.monthrange(year, month)[1]
-    return date(year, month, last if day == LAST or day > last else day)
+class JalaliZone(zoneinfo.ZoneInfo):
+    """A workspace time zone whose months are Jalali: the month maths read ``calendar`` from ``tz``."""
+
+    calendar = JALALI
 
 
-def nth_weekday(year: int, month: int, week: int, weekday: int) -> date:
-    """The 1st..4th (or LAST) given weekday of a month (weeks 1..4 always exist)."""
+def calendar_of(tz) -> str:
+    return getattr(tz, "calendar", GREGORIAN)
+
+
+def month_of(day: date, cal: str = GREGORIAN) -> tuple[int, int]:
+    """(year, month) of a Gregorian date in the calendar."""
+    if cal == JALALI:
+        j = jdatetime.date.fromgregorian(date=day)
+        return j.year, j.month
+    return day.year, day.month
+
+
+def days_in_month(year: int, month: int, cal: str = GREGORIAN) -> int:
+    if cal == JALALI:  # 6 × 31, 5 × 30, Esfand 29 or 30 (leap years)
+        if month <= 6:
+            return 31
+        if month <= 11:
+            return 30
+        return 30 if jdatetime.date(year, 1, 1).isleap() else 29
+    return calendar.monthrange(year, month)[1]
+
+
+def _gregorian(year: int, month: int, day: int, cal: str) -> date:
+    return jdatetime.date(year, month, day).togregorian() if cal == JALALI else date(year, month, day)
+
+
+def month_day(year: int, month: int, day: int, cal: str = GREGORIAN) -> date:
+    """Day ``day`` (or LAST) of a month of the calendar, as a Gregorian date; past the month's end = its last day."""
+    last = days_in_month(year, month, cal)
+    return _gregorian(year, month, last if day == LAST or day > last else day, cal)
+
+
+def nth_weekday(year: int, month: int, week: int, weekday: int, cal: str = GREGORIAN) -> date:
+    """The 1st..4th (or LAST) given weekday of a month of the calendar (weeks 1..4 always exist)."""
     if week == LAST:
-        last = month_day(year, month, LAST)
+        last = month_day(year, month, LAST, cal)
         return last - timedelta(days=(last.weekday() - weekday) % 7)
-    first = date(year, month, 1)
+    first = _gregorian(year, month, 1, cal)
     return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (week - 1))
 
 
@@ -314,7 +351,7 @@ def local(dt: date, at: time, tz: zoneinfo.ZoneInfo) -> datetime:
 # --------------------------------------------------------------------------- occurrences and periods
 
 
-def _matches(rs: RootSchedule, day: date) -> bool:
+def _matches(rs: RootSchedule, day: date, cal: str = GREGORIAN) -> bool:
     if rs.start_date and day < rs.start_date:
         return False
     if rs.end_date and day > rs.end_date:
@@ -324,7 +361,7 @@ def _matches(rs: RootSchedule, day: date) -> bool:
     if rs.type == "WEEKLY":
         return day.weekday() in rs.weekdays
     if rs.type == "MONTHLY":
-        return day == month_day(day.year, day.month, rs.day)
+        return day == month_day(*month_of(day, cal), rs.day, cal)
     return False
 
 
@@ -337,12 +374,13 @@ def root_occurrences(rs: RootSchedule, tz: zoneinfo.ZoneInfo, after: datetime) -
     if not rs.recurring:
         return
     day = after.astimezone(tz).date()
+    cal = calendar_of(tz)
     if rs.start_date and day < rs.start_date:
         day = rs.start_date
     while True:
         if rs.end_date and day > rs.end_date:
             return
-        if _matches(rs, day):
+        if _matches(rs, day, cal):
             at = local(day, rs.time, tz)
             if at >= after:
                 yield at
@@ -401,14 +439,16 @@ def plan_child(
                     return candidate
         return None
     # Calendar-month based: the first matching date after the source run, before the next root run.
+    cal = calendar_of(tz)
     last_day = next_root_at.astimezone(tz).date() if next_root_at else source_day + timedelta(days=62)
-    months = (last_day.year - source_day.year) * 12 + last_day.month - source_day.month
+    (first_year, first_month), (last_year, last_month) = month_of(source_day, cal), month_of(last_day, cal)
+    months = (last_year - first_year) * 12 + last_month - first_month
     for n in range(0, months + 1):
-        year, month = _add_months(source_day.year, source_day.month, n)
+        year, month = _add_months(first_year, first_month, n)
         if fd.mode == "DAY_OF_MONTH":
-            day = month_day(year, month, fd.day)
+            day = month_day(year, month, fd.day, cal)
         else:
-            day = nth_weekday(year, month, fd.week, fd.weekday)
+            day = nth_weekday(year, month, fd.week, fd.weekday, cal)
         candidate = local(day, cs.run_time, tz)
         if _fits(candidate, source_at, next_root_at):
             return candidate
@@ -477,7 +517,9 @@ def feasibility_errors(
 ) -> ScheduleErrors | None:
     """The path's last child must fit every period of the horizon; report the shortest failing period."""
     failing: list[tuple[Period, datetime | None, datetime | None]] = []
-    for period in periods_within(rs, tz, after):
+    # Jalali: two Esfands are in the horizon, so a 29-day one always is (leap years are never consecutive).
+    days = JALALI_HORIZON_DAYS if calendar_of(tz) == JALALI else HORIZON_DAYS
+    for period in periods_within(rs, tz, after, days):
         source_at, node_at = plan_path(path, period, tz)
         if node_at is None:
             failing.append((period, source_at, node_at))
@@ -500,23 +542,43 @@ def feasibility_errors(
         detail["planned_child_at"] = offending.isoformat()
         code = "AFTER_INTERVAL_LONGER_THAN_PERIOD"
         message = (
-            f"فاصله {node.offset_days} روزه از کوتاه‌ترین دوره ریشه بلندتر است: دوره {period.start:%Y-%m-%d %H:%M}"
-            f" تا {period.next_start:%Y-%m-%d %H:%M}، زمان محاسبه‌شده {offending:%Y-%m-%d %H:%M}."
+            f"فاصله {node.offset_days} روزه از کوتاه‌ترین دوره ریشه بلندتر است: دوره {show_time(period.start, tz)}"
+            f" تا {show_time(period.next_start, tz)}، زمان محاسبه‌شده {show_time(offending, tz)}."
         )
         field_name = f"{prefix}.schedule.offset_days"
     else:
         code = "FIXED_DAY_OUTSIDE_PERIOD"
-        until = f"{period.next_start:%Y-%m-%d}" if period.next_start else "پایان زمان‌بندی"
-        message = f"روز ثابت در دوره {period.start:%Y-%m-%d} تا {until} جای نمی‌گیرد."
+        until = show_time(period.next_start, tz, with_time=False) if period.next_start else "پایان زمان‌بندی"
+        message = f"روز ثابت در دوره {show_time(period.start, tz, with_time=False)} تا {until} جای نمی‌گیرد."
         field_name = f"{prefix}.schedule.fixed_day"
     return ScheduleErrors({field_name: [message]}, reasons=[{"code": code, "field": field_name, **detail}])
 
 
-def zone(name: str | None) -> zoneinfo.ZoneInfo:
+def show_time(moment: datetime, tz, *, with_time: bool = True) -> str:
+    """A time in messages: "1405/01/01 09:00" in a Jalali workspace, "2026-03-21 09:00" otherwise."""
+    local_moment = moment.astimezone(tz)
+    if calendar_of(tz) == JALALI:
+        shown = jdatetime.datetime.fromgregorian(datetime=local_moment.replace(tzinfo=None))
+        return shown.strftime("%Y/%m/%d %H:%M" if with_time else "%Y/%m/%d")
+    return local_moment.strftime("%Y-%m-%d %H:%M" if with_time else "%Y-%m-%d")
+
+
+def zone(name: str | None, cal: str = GREGORIAN) -> zoneinfo.ZoneInfo:
+    """The time zone carrying the calendar its months are counted in."""
+    cls = JalaliZone if cal == JALALI else zoneinfo.ZoneInfo
     try:
-        return zoneinfo.ZoneInfo(name or "UTC")
+        return cls(name or "UTC")
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
+        return cls("UTC")
+
+
+def workspace_calendar(workspace) -> str:
+    """``Workspace.settings["calendar"]``: "jalali" (written for every new workspace) or "gregorian" (absent)."""
+    return JALALI if (workspace.settings or {}).get(CALENDAR_SETTING) == JALALI else GREGORIAN
+
+
+def workspace_zone(workspace) -> zoneinfo.ZoneInfo:
+    return zone(workspace.time_zone, workspace_calendar(workspace))
 
 
 __all__ = [
@@ -543,5 +605,6 @@ __all__ = [
     "preview",
     "root_occurrences",
     "root_periods",
+    "workspace_zone",
     "zone",
 ]

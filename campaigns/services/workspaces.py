@@ -5,6 +5,7 @@ import zoneinfo
 from django.db import transaction
 from django.utils.text import slugify
 
+from campaigns.chains.schedule import CALENDAR_SETTING, JALALI
 from campaigns.chains.services.four_eyes import FOUR_EYES_SETTING
 from campaigns.choices import Role
 from campaigns.models import Membership, Workspace
@@ -22,10 +23,10 @@ def workspace_create(*, name: str, slug: str | None = None, time_zone: str = "As
     if Workspace.objects.filter(slug=slug).exists():
         raise ValidationFailed.field("slug", "این شناسه قبلاً استفاده شده است.")
     with transaction.atomic():
-        # New workspaces approve with four eyes: the submitter of a package may not approve it.
-        workspace = Workspace.objects.create(
-            name=name, slug=slug, time_zone=time_zone, settings={FOUR_EYES_SETTING: True}
-        )
+        # New workspaces approve with four eyes (the submitter of a package may not approve it) and count
+        # schedule months in the Jalali calendar; workspaces without these keys keep one approver / Gregorian.
+        defaults = {FOUR_EYES_SETTING: True, CALENDAR_SETTING: JALALI}
+        workspace = Workspace.objects.create(name=name, slug=slug, time_zone=time_zone, settings=defaults)
         if owner is not None:
             membership_set(workspace=workspace, user=owner, role=Role.OWNER)
     return workspace

@@ -378,3 +378,31 @@ def test_four_eyes_the_submitter_sees_who_approves_and_another_approver_approves
     expect(page.get_by_test_id("package-status")).to_have_text("تأییدشده")
     package.refresh_from_db()
     assert package.decided_by_id == ali.id
+
+
+def test_a_jalali_workspace_previews_a_fixed_day_on_the_jalali_month(page, live_server):
+    import jdatetime
+    from django.utils import timezone
+
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop", settings={"calendar": "jalali"})
+    make_member(shop, Role.MANAGER, username="mina")
+    group = make_group(shop, "ماه شمسی")
+    root = make_chain(shop, group, shape="A")["A"]
+    today = jdatetime.date.fromgregorian(date=timezone.localtime(timezone.now()).date())
+    year, month = (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
+    digits = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+    next_first = f"{year}/{month:02d}/01 09:00".translate(digits)
+    last_day = 31 if month <= 6 else 30 if month <= 11 else (30 if jdatetime.date(year, 1, 1).isleap() else 29)
+    child_at = f"{year}/{month:02d}/{last_day} 10:00".translate(digits)
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/chains/groups/{group.id}/campaigns/new/?parent={root.id}")
+    page.get_by_test_id("timing-FIXED_DAY_IN_PERIOD").check()
+    page.locator("input[name=fixed_day_last]").check()
+    page.fill("#f-runtime", "10:00")
+    page.locator("#f-runtime").dispatch_event("change")
+    rows = page.get_by_test_id("preview").locator("tbody tr")
+    expect(rows.first).to_contain_text(next_first)  # the first day of the next Jalali month
+    expect(rows.first).to_contain_text(child_at)  # its last day (31, 30, or Esfand 29/30)
+    shot(page, "chains-child-form-jalali")

@@ -293,6 +293,10 @@ class PreviewPeriodOutput(serializers.Serializer):
     planned_source_at = serializers.DateTimeField(allow_null=True)
     planned_child_at = serializers.DateTimeField(allow_null=True)
     feasible = serializers.BooleanField()
+    shown = serializers.DictField(
+        child=serializers.CharField(allow_null=True),
+        help_text='the four times in the workspace calendar, e.g. "1405/01/01 09:00" (Jalali)',
+    )
 
 
 class AudienceEstimateOutput(serializers.Serializer):
@@ -303,6 +307,7 @@ class AudienceEstimateOutput(serializers.Serializer):
 
 class PreviewOutput(serializers.Serializer):
     time_zone = serializers.CharField()
+    calendar = serializers.ChoiceField(choices=["jalali", "gregorian"], help_text="how months are counted")
     periods = PreviewPeriodOutput(many=True)
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
     reasons = serializers.ListField(child=serializers.JSONField())

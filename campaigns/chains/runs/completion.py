@@ -93,7 +93,7 @@ def root_has_future_turn(root: Campaign, *, now: datetime) -> bool:
         .first()
     )
     after = latest + timedelta(seconds=1) if latest else now
-    return next(sched.root_occurrences(rs, sched.zone(root.workspace.time_zone), after), None) is not None
+    return next(sched.root_occurrences(rs, sched.workspace_zone(root.workspace), after), None) is not None
 
 
 def _finish(campaign: Campaign, reason: str) -> None:

@@ -74,7 +74,7 @@ def period_end(root: Campaign, root_run: CampaignRun) -> datetime | None:
     rs = root_schedule_of(root)
     if rs is None or root_run.planned_at is None:
         return None
-    tz = sched.zone(root.workspace.time_zone)
+    tz = sched.workspace_zone(root.workspace)
     return next(sched.root_occurrences(rs, tz, root_run.planned_at + timedelta(seconds=1)), None)
 
 
@@ -83,7 +83,7 @@ def end_of_schedule(root: Campaign) -> datetime | None:
     rs = root_schedule_of(root)
     if rs is None or rs.end_date is None:
         return None
-    tz = sched.zone(root.workspace.time_zone)
+    tz = sched.workspace_zone(root.workspace)
     return sched.local(rs.end_date + timedelta(days=1), datetime.min.time(), tz)
 
 
@@ -121,7 +121,7 @@ def _root_reconcile(root: Campaign, now: datetime) -> int:
     if latest is None or latest.planned_at <= now:
         rs = root_schedule_of(root)
         if rs is not None:
-            tz = sched.zone(root.workspace.time_zone)
+            tz = sched.workspace_zone(root.workspace)
             if latest is not None:
                 after = latest.planned_at + timedelta(seconds=1)
             else:
@@ -291,7 +291,7 @@ def _child_step(run: CampaignRun, root: Campaign, now: datetime, send: Send) -> 
         except sched.ScheduleErrors:
             run_skip(run, SkipReason.NO_FEASIBLE_RUN, now=now)
             return
-        tz = sched.zone(root.workspace.time_zone)
+        tz = sched.workspace_zone(root.workspace)
         planned = sched.plan_child(cs, source_at=source.started_at, next_root_at=next_period, tz=tz)
         if planned is None:
             run_skip(run, SkipReason.NO_FEASIBLE_RUN, now=now)

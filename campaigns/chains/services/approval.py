@@ -97,7 +97,7 @@ def snapshot_item(node: Campaign) -> dict:
 
 
 def _tz(actor: Actor):
-    return sched.zone(actor.workspace.time_zone)
+    return sched.workspace_zone(actor.workspace)
 
 
 def _validation_problems(actor: Actor, nodes: list[Campaign]) -> list[dict]:

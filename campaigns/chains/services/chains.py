@@ -64,7 +64,7 @@ CHILD_AUDIENCE = "مخاطبان کمپین دنباله از اجرای منب�
 
 
 def _tz(actor: Actor):
-    return sched.zone(actor.workspace.time_zone)
+    return sched.workspace_zone(actor.workspace)
 
 
 def _now():
