@@ -91,7 +91,11 @@ def inheritance_from_post(post) -> dict:
 
 
 def action_from_post(post) -> dict:
-    return {"channel": (post.get("action_channel") or "").strip(), "content": post.get("action_content") or ""}
+    action = {"channel": (post.get("action_channel") or "").strip(), "content": post.get("action_content") or ""}
+    percent = latin(post.get("control_percent"))
+    if percent:
+        action["control_percent"] = _int_or_raw(percent)
+    return action
 
 
 AUDIENCE_TEXT_FIELDS = ("province", "city", "priority_min", "q", "owner")
@@ -124,6 +128,7 @@ def initial_from_campaign(campaign) -> dict:
         "attribution_window_days": str(campaign.attribution_window_days),
         "action_channel": (campaign.chain_action or {}).get("channel") or "sms",
         "action_content": (campaign.chain_action or {}).get("content") or "",
+        "control_percent": str((campaign.chain_action or {}).get("control_percent") or ""),
         "parent": str(campaign.parent_id or ""),
     }
     data["audience_list"] = str(campaign.source_target_list_id or "")
@@ -321,4 +326,5 @@ def action_text(stored: dict | None) -> str:
     if not stored or not stored.get("channel"):
         return "بدون اقدام"
     channel = dict(CHANNELS).get(stored["channel"], stored["channel"])
-    return f"{channel}: {stored.get('content') or ''}"
+    control = f" (گروه کنترل {_num(stored['control_percent'])}٪)" if stored.get("control_percent") else ""
+    return f"{channel}: {stored.get('content') or ''}{control}"

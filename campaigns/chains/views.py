@@ -26,6 +26,7 @@ from campaigns.chains import selectors as chain_selectors
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import ChainControl, InheritanceType, PackageStatus
 from campaigns.chains.preview import inheritance_preview
+from campaigns.chains.runs import lift as lift_math
 from campaigns.chains.runs import manual as manual_runs
 from campaigns.chains.runs import selectors as run_selectors
 from campaigns.chains.runs.choices import RunStatus, RunType, SnapshotStatus
@@ -521,6 +522,10 @@ def campaign_runs(request, actor, campaign_id: int):
         run.counted = run_selectors.counted(run)
         run.exportable = run.id in frozen
         run.rerunnable = run.exportable and run.status in manual_runs.RERUNNABLE and run.run_type != RunType.INHERITED
+        run.lift = run_selectors.run_lift_get(actor=actor, run_id=run.id) if run.started_at else None
+        if run.lift and run.lift["enough_data"]:
+            low, high = lift_math.percent_text(run.lift["ci_low"]), lift_math.percent_text(run.lift["ci_high"])
+            run.lift_text = f"{lift_math.percent_text(run.lift['difference'])} ({low} تا {high})"
     context = {
         "campaign": campaign,
         "summary": summary,
@@ -536,6 +541,7 @@ def campaign_runs(request, actor, campaign_id: int):
             and actor.has(Perm.MANAGE_CAMPAIGNS)
         ),
         "children_not_triggered": manual_runs.CHILDREN_NOT_TRIGGERED,
+        "lift_rows": lift_math.lift_rows(run_selectors.campaign_lift_get(actor=actor, campaign_id=campaign.id)),
     }
     return render(request, "chains/campaign_runs.html", context)
 

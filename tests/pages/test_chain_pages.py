@@ -113,6 +113,7 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     assert JALALI.search(preview.inner_text()) and not LATIN_DIGIT.search(preview.locator("tbody").inner_text())
     page.fill("#f-name", "یادآوری")
     page.fill("#f-content", "هنوز فرصت دارید")
+    page.get_by_test_id("control-percent").fill("۲۰")
     shot(page, "chains-child-form")
     page.get_by_test_id("save").click()
     expect(page.locator(".flash-success")).to_contain_text("کمپین «یادآوری» ساخته شد")
@@ -124,6 +125,7 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     a = Campaign.objects.get(workspace=shop, name="خوش‌آمد")
     b = Campaign.objects.get(workspace=shop, name="یادآوری")
     assert b.parent_id == a.id and b.root_id == a.id and a.group_id == group.id
+    assert b.chain_action["control_percent"] == 20
     assert b.inheritance == {
         "type": "NOT_CONVERTED",
         "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"},
@@ -406,3 +408,38 @@ def test_a_jalali_workspace_previews_a_fixed_day_on_the_jalali_month(page, live_
     expect(rows.first).to_contain_text(next_first)  # the first day of the next Jalali month
     expect(rows.first).to_contain_text(child_at)  # its last day (31, 30, or Esfand 29/30)
     shot(page, "chains-child-form-jalali")
+
+
+def test_the_runs_page_shows_the_lift_against_the_control_group(page, live_server):
+    import time_machine
+
+    from campaigns.chains.run_models import ConversionEvent
+    from tests.chains.runs_helpers import approved_chain, at, tick
+    from tests.conftest import make_actor
+
+    shop = make_workspace("shop")
+    owner = make_member(shop, Role.OWNER, username="sara")
+    actor = make_actor(shop, user=owner)
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        action = {"channel": "sms", "content": "سلام", "control_percent": 40}
+        nodes, _ = approved_chain(actor, shape="A>B", targets=120, chain_action=action)
+    root = nodes["A"]
+    tick(at(2026, 10, 1, 9, 0))
+    run = CampaignRun.objects.get(campaign=root, run_type=RunType.SCHEDULED, planned_at=at(2026, 10, 1))
+    members = dict(run.target_snapshot.members.values_list("target_id", "is_control"))
+    treated = [t for t, c in members.items() if not c][:30]
+    for target_id in treated:
+        ConversionEvent.objects.create(
+            workspace=shop, target_id=target_id, name="target_status:converted", occurred_at=run.started_at
+        )
+    login(page, live_server.url, "sara")
+    page.goto(f"{live_server.url}/chains/campaigns/{root.id}/runs/")
+    lift = page.get_by_test_id("lift-table")
+    expect(lift).to_contain_text("۳۰ تبدیل")
+    expect(lift).to_contain_text("بازه اطمینان ۹۵٪")
+    expect(lift).to_contain_text("اثر مثبت معنادار")
+    assert not LATIN_DIGIT.search(lift.inner_text())
+    label = f"#{run.id}".translate(str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹"))
+    row = page.get_by_test_id("run-row").filter(has_text=label)
+    expect(row.get_by_test_id("run-lift")).to_contain_text("تا")
+    shot(page, "chains-runs-lift")

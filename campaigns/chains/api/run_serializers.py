@@ -103,3 +103,19 @@ class ManualRunOutput(serializers.Serializer):
     run = RunOutput()
     children_triggered = serializers.BooleanField(help_text="Always false: a manual run opens no period.")
     message = serializers.CharField()
+
+
+class LiftOutput(serializers.Serializer):
+    run_id = serializers.IntegerField(allow_null=True, help_text="null: the campaign's runs added up")
+    campaign_id = serializers.IntegerField()
+    treated = serializers.IntegerField(help_text="non-CONTROL members of the frozen audiences")
+    treated_conversions = serializers.IntegerField()
+    control = serializers.IntegerField(help_text="CONTROL members (held out, never sent)")
+    control_conversions = serializers.IntegerField()
+    treated_rate = serializers.FloatField(allow_null=True)
+    control_rate = serializers.FloatField(allow_null=True)
+    difference = serializers.FloatField(allow_null=True, help_text="treated rate − control rate")
+    ci_low = serializers.FloatField(allow_null=True, help_text="95 % interval of the difference (two-proportion)")
+    ci_high = serializers.FloatField(allow_null=True)
+    enough_data = serializers.BooleanField(help_text="false below 30 people in either part: no difference given")
+    message = serializers.CharField()

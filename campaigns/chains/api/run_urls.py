@@ -9,9 +9,11 @@ urlpatterns = [
     path(
         "campaign/<int:campaign_id>/run-summary", runs.CampaignRunSummaryApi.as_view(), name="api-campaign-run-summary"
     ),
+    path("campaign/<int:campaign_id>/lift", runs.CampaignLiftApi.as_view(), name="api-campaign-lift"),
     path("campaign/<int:campaign_id>/run-now", runs.ManualRunApi.as_view(), name="api-campaign-run-now"),
     path("campaign-runs", runs.RunListApi.as_view(), name="api-runs"),
     path("campaign-runs/<int:run_id>", runs.RunDetailApi.as_view(), name="api-run"),
+    path("campaign-runs/<int:run_id>/lift", runs.RunLiftApi.as_view(), name="api-run-lift"),
     path("campaign-runs/<int:run_id>/rerun", runs.RerunApi.as_view(), name="api-run-rerun"),
     path("campaign-runs/<int:run_id>/audience/export", runs.RunAudienceExportApi.as_view(), name="api-run-export"),
     path("conversion-events", runs.ConversionEventListApi.as_view(), name="api-conversion-events"),

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from campaigns.chains.api.run_serializers import (
     ConversionEventInput,
     ConversionEventOutput,
+    LiftOutput,
     ManualRunOutput,
     RunOutput,
     RunSummaryOutput,
@@ -45,6 +46,27 @@ class CampaignRunListApi(WorkspaceAPIView):
     )
     def get(self, request, campaign_id: int):
         return self.paginated(selectors.campaign_runs(actor=self.actor, campaign_id=campaign_id), RunOutput)
+
+
+class CampaignLiftApi(WorkspaceAPIView):
+    @extend_schema(
+        operation_id="campaign_lift",
+        description="Lift of a chain node over its started runs: conversions of the treated vs the CONTROL part "
+        "of the frozen audiences, the difference and its 95 % interval, or 'not enough data' below 30 per part.",
+        responses={200: LiftOutput, **errors(404)},
+    )
+    def get(self, request, campaign_id: int):
+        return Response(LiftOutput(selectors.campaign_lift_get(actor=self.actor, campaign_id=campaign_id)).data)
+
+
+class RunLiftApi(WorkspaceAPIView):
+    @extend_schema(
+        operation_id="campaign_run_lift",
+        description="Lift of one run: treated vs CONTROL conversions inside the attribution window.",
+        responses={200: LiftOutput, **errors(404)},
+    )
+    def get(self, request, run_id: int):
+        return Response(LiftOutput(selectors.run_lift_get(actor=self.actor, run_id=run_id)).data)
 
 
 class CampaignRunSummaryApi(WorkspaceAPIView):

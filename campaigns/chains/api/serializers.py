@@ -109,6 +109,9 @@ class GoalInput(serializers.Serializer):
 class ChainActionInput(serializers.Serializer):
     channel = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=40)
     content = StrictCharField(required=False, allow_blank=True, max_length=2000)
+    control_percent = serializers.IntegerField(
+        required=False, min_value=0, max_value=50, help_text="CONTROL share: held out, no execution, not inherited"
+    )
 
 
 class AudienceFiltersInput(serializers.Serializer):

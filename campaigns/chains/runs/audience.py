@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from django.db.models import Q
 
 from campaigns.chains.audience import audience_queryset, definition_of
-from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
+from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunExecution
 from campaigns.chains.runs.choices import AudienceClass, ConversionSource
 from campaigns.models import Campaign, Target
 from campaigns.platform.registry import run_engine
@@ -123,9 +123,18 @@ def conversions_from_target_status(run: CampaignRun, *, now: datetime) -> int:
         return 0
     window = attribution_window(run, now)
     statuses = list(goal.get("statuses") or [])
-    target_ids = RunExecution.objects.filter(run=run, execution_id__isnull=False).values_list("target_id", flat=True)
+    target_ids = set(
+        RunExecution.objects.filter(run=run, execution_id__isnull=False).values_list("target_id", flat=True)
+    )
+    snapshot = run.target_snapshot
+    if snapshot is not None:  # CONTROL members too: the lift compares their conversions with the treated
+        target_ids |= set(
+            RunAudienceMember.objects.filter(build_id=snapshot.build_id, is_control=True).values_list(
+                "target_id", flat=True
+            )
+        )
     reached = Target.objects.filter(
-        pk__in=target_ids, status__in=statuses, updated_at__gte=window[0], updated_at__lte=window[1]
+        pk__in=list(target_ids), status__in=statuses, updated_at__gte=window[0], updated_at__lte=window[1]
     ).values_list("id", "status", "updated_at")
     created = 0
     for target_id, status, at in reached:

@@ -12,6 +12,7 @@ from django.conf import settings
 from openpyxl import Workbook
 
 from campaigns.chains.run_models import CampaignRun, RunExecution
+from campaigns.chains.runs.lift import lift_rows, run_lift
 from campaigns.exports import text_cell
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.jalali import fa_digits, to_jalali
@@ -50,6 +51,10 @@ def run_audience_xlsx(run: CampaignRun, snapshot, members) -> bytes:
             refused,
         ]
         sheet.append([text_cell(sheet, value) for value in row])
+    lift = workbook.create_sheet("اثر پیام")  # treated vs CONTROL, the same lines as the runs page
+    lift.sheet_view.rightToLeft = True
+    for label, value in lift_rows(run_lift(run)):
+        lift.append([text_cell(lift, label), text_cell(lift, value)])
     buffer = io.BytesIO()
     workbook.save(buffer)
     return buffer.getvalue()

@@ -96,3 +96,17 @@ def conversion_queryset(*, actor: Actor) -> QuerySet:
     if actor.has(Perm.OWN_TARGETS_ONLY):
         qs = qs.filter(target__owner=actor.user)
     return qs
+
+
+def run_lift_get(*, actor: Actor, run_id) -> dict:
+    """Treated vs CONTROL conversions of one run (``campaigns.chains.runs.lift``)."""
+    from campaigns.chains.runs.lift import run_lift
+
+    return run_lift(run_get(actor=actor, run_id=run_id))
+
+
+def campaign_lift_get(*, actor: Actor, campaign_id) -> dict:
+    """Treated vs CONTROL conversions over every started run of a chain node."""
+    from campaigns.chains.runs.lift import campaign_lift
+
+    return campaign_lift(get_scoped(Campaign, actor.workspace, campaign_id))

@@ -54,7 +54,11 @@ def parse_goal(data) -> dict | None:
     raise ValidationFailed.field("goal.type", "نوع هدف باید TARGET_STATUS یا EVENT باشد.")
 
 
+MAX_CONTROL_PERCENT = 50
+
+
 def parse_action(data) -> dict | None:
+    """Channel + content, and the CONTROL share (0–50 %: members held out, never sent or inherited)."""
     if data is None:
         return None
     if not isinstance(data, dict):
@@ -63,7 +67,15 @@ def parse_action(data) -> dict | None:
     content = str(data.get("content") or "")
     if len(channel) > 40 or len(content) > 2000:
         raise ValidationFailed.field("chain_action", "کانال حداکثر ۴۰ و محتوا حداکثر ۲۰۰۰ نویسه است.")
-    return {"channel": channel or None, "content": content}
+    action = {"channel": channel or None, "content": content}
+    percent = data.get("control_percent")
+    if percent not in (None, "", 0):
+        if isinstance(percent, bool) or not isinstance(percent, int) or not 0 <= percent <= MAX_CONTROL_PERCENT:
+            raise ValidationFailed.field(
+                "chain_action.control_percent", f"درصد گروه کنترل عددی از ۰ تا {MAX_CONTROL_PERCENT} است."
+            )
+        action["control_percent"] = percent
+    return action
 
 
 def reasons_error(reasons: list[dict]) -> ValidationFailed:
