@@ -12,7 +12,7 @@ from datetime import date
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import InheritanceType
 from campaigns.choices import TargetStatus
-from campaigns.platform.jalali import fa_digits, to_jalali
+from campaigns.platform.jalali import fa_digits, parse_jalali, to_jalali
 
 WEEKDAY_LABELS = {
     "SAT": "شنبه",
@@ -47,11 +47,26 @@ def _time(post, name: str) -> str:
     return latin(post.get(name))
 
 
-def when_from_post(post) -> dict | None:
+def _jalali_date(post, name: str, field_name: str, errors: dict) -> str | None:
+    """A typed Jalali date ("1405/08/10", Persian or Latin digits) → ISO; a Persian message when it is not one."""
+    try:
+        parsed = parse_jalali(post.get(name) or "")
+    except ValueError as exc:
+        errors[field_name] = str(exc)
+        return None
+    return parsed.date().isoformat() if parsed else None
+
+
+def when_from_post(post, errors: dict | None = None) -> dict | None:
     kind = (post.get("when_type") or "").strip().upper()
     if not kind:
         return None
+    errors = {} if errors is None else errors
     when: dict = {"type": kind, "time": _time(post, "when_time")}
+    for name, key in (("when_start", "start_date"), ("when_end", "end_date")):
+        value = _jalali_date(post, name, "when", errors)
+        if value:
+            when[key] = value
     if kind == "WEEKLY":
         when["weekdays"] = post.getlist("when_weekdays")
     if kind == "MONTHLY":
@@ -139,6 +154,8 @@ def initial_from_campaign(campaign) -> dict:
     when = campaign.root_schedule or {}
     if when.get("type") in sched.RECURRING_ROOT_TYPES:
         data.update(when_type=when["type"], when_time=when.get("time") or "")
+        for key, name in (("start_date", "when_start"), ("end_date", "when_end")):
+            data[name] = to_jalali(date.fromisoformat(when[key])) if when.get(key) else ""
         data["when_weekdays"] = list(when.get("weekdays") or [])
         day = when.get("day")
         data["when_day_last"] = day == sched.LAST
@@ -237,6 +254,12 @@ def _num(value) -> str:
 
 
 def root_schedule_text(stored: dict | None) -> str:
+    text = _root_schedule_text(stored)
+    bounds = schedule_bounds_text(stored)
+    return f"{text}، {bounds}" if bounds else text
+
+
+def _root_schedule_text(stored: dict | None) -> str:
     if not stored or stored.get("type") in (None, "EVENT"):
         return "بدون زمان‌بندی تکرار"
     kind = stored["type"]
@@ -253,6 +276,17 @@ def root_schedule_text(stored: dict | None) -> str:
     if kind == "ONCE":
         return "یک‌بار"
     return kind
+
+
+def schedule_bounds_text(stored: dict | None) -> str:
+    """«از ۱۴۰۵/۰۱/۰۱ تا ۱۴۰۵/۱۲/۲۹» for a root's start/end dates ('' without)."""
+    stored = stored or {}
+    parts = []
+    if stored.get("start_date"):
+        parts.append(f"از {_num(to_jalali(date.fromisoformat(stored['start_date'])))}")
+    if stored.get("end_date"):
+        parts.append(f"تا {_num(to_jalali(date.fromisoformat(stored['end_date'])))}")
+    return " ".join(parts)
 
 
 def child_schedule_text(stored: dict | None) -> str:
@@ -295,10 +329,8 @@ def goal_text(stored: dict | None) -> str:
     return str(stored.get("type"))
 
 
-def audience_text(list_name: str | None, filters: dict | None) -> str:
-    """«فهرست «مشتریان» — وضعیت: جدید؛ شهر: تهران» for a root's audience."""
-    if not list_name:
-        return "بدون مخاطب"
+def filters_text(filters: dict | None) -> str:
+    """«وضعیت: جدید؛ شهر: تهران» for a root's audience filters («بدون فیلتر» without)."""
     parts = []
     filters = filters or {}
     if filters.get("status"):
@@ -318,8 +350,19 @@ def audience_text(list_name: str | None, filters: dict | None) -> str:
             except ValueError:
                 shown = str(filters[key])
             parts.append(f"{label} {_num(shown)}")
+    return "؛ ".join(parts) if parts else "بدون فیلتر"
+
+
+def audience_text(list_name: str | None, filters: dict | None) -> str:
+    """«فهرست «مشتریان» — وضعیت: جدید؛ شهر: تهران» for a root's audience."""
+    if not list_name:
+        return "بدون مخاطب"
     text = f"فهرست «{list_name}»"
-    return f"{text} — {'؛ '.join(parts)}" if parts else text
+    return f"{text} — {filters_text(filters)}" if filters else text
+
+
+def list_id_text(value) -> str:
+    return f"فهرست #{_num(value)}" if value else "بدون فهرست"
 
 
 def action_text(stored: dict | None) -> str:

@@ -12,8 +12,10 @@ from campaigns.chains.page_forms import (
     action_text,
     audience_text,
     child_schedule_text,
+    filters_text,
     goal_text,
     inheritance_text,
+    list_id_text,
     root_schedule_text,
 )
 from campaigns.chains.runs import selectors as run_selectors
@@ -67,6 +69,8 @@ def _decorate(node: dict, summaries: dict, names: dict, roots: dict) -> None:
         node["chain_control_label"] = root.get_chain_control_display()
         node["approval_package_id"] = root.approval_package_id
         node["schedule_text"] = root_schedule_text(root.root_schedule)
+        target_list = root.source_target_list
+        node["audience_text"] = audience_text(target_list.name if target_list else None, root.audience_filters)
     for child in node["children"]:
         _decorate(child, summaries, names, roots)
 
@@ -83,7 +87,9 @@ def group_tree(*, actor: Actor, group_id, query: str, page: int, size: int = 20)
     nodes = list(_walk(tree["roots"]))
     names = {n["campaign_id"]: n["name"] for n in nodes}
     top_ids = [n["campaign_id"] for n in tree["roots"]]
-    roots = {c.id: c for c in scoped(Campaign, actor.workspace).filter(pk__in=top_ids)}
+    roots = {
+        c.id: c for c in scoped(Campaign, actor.workspace).filter(pk__in=top_ids).select_related("source_target_list")
+    }
     summaries = {n["campaign_id"]: run_selectors.run_summary(actor=actor, campaign_id=n["campaign_id"]) for n in nodes}
     for node in tree["roots"]:
         _decorate(node, summaries, names, roots)
@@ -101,6 +107,8 @@ def package_queryset(*, actor: Actor, status: str = "", root_id: int | None = No
 
 
 DIFF_FIELDS = [
+    ("source_target_list_id", "فهرست مخاطبان", list_id_text),
+    ("audience_filters", "فیلتر مخاطبان", filters_text),
     ("name", "نام", None),
     ("description", "توضیحات", None),
     ("parent_campaign_id", "منبع", None),

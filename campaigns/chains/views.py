@@ -254,7 +254,7 @@ def _chain_payload(post, *, is_child: bool, errors: dict) -> dict:
     if is_child:
         payload["inheritance"] = pf.inheritance_from_post(post)
     else:
-        payload["when"] = pf.when_from_post(post)
+        payload["when"] = pf.when_from_post(post, errors)
         payload["goal"] = pf.goal_from_post(post)
         payload["source_target_list_id"], payload["audience_filters"] = pf.audience_from_post(post)
     return payload

@@ -111,3 +111,22 @@ def test_persian_digits_in_numeric_inputs_are_read_as_numbers(manager_client, sh
     c = Campaign.objects.get(name="C")
     assert c.inheritance["schedule"] == {"type": "AFTER_INTERVAL", "offset_days": 3, "run_time": "09:30"}
     assert c.attribution_window_days == 5 and c.parent_id == nodes["A"].id
+
+
+def test_a_root_end_date_that_is_not_a_jalali_date_is_a_field_error(manager_client, shop):
+    group = make_group(shop)
+    body = {
+        "name": "ریشه",
+        "when_type": "MONTHLY",
+        "when_time": "09:00",
+        "when_day": "1",
+        "when_end": "1405/13/40",
+        "goal_type": "",
+        "action_channel": "sms",
+        "action_content": "سلام",
+        "attribution_window_days": "7",
+    }
+    response = manager_client.post(f"/chains/groups/{group.id}/campaigns/new/", body)
+    assert response.status_code == 400
+    assert "این تاریخ وجود ندارد" in response.content.decode() or "تاریخ را به شکل" in response.content.decode()
+    assert not Campaign.objects.filter(workspace=shop, name="ریشه").exists()

@@ -92,12 +92,19 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     expect(audience.get_by_test_id("audience-reach")).to_have_text("این کمپین به ۳ نفر می‌رسد")
     page.get_by_test_id("audience-status-new").check()
     expect(audience.get_by_test_id("audience-reach")).to_have_text("این کمپین به ۲ نفر می‌رسد")
+    page.get_by_test_id("when-start").fill("۱۴۰۵/۰۱/۰۱")
+    page.get_by_test_id("when-end").fill("1406/12/29")
     shot(page, "chains-root-form")
     page.get_by_test_id("save").click()
     expect(page.locator(".flash-success")).to_contain_text("کمپین «خوش‌آمد» ساخته شد")
     made = Campaign.objects.get(workspace=shop, name="خوش‌آمد")
     assert made.source_target_list_id == customers.id
     assert made.audience_filters == {"status": ["new"], "city": "تهران"}
+    assert (made.root_schedule["start_date"], made.root_schedule["end_date"]) == ("2026-03-21", "2028-03-19")
+    expect(node(page, "خوش‌آمد").get_by_test_id("node-audience")).to_have_text(
+        "مخاطبان: فهرست «مشتریان» — وضعیت: جدید؛ شهر: تهران"
+    )
+    expect(node(page, "خوش‌آمد")).to_contain_text("هر ماه روز ۱ ساعت ۰۹:۰۰، از ۱۴۰۵/۰۱/۰۱ تا ۱۴۰۶/۱۲/۲۹")
 
     # child B under A: "not converted", two days after A starts
     node(page, "خوش‌آمد").get_by_test_id("add-child").click()
