@@ -197,3 +197,9 @@ def package_page(*, actor: Actor, package_id) -> dict:
         "previous": previous,
         "diff": snapshot_diff(previous.items, package.items) if previous else None,
     }
+
+
+def free_campaigns(*, actor: Actor, limit: int = 100) -> list[Campaign]:
+    """Independent campaigns in no group and no chain, newest first (what a group can take in)."""
+    qs = scoped(Campaign, actor.workspace).filter(group__isnull=True, root__isnull=True, parent__isnull=True)
+    return list(qs.exclude(status__in=[CampaignStatus.COMPLETED, CampaignStatus.CANCELLED]).order_by("-id")[:limit])

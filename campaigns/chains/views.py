@@ -192,10 +192,51 @@ def group_tree(request, actor, group_id: int):
         "page_number": page,
         "can_manage": actor.has(Perm.MANAGE_CAMPAIGNS),
         "can_approve": actor.has(Perm.APPROVE_CHAINS),
+        "free_campaigns": page_selectors.free_campaigns(actor=actor) if actor.has(Perm.MANAGE_CAMPAIGNS) else [],
     }
     if request.headers.get("HX-Request") == "true" and request.headers.get("HX-Target") == "tree":
         return render(request, "chains/_tree.html", context)
     return render(request, "chains/group_tree.html", context)
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def group_add(request, actor, group_id: int):
+    """Add independent campaigns to the group (``POST /campaign-groups/{id}/campaigns``); refusals are named."""
+    group = chain_selectors.group_get(actor=actor, group_id=group_id)
+    ids = [i for i in (_int(v) for v in request.POST.getlist("campaign_ids")) if i]
+    try:
+        result = group_services.group_add_campaigns(
+            actor=actor,
+            group_id=group.id,
+            campaign_ids=ids,
+            expected_revision=_int(request.POST.get("expected_revision")),
+        )
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        if result.added_ids:
+            messages.success(request, f"{fa_digits(len(result.added_ids))} کمپین به گروه افزوده شد.")
+        for item in result.rejected_items:
+            messages.error(request, f"کمپین #{fa_digits(item['campaign_id'])}: {item['message']}")
+    return redirect("chain-group", group_id=group.id)
+
+
+@require_POST
+@chain_page(Perm.MANAGE_CAMPAIGNS)
+def chain_campaign_clone(request, actor, campaign_id: int):
+    """Clone a root with its whole tree, a draft child under the same source, or an independent campaign."""
+    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    try:
+        copy, id_map = chain_services.chain_campaign_clone(actor=actor, campaign_id=campaign.id)
+    except PlatformError as exc:
+        messages.error(request, _error_text(exc))
+        return _back(request, reverse("chain-groups"))
+    count = fa_digits(len(id_map))
+    messages.success(request, f"«{copy.name}» ساخته شد ({count} کمپین، پیش‌نویس).")
+    if copy.group_id:
+        return redirect(f"{reverse('chain-group', args=[copy.group_id])}#node-{copy.id}")
+    return _back(request, reverse("chain-groups"))
 
 
 # --- chain campaign create / edit -------------------------------------------------------------------------

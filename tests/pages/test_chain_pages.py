@@ -450,3 +450,30 @@ def test_the_runs_page_shows_the_lift_against_the_control_group(page, live_serve
     row = page.get_by_test_id("run-row").filter(has_text=label)
     expect(row.get_by_test_id("run-lift")).to_contain_text("تا")
     shot(page, "chains-runs-lift")
+
+
+def test_add_existing_campaigns_to_a_group_and_clone_a_chain_from_the_tree(page, live_server):
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    group = make_group(shop, "گروه اصلی")
+    chain = make_chain(shop, group, shape="A>B")
+    loose = Campaign.objects.create(workspace=shop, name="کمپین آزاد")
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/chains/groups/{group.id}/")
+    page.get_by_test_id("group-add").click()
+    page.get_by_test_id(f"add-{loose.id}").check()
+    shot(page, "chains-group-add-dialog")
+    page.get_by_test_id("group-add-submit").click()
+    expect(page.locator(".flash-success")).to_contain_text("۱ کمپین به گروه افزوده شد")
+    expect(node(page, "کمپین آزاد")).to_be_visible()
+    loose.refresh_from_db()
+    assert loose.group_id == group.id
+
+    node(page, chain["A"].name).get_by_test_id("clone").first.click()
+    expect(page.locator(".flash-success")).to_contain_text("(کپی)» ساخته شد (۲ کمپین، پیش‌نویس)")
+    copy = Campaign.objects.get(workspace=shop, name=f"{chain['A'].name} (کپی)")
+    assert copy.group_id == group.id and Campaign.objects.filter(root=copy).count() == 2
+    expect(node(page, copy.name)).to_be_visible()
+    shot(page, "chains-group-tree-cloned")

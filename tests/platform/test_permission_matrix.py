@@ -77,6 +77,8 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
     "chain-campaign-new": Perm.MANAGE_CAMPAIGNS,
     "chain-campaign-edit": Perm.MANAGE_CAMPAIGNS,
     "chain-campaign-delete": Perm.MANAGE_CAMPAIGNS,
+    "chain-campaign-clone": Perm.MANAGE_CAMPAIGNS,
+    "chain-group-add": Perm.MANAGE_CAMPAIGNS,
     "chain-submit": Perm.MANAGE_CAMPAIGNS,
     "chain-control": Perm.MANAGE_CAMPAIGNS,
     "chain-campaign-runs": Perm.VIEW,
