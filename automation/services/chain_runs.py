@@ -156,3 +156,14 @@ def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
     for (ex_id, _node), result in last.items():
         out[ex_id]["results"].append(result)
     return out
+
+
+def send_window_error(config) -> str | None:
+    """Why a chain campaign's own send window cannot be saved (the journey edit's rule), None when it can."""
+    from automation.engine.window import WindowError, window_for_save
+
+    try:
+        window_for_save(config)
+    except WindowError as exc:
+        return f"بازه ارسال نامعتبر است: {exc}"
+    return None

@@ -83,6 +83,8 @@ def campaign_kind_handlers() -> list[CampaignKindHandler]:
 #   unknown_variables(text) → [name, …]
 #     Message variables the engine cannot fill from a target or the campaign
 #     (a chain child's content may only use data its inherited audience has).
+#   send_window_error(config) → str | None
+#     Why a campaign's own send window (``Campaign.send_window``) cannot be saved (None: it can).
 
 
 @dataclass(frozen=True)
@@ -90,13 +92,20 @@ class RunEngine:
     enroll: Callable
     outcomes: Callable
     unknown_variables: Callable | None = None
+    send_window_error: Callable | None = None
 
 
 _RUN_ENGINE: list[RunEngine] = []
 
 
-def register_run_engine(*, enroll: Callable, outcomes: Callable, unknown_variables: Callable | None = None) -> None:
-    _RUN_ENGINE[:] = [RunEngine(enroll, outcomes, unknown_variables)]
+def register_run_engine(
+    *,
+    enroll: Callable,
+    outcomes: Callable,
+    unknown_variables: Callable | None = None,
+    send_window_error: Callable | None = None,
+) -> None:
+    _RUN_ENGINE[:] = [RunEngine(enroll, outcomes, unknown_variables, send_window_error)]
 
 
 def run_engine() -> RunEngine | None:

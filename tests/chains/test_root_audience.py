@@ -155,3 +155,21 @@ def test_audience_emptied_while_submitted_blocks_approval_and_the_package_says_w
     assert approve.status_code == 400
     assert approve.json()["error"]["code"] == "CHAIN_INVALID"
     assert Campaign.objects.get(pk=root["id"]).status == CampaignStatus.SUBMITTED
+
+
+def test_each_node_keeps_its_own_daily_limit_and_send_window(api, workspace, people):
+    window = {"timezone": "Asia/Tehran", "days": {"sat": [["09:00", "18:00"]]}}
+    root, child = chain(api, workspace, source_target_list_id=people.id, daily_limit=500)
+    assert (root["daily_limit"], root["send_window"]) == (500, None)
+    edit = {"daily_limit": 40, "send_window": window, "expected_chain_revision": 2}
+    response = api.put(f"/api/v1/campaign/{child['id']}", edit, format="json")
+    assert response.status_code == 200, response.content
+    assert (response.json()["daily_limit"], response.json()["send_window"]) == (40, window)
+    stored = Campaign.objects.get(pk=child["id"])
+    assert (stored.daily_limit, stored.send_window) == (40, window)
+    assert Campaign.objects.get(pk=root["id"]).daily_limit == 500  # independent per node
+    closed = {"timezone": "Asia/Tehran", "days": {}}
+    refused = api.put(
+        f"/api/v1/campaign/{child['id']}", {"send_window": closed, "expected_chain_revision": 3}, format="json"
+    )
+    assert refused.status_code == 400 and "send_window" in refused.json()["error"]["details"]

@@ -164,6 +164,12 @@ class ChainCampaignCreateInput(serializers.Serializer):
         required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
     )
     audience_filters = AudienceFiltersInput(required=False, allow_null=True)
+    daily_limit = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, help_text="this node's own daily send limit"
+    )
+    send_window = serializers.JSONField(
+        required=False, allow_null=True, help_text="this node's own send window (the journey campaign's format)"
+    )
 
 
 class ChainCampaignUpdateInput(serializers.Serializer):
@@ -181,6 +187,12 @@ class ChainCampaignUpdateInput(serializers.Serializer):
         required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
     )
     audience_filters = AudienceFiltersInput(required=False, allow_null=True)
+    daily_limit = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, help_text="this node's own daily send limit"
+    )
+    send_window = serializers.JSONField(
+        required=False, allow_null=True, help_text="this node's own send window (the journey campaign's format)"
+    )
     accept_affected = serializers.BooleanField(required=False, default=False)
 
 
@@ -196,6 +208,7 @@ class ChainCampaignOutput(serializers.ModelSerializer):
     needs_review_reasons = serializers.JSONField()
     source_target_list_id = serializers.IntegerField(allow_null=True)
     audience_filters = serializers.JSONField()
+    send_window = serializers.JSONField(allow_null=True)
     goal = serializers.JSONField()
     chain_action = serializers.JSONField()
 
@@ -219,6 +232,8 @@ class ChainCampaignOutput(serializers.ModelSerializer):
             "chain_action",
             "source_target_list_id",
             "audience_filters",
+            "daily_limit",
+            "send_window",
             "chain_revision",
             "chain_control",
             "approval_package_id",

@@ -25,7 +25,15 @@ from campaigns.chains.services.common import (
     withdraw_current_package,
 )
 from campaigns.chains.services.groups import bump_group
-from campaigns.chains.services.inputs import parse_action, parse_goal, parse_inheritance, parse_when, reasons_error
+from campaigns.chains.services.inputs import (
+    parse_action,
+    parse_daily_limit,
+    parse_goal,
+    parse_inheritance,
+    parse_send_window,
+    parse_when,
+    reasons_error,
+)
 from campaigns.chains.tree import (
     EDITABLE_STATUSES,
     apply_review,
@@ -54,6 +62,8 @@ CHAIN_FIELDS = [
     "chain_action",
     "source_target_list",
     "audience_filters",
+    "daily_limit",
+    "send_window",
     "needs_review",
     "needs_review_reasons",
     "updated_at",
@@ -133,6 +143,8 @@ def chain_campaign_create(
     chain_action: dict | None = None,
     source_target_list_id: int | None = None,
     audience_filters: dict | None = None,
+    daily_limit: int | None = None,
+    send_window: dict | None = None,
 ) -> Campaign:
     """Create an independent campaign (optionally in a group) or a child of a source in a chain.
 
@@ -154,6 +166,8 @@ def chain_campaign_create(
         created_by=actor.user,
         attribution_window_days=attribution_window_days,
         chain_action=action,
+        daily_limit=parse_daily_limit(daily_limit),
+        send_window=parse_send_window(send_window),
     )
     if parent_campaign_id is None:
         if inheritance is not None:
@@ -335,6 +349,10 @@ def _apply_fields(actor: Actor, campaign: Campaign, data: dict, everything: dict
         campaign.attribution_window_days = data["attribution_window_days"]
     if "chain_action" in data:
         campaign.chain_action = parse_action(data["chain_action"])
+    if "daily_limit" in data:  # each node keeps its own limit and window (the seed: independent per child)
+        campaign.daily_limit = parse_daily_limit(data["daily_limit"])
+    if "send_window" in data:
+        campaign.send_window = parse_send_window(data["send_window"])
     if "when" in data:
         if is_child:
             raise ValidationFailed.field("when", "کمپین دنباله زمان‌بندی مستقل ندارد.")

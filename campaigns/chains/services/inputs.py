@@ -6,6 +6,7 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.choices import InheritanceType
 from campaigns.choices import TargetStatus
 from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.registry import run_engine
 
 
 def parse_inheritance(data) -> dict:
@@ -85,3 +86,25 @@ def reasons_error(reasons: list[dict]) -> ValidationFailed:
             details.setdefault(field_name, []).append(reason["message"])
     details["reasons"] = reasons
     return ValidationFailed(details=details)
+
+
+def parse_daily_limit(value) -> int | None:
+    """A node's own daily send limit (None: the workflow's/workspace's)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000_000:
+        raise ValidationFailed.field("daily_limit", "سقف روزانه عددی دست‌کم ۱ است (یا خالی).")
+    return value
+
+
+def parse_send_window(value) -> dict | None:
+    """A node's own send window, validated by the engine exactly as the journey edit does (None: inherited)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValidationFailed.field("send_window", "بازه ارسال باید یک شیء باشد.")
+    engine = run_engine()
+    problem = engine.send_window_error(value) if engine and engine.send_window_error else None
+    if problem:
+        raise ValidationFailed.field("send_window", problem)
+    return value
