@@ -127,6 +127,17 @@ def audience_from_post(post) -> tuple[int | None, dict]:
     return list_id, {k: v for k, v in filters.items() if v not in ("", [], None)}
 
 
+def daily_limit_from_post(post, errors: dict) -> int | None:
+    """This node's own daily send limit (blank: the workflow's / workspace's)."""
+    raw = latin(post.get("daily_limit"))
+    if not raw:
+        return None
+    if raw.isascii() and raw.isdigit() and int(raw) >= 1:
+        return int(raw)
+    errors["daily_limit"] = "سقف روزانه عددی دست‌کم ۱ است (یا خالی بگذارید)."
+    return None
+
+
 def window_from_post(post, errors: dict) -> int | None:
     raw = latin(post.get("attribution_window_days"))
     if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 365:
@@ -144,6 +155,7 @@ def initial_from_campaign(campaign) -> dict:
         "action_channel": (campaign.chain_action or {}).get("channel") or "sms",
         "action_content": (campaign.chain_action or {}).get("content") or "",
         "control_percent": str((campaign.chain_action or {}).get("control_percent") or ""),
+        "daily_limit": str(campaign.daily_limit or ""),
         "parent": str(campaign.parent_id or ""),
     }
     data["audience_list"] = str(campaign.source_target_list_id or "")
@@ -241,7 +253,7 @@ def _area(key: str) -> str:
         return "audience"
     if key in ("parent_campaign_id", "source_campaign_id"):
         return "parent"
-    if key in ("name", "description", "attribution_window_days"):
+    if key in ("name", "description", "attribution_window_days", "daily_limit"):
         return key
     return "form"
 

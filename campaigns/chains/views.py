@@ -289,6 +289,7 @@ def _chain_payload(post, *, is_child: bool, errors: dict) -> dict:
         "description": post.get("description", ""),
         "chain_action": pf.action_from_post(post),
     }
+    payload["daily_limit"] = pf.daily_limit_from_post(post, errors)
     window = pf.window_from_post(post, errors)
     if window is not None:
         payload["attribution_window_days"] = window

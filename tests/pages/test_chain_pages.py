@@ -121,6 +121,7 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     page.fill("#f-name", "یادآوری")
     page.fill("#f-content", "هنوز فرصت دارید")
     page.get_by_test_id("control-percent").fill("۲۰")
+    page.get_by_test_id("daily-limit").fill("۵۰")
     shot(page, "chains-child-form")
     page.get_by_test_id("save").click()
     expect(page.locator(".flash-success")).to_contain_text("کمپین «یادآوری» ساخته شد")
@@ -132,7 +133,7 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     a = Campaign.objects.get(workspace=shop, name="خوش‌آمد")
     b = Campaign.objects.get(workspace=shop, name="یادآوری")
     assert b.parent_id == a.id and b.root_id == a.id and a.group_id == group.id
-    assert b.chain_action["control_percent"] == 20
+    assert b.chain_action["control_percent"] == 20 and b.daily_limit == 50
     assert b.inheritance == {
         "type": "NOT_CONVERTED",
         "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"},
