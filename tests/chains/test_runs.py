@@ -14,7 +14,6 @@ from campaigns.chains.runs.choices import RunStatus, RunType, SkipReason
 from campaigns.chains.runs.dispatch import run_dispatch
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Notification
-from campaigns.platform.jalali import fa_digits
 from sms.choices import AttemptStatus
 from sms.delivery import attempt_status_apply
 from sms.models import SmsAttempt
@@ -121,8 +120,8 @@ def test_audience_emptied_after_approval_skips_reviews_and_tells_the_owner_once(
     assert fresh.needs_review and [r["code"] for r in fresh.needs_review_reasons] == ["AUDIENCE_EMPTY"]
     tick(at(2026, 10, 1, 9, 5))
     tick(at(2026, 10, 2, 9, 0))
-    (notice,) = Notification.objects.filter(kind="chain_run_empty_audience")
-    assert notice.recipient_id == actor.user.id and f"#{fa_digits(a10.id)}" in notice.title
+    (notice,) = Notification.objects.filter(kind="chain_run_skipped")  # once, for the root run only
+    assert notice.recipient_id == actor.user.id and SkipReason.EMPTY_AUDIENCE.label in notice.body
     assert notice.link == f"/chains/campaigns/{root.id}/runs/"
 
 

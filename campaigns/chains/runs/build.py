@@ -19,7 +19,7 @@ from campaigns.chains.audience import definition_of
 from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunAudienceSnapshot
 from campaigns.chains.runs.audience import conversions_from_target_status, inherited_audience, is_control, root_audience
 from campaigns.chains.runs.choices import AudienceClass, RunStatus, RunType, SkipReason, SnapshotStatus
-from campaigns.chains.runs.notices import empty_audience_on_commit, root_audience_review
+from campaigns.chains.runs.notices import root_audience_review
 from campaigns.chains.runs.skips import run_skip
 from campaigns.chains.runs.transitions import LEASE, log_run, run_apply, run_task_send
 from campaigns.models import Campaign
@@ -135,7 +135,6 @@ def _publish(run, snapshot, count: int, controls: int, rule: dict, now: datetime
             log_run("run skipped: empty audience", locked, attempt_no=snap.attempt_no)
             if locked.run_type != RunType.INHERITED:  # the approved audience emptied since: the chain needs review
                 root_audience_review(run.campaign)
-            empty_audience_on_commit(locked)  # the owner hears once per run
             return "empty"
         run_apply(
             locked, "freeze", now=now, lease_token=None, lease_expires_at=None, next_check_at=now + LEASE, **common
