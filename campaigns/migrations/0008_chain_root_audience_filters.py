@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0005_notifications_activities'),
+        ('campaigns', '0007_target_status_list_newest_first'),
     ]
 
     operations = [
