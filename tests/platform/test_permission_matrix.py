@@ -135,13 +135,14 @@ PAGE_PERMISSIONS: dict[str, str | None] = {
 
 # Reachable without a workspace membership (or not a page of this site).
 PUBLIC_URL_NAMES = {
+    "favicon",
     "healthz",
     "login",
     "logout",
     "metrics",
     "set_language",
     "sms-delivery-webhook",
-}  # metrics: its own token
+}  # metrics: its own token; favicon: a redirect to the static icon
 
 ROLES = [Role.OWNER, Role.ADMIN, Role.MANAGER, Role.OPERATOR, Role.VIEWER]
 MISSING_ID = "987654"
