@@ -412,10 +412,11 @@ SITE_URL = os.environ.get("SITE_URL", "")
 
 # --- groups, chains and approval (campaigns.chains) ---
 # Add ≤ N campaigns per request; largest approval snapshot in bytes; hours after which a run still open
-# is flagged COMPLETION_OVERDUE (docs/chains.md, Runs).
+# is flagged COMPLETION_OVERDUE; dispatch attempts of a run before it ends FAILED (docs/chains.md, Runs).
 CHAINS_MAX_ADD_IDS = int(os.environ.get("CHAINS_MAX_ADD_IDS", "100"))
 CHAINS_PACKAGE_MAX_BYTES = int(os.environ.get("CHAINS_PACKAGE_MAX_BYTES", str(2 * 1024 * 1024)))
 CHAIN_RUN_COMPLETION_DEADLINE_HOURS = int(os.environ.get("CHAIN_RUN_COMPLETION_DEADLINE_HOURS", "72"))
+CHAIN_RUN_DISPATCH_MAX_ATTEMPTS = int(os.environ.get("CHAIN_RUN_DISPATCH_MAX_ATTEMPTS", "5"))
 
 
 # --- security settings (production start, proxies, login, tokens, imports, exports) ---

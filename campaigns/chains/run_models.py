@@ -66,6 +66,7 @@ class CampaignRun(TimeStamped):
     expected_execution_count = models.PositiveIntegerField("اجراهای مورد انتظار", null=True, blank=True)
     refused_count = models.PositiveIntegerField("ردشده توسط کانال", default=0)
     cursor = models.BigIntegerField("نشانگر ارسال", default=0)
+    dispatch_attempts = models.PositiveIntegerField("تلاش‌های ارسال", default=0)
     lease_token = models.UUIDField(null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     dispatched_at = models.DateTimeField("پایان ثبت ارسال", null=True, blank=True)

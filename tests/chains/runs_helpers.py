@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -60,8 +61,11 @@ def tick(when: datetime, send=None):
         return chain_runs_tick(now=timezone.now(), send=send or Inline())
 
 
-def approved_chain(actor, *, shape="A>B>C", targets=4, child_schedules=None, **root_kwargs):
-    """A monthly (1st 09:00) root with a list of ``targets``; B 2 days after A, C 1 day after B."""
+def approved_chain(actor, *, shape="A>B>C", targets=4, child_schedules=None, approve_at=None, **root_kwargs):
+    """A monthly (1st 09:00) root with a list of ``targets``; B 2 days after A, C 1 day after B.
+
+    Submitted now and approved at once, or at ``approve_at`` (time travel: a late approval).
+    """
     workspace = actor.workspace
     lst = make_list(workspace)
     people = [make_target(workspace) for _ in range(targets)]
@@ -79,7 +83,8 @@ def approved_chain(actor, *, shape="A>B>C", targets=4, child_schedules=None, **r
             nodes[key].save(update_fields=["inheritance"])
     root = nodes["A"]
     _, package = campaign_submit(actor=actor, campaign_id=root.id, expected_chain_revision=root.chain_revision)
-    with TestCase.captureOnCommitCallbacks(execute=True):  # the approval seam fires after commit
+    later = time_machine.travel(approve_at, tick=False) if approve_at else contextlib.nullcontext()
+    with later, TestCase.captureOnCommitCallbacks(execute=True):  # the approval seam fires after commit
         package_approve(actor=actor, package_id=package.id, expected_submitted_revision=package.submitted_revision)
     for node in nodes.values():
         node.refresh_from_db()

@@ -21,7 +21,7 @@ from campaigns.chains.runs.audience import conversions_from_target_status, inher
 from campaigns.chains.runs.choices import AudienceClass, RunStatus, RunType, SkipReason, SnapshotStatus
 from campaigns.chains.runs.notices import root_audience_review
 from campaigns.chains.runs.skips import run_skip
-from campaigns.chains.runs.transitions import LEASE, log_run, run_apply, run_task_send
+from campaigns.chains.runs.transitions import LEASE, duration_ms, log_run, run_apply, run_task_send
 from campaigns.models import Campaign
 
 CHUNK = 1000
@@ -136,8 +136,16 @@ def _publish(run, snapshot, count: int, controls: int, rule: dict, now: datetime
             if locked.run_type != RunType.INHERITED:  # the approved audience emptied since: the chain needs review
                 root_audience_review(run.campaign)
             return "empty"
+        # The first dispatch attempt is handed out now; the tick counts every attempt it hands out again.
         run_apply(
-            locked, "freeze", now=now, lease_token=None, lease_expires_at=None, next_check_at=now + LEASE, **common
+            locked,
+            "freeze",
+            now=now,
+            lease_token=None,
+            lease_expires_at=None,
+            next_check_at=now + LEASE,
+            dispatch_attempts=1,
+            **common,
         )
         log_run(
             "audience frozen",
@@ -145,7 +153,7 @@ def _publish(run, snapshot, count: int, controls: int, rule: dict, now: datetime
             attempt_no=snap.attempt_no,
             count=count,
             control=controls,
-            duration_ms=int((timezone.now() - started).total_seconds() * 1000),
+            duration_ms=duration_ms(started, timezone.now()),
         )
         send = send or run_task_send
         transaction.on_commit(lambda: send("dispatch", locked.id))

@@ -35,6 +35,7 @@ class SkipReason(models.TextChoices):
     EMPTY_AUDIENCE = "EMPTY_AUDIENCE", "مخاطبی نماند"
     SOURCE_SKIPPED = "SOURCE_SKIPPED", "اجرای منبع رد شد"
     NO_FEASIBLE_RUN = "NO_FEASIBLE_RUN", "زمان اجرای معتبری نیست"
+    APPROVED_LATE = "APPROVED_LATE", "تأیید پس از زمان اجرا"
     CHAIN_PAUSED = "CHAIN_PAUSED", "زنجیره متوقف موقت شد"
     CHAIN_STOPPED = "CHAIN_STOPPED", "زنجیره متوقف شد"
 

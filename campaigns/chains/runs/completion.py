@@ -17,7 +17,7 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl
 from campaigns.chains.run_models import CampaignRun, RunExecution
 from campaigns.chains.runs.choices import OPEN, RunStatus, RunType
-from campaigns.chains.runs.transitions import log, log_run, run_apply
+from campaigns.chains.runs.transitions import duration_ms, log, log_run, run_apply
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.registry import run_engine
@@ -59,7 +59,13 @@ def run_complete_if_done(run: CampaignRun, *, now: datetime) -> bool:
     check = run_completion_check(run)
     if check.complete:
         if run_apply(run, "complete", now=now, completed_at=now, next_check_at=None, operational_error=""):
-            log_run("run completed", run, expected=check.expected, settled=check.settled)
+            log_run(
+                "run completed",
+                run,
+                expected=check.expected,
+                settled=check.settled,
+                duration_ms=duration_ms(run.started_at, now),
+            )
             chain_finish_if_done(root_id=run.root_id or run.campaign_id, now=now)
             return True
         return False

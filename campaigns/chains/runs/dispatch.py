@@ -13,12 +13,18 @@ to create executions only for links that have none, store the execution ids
 and advance the cursor. A replayed chunk finds its links filled and creates
 nothing. After the last chunk: DISPATCHED + ``dispatched_at`` +
 ``expected_execution_count``, then the shared completion function.
+
+A run whose dispatch keeps failing (every attempt's lease passes unfinished) is given up by the
+scheduler after ``CHAIN_RUN_DISPATCH_MAX_ATTEMPTS`` attempts: ``run_dispatch_give_up`` ends it FAILED
+with what was sent kept (``expected_execution_count`` = the executions created), skips its followers
+and lets the campaign finish by the usual rule.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -26,9 +32,9 @@ from django.utils import timezone
 from campaigns.chains.choices import ChainControl
 from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunExecution
 from campaigns.chains.runs.choices import NOT_STARTED, RunStatus, RunType, SkipReason
-from campaigns.chains.runs.completion import run_complete_if_done
-from campaigns.chains.runs.skips import run_skip
-from campaigns.chains.runs.transitions import LEASE, log_run, new_lease, run_apply
+from campaigns.chains.runs.completion import chain_finish_if_done, run_complete_if_done
+from campaigns.chains.runs.skips import run_skip, skip_descendants
+from campaigns.chains.runs.transitions import LEASE, duration_ms, log_run, new_lease, run_apply
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.registry import campaign_journey, run_engine
@@ -106,6 +112,7 @@ def _close_old_periods(root_run: CampaignRun, now: datetime) -> None:
 
 def run_dispatch(*, run_id: int, now: datetime | None = None) -> str:
     now = now or timezone.now()
+    began = timezone.now()
     run = run_claim(run_id, now=now)
     if run is None:
         return "not_claimed"
@@ -145,9 +152,41 @@ def run_dispatch(*, run_id: int, now: datetime | None = None) -> str:
             lease_expires_at=None,
             next_check_at=now,
         )
-        log_run("run dispatched", run, expected=expected, refused=refused)
+        log_run(
+            "run dispatched", run, expected=expected, refused=refused, duration_ms=duration_ms(began, timezone.now())
+        )
     run_complete_if_done(run, now=now)
     return "dispatched"
+
+
+def dispatch_attempts_exhausted(run: CampaignRun) -> bool:
+    return run.dispatch_attempts >= settings.CHAIN_RUN_DISPATCH_MAX_ATTEMPTS
+
+
+def run_dispatch_give_up(run: CampaignRun, *, now: datetime) -> bool:
+    """FAILED after the last dispatch attempt (call with the run row locked): what was sent stays sent."""
+    links = RunExecution.objects.filter(run=run)
+    sent = links.filter(execution_id__isnull=False).count()
+    refused = links.exclude(refused_reason="").count()
+    sendable = (run.audience_count or 0) - run.control_count
+    reason = f"DISPATCH_FAILED: {run.dispatch_attempts} attempts, {sent} of {sendable} sent"
+    if not run_apply(
+        run,
+        "fail",
+        now=now,
+        failure_reason=reason[:200],
+        expected_execution_count=sent,
+        refused_count=refused,
+        lease_token=None,
+        lease_expires_at=None,
+        next_check_at=None,
+        completed_at=now,
+    ):
+        return False
+    log_run("run failed: dispatch attempts exhausted", run, sent=sent, duration_ms=duration_ms(run.started_at, now))
+    skip_descendants(run, now=now)
+    chain_finish_if_done(root_id=run.root_id or run.campaign_id, now=now)
+    return True
 
 
 def _enroll_chunk(run: CampaignRun, code: str, target_ids: list[int], engine, now: datetime) -> None:

@@ -26,6 +26,7 @@ from campaigns.chains.choices import ChainControl, PackageStatus
 from campaigns.chains.run_models import CampaignRun, RunAudienceSnapshot
 from campaigns.chains.runs.choices import OPEN, RunStatus, RunType, SkipReason, SnapshotStatus, WaitReason
 from campaigns.chains.runs.completion import run_complete_if_done
+from campaigns.chains.runs.dispatch import dispatch_attempts_exhausted, run_dispatch_give_up
 from campaigns.chains.runs.notices import root_audience_review
 from campaigns.chains.runs.skips import run_skip
 from campaigns.chains.runs.transitions import LEASE, log_run, new_lease, run_apply, run_task_send
@@ -126,16 +127,43 @@ def _root_reconcile(root: Campaign, now: datetime) -> int:
                 after = latest.planned_at + timedelta(seconds=1)
             else:
                 after = root.approval_package.decided_at or now
+                created += _missed_periods_record(root, rs, tz, until=after, now=now)
             occurrence = next(sched.root_occurrences(rs, tz, after), None)
             if occurrence is not None:
                 root_audience_review(root)  # a late change that emptied the audience shows before the run
-                created += _create_root_run(root, occurrence)
+                created += int(_create_root_run(root, occurrence) is not None)
     for run in CampaignRun.objects.filter(campaign=root, run_type=RunType.SCHEDULED, status__in=OPEN):
         created += ensure_child_runs(root, run)
     return created
 
 
-def _create_root_run(root: Campaign, occurrence: datetime) -> int:
+MAX_MISSED = 50
+
+
+def _missed_periods_record(root: Campaign, rs: sched.RootSchedule, tz, *, until: datetime, now: datetime) -> int:
+    """Late approval: each root occurrence between submission and approval is a SKIPPED APPROVED_LATE run.
+
+    Runs start at the first occurrence after the approval; the periods the approval came too late for
+    are recorded (the newest ``MAX_MISSED``) so the run list shows them and says why nothing was sent.
+    """
+    submitted = root.approval_package.submitted_at
+    if submitted is None or submitted >= until:
+        return 0
+    missed = []
+    for occurrence in sched.root_occurrences(rs, tz, submitted):
+        if occurrence >= until:
+            break
+        missed = [*missed[-(MAX_MISSED - 1) :], occurrence]
+    created = 0
+    for occurrence in missed:
+        run = _create_root_run(root, occurrence)
+        if run is not None:
+            run_skip(run, SkipReason.APPROVED_LATE, now=now)
+            created += 1
+    return created
+
+
+def _create_root_run(root: Campaign, occurrence: datetime) -> CampaignRun | None:
     try:
         with transaction.atomic():
             run = CampaignRun.objects.create(
@@ -152,9 +180,9 @@ def _create_root_run(root: Campaign, occurrence: datetime) -> int:
             CampaignRun.objects.filter(pk=run.pk).update(period_key=run.pk)
             run.period_key = run.pk
     except IntegrityError:
-        return 0  # the same occurrence exists: read it, never mint another
+        return None  # the same occurrence exists: read it, never mint another
     log_run("root run created", run)
-    return 1
+    return run
 
 
 def ensure_child_runs(root: Campaign, root_run: CampaignRun) -> int:
@@ -255,8 +283,13 @@ def run_step(run: CampaignRun, *, now: datetime, send: Send) -> None:
     if run.status == RunStatus.BUILDING:
         # The build lease expired: the old attempt is never published; a new attempt starts.
         return begin_build(run, now=now, send=send)
-    # READY_TO_DISPATCH / DISPATCHING whose trigger was lost or whose worker died: emit again.
-    CampaignRun.objects.filter(pk=run.pk).update(next_check_at=now + LEASE)
+    # READY_TO_DISPATCH / DISPATCHING whose trigger was lost or whose worker died: emit again, a bounded
+    # number of times (each hand-out is an attempt); then the run ends FAILED with what was sent kept.
+    if dispatch_attempts_exhausted(run):
+        run_dispatch_give_up(run, now=now)
+        return None
+    run.dispatch_attempts += 1
+    CampaignRun.objects.filter(pk=run.pk).update(next_check_at=now + LEASE, dispatch_attempts=run.dispatch_attempts)
     transaction.on_commit(lambda: send("dispatch", run.id))
     log_run("dispatch re-emitted", run)
     return None

@@ -21,8 +21,9 @@ def run_skip(run: CampaignRun, reason: str, *, now: datetime) -> bool:
     return done
 
 
-# Skips staff caused themselves (pause/stop) or that follow a skip already told about are not notified.
-QUIET_SKIPS = {SkipReason.SOURCE_SKIPPED, SkipReason.CHAIN_PAUSED, SkipReason.CHAIN_STOPPED}
+# Skips staff caused themselves (pause/stop), that follow a skip already told about, or that the approver
+# was warned of (late approval: NO_FEASIBLE_RUN_IN_CURRENT_PERIOD) are not notified.
+QUIET_SKIPS = {SkipReason.SOURCE_SKIPPED, SkipReason.CHAIN_PAUSED, SkipReason.CHAIN_STOPPED, SkipReason.APPROVED_LATE}
 
 
 def _notify_skipped(run: CampaignRun, reason: str) -> None:

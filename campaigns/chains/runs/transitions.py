@@ -33,7 +33,11 @@ def run_task_send(kind: str, *args) -> None:
 
 
 def log_run(event: str, run: CampaignRun, **extra) -> None:
-    """Structured log: ids and counts only (never phone numbers, tokens or message text)."""
+    """Structured log: ids and counts only (never phone numbers, tokens or message text).
+
+    Every line carries the dispatch attempt number and the people count (the frozen audience, null
+    before the build); the build, dispatch, completion and failure lines add ``duration_ms``.
+    """
     log.info(
         event,
         extra={
@@ -45,6 +49,8 @@ def log_run(event: str, run: CampaignRun, **extra) -> None:
             "source_run_id": run.source_run_id,
             "snapshot_id": run.target_snapshot_id,
             "status": run.status,
+            "attempt": run.dispatch_attempts,
+            "people": run.audience_count,
             **extra,
         },
     )
@@ -57,6 +63,10 @@ def run_apply(run: CampaignRun, transition: str, *, now: datetime | None = None,
         return False
     log_run(f"run {transition}", run, from_status=from_status, to_status=run.status)
     return True
+
+
+def duration_ms(since: datetime | None, now: datetime) -> int | None:
+    return None if since is None else int((now - since).total_seconds() * 1000)
 
 
 def new_lease() -> uuid.UUID:
