@@ -478,3 +478,37 @@ def test_add_existing_campaigns_to_a_group_and_clone_a_chain_from_the_tree(page,
     assert copy.group_id == group.id and Campaign.objects.filter(root=copy).count() == 2
     expect(node(page, copy.name)).to_be_visible()
     shot(page, "chains-group-tree-cloned")
+
+
+def test_the_runs_page_names_a_missed_period_and_a_run_whose_dispatch_failed(page, live_server, monkeypatch, settings):
+    import time_machine
+
+    from campaigns.chains.runs import dispatch
+    from tests.chains.runs_helpers import approved_chain, at, tick
+    from tests.chains.test_runs_failures import CrashingWorker, EngineDownAfterFirstChunk
+    from tests.conftest import make_actor
+
+    settings.CHAIN_RUN_DISPATCH_MAX_ATTEMPTS = 2
+    shop = make_workspace("shop")
+    owner = make_member(shop, Role.OWNER, username="sara")
+    actor = make_actor(shop, user=owner)
+    with time_machine.travel(at(2026, 9, 28), tick=False):  # submitted before 1 October, approved after it
+        nodes, _ = approved_chain(actor, shape="A>B", approve_at=at(2026, 10, 3))
+    root = nodes["A"]
+    monkeypatch.setattr(dispatch, "CHUNK", 2)
+    engine = EngineDownAfterFirstChunk(dispatch.run_engine())
+    monkeypatch.setattr(dispatch, "run_engine", lambda: engine)
+    for minutes in (0, 11, 22):
+        tick(at(2026, 11, 1, 9, minutes), send=CrashingWorker())
+    november = CampaignRun.objects.get(campaign=root, planned_at=at(2026, 11, 1))
+    assert november.status == RunStatus.FAILED
+
+    base = live_server.url
+    login(page, base, "sara")
+    page.goto(f"{base}/chains/campaigns/{root.id}/runs/")
+    expect(page.get_by_test_id("run-row")).to_have_count(3)  # October missed, November failed, December next
+    expect(page.get_by_test_id("failure-reason")).to_have_text(
+        "ارسال پس از ۲ تلاش ناموفق ماند؛ ۲ نفر ارسال شد و همان‌ها ماندند"
+    )
+    expect(page.get_by_test_id("skip-reason")).to_have_text("تأیید پس از زمان اجرا")
+    shot(page, "chains-runs-missed-and-failed")
