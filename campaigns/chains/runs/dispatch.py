@@ -138,25 +138,28 @@ def run_dispatch(*, run_id: int, now: datetime | None = None) -> str:
         run = CampaignRun.objects.select_for_update().get(pk=run.pk)
         if run.status != RunStatus.DISPATCHING:
             return "lease_lost"
-        links = RunExecution.objects.filter(run=run)
-        expected = links.filter(execution_id__isnull=False).count()
-        refused = links.exclude(refused_reason="").count()
-        run_apply(
-            run,
-            "dispatched",
-            now=now,
-            dispatched_at=now,
-            expected_execution_count=expected,
-            refused_count=refused,
-            lease_token=None,
-            lease_expires_at=None,
-            next_check_at=now,
-        )
+        counts = _sent_counts(run)
+        run_apply(run, "dispatched", now=now, dispatched_at=now, next_check_at=now, **counts)
         log_run(
-            "run dispatched", run, expected=expected, refused=refused, duration_ms=duration_ms(began, timezone.now())
+            "run dispatched",
+            run,
+            expected=counts["expected_execution_count"],
+            refused=counts["refused_count"],
+            duration_ms=duration_ms(began, timezone.now()),
         )
     run_complete_if_done(run, now=now)
     return "dispatched"
+
+
+def _sent_counts(run: CampaignRun) -> dict:
+    """The run's executions (what it expects) and refusals; the lease ends with them."""
+    links = RunExecution.objects.filter(run=run)
+    return {
+        "expected_execution_count": links.filter(execution_id__isnull=False).count(),
+        "refused_count": links.exclude(refused_reason="").count(),
+        "lease_token": None,
+        "lease_expires_at": None,
+    }
 
 
 def dispatch_attempts_exhausted(run: CampaignRun) -> bool:
@@ -165,23 +168,11 @@ def dispatch_attempts_exhausted(run: CampaignRun) -> bool:
 
 def run_dispatch_give_up(run: CampaignRun, *, now: datetime) -> bool:
     """FAILED after the last dispatch attempt (call with the run row locked): what was sent stays sent."""
-    links = RunExecution.objects.filter(run=run)
-    sent = links.filter(execution_id__isnull=False).count()
-    refused = links.exclude(refused_reason="").count()
+    counts = _sent_counts(run)
+    sent = counts["expected_execution_count"]
     sendable = (run.audience_count or 0) - run.control_count
     reason = f"DISPATCH_FAILED: {run.dispatch_attempts} attempts, {sent} of {sendable} sent"
-    if not run_apply(
-        run,
-        "fail",
-        now=now,
-        failure_reason=reason[:200],
-        expected_execution_count=sent,
-        refused_count=refused,
-        lease_token=None,
-        lease_expires_at=None,
-        next_check_at=None,
-        completed_at=now,
-    ):
+    if not run_apply(run, "fail", now=now, failure_reason=reason[:200], next_check_at=None, completed_at=now, **counts):
         return False
     log_run("run failed: dispatch attempts exhausted", run, sent=sent, duration_ms=duration_ms(run.started_at, now))
     skip_descendants(run, now=now)
