@@ -15,10 +15,11 @@ class CampaignsConfig(AppConfig):
 
         import campaigns.platform.checks  # registers the deploy checks
         import campaigns.receivers  # noqa: F401  (cross-workspace guards on many-to-many writes)
-        from campaigns.platform.admin import lock_down_admin_site
+        from campaigns.platform.admin import lock_down_admin_site, show_admin_dates_in_jalali
         from campaigns.platform.field_labels import field_labels_apply
 
         lock_down_admin_site(admin.site)
+        show_admin_dates_in_jalali()
         field_labels_apply()
 
         from campaigns.chains.runs.receivers import connect as connect_chain_runs

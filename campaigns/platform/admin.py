@@ -11,15 +11,24 @@ workspaces where they are a member with a managing role (owner, admin, manager);
 - ``SuperuserOnlyMixin``: models that belong to no workspace (users' tokens, periodic jobs, ...).
 - ``lock_down_admin_site``: called once every admin module is loaded; wraps whatever another
   app registered so no admin page escapes these rules.
+- ``show_admin_dates_in_jalali``: every date and date-time value the admin shows (list columns,
+  read-only fields) in Jalali with Persian digits; ``JalaliDateFieldListFilter`` (every date filter)
+  takes "this month" and "this year" in the Jalali calendar.
 """
 
+import datetime as dt
+
+import jdatetime
 from django import forms
 from django.contrib import admin
+from django.contrib.admin import helpers, utils
+from django.contrib.admin.templatetags import admin_list
 from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured, PermissionDenied
 from django.db import models
 from django.forms.forms import NON_FIELD_ERRORS
 from django.http import Http404
+from django.utils import timezone
 from django.utils.html import format_html
 
 from campaigns.choices import Role
@@ -69,6 +78,46 @@ class JalaliAdmin(admin.ModelAdmin):
     created_jalali = jalali_column("created_at", "ایجاد")
     updated_jalali = jalali_column("updated_at", "به‌روزرسانی")
     list_per_page = 50
+
+
+# --- dates of the whole admin in Jalali ----------------------------------------------------------------
+def _display_for_field(value, field, empty_value_display, avoid_link=False):
+    if value is not None and isinstance(field, models.DateField):  # DateTimeField too
+        return fa_digits(to_jalali(value, with_time=isinstance(field, models.DateTimeField)))
+    return utils.display_for_field(value, field, empty_value_display, avoid_link)
+
+
+def show_admin_dates_in_jalali() -> None:
+    """Django renders model dates (list columns, read-only fields) through ``display_for_field`` in the
+    Gregorian calendar; the admin's changelist and read-only fields use this one instead."""
+    admin_list.display_for_field = _display_for_field
+    helpers.display_for_field = _display_for_field
+
+
+class JalaliDateFieldListFilter(admin.DateFieldListFilter):
+    """Django's date filter with "this month" and "this year" as the Jalali month and year of today."""
+
+    def __init__(self, field, request, params, model, model_admin, field_path):
+        super().__init__(field, request, params, model, model_admin, field_path)
+        month = jdatetime.date.fromgregorian(date=timezone.localdate()).replace(day=1)
+        next_month = (month + dt.timedelta(days=32)).replace(day=1)
+        year = month.replace(month=1)
+
+        def bounds(start, end) -> dict:
+            since, until = start.togregorian(), end.togregorian()
+            if isinstance(field, models.DateTimeField):
+                since, until = (timezone.make_aware(dt.datetime.combine(d, dt.time.min)) for d in (since, until))
+            return {self.lookup_kwarg_since: since, self.lookup_kwarg_until: until}
+
+        links = list(self.links)
+        links[3] = (links[3][0], bounds(month, next_month))
+        links[4] = (links[4][0], bounds(year, year.replace(year=year.year + 1)))
+        self.links = tuple(links)
+
+
+admin.FieldListFilter.register(
+    lambda field: isinstance(field, models.DateField), JalaliDateFieldListFilter, take_priority=True
+)
 
 
 # --- which workspaces a request may use ------------------------------------------------------------------

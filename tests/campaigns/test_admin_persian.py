@@ -1,10 +1,16 @@
 """The admin completely Persian for a Persian user: model and field names, actions, filters, Django's own words."""
 
 import re
+import zoneinfo
+from datetime import datetime
+from html import unescape
 from html.parser import HTMLParser
 
 import pytest
+import time_machine
 from django.apps import apps
+
+from campaigns.models import ApiToken
 
 from campaigns.platform.field_labels import PROJECT_APPS
 
@@ -77,3 +83,33 @@ def test_every_field_of_the_project_has_a_persian_label():
         and str(field.verbose_name) not in TECHNICAL_LABELS
     ]
     assert english == []
+
+
+TEHRAN = zoneinfo.ZoneInfo("Asia/Tehran")
+
+
+def make_token(user, prefix: str, **dates) -> ApiToken:
+    expires = dates.pop("expires_at", datetime(2026, 12, 20, 12, 0, tzinfo=TEHRAN))
+    return ApiToken.objects.create(user=user, prefix=prefix, key_hash=prefix, expires_at=expires, **dates)
+
+
+def test_admin_shows_every_date_column_and_read_only_date_in_jalali(superuser_client, django_user_model):
+    token = make_token(django_user_model.objects.get(username="root"), "tok1")
+    for url in ("/admin/campaigns/apitoken/", f"/admin/campaigns/apitoken/{token.id}/change/"):
+        text = re.sub(r"<[^>]*>", " ", superuser_client.get(url).content.decode())
+        assert "۱۴۰۵/۰۹/۲۹" in text, url  # expires_at: neither created nor updated, read-only on the form
+        assert "دسامبر" not in text and "2026" not in text, url
+
+
+def test_admin_date_filter_this_month_is_the_jalali_month(superuser_client, django_user_model):
+    user = django_user_model.objects.get(username="root")
+    # today 1405/09/10 (1 December): 1405/09/04 is this Jalali month, 1405/08/24 the one before
+    make_token(user, "azar", revoked_at=datetime(2026, 11, 25, 10, 0, tzinfo=TEHRAN))
+    make_token(user, "aban", revoked_at=datetime(2026, 11, 15, 10, 0, tzinfo=TEHRAN))
+    with time_machine.travel(datetime(2026, 12, 1, 12, 0, tzinfo=TEHRAN), tick=False):
+        html = superuser_client.get("/admin/campaigns/apitoken/").content.decode()
+        link = re.search(r'<a href="([^"]+)">\s*این ماه\s*</a>', html)
+        assert link, "the date filter offers this month"
+        listed = superuser_client.get("/admin/campaigns/apitoken/" + unescape(link.group(1))).content.decode()
+    assert ">azar<" in listed
+    assert ">aban<" not in listed
