@@ -15,7 +15,9 @@ from django import forms
 
 from campaigns.platform.jalali import parse_jalali, to_jalali, to_latin_digits
 
-TIME_PATTERN = r"([01]?[0-9]|2[0-3]):[0-5][0-9]"
+_DIGIT = "[0-9۰-۹]"
+# 00:00–23:59 in Latin or Persian digits (the browser checks ``pattern`` before the server turns them Latin)
+TIME_PATTERN = f"([01۰۱]?{_DIGIT}|[2۲][0-3۰-۳]):[0-5۰-۵]{_DIGIT}"
 
 
 class Time24Input(forms.TimeInput):

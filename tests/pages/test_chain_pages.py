@@ -512,3 +512,37 @@ def test_the_runs_page_names_a_missed_period_and_a_run_whose_dispatch_failed(pag
     )
     expect(page.get_by_test_id("skip-reason")).to_have_text("تأیید پس از زمان اجرا")
     shot(page, "chains-runs-missed-and-failed")
+
+
+def test_chain_form_times_are_24_hour_inputs_and_dates_have_the_jalali_picker(page, live_server):
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    group = make_group(shop, "ساعت‌ها")
+    root = make_chain(shop, group, shape="A")["A"]
+    login(page, live_server.url, "mina")
+
+    def valid(selector: str, text: str) -> bool:
+        page.fill(selector, text)
+        return page.eval_on_selector(selector, "el => el.checkValidity()")
+
+    for url, selector in (
+        (f"/chains/groups/{group.id}/campaigns/new/", "#f-when-time"),
+        (f"/chains/groups/{group.id}/campaigns/new/?parent={root.id}", "#f-runtime"),
+    ):
+        page.goto(live_server.url + url)
+        time_input = page.locator(selector)
+        expect(time_input).to_have_attribute("type", "text")  # never the browser's AM/PM time field
+        expect(time_input).to_have_attribute("inputmode", "numeric")
+        assert valid(selector, "21:30") and valid(selector, "۰۹:۰۵"), selector  # Persian digits too
+        assert not valid(selector, "25:00") and not valid(selector, "9:30 PM"), selector
+
+    page.goto(f"{live_server.url}/chains/groups/{group.id}/campaigns/new/")
+    page.select_option("#f-when", "DAILY")
+    start = page.locator("#f-when-start")
+    start.fill("1405/09/10")
+    page.get_by_role("button", name=re.compile("انتخاب از تقویم: از تاریخ")).click()
+    calendar = page.get_by_role("dialog", name=re.compile("تقویم: از تاریخ"))
+    calendar.get_by_role("button", name="۱۵ آذر ۱۴۰۵").click()
+    expect(start).to_have_value("1405/09/15")
