@@ -1,4 +1,5 @@
-"""axe-core 4 (WCAG 2.1 A/AA) on every staff page pattern: no critical or serious violation.
+"""axe-core 4 (WCAG 2.1 A/AA) on every staff page pattern: no critical or serious violation, and none of the
+best-practice rules the pages pass (landmarks, heading order, empty table headers; ``axe.ENFORCED_RULES``).
 
 Each page is also saved at 1366 px and 390 px wide under var/screenshots/a11y-<name>-<width>.png.
 """
@@ -67,6 +68,20 @@ def test_the_axe_check_reports_a_new_violation(page, live_server):
     assert axe_violations(page) == []
     page.evaluate("document.querySelector('form').insertAdjacentHTML('beforeend', '<input type=text>')")
     assert [v["rule"] for v in axe_violations(page)] == ["label"]
+
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_axe_check_reports_landmark_heading_and_table_header_problems(page, live_server):
+    page.goto(live_server.url + "/login/")
+    page.evaluate(
+        """document.querySelector('main').insertAdjacentHTML('beforeend',
+        '<h4>بخش</h4><table><tr><th></th><td>۱</td></tr></table>');
+        document.body.insertAdjacentHTML('beforeend', '<main><p>دوم</p></main>')"""
+    )
+    rules = {v["rule"] for v in axe_violations(page)}
+    assert {"heading-order", "empty-table-header", "landmark-no-duplicate-main"} <= rules
 
 
 @pytest.mark.browser
