@@ -11,7 +11,6 @@ import time_machine
 from django.apps import apps
 
 from campaigns.models import ApiToken
-
 from campaigns.platform.field_labels import PROJECT_APPS
 
 from ..conftest import make_campaign, make_target

@@ -70,7 +70,6 @@ def test_the_axe_check_reports_a_new_violation(page, live_server):
     assert [v["rule"] for v in axe_violations(page)] == ["label"]
 
 
-
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_axe_check_reports_landmark_heading_and_table_header_problems(page, live_server):

@@ -13,6 +13,12 @@ from .test_staff_pages import login
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+def pick_day(page, label: str, day: str) -> None:
+    """Open the calendar of the field labelled ``label`` and click ``day`` ("۱۵ آذر ۱۴۰۵")."""
+    page.get_by_role("button", name=re.compile(f"انتخاب از تقویم: {label}")).click()
+    page.get_by_role("dialog", name=re.compile(f"تقویم: {label}")).get_by_role("button", name=day).click()
+
+
 def test_target_filter_date_is_jalali_keyboard_picked_and_posted_as_iso(page, live_server):
     shop = make_workspace("shop")
     make_member(shop, Role.OWNER, username="sara")
@@ -48,8 +54,6 @@ def test_campaign_start_picker_keeps_the_typed_24_hour_time(page, live_server):
     page.goto(f"{live_server.url}/automation/campaigns/new/")
     starts = page.locator("#id_starts_at")
     starts.fill("1405/09/10 21:30")
-    page.get_by_role("button", name=re.compile("انتخاب از تقویم: شروع")).click()
-    calendar = page.get_by_role("dialog", name=re.compile("تقویم: شروع"))
-    calendar.get_by_role("button", name="۱۵ آذر ۱۴۰۵").click()
+    pick_day(page, "شروع", "۱۵ آذر ۱۴۰۵")
     expect(starts).to_have_value("1405/09/15 21:30")
     page.keyboard.press("Escape")
