@@ -10,10 +10,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from automation.campaign_forms import AutoEnrollForm
-from automation.campaign_views import _campaign, _common, campaign_page
+from automation.campaign_views import _campaign, _common
 from automation.services import auto_enroll
 from campaigns.models import TargetList
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.pages import workspace_page
+from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
 
 
@@ -32,7 +34,7 @@ def _count(actor, campaign, filters: dict) -> int | None:
         return None
 
 
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def campaign_auto_enroll(request, actor, campaign_id: int):
     campaign = _campaign(actor, campaign_id)
     rule = auto_enroll.auto_enroll_rule_get(actor=actor, campaign_id=campaign.id)
@@ -73,7 +75,7 @@ def campaign_auto_enroll(request, actor, campaign_id: int):
 
 
 @require_POST
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def auto_enroll_count(request, actor, campaign_id: int):
     """htmx: the count of existing targets matching the conditions being typed (nothing is written)."""
     campaign = _campaign(actor, campaign_id)

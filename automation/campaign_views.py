@@ -7,12 +7,8 @@ Thin: reads through selectors and ``automation.journey_stats``, writes through t
 
 from __future__ import annotations
 
-from functools import wraps
-
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -39,6 +35,7 @@ from campaigns.filters import TargetFilter
 from campaigns.models import TargetList
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
@@ -67,25 +64,6 @@ BULK_LABELS = {
 # Page action → (service action, what a step held after an unknown send outcome does on resume).
 BULK_ACTIONS = {"resume_resend": ("resume", "resend")}
 HELD = "held_unknown"  # the status filter's extra choice: paused and waiting for the resend-or-skip decision
-
-
-def campaign_page(*, write: bool = False):
-    """Signed in, inside a workspace; reading needs VIEW, writing MANAGE_CAMPAIGNS (else 403)."""
-
-    def decorator(view):
-        @login_required
-        @wraps(view)
-        def wrapped(request, *args, **kwargs):
-            actor = getattr(request, "actor", None)
-            if actor is None:
-                return render(request, "campaigns/no_workspace.html")
-            if not actor.has(Perm.MANAGE_CAMPAIGNS if write else Perm.VIEW):
-                raise PermissionDenied
-            return view(request, actor, *args, **kwargs)
-
-        return wrapped
-
-    return decorator
 
 
 def _campaign(actor, campaign_id: int):
@@ -133,7 +111,7 @@ def _common(actor, campaign) -> dict:
 # --- list and create ------------------------------------------------------------------------------------
 
 
-@campaign_page()
+@workspace_page(Perm.VIEW)
 def campaign_list(request, actor):
     status = request.GET.get("status", "")
     status = status if status in CampaignStatus.values else ""
@@ -150,7 +128,7 @@ def campaign_list(request, actor):
     return render(request, "automation/campaign_list.html", context)
 
 
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def campaign_new(request, actor):
     workflows = list(pages.publishable_workflows(actor=actor))
     lists = list(scoped(TargetList, actor.workspace).order_by("name"))
@@ -177,7 +155,7 @@ def campaign_new(request, actor):
 # --- adding targets -------------------------------------------------------------------------------------
 
 
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def campaign_edit(request, actor, campaign_id: int):
     campaign = _campaign(actor, campaign_id)
     form = JourneyCampaignEditForm(request.POST or None, campaign=campaign, time_zone=actor.workspace.time_zone)
@@ -211,7 +189,7 @@ def _preview(request, actor, campaign, *, target_ids=None, filters=None):
     return redirect("journey-enrollment-review", campaign_id=campaign.id, batch_id=batch.id)
 
 
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def campaign_enroll(request, actor, campaign_id: int):
     campaign = _campaign(actor, campaign_id)
     if request.method == "POST":
@@ -281,7 +259,7 @@ def _review_context(request, actor, campaign, batch) -> dict:
     }
 
 
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def enrollment_review(request, actor, campaign_id: int, batch_id: int):
     campaign = _campaign(actor, campaign_id)
     batch = _batch(actor, campaign, batch_id)
@@ -295,7 +273,7 @@ def _review_url(campaign, batch, request) -> str:
 
 
 @require_POST
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def enrollment_decide(request, actor, campaign_id: int, batch_id: int):
     campaign = _campaign(actor, campaign_id)
     batch = _batch(actor, campaign, batch_id)
@@ -320,7 +298,7 @@ def enrollment_decide(request, actor, campaign_id: int, batch_id: int):
 
 
 @require_POST
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def enrollment_commit(request, actor, campaign_id: int, batch_id: int):
     campaign = _campaign(actor, campaign_id)
     batch = _batch(actor, campaign, batch_id)
@@ -347,7 +325,7 @@ def enrollment_commit(request, actor, campaign_id: int, batch_id: int):
 
 
 @require_POST
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def enrollment_discard(request, actor, campaign_id: int, batch_id: int):
     campaign = _campaign(actor, campaign_id)
     batch = _batch(actor, campaign, batch_id)
@@ -360,7 +338,7 @@ def enrollment_discard(request, actor, campaign_id: int, batch_id: int):
     return redirect("journey-campaign-dashboard", campaign_id=campaign.id)
 
 
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def enrollment_progress(request, actor, campaign_id: int, batch_id: int):
     """htmx polling of a background batch; when it is over the page reloads to show the outcome."""
     campaign = _campaign(actor, campaign_id)
@@ -374,7 +352,7 @@ def enrollment_progress(request, actor, campaign_id: int, batch_id: int):
 # --- dashboard and control ------------------------------------------------------------------------------
 
 
-@campaign_page()
+@workspace_page(Perm.VIEW)
 def campaign_dashboard(request, actor, campaign_id: int):
     campaign = _campaign(actor, campaign_id)
     stats = journey_stats.journey_stats(actor=actor, campaign_id=campaign.id)
@@ -416,7 +394,7 @@ def _moving(campaign, stats: dict) -> bool:
     return campaign.status in (CampaignStatus.ACTIVE, CampaignStatus.SCHEDULED) and live > 0
 
 
-@campaign_page()
+@workspace_page(Perm.VIEW)
 def journey_health(request, actor):
     """htmx polling (every 30 s) of the health banner of one campaign (``?campaign=``) or of all of them."""
     campaign_id = request.GET.get("campaign", "")
@@ -433,7 +411,7 @@ def _held_count(actor, campaign) -> int:
 
 
 @require_POST
-@campaign_page(write=True)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def campaign_control(request, actor, campaign_id: int, action: str):
     campaign = _campaign(actor, campaign_id)
     if action not in CONTROL_LABELS:
@@ -453,7 +431,7 @@ def campaign_control(request, actor, campaign_id: int, action: str):
 # --- targets of the campaign ------------------------------------------------------------------------------
 
 
-@campaign_page()
+@workspace_page(Perm.VIEW, write=Perm.MANAGE_CAMPAIGNS)
 def campaign_targets(request, actor, campaign_id: int):
     campaign = _campaign(actor, campaign_id)
     if request.method == "POST":
@@ -479,8 +457,6 @@ def campaign_targets(request, actor, campaign_id: int):
 
 
 def _bulk(request, actor, campaign) -> HttpResponse:
-    if not actor.has(Perm.MANAGE_CAMPAIGNS):
-        raise PermissionDenied
     chosen = request.POST.get("action", "")
     action, unknown_outcome = BULK_ACTIONS.get(chosen, (chosen, None))
     ids = [int(i) for i in request.POST.getlist("execution") if i.isdigit()]
@@ -514,7 +490,7 @@ def _bulk(request, actor, campaign) -> HttpResponse:
 # --- logs -------------------------------------------------------------------------------------------------
 
 
-@campaign_page()
+@workspace_page(Perm.VIEW)
 def campaign_logs(request, actor, campaign_id: int):
     campaign = _campaign(actor, campaign_id)
     kind = request.GET.get("type", "")

@@ -4,11 +4,7 @@ and the step-list builder. Thin: read through selectors, write through ``automat
 
 from __future__ import annotations
 
-from functools import wraps
-
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -34,26 +30,11 @@ from campaigns.models import Membership
 from campaigns.notifications.models import ActivityKind
 from campaigns.platform.errors import PlatformError, ValidationFailed
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
 
 BUILDER_ERROR = "گردش‌کار در این فاصله تغییر کرده است؛ صفحه را دوباره باز کنید."
-
-
-def workflow_page(view):
-    """Signed in, inside a workspace, with the permission to manage workflows (else 403)."""
-
-    @login_required
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        actor = getattr(request, "actor", None)
-        if actor is None:
-            return render(request, "campaigns/no_workspace.html")
-        if not actor.has(Perm.MANAGE_WORKFLOWS):
-            raise PermissionDenied
-        return view(request, actor, *args, **kwargs)
-
-    return wrapped
 
 
 def _workflow(actor, workflow_id: int) -> Workflow:
@@ -70,12 +51,12 @@ def _is_htmx(request) -> bool:
 # --- list and create --------------------------------------------------------------------------------
 
 
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_list(request, actor):
     return render(request, "automation/workflow_list.html", {"workflows": selectors.workflow_rows(actor=actor)})
 
 
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_new(request, actor):
     templates = services.workflow_templates(actor=actor)
     chosen = request.POST.get("template", "blank")
@@ -107,7 +88,7 @@ def workflow_new(request, actor):
 # --- details ------------------------------------------------------------------------------------------
 
 
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_detail(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
     rows = selectors.workflow_versions(actor=actor, workflow=workflow)
@@ -146,7 +127,7 @@ def _back(request, workflow_id: int, default: str = "workflow-detail"):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_publish(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
     try:
@@ -162,7 +143,7 @@ def workflow_publish(request, actor, workflow_id: int):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_new_draft(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
     try:
@@ -175,7 +156,7 @@ def workflow_new_draft(request, actor, workflow_id: int):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_archive(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
     try:
@@ -188,7 +169,7 @@ def workflow_archive(request, actor, workflow_id: int):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_save_template(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
     try:
@@ -258,7 +239,7 @@ def _render_builder(request, actor, workflow, *, error: str = "", status: int = 
     return render(request, template, context, status=status)
 
 
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_builder(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
     return _render_builder(request, actor, workflow)
@@ -298,7 +279,7 @@ def _checked_path(sequence: WorkflowSequence, request):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def builder_add(request, actor, workflow_id: int):
     kind = request.POST.get("kind", "")
 
@@ -312,7 +293,7 @@ def builder_add(request, actor, workflow_id: int):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def builder_step(request, actor, workflow_id: int):
     def change(sequence: WorkflowSequence):
         path = _checked_path(sequence, request)
@@ -323,7 +304,7 @@ def builder_step(request, actor, workflow_id: int):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def builder_remove(request, actor, workflow_id: int):
     def change(sequence: WorkflowSequence):
         path = _checked_path(sequence, request)
@@ -333,7 +314,7 @@ def builder_remove(request, actor, workflow_id: int):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def builder_window(request, actor, workflow_id: int):
     """The journey-wide send window (Saturday → Friday), saved through the workflow service."""
     workflow = _workflow(actor, workflow_id)
@@ -365,7 +346,7 @@ def builder_window(request, actor, workflow_id: int):
 
 
 @require_POST
-@workflow_page
+@workspace_page(Perm.MANAGE_WORKFLOWS)
 def builder_preview(request, actor, workflow_id: int):
     """Live preview of an action step for a sample target (the action's own preview hook)."""
     _workflow(actor, workflow_id)
