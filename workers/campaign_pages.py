@@ -4,11 +4,12 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from workers import page_selectors, selectors
 from workers.forms import BrowserCampaignForm
 from workers.services.campaigns import EDITABLE, browser_campaign_create, browser_campaign_update
-from workers.views import browser_page, perms
+from workers.views import perms
 
 
 def _form(request, actor, **kwargs) -> BrowserCampaignForm:
@@ -37,7 +38,7 @@ def _configs(actor) -> list[dict]:
     return page_selectors.action_config_rows(actor=actor) if actor.has(Perm.VIEW_BROWSER_DETAILS) else []
 
 
-@browser_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def browser_campaign_new(request, actor):
     form = _form(request, actor)
     campaign = _save(request, actor, form, lambda **data: browser_campaign_create(actor=actor, **data))
@@ -49,7 +50,7 @@ def browser_campaign_new(request, actor):
     return render(request, "workers/campaign_form.html", context, status=status)
 
 
-@browser_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def browser_campaign_edit(request, actor, campaign_id: int):
     campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
     if campaign.status not in EDITABLE:
@@ -71,7 +72,7 @@ def browser_campaign_edit(request, actor, campaign_id: int):
     return render(request, "workers/campaign_form.html", context, status=status)
 
 
-@browser_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def browser_campaign_accounts(request, actor):
     """The account picker for the chosen platform (htmx swaps it in when the platform changes)."""
     initial = {key: request.GET.getlist(key) for key in ("accounts", "spare_accounts")}

@@ -8,18 +8,19 @@ from django.views.decorators.http import require_POST
 
 from campaigns.platform.errors import PlatformError, ValidationFailed
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.services.imports import target_import_check_size
 from workers import page_selectors, selectors
 from workers.forms import AccountForm, ProxyForm
 from workers.services import accounts as services
 from workers.services import imports
-from workers.views import browser_page, perms
+from workers.views import perms
 
 ACCOUNT_ACTIONS = {"expire": "منقضی اعلام شد", "disable": "غیرفعال شد", "reactivate": "دوباره فعال شد"}
 
 
-@browser_page(Perm.VIEW_BROWSER_DETAILS)
+@workspace_page(Perm.VIEW_BROWSER_DETAILS)
 def account_list(request, actor):
     rows = page_selectors.live_accounts(actor=actor).order_by("platform", "label", "id")
     page = Paginator(rows, 50).get_page(request.GET.get("page"))
@@ -42,7 +43,7 @@ def _edit(request, actor, *, form_class, template, section, instance=None, initi
     return render(request, template, context, status=status)
 
 
-@browser_page(Perm.MANAGE_BROWSER)
+@workspace_page(Perm.MANAGE_BROWSER)
 def account_edit(request, actor, account_id: int | None = None):
     account = selectors.account_get(actor=actor, account_id=account_id) if account_id else None
     initial = None
@@ -69,7 +70,7 @@ def account_edit(request, actor, account_id: int | None = None):
 
 
 @require_POST
-@browser_page(Perm.MANAGE_BROWSER)
+@workspace_page(Perm.MANAGE_BROWSER)
 def account_action(request, actor, account_id: int):
     action = request.POST.get("action", "")
     try:
@@ -80,7 +81,7 @@ def account_action(request, actor, account_id: int):
     return redirect("browser-accounts")
 
 
-@browser_page(Perm.VIEW_BROWSER_DETAILS)
+@workspace_page(Perm.VIEW_BROWSER_DETAILS)
 def proxy_list(request, actor):
     rows = page_selectors.live_proxies(actor=actor).order_by("host", "port", "id")
     page = Paginator(rows, 50).get_page(request.GET.get("page"))
@@ -88,7 +89,7 @@ def proxy_list(request, actor):
     return render(request, "workers/proxy_list.html", context)
 
 
-@browser_page(Perm.MANAGE_BROWSER)
+@workspace_page(Perm.MANAGE_BROWSER)
 def proxy_edit(request, actor, proxy_id: int | None = None):
     proxy = selectors.proxy_get(actor=actor, proxy_id=proxy_id) if proxy_id else None
     initial = None
@@ -113,7 +114,7 @@ def proxy_edit(request, actor, proxy_id: int | None = None):
 
 
 @require_POST
-@browser_page(Perm.MANAGE_BROWSER)
+@workspace_page(Perm.MANAGE_BROWSER)
 def proxy_reset(request, actor, proxy_id: int):
     try:
         proxy = services.proxy_reset(actor=actor, proxy_id=proxy_id)
@@ -126,7 +127,7 @@ def proxy_reset(request, actor, proxy_id: int):
 IMPORT_TITLES = {"accounts": "ورود حساب‌ها از فایل", "proxies": "ورود پراکسی‌ها از فایل"}
 
 
-@browser_page(Perm.MANAGE_BROWSER)
+@workspace_page(Perm.MANAGE_BROWSER)
 def bulk_import(request, actor, kind: str):
     """Upload → a preview of every row's problems → commit the good rows (``workers.services.imports``)."""
     preview, error = None, ""

@@ -8,10 +8,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.chains.services.approval import campaign_submit, single_approve, workspace_needs_approval
-from campaigns.chains.views import chain_page as browser_page  # signed in, in a workspace, holding a permission
 from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.services.campaigns import campaign_transition
@@ -32,7 +32,7 @@ def perms(actor) -> dict:
     }
 
 
-@browser_page()
+@workspace_page(Perm.VIEW)
 def browser_campaigns(request, actor):
     """Browser campaigns with their counters ("87/100")."""
     page = CappedPaginator(selectors.browser_campaign_rows(actor=actor), 25).get_page(request.GET.get("page"))
@@ -54,7 +54,7 @@ def _progress(actor, campaign) -> dict:
     }
 
 
-@browser_page()
+@workspace_page(Perm.VIEW)
 def browser_campaign_detail(request, actor, campaign_id: int):
     """One campaign: counters, chart, failures by error code, control, tasks (filter by status)."""
     campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
@@ -73,7 +73,7 @@ def browser_campaign_detail(request, actor, campaign_id: int):
     return render(request, "workers/campaign_detail.html", context)
 
 
-@browser_page()
+@workspace_page(Perm.VIEW)
 def browser_campaign_progress(request, actor, campaign_id: int):
     """The self-refreshing part of the campaign page (htmx polls it while the campaign runs)."""
     campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
@@ -81,7 +81,7 @@ def browser_campaign_progress(request, actor, campaign_id: int):
 
 
 @require_POST
-@browser_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def browser_campaign_control(request, actor, campaign_id: int):
     """pause / resume / cancel / retry failed / submit for approval / approve — each one service call."""
     campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
@@ -106,7 +106,7 @@ def browser_campaign_control(request, actor, campaign_id: int):
     return redirect("browser-campaign", campaign_id=campaign.pk)
 
 
-@browser_page(Perm.VIEW_BROWSER_DETAILS)
+@workspace_page(Perm.VIEW_BROWSER_DETAILS)
 def browser_task_screenshot(request, actor, task_id: int):
     """The page as the worker saw it when the task failed (PNG); not for viewers and operators."""
     screenshot = selectors.task_screenshot(actor=actor, task_id=task_id)

@@ -9,11 +9,7 @@ workspace's object answers 404; a write the role may not do answers 403.
 
 from __future__ import annotations
 
-from functools import wraps
-
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -36,38 +32,14 @@ from campaigns.chains.services import chains as chain_services
 from campaigns.chains.services import groups as group_services
 from campaigns.choices import CampaignStatus, TargetStatus
 from campaigns.models import Campaign
-from campaigns.platform import errors as platform_errors
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped, members_of
 from campaigns.selectors import target_list_queryset
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-
-
-def chain_page(perm: str = Perm.VIEW):
-    """Signed in, inside a workspace, with ``perm`` (403 without it)."""
-
-    def decorator(view):
-        @login_required
-        @wraps(view)
-        def wrapped(request, *args, **kwargs):
-            actor = getattr(request, "actor", None)
-            if actor is None:
-                return render(request, "campaigns/no_workspace.html")
-            if not actor.has(perm):
-                raise PermissionDenied
-            try:
-                return view(request, actor, *args, **kwargs)
-            except platform_errors.NotFound:
-                raise Http404 from None
-            except platform_errors.PermissionDenied:
-                raise PermissionDenied from None
-
-        return wrapped
-
-    return decorator
 
 
 def _error_text(exc: PlatformError) -> str:
@@ -99,7 +71,7 @@ def _back(request, default: str):
 # --- groups -----------------------------------------------------------------------------------------------
 
 
-@chain_page()
+@workspace_page(Perm.VIEW)
 def group_list(request, actor):
     query = (request.GET.get("q") or "").strip()
     page = Paginator(page_selectors.group_rows(actor=actor, query=query), 25).get_page(request.GET.get("page"))
@@ -117,7 +89,7 @@ def group_list(request, actor):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def group_create(request, actor):
     try:
         group = group_services.group_create(
@@ -140,7 +112,7 @@ def group_create(request, actor):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def group_edit(request, actor, group_id: int):
     group = chain_selectors.group_get(actor=actor, group_id=group_id)
     try:
@@ -159,7 +131,7 @@ def group_edit(request, actor, group_id: int):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def group_archive(request, actor, group_id: int):
     group = chain_selectors.group_get(actor=actor, group_id=group_id)
     try:
@@ -178,7 +150,7 @@ def group_archive(request, actor, group_id: int):
     return redirect("chain-groups")
 
 
-@chain_page()
+@workspace_page(Perm.VIEW)
 def group_tree(request, actor, group_id: int):
     group = chain_selectors.group_get(actor=actor, group_id=group_id)
     query = (request.GET.get("q") or "").strip()
@@ -200,7 +172,7 @@ def group_tree(request, actor, group_id: int):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def group_add(request, actor, group_id: int):
     """Add independent campaigns to the group (``POST /campaign-groups/{id}/campaigns``); refusals are named."""
     group = chain_selectors.group_get(actor=actor, group_id=group_id)
@@ -223,7 +195,7 @@ def group_add(request, actor, group_id: int):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_campaign_clone(request, actor, campaign_id: int):
     """Clone a root with its whole tree, a draft child under the same source, or an independent campaign."""
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
@@ -302,7 +274,7 @@ def _chain_payload(post, *, is_child: bool, errors: dict) -> dict:
     return payload
 
 
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_campaign_new(request, actor, group_id: int):
     group = chain_selectors.group_get(actor=actor, group_id=group_id)
     parent_id = _int(request.POST.get("parent") if request.method == "POST" else request.GET.get("parent"))
@@ -335,7 +307,7 @@ def chain_campaign_new(request, actor, group_id: int):
     return render(request, "chains/campaign_form.html", context, status=400)
 
 
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_campaign_edit(request, actor, campaign_id: int):
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     if campaign.group_id is None:
@@ -378,7 +350,7 @@ def chain_campaign_edit(request, actor, campaign_id: int):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_campaign_delete(request, actor, campaign_id: int):
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     try:
@@ -395,7 +367,7 @@ def chain_campaign_delete(request, actor, campaign_id: int):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def inheritance_preview_partial(request, actor):
     """The API's preview (``POST /campaign/inheritance/preview``) for the form's source and timing."""
     source_id = _int(request.POST.get("parent"))
@@ -409,7 +381,7 @@ def inheritance_preview_partial(request, actor):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def audience_count_partial(request, actor):
     """The live reach of the form's list and filters (the API's ``POST /campaign/audience/count``)."""
     list_id, filters = pf.audience_from_post(request.POST)
@@ -427,7 +399,7 @@ def audience_count_partial(request, actor):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_submit(request, actor, campaign_id: int):
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     try:
@@ -446,7 +418,7 @@ def chain_submit(request, actor, campaign_id: int):
     return redirect("chain-package", package_id=package.id)
 
 
-@chain_page()
+@workspace_page(Perm.VIEW)
 def package_list(request, actor):
     status = request.GET.get("status", PackageStatus.SUBMITTED)
     if status not in PackageStatus.values:
@@ -456,7 +428,7 @@ def package_list(request, actor):
     return render(request, "chains/package_list.html", context)
 
 
-@chain_page()
+@workspace_page(Perm.VIEW)
 def package_detail(request, actor, package_id: int):
     context = page_selectors.package_page(actor=actor, package_id=package_id)
     context["can_approve"] = actor.has(Perm.APPROVE_CHAINS)
@@ -499,19 +471,19 @@ def _decide(request, actor, package_id: int, action: str):
 
 
 @require_POST
-@chain_page(Perm.APPROVE_CHAINS)
+@workspace_page(Perm.APPROVE_CHAINS)
 def package_approve(request, actor, package_id: int):
     return _decide(request, actor, package_id, "approve")
 
 
 @require_POST
-@chain_page(Perm.APPROVE_CHAINS)
+@workspace_page(Perm.APPROVE_CHAINS)
 def package_reject(request, actor, package_id: int):
     return _decide(request, actor, package_id, "reject")
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def package_withdraw(request, actor, package_id: int):
     return _decide(request, actor, package_id, "withdraw")
 
@@ -524,7 +496,7 @@ CONTROL_DONE = {
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_control(request, actor, campaign_id: int, action: str):
     if action not in CONTROL_DONE:
         raise Http404
@@ -546,7 +518,7 @@ def chain_control(request, actor, campaign_id: int, action: str):
 # --- runs ----------------------------------------------------------------------------------------------------
 
 
-@chain_page()
+@workspace_page(Perm.VIEW)
 def campaign_runs(request, actor, campaign_id: int):
     summary = run_selectors.run_summary(actor=actor, campaign_id=campaign_id)
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
@@ -600,7 +572,7 @@ def _start_run(request, campaign_id: int, create, done):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def run_now(request, actor, campaign_id: int):
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
 
@@ -611,7 +583,7 @@ def run_now(request, actor, campaign_id: int):
 
 
 @require_POST
-@chain_page(Perm.MANAGE_CAMPAIGNS)
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
 def run_again(request, actor, run_id: int):
     earlier = run_selectors.run_get(actor=actor, run_id=run_id)
 
@@ -624,7 +596,7 @@ def run_again(request, actor, run_id: int):
     return _start_run(request, earlier.campaign_id, create, done)
 
 
-@chain_page()
+@workspace_page(Perm.VIEW)
 def run_audience_export(request, actor, run_id: int):
     """The frozen audience as .xlsx: the same selector and writer as ``GET /campaign-runs/{id}/audience/export``."""
     run = run_selectors.run_get(actor=actor, run_id=run_id)
