@@ -18,7 +18,9 @@ from campaigns.forms import AdminPasswordChangeForm, LoginForm, TargetPageForm
 from campaigns.models import TargetList
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
+from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import display_phone
 from campaigns.platform.redirects import local_next
 from campaigns.platform.registry import target_delete_warnings, target_panels
@@ -61,13 +63,10 @@ class AdminPasswordChangeView(auth_views.PasswordChangeView):
         return {**admin.site.each_context(self.request), **super().get_context_data(**kwargs)}
 
 
-def _actor_or_none(request):
-    return getattr(request, "actor", None)
-
-
 @login_required
 def home(request):
-    actor = _actor_or_none(request)
+    """The dashboard; signed in without a workspace it shows the menu and no counters."""
+    actor = getattr(request, "actor", None)
     counts = selectors.dashboard_counts(actor=actor) if actor else {}
     return render(request, "campaigns/home.html", {"counts": counts, "today": timezone.now()})
 
@@ -85,11 +84,8 @@ def workspace_switch(request):
     return redirect(local_next(request, "home"))
 
 
-@login_required
-def target_list(request):
-    actor = _actor_or_none(request)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
+@workspace_page(Perm.VIEW)
+def target_list(request, actor):
     filterset = TargetFilter(request.GET or None, queryset=selectors.target_queryset(actor=actor), request=request)
     fields = filterset.form.fields
     fields["list"] = forms.ChoiceField(
@@ -126,10 +122,7 @@ def target_list(request):
     )
 
 
-def _target_form_page(request, *, target=None):
-    actor = _actor_or_none(request)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
+def _target_form_page(request, actor, *, target=None):
     lists = list(scoped(TargetList, actor.workspace))
     initial = None
     if target is not None:
@@ -160,16 +153,13 @@ def _target_form_page(request, *, target=None):
     return render(request, "campaigns/target_form.html", context)
 
 
-@login_required
-def target_new(request):
-    return _target_form_page(request)
+@workspace_page(Perm.VIEW)
+def target_new(request, actor):
+    return _target_form_page(request, actor)
 
 
-@login_required
-def target_edit(request, target_id: int):
-    actor = _actor_or_none(request)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
+@workspace_page(Perm.VIEW)
+def target_edit(request, actor, target_id: int):
     try:
         target = selectors.target_get(actor=actor, target_id=target_id)
     except PlatformError:
@@ -182,7 +172,7 @@ def target_edit(request, target_id: int):
             return redirect("target-edit", target_id=target.id)
         messages.success(request, f"مخاطب «{target.name}» حذف شد.")
         return redirect("target-list")
-    return _target_form_page(request, target=target)
+    return _target_form_page(request, actor, target=target)
 
 
 class ImportForm(forms.Form):
@@ -197,11 +187,8 @@ class ImportForm(forms.Form):
     update_existing = forms.BooleanField(required=False, initial=True, label="مخاطبان موجود به‌روز شوند")
 
 
-@login_required
-def target_import(request):
-    actor = _actor_or_none(request)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
+@workspace_page(Perm.VIEW)
+def target_import(request, actor):
     if request.method == "POST" and upload_too_large(request):  # refused before the body is read
         form = ImportForm()
         form.fields["target_list"].queryset = scoped(TargetList, actor.workspace)
@@ -236,11 +223,8 @@ def target_import(request):
     return render(request, "campaigns/target_import.html", {"form": form, "recent": recent})
 
 
-@login_required
-def target_import_detail(request, import_id: int):
-    actor = _actor_or_none(request)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
+@workspace_page(Perm.VIEW)
+def target_import_detail(request, actor, import_id: int):
     try:
         target_import = selectors.target_import_get(actor=actor, import_id=import_id)
     except PlatformError:

@@ -1,7 +1,7 @@
 """Persian pages of the SMS channel: attempt log, blacklist, templates, settings.
 
-Thin: parse a form, call a selector or the same service the API calls, render. A page the role may
-not use answers 404 (like another workspace's object), and its menu entry is not shown.
+Thin: parse a form, call a selector or the same service the API calls, render. Every page is gated by
+``workspace_page``: a page the role may not use answers 403 and its menu entry and tab are not shown.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -19,6 +18,7 @@ from automation.engine.context import workspace_tz
 from automation.services.settings import automation_settings_get, automation_settings_update
 from campaigns.platform.errors import NotFound, PermissionDenied, PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import display_phone
@@ -53,16 +53,6 @@ PROBLEM_LABELS = {
 }
 
 
-def _page(request, perm: str):
-    """(actor, None) when the page may be shown, else (None, response): no workspace, or 404 without ``perm``."""
-    actor = getattr(request, "actor", None)
-    if actor is None:
-        return None, render(request, "campaigns/no_workspace.html")
-    if not actor.has(perm):
-        return None, render(request, "404.html", status=404)
-    return actor, None
-
-
 def _render(request, template: str, tab: str, context: dict, status: int = 200):
     actor = request.actor
     tabs = [(name, label, name == tab) for name, label, perm in TABS if actor.has(perm)]
@@ -75,15 +65,10 @@ def _querystring(request) -> str:
     return query.urlencode()
 
 
-@login_required
-def sms_home(request):
-    actor = getattr(request, "actor", None)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
-    for name, _, perm in TABS:
-        if actor.has(perm):
-            return redirect(name)
-    return render(request, "404.html", status=404)
+@workspace_page(Perm.VIEW_SMS_LOGS)  # every role with an SMS tab has it (the menu links here)
+def sms_home(request, actor):
+    """The section's home: the first tab the role may see (the attempt log's permission is one of them)."""
+    return redirect(next(name for name, _, perm in TABS if actor.has(perm)))
 
 
 # --- attempt log ------------------------------------------------------------------------------------------
@@ -91,11 +76,8 @@ def _day_start(day: dt.date) -> dt.datetime:
     return timezone.make_aware(dt.datetime.combine(day, dt.time.min), timezone.get_current_timezone())
 
 
-@login_required
-def attempt_log(request):
-    actor, refused = _page(request, Perm.VIEW_SMS_LOGS)
-    if refused:
-        return refused
+@workspace_page(Perm.VIEW_SMS_LOGS)
+def attempt_log(request, actor):
     form = AttemptFilterForm(request.GET or None, campaigns=selectors.campaigns_with_attempts(actor=actor))
     filters = {}
     if form.is_bound and form.is_valid():
@@ -116,11 +98,8 @@ def attempt_log(request):
 
 
 # --- blacklist --------------------------------------------------------------------------------------------
-@login_required
-def blacklist(request):
-    actor, refused = _page(request, Perm.MANAGE_BLACKLIST)
-    if refused:
-        return refused
+@workspace_page(Perm.MANAGE_BLACKLIST)
+def blacklist(request, actor):
     add_form, import_form, open_dialog = BlacklistAddForm(), BlacklistImportForm(), ""
     if request.method == "POST" and request.POST.get("action") == "add":
         add_form = BlacklistAddForm(request.POST)
@@ -175,13 +154,10 @@ def blacklist(request):
     return _render(request, "sms/blacklist.html", "sms-blacklist", context, status=400 if open_dialog else 200)
 
 
-@login_required
 @require_POST
-def blacklist_entry_action(request, entry_id: int, action: str):
+@workspace_page(Perm.MANAGE_BLACKLIST)
+def blacklist_entry_action(request, actor, entry_id: int, action: str):
     """Deactivate or reactivate one entry (htmx swaps the row; without htmx, back to the list)."""
-    actor, refused = _page(request, Perm.MANAGE_BLACKLIST)
-    if refused:
-        return refused
     service = {"deactivate": services.blacklist_deactivate, "reactivate": services.blacklist_reactivate}.get(action)
     if service is None:
         return render(request, "404.html", status=404)
@@ -201,20 +177,14 @@ def blacklist_entry_action(request, entry_id: int, action: str):
 
 
 # --- templates --------------------------------------------------------------------------------------------
-@login_required
-def template_list(request):
-    actor, refused = _page(request, Perm.MANAGE_WORKFLOWS)
-    if refused:
-        return refused
+@workspace_page(Perm.MANAGE_WORKFLOWS)
+def template_list(request, actor):
     page = CappedPaginator(selectors.sms_template_queryset(actor=actor), 50).get_page(request.GET.get("page"))
     return _render(request, "sms/template_list.html", "sms-templates", {"page": page, "querystring": ""})
 
 
-@login_required
-def template_form(request, template_id: int | None = None):
-    actor, refused = _page(request, Perm.MANAGE_WORKFLOWS)
-    if refused:
-        return refused
+@workspace_page(Perm.MANAGE_WORKFLOWS)
+def template_form(request, actor, template_id: int | None = None):
     template = None
     if template_id is not None:
         try:
@@ -274,11 +244,8 @@ def _settings_context(actor, **forms) -> dict:
     }
 
 
-@login_required
-def settings_page(request):
-    actor, refused = _page(request, Perm.MANAGE_WORKSPACE)
-    if refused:
-        return refused
+@workspace_page(Perm.MANAGE_WORKSPACE)
+def settings_page(request, actor):
     action = request.POST.get("action") if request.method == "POST" else None
     if action == "channel":
         return _save_channel(request, actor)
@@ -357,11 +324,8 @@ def _account_new(request, actor):
     return _render(request, "sms/settings.html", "sms-settings", context, status=400)
 
 
-@login_required
-def account_edit(request, account_id: int):
-    actor, refused = _page(request, Perm.MANAGE_WORKSPACE)
-    if refused:
-        return refused
+@workspace_page(Perm.MANAGE_WORKSPACE)
+def account_edit(request, actor, account_id: int):
     try:
         account = selectors.account_get(actor=actor, account_id=account_id)
     except NotFound:
@@ -399,13 +363,10 @@ def account_edit(request, account_id: int):
     return _render(request, "sms/account_form.html", "sms-settings", context)
 
 
-@login_required
 @require_POST
-def account_test(request, account_id: int):
+@workspace_page(Perm.MANAGE_WORKSPACE)
+def account_test(request, actor, account_id: int):
     """The "send a test message" button: one message through this account now; the answer is shown."""
-    actor, refused = _page(request, Perm.MANAGE_WORKSPACE)
-    if refused:
-        return refused
     form = TestMessageForm(request.POST)
     result, error = None, ""
     if form.is_valid():

@@ -1,25 +1,19 @@
 """Pages: the notification list (read / unread / all read), "my follow-ups" and the target page's panel."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 
 from campaigns.notifications import selectors, services
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.pages import workspace_page
+from campaigns.platform.permissions import Perm
 from campaigns.platform.redirects import local_next
 
 
-def _actor(request):
-    return getattr(request, "actor", None)
-
-
-@login_required
-def notification_list(request):
-    actor = _actor(request)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
+@workspace_page(Perm.VIEW)
+def notification_list(request, actor):
     if request.method == "POST":
         action = request.POST.get("action")
         try:
@@ -40,11 +34,8 @@ def notification_list(request):
     )
 
 
-@login_required
-def my_followups(request):
-    actor = _actor(request)
-    if actor is None:
-        return render(request, "campaigns/no_workspace.html")
+@workspace_page(Perm.VIEW)
+def my_followups(request, actor):
     if request.method == "POST":
         action = request.POST.get("action")
         if action in ("done", "reopen") and str(request.POST.get("id", "")).isdigit():

@@ -241,18 +241,19 @@ def test_attempt_log_filters_by_status_campaign_number_and_jalali_date(page, liv
     shot(page, "sms-attempt-log-filtered")
 
 
-def test_operator_sees_no_sms_menu_and_the_pages_answer_404(page, live_server, client):
+def test_operator_sees_no_sms_menu_and_the_pages_answer_403(page, live_server, client):
     shop = make_workspace("shop")
     make_member(shop, Role.OPERATOR, username="operator1")
     login(page, live_server.url, "operator1")
     expect(page.get_by_test_id("nav-sms")).to_have_count(0)
     for path in ("/sms/", "/sms/log/", "/sms/blacklist/", "/sms/templates/", "/sms/settings/"):
         response = page.goto(f"{live_server.url}{path}")
-        assert response.status == 404, path
+        assert response.status == 403, path
+        expect(page.locator("h1")).to_have_text("دسترسی ندارید")
     manager = make_member(shop, Role.MANAGER)
     client.force_login(manager)
     assert client.get("/sms/log/").status_code == 200
-    assert client.get("/sms/settings/").status_code == 404  # settings: owners and admins only
+    assert client.get("/sms/settings/").status_code == 403  # settings: owners and admins only
 
 
 def test_sms_templates_create_edit_delete(page, live_server):
