@@ -1,11 +1,12 @@
 """Role × endpoint matrix, generated from the URLconf and the role → permission map.
 
 Every API view under ``/api/v1/`` declares ``read_permission``/``write_permission``
-(``WorkspaceAPIView``); every page is listed in ``PAGE_PERMISSIONS`` below. For each
-role, a request is refused (403/404) exactly when the role lacks the permission, and
-never answered 403 when it has it. Objects need not exist: an allowed request may end
-in 400 or 404 (missing object), a refused one never gets that far. A new endpoint
-without a permission declaration, or a new page without a row, fails here.
+(``WorkspaceAPIView``); every page declares its permissions with ``workspace_page``
+(``campaigns/platform/pages.py``), read here from the URLconf. For each role, a request
+is refused (403/404) exactly when the role lacks the permission, and never answered 403
+when it has it. Objects need not exist: an allowed request may end in 400 or 404
+(missing object), a refused one never gets that far. A new endpoint without a permission
+declaration, or a new page that is no ``workspace_page`` (and not in ``SIGNED_IN_PAGES``), fails here.
 """
 
 import re
@@ -16,6 +17,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from campaigns.choices import Role
 from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.pages import PagePermissions, page_permissions
 from campaigns.platform.permissions import ROLE_PERMISSIONS, Perm
 
 from ..conftest import api_client_for, make_member, make_workspace
@@ -38,100 +40,8 @@ MEMBER_WRITES = {
 # API views outside a workspace (not WorkspaceAPIView): who may call them instead.
 NON_WORKSPACE_API = {"api-health-journeys": "staff"}
 
-# Every page URL name → the permission it requires (None: any member of the workspace).
-PAGE_PERMISSIONS: dict[str, str | None] = {
-    "home": None,
-    "workspace-switch": None,
-    "api-schema": None,
-    "api-docs": None,
-    "target-list": None,
-    "target-new": None,
-    "target-edit": None,
-    "target-import": None,
-    "target-import-detail": None,
-    "notification-list": None,
-    "my-followups": None,
-    "browser-campaigns": None,
-    "browser-campaign": None,
-    "browser-campaign-progress": None,
-    "browser-campaign-new": Perm.MANAGE_CAMPAIGNS,
-    "browser-campaign-accounts": Perm.MANAGE_CAMPAIGNS,
-    "browser-campaign-edit": Perm.MANAGE_CAMPAIGNS,
-    "browser-campaign-control": Perm.MANAGE_CAMPAIGNS,
-    "browser-accounts": Perm.VIEW_BROWSER_DETAILS,
-    "browser-account-new": Perm.MANAGE_BROWSER,
-    "browser-account-edit": Perm.MANAGE_BROWSER,
-    "browser-account-action": Perm.MANAGE_BROWSER,
-    "browser-proxies": Perm.VIEW_BROWSER_DETAILS,
-    "browser-proxy-new": Perm.MANAGE_BROWSER,
-    "browser-proxy-edit": Perm.MANAGE_BROWSER,
-    "browser-proxy-reset": Perm.MANAGE_BROWSER,
-    "browser-account-import": Perm.MANAGE_BROWSER,
-    "browser-task-screenshot": Perm.VIEW_BROWSER_DETAILS,
-    "browser-proxy-import": Perm.MANAGE_BROWSER,
-    "chain-groups": Perm.VIEW,
-    "chain-group-new": Perm.MANAGE_CAMPAIGNS,
-    "chain-group": Perm.VIEW,
-    "chain-group-edit": Perm.MANAGE_CAMPAIGNS,
-    "chain-group-archive": Perm.MANAGE_CAMPAIGNS,
-    "chain-campaign-new": Perm.MANAGE_CAMPAIGNS,
-    "chain-campaign-edit": Perm.MANAGE_CAMPAIGNS,
-    "chain-campaign-delete": Perm.MANAGE_CAMPAIGNS,
-    "chain-campaign-clone": Perm.MANAGE_CAMPAIGNS,
-    "chain-group-add": Perm.MANAGE_CAMPAIGNS,
-    "chain-submit": Perm.MANAGE_CAMPAIGNS,
-    "chain-control": Perm.MANAGE_CAMPAIGNS,
-    "chain-campaign-runs": Perm.VIEW,
-    "chain-run-now": Perm.MANAGE_CAMPAIGNS,
-    "chain-run-rerun": Perm.MANAGE_CAMPAIGNS,
-    "chain-run-export": Perm.VIEW,
-    "chain-preview": Perm.MANAGE_CAMPAIGNS,
-    "chain-audience-count": Perm.MANAGE_CAMPAIGNS,
-    "chain-packages": Perm.VIEW,
-    "chain-package": Perm.VIEW,
-    "chain-package-approve": Perm.APPROVE_CHAINS,
-    "chain-package-reject": Perm.APPROVE_CHAINS,
-    "chain-package-withdraw": Perm.MANAGE_CAMPAIGNS,
-    "workflow-list": Perm.MANAGE_WORKFLOWS,
-    "workflow-new": Perm.MANAGE_WORKFLOWS,
-    "workflow-detail": Perm.MANAGE_WORKFLOWS,
-    "workflow-publish": Perm.MANAGE_WORKFLOWS,
-    "workflow-new-draft": Perm.MANAGE_WORKFLOWS,
-    "workflow-archive": Perm.MANAGE_WORKFLOWS,
-    "workflow-save-template": Perm.MANAGE_WORKFLOWS,
-    "workflow-builder": Perm.MANAGE_WORKFLOWS,
-    "workflow-builder-add": Perm.MANAGE_WORKFLOWS,
-    "workflow-builder-step": Perm.MANAGE_WORKFLOWS,
-    "workflow-builder-remove": Perm.MANAGE_WORKFLOWS,
-    "workflow-builder-window": Perm.MANAGE_WORKFLOWS,
-    "workflow-builder-preview": Perm.MANAGE_WORKFLOWS,
-    "journey-campaign-list": Perm.VIEW,
-    "journey-campaign-new": Perm.MANAGE_CAMPAIGNS,
-    "journey-campaign-dashboard": Perm.VIEW,
-    "journey-campaign-control": Perm.MANAGE_CAMPAIGNS,
-    "journey-campaign-enroll": Perm.MANAGE_CAMPAIGNS,
-    "journey-campaign-edit": Perm.MANAGE_CAMPAIGNS,
-    "journey-enrollment-review": Perm.MANAGE_CAMPAIGNS,
-    "journey-enrollment-decide": Perm.MANAGE_CAMPAIGNS,
-    "journey-enrollment-commit": Perm.MANAGE_CAMPAIGNS,
-    "journey-enrollment-discard": Perm.MANAGE_CAMPAIGNS,
-    "journey-enrollment-progress": Perm.MANAGE_CAMPAIGNS,
-    "journey-campaign-targets": Perm.VIEW,
-    "journey-campaign-logs": Perm.VIEW,
-    "journey-campaign-auto-enroll": Perm.MANAGE_CAMPAIGNS,
-    "journey-auto-enroll-count": Perm.MANAGE_CAMPAIGNS,
-    "journey-health": Perm.VIEW,
-    "sms-home": Perm.VIEW_SMS_LOGS,  # redirects to the first SMS tab the role may see; none: 404
-    "sms-attempts": Perm.VIEW_SMS_LOGS,
-    "sms-blacklist": Perm.MANAGE_BLACKLIST,
-    "sms-blacklist-action": Perm.MANAGE_BLACKLIST,
-    "sms-templates": Perm.MANAGE_WORKFLOWS,
-    "sms-template-new": Perm.MANAGE_WORKFLOWS,
-    "sms-template-edit": Perm.MANAGE_WORKFLOWS,
-    "sms-settings": Perm.MANAGE_WORKSPACE,
-    "sms-account-edit": Perm.MANAGE_WORKSPACE,
-    "sms-account-test": Perm.MANAGE_WORKSPACE,
-}
+# Pages any signed-in user may open, inside a workspace or not (every other page is a ``workspace_page``).
+SIGNED_IN_PAGES = {"home", "workspace-switch", "api-schema", "api-docs"}
 
 # Reachable without a workspace membership (or not a page of this site).
 PUBLIC_URL_NAMES = {
@@ -176,9 +86,10 @@ def _api_routes() -> list[tuple[str, str, type]]:
     ]
 
 
-def _page_routes() -> list[tuple[str, str]]:
+def _page_routes() -> list[tuple[str, str, PagePermissions | None]]:
+    """(route, url name, what its view declares) of every page; None for ``SIGNED_IN_PAGES`` and undeclared views."""
     return [
-        (route, pattern.name)
+        (route, pattern.name, page_permissions(pattern.callback))
         for route, pattern in _walk(get_resolver().url_patterns)
         if not route.startswith(("api/v1/", "api/webhooks/"))
         and route != "api/<path:rest>"  # the JSON 404 of unknown API addresses
@@ -226,11 +137,20 @@ def test_every_api_endpoint_declares_its_permissions():
     assert set(MEMBER_WRITES) <= {name for _, name, _ in _api_routes()}  # no stale rows
 
 
-def test_every_page_has_a_permission_row():
-    names = {name for _, name in _page_routes()}
-    assert names - set(PAGE_PERMISSIONS) == set(), "a page without a row in PAGE_PERMISSIONS"
-    assert set(PAGE_PERMISSIONS) - names == set(), "a row for a page that no longer exists"
-    assert all(perm is None or perm in Perm.values for perm in PAGE_PERMISSIONS.values())
+def test_every_page_declares_its_permissions():
+    undeclared, declared = [], []
+    for route, name, perms in _page_routes():
+        if perms is None and name not in SIGNED_IN_PAGES:
+            undeclared.append(f"{route} ({name}): not a workspace_page")
+        if perms is not None:
+            declared.append(name)
+            undeclared += [
+                f"{route}: {p!r}" for p in (perms.read, perms.write) if p is not None and p not in Perm.values
+            ]
+    assert undeclared == []
+    assert SIGNED_IN_PAGES.isdisjoint(declared)  # no stale rows
+    assert SIGNED_IN_PAGES <= {name for _, name, _ in _page_routes()}
+    assert len(declared) > 60  # the walk found the pages
 
 
 @pytest.fixture
@@ -262,18 +182,23 @@ def test_pages_refuse_exactly_the_roles_without_the_permission(members, role):
     client = Client()
     client.force_login(users[role])
     wrong = []
-    for route, name in _page_routes():
-        perm = PAGE_PERMISSIONS[name]
-        allowed = perm is None or perm in ROLE_PERMISSIONS[role]
+    for route, _name, perms in _page_routes():
+        perms = perms or PagePermissions(read=None, write=None)
         url = _url(route)
-        status = client.get(url).status_code
-        if status == 405:  # a POST-only page
-            status = client.post(url, {}).status_code
-        has_object = MISSING_ID in url
-        if allowed and (status == 403 or (status == 404 and not has_object) or status >= 500):
-            wrong.append(f"{url} ({perm}): {status} although allowed")
-        if not allowed and not _refused(status):
-            wrong.append(f"{url} ({perm}): {status} although not allowed")
+        requests = [("get", perms.read)]
+        if perms.write != perms.read:  # a page whose form posts with another permission
+            requests.append(("post", perms.write))
+        for method, perm in requests:
+            status = getattr(client, method)(url, {}).status_code
+            if status == 405:  # a POST-only page
+                method, perm = "post", perms.write
+                status = client.post(url, {}).status_code
+            allowed = perm is None or perm in ROLE_PERMISSIONS[role]
+            has_object = MISSING_ID in url
+            if allowed and (status == 403 or (status == 404 and not has_object) or status >= 500):
+                wrong.append(f"{method.upper()} {url} ({perm}): {status} although allowed")
+            if not allowed and not _refused(status):
+                wrong.append(f"{method.upper()} {url} ({perm}): {status} although not allowed")
     assert wrong == []
 
 
