@@ -14,11 +14,14 @@ class SmsConfig(AppConfig):
         from campaigns.platform.registry import register_demo
         from sms.action import register
         from sms.demo import sms_demo
+        from sms.providers import register_builtin_providers
         from sms.workflow_templates import register as register_workflow_templates
 
+        register_builtin_providers()
         register()
         register_workflow_templates()
         from sms.receivers import connect
 
         connect()
         register_demo("sms", order=10, contribute=sms_demo)
+

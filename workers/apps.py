@@ -14,6 +14,9 @@ class WorkersConfig(AppConfig):
         from workers.api.serializers import BrowserCampaignInput
         from workers.demo import browser_demo
         from workers.services.campaigns import browser_campaign_create
+        from workers.steps import register_builtin_steps
+
+        register_builtin_steps()
 
         register_campaign_kind(
             "browser",
@@ -22,3 +25,4 @@ class WorkersConfig(AppConfig):
             permission=Perm.MANAGE_CAMPAIGNS,
         )
         register_demo("browser", order=30, contribute=browser_demo)
+

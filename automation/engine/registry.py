@@ -1,43 +1,17 @@
-"""Registries the engine looks things up in (channels register into them in AppConfig.ready)."""
+"""Registries the engine looks things up in (``campaigns.platform.registry.Registry``; channels register into them in
+AppConfig.ready)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
+
+from campaigns.platform.registry import Registry
 
 if TYPE_CHECKING:
     from automation.engine.context import StepContext
-
-T = TypeVar("T")
-
-
-class Registry(Generic[T]):
-    """A named map of plug-ins; registering a key twice replaces it (tests re-register)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._items: dict[str, T] = {}
-        self.version = 0  # changes on every registration (readers may keep indexes of the items)
-
-    def register(self, key: str, item: T) -> T:
-        self._items[key] = item
-        self.version += 1
-        return item
-
-    def get(self, key: str) -> T | None:
-        return self._items.get(key)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._items
-
-    def __iter__(self) -> Iterator[tuple[str, T]]:
-        return iter(sorted(self._items.items()))
-
-    def keys(self) -> list[str]:
-        return sorted(self._items)
-
 
 # --- actions -----------------------------------------------------------------------------------
 
@@ -192,4 +166,4 @@ def register_workflow_template(
 
 
 def workflow_templates_in_order() -> list[WorkflowTemplateSpec]:
-    return sorted((spec for _, spec in WORKFLOW_TEMPLATES), key=lambda spec: (spec.order, spec.key))
+    return WORKFLOW_TEMPLATES.in_order()

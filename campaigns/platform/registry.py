@@ -1,7 +1,20 @@
-"""Campaign kinds plug their creation into ``POST /api/v1/campaigns``.
+"""One registry type for every plug-in, and the kernel's own registries.
 
-Each channel app registers, in its ``AppConfig.ready()``, the input
-serializer and the service that create a campaign of its kind:
+``Registry`` (after NetBox's frozen registry): a named store of plug-ins keyed by name. Every app fills
+its registries from its ``AppConfig.ready()`` — never as a side effect of importing a module — and a
+registry is frozen once every app is ready: a later ``register`` raises ``RegistryFrozen``, and a key
+registered twice raises ``ValueError`` (two apps claiming one name is a bug, not an override). Readers
+iterate in key order (or ``in_order()`` by an ``order`` attribute). Tests that add a plug-in use
+``with registry.added(key, item): …``, which also works on a frozen registry and removes it afterwards.
+
+The registries of the product live with their owners (``automation.engine.registry`` for actions,
+guards, operators, variables, retry strategies and workflow templates, ``automation.engine.nodes`` for
+node types, ``sms.providers`` for SMS providers, ``workers.steps`` for browser steps,
+``campaigns.services.lifecycle`` for campaign policies, ``campaigns.platform.navigation`` for the menu);
+the kernel's, below, let apps plug into the campaigns app without it importing them.
+
+Campaign kinds plug their creation into ``POST /api/v1/campaigns``. Each channel app registers, in its
+``AppConfig.ready()``, the input serializer and the service that create a campaign of its kind:
 
     register_campaign_kind("browser", input_serializer=BrowserCampaignInput, create=browser_campaign_create)
 
@@ -16,11 +29,76 @@ for it: ``effects[moment](*, campaign, actor, now)`` per moment (``start``, ``pa
 moment (a person's, the scheduler's and chain runs' alike).
 """
 
-from collections.abc import Callable, Mapping
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Generic, TypeVar
+
+from django.apps import apps
 
 from campaigns.platform.permissions import Perm
+
+T = TypeVar("T")
+
+
+class RegistryFrozen(RuntimeError):
+    """A plug-in registered after every app was ready (register from ``AppConfig.ready()``)."""
+
+
+class Registry(Generic[T]):
+    """A named store of plug-ins, filled while the apps get ready and frozen afterwards (see the module)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._items: dict[str, T] = {}
+        self.version = 0  # changes on every change (readers may keep indexes of the items)
+
+    def register(self, key: str, item: T) -> T:
+        if apps.ready:
+            raise RegistryFrozen(f"{self.name}: {key!r} registered after the apps were ready")
+        if not key or key in self._items:
+            raise ValueError(f"{self.name}: key {key!r} is empty or taken")
+        self._items[key] = item
+        self.version += 1
+        return item
+
+    @contextmanager
+    def added(self, key: str, item: T) -> Iterator[T]:
+        """A plug-in present for the duration of a block (tests), frozen or not."""
+        if key in self._items:
+            raise ValueError(f"{self.name}: key {key!r} is taken")
+        self._items[key] = item
+        self.version += 1
+        try:
+            yield item
+        finally:
+            del self._items[key]
+            self.version += 1
+
+    def get(self, key: str) -> T | None:
+        return self._items.get(key) if isinstance(key, str) else None
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __iter__(self) -> Iterator[tuple[str, T]]:
+        return iter(sorted(self._items.items()))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def keys(self) -> list[str]:
+        return sorted(self._items)
+
+    def values(self) -> list[T]:
+        return [item for _, item in self]
+
+    def in_order(self) -> list[T]:
+        """The items by their ``order`` attribute, then key."""
+        return [item for key, item in sorted(self._items.items(), key=lambda kv: (getattr(kv[1], "order", 0), kv[0]))]
 
 
 @dataclass(frozen=True)
@@ -35,7 +113,7 @@ class CampaignKindHandler:
     effects: Mapping[str, Callable] = field(default_factory=lambda: MappingProxyType({}))
 
 
-_KINDS: dict[str, CampaignKindHandler] = {}
+CAMPAIGN_KINDS: Registry[CampaignKindHandler] = Registry("campaign_kinds")
 
 
 def register_campaign_kind(
@@ -47,22 +125,25 @@ def register_campaign_kind(
     control: Callable | None = None,
     effects: Mapping[str, Callable] | None = None,
 ) -> None:
-    _KINDS[kind] = CampaignKindHandler(
+    CAMPAIGN_KINDS.register(
         kind,
-        input_serializer,
-        create,
-        permission,
-        control,
-        MappingProxyType(dict(effects or {})),
+        CampaignKindHandler(
+            kind,
+            input_serializer,
+            create,
+            permission,
+            control,
+            MappingProxyType(dict(effects or {})),
+        ),
     )
 
 
 def campaign_kind_handler(kind: str) -> CampaignKindHandler | None:
-    return _KINDS.get(kind)
+    return CAMPAIGN_KINDS.get(kind)
 
 
 def campaign_kind_handlers() -> list[CampaignKindHandler]:
-    return [_KINDS[k] for k in sorted(_KINDS)]
+    return CAMPAIGN_KINDS.values()
 
 
 # --------------------------------------------------------------------------- chain runs → the engine
@@ -95,7 +176,7 @@ class RunEngine:
     send_window_error: Callable | None = None
 
 
-_RUN_ENGINE: list[RunEngine] = []
+RUN_ENGINE: Registry[RunEngine] = Registry("run_engine")  # one entry: "engine"
 
 
 def register_run_engine(
@@ -105,11 +186,11 @@ def register_run_engine(
     unknown_variables: Callable | None = None,
     send_window_error: Callable | None = None,
 ) -> None:
-    _RUN_ENGINE[:] = [RunEngine(enroll, outcomes, unknown_variables, send_window_error)]
+    RUN_ENGINE.register("engine", RunEngine(enroll, outcomes, unknown_variables, send_window_error))
 
 
 def run_engine() -> RunEngine | None:
-    return _RUN_ENGINE[0] if _RUN_ENGINE else None
+    return RUN_ENGINE.get("engine")
 
 
 # --------------------------------------------------------------------------- journey of a campaign
@@ -120,16 +201,17 @@ def run_engine() -> RunEngine | None:
 #
 #   lookup(campaign) → {"workflow_id": int, "version_id": int} | None
 
-_JOURNEY_LOOKUP: list[Callable] = []
+JOURNEY_LOOKUP: Registry[Callable] = Registry("campaign_journey")  # one entry: "lookup"
 
 
 def register_campaign_journey(*, lookup: Callable) -> None:
-    _JOURNEY_LOOKUP[:] = [lookup]
+    JOURNEY_LOOKUP.register("lookup", lookup)
 
 
 def campaign_journey(campaign) -> dict | None:
     """The campaign's workflow and pinned version ids, or None (no journey, or no engine installed)."""
-    return _JOURNEY_LOOKUP[0](campaign) if _JOURNEY_LOOKUP else None
+    lookup = JOURNEY_LOOKUP.get("lookup")
+    return lookup(campaign) if lookup else None
 
 
 # --------------------------------------------------------------------------- home page counters
@@ -137,15 +219,15 @@ def campaign_journey(campaign) -> dict | None:
 # Apps add a number to the home page's counters: ``register_dashboard_count("workflows", count)``
 # where ``count(workspace=Workspace) → int``.
 
-_DASHBOARD_COUNTS: dict[str, Callable] = {}
+DASHBOARD_COUNTS: Registry[Callable] = Registry("dashboard_counts")
 
 
 def register_dashboard_count(name: str, count: Callable) -> None:
-    _DASHBOARD_COUNTS[name] = count
+    DASHBOARD_COUNTS.register(name, count)
 
 
 def dashboard_counts(*, workspace) -> dict[str, int]:
-    return {name: count(workspace=workspace) for name, count in sorted(_DASHBOARD_COUNTS.items())}
+    return {name: count(workspace=workspace) for name, count in DASHBOARD_COUNTS}
 
 
 # --------------------------------------------------------------------------- demo data
@@ -167,15 +249,15 @@ class DemoContributor:
     contribute: Callable
 
 
-_DEMO_CONTRIBUTORS: dict[str, DemoContributor] = {}
+DEMO_CONTRIBUTORS: Registry[DemoContributor] = Registry("demo")
 
 
 def register_demo(name: str, order: int, contribute: Callable) -> None:
-    _DEMO_CONTRIBUTORS[name] = DemoContributor(name, order, contribute)
+    DEMO_CONTRIBUTORS.register(name, DemoContributor(name, order, contribute))
 
 
 def demo_contributors() -> list[DemoContributor]:
-    return sorted(_DEMO_CONTRIBUTORS.values(), key=lambda c: (c.order, c.name))
+    return DEMO_CONTRIBUTORS.in_order()
 
 
 # --------------------------------------------------------------------------- target page panels
@@ -193,17 +275,17 @@ class TargetPanel:
     render: Callable
 
 
-_TARGET_PANELS: dict[str, TargetPanel] = {}
+TARGET_PANELS: Registry[TargetPanel] = Registry("target_panels")
 
 
 def register_target_panel(name: str, *, render: Callable, order: int = 100) -> None:
-    _TARGET_PANELS[name] = TargetPanel(name, order, render)
+    TARGET_PANELS.register(name, TargetPanel(name, order, render))
 
 
 def target_panels(*, request, actor, target) -> list[tuple[str, str]]:
     """``[(name, html), …]`` of the panels this user may see, in order."""
     out = []
-    for panel in sorted(_TARGET_PANELS.values(), key=lambda p: (p.order, p.name)):
+    for panel in TARGET_PANELS.in_order():
         html = panel.render(request=request, actor=actor, target=target)
         if html:
             out.append((panel.name, html))
@@ -219,18 +301,18 @@ def target_panels(*, request, actor, target) -> list[tuple[str, str]]:
 #   register_target_list_users("auto_enroll", campaign_ids=rule_campaigns)
 #   campaign_ids(*, workspace, list_id) → iterable of campaign ids (any status; the caller keeps the open ones)
 
-_TARGET_LIST_USERS: dict[str, Callable] = {}
+TARGET_LIST_USERS: Registry[Callable] = Registry("target_list_users")
 
 
 def register_target_list_users(name: str, *, campaign_ids: Callable) -> None:
-    _TARGET_LIST_USERS[name] = campaign_ids
+    TARGET_LIST_USERS.register(name, campaign_ids)
 
 
 def target_list_user_campaign_ids(*, workspace, list_id: int) -> set[int]:
     """Ids of the campaigns whose audience the registered apps build on the list."""
     ids: set[int] = set()
-    for name in sorted(_TARGET_LIST_USERS):
-        ids.update(_TARGET_LIST_USERS[name](workspace=workspace, list_id=list_id))
+    for _, campaign_ids in TARGET_LIST_USERS:
+        ids.update(campaign_ids(workspace=workspace, list_id=list_id))
     return ids
 
 
@@ -242,12 +324,12 @@ def target_list_user_campaign_ids(*, workspace, list_id: int) -> set[int]:
 #   register_target_delete_warning("automation", warn=live_journeys_warning)
 #   warn(*, actor, target) → str (plain text) | "" (nothing to say)
 
-_TARGET_DELETE_WARNINGS: dict[str, Callable] = {}
+TARGET_DELETE_WARNINGS: Registry[Callable] = Registry("target_delete_warnings")
 
 
 def register_target_delete_warning(name: str, *, warn: Callable) -> None:
-    _TARGET_DELETE_WARNINGS[name] = warn
+    TARGET_DELETE_WARNINGS.register(name, warn)
 
 
 def target_delete_warnings(*, actor, target) -> list[str]:
-    return [text for _, warn in sorted(_TARGET_DELETE_WARNINGS.items()) if (text := warn(actor=actor, target=target))]
+    return [text for _, warn in TARGET_DELETE_WARNINGS if (text := warn(actor=actor, target=target))]

@@ -32,7 +32,7 @@ from django.utils import timezone
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.fsm import fsm_apply
-from campaigns.platform.registry import campaign_kind_handler
+from campaigns.platform.registry import Registry, campaign_kind_handler
 from campaigns.platform.tenancy import Actor
 
 # Transition → the moment a campaign kind reacts to (its effects, after the write).
@@ -45,23 +45,23 @@ MOMENTS = {
 }
 
 # transition(*, actor: Actor | None, campaign: Campaign, transition: str) → Campaign | None (raise to refuse)
-_POLICIES: dict[str, Callable] = {}
+POLICIES: Registry[Callable] = Registry("campaign_policies")
 # edit(*, campaign: Campaign) → None (raise to refuse a change of the campaign's configuration)
-_EDIT_POLICIES: dict[str, Callable] = {}
+EDIT_POLICIES: Registry[Callable] = Registry("campaign_edit_policies")
 
 
 def register_campaign_policy(name: str, *, transition: Callable | None = None, edit: Callable | None = None) -> None:
     """Called from an ``AppConfig.ready()`` (chains registers its approval and chain-control rules)."""
     if transition is not None:
-        _POLICIES[name] = transition
+        POLICIES.register(name, transition)
     if edit is not None:
-        _EDIT_POLICIES[name] = edit
+        EDIT_POLICIES.register(name, edit)
 
 
 def campaign_assert_editable(*, campaign: Campaign) -> None:
     """Before a service changes a campaign's configuration (a chain member is edited through its chain)."""
-    for name in sorted(_EDIT_POLICIES):
-        _EDIT_POLICIES[name](campaign=campaign)
+    for _, edit in EDIT_POLICIES:
+        edit(campaign=campaign)
 
 
 def _own_updates(transition: str, actor: Actor | None, now: datetime) -> dict[str, Any]:
@@ -86,8 +86,8 @@ def campaign_status_change(
     """Apply one Campaign FSM transition (see the module docstring); returns the updated campaign."""
     now = now or timezone.now()
     if guarded:
-        for name in sorted(_POLICIES):
-            handled = _POLICIES[name](actor=actor, campaign=campaign, transition=transition)
+        for _, policy in POLICIES:
+            handled = policy(actor=actor, campaign=campaign, transition=transition)
             if handled is not None:
                 return handled
     if check is not None:

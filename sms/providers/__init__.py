@@ -1,11 +1,13 @@
 """Provider plug-ins, registered by kind. Adding a provider: one module exposing ``PROVIDER`` (see
-``base.Provider``) and one line in ``BUILTIN``; the account choices, the API enums, the action's config
-schema and the credential validation all read this registry (docs/sms.md)."""
+``base.Provider``) and its path in ``BUILTIN``, registered by ``SmsConfig.ready()``; the account choices
+(admin, settings page, the journey builder's SMS step), the API enums, the action's config schema and the
+credential validation all read this registry (docs/sms.md)."""
 
 from __future__ import annotations
 
 from importlib import import_module
 
+from campaigns.platform.registry import Registry
 from sms.providers.base import Provider, SendRequest, SendResponse, StatusAnswer  # noqa: F401
 
 BUILTIN = (
@@ -14,18 +16,17 @@ BUILTIN = (
     "sms.providers.melipayamak",
 )
 
-PROVIDERS: dict[str, Provider] = {}
+PROVIDERS: Registry[Provider] = Registry("sms_providers")
 
 
 def register(provider: Provider) -> Provider:
-    if not provider.kind or provider.kind in PROVIDERS:
-        raise ValueError(f"provider kind {provider.kind!r} is empty or taken")
-    PROVIDERS[provider.kind] = provider
-    return provider
+    return PROVIDERS.register(provider.kind, provider)
 
 
-for _path in BUILTIN:
-    register(import_module(_path).PROVIDER)
+def register_builtin_providers() -> None:
+    """Called from ``SmsConfig.ready()``: the providers this app ships, in ``BUILTIN`` order."""
+    for path in BUILTIN:
+        register(import_module(path).PROVIDER)
 
 
 def provider_for(kind: str) -> Provider | None:
@@ -33,11 +34,12 @@ def provider_for(kind: str) -> Provider | None:
 
 
 def provider_kinds() -> list[str]:
-    return list(PROVIDERS)
+    return [p.kind for p in PROVIDERS.in_order()]
 
 
 def provider_choices() -> list[tuple[str, str]]:
-    return [(p.kind, p.label or p.kind) for p in PROVIDERS.values()]
+    """(kind, Persian label) of every registered provider, for every form that picks one."""
+    return [(p.kind, p.label or p.kind) for p in PROVIDERS.in_order()]
 
 
 provider_kind_choices = provider_choices

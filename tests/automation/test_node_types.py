@@ -40,9 +40,8 @@ def note_node(key="note1", text="سلام"):
 
 @pytest.fixture
 def note_type():
-    NODE_TYPES.register("note", NoteNode())
-    yield
-    NODE_TYPES._items.pop("note", None)
+    with NODE_TYPES.added("note", NoteNode()):
+        yield
 
 
 def test_the_built_in_types_are_registered_with_their_ports():

@@ -71,9 +71,8 @@ class _PluginProvider(Provider):
 
 @pytest.fixture
 def plugin_provider():
-    provider = providers.register(_PluginProvider())
-    yield provider
-    providers.PROVIDERS.pop(provider.kind)
+    with providers.PROVIDERS.added(_PluginProvider.kind, _PluginProvider()) as provider:
+        yield provider
 
 
 def test_a_new_provider_plugin_gets_its_credential_inputs_without_a_form_change(owner_client, plugin_provider):
@@ -113,3 +112,20 @@ def test_credentials_of_another_kind_are_not_sent_to_the_chosen_provider(owner_c
         },
     )
     assert json.loads(SmsProviderAccount.objects.get(provider="kavenegar").credentials) == {"api_key": "K-1"}
+
+
+def test_the_builders_sms_step_offers_every_registered_provider(owner_client, workspace, plugin_provider):
+    from automation.models import Workflow
+
+    owner_client.post("/automation/workflows/new/", {"name": "خوش‌آمد", "template": "blank"})
+    builder = f"/automation/workflows/{Workflow.objects.get(workspace=workspace).id}/builder/"
+    owner_client.post(builder + "add/", {"at": "0", "kind": "send_sms"}, HTTP_HX_REQUEST="true")
+    select = re.search(r'<select name="cfg_provider">(.*?)</select>', owner_client.get(builder).content.decode(), re.S)
+    options = re.findall(r'<option value="(\w*)"[^>]*>([^<]*)</option>', select.group(1))
+    assert options == [
+        ("", "پیش‌فرض فضای کاری"),
+        ("console", "کنسول (آزمایشی)"),
+        ("kavenegar", "کاوه‌نگار"),
+        ("melipayamak", "ملی‌پیامک"),
+        ("plugin", "سرویس افزونه"),
+    ]

@@ -17,8 +17,6 @@ from workers.steps.base import (
 from workers.steps.builtin import register_builtin_steps
 from workers.steps.validation import MAX_STEPS, check_goto_urls, check_links, validate_login_check, validate_steps
 
-register_builtin_steps()
-
 __all__ = [
     "MAX_STEPS",
     "StepContext",
@@ -27,6 +25,7 @@ __all__ = [
     "check_goto_urls",
     "check_links",
     "element_labels",
+    "register_builtin_steps",
     "register_step",
     "render",
     "step_choices",

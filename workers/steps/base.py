@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from campaigns.platform.registry import Registry
+
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 COMMON_KEYS = frozenset({"action", "timeout_ms"})
@@ -62,6 +64,7 @@ class StepHandler:
 
     name: ClassVar[str] = ""
     label: ClassVar[str] = ""  # Persian, shown in choices
+    order: ClassVar[int] = 100  # place in choices and lists
     keys: ClassVar[frozenset[str]] = frozenset()  # keys it reads besides "action" and "timeout_ms"
     mutates: ClassVar[bool] = False  # may change the site (a retry first verifies instead of repeating)
     verifies: ClassVar[bool] = False  # checks the end state (run alone by a verify-first retry)
@@ -76,32 +79,30 @@ class StepHandler:
         raise NotImplementedError
 
 
-_STEPS: dict[str, StepHandler] = {}
+STEPS: Registry[StepHandler] = Registry("browser_steps")
 
 
 def register_step(handler: StepHandler) -> StepHandler:
-    if not handler.name:
-        raise ValueError("a step handler needs a name")
-    _STEPS[handler.name] = handler
-    return handler
+    """From an ``AppConfig.ready()``: a step type under its ``name``."""
+    return STEPS.register(handler.name, handler)
 
 
 def step_handler(name: str) -> StepHandler | None:
-    return _STEPS.get(name) if isinstance(name, str) else None
+    return STEPS.get(name)
 
 
 def step_names() -> list[str]:
-    return list(_STEPS)
+    return [handler.name for handler in STEPS.in_order()]
 
 
 def step_choices() -> list[tuple[str, str]]:
-    return [(name, handler.label or name) for name, handler in _STEPS.items()]
+    return [(handler.name, handler.label or handler.name) for handler in STEPS.in_order()]
 
 
 def known_keys() -> frozenset[str]:
     """Keys a step dict may carry: the common ones and every registered type's (others are refused)."""
-    return COMMON_KEYS.union(*(handler.keys for handler in _STEPS.values()))
+    return COMMON_KEYS.union(*(handler.keys for handler in STEPS.values()))
 
 
 def element_labels() -> frozenset[str]:
-    return frozenset(label for handler in _STEPS.values() for label in handler.element_labels)
+    return frozenset(label for handler in STEPS.values() for label in handler.element_labels)

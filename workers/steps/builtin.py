@@ -24,6 +24,7 @@ NEEDS_SELECTOR_OR_TEXT = "این گام selector یا text لازم دارد."
 
 class Goto(StepHandler):
     name = "goto"
+    order = 10
     label = "رفتن به نشانی"
     keys = frozenset({"url"})
     navigates = True
@@ -41,6 +42,7 @@ class Goto(StepHandler):
 
 class Click(StepHandler):
     name = "click"
+    order = 20
     label = "کلیک"
     keys = frozenset({"selector"})
     mutates = True
@@ -55,6 +57,7 @@ class Click(StepHandler):
 
 class Fill(StepHandler):
     name = "fill"
+    order = 30
     label = "پر کردن"
     keys = frozenset({"selector", "text"})
     mutates = True
@@ -70,6 +73,7 @@ class Fill(StepHandler):
 
 class WaitFor(StepHandler):
     name = "wait_for"
+    order = 40
     label = "انتظار"
     keys = frozenset({"selector", "text"})
     element_labels = ("wait_for_selector",)  # waiting for a text that never comes is a TIMEOUT
@@ -87,6 +91,7 @@ class WaitFor(StepHandler):
 
 class Verify(StepHandler):
     name = "verify"
+    order = 50
     label = "تأیید"
     keys = frozenset({"selector", "text"})
     verifies = True
@@ -112,6 +117,7 @@ class Verify(StepHandler):
 
 class Screenshot(StepHandler):
     name = "screenshot"
+    order = 60
     label = "تصویر صفحه"
 
     def run(self, page: Any, config: dict, ctx: StepContext) -> None:
@@ -119,5 +125,6 @@ class Screenshot(StepHandler):
 
 
 def register_builtin_steps() -> None:
+    """Called from ``WorkersConfig.ready()``."""
     for handler in (Goto(), Click(), Fill(), WaitFor(), Verify(), Screenshot()):
         register_step(handler)
