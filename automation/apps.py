@@ -65,3 +65,8 @@ class AutomationConfig(AppConfig):
 
         register_target_panel("automation", order=10, render=render_target_panel)
         register_target_delete_warning("automation", warn=live_journeys_warning)
+
+        from automation.navigation import MENU
+        from campaigns.platform.navigation import register_menu
+
+        register_menu(*MENU)

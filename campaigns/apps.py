@@ -35,3 +35,9 @@ class CampaignsConfig(AppConfig):
         from campaigns.platform.registry import register_target_panel
 
         register_target_panel("followups", order=5, render=target_activities_panel)
+
+        from campaigns import navigation
+        from campaigns.chains import navigation as chain_navigation
+        from campaigns.platform.navigation import register_menu
+
+        register_menu(*navigation.MENU, *chain_navigation.MENU)

@@ -25,3 +25,7 @@ class SmsConfig(AppConfig):
         connect()
         register_demo("sms", order=10, contribute=sms_demo)
 
+        from campaigns.platform.navigation import register_menu
+        from sms.navigation import MENU
+
+        register_menu(*MENU)

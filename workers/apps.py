@@ -26,3 +26,7 @@ class WorkersConfig(AppConfig):
         )
         register_demo("browser", order=30, contribute=browser_demo)
 
+        from campaigns.platform.navigation import register_menu
+        from workers.navigation import MENU
+
+        register_menu(*MENU)

@@ -50,7 +50,7 @@ def page_permissions(view: Callable) -> PagePermissions | None:
     return getattr(view, "page_permissions", None)
 
 
-def workspace_page(permission: str | None = Perm.VIEW, *, write: str | None | object = _SAME):
+def workspace_page(permission: str | None = Perm.VIEW, *, write: str | object | None = _SAME):
     """Gate a page: signed in, a member of the current workspace, holding the permission (see the module)."""
     declared = PagePermissions(read=permission, write=permission if write is _SAME else write)  # type: ignore[arg-type]
 
