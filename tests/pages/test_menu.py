@@ -98,10 +98,10 @@ def test_the_menu_in_chromium_at_desktop_and_phone_width(page, live_server):
         expect(page.get_by_role("link", name="کمپین‌های مرورگر")).to_be_visible()
         for width in (1366, 390):
             page.set_viewport_size({"width": width, "height": 700})
+            _shot(page, f"menu-{username}-{width}")
             assert axe_violations(page) == [], (username, width)
             overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 1, (username, width, overflow)
-            _shot(page, f"menu-{username}-{width}")
         page.get_by_role("link", name="کمپین‌های مرورگر").click()
         expect(page.locator("h1")).to_contain_text("کمپین")
         page.set_viewport_size({"width": 1280, "height": 800})

@@ -4,7 +4,7 @@ import pytest
 
 from workers.errors import InvalidSteps
 from workers.runner import BrowserHost
-from workers.steps import StepHandler, register_step, step_names, validate_steps
+from workers.steps import StepHandler, step_names, validate_steps
 from workers.steps import base as steps_base
 
 
@@ -30,9 +30,8 @@ class FakePage:
 
 @pytest.fixture
 def scroll_step():
-    register_step(Scroll())
-    yield
-    steps_base._STEPS.pop(Scroll.name)
+    with steps_base.STEPS.added(Scroll.name, Scroll()):
+        yield
 
 
 def test_a_registered_step_is_validated_and_run_without_touching_the_runner(scroll_step):
