@@ -5,7 +5,8 @@ its registries from its ``AppConfig.ready()`` — never as a side effect of impo
 registry is frozen once every app is ready: a later ``register`` raises ``RegistryFrozen``, and a key
 registered twice raises ``ValueError`` (two apps claiming one name is a bug, not an override). Readers
 iterate in key order (or ``in_order()`` by an ``order`` attribute). Tests that add a plug-in use
-``with registry.added(key, item): …``, which also works on a frozen registry and removes it afterwards.
+``with registry.added(key, item): …`` (``replaced`` to swap one), which also works on a frozen registry
+and undoes itself afterwards.
 
 The registries of the product live with their owners (``automation.engine.registry`` for actions,
 guards, operators, variables, retry strategies and workflow templates, ``automation.engine.nodes`` for
@@ -76,6 +77,18 @@ class Registry(Generic[T]):
             yield item
         finally:
             del self._items[key]
+            self.version += 1
+
+    @contextmanager
+    def replaced(self, key: str, item: T) -> Iterator[T]:
+        """Another plug-in under a registered key for the duration of a block (tests); the first comes back."""
+        previous = self._items[key]
+        self._items[key] = item
+        self.version += 1
+        try:
+            yield item
+        finally:
+            self._items[key] = previous
             self.version += 1
 
     def get(self, key: str) -> T | None:

@@ -35,3 +35,10 @@ def test_a_taken_key_is_refused_and_a_test_plugin_is_removed_after_its_block():
                 pass
         assert registry.get("a") == "first" and list(registry) == [("a", "first")]
     assert "a" not in registry and registry.get("a") is None
+
+
+def test_a_test_may_swap_a_plugin_for_one_block():
+    original = PROVIDERS.get("console")
+    with PROVIDERS.replaced("console", "stand-in"):
+        assert PROVIDERS.get("console") == "stand-in"
+    assert PROVIDERS.get("console") is original
