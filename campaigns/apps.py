@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class CampaignsConfig(AppConfig):
@@ -14,6 +15,9 @@ class CampaignsConfig(AppConfig):
         from django.contrib import admin
 
         import campaigns.platform.checks  # registers the deploy checks
+        from campaigns.platform.list_sizes import install_after_migrate
+
+        post_migrate.connect(install_after_migrate, sender=self, dispatch_uid="campaigns_list_size_triggers")
         import campaigns.receivers  # noqa: F401  (cross-workspace guards on many-to-many writes)
         from campaigns.platform.admin import lock_down_admin_site, show_admin_dates_in_jalali
         from campaigns.platform.field_labels import field_labels_apply

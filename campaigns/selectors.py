@@ -1,6 +1,7 @@
 """Reads. Every query starts from ``tenancy.scoped`` (never ``Model.objects``)."""
 
 from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import Coalesce
 
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
@@ -25,15 +26,13 @@ def target_get(*, actor: Actor, target_id: int) -> Target:
 
 
 def target_list_queryset(*, actor: Actor) -> QuerySet:
-    """Lists with ``target_count``: the live targets of the list this actor may see (operators: their own)."""
-    counted = Q(targets__deleted_at__isnull=True)
+    """Lists with ``target_count``: the live targets of the list this actor may see. Roles that see every
+    target read the size kept with the writes (``TargetListSize``); operators count their own targets."""
+    qs = scoped(TargetList, actor.workspace).order_by("name", "id")
     if actor.has(Perm.OWN_TARGETS_ONLY):
-        counted &= Q(targets__owner=actor.user)
-    return (
-        scoped(TargetList, actor.workspace)
-        .annotate(target_count=Count("targets", filter=counted, distinct=True))
-        .order_by("name", "id")
-    )
+        counted = Q(targets__deleted_at__isnull=True, targets__owner=actor.user)
+        return qs.annotate(target_count=Count("targets", filter=counted, distinct=True))
+    return qs.annotate(target_count=Coalesce("size__members", 0))
 
 
 def target_list_get(*, actor: Actor, list_id: int) -> TargetList:

@@ -94,6 +94,26 @@ class TargetList(TimeStamped):
         return self.name
 
 
+class TargetListSize(models.Model):
+    """How many live (not deleted) targets a list holds, kept exact by database triggers in the same transaction
+    as every write that changes it: a membership added or removed (services, import, admin, bulk ``COPY``), a
+    target deleted, soft-deleted or restored (``campaigns.platform.list_sizes``). Lists read it instead of
+    counting their members; ``manage.py target_list_sizes`` recomputes it."""
+
+    target_list = models.OneToOneField(TargetList, on_delete=models.CASCADE, primary_key=True, related_name="size")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    members = models.BigIntegerField("اعضا", default=0)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "اندازه فهرست"
+        verbose_name_plural = "اندازه فهرست‌ها"
+
+    def __str__(self) -> str:
+        return f"{self.target_list_id}: {self.members}"
+
+
 class Target(TimeStamped):
     """A person or business the campaigns reach (mobile and/or landline)."""
 
