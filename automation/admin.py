@@ -11,6 +11,7 @@ from automation.models import (
     EnrollmentItem,
     Execution,
     ExecutionEvent,
+    JourneyCount,
     Workflow,
     WorkflowEdge,
     WorkflowNode,
@@ -160,6 +161,15 @@ class DailyCounterAdmin(ReadOnlyAdmin):
     list_display = ("scope", "scope_id", "channel", "day", "used", "workspace")
     list_filter = ("scope", "channel", "workspace")
     search_fields = ("=scope_id",)
+
+
+@admin.register(JourneyCount)
+class JourneyCountAdmin(ReadOnlyAdmin):
+    """Kept by the database with every execution and event write; ``manage.py journey_counts`` recounts."""
+
+    list_display = ("campaign_id", "key", "slot", "n", "workspace_id")
+    list_filter = ("key",)
+    search_fields = ("=campaign_id",)
 
 
 @admin.register(EnrollmentBatch)

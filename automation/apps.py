@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class AutomationConfig(AppConfig):
@@ -9,6 +10,9 @@ class AutomationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from automation.journey_counts import install_after_migrate
+
+        post_migrate.connect(install_after_migrate, sender=self, dispatch_uid="automation_journey_count_triggers")
         from automation.api.serializers import JourneyCampaignInput
         from automation.engine.campaign_effects import JOURNEY_EFFECTS
         from automation.engine.conditions import register_builtin_operators

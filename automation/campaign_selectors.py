@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from django.db.models import Count
 from django.utils import timezone
 
 from automation.choices import EventType, ExecutionStatus
@@ -20,7 +19,7 @@ from automation.engine.registry import ACTIONS
 from automation.engine.scheduler import HEARTBEAT
 from automation.health import journey_health_report
 from automation.models import Execution, ExecutionEvent, Workflow
-from automation.selectors import execution_queryset
+from automation.selectors import execution_queryset, execution_status_counts
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign, PlatformHeartbeat
 from campaigns.platform.errors import NotFound
@@ -101,18 +100,8 @@ class CampaignRow:
 
 
 def campaign_rows(*, actor: Actor, campaigns: list[Campaign]) -> list[CampaignRow]:
-    """Execution counts per status for each campaign of one page (one grouped query)."""
-    ids = [c.id for c in campaigns]
-    counts: dict[int, dict[str, int]] = {i: {} for i in ids}
-    grouped = (
-        execution_queryset(actor=actor)
-        .filter(campaign_id__in=ids)
-        .order_by()
-        .values_list("campaign_id", "status")
-        .annotate(n=Count("id"))
-    )
-    for campaign_id, status, n in grouped:
-        counts[campaign_id][status] = n
+    """Execution counts per status for each campaign of one page (the counts kept with the writes)."""
+    counts = execution_status_counts(actor=actor, campaign_ids=[c.id for c in campaigns])
     return [CampaignRow(c, counts[c.id]) for c in campaigns]
 
 

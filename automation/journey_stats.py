@@ -9,20 +9,21 @@ hook), so this module never names a channel.
 from __future__ import annotations
 
 import zoneinfo
+from collections import defaultdict
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Count, OuterRef, Subquery, Sum
-from django.db.models.functions import TruncDate
+from django.db.models import OuterRef, Subquery, Sum
 from django.utils import timezone
 
+from automation import journey_counts
 from automation.choices import LIVE_STATUSES, CounterScope, EventType, ExecutionStatus
 from automation.engine.context import automation_settings, workspace_tz
 from automation.engine.registry import ACTIONS
 from automation.engine.window import local_day
 from automation.models import DailyCounter, EnrollmentItem, Execution, ExecutionEvent
-from automation.selectors import execution_queryset
+from automation.selectors import execution_queryset, execution_status_counts
 from automation.services.enrollment_core import journey_campaign
 from campaigns.models import Target
 from campaigns.platform.tenancy import Actor, scoped
@@ -62,14 +63,10 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
     today = local_day(now, tz)
     start_today = _day_start(today, tz)
     executions = execution_queryset(actor=actor, campaign_id=campaign.id).order_by()
-    by_status = dict(executions.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    by_status = execution_status_counts(actor=actor, campaign_ids=[campaign.id])[campaign.id]
     counters = DailyCounter.objects.filter(scope=CounterScope.CAMPAIGN, scope_id=campaign.id)
     sent_today = counters.filter(day=today).aggregate(n=Sum("used"))["n"] or 0
     sent_total = counters.aggregate(n=Sum("used"))["n"] or 0
-    events = ExecutionEvent.objects.filter(campaign_id=campaign.id)
-    outcome_types = [EventType.ACTION_ATTEMPT, EventType.ACTION_RESULT]
-    failed = events.filter(type__in=outcome_types, data__result__in=FAILED_RESULTS)
-    retried = events.filter(type=EventType.RETRY_SCHEDULED)
     workspace_used = (
         DailyCounter.objects.filter(scope=CounterScope.WORKSPACE, scope_id=actor.workspace.id, day=today).aggregate(
             n=Sum("used")
@@ -121,17 +118,17 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
     sent_by_day = dict(
         counters.filter(day__gte=since).values_list("day").annotate(n=Sum("used")).values_list("day", "n")
     )
+    # Failed sends, retries and unknown outcomes: the counts kept with the events (journey_counts).
+    totals, recent = journey_counts.event_counts(campaign_id=campaign.id, since=_day_start(since, tz))
     zone = zoneinfo.ZoneInfo(tz)
-    recent = events.filter(occurred_at__gte=_day_start(since, tz)).annotate(day=TruncDate("occurred_at", tzinfo=zone))
-    failed_by_day = dict(
-        recent.filter(type__in=[EventType.ACTION_ATTEMPT, EventType.ACTION_RESULT], data__result__in=FAILED_RESULTS)
-        .values_list("day")
-        .annotate(n=Count("id"))
-        .values_list("day", "n")
-    )
-    retried_by_day = dict(
-        recent.filter(type=EventType.RETRY_SCHEDULED).values_list("day").annotate(n=Count("id")).values_list("day", "n")
-    )
+    by_day: dict[tuple[str, Any], int] = defaultdict(int)
+    today_counts: dict[str, int] = defaultdict(int)
+    for (key, slot), n in recent.items():
+        by_day[(key, slot.astimezone(zone).date())] += n
+        if slot >= start_today:
+            today_counts[key] += n
+    failed_by_day = {day: n for (key, day), n in by_day.items() if key == journey_counts.SEND_FAILED}
+    retried_by_day = {day: n for (key, day), n in by_day.items() if key == journey_counts.RETRIED}
     series = [
         {
             "day": (since + timedelta(days=i)).isoformat(),
@@ -155,10 +152,10 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         "blacklisted": by_status.get(S.BLACKLISTED, 0),
         "cancelled": by_status.get(S.CANCELLED, 0),
         # Sends whose outcome is unknown (the worker died after calling the provider): never resent on their own.
-        "unknown_outcomes": events.filter(type=EventType.UNKNOWN_OUTCOME).count(),
+        "unknown_outcomes": totals[journey_counts.UNKNOWN_OUTCOME],
         "sent": {"today": sent_today, "total": sent_total},
-        "send_failed": {"today": failed.filter(occurred_at__gte=start_today).count(), "total": failed.count()},
-        "retried": {"today": retried.filter(occurred_at__gte=start_today).count(), "total": retried.count()},
+        "send_failed": {"today": today_counts[journey_counts.SEND_FAILED], "total": totals[journey_counts.SEND_FAILED]},
+        "retried": {"today": today_counts[journey_counts.RETRIED], "total": totals[journey_counts.RETRIED]},
         "limits": {
             "campaign_daily_limit": campaign_limit,
             "workspace_daily_limit": workspace_limit,

@@ -571,6 +571,32 @@ class ExecutionEvent(models.Model):
         require_same_workspace(self, "execution", "campaign", "node", extra=subject_errors(self))
 
 
+class JourneyCount(models.Model):
+    """A journey campaign's numbers, kept by database triggers in the same transaction as the writes that change
+    them (``automation.journey_counts``): executions per status (``key`` "status:<status>", no ``slot``) and
+    the sends that failed, retries and unknown outcomes per 15-minute ``slot`` (UTC; folded into one row
+    without a slot once older than the dashboard's series). Rows are deltas, only ever inserted by the
+    writers (no row lock shared between workers); a beat job folds them, a number is the sum of its rows.
+    Campaign and workspace are plain numbers: a campaign's deletion writes its last deltas, never blocked by a
+    reference."""
+
+    workspace_id = models.BigIntegerField()
+    campaign_id = models.BigIntegerField()
+    key = models.CharField("شمارنده", max_length=32)
+    slot = models.DateTimeField("بازه", null=True, blank=True)
+    n = models.BigIntegerField("تعداد")
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "شمارنده سفر"
+        verbose_name_plural = "شمارنده‌های سفر"
+        indexes = [models.Index(fields=["campaign_id", "key", "slot"], name="journeycount_campaign_key")]
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} {self.key} {self.slot or ''} {self.n:+}"
+
+
 class DailyCounter(models.Model):
     """Units used per scope and workspace calendar day (atomic reserve/release)."""
 

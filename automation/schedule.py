@@ -7,6 +7,11 @@ BEAT_SCHEDULE: dict = {
         "schedule": 60.0,
         "options": {"queue": "engine", "expires": 55},
     },
+    "automation-journey-counts-fold": {
+        "task": "automation.journey_counts_fold",
+        "schedule": 60.0,
+        "options": {"queue": "engine", "expires": 55},
+    },
     "automation-auto-enroll": {
         "task": "automation.auto_enroll_check",
         "schedule": 300.0,

@@ -1,8 +1,9 @@
 """Engine reads; every query starts from ``campaigns.platform.tenancy.scoped``."""
 
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Q
+from django.db.models import Count, Q
 
+from automation import journey_counts
 from automation.choices import ExecutionStatus
 from automation.engine.outcome import HELD_UNKNOWN
 from automation.models import AutoEnrollRule, CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
@@ -73,6 +74,25 @@ def execution_queryset(*, actor: Actor, campaign_id: int | None = None):
     if campaign_id is not None:
         qs = qs.filter(campaign_id=campaign_id)
     return qs.order_by("id")
+
+
+def execution_status_counts(*, actor: Actor, campaign_ids) -> dict[int, dict[str, int]]:
+    """campaign id → {status: executions this actor may see}. Roles that see every target read the counts kept
+    with the writes (``automation.journey_counts``); roles limited to their own targets count those."""
+    ids = list(campaign_ids)
+    if not actor.has(Perm.OWN_TARGETS_ONLY):
+        return journey_counts.status_counts(ids)
+    counts: dict[int, dict[str, int]] = {i: {} for i in ids}
+    grouped = (
+        execution_queryset(actor=actor)
+        .filter(campaign_id__in=ids)
+        .order_by()
+        .values_list("campaign_id", "status")
+        .annotate(n=Count("id"))
+    )
+    for campaign_id, status, n in grouped:
+        counts[campaign_id][status] = n
+    return counts
 
 
 def held_after_unknown(queryset):

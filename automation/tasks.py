@@ -42,6 +42,14 @@ def enrollment_batches_resume_task() -> dict:
     return enrollment_batches_resume()
 
 
+@shared_task(name="automation.journey_counts_fold", ignore_result=True)
+def journey_counts_fold_task() -> int:
+    """Beat, every minute: each journey number's delta rows summed into one (``automation.journey_counts``)."""
+    from automation.journey_counts import fold
+
+    return fold()
+
+
 @shared_task(name="automation.auto_enroll_check", ignore_result=True, max_retries=0)
 def auto_enroll_check_task() -> dict:
     """Beat, every 5 minutes: each enabled rule of a running campaign adds its new matches (a locked rule is

@@ -16,6 +16,7 @@ from campaigns.models import (
     TargetImport,
     TargetImportRow,
     TargetList,
+    TargetListSize,
     Workspace,
 )
 from campaigns.platform.admin import (
@@ -270,6 +271,15 @@ class TargetImportAdmin(AppendOnlyMixin, WorkspaceScopedAdmin):
 class PlatformHeartbeatAdmin(SuperuserOnlyMixin, admin.ModelAdmin):
     list_display = ("name", "beat_jalali")
     beat_jalali = jalali_column("beat_at", "آخرین ضربان")
+
+
+@admin.register(TargetListSize)
+class TargetListSizeAdmin(ReadOnlyAdmin):
+    """Kept by the database with every membership write; ``manage.py target_list_sizes`` recounts."""
+
+    list_display = ("target_list", "members", "workspace")
+    list_filter = ("workspace",)
+    search_fields = ("target_list__name",)
 
 
 @admin.register(TargetImportRow)

@@ -1,0 +1,288 @@
+"""A journey campaign's numbers kept with the writes (``JourneyCount``): executions per status and the sends
+that failed, retries and unknown outcomes per 15-minute slot, so its dashboard, its stats and the campaign
+list never aggregate executions or history.
+
+Database triggers write them in the same transaction as every write that changes them — an execution
+inserted (enrollment), its status changed (the engine's batch updates, services, ``fsm_apply``, bulk
+controls), an execution deleted, an event inserted (the engine's ``COPY``, services) — so no code path can
+forget one. PostgreSQL: statement triggers over transition tables (one grouped ``INSERT`` per statement,
+however many rows it wrote). SQLite: row triggers. Rows are deltas, only ever inserted, so two workers moving
+executions of one campaign never wait for each other; ``fold`` (beat, every minute) sums each number's rows
+into one and folds slots older than ``FOLD_AFTER`` into one row per number. ``recount`` rebuilds a
+campaign's numbers from its executions and the history still kept (``manage.py journey_counts``).
+Installed by the migration and again after every ``migrate`` (idempotent), so test databases built from the
+models have them too.
+"""
+
+# The SQL below interpolates module constants only (table, keys, event types), never input.
+# ruff: noqa: S608
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from django.db import connections, transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from automation.choices import EventType
+from automation.models import JourneyCount
+
+STATUS = "status:"
+SEND_FAILED, RETRIED, UNKNOWN_OUTCOME = "send_failed", "retried", "unknown_outcome"
+EVENT_KEYS = (SEND_FAILED, RETRIED, UNKNOWN_OUTCOME)
+SLOT_SECONDS = 900  # every time zone's day starts on a quarter hour
+FOLD_AFTER = timedelta(days=40)  # older slots are no longer shown by day (the series shows 30)
+FAILED_RESULTS = ("failed", "rejected")
+TABLE = "automation_journeycount"
+
+
+def _event_key(row: str, vendor: str) -> str:
+    """SQL: the counted number an event row adds to (NULL for the others)."""
+    result = f"{row}.data->>'result'" if vendor == "postgresql" else f"json_extract({row}.data, '$.result')"
+    outcome = f"'{EventType.ACTION_ATTEMPT}', '{EventType.ACTION_RESULT}'"
+    failed = ", ".join(f"'{r}'" for r in FAILED_RESULTS)
+    return (
+        f"CASE WHEN {row}.type IN ({outcome}) AND {result} IN ({failed}) THEN '{SEND_FAILED}' "
+        f"WHEN {row}.type = '{EventType.RETRY_SCHEDULED}' THEN '{RETRIED}' "
+        f"WHEN {row}.type = '{EventType.UNKNOWN_OUTCOME}' THEN '{UNKNOWN_OUTCOME}' END"
+    )
+
+
+def _slot(row: str, vendor: str) -> str:
+    if vendor == "postgresql":
+        return f"to_timestamp(floor(extract(epoch FROM {row}.occurred_at) / {SLOT_SECONDS}) * {SLOT_SECONDS})"
+    return (
+        f"datetime((CAST(strftime('%s', {row}.occurred_at) AS INTEGER) / {SLOT_SECONDS}) * {SLOT_SECONDS}, 'unixepoch')"
+    )
+
+
+COLUMNS = f"{TABLE} (workspace_id, campaign_id, key, slot, n)"
+PG_TRIGGERS = f"""
+CREATE OR REPLACE FUNCTION automation_journey_count_executions() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO {COLUMNS}
+        SELECT workspace_id, campaign_id, '{STATUS}' || status, NULL, count(*)
+        FROM new_rows GROUP BY workspace_id, campaign_id, status;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO {COLUMNS}
+        SELECT workspace_id, campaign_id, '{STATUS}' || status, NULL, -count(*)
+        FROM old_rows GROUP BY workspace_id, campaign_id, status;
+    ELSE
+        INSERT INTO {COLUMNS}
+        WITH changed AS (
+            SELECT o.workspace_id AS ow, o.campaign_id AS oc, o.status AS os,
+                   n.workspace_id AS nw, n.campaign_id AS nc, n.status AS ns
+            FROM old_rows o JOIN new_rows n ON n.id = o.id
+            WHERE o.status <> n.status OR o.campaign_id <> n.campaign_id
+        )
+        SELECT w, c, k, NULL, sum(d) FROM (
+            SELECT ow AS w, oc AS c, '{STATUS}' || os AS k, -1 AS d FROM changed
+            UNION ALL
+            SELECT nw, nc, '{STATUS}' || ns, 1 FROM changed
+        ) moved GROUP BY w, c, k HAVING sum(d) <> 0;
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION automation_journey_count_events() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO {COLUMNS}
+    SELECT workspace_id, campaign_id, key, slot, count(*) FROM (
+        SELECT e.workspace_id, e.campaign_id, {_event_key("e", "postgresql")} AS key, {_slot("e", "postgresql")} AS slot
+        FROM new_rows e
+    ) counted WHERE key IS NOT NULL GROUP BY workspace_id, campaign_id, key, slot;
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS automation_journey_count_exec_insert ON automation_execution;
+DROP TRIGGER IF EXISTS automation_journey_count_exec_update ON automation_execution;
+DROP TRIGGER IF EXISTS automation_journey_count_exec_delete ON automation_execution;
+DROP TRIGGER IF EXISTS automation_journey_count_events ON automation_executionevent;
+CREATE TRIGGER automation_journey_count_exec_insert AFTER INSERT ON automation_execution
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION automation_journey_count_executions();
+CREATE TRIGGER automation_journey_count_exec_update AFTER UPDATE ON automation_execution
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION automation_journey_count_executions();
+CREATE TRIGGER automation_journey_count_exec_delete AFTER DELETE ON automation_execution
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION automation_journey_count_executions();
+CREATE TRIGGER automation_journey_count_events AFTER INSERT ON automation_executionevent
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION automation_journey_count_events();
+"""
+PG_DROP = """
+DROP TRIGGER IF EXISTS automation_journey_count_exec_insert ON automation_execution;
+DROP TRIGGER IF EXISTS automation_journey_count_exec_update ON automation_execution;
+DROP TRIGGER IF EXISTS automation_journey_count_exec_delete ON automation_execution;
+DROP TRIGGER IF EXISTS automation_journey_count_events ON automation_executionevent;
+DROP FUNCTION IF EXISTS automation_journey_count_executions();
+DROP FUNCTION IF EXISTS automation_journey_count_events();
+"""
+SQLITE_TRIGGERS = [
+    f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_exec_insert AFTER INSERT ON automation_execution BEGIN
+        INSERT INTO {COLUMNS} VALUES (NEW.workspace_id, NEW.campaign_id, '{STATUS}' || NEW.status, NULL, 1);
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_exec_delete AFTER DELETE ON automation_execution BEGIN
+        INSERT INTO {COLUMNS} VALUES (OLD.workspace_id, OLD.campaign_id, '{STATUS}' || OLD.status, NULL, -1);
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_exec_update
+    AFTER UPDATE OF status, campaign_id ON automation_execution
+    WHEN OLD.status <> NEW.status OR OLD.campaign_id <> NEW.campaign_id BEGIN
+        INSERT INTO {COLUMNS} VALUES (OLD.workspace_id, OLD.campaign_id, '{STATUS}' || OLD.status, NULL, -1);
+        INSERT INTO {COLUMNS} VALUES (NEW.workspace_id, NEW.campaign_id, '{STATUS}' || NEW.status, NULL, 1);
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_events AFTER INSERT ON automation_executionevent
+    WHEN ({_event_key("NEW", "sqlite")}) IS NOT NULL BEGIN
+        INSERT INTO {COLUMNS}
+        VALUES (NEW.workspace_id, NEW.campaign_id, {_event_key("NEW", "sqlite")}, {_slot("NEW", "sqlite")}, 1);
+    END""",
+]
+SQLITE_DROP = [
+    f"DROP TRIGGER IF EXISTS automation_journey_count_{name}"
+    for name in ("exec_insert", "exec_delete", "exec_update", "events")
+]
+
+
+def _fresh_sql(vendor: str) -> str:
+    """SQL (one parameter: the campaign id, twice): every number of a campaign counted from its rows."""
+    return f"""
+        SELECT workspace_id, campaign_id, '{STATUS}' || status, NULL, count(*)
+        FROM automation_execution WHERE campaign_id = %s GROUP BY workspace_id, campaign_id, status
+        UNION ALL
+        SELECT workspace_id, campaign_id, key, slot, count(*) FROM (
+            SELECT e.workspace_id, e.campaign_id, {_event_key("e", vendor)} AS key, {_slot("e", vendor)} AS slot
+            FROM automation_executionevent e WHERE e.campaign_id = %s
+        ) counted WHERE key IS NOT NULL GROUP BY workspace_id, campaign_id, key, slot
+    """.replace("'%s'", "'%%s'")
+
+
+def _installed(connection) -> bool:
+    return TABLE in connection.introspection.table_names()
+
+
+def install(connection) -> None:
+    """Create (or replace) the triggers; a no-op before the table exists."""
+    if not _installed(connection):
+        return
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(PG_TRIGGERS)
+        elif connection.vendor == "sqlite":
+            for statement in SQLITE_TRIGGERS:
+                cursor.execute(statement)
+
+
+def uninstall(connection) -> None:
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(PG_DROP)
+        elif connection.vendor == "sqlite":
+            for statement in SQLITE_DROP:
+                cursor.execute(statement)
+
+
+def install_after_migrate(sender, using: str = "default", **kwargs) -> None:
+    """``post_migrate`` receiver: databases built from the models alone (tests) get the triggers too."""
+    install(connections[using])
+
+
+# --------------------------------------------------------------------------- maintenance
+def fold(*, now: datetime | None = None, alias: str = "default") -> int:
+    """Sum the rows of each number into one (slots older than ``FOLD_AFTER`` into one row without a slot).
+    Exact while writers keep inserting: the rows summed are exactly the rows deleted. Returns rows removed."""
+    cutoff = (now or timezone.now()) - FOLD_AFTER
+    connection = connections[alias]
+    with transaction.atomic(using=alias):
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"""DELETE FROM {TABLE} WHERE id IN (
+                        SELECT c.id FROM {TABLE} c JOIN (
+                            SELECT campaign_id, key, slot FROM {TABLE}
+                            GROUP BY campaign_id, key, slot HAVING count(*) > 1
+                        ) g ON g.campaign_id = c.campaign_id AND g.key = c.key AND g.slot IS NOT DISTINCT FROM c.slot
+                        UNION SELECT id FROM {TABLE} WHERE slot < %s
+                    ) RETURNING workspace_id, campaign_id, key, slot, n""",
+                    [cutoff],
+                )
+                gone = cursor.fetchall()
+        else:  # one writer at a time: read, then delete what was read
+            rows = JourneyCount.objects.using(alias)
+            gone = list(rows.values_list("workspace_id", "campaign_id", "key", "slot", "n"))
+            rows.filter(pk__in=list(rows.values_list("pk", flat=True))).delete()
+        sums: dict[tuple, int] = defaultdict(int)
+        for workspace_id, campaign_id, key, slot, n in gone:
+            sums[(workspace_id, campaign_id, key, None if slot is None or slot < cutoff else slot)] += n
+        JourneyCount.objects.using(alias).bulk_create(
+            [JourneyCount(workspace_id=w, campaign_id=c, key=k, slot=s, n=n) for (w, c, k, s), n in sums.items() if n]
+        )
+    return len(gone) - sum(1 for n in sums.values() if n)
+
+
+def recount(*, campaign_id: int, alias: str = "default") -> None:
+    """Rebuild one campaign's numbers from its executions and the history still kept (events removed by
+    retention are no longer counted). Exact while the engine runs: the delete and the counts share one
+    snapshot on PostgreSQL, so deltas of transactions it did not see stay and still apply."""
+    connection = connections[alias]
+    fresh = _fresh_sql(connection.vendor)
+    with transaction.atomic(using=alias), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                f"WITH gone AS (DELETE FROM {TABLE} WHERE campaign_id = %s) INSERT INTO {COLUMNS} {fresh}",
+                [campaign_id, campaign_id, campaign_id],
+            )
+        else:
+            cursor.execute(f"DELETE FROM {TABLE} WHERE campaign_id = %s", [campaign_id])
+            cursor.execute(f"INSERT INTO {COLUMNS} {fresh}", [campaign_id, campaign_id])
+
+
+def differences(*, campaign_id: int, alias: str = "default") -> dict[str, tuple[int, int]]:
+    """Each number whose stored total differs from a fresh count: key → (stored, counted)."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_fresh_sql(connections[alias].vendor), [campaign_id, campaign_id])
+        counted: dict[str, int] = defaultdict(int)
+        for _w, _c, key, _slot, n in cursor.fetchall():
+            counted[key] += n
+    stored = dict(
+        JourneyCount.objects.using(alias)
+        .filter(campaign_id=campaign_id)
+        .values_list("key")
+        .annotate(total=Sum("n"))
+        .values_list("key", "total")
+    )
+    keys = {k for k in {*counted, *stored} if counted.get(k, 0) or stored.get(k, 0)}
+    return {k: (stored.get(k, 0), counted.get(k, 0)) for k in sorted(keys) if stored.get(k, 0) != counted.get(k, 0)}
+
+
+# --------------------------------------------------------------------------- reads
+def status_counts(campaign_ids) -> dict[int, dict[str, int]]:
+    """campaign id → {status: executions} (statuses without executions left out)."""
+    ids = list(campaign_ids)
+    out: dict[int, dict[str, int]] = {i: {} for i in ids}
+    rows = (
+        JourneyCount.objects.filter(campaign_id__in=ids, slot__isnull=True, key__startswith=STATUS)
+        .values_list("campaign_id", "key")
+        .annotate(total=Sum("n"))
+        .values_list("campaign_id", "key", "total")
+    )
+    for campaign_id, key, total in rows:
+        if total:
+            out[campaign_id][key.removeprefix(STATUS)] = total
+    return out
+
+
+def event_counts(*, campaign_id: int, since: datetime) -> tuple[dict[str, int], dict[tuple[str, datetime], int]]:
+    """({key: total ever counted}, {(key, slot): n} for the slots from ``since``) of the event numbers."""
+    rows = (
+        JourneyCount.objects.filter(campaign_id=campaign_id, key__in=EVENT_KEYS)
+        .values_list("key", "slot")
+        .annotate(total=Sum("n"))
+        .values_list("key", "slot", "total")
+    )
+    totals: dict[str, int] = dict.fromkeys(EVENT_KEYS, 0)
+    recent: dict[tuple[str, datetime], int] = {}
+    for key, slot, total in rows:
+        totals[key] += total
+        if slot is not None and slot >= since:
+            recent[(key, slot)] = total
+    return totals, recent
