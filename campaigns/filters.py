@@ -16,7 +16,7 @@ _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890
 class TargetFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(method="search", label="جستجو")
     status = django_filters.MultipleChoiceFilter(choices=TargetStatus.choices, label="وضعیت")
-    list = IdFilter(field_name="lists", label="فهرست")
+    list = IdFilter(method="in_list", label="فهرست")
     province = django_filters.CharFilter(lookup_expr="iexact", label="استان")
     city = django_filters.CharFilter(lookup_expr="iexact", label="شهر")
     priority_min = django_filters.NumberFilter(
@@ -39,6 +39,11 @@ class TargetFilter(django_filters.FilterSet):
             "created_after",
             "created_before",
         ]
+
+    def in_list(self, queryset, name, value):
+        """Members of one list, newest first by id (the order they were created in): pagers walk the list's
+        (list, target) index in that order (``campaigns.selectors.ListMembers``)."""
+        return queryset.filter(lists=value).order_by("-id")
 
     def search(self, queryset, name, value):
         text = value.strip()

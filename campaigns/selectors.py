@@ -1,10 +1,12 @@
 """Reads. Every query starts from ``tenancy.scoped`` (never ``Model.objects``)."""
 
+from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Coalesce
 
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
+from campaigns.platform.pagination import COUNT_CAP
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import target_list_user_campaign_ids
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -19,6 +21,52 @@ def target_queryset(*, actor: Actor) -> QuerySet:
     if actor.has(Perm.OWN_TARGETS_ONLY):
         qs = qs.filter(owner=actor.user)
     return qs
+
+
+class ListMembers:
+    """The targets of a filtered queryset that are members of one list, newest (highest id) first, for a pager.
+
+    PostgreSQL plans "members of a list, newest first" as a walk of every target newer than the list's newest
+    members (it assumes members are spread evenly; an old list sits at the far end). This reads the list's
+    members instead — its (list, target) index backwards — and checks each against the filters with a probe
+    (``EXISTS … OFFSET 0`` keeps the probe a per-member check), so a page costs its rows and a count stops at the
+    pager's cap whatever the workspace's size. ``len()`` is that capped count; a slice is one page of targets.
+    """
+
+    def __init__(self, queryset: QuerySet, *, list_id: int, cap: int = COUNT_CAP) -> None:
+        self.queryset = queryset.order_by("-id")
+        inner, params = queryset.order_by().values("pk").query.sql_with_params()
+        members = Target.lists.through._meta.db_table
+        self._sql = (
+            f"SELECT m.target_id FROM {members} m WHERE m.targetlist_id = %s "  # noqa: S608 - table names only
+            f"AND EXISTS (SELECT 1 FROM ({inner}) AS f (id) WHERE f.id = m.target_id OFFSET 0) ORDER BY m.target_id DESC"
+        )
+        self._params = [list_id, *params]
+        self.cap = cap
+
+    def _ids(self, limit: int, offset: int = 0) -> list[int]:
+        with connection.cursor() as cursor:
+            cursor.execute(f"{self._sql} LIMIT %s OFFSET %s", [*self._params, limit, offset])
+            return [row[0] for row in cursor.fetchall()]
+
+    def __len__(self) -> int:
+        with connection.cursor() as cursor:
+            sql = f"SELECT count(*) FROM ({self._sql} LIMIT %s) capped"  # noqa: S608 - the statement above
+            cursor.execute(sql, [*self._params, self.cap + 1])
+            return cursor.fetchone()[0]
+
+    def __getitem__(self, page: slice) -> list[Target]:
+        start, stop = page.start or 0, page.stop
+        ids = self._ids(stop - start, start)
+        rows = {t.id: t for t in self.queryset.filter(pk__in=ids)}
+        return [rows[i] for i in ids if i in rows]
+
+
+def target_page_rows(queryset: QuerySet, *, list_id: int | None):
+    """What a pager of targets reads: the queryset, or (PostgreSQL, filtered by a list) a walk of its members."""
+    if list_id is None or connection.vendor != "postgresql":
+        return queryset
+    return ListMembers(queryset, list_id=list_id)
 
 
 def target_get(*, actor: Actor, target_id: int) -> Target:

@@ -114,7 +114,10 @@ def target_list(request, actor):
             )
             response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
             return response
-    page = CappedPaginator(qs, 25).get_page(request.GET.get("page"))
+    valid = filterset.is_bound and filterset.is_valid()
+    list_id = filterset.form.cleaned_data.get("list") if valid else ""
+    rows = selectors.target_page_rows(qs, list_id=int(list_id) if list_id else None)
+    page = CappedPaginator(rows, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     return render(

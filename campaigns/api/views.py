@@ -56,7 +56,11 @@ class TargetListCreateApi(WorkspaceAPIView):
 
     @extend_schema(operation_id="targets_list", responses={200: TargetOutput(many=True), **errors(400, 404)})
     def get(self, request):
-        return self.paginated(self.filter_queryset(self.scoped_queryset()), TargetOutput)
+        targets = self.filter_queryset(self.scoped_queryset())  # a bad ?list= is a 400 here
+        list_id = request.query_params.get("list")
+        return self.paginated(
+            selectors.target_page_rows(targets, list_id=int(list_id) if list_id else None), TargetOutput
+        )
 
     @extend_schema(
         operation_id="targets_create", request=TargetInput, responses={201: TargetOutput, **errors(400, 403)}
