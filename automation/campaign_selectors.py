@@ -17,7 +17,7 @@ from automation.choices import EventType, ExecutionStatus
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
 from automation.engine.scheduler import HEARTBEAT
-from automation.health import journey_health_report
+from automation.health import due_unclaimed, stale_queued
 from automation.models import Execution, ExecutionEvent, Workflow
 from automation.selectors import execution_queryset, execution_status_counts
 from campaigns.choices import CampaignKind, CampaignStatus
@@ -30,7 +30,6 @@ from campaigns.selectors import target_queryset
 
 S = ExecutionStatus
 STALE_HEARTBEAT = timedelta(minutes=5)
-STALE_QUEUE = timedelta(minutes=5)
 LIVE_CAMPAIGN = (CampaignStatus.ACTIVE, CampaignStatus.PAUSED, CampaignStatus.SCHEDULED)
 # Why-not-sent reasons and channel problems in Persian (timeline, messages).
 WHY_NOT_SENT_LABELS = {
@@ -137,6 +136,18 @@ def _channel_actions(campaigns) -> dict[str, Any]:
     return {k: ACTIONS.get(k) for k in sorted(keys) if ACTIONS.get(k) is not None}
 
 
+BANNER_COUNT_CAP = 1_000  # a banner says how bad it is, not the exact size of a backlog
+
+
+def _capped_count(queryset) -> str:
+    """ "" when nothing matches, else the count in Persian digits ("بیش از ۱٬۰۰۰" past the cap: bounded work)."""
+    n = queryset.order_by()[: BANNER_COUNT_CAP + 1].count()
+    if not n:
+        return ""
+    shown = fa_digits(f"{min(n, BANNER_COUNT_CAP):,}".replace(",", "٬"))
+    return f"بیش از {shown}" if n > BANNER_COUNT_CAP else shown
+
+
 def journey_health(*, actor: Actor, campaigns=None, now: datetime | None = None) -> list[dict[str, str]]:
     """Banner lines: the channel's circuit is open, the scheduler's heartbeat is stale, executions stuck queued.
 
@@ -168,22 +179,21 @@ def journey_health(*, actor: Actor, campaigns=None, now: datetime | None = None)
                     "text": f"زمان‌بند اجرا نمی‌شود ({when}): تا Celery beat و worker روشن نشوند پیامکی فرستاده نمی‌شود.",
                 }
             )
-        stuck = scoped(Execution, actor.workspace).filter(status=S.QUEUED, updated_at__lt=now - STALE_QUEUE)
-        if stuck.exists():
+        executions = scoped(Execution, actor.workspace)
+        stuck = _capped_count(stale_queued(executions, now))
+        if stuck:
             lines.append(
                 {
                     "code": "queue_stuck",
-                    "text": f"{fa_digits(stuck.count())} اجرا بیش از ۵ دقیقه در صف مانده‌اند: worker صف engine "
-                    "را بررسی کنید.",
+                    "text": f"{stuck} اجرا بیش از ۵ دقیقه در صف مانده‌اند: worker صف engine را بررسی کنید.",
                 }
             )
-        due = journey_health_report(now=now, workspace_id=actor.workspace.id)["checks"]["due_unclaimed"]["count"]
+        due = _capped_count(due_unclaimed(executions, now))
         if due:
             lines.append(
                 {
                     "code": "due_unclaimed",
-                    "text": f"{fa_digits(due)} اجرا بیش از ۵ دقیقه از موعدشان گذشته و برداشته نشده‌اند: "
-                    "زمان‌بند (tick) عقب است.",
+                    "text": f"{due} اجرا بیش از ۵ دقیقه از موعدشان گذشته و برداشته نشده‌اند: زمان‌بند (tick) عقب است.",
                 }
             )
     return lines

@@ -26,6 +26,18 @@ STALE_DUE = timedelta(minutes=5)
 STALE_QUEUE = timedelta(minutes=5)
 
 
+def due_unclaimed(executions, now: datetime):
+    """Executions of running campaigns whose moment passed more than ``STALE_DUE`` ago and no tick claimed."""
+    return executions.filter(
+        campaign__status=CampaignStatus.ACTIVE, status__in=DUE_STATUSES, next_run_at__lt=now - STALE_DUE
+    )
+
+
+def stale_queued(executions, now: datetime):
+    """Executions claimed (queued) more than ``STALE_QUEUE`` ago that no worker has taken."""
+    return executions.filter(status=ExecutionStatus.QUEUED, updated_at__lt=now - STALE_QUEUE)
+
+
 def journey_health_report(*, now: datetime | None = None, workspace_id: int | None = None) -> dict[str, Any]:
     """``{"ok": bool, "checked_at", "checks": {name: {"ok": bool, ...}}}`` (workspace_id=None: every workspace)."""
     now = now or timezone.now()
@@ -39,10 +51,8 @@ def journey_health_report(*, now: datetime | None = None, workspace_id: int | No
     active = campaigns.exists()
     beat = PlatformHeartbeat.objects.filter(name=HEARTBEAT).values_list("beat_at", flat=True).first()
     age = int((now - beat).total_seconds()) if beat else None
-    due = executions.filter(
-        campaign__status=CampaignStatus.ACTIVE, status__in=DUE_STATUSES, next_run_at__lt=now - STALE_DUE
-    ).count()
-    queued = executions.filter(status=ExecutionStatus.QUEUED, updated_at__lt=now - STALE_QUEUE).count()
+    due = due_unclaimed(executions, now).count()
+    queued = stale_queued(executions, now).count()
     checks = {
         "heartbeat": {
             "ok": not active or (age is not None and age <= STALE_HEARTBEAT.total_seconds()),

@@ -91,3 +91,20 @@ def test_healthz_rate_limit_is_per_client_behind_a_trusted_proxy(client, setting
         assert [limited("203.0.113.9") for _ in range(3)] == [False, False, True]
         assert limited("1.2.3.4, 203.0.113.9")  # a spoofed left-most entry is not the client
         assert not limited("198.51.100.7")  # another client behind the same proxy has its own bucket
+
+
+def test_the_banner_counts_a_stuck_queue_only_up_to_its_cap(actor, workspace, monkeypatch):
+    from automation import campaign_selectors
+
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id for _ in range(3)])
+        Execution.objects.filter(campaign=campaign).update(status="queued")
+    PlatformHeartbeat.objects.update_or_create(name="automation_tick", defaults={"beat_at": T0 + timedelta(minutes=6)})
+    with time_machine.travel(T0 + timedelta(minutes=6), tick=False):
+        texts = {line["code"]: line["text"] for line in campaign_selectors.journey_health(actor=actor)}
+        assert texts["queue_stuck"].startswith("۳ اجرا")
+        monkeypatch.setattr(campaign_selectors, "BANNER_COUNT_CAP", 2)
+        texts = {line["code"]: line["text"] for line in campaign_selectors.journey_health(actor=actor)}
+        assert texts["queue_stuck"].startswith("بیش از ۲ اجرا")
