@@ -20,8 +20,10 @@ class CappedPaginator(Paginator):
     @cached_property
     def _capped_count(self) -> tuple[int, bool]:
         rows = self.object_list
-        if hasattr(rows, "query"):  # a queryset: count a bounded slice
-            n = rows[: self.cap + 1].count()
+        if hasattr(rows, "query"):
+            # A bounded slice, counted in no order: the same number, and the planner may stop at any cap + 1
+            # matches (a common search fragment) instead of walking an index in the list's order.
+            n = rows.order_by()[: self.cap + 1].count()
         else:
             n = len(rows)
         return min(n, self.cap), n > self.cap
