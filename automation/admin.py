@@ -167,6 +167,7 @@ class DailyCounterAdmin(ReadOnlyAdmin):
 class JourneyCountAdmin(ReadOnlyAdmin):
     """Kept by the database with every execution and event write; ``manage.py journey_counts`` recounts."""
 
+    workspace_lookup = "workspace"  # a plain number, no reference (journey_counts)
     list_display = ("campaign_id", "key", "slot", "n", "workspace_id")
     list_filter = ("key",)
     search_fields = ("=campaign_id",)

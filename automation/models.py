@@ -580,8 +580,8 @@ class JourneyCount(models.Model):
     Campaign and workspace are plain numbers: a campaign's deletion writes its last deltas, never blocked by a
     reference."""
 
-    workspace_id = models.BigIntegerField()
-    campaign_id = models.BigIntegerField()
+    workspace_id = models.BigIntegerField("فضای کاری")
+    campaign_id = models.BigIntegerField("کمپین")
     key = models.CharField("شمارنده", max_length=32)
     slot = models.DateTimeField("بازه", null=True, blank=True)
     n = models.BigIntegerField("تعداد")

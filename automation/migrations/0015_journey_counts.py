@@ -28,8 +28,8 @@ class Migration(migrations.Migration):
             name='JourneyCount',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('workspace_id', models.BigIntegerField()),
-                ('campaign_id', models.BigIntegerField()),
+                ('workspace_id', models.BigIntegerField(verbose_name='فضای کاری')),
+                ('campaign_id', models.BigIntegerField(verbose_name='کمپین')),
                 ('key', models.CharField(max_length=32, verbose_name='شمارنده')),
                 ('slot', models.DateTimeField(blank=True, null=True, verbose_name='بازه')),
                 ('n', models.BigIntegerField(verbose_name='تعداد')),

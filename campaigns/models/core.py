@@ -113,6 +113,10 @@ class TargetListSize(models.Model):
     def __str__(self) -> str:
         return f"{self.target_list_id}: {self.members}"
 
+    def clean(self) -> None:
+        super().clean()
+        require_same_workspace(self, "target_list")
+
 
 class Target(TimeStamped):
     """A person or business the campaigns reach (mobile and/or landline)."""
