@@ -69,19 +69,13 @@ BEGIN
         INSERT INTO {COLUMNS}
         SELECT workspace_id, campaign_id, '{STATUS}' || status, NULL, -count(*)
         FROM old_rows GROUP BY workspace_id, campaign_id, status;
-    ELSE
+    ELSE  -- the net change per campaign and status: rows whose status stayed cancel out (no join)
         INSERT INTO {COLUMNS}
-        WITH changed AS (
-            SELECT o.workspace_id AS ow, o.campaign_id AS oc, o.status AS os,
-                   n.workspace_id AS nw, n.campaign_id AS nc, n.status AS ns
-            FROM old_rows o JOIN new_rows n ON n.id = o.id
-            WHERE o.status <> n.status OR o.campaign_id <> n.campaign_id
-        )
-        SELECT w, c, k, NULL, sum(d) FROM (
-            SELECT ow AS w, oc AS c, '{STATUS}' || os AS k, -1 AS d FROM changed
+        SELECT workspace_id, campaign_id, k, NULL, sum(d) FROM (
+            SELECT workspace_id, campaign_id, '{STATUS}' || status AS k, -1 AS d FROM old_rows
             UNION ALL
-            SELECT nw, nc, '{STATUS}' || ns, 1 FROM changed
-        ) moved GROUP BY w, c, k HAVING sum(d) <> 0;
+            SELECT workspace_id, campaign_id, '{STATUS}' || status, 1 FROM new_rows
+        ) moved GROUP BY workspace_id, campaign_id, k HAVING sum(d) <> 0;
     END IF;
     RETURN NULL;
 END $$;
