@@ -39,7 +39,8 @@ class ListMembers:
         members = Target.lists.through._meta.db_table
         self._sql = (
             f"SELECT m.target_id FROM {members} m WHERE m.targetlist_id = %s "  # noqa: S608 - table names only
-            f"AND EXISTS (SELECT 1 FROM ({inner}) AS f (id) WHERE f.id = m.target_id OFFSET 0) ORDER BY m.target_id DESC"
+            f"AND EXISTS (SELECT 1 FROM ({inner}) AS f (id) WHERE f.id = m.target_id OFFSET 0) "
+            "ORDER BY m.target_id DESC"
         )
         self._params = [list_id, *params]
         self.cap = cap
