@@ -59,3 +59,17 @@ class ImportOutcome(models.TextChoices):
     UPDATED = "updated", "به‌روز شد"
     DUPLICATE = "duplicate", "تکراری"
     INVALID = "invalid", "نامعتبر"
+
+
+class CampaignEventType(models.TextChoices):
+    """What a ``CampaignEvent`` row records (one writer function per type in ``campaigns/events.py``)."""
+
+    STATUS_CHANGED = "status_changed", "تغییر وضعیت"
+    UPDATED = "updated", "ویرایش"
+    DELETED = "deleted", "حذف"
+    EXECUTIONS_PAUSE = "executions_pause", "توقف گروهی اجراها"
+    EXECUTIONS_RESUME = "executions_resume", "ادامهٔ گروهی اجراها"
+    EXECUTIONS_REMOVE = "executions_remove", "حذف گروهی اجراها"
+    EXECUTIONS_RESTART = "executions_restart", "شروع دوبارهٔ گروهی اجراها"
+    TICK_FAILED = "tick_failed", "خطای زمان‌بند"
+    TICK_SKIPPED = "tick_skipped", "ردشدن در زمان‌بند"

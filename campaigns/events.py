@@ -1,37 +1,64 @@
-"""Append-only history rows for campaigns (one writer, Saleor-style)."""
+"""Append-only history rows of a campaign: one function per ``CampaignEventType`` (the only writer).
+
+``campaign_status_changed_event`` is called by the lifecycle (``campaigns/services/lifecycle.py``) only.
+"""
 
 from typing import Any
 
+from campaigns.choices import CampaignEventType as T
 from campaigns.models import Campaign, CampaignEvent
+from campaigns.platform.events import event_write, event_write_unless_repeated
+
+
+def _write(campaign: Campaign, type: str, *, actor=None, data: dict[str, Any] | None = None, **fields) -> CampaignEvent:
+    return event_write(
+        CampaignEvent,
+        workspace_id=campaign.workspace_id,
+        campaign=campaign,
+        type=type,
+        actor=actor,
+        data=data,
+        **fields,
+    )
 
 
 def campaign_status_changed_event(
     *, campaign: Campaign, from_status: str, to_status: str, actor=None, data: dict[str, Any] | None = None
 ) -> CampaignEvent:
-    return CampaignEvent.objects.create(
+    return _write(campaign, T.STATUS_CHANGED, actor=actor, data=data, from_status=from_status, to_status=to_status)
+
+
+def campaign_updated_event(*, campaign: Campaign, actor, fields: list[str]) -> CampaignEvent:
+    return _write(campaign, T.UPDATED, actor=actor, data={"fields": sorted(fields)})
+
+
+def campaign_deleted_event(*, campaign: Campaign, actor) -> CampaignEvent:
+    return _write(campaign, T.DELETED, actor=actor)
+
+
+def campaign_executions_controlled_event(
+    *, campaign: Campaign, actor, action: str, counts: dict[str, Any]
+) -> CampaignEvent:
+    """A bulk action on the campaign's executions: one row per request (``executions_<action>``)."""
+    return _write(campaign, f"executions_{action}", actor=actor, data={"action": action, **counts})
+
+
+def campaign_tick_failed_event(*, campaign: Campaign, step: str, error: str) -> CampaignEvent | None:
+    """The scheduler's step failed for this campaign: one row per change, not one per tick."""
+    return _unless_repeated(campaign, T.TICK_FAILED, {"step": step, "error": error})
+
+
+def campaign_tick_skipped_event(*, campaign: Campaign, reason: str) -> CampaignEvent | None:
+    """The scheduler skipped this campaign (e.g. its channel is unusable): one row per change."""
+    return _unless_repeated(campaign, T.TICK_SKIPPED, {"reason": reason})
+
+
+def _unless_repeated(campaign: Campaign, type: str, data: dict[str, Any]) -> CampaignEvent | None:
+    return event_write_unless_repeated(
+        CampaignEvent,
+        scope={"campaign_id": campaign.id},
         workspace_id=campaign.workspace_id,
         campaign=campaign,
-        type="status_changed",
-        from_status=from_status,
-        to_status=to_status,
-        actor=actor,
-        data=data or {},
+        type=type,
+        data=data,
     )
-
-
-def campaign_event(*, campaign: Campaign, type: str, actor=None, data: dict[str, Any] | None = None) -> CampaignEvent:
-    """Any other audited campaign action (e.g. a bulk action on its executions: one row per request)."""
-    return CampaignEvent.objects.create(
-        workspace_id=campaign.workspace_id, campaign=campaign, type=type, actor=actor, data=data or {}
-    )
-
-
-def campaign_event_unless_repeated(*, campaign: Campaign, type: str, data: dict[str, Any]) -> CampaignEvent | None:
-    """A system notice (the scheduler skipped or failed a campaign): one row per change, not one per tick.
-
-    Nothing is written when the campaign's latest event is the same notice with the same data.
-    """
-    last = CampaignEvent.objects.filter(campaign_id=campaign.id).order_by("-id").values("type", "data").first()
-    if last and last["type"] == type and last["data"] == data:
-        return None
-    return campaign_event(campaign=campaign, type=type, data=data)

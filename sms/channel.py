@@ -16,8 +16,8 @@ from django.utils import timezone
 from campaigns.platform.bulk import texts_match
 from campaigns.platform.metrics import count_send
 from campaigns.platform.phones import PhoneError, parse_phone
-from sms import rate_limits
-from sms.models import BlacklistEntry, SmsChannelEvent, SmsProviderAccount, SmsSettings
+from sms import events, rate_limits
+from sms.models import BlacklistEntry, SmsProviderAccount, SmsSettings
 from sms.providers import SendRequest, SendResponse, StatusAnswer, provider_for
 
 logger = logging.getLogger(__name__)
@@ -94,9 +94,7 @@ def trip_circuit(workspace_id: int, reason: str, now: datetime) -> datetime:
         .update(paused_until=until, pause_reason=reason[:200], updated_at=now)
     )
     if opened:
-        SmsChannelEvent.objects.create(
-            workspace_id=workspace_id, type="circuit_opened", data={"reason": reason, "until": until.isoformat()}
-        )
+        events.circuit_opened_event(workspace_id=workspace_id, reason=reason, until=until)
         notify = (
             SmsSettings.objects.filter(workspace_id=workspace_id)
             .filter(Q(outage_notified_at__isnull=True) | Q(outage_notified_at__lte=now - OUTAGE_NOTIFY_EVERY))
@@ -114,7 +112,7 @@ def close_circuit(workspace_id: int) -> None:
         paused_until=None, pause_reason="", outage_notified_at=None
     )
     if closed:
-        SmsChannelEvent.objects.create(workspace_id=workspace_id, type="circuit_closed")
+        events.circuit_closed_event(workspace_id=workspace_id)
 
 
 # --- gateway -------------------------------------------------------------------------------------

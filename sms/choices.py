@@ -48,3 +48,14 @@ class BlacklistSource(models.TextChoices):
     OPT_OUT = "opt_out", "لغو توسط گیرنده"
     API = "api", "API"
     TARGET_STATUS = "target_status", "وضعیت مخاطب"
+
+
+class SmsChannelEventType(models.TextChoices):
+    """What an ``SmsChannelEvent`` row records (one writer function per type in ``sms/events.py``)."""
+
+    CIRCUIT_OPENED = "circuit_opened", "قطع موقت کانال"
+    CIRCUIT_CLOSED = "circuit_closed", "وصل دوباره کانال"
+    MANUAL_RESUME = "manual_resume", "ادامه به دست کاربر"
+    WEBHOOK_TOKEN_ROTATED = "webhook_token_rotated", "تعویض توکن وب‌هوک"
+    TEST_MESSAGE = "test_message", "پیامک آزمایشی"
+    RETENTION_PURGE = "retention_purge", "پاک‌سازی سوابق قدیمی"

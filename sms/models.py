@@ -14,7 +14,8 @@ from django.db import models
 
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
-from sms.choices import STATUS_RANK, AttemptStatus, BlacklistReason, BlacklistSource
+from campaigns.platform.events import WorkspaceEvent
+from sms.choices import STATUS_RANK, AttemptStatus, BlacklistReason, BlacklistSource, SmsChannelEventType
 
 
 class ImmutableError(RuntimeError):
@@ -334,21 +335,13 @@ class SmsTemplate(TimeStamped):
         return self.name
 
 
-class SmsChannelEvent(models.Model):
+class SmsChannelEvent(WorkspaceEvent):
     """Audit of channel-level changes: circuit opened/closed, manual resume, webhook token rotated."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    type = models.CharField("نوع", max_length=30)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    data = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField("زمان", auto_now_add=True)
+    type = models.CharField("نوع", max_length=30, choices=SmsChannelEventType.choices)
 
     objects = WorkspaceQuerySet.as_manager()
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(WorkspaceEvent.Meta):
         verbose_name = "رویداد کانال پیامک"
         verbose_name_plural = "رویدادهای کانال پیامک"
-
-    def __str__(self) -> str:
-        return f"{self.workspace_id}: {self.type}"

@@ -3,7 +3,7 @@
 Workspace setting ``Workspace.settings["sms_retention_days"]`` (a positive integer; absent or 0 = keep
 forever). A daily beat job erases, for attempts requested before ``now - N days``, the message, its
 template, the phone number and the provider's raw answers (attempt and its log events), and records one
-``SmsChannelEvent(type="retention_purge")`` per workspace with how many rows it erased. Rows, statuses,
+``SmsChannelEvent`` (``retention_purge``) per workspace with how many rows it erased. Rows, statuses,
 dates, providers and counts stay, so dashboards and daily counters do not change.
 """
 
@@ -16,7 +16,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from campaigns.models import Workspace
-from sms.models import SmsAttempt, SmsChannelEvent, SmsLogEvent
+from sms.events import retention_purge_event
+from sms.models import SmsAttempt, SmsLogEvent
 
 SETTING = "sms_retention_days"
 ERASED_PHONE = ""
@@ -52,11 +53,7 @@ def sms_retention_purge(*, workspace_id: int, now: datetime | None = None, batch
             )
             SmsLogEvent.objects.filter(attempt_id__in=ids).update(payload={})
     if total:
-        SmsChannelEvent.objects.create(
-            workspace_id=workspace_id,
-            type="retention_purge",
-            data={"days": days, "before": cutoff.isoformat(), "attempts": total},
-        )
+        retention_purge_event(workspace_id=workspace_id, days=days, before=cutoff, attempts=total)
     return total
 
 

@@ -16,14 +16,13 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.workspaces import workspace_settings_set
-from sms import channel
+from sms import channel, events
 from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource
 from sms.delivery import attempt_status_apply
 from sms.errors import AlreadyBlacklisted, InvalidNumber
 from sms.models import (
     BlacklistEntry,
     SmsAttempt,
-    SmsChannelEvent,
     SmsProviderAccount,
     SmsSettings,
     SmsTemplate,
@@ -164,11 +163,8 @@ def circuit_resume(*, actor: Actor) -> SmsSettings:
     actor.require(Perm.MANAGE_WORKSPACE)
     settings = channel.sms_settings(actor.workspace.id)
     SmsSettings.objects.filter(pk=settings.pk).update(paused_until=None, pause_reason="", outage_notified_at=None)
-    SmsChannelEvent.objects.create(
-        workspace=actor.workspace,
-        type="manual_resume",
-        actor=actor.user,
-        data={"was_paused_until": str(settings.paused_until)},
+    events.manual_resume_event(
+        workspace_id=actor.workspace.id, actor=actor.user, was_paused_until=settings.paused_until
     )
     settings.refresh_from_db()
     return settings
@@ -235,7 +231,7 @@ def webhook_token_rotate(*, actor: Actor) -> SmsSettings:
     actor.require(Perm.MANAGE_WORKSPACE)
     settings = channel.sms_settings(actor.workspace.id)
     SmsSettings.objects.filter(pk=settings.pk).update(webhook_token=new_webhook_token())
-    SmsChannelEvent.objects.create(workspace=actor.workspace, type="webhook_token_rotated", actor=actor.user)
+    events.webhook_token_rotated_event(workspace_id=actor.workspace.id, actor=actor.user)
     settings.refresh_from_db()
     return settings
 
@@ -391,10 +387,11 @@ def sms_account_test_send(*, actor: Actor, account_id: int, number: str, text: s
         "error_code": response.error_code,
         "error_message": response.error_message,
     }
-    SmsChannelEvent.objects.create(
-        workspace=actor.workspace,
-        type="test_message",
+    events.test_message_event(
+        workspace_id=actor.workspace.id,
         actor=actor.user,
-        data={"account_id": account.id, "status": response.status, "error_code": response.error_code},
+        account_id=account.id,
+        status=response.status,
+        error_code=response.error_code,
     )
     return result

@@ -1,4 +1,4 @@
-"""Append-only history rows of the browser channel: one helper per event type (the only writer).
+"""Append-only history rows of the browser channel: one helper per ``BrowserEventType`` (the only writer).
 
 Services call the helper named after what happened; the bulk variants write many rows in one
 INSERT. Every row carries the workspace and, where known, the campaign, task, account and proxy.
@@ -7,6 +7,7 @@ INSERT. Every row carries the workspace and, where known, the campaign, task, ac
 from collections.abc import Iterable
 from typing import Any
 
+from campaigns.platform.events import event_build, events_write_bulk
 from workers.choices import BrowserEventType
 from workers.models import BrowserEvent, BrowserTask
 
@@ -20,17 +21,20 @@ def _event(
     task_id: int | None = None,
     account_id: int | None = None,
     proxy_id: int | None = None,
+    actor=None,
     data: dict[str, Any] | None = None,
 ) -> BrowserEvent:
-    return BrowserEvent(
+    return event_build(
+        BrowserEvent,
         workspace_id=workspace_id,
         type=type,
+        actor=actor,
+        data=data,
         message=message[:1000],
         campaign_id=campaign_id,
         task_id=task_id,
         account_id=account_id,
         proxy_id=proxy_id,
-        data=data or {},
     )
 
 
@@ -70,7 +74,8 @@ def task_retry_scheduled(*, task: BrowserTask, code: str, retry_at) -> BrowserEv
 def tasks_reclaimed_bulk(*, tasks: Iterable[BrowserTask], requeued: Iterable[BrowserTask]) -> list[BrowserEvent]:
     """Expired leases: each task was put back in the queue (``requeued``) or failed."""
     requeued_ids = {t.pk for t in requeued}
-    return BrowserEvent.objects.bulk_create(
+    return events_write_bulk(
+        BrowserEvent,
         [
             _task_event(
                 t,
@@ -79,7 +84,7 @@ def tasks_reclaimed_bulk(*, tasks: Iterable[BrowserTask], requeued: Iterable[Bro
                 data={"attempt": t.attempt_count},
             )
             for t in tasks
-        ]
+        ],
     )
 
 
@@ -98,8 +103,9 @@ def no_spare_account(*, task: BrowserTask) -> BrowserEvent:
     return _save(_task_event(task, BrowserEventType.NO_SPARE_ACCOUNT, message="no spare account left for this link"))
 
 
-def task_retried(*, task: BrowserTask, actor_id: int) -> BrowserEvent:
-    return _save(_task_event(task, BrowserEventType.TASK_RETRIED, data={"actor_id": actor_id}))
+def task_retried(*, task: BrowserTask, actor) -> BrowserEvent:
+    """Staff sent a failed task again."""
+    return _save(_task_event(task, BrowserEventType.TASK_RETRIED, actor=actor))
 
 
 def result_ignored(
@@ -150,18 +156,17 @@ def proxy_reset(*, workspace_id: int, proxy_id: int) -> BrowserEvent:
 
 # --- platforms ------------------------------------------------------------------------------------
 def platform_status(
-    *, workspace_id: int, campaign_id: int, platform_id: int, from_status: str, to_status: str, actor_id=None
+    *, workspace_id: int, campaign_id: int, platform_id: int, from_status: str, to_status: str, actor=None
 ) -> BrowserEvent:
-    data: dict[str, Any] = {"platform_id": platform_id}
-    if actor_id is not None:
-        data["actor_id"] = actor_id
+    """A platform of a campaign changed status (``actor``: the person who asked; empty for the system)."""
     return _save(
         _event(
             workspace_id=workspace_id,
             type=BrowserEventType.PLATFORM_STATUS,
             campaign_id=campaign_id,
             message=f"{from_status} → {to_status}",
-            data=data,
+            actor=actor,
+            data={"platform_id": platform_id},
         )
     )
 

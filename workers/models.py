@@ -7,12 +7,14 @@ the hot bulk paths (claiming a batch, applying a worker result) use
 duplicate result changes nothing.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django_fsm import RETURN_VALUE, FSMField, transition
 
 from campaigns.models import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
+from campaigns.platform.events import WorkspaceEvent
 from workers.choices import (
     ActionType,
     BrowserEventType,
@@ -405,31 +407,28 @@ class CampaignStatistics(models.Model):
         require_same_workspace(self, "campaign")
 
 
-class BrowserEvent(models.Model):
+class BrowserEvent(WorkspaceEvent):
     """Append-only history: failures, reclaims, replacements, disabled proxies (the seed's "log for an admin")."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     type = models.CharField("نوع", max_length=32, choices=BrowserEventType.choices)
+    # Almost every row is the system's: a partial index serves SET_NULL on a user's deletion.
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_index=False
+    )
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     task = models.ForeignKey(BrowserTask, on_delete=models.CASCADE, null=True, blank=True, related_name="events")
     account = models.ForeignKey(BrowserAccount, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     proxy = models.ForeignKey(Proxy, on_delete=models.CASCADE, null=True, blank=True, related_name="events")
     message = models.CharField("شرح", max_length=1000, blank=True)
-    data = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField("زمان", auto_now_add=True)
 
     objects = WorkspaceQuerySet.as_manager()
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    WORKSPACE_RELATIONS = ("campaign", "task", "account", "proxy")
+
+    class Meta(WorkspaceEvent.Meta):
         verbose_name = "رویداد مرورگر"
         verbose_name_plural = "رویدادهای مرورگر"
+        indexes = [models.Index(fields=["actor"], name="browserevent_actor", condition=Q(actor__isnull=False))]
 
     def __str__(self) -> str:
         return f"{self.type} @ {self.created_at:%Y-%m-%d %H:%M}"
-
-    def clean(self) -> None:
-        super().clean()
-        from campaigns.platform.integrity import require_same_workspace
-
-        require_same_workspace(self, "campaign", "task", "account", "proxy")

@@ -43,7 +43,7 @@ from automation.engine.window import local_day
 from automation.models import Execution
 from automation.selectors import campaign_journey_version, campaign_journey_version_id
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.events import campaign_event_unless_repeated
+from campaigns.events import campaign_tick_failed_event, campaign_tick_skipped_event
 from campaigns.models import Campaign, PlatformHeartbeat
 from campaigns.platform.errors import InvalidTransition, StaleRevision
 from campaigns.platform.fairness import fair_rounds
@@ -186,7 +186,7 @@ def _failure_event(campaign: Campaign, step: str, error: str) -> None:
     """One event per kind of failure in a row, not one per minute."""
     try:
         with transaction.atomic():
-            campaign_event_unless_repeated(campaign=campaign, type="tick_failed", data={"step": step, "error": error})
+            campaign_tick_failed_event(campaign=campaign, step=step, error=error)
     except SoftTimeLimitExceeded:
         raise
     except Exception:  # the database itself may be the problem: the log line above is the record then
@@ -207,7 +207,7 @@ def channel_problems(campaign: Campaign) -> list[str]:
 
 def _skip_event(campaign: Campaign, reason: str) -> None:
     """One event per skip reason, not one per minute."""
-    campaign_event_unless_repeated(campaign=campaign, type="tick_skipped", data={"reason": reason})
+    campaign_tick_skipped_event(campaign=campaign, reason=reason)
 
 
 def _claim(qs, *, order: list[str], limit: int, now: datetime) -> list[tuple[int, str]]:

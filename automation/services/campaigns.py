@@ -23,7 +23,7 @@ from automation.errors import CampaignClosed, CampaignNotDraft, CampaignNotJourn
 from automation.models import CampaignJourney, Workflow
 from automation.selectors import campaign_journey_get
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.events import campaign_event
+from campaigns.events import campaign_deleted_event, campaign_updated_event
 from campaigns.models import Campaign, TargetList
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
@@ -176,7 +176,7 @@ def journey_campaign_update(*, actor: Actor, campaign_id: int, changes: dict[str
         _validate_journey_fields(**merged, settings=data.get("journey_settings"))
         campaign, changed = model_update(instance=campaign, fields=list(UPDATABLE.values()), data=data)
         if changed:
-            campaign_event(campaign=campaign, type="updated", actor=actor.user, data={"fields": sorted(changes)})
+            campaign_updated_event(campaign=campaign, actor=actor.user, fields=list(changes))
     return campaign
 
 
@@ -201,4 +201,4 @@ def journey_campaign_delete(*, actor: Actor, campaign_id: int) -> None:
         cancel_live_executions(campaign_id=campaign.id, reason=EndReason.CAMPAIGN_CANCELLED, now=now)
         AutoEnrollRule.objects.filter(campaign=campaign).update(enabled=False, updated_at=now)
         Campaign.objects.filter(pk=campaign.pk, deleted_at__isnull=True).update(deleted_at=now, updated_at=now)
-        campaign_event(campaign=campaign, type="deleted", actor=actor.user)
+        campaign_deleted_event(campaign=campaign, actor=actor.user)

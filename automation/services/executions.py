@@ -123,7 +123,7 @@ def executions_bulk_control(
     """Apply one action to many executions of a campaign: each goes through ``execution_control`` (state machine,
     actor recorded); refusals are reported per item and never stop the rest; one audit row per request.
     ``unknown_outcome`` (resume only) is each held step's decision, as in ``execution_control``."""
-    from campaigns.events import campaign_event
+    from campaigns.events import campaign_executions_controlled_event
     from campaigns.models import Campaign
     from campaigns.platform.errors import PlatformError
 
@@ -155,12 +155,11 @@ def executions_bulk_control(
             refused.append({"execution_id": execution_id, "code": exc.code, "message": exc.message})
         else:
             done.append(execution_id)
-    campaign_event(
+    campaign_executions_controlled_event(
         campaign=campaign,
-        type=f"executions_{action}",
         actor=actor.user,
-        data={
-            "action": action,
+        action=action,
+        counts={
             **({"unknown_outcome": unknown_outcome} if unknown_outcome else {}),
             "requested": len(ids),
             "done": len(done),

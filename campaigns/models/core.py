@@ -11,7 +11,16 @@ from django_fsm import FSMField, transition
 
 from campaigns.campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields
 from campaigns.campaign_journey_fields import CampaignJourneyFields
-from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, Role, TargetStatus
+from campaigns.choices import (
+    CampaignEventType,
+    CampaignKind,
+    CampaignStatus,
+    ImportOutcome,
+    ImportStatus,
+    Role,
+    TargetStatus,
+)
+from campaigns.platform.events import WorkspaceEvent
 from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
 from campaigns.platform.permissions import role_has
 from campaigns.platform.search import search_digits
@@ -311,31 +320,24 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
         """Stop the campaign for good."""
 
 
-class CampaignEvent(models.Model):
+class CampaignEvent(WorkspaceEvent):
     """Append-only history of a campaign (written by ``campaigns.events``)."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="events")
-    type = models.CharField("نوع", max_length=40)
+    type = models.CharField("نوع", max_length=40, choices=CampaignEventType.choices)
     from_status = models.CharField(max_length=24, blank=True)
     to_status = models.CharField(max_length=24, blank=True)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    data = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField("زمان", auto_now_add=True)
 
     objects = WorkspaceQuerySet.as_manager()
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    WORKSPACE_RELATIONS = ("campaign",)
+
+    class Meta(WorkspaceEvent.Meta):
         verbose_name = "رویداد کمپین"
         verbose_name_plural = "رویدادهای کمپین"
 
     def __str__(self) -> str:
         return f"{self.campaign_id}: {self.type}"
-
-    def clean(self) -> None:
-        super().clean()
-        require_same_workspace(self, "campaign")
 
 
 class TargetImport(TimeStamped):

@@ -180,7 +180,7 @@ def platform_transition(*, actor: Actor, platform_id: int, transition: str) -> C
             platform_id=platform.pk,
             from_status=from_status,
             to_status=to_status,
-            actor_id=actor.user.pk,
+            actor=actor.user,
         )
 
     fsm_apply(platform, transition, on_applied=record)

@@ -381,7 +381,7 @@ def task_retry(*, actor: Actor, task_id: int) -> BrowserTask:
             status=PlatformStatus.RUNNING, revision=F("revision") + 1, updated_at=now
         )
         _stats(task.campaign_id, failed=-1, pending=1)
-        events.task_retried(task=task, actor_id=actor.user.pk)
+        events.task_retried(task=task, actor=actor.user)
         campaign_follow_platforms(campaign_id=task.campaign_id, retried=True)  # a finished campaign runs again
     task.refresh_from_db()
     return task
