@@ -1,59 +1,29 @@
 """Text diff between two versions of a workflow, step by step (node keys are stable across versions).
 
-Each step is described as a few readable lines (name, message texts, wait, rules, end behaviour); a
-step present in both versions with different lines is "changed" and its lines are compared word by
-word, so staff see exactly which words of a message changed.
+Each step is described as a few readable lines: its name, then its type's own (message texts, wait, rules,
+end behaviour — ``Step.describe`` in the type's folder). A step present in both versions with different
+lines is "changed" and its lines are compared word by word, so staff see exactly which words of a message
+changed.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass, field
 
-from automation.choices import NodeType
 from automation.engine.graph import Graph, NodeSpec
-from automation.engine.registry import ACTIONS
-from campaigns.platform.jalali import fa_digits, naive_to_jalali
-
-UNITS = {"minutes": "دقیقه", "hours": "ساعت", "days": "روز"}
-BEHAVIORS = {"complete": "پایان کامل", "stop": "توقف", "loop": "تکرار", "restart": "شروع دوباره"}
+from automation.engine.nodes import builder_step
 
 
 def describe_node(node: NodeSpec) -> list[tuple[str, str]]:
-    """(label, text) lines of one step, as the diff shows them."""
+    """(label, text) lines of one step, as the diff shows them (the type's own lines from its builder step)."""
     cfg = node.config if isinstance(node.config, dict) else {}
     lines = [("نام", node.name or "")]
     if not node.is_enabled:
         lines.append(("وضعیت", "غیرفعال"))
-    if node.type == NodeType.ACTION:
-        action = ACTIONS.get(node.subtype)
-        lines.append(("اقدام", action.label if action else node.subtype))
-        for text in action.template_texts(cfg) if action else []:
-            lines.append(("متن", text))
-        if isinstance(cfg.get("retry"), dict):
-            retry = cfg["retry"]
-            lines.append(
-                (
-                    "تلاش دوباره",
-                    f"{'روشن' if retry.get('enabled', True) else 'خاموش'}، {retry.get('max_attempts')} بار، "
-                    f"هر {retry.get('interval_seconds')} ثانیه، {retry.get('strategy', 'fixed')}، "
-                    f"سپس {retry.get('on_exhausted', 'fail')}",
-                )
-            )
-    elif node.type == NodeType.WAIT:
-        if cfg.get("mode", node.subtype) == "until":
-            lines.append(("انتظار تا", fa_digits(naive_to_jalali(cfg.get("at", "")))))
-        else:
-            lines.append(("انتظار", f"{cfg.get('amount')} {UNITS.get(cfg.get('unit', 'days'), cfg.get('unit'))}"))
-    elif node.type == NodeType.CONDITION:
-        lines.append(("شرط", json.dumps(cfg, ensure_ascii=False, sort_keys=True)))
-    elif node.type == NodeType.END:
-        lines.append(("پایان", BEHAVIORS.get(node.behavior, node.behavior)))
-        if node.behavior in ("loop", "restart"):
-            delay = cfg.get("delay") or {}
-            lines.append(("فاصله", f"{delay.get('amount')} {UNITS.get(delay.get('unit', 'days'), '')}"))
-            lines.append(("سقف دورها", str(cfg.get("max_cycles"))))
+    step = builder_step(node.type)
+    if step is not None:
+        lines.extend(step.describe(node, cfg))
     return lines
 
 

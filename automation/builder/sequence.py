@@ -23,17 +23,30 @@ import copy
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from automation.choices import NodeType, Port
 from automation.engine.graph import Graph
+from automation.engine.nodes import NODE_TYPES, builder_step, builder_steps
+
+# The built-in steps live in their node type's folder (automation/engine/nodes/<type>/step.py); re-exported
+# here for code that builds sequences.
+from automation.engine.nodes.action.step import Retry, Send  # noqa: F401
+from automation.engine.nodes.condition.step import Condition  # noqa: F401
+from automation.engine.nodes.end.step import End  # noqa: F401
+from automation.engine.nodes.start.step import Start
+from automation.engine.nodes.step import Step, as_steps
+from automation.engine.nodes.wait.step import Wait  # noqa: F401
 
 JSON = dict[str, Any]
 # A step's place: indexes into lists and branch names, e.g. (2, "no", 0) = first step of the "no"
 # branch of the third main step; () is the start.
 StepPath = tuple[int | str, ...]
 
-BRANCH_NAMES = ("yes", "no", "failure")
+
+def branch_names() -> set[str]:
+    """Every branch name a registered step has (``yes``, ``no``, ``failure`` for the built-ins)."""
+    return {branch for step in builder_steps() for branch in step.branch_fields}
 
 
 class SequenceError(ValueError):
@@ -58,210 +71,19 @@ def new_step_key() -> str:
     return f"n_{secrets.token_hex(4)}"
 
 
-def _tuple(value: Iterable[Step]) -> tuple[Step, ...]:
-    return value if isinstance(value, tuple) else tuple(value)
-
-
-# --- steps -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Retry:
-    """An action's retry policy (``config["retry"]``); counts are retries, so 3 means up to 4 attempts."""
-
-    enabled: bool = True
-    strategy: str = "fixed"  # fixed | exponential
-    max_attempts: int = 3
-    interval_seconds: int = 900
-    on_exhausted: str = "fail"  # stop | skip_step | continue | fail
-
-    def as_config(self) -> JSON:
-        return {
-            "enabled": self.enabled,
-            "strategy": self.strategy,
-            "max_attempts": self.max_attempts,
-            "interval_seconds": self.interval_seconds,
-            "on_exhausted": self.on_exhausted,
-        }
-
-    @classmethod
-    def from_config(cls, data: Any) -> Retry | None:
-        if not isinstance(data, Mapping) or not data:
-            return None
-        defaults = cls()
-        return cls(
-            enabled=bool(data.get("enabled", defaults.enabled)),
-            strategy=str(data.get("strategy", defaults.strategy)),
-            max_attempts=data.get("max_attempts", defaults.max_attempts),
-            interval_seconds=data.get("interval_seconds", defaults.interval_seconds),
-            on_exhausted=str(data.get("on_exhausted", defaults.on_exhausted)),
-        )
-
-
-@dataclass(frozen=True)
-class Send:
-    """An action step (``send_sms`` or any registered action); ``config`` is the action's config."""
-
-    key: str
-    action: str = "send_sms"
-    name: str = ""
-    config: JSON = field(default_factory=dict)
-    enabled: bool = True
-    on_failure: tuple[Step, ...] = ()  # () = no failure branch
-
-    node_type: ClassVar[str] = NodeType.ACTION
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "on_failure", _tuple(self.on_failure))
-
-    @classmethod
-    def sms(cls, key: str, body: str, *, title: str = "", retry: Retry | None = None, **config: Any) -> Send:
-        cfg: JSON = {"title": title, "body": body, **config}
-        if retry is not None:
-            cfg["retry"] = retry.as_config()
-        return cls(key=key, action="send_sms", name=title, config=cfg)
-
-    @property
-    def subtype(self) -> str:
-        return self.action
-
-    @property
-    def retry(self) -> Retry | None:
-        return Retry.from_config(self.config.get("retry"))
-
-    def with_retry(self, retry: Retry | None) -> Send:
-        config = {k: v for k, v in self.config.items() if k != "retry"}
-        if retry is not None:
-            config["retry"] = retry.as_config()
-        return replace(self, config=config)
-
-    @property
-    def send_only_in_window(self) -> bool:
-        """Whether the send waits for the journey's send window (the window itself is a workflow setting)."""
-        return bool(self.config.get("send_only_in_window", True))
-
-    def branches(self) -> dict[str, tuple[Step, ...]]:
-        return {"failure": self.on_failure}
-
-
-@dataclass(frozen=True)
-class Wait:
-    """A timed wait: ``{"mode": "duration", "amount", "unit"}`` or ``{"mode": "until", "at", "timezone"}``."""
-
-    key: str
-    name: str = ""
-    subtype: str = "duration"
-    config: JSON = field(default_factory=dict)
-    enabled: bool = True
-
-    node_type: ClassVar[str] = NodeType.WAIT
-
-    @classmethod
-    def duration(cls, key: str, amount: int, unit: str = "days", *, name: str = "") -> Wait:
-        return cls(key=key, name=name, subtype="duration", config={"mode": "duration", "amount": amount, "unit": unit})
-
-    @classmethod
-    def until(cls, key: str, at: str, timezone: str = "Asia/Tehran", *, name: str = "") -> Wait:
-        return cls(key=key, name=name, subtype="until", config={"mode": "until", "at": at, "timezone": timezone})
-
-    def branches(self) -> dict[str, tuple[Step, ...]]:
-        return {}
-
-
-@dataclass(frozen=True)
-class Condition:
-    """A rule tree (``{"logic", "rules"}``) that closes its list; ``yes`` and ``no`` are lists of their own."""
-
-    key: str
-    name: str = ""
-    subtype: str = "field_rules"
-    config: JSON = field(default_factory=dict)
-    yes: tuple[Step, ...] = ()
-    no: tuple[Step, ...] = ()
-    enabled: bool = True  # a disabled condition takes the "yes" branch
-
-    node_type: ClassVar[str] = NodeType.CONDITION
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "yes", _tuple(self.yes))
-        object.__setattr__(self, "no", _tuple(self.no))
-
-    @classmethod
-    def when(cls, key: str, rules: list[JSON], *, logic: str = "all", name: str = "", yes=(), no=()) -> Condition:
-        return cls(key=key, name=name, config={"logic": logic, "rules": rules}, yes=tuple(yes), no=tuple(no))
-
-    def branches(self) -> dict[str, tuple[Step, ...]]:
-        return {"yes": self.yes, "no": self.no}
-
-
-@dataclass(frozen=True)
-class End:
-    """The end of a list: complete, stop, loop (to ``config["to_node"]``) or restart from the first step."""
-
-    key: str
-    name: str = ""
-    subtype: str = "complete"
-    config: JSON = field(default_factory=lambda: {"behavior": "complete"})
-    enabled: bool = True
-
-    node_type: ClassVar[str] = NodeType.END
-
-    @property
-    def behavior(self) -> str:
-        return self.config.get("behavior") or self.subtype
-
-    @classmethod
-    def complete(cls, key: str, *, name: str = "") -> End:
-        return cls(key=key, name=name, subtype="complete", config={"behavior": "complete"})
-
-    @classmethod
-    def stop(cls, key: str, *, name: str = "") -> End:
-        return cls(key=key, name=name, subtype="stop", config={"behavior": "stop"})
-
-    @classmethod
-    def loop(cls, key: str, to_node: str, *, amount: int, unit: str = "days", max_cycles: int, name: str = "") -> End:
-        config = {"behavior": "loop", "to_node": to_node, "delay": {"amount": amount, "unit": unit}}
-        return cls(key=key, name=name, subtype="loop", config={**config, "max_cycles": max_cycles})
-
-    @classmethod
-    def restart(cls, key: str, *, amount: int, unit: str = "days", max_cycles: int, name: str = "") -> End:
-        config = {"behavior": "restart", "delay": {"amount": amount, "unit": unit}, "max_cycles": max_cycles}
-        return cls(key=key, name=name, subtype="restart", config=config)
-
-    def branches(self) -> dict[str, tuple[Step, ...]]:
-        return {}
-
-
-Step = Send | Wait | Condition | End
-TERMINATORS = (Condition, End)
-
-
-@dataclass(frozen=True)
-class Start:
-    """The start node: holds the trigger (``manual`` by default); executions begin at the first step."""
-
-    key: str = "start"
-    name: str = "شروع"
-    subtype: str = "manual"
-    config: JSON = field(default_factory=dict)
-    enabled: bool = True
-
-    node_type: ClassVar[str] = NodeType.START
-
-
 # --- the sequence ------------------------------------------------------------------------------
 
 
 def _check_list(steps: tuple[Step, ...], seen: set[str], where: str) -> None:
     for index, step in enumerate(steps):
-        if not isinstance(step, Send | Wait | Condition | End):
+        if not isinstance(step, Step) or isinstance(step, Start):
             raise SequenceError(f"{where}[{index}] is not a step: {step!r}")
         if not step.key:
             raise SequenceError(f"{where}[{index}] has an empty key")
         if step.key in seen:
             raise SequenceError(f"the key {step.key!r} is used twice")
         seen.add(step.key)
-        if isinstance(step, TERMINATORS) and index != len(steps) - 1:
+        if step.terminates and index != len(steps) - 1:
             raise SequenceError(f"{where}[{index}] ({step.key}) must be the last step of its list")
         for branch, sub in step.branches().items():
             _check_list(sub, seen, f"{where}[{index}].{branch}")
@@ -276,7 +98,7 @@ class WorkflowSequence:
     settings: JSON = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "steps", _tuple(self.steps))
+        object.__setattr__(self, "steps", as_steps(self.steps))
         _check_list(self.steps, {self.start.key}, "steps")
 
     # --- reading ---------------------------------------------------------------------------------
@@ -330,8 +152,7 @@ class WorkflowSequence:
                 return change(steps, rest[0])
             index, branch = rest[0], rest[1]
             owner = steps[index]
-            field_name = "on_failure" if branch == "failure" else branch
-            new_owner = replace(owner, **{field_name: rebuild(owner.branches()[branch], rest[2:])})
+            new_owner = owner.with_branch(branch, rebuild(owner.branches()[branch], rest[2:]))
             return (*steps[:index], new_owner, *steps[index + 1 :])
 
         return replace(self, steps=rebuild(self.steps, path))
@@ -344,8 +165,9 @@ class WorkflowSequence:
             if not 0 <= index <= len(steps):
                 raise SequenceError(f"no place {format_path(path)}")
             following = steps[index:]
-            if isinstance(step, Condition) and following and not step.yes:
-                return (*steps[:index], replace(step, yes=following))
+            adopted = step.adopt(following)
+            if adopted is not None:
+                return (*steps[:index], adopted)
             return (*steps[:index], step, *following)
 
         return self._with_list(path, change)
@@ -384,11 +206,8 @@ class WorkflowSequence:
             for step in steps:
                 edges.append({"from": source, "to": step.key, "port": port, "label": ""})
                 nodes.append(_node(step))
-                if isinstance(step, Send) and step.on_failure:
-                    emit(step.key, Port.FAILURE, step.on_failure)
-                if isinstance(step, Condition):
-                    emit(step.key, Port.YES, step.yes)
-                    emit(step.key, Port.NO, step.no)
+                for branch, sub in step.branches().items():  # a branch leaves by the port of its name
+                    emit(step.key, branch, sub)
                 source, port = step.key, Port.DEFAULT
 
         emit(self.start.key, Port.DEFAULT, self.steps)
@@ -432,7 +251,7 @@ def parse_path(text: str) -> StepPath:
             if not part.isdigit():
                 raise SequenceError(f"not a step path: {text!r}")
             parts.append(int(part))
-        elif part in BRANCH_NAMES:
+        elif part in branch_names():
             parts.append(part)
         else:
             raise SequenceError(f"not a step path: {text!r}")
@@ -443,13 +262,10 @@ def parse_path(text: str) -> StepPath:
 
 # --- decompile ---------------------------------------------------------------------------------
 
-DRAWN_PORTS = {
-    NodeType.START: {Port.DEFAULT},
-    NodeType.ACTION: {Port.DEFAULT, Port.SUCCESS, Port.FAILURE},
-    NodeType.WAIT: {Port.DEFAULT},
-    NodeType.CONDITION: {Port.YES, Port.NO},
-    NodeType.END: set(),
-}
+
+def drawn_ports() -> dict[str, frozenset[str]]:
+    """Node type → the ports the step list draws: those of every registered type that has a builder step."""
+    return {key: handler.ports for key, handler in NODE_TYPES if handler.step is not None}
 
 
 def _as_graph(graph: Graph | Mapping[str, Any]) -> Graph:
@@ -467,23 +283,10 @@ def decompile(graph: Graph | Mapping[str, Any]) -> WorkflowSequence:
         steps: list[Step] = []
         while key is not None:
             node = g.by_key[key]
-            ports = out.get(key, {})
             config = copy.deepcopy(node.config)
             common = {"key": node.node_key, "name": node.name, "config": config, "enabled": node.is_enabled}
-            if node.type == NodeType.ACTION:
-                failure = read_list(ports.get(Port.FAILURE))
-                steps.append(Send(action=node.subtype, on_failure=failure, **common))
-                key = ports.get(Port.DEFAULT, ports.get(Port.SUCCESS))
-            elif node.type == NodeType.WAIT:
-                steps.append(Wait(subtype=node.subtype, **common))
-                key = ports.get(Port.DEFAULT)
-            elif node.type == NodeType.CONDITION:
-                yes, no = read_list(ports.get(Port.YES)), read_list(ports.get(Port.NO))
-                steps.append(Condition(subtype=node.subtype, yes=yes, no=no, **common))
-                key = None
-            else:  # END (no outgoing edges, checked above)
-                steps.append(End(subtype=node.subtype, **common))
-                key = None
+            step, key = builder_step(node.type).read(node, common, out.get(key, {}), read_list)
+            steps.append(step)
         return tuple(steps)
 
     start_step = Start(
@@ -513,11 +316,12 @@ def try_decompile(graph: Graph | Mapping[str, Any]) -> tuple[WorkflowSequence | 
 
 
 def _check_structure(g: Graph) -> None:
+    drawn = drawn_ports()
     keys = [n.node_key for n in g.nodes]
     if any(not k for k in keys) or len(set(keys)) != len(keys):
         raise Undrawable("DUPLICATE_NODE_KEY", "کلید گام‌ها یکتا یا غیرخالی نیست.")
     for node in g.nodes:
-        if node.type not in DRAWN_PORTS:
+        if node.type not in drawn:
             raise Undrawable("UNKNOWN_NODE_TYPE", f"نوع گام «{node.type}» ناشناخته است.", node.node_key)
         if not isinstance(node.config, dict):
             raise Undrawable("INVALID_CONFIG", "پیکربندی یک گام شیء نیست.", node.node_key)
@@ -533,7 +337,7 @@ def _check_structure(g: Graph) -> None:
         if (edge.from_key, edge.port) in seen_ports:
             raise Undrawable("DUPLICATE_PORT", f"درگاه «{edge.port}» یک گام بیش از یک اتصال دارد.", edge.from_key)
         seen_ports.add((edge.from_key, edge.port))
-        if edge.port not in DRAWN_PORTS[source.type]:
+        if edge.port not in drawn[source.type]:
             message = f"گام «{source.name or source.node_key}» اتصالی از درگاه «{edge.port}» دارد که این نوع گام ندارد."
             raise Undrawable("INVALID_PORT", message, source.node_key)
         if target.type == NodeType.START:
@@ -605,8 +409,8 @@ def _normalized(graph: Graph | Mapping[str, Any]) -> tuple:
     edges = set()
     for e in g.edges:
         source = g.by_key.get(e.from_key)
-        is_action = source is not None and source.type == NodeType.ACTION
-        port = Port.DEFAULT if is_action and e.port == Port.SUCCESS else e.port
+        step = builder_step(source.type) if source is not None else None
+        port = step.port_aliases.get(e.port, e.port) if step is not None else e.port
         edges.add((e.from_key, str(port), e.to_key))
     return nodes, edges, g.settings
 

@@ -1,13 +1,19 @@
-"""Node types come from one registry: a new type is one handler + one registration, no engine change."""
+"""Node types come from one registry: a new type is one folder (handler + builder step) and one registration,
+with no engine or builder change."""
 
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import ClassVar
 
 import pytest
 import time_machine
 
+from automation.builder import Undrawable, decompile, editing
+from automation.builder.diff import version_diff
 from automation.choices import EventType, ExecutionStatus, Port
 from automation.engine.graph import Graph
 from automation.engine.nodes import NODE_TYPES, NodeHandler, node_ports, node_type_choices
+from automation.engine.nodes.step import Step, form_text
 from automation.engine.validator import validate_graph
 from automation.models import Execution, ExecutionEvent
 from automation.services.enrollment import enroll_subjects
@@ -17,12 +23,49 @@ from tests.conftest import make_target
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
 
 
+@dataclass(frozen=True)
+class NoteStep(Step):
+    """The builder's side of the type (its folder's ``step.py``)."""
+
+    key: str
+    name: str = ""
+    subtype: str = "note"
+    config: dict = field(default_factory=dict)
+    enabled: bool = True
+
+    node_type: ClassVar[str] = "note"
+    kind: ClassVar[str] = "note"
+    label: ClassVar[str] = "یادداشت"
+    menu_label: ClassVar[str] = "یادداشت"
+    menu_order: ClassVar[int] = 15
+    editor_template: ClassVar[str] = "automation/_editor_note.html"
+
+    @classmethod
+    def new(cls, key):
+        return cls(key=key, name="یادداشت", config={"text": ""})
+
+    @classmethod
+    def read(cls, node, common, ports, read_list):
+        return cls(**common), ports.get(Port.DEFAULT)
+
+    def summary(self):
+        return self.config.get("text") or "(خالی)"
+
+    @staticmethod
+    def describe(node, config):
+        return [("یادداشت", config.get("text", ""))]
+
+    def from_form(self, data, *, name, enabled, timezone):
+        return replace(self, name=name, enabled=enabled, config={"text": form_text(data, "text").strip()})
+
+
 class NoteNode(NodeHandler):
     """A type the engine has never heard of: records a note and follows its default port."""
 
     key = "note"
     label = "یادداشت"
     ports = frozenset({Port.DEFAULT})
+    step = NoteStep
 
     def validate(self, node, config, check) -> None:
         if not str(config.get("text") or "").strip():
@@ -75,3 +118,37 @@ def test_a_registered_type_is_published_and_run_without_an_engine_change(note_ty
     assert ExecutionEvent.objects.filter(execution=execution, message="یادداشت آزمایشی").exists()
     catalog = api.get("/api/v1/automation/catalog").json()
     assert {"key": "note", "label": "یادداشت", "ports": ["default"]} in catalog["node_types"]
+
+
+def test_the_builder_draws_edits_and_compares_a_registered_type_from_its_folder(note_type):
+    kinds = editing.step_kinds()
+    assert ("note", "یادداشت", False) in kinds
+    assert [k for k, *_ in kinds[-4:]] == ["wait", "note", "condition", "end"]  # menu_order places it
+    sequence = decompile(linear_graph(note_node(text="اول"), end_node()))
+    note = sequence.steps[0]
+    assert isinstance(note, NoteStep) and note.config == {"text": "اول"}
+    card = editing.step_cards(sequence, [])[0]
+    assert (card.kind, card.badge, card.summary, card.editor_template) == (
+        "note",
+        "یادداشت",
+        "اول",
+        "automation/_editor_note.html",
+    )
+    assert card.add_after == "1"  # not a terminator: steps may follow it
+    edited = editing.step_from_form(note, {"name": "یادداشت دوم", "text": " دوم "})
+    changed = sequence.replace_step((0,), edited)
+    assert decompile(changed.compile()) == changed
+    [diff] = version_diff(Graph.from_dict(sequence.compile()), Graph.from_dict(changed.compile()))
+    assert {(line.label, line.old, line.new) for line in diff.lines} >= {("یادداشت", "اول", "دوم")}
+    assert isinstance(editing.new_step("note"), NoteStep)
+    graph = linear_graph(note_node(), end_node())
+    graph["edges"][1]["port"] = "yes"  # the handler's ports are the ones the builder draws
+    with pytest.raises(Undrawable, match="درگاه"):
+        decompile(graph)
+
+
+def test_a_type_without_a_builder_step_is_shown_read_only(note_type):
+    NODE_TYPES.register("note", type("BareNote", (NoteNode,), {"step": None})())
+    with pytest.raises(Undrawable) as exc:
+        decompile(linear_graph(note_node(), end_node()))
+    assert exc.value.code == "UNKNOWN_NODE_TYPE"

@@ -1,15 +1,25 @@
-"""Journey node types: one module per type, registered in ``NODE_TYPES``.
+"""Journey node types: one folder per type, registered in ``NODE_TYPES``.
 
-Adding a type: a module here (or in any app) with a ``NodeHandler`` subclass, and one
-``NODE_TYPES.register(key, Handler())`` — for the built-ins in ``register_builtin_node_types`` below,
-called from ``AutomationConfig.ready()``.
+A type's folder (``automation/engine/nodes/<type>/``, or one in any app) holds ``handler.py`` (a
+``NodeHandler``: ports, publish rules, the step the runner takes) and ``step.py`` (a builder ``Step``:
+its card, editor template, form, summary and diff lines), the handler naming its step. Adding a type is
+that folder and one ``NODE_TYPES.register(key, Handler())`` — for the built-ins in
+``register_builtin_node_types`` below, called from ``AutomationConfig.ready()``.
 """
 
 from __future__ import annotations
 
 from automation.engine.nodes.base import NODE_TYPES, NodeHandler
 
-__all__ = ["NODE_TYPES", "NodeHandler", "node_ports", "node_type_choices", "register_builtin_node_types"]
+__all__ = [
+    "NODE_TYPES",
+    "NodeHandler",
+    "builder_step",
+    "builder_steps",
+    "node_ports",
+    "node_type_choices",
+    "register_builtin_node_types",
+]
 
 
 def register_builtin_node_types() -> None:
@@ -31,3 +41,14 @@ def node_ports(node_type: str) -> frozenset[str]:
 
 def node_type_choices() -> list[tuple[str, str]]:
     return [(key, handler.label) for key, handler in NODE_TYPES]
+
+
+def builder_step(node_type: str):
+    """The builder's step class of a node type (None: unknown, or a type the step list cannot draw)."""
+    handler = NODE_TYPES.get(node_type)
+    return handler.step if handler else None
+
+
+def builder_steps() -> list:
+    """Every registered type's builder step class, in registration order."""
+    return [handler.step for _, handler in NODE_TYPES if handler.step is not None]

@@ -2,8 +2,9 @@
 
 A handler is registered in ``NODE_TYPES`` (below, shaped like ``ACTIONS``) under its ``key`` (the
 ``type`` stored on ``WorkflowNode``). The validator, the runner, the API catalog, the draft check
-and the builder's port rules all read the registry, so a new node type is one module plus one
-``NODE_TYPES.register(...)`` call — no engine file, no choices, no migration.
+and the builder (its steps, ports, editors, summaries and diff lines) all read the registry, so a new
+node type is one folder (``handler.py`` + ``step.py``) plus one ``NODE_TYPES.register(...)`` call — no
+engine or builder file, no choices, no migration.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from automation.engine.checks import GraphCheck
     from automation.engine.context import RunContext
     from automation.engine.graph import Graph, NodeSpec
+    from automation.engine.nodes.step import Step
     from automation.engine.outcome import Outcome
 
 
@@ -26,6 +28,9 @@ class NodeHandler:
     ports: frozenset[str] = frozenset()
     # A cycle through an enabled node of this type is delayed (the cycle rule accepts it).
     timed: bool = False
+    # The builder's step for this type (``automation.engine.nodes.step.Step``); None = the step list cannot
+    # draw it (the builder shows such a workflow read-only).
+    step: type[Step] | None = None
 
     def draft_errors(self, node: NodeSpec) -> list[str]:
         """What even a stored draft must satisfy (e.g. size caps); messages without the node key."""

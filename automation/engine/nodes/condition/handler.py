@@ -5,12 +5,14 @@ from __future__ import annotations
 from automation.choices import EventType, NodeType, Port
 from automation.engine import conditions
 from automation.engine.nodes.base import NodeHandler
+from automation.engine.nodes.condition.step import Condition
 
 
 class ConditionNode(NodeHandler):
     key = NodeType.CONDITION
     label = "شرط"
     ports = frozenset({Port.YES, Port.NO})
+    step = Condition
 
     def draft_errors(self, node) -> list[str]:
         return conditions.tree_size_errors(node.config) if isinstance(node.config, dict) else []

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from automation.choices import EndReason, EventType, ExecutionStatus, NodeType, OnExhausted, OnUnknownOutcome, Port
 from automation.engine.context import StepContext
+from automation.engine.nodes.action.step import Send
 from automation.engine.nodes.base import NodeHandler
 from automation.engine.outcome import ERROR_BACKOFF, HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN, Outcome
 from automation.engine.registry import ACTIONS, GUARDS, RETRY_STRATEGIES, ActionResult, ResultStatus
@@ -25,6 +26,7 @@ class ActionNode(NodeHandler):
     key = NodeType.ACTION
     label = "اقدام"
     ports = frozenset({Port.DEFAULT, Port.SUCCESS, Port.FAILURE})
+    step = Send
 
     def validate(self, node, config, check) -> None:
         action = ACTIONS.get(node.subtype)

@@ -7,6 +7,7 @@ from datetime import timedelta
 from automation.choices import EndReason, EventType, NodeType
 from automation.engine.graph import END_BEHAVIORS, WAIT_UNITS
 from automation.engine.nodes.base import NodeHandler
+from automation.engine.nodes.end.step import End
 from automation.engine.outcome import Outcome, PendingEvent
 
 MIN_LOOP_DELAY = 3600
@@ -25,6 +26,7 @@ class EndNode(NodeHandler):
     key = NodeType.END
     label = "پایان"
     ports = frozenset()
+    step = End
 
     def validate(self, node, config, check) -> None:
         behavior = node.behavior

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from automation.choices import EventType, NodeType, Port
 from automation.engine.graph import WAIT_UNITS, wait_seconds
 from automation.engine.nodes.base import NodeHandler
+from automation.engine.nodes.wait.step import Wait
 from automation.engine.outcome import Outcome
 from automation.engine.window import SendWindow, WindowError
 
@@ -16,6 +17,7 @@ class WaitNode(NodeHandler):
     key = NodeType.WAIT
     label = "انتظار"
     ports = frozenset({Port.DEFAULT})
+    step = Wait
     timed = True
 
     def validate(self, node, config, check) -> None:

@@ -1,0 +1,79 @@
+"""The builder's wait step: a duration or a moment (typed as a Jalali date in the workspace's zone)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+from automation.choices import NodeType, Port
+from automation.engine.nodes.step import JSON, UNIT_LABELS, UNITS, Step, form_int, form_text
+from campaigns.platform.jalali import fa_digits, naive_to_jalali, parse_jalali
+
+
+@dataclass(frozen=True)
+class Wait(Step):
+    """A timed wait: ``{"mode": "duration", "amount", "unit"}`` or ``{"mode": "until", "at", "timezone"}``."""
+
+    key: str
+    name: str = ""
+    subtype: str = "duration"
+    config: JSON = field(default_factory=dict)
+    enabled: bool = True
+
+    node_type: ClassVar[str] = NodeType.WAIT
+    kind: ClassVar[str] = "wait"
+    label: ClassVar[str] = "انتظار"
+    menu_label: ClassVar[str] = "انتظار"
+    menu_order: ClassVar[int] = 10
+    editor_template: ClassVar[str] = "automation/_editor_wait.html"
+
+    @classmethod
+    def duration(cls, key: str, amount: int, unit: str = "days", *, name: str = "") -> Wait:
+        return cls(key=key, name=name, subtype="duration", config={"mode": "duration", "amount": amount, "unit": unit})
+
+    @classmethod
+    def until(cls, key: str, at: str, timezone: str = "Asia/Tehran", *, name: str = "") -> Wait:
+        return cls(key=key, name=name, subtype="until", config={"mode": "until", "at": at, "timezone": timezone})
+
+    @classmethod
+    def new(cls, key: str) -> Wait:
+        return cls.duration(key, 1, "days", name="انتظار")
+
+    @classmethod
+    def read(cls, node, common, ports, read_list):
+        return cls(subtype=node.subtype, **common), ports.get(Port.DEFAULT)
+
+    def summary(self) -> str:
+        cfg = self.config
+        if cfg.get("mode", self.subtype) == "until":
+            return f"تا {fa_digits(naive_to_jalali(cfg.get('at'))) or '؟'}"
+        return f"{fa_digits(cfg.get('amount')) or '؟'} {UNIT_LABELS.get(cfg.get('unit', 'days'), '')}"
+
+    @staticmethod
+    def describe(node, config) -> list[tuple[str, str]]:
+        if config.get("mode", node.subtype) == "until":
+            return [("انتظار تا", fa_digits(naive_to_jalali(config.get("at", ""))))]
+        unit = config.get("unit", "days")
+        return [("انتظار", f"{config.get('amount')} {dict(UNITS).get(unit, unit)}")]
+
+    def from_form(self, data: Mapping, *, name: str, enabled: bool, timezone: str) -> Wait:
+        mode = form_text(data, "mode", self.config.get("mode", "duration"))
+        if mode == "until":
+            # Typed as a Jalali date and time in the workspace's zone, stored as its ISO local time; text that
+            # is not a date stays as typed, and the validator names the step ("INVALID_WAIT").
+            at = form_text(data, "at").strip()
+            try:
+                moment = parse_jalali(at)
+            except ValueError:
+                moment = None
+            at = moment.isoformat(timespec="minutes") if moment else at
+            config = {"mode": "until", "at": at, "timezone": timezone}
+        else:
+            mode = "duration"
+            config = {
+                "mode": "duration",
+                "amount": form_int(data.get("amount")),
+                "unit": form_text(data, "unit", "days"),
+            }
+        return replace(self, name=name, enabled=enabled, subtype=mode, config=config)
