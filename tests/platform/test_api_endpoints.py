@@ -1,0 +1,182 @@
+"""Generated permission and isolation cases for every API endpoint, discovered from the URLconf.
+
+Every (method, path) drf-spectacular enumerates under ``/api/v1/`` gets, without a hand-written test:
+
+- anonymous → 401 in the error envelope;
+- a path naming another workspace's object → 404 (never 403), while the same request on the caller's own
+  object answers something else (the case can fail);
+- a write by a viewer (the role with only *view*) → 403, unless listed in ``VIEWER_WRITES``;
+- a list (a paginated response in the schema) → the page envelope, honouring ``?page=&size=``.
+
+A new endpoint is covered the moment it is routed; it fails here when its path parameter has no factory
+(``tests/api_world.py``), when it refuses a foreign object with anything but 404, or when a viewer may write.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
+
+from campaigns.choices import Role
+from tests.api_world import LINK, World
+from tests.automation.helpers import end_node, linear_graph
+from tests.conftest import api_client_for, make_member, make_workspace
+from tests.workers.conftest import LIKE_STEPS, LOGIN_CHECK
+
+PARAM = re.compile(r"{(\w+)}")
+ENVELOPE = {"count", "count_capped", "page", "size", "results"}
+
+# Writes a viewer may make: on their own notifications/follow-ups, or reads sent as POST (previews, counts).
+VIEWER_WRITES = {
+    ("POST", "/api/v1/notifications/{notification_id}/read"),
+    ("POST", "/api/v1/notifications/read-all"),
+    ("POST", "/api/v1/activities/{activity_id}/done"),
+    ("POST", "/api/v1/activities/{activity_id}/reopen"),
+    ("POST", "/api/v1/sms/preview"),
+    ("POST", "/api/v1/campaign/audience/count"),
+    ("POST", "/api/v1/campaign/inheritance/preview"),
+    ("POST", "/api/v1/workflows/{workflow_id}/validate"),
+}
+
+# Valid bodies (from the caller's own objects) where a view checks its body before it looks the object up.
+BODIES: dict[tuple[str, str], Callable[[World], dict]] = {
+    ("POST", "/api/v1/browser/accounts/{account_id}/status"): lambda w: {"transition": "expire"},
+    ("POST", "/api/v1/campaigns"): lambda w: {
+        "kind": "journey",
+        "name": "کمپین",
+        "workflow_id": w.get("workflow_id").pk,
+    },
+    ("PUT", "/api/v1/browser/campaigns/{campaign_id}"): lambda w: {
+        "name": "کمپین",
+        "platform": "demo",
+        "accounts": [w.get("account_id").pk],
+        "target_links": [LINK],
+        "action": "like",
+        "steps": LIKE_STEPS,
+        "login_check": LOGIN_CHECK,
+    },
+    ("POST", "/api/v1/campaign-runs/{run_id}/rerun"): lambda w: {"expected_chain_revision": 1},
+    ("POST", "/api/v1/campaign/{campaign_id}/run-now"): lambda w: {"expected_chain_revision": 1},
+    ("PUT", "/api/v1/campaigns/{campaign_id}/auto-enroll"): lambda w: {"filters": {"province": "فارس"}},
+    ("POST", "/api/v1/campaigns/{campaign_id}/auto-enroll/existing-count"): lambda w: {"filters": {"province": "فارس"}},
+    ("POST", "/api/v1/campaigns/{campaign_id}/enrollments"): lambda w: {"target_ids": [w.get("target_id").pk]},
+    ("POST", "/api/v1/campaigns/{campaign_id}/executions/bulk"): lambda w: {"execution_ids": [1], "action": "pause"},
+    ("PUT", "/api/v1/targets/{target_id}"): lambda w: {"name": "مخاطب", "mobile": "+989121112233"},
+    ("PUT", "/api/v1/workflows/{workflow_id}/graph"): lambda w: linear_graph(end_node()),
+}
+
+
+@cache
+def endpoints() -> list[tuple[str, str]]:
+    found = {
+        (method, path)
+        for path, _regex, method, _view in EndpointEnumerator().get_api_endpoints()
+        if path.startswith("/api/v1/")
+    }
+    return sorted(found, key=lambda e: (e[1], e[0]))
+
+
+@cache
+def paginated() -> set[str]:
+    """GET paths whose 200 response is the page envelope in the schema."""
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components = schema.get("components", {}).get("schemas", {})
+    paths = set()
+    for path, operations in schema["paths"].items():
+        body = operations.get("get", {}).get("responses", {}).get("200", {}).get("content", {})
+        ref = body.get("application/json", {}).get("schema", {}).get("$ref", "")
+        properties = components.get(ref.rsplit("/", 1)[-1], {}).get("properties", {})
+        if {"results", "count_capped"} <= set(properties):
+            paths.add(path)
+    return paths
+
+
+def _ids(endpoint) -> str:
+    return f"{endpoint[0]} {endpoint[1]}"
+
+
+WITH_OBJECT = [e for e in endpoints() if PARAM.search(e[1])]
+WRITES = [e for e in endpoints() if e[0] != "GET" and e not in VIEWER_WRITES]
+
+
+def _url(world: World, path: str) -> str:
+    return PARAM.sub(lambda m: str(world.id_for(path, m.group(1))), path)
+
+
+def _call(client, method: str, url: str, path: str, world: World):
+    body = BODIES[(method, path)](world) if (method, path) in BODIES else {}
+    return getattr(client, method.lower())(url, body, format="json") if method != "GET" else client.get(url)
+
+
+def _error_code(response) -> str:
+    assert response["Content-Type"].startswith("application/json"), response.content[:200]
+    body = response.json()
+    assert body["success"] is False and body["error"]["code"], body
+    return body["error"]["code"]
+
+
+@pytest.fixture
+def worlds(db, settings):
+    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:8766"]  # the browser campaigns' demo link
+    mine, theirs = make_workspace("mine"), make_workspace("theirs")
+    return World(mine, make_member(mine, Role.OWNER)), World(theirs, make_member(theirs, Role.OWNER))
+
+
+def test_the_urlconf_is_discovered():
+    found = endpoints()
+    assert (
+        len(found) > 100 and ("GET", "/api/v1/targets") in found and ("DELETE", "/api/v1/targets/{target_id}") in found
+    )
+    assert {"/api/v1/targets", "/api/v1/sms/attempts"} <= paginated()
+    assert VIEWER_WRITES <= set(found), "an exemption names an endpoint that no longer exists"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("endpoint", endpoints(), ids=_ids)
+def test_anonymous_request_is_401(client, endpoint):
+    method, path = endpoint
+    url = PARAM.sub(lambda m: "pause" if m.group(1) == "action" else "1", path)
+    response = getattr(client, method.lower())(url, {}, content_type="application/json")
+    assert response.status_code == 401, response.content[:300]
+    assert _error_code(response) == "NOT_AUTHENTICATED"
+
+
+@pytest.mark.parametrize("endpoint", WITH_OBJECT, ids=_ids)
+def test_another_workspaces_object_is_404(worlds, endpoint):
+    method, path = endpoint
+    own, foreign = worlds
+    client = api_client_for(own.user, own.workspace)
+    response = _call(client, method, _url(foreign, path), path, own)
+    assert response.status_code == 404, response.content[:300]
+    assert "NOT_FOUND" in _error_code(response)
+    control = _call(client, method, _url(own, path), path, own)
+    assert control.status_code != 404, f"the own object must be found: {control.content[:300]}"
+
+
+@pytest.mark.parametrize("endpoint", WRITES, ids=_ids)
+def test_a_viewer_may_not_write(worlds, endpoint):
+    method, path = endpoint
+    own, _ = worlds
+    url = _url(own, path)  # the objects exist (made by the owner); the viewer only reads them
+    viewer = make_member(own.workspace, Role.VIEWER)
+    response = _call(api_client_for(viewer, own.workspace), method, url, path, own)
+    assert response.status_code == 403, response.content[:300]
+    assert _error_code(response) == "PERMISSION_DENIED"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in paginated() if not PARAM.search(p)) + sorted(p for p in paginated() if PARAM.search(p))
+)
+def test_a_list_answers_the_page_envelope(worlds, path):
+    own, _ = worlds
+    client = api_client_for(own.user, own.workspace)
+    response = client.get(_url(own, path), {"page": 1, "size": 1})
+    assert response.status_code == 200, response.content[:300]
+    body = response.json()
+    assert set(body) >= ENVELOPE and body["page"] == 1 and body["size"] == 1 and len(body["results"]) <= 1
+    too_big = client.get(_url(own, path), {"size": 100000})
+    assert too_big.status_code in (200, 400) and (too_big.status_code == 400 or too_big.json()["size"] <= 200)
