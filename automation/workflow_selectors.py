@@ -17,9 +17,12 @@ from automation.models import (
     WorkflowTextChange,
     WorkflowVersion,
 )
-from automation.services.workflows import CAMPAIGN_FINISHED
+from campaigns.choices import CampaignStatus
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.selectors import target_queryset
+
+# Campaigns that no longer hold a workflow in use (a workflow with none of the others may be archived).
+CAMPAIGN_FINISHED = (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED, CampaignStatus.REJECTED)
 
 
 def workflow_rows(*, actor: Actor):

@@ -1,11 +1,12 @@
 """Reads of the browser channel. Every query starts from ``tenancy.scoped``."""
 
-from django.db.models import BooleanField, Case, QuerySet, Value, When
+from django.db.models import BooleanField, Case, Count, Q, QuerySet, Value, When
 
 from campaigns.choices import CampaignKind
 from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from workers.choices import TaskStatus
 from workers.errors import CampaignNotFound, PlatformNotFound
 from workers.models import (
     ActionConfig,
@@ -16,7 +17,6 @@ from workers.models import (
     CampaignStatistics,
     Proxy,
 )
-from workers.services.statistics import campaign_counts
 
 
 def _is_set(field: str) -> Case:
@@ -119,3 +119,14 @@ def campaign_statistics(*, actor: Actor, campaign_id: int, live: bool = False) -
         "refreshed_at": refreshed_at,
         "summary": f"{counts['completed']}/{counts['total']}",
     }
+
+
+def campaign_counts(campaign_id: int) -> dict[str, int]:
+    """A browser campaign's current tasks (replaced ones aside) by outcome: total, completed, failed, pending."""
+    current = BrowserTask.objects.filter(campaign_id=campaign_id, replaced_by__isnull=True)
+    return current.aggregate(
+        total=Count("id"),
+        completed=Count("id", filter=Q(status=TaskStatus.COMPLETED)),
+        failed=Count("id", filter=Q(status=TaskStatus.FAILED)),
+        pending=Count("id", filter=Q(status__in=(TaskStatus.PENDING, TaskStatus.DISPATCHED))),
+    )

@@ -28,7 +28,7 @@ from automation.models import (
     WorkflowTextChange,
     WorkflowVersion,
 )
-from campaigns.choices import CampaignStatus
+from automation.workflow_selectors import CAMPAIGN_FINISHED
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -358,7 +358,6 @@ def workflow_templates(*, actor: Actor) -> list[dict[str, Any]]:
 
 
 # A campaign in one of these statuses never runs its workflow again (archiving needs all its campaigns here).
-CAMPAIGN_FINISHED = (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED, CampaignStatus.REJECTED)
 
 
 def workflow_archive(*, actor: Actor, workflow_id: int) -> Workflow:

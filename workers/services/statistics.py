@@ -7,26 +7,17 @@ counters live; this job is the authoritative recount.
 """
 
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from campaigns.choices import CampaignKind
 from workers import events
 from workers.choices import PlatformStatus, TaskStatus
 from workers.models import BrowserTask, CampaignPlatform, CampaignStatistics
+from workers.selectors import campaign_counts
 from workers.services.campaigns import campaign_follow_platforms
 
 OPEN = (TaskStatus.PENDING, TaskStatus.DISPATCHED)
-
-
-def campaign_counts(campaign_id: int) -> dict[str, int]:
-    current = BrowserTask.objects.filter(campaign_id=campaign_id, replaced_by__isnull=True)
-    return current.aggregate(
-        total=Count("id"),
-        completed=Count("id", filter=Q(status=TaskStatus.COMPLETED)),
-        failed=Count("id", filter=Q(status=TaskStatus.FAILED)),
-        pending=Count("id", filter=Q(status__in=OPEN)),
-    )
 
 
 def statistics_refresh(*, campaign_ids: list[int] | None = None, now=None) -> int:
