@@ -138,6 +138,10 @@ def test_credentials_are_write_only_and_the_circuit_can_be_resumed(page, live_se
     expect(page.locator(".flash-success")).to_contain_text("دوباره باز شد")
     assert SmsSettings.objects.get(pk=settings.pk).paused_until is None
     assert SmsChannelEvent.objects.filter(workspace=shop, type="manual_resume").exists()
+    page.goto(f"{live_server.url}/sms/settings/")
+    expect(page.locator("li", has_text="ادامه به دست کاربر (owner2)")).to_be_visible()  # the type's Persian label
+    assert "manual_resume" not in page.content()
+    shot(page, "sms-settings-events")
 
 
 def test_blacklist_add_search_deactivate_reactivate_import_export(page, live_server, tmp_path):
