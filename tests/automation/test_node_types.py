@@ -148,7 +148,7 @@ def test_the_builder_draws_edits_and_compares_a_registered_type_from_its_folder(
 
 
 def test_a_type_without_a_builder_step_is_shown_read_only(note_type):
-    NODE_TYPES.register("note", type("BareNote", (NoteNode,), {"step": None})())
-    with pytest.raises(Undrawable) as exc:
-        decompile(linear_graph(note_node(), end_node()))
+    with NODE_TYPES.replaced("note", type("BareNote", (NoteNode,), {"step": None})()):
+        with pytest.raises(Undrawable) as exc:
+            decompile(linear_graph(note_node(), end_node()))
     assert exc.value.code == "UNKNOWN_NODE_TYPE"

@@ -50,5 +50,5 @@ def builder_step(node_type: str):
 
 
 def builder_steps() -> list:
-    """Every registered type's builder step class, in registration order."""
+    """Every registered type's builder step class, by type key."""
     return [handler.step for _, handler in NODE_TYPES if handler.step is not None]
