@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0010_campaign_event_typed'),
+        ('campaigns', '0012_campaign_event_typed'),
         ('workers', '0005_campaigns_follow_their_platforms'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0009_chain_run_dispatch_attempts'),
+        ('campaigns', '0011_target_list_members_by_target'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
