@@ -16,7 +16,7 @@ _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890
 class TargetFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(method="search", label="جستجو")
     status = django_filters.MultipleChoiceFilter(choices=TargetStatus.choices, label="وضعیت")
-    list = IdFilter(method="in_list", label="فهرست")
+    list = IdFilter(field_name="lists", method="in_list", label="فهرست")
     province = django_filters.CharFilter(lookup_expr="iexact", label="استان")
     city = django_filters.CharFilter(lookup_expr="iexact", label="شهر")
     priority_min = django_filters.NumberFilter(
