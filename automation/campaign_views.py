@@ -35,6 +35,7 @@ from campaigns.filters import TargetFilter
 from campaigns.models import TargetList
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.keyset import keyset_page_or_first
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
@@ -495,7 +496,10 @@ def campaign_logs(request, actor, campaign_id: int):
     campaign = _campaign(actor, campaign_id)
     kind = request.GET.get("type", "")
     kind = kind if kind in EventType.values else ""
-    page = _page(request, pages.campaign_events(actor=actor, campaign=campaign, type=kind), 50)
+    events = pages.campaign_events(actor=actor, campaign=campaign, type=kind)
+    page = keyset_page_or_first(
+        events, time_field="occurred_at", descending=True, size=50, cursor=request.GET.get("cursor")
+    )
     names = pages.target_names(actor=actor, ids=[e.subject_id for e in page])
     entries = pages.labelled(journey_stats.timeline_entries(actor=actor, events=list(page)))
     rows = [entry | {"target": names.get(e.subject_id)} for e, entry in zip(page, entries, strict=True)]
@@ -504,7 +508,7 @@ def campaign_logs(request, actor, campaign_id: int):
         "rows": rows,
         "type": kind,
         "types": EventType.choices,
-        "querystring": _querystring(request),
+        "querystring": _querystring(request, "cursor"),
         "why_labels": pages.WHY_NOT_SENT_LABELS,
     }
     return render(request, "automation/campaign_logs.html", context)

@@ -11,7 +11,7 @@ from automation.campaign_selectors import WHY_NOT_SENT_LABELS, journeys_labelled
 from automation.choices import EventType
 from automation.engine.context import automation_settings
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.pagination import CappedPaginator
+from campaigns.platform.keyset import keyset_page_or_first
 from campaigns.platform.permissions import Perm
 
 TIMELINE_PAGE = 30
@@ -24,7 +24,8 @@ def render_target_panel(*, request, actor, target) -> str | None:
     # The engine's own bookkeeping rows (claimed, processing — written before the outcome row took them over)
     # stay in the API and the campaign log, not here.
     events = journey_stats.target_timeline_events(actor=actor, target_id=target.id).exclude(type__in=HIDDEN)
-    page = CappedPaginator(events, TIMELINE_PAGE).get_page(request.GET.get("timeline_page"))
+    cursor = request.GET.get("timeline_cursor")
+    page = keyset_page_or_first(events, time_field="occurred_at", descending=True, size=TIMELINE_PAGE, cursor=cursor)
     context = {
         "target": target,
         "journeys": journeys_labelled(journey_stats.target_campaigns(actor=actor, target_id=target.id)),

@@ -18,6 +18,7 @@ from automation.engine.context import workspace_tz
 from automation.services.settings import automation_settings_get, automation_settings_update
 from campaigns.platform.errors import NotFound, PermissionDenied, PlatformError
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.keyset import keyset_page_or_first
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
@@ -59,9 +60,10 @@ def _render(request, template: str, tab: str, context: dict, status: int = 200):
     return render(request, template, {"tabs": tabs, **context}, status=status)
 
 
-def _querystring(request) -> str:
+def _querystring(request, *drop: str) -> str:
     query = request.GET.copy()
-    query.pop("page", None)
+    for name in ("page", *drop):
+        query.pop(name, None)
     return query.urlencode()
 
 
@@ -90,8 +92,11 @@ def attempt_log(request, actor):
             "since": _day_start(data["since"]) if data["since"] else None,
             "until": _day_start(data["until"] + dt.timedelta(days=1)) if data["until"] else None,
         }
-    page = CappedPaginator(selectors.attempt_queryset(actor=actor, **filters), 50).get_page(request.GET.get("page"))
-    context = {"form": form, "page": page, "querystring": _querystring(request)}
+    attempts = selectors.attempt_queryset(actor=actor, **filters)
+    page = keyset_page_or_first(
+        attempts, time_field="request_at", descending=True, size=50, cursor=request.GET.get("cursor")
+    )
+    context = {"form": form, "page": page, "querystring": _querystring(request, "cursor")}
     if request.headers.get("HX-Request"):
         return render(request, "sms/_attempt_rows.html", context)
     return _render(request, "sms/attempt_log.html", "sms-attempts", context)

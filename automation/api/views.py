@@ -2,7 +2,7 @@
 enrollment, executions."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from automation import journey_stats, selectors
@@ -44,6 +44,7 @@ from automation.services import auto_enroll, enrollment, enrollment_batches, exe
 from automation.services import campaigns as campaign_services
 from campaigns.api.serializers import CampaignOutput
 from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.pagination import HistoryPagination
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 
@@ -247,12 +248,14 @@ class ExecutionDetailApi(WorkspaceAPIView):
 class ExecutionEventsApi(WorkspaceAPIView):
     serializer_class = ExecutionEventOutput
     queryset = ExecutionEvent.objects.none()
+    pagination_class = HistoryPagination
+    keyset_time_field, keyset_descending = "occurred_at", False
 
     @extend_schema(
         operation_id="executions_events", responses={200: ExecutionEventOutput(many=True), **errors(400, 404)}
     )
     def get(self, request, execution_id: int):
-        """The execution's history, oldest first, one page (`?page=&size=`) at a time."""
+        """The execution's history, oldest first, one page (`?page=&size=` or `?cursor=&size=`) at a time."""
         events = selectors.execution_events(actor=self.actor, execution_id=execution_id)
         return self.paginated(events, ExecutionEventOutput)
 
@@ -432,11 +435,19 @@ class TargetExecutionsApi(WorkspaceAPIView):
 class TargetTimelineApi(WorkspaceAPIView):
     serializer_class = None
     queryset = ExecutionEvent.objects.none()
+    pagination_class = HistoryPagination
+    keyset_time_field, keyset_descending = "occurred_at", True
 
     @extend_schema(
         operation_id="targets_timeline",
         responses={200: OpenApiTypes.OBJECT, **errors(400, 404)},
-        description="`campaigns`: the journeys the target is in; `results`: its events newest first (paginated) — "
+        parameters=[
+            OpenApiParameter("page", int, description="page number (the capped pager)"),
+            OpenApiParameter("size", int, description="rows per page, at most 200"),
+            OpenApiParameter("cursor", str, description="`next_cursor` / `previous_cursor` of an earlier answer"),
+        ],
+        description="`campaigns`: the journeys the target is in; `results`: its events newest first (`?page=` or "
+        "`?cursor=` with `size`) — "
         "each send with text, number, status, provider message id, error and retry time, the actor of manual "
         "actions, and `why_not_sent` (window_closed, limit_reached, blacklisted, circuit_open, no_valid_mobile); "
         "`conflict_skips`: enrollments that skipped it because it was live elsewhere. Without the channel's log "

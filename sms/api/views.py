@@ -7,6 +7,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.pagination import HistoryPagination
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped, scoped
@@ -195,6 +196,8 @@ class SmsAttemptListApi(WorkspaceAPIView):
     read_permission = Perm.VIEW_SMS_LOGS
     serializer_class = SmsAttemptOutput
     queryset = SmsAttempt.objects.none()
+    pagination_class = HistoryPagination
+    keyset_time_field, keyset_descending = "request_at", True
 
     filterset_class = SmsAttemptFilter
 

@@ -65,3 +65,87 @@ class PageSizePagination(PageNumberPagination):
                 "results": schema,
             },
         }
+
+
+class HistoryPagination(PageSizePagination):
+    """History lists (the SMS log, events, timelines): ``?page=&size=`` as everywhere, or ``?cursor=&size=``.
+
+    Both answers carry ``next_cursor`` / ``previous_cursor`` (``null``: no such page). A page answer also has
+    the capped ``count``; a cursor answer (``page`` and ``count`` null) reads ``size + 1`` rows of an index
+    range and counts nothing, however deep it is (``campaigns.platform.keyset``). The view names its order:
+    ``keyset_time_field`` and ``keyset_descending`` (the queryset is ordered by that time, then ``id``).
+    """
+
+    cursor_query_param = "cursor"
+
+    def paginate_queryset(self, queryset, request, view=None):
+        from campaigns.platform.keyset import encode_cursor, keyset_page_or_400
+
+        self.request = request
+        self.keyset = None
+        self.time_field = view.keyset_time_field
+        self.descending = view.keyset_descending
+        cursor = request.query_params.get(self.cursor_query_param, "")
+        if cursor:
+            _positive_int(request, self.page_size_query_param)
+            self.keyset = keyset_page_or_400(
+                queryset,
+                time_field=self.time_field,
+                descending=self.descending,
+                size=self.get_page_size(request),
+                cursor=cursor,
+            )
+            return self.keyset.rows
+        rows = super().paginate_queryset(queryset, request, view)
+        self.next_key = None
+        if rows and self.page.has_next():
+            last = rows[-1]
+            self.next_key = encode_cursor(getattr(last, self.time_field), last.pk, "n")
+        return rows
+
+    def get_paginated_response(self, data):
+        if self.keyset is not None:
+            return Response(
+                {
+                    "count": None,
+                    "count_capped": None,
+                    "page": None,
+                    "size": self.keyset.size,
+                    "next_cursor": self.keyset.next_cursor,
+                    "previous_cursor": self.keyset.previous_cursor,
+                    "results": data,
+                }
+            )
+        response = super().get_paginated_response(data)
+        response.data["next_cursor"] = self.next_key
+        response.data["previous_cursor"] = None
+        return response
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        parameters.append(
+            {
+                "name": self.cursor_query_param,
+                "required": False,
+                "in": "query",
+                "description": "A `next_cursor` or `previous_cursor` of an earlier answer: the page after or "
+                "before it, without counting (replaces `page`).",
+                "schema": {"type": "string"},
+            }
+        )
+        return parameters
+
+    def get_paginated_response_schema(self, schema):
+        return {
+            "type": "object",
+            "required": ["count", "count_capped", "page", "size", "next_cursor", "previous_cursor", "results"],
+            "properties": {
+                "count": {"type": "integer", "nullable": True, "description": "null in a cursor answer"},
+                "count_capped": {"type": "boolean", "nullable": True},
+                "page": {"type": "integer", "nullable": True, "description": "null in a cursor answer"},
+                "size": {"type": "integer"},
+                "next_cursor": {"type": "string", "nullable": True},
+                "previous_cursor": {"type": "string", "nullable": True},
+                "results": schema,
+            },
+        }
