@@ -4,7 +4,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from django.views.defaults import page_not_found, server_error
 
 from campaigns import selectors
-from campaigns.exports import targets_xlsx
+from campaigns.exports import XLSX, targets_xlsx_stream
 from campaigns.filters import TargetFilter
 from campaigns.forms import AdminPasswordChangeForm, LoginForm, TargetPageForm
 from campaigns.models import TargetList
@@ -105,13 +105,11 @@ def target_list(request, actor):
     qs = filterset.qs if filterset.is_bound and filterset.is_valid() else selectors.target_queryset(actor=actor)
     if request.GET.get("export") == "xlsx":
         try:
-            content = targets_xlsx(qs)
+            content = targets_xlsx_stream(qs)  # the size check runs here, the rows as the response streams
         except PlatformError as exc:  # too many rows for one export
             messages.error(request, exc.message)
         else:
-            response = HttpResponse(
-                content, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-            )
+            response = StreamingHttpResponse(content, content_type=XLSX)
             response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
             return response
     valid = filterset.is_bound and filterset.is_valid()

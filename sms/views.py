@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -141,7 +141,7 @@ def blacklist(request, actor):
     active = {"active": True, "inactive": False}.get(state)
     entries = selectors.blacklist_queryset(actor=actor, q=q, active=active)
     if request.GET.get("export") == "csv":
-        response = HttpResponse(blacklist_csv(entries), content_type="text/csv; charset=utf-8")
+        response = StreamingHttpResponse(blacklist_csv(entries), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'
         return response
     page = CappedPaginator(entries, 50).get_page(request.GET.get("page"))

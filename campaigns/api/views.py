@@ -1,6 +1,6 @@
 """Thin API views: parse, authorise, call one service or selector, render."""
 
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
@@ -18,7 +18,7 @@ from campaigns.api.serializers import (
     TargetListOutput,
     TargetOutput,
 )
-from campaigns.exports import targets_xlsx
+from campaigns.exports import XLSX, targets_xlsx_stream
 from campaigns.filters import CampaignFilter, TargetFilter, TargetImportRowFilter, TargetListFilter
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.api.base import WorkspaceAPIView
@@ -170,10 +170,9 @@ class TargetExportApi(WorkspaceAPIView):
         },
     )
     def get(self, request):
-        content = targets_xlsx(self.filter_queryset(self.scoped_queryset()))  # 400 above TARGETS_EXPORT_MAX_ROWS
-        response = HttpResponse(
-            content, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-        )
+        # 400 above TARGETS_EXPORT_MAX_ROWS (checked before the stream starts), then the rows as they are written
+        content = targets_xlsx_stream(self.filter_queryset(self.scoped_queryset()))
+        response = StreamingHttpResponse(content, content_type=XLSX)
         response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
         return response
 

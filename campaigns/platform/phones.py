@@ -63,10 +63,15 @@ def split_numbers(cell: str | None) -> list[str]:
     return [part.strip() for part in _SPLIT.split(str(cell)) if part.strip()]
 
 
+_IR_MOBILE = re.compile(r"\+989[0-9]{9}")
+
+
 def display_phone(e164: str | None) -> str:
     """National format for people (0912 345 6789)."""
     if not e164:
         return ""
+    if _IR_MOBILE.fullmatch(e164):  # the common case, as phonenumbers formats it, without its parse (exports)
+        return f"0{e164[3:6]} {e164[6:9]} {e164[9:]}"
     try:
         return phonenumbers.format_number(phonenumbers.parse(e164, REGION), phonenumbers.PhoneNumberFormat.NATIONAL)
     except NumberParseException:

@@ -1,6 +1,6 @@
 """SMS API: message preview, blacklist (list/add/deactivate/reactivate/import/export), templates, attempt log."""
 
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -134,7 +134,7 @@ class BlacklistExportApi(WorkspaceAPIView):
         responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY), **errors(403, 404)},
     )
     def get(self, request):
-        response = HttpResponse(
+        response = StreamingHttpResponse(
             blacklist_csv(scoped(BlacklistEntry, self.actor.workspace)), content_type="text/csv; charset=utf-8"
         )
         response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'

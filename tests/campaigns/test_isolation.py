@@ -65,7 +65,7 @@ def test_export_contains_only_own_workspace_targets():
     client = api_client_for(make_member(mine), mine)
     response = client.get("/api/v1/targets/export")
     assert response.status_code == 200
-    rows = list(load_workbook(io.BytesIO(response.content)).active.iter_rows(values_only=True))
+    rows = list(load_workbook(io.BytesIO(response.getvalue())).active.iter_rows(values_only=True))
     names = {row[0] for row in rows[1:]}
     assert names == {"خودی"}
 

@@ -35,7 +35,7 @@ def test_target_page_filters_with_the_shared_filterset_and_exports(client, works
     html = client.get("/targets/", {"city": "شیراز"}).content.decode()
     assert "شیرازی" in html and "تبریزی" not in html
     export = client.get("/targets/", {"city": "شیراز", "export": "xlsx"})
-    rows = list(load_workbook(io.BytesIO(export.content)).active.iter_rows(values_only=True))
+    rows = list(load_workbook(io.BytesIO(export.getvalue())).active.iter_rows(values_only=True))
     assert [r[0] for r in rows[1:]] == ["شیرازی"]
 
 

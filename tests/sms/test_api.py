@@ -53,7 +53,7 @@ def test_blacklist_add_normalizes_deactivate_reactivate_import_export(api, works
     ).json()
     assert imported == {"added": 1, "already_active": 1, "invalid": ["bad"]}
     export = api.get("/api/v1/sms/blacklist/export")
-    assert export.status_code == 200 and "+989351112233" in export.content.decode()
+    assert export.status_code == 200 and "+989351112233" in export.getvalue().decode()
     listed = api.get("/api/v1/sms/blacklist", {"q": "9351"}).json()["results"]
     assert [e["value"] for e in listed] == ["+989351112233"]
 
@@ -231,7 +231,7 @@ def test_operator_preview_of_another_operators_target_is_404(workspace):
 def test_spreadsheet_formula_injection_in_blacklist_export_is_written_as_text(api):
     api.post("/api/v1/sms/blacklist", {"number": "09121234567", "description": '=HYPERLINK("x")'}, format="json")
     api.post("/api/v1/sms/blacklist", {"number": "09351112233", "description": "@SUM(A1)"}, format="json")
-    rows = list(csv.reader(io.StringIO(api.get("/api/v1/sms/blacklist/export").content.decode())))
+    rows = list(csv.reader(io.StringIO(api.get("/api/v1/sms/blacklist/export").getvalue().decode())))
     by_number = {row[0]: row[2] for row in rows[1:]}
     assert by_number["+989121234567"] == '\'=HYPERLINK("x")'
     assert by_number["+989351112233"] == "'@SUM(A1)"  # the E.164 number itself stays as it is
