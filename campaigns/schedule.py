@@ -8,6 +8,7 @@ BEAT_SCHEDULE: dict = {
         "options": {"expires": 290},
     },
     "chain-runs-tick": {"task": "campaigns.chain_runs_tick", "schedule": 60.0, "options": {"expires": 55}},
+    "history-partitions": {"task": "campaigns.history_partitions", "schedule": 86400.0, "options": {"expires": 3600}},
     "chain-run-conversions": {
         "task": "campaigns.chain_run_conversions",
         "schedule": 600.0,

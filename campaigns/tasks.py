@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from campaigns.chains.runs import tasks as chain_run_tasks  # noqa: F401  (registers the chain run tasks)
 from campaigns.models import PlatformHeartbeat
+from campaigns.platform import partitions
 from campaigns.services import imports
 
 
@@ -27,3 +28,9 @@ def target_imports_resume() -> None:
 @shared_task(name="campaigns.heartbeat")
 def heartbeat() -> None:
     PlatformHeartbeat.objects.update_or_create(name="beat", defaults={"beat_at": timezone.now()})
+
+
+@shared_task(name="campaigns.history_partitions")
+def history_partitions() -> dict:
+    """Daily: the history months ahead created, the months past ``HISTORY_RETENTION_MONTHS`` dropped."""
+    return {"created": partitions.partitions_ensure(), "dropped": partitions.partitions_retain()}

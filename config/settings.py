@@ -457,3 +457,7 @@ FILE_UPLOAD_HANDLERS = [
 ]
 # Largest synchronous .xlsx export; above it the request asks for a narrower filter.
 TARGETS_EXPORT_MAX_ROWS = int(os.environ.get("TARGETS_EXPORT_MAX_ROWS", "20000"))
+# History tables by month on PostgreSQL (campaigns.platform.partitions): the months created ahead by the daily
+# job, and the months of history kept (older months are dropped whole; 0 = keep forever).
+HISTORY_PARTITIONS_AHEAD = int(os.environ.get("HISTORY_PARTITIONS_AHEAD", "3"))
+HISTORY_RETENTION_MONTHS = int(os.environ.get("HISTORY_RETENTION_MONTHS", "0"))

@@ -184,6 +184,9 @@ class SmsAttempt(models.Model):
             models.Index(fields=["campaign", "status"], name="smslog_campaign_status"),
             models.Index(fields=["status", "status_checked_at"], name="smslog_delivery_poll"),
             models.Index(fields=["workspace", "request_at"], name="smslog_ws_time"),  # the log, newest first
+            # the log's filters: a campaign's sends by time; one number's sends (a full number matches exactly)
+            models.Index(fields=["campaign", "request_at"], name="smslog_campaign_time"),
+            models.Index(fields=["workspace", "phone", "request_at"], name="smslog_ws_phone_time"),
         ]
 
     def __str__(self) -> str:

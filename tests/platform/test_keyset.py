@@ -64,7 +64,7 @@ def _attempt_copies(workspace, count: int) -> list[int]:
     fields = {f.attname: getattr(attempt, f.attname) for f in SmsAttempt._meta.concrete_fields if not f.primary_key}
     copies = [
         SmsAttempt(
-            **(fields | {"idempotency_key": f"copy:{workspace.id}:{i}", "request_at": T0 + timedelta(minutes=i // 2)})
+            **(fields | {"idempotency_key": f"copy:{attempt.pk}:{i}", "request_at": T0 + timedelta(minutes=i // 2)})
         )
         for i in range(count - 1)
     ]

@@ -127,3 +127,47 @@ def test_a_lists_pages_hold_its_live_visible_members_newest_first(api, staff, wo
     html = staff.get(f"/targets/?list={tl.id}").content.decode()
     assert "بیش از ۳" in html and members[5].name in html
     assert api.get("/api/v1/targets", {"list": "x"}).status_code == 400
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="query plans of PostgreSQL")
+def test_every_sms_log_filter_and_a_deep_cursor_read_through_an_index(workspace, owner):
+    from datetime import UTC, datetime
+
+    from campaigns.models import Campaign
+    from campaigns.platform.keyset import _after
+    from sms.selectors import attempt_queryset
+    from tests.conftest import make_actor
+
+    actor = make_actor(workspace, user=owner)
+    campaign = Campaign.objects.create(workspace=workspace, name="c")
+    log = attempt_queryset(actor=actor).order_by("-request_at", "-id")
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    assert "smslog_ws_time" in plan_of(log.filter(_after("request_at", True, moment, 10))[:51])
+    assert "smslog_campaign_time" in plan_of(attempt_queryset(actor=actor, campaign_id=campaign.id)[:51])
+    assert "smslog_ws_phone_time" in plan_of(attempt_queryset(actor=actor, number="09121234567")[:51])
+
+
+@pytest.mark.parametrize("path", ["/sms/log/", "/api/v1/sms/attempts", "/automation/campaigns/{campaign}/logs/"])
+def test_history_pages_run_the_same_queries_for_3_or_60_rows_and_on_a_later_page(api, staff, workspace, path):
+    from campaigns.platform.keyset import encode_cursor
+    from sms.models import SmsAttempt
+    from tests.platform.test_keyset import _attempt_copies
+
+    ids = _attempt_copies(workspace, 3)
+    first = SmsAttempt.objects.get(pk=ids[0])
+    url = path.format(campaign=first.campaign_id)
+    client = api if url.startswith("/api/") else staff
+    query_count(client, url)  # the first request of a session writes it
+    few = query_count(client, url)
+    _attempt_copies(workspace, 60)
+    if "logs" in url:  # the campaign's own log grows
+        from automation.models import ExecutionEvent
+
+        event = ExecutionEvent.objects.filter(campaign_id=first.campaign_id).first()
+        fields = {
+            f.attname: getattr(event, f.attname) for f in ExecutionEvent._meta.concrete_fields if not f.primary_key
+        }
+        ExecutionEvent.objects.bulk_create([ExecutionEvent(**fields) for _ in range(60)])
+    assert query_count(client, url) <= few  # (a page of rows may reuse what the first rows looked up)
+    later = f"{url}?cursor={encode_cursor(first.request_at, first.pk, 'n')}"
+    assert query_count(client, later) <= few

@@ -41,6 +41,8 @@ from campaigns.models import Campaign, CampaignRun, Target, TargetList, TargetLi
 from campaigns.models.core import target_search_text
 from campaigns.platform.benchmark import bench_database, vacuum_analyze
 from campaigns.platform.jalali import to_jalali
+from campaigns.platform.keyset import encode_cursor
+from campaigns.platform.partitions import partitions_ensure
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
 from sms.choices import AttemptStatus
@@ -116,6 +118,7 @@ class Seed:
         user = get_user_model().objects.create_user(OWNER)
         membership = membership_set(workspace=workspace, user=user, role=Role.OWNER)
         actor = Actor(user=user, workspace=workspace, membership=membership)
+        partitions_ensure(now=now, since=now - timedelta(days=HISTORY_DAYS))  # the months the history covers
         account = SmsProviderAccount.objects.create(
             workspace=workspace, name="console", provider="console", senders=["1000"]
         )
@@ -499,6 +502,11 @@ def patterns_of(workspace) -> list[tuple[str, str]]:
     phone = f"{BASE_MOBILE + count // 3}"[-7:]  # a fragment of one number
     today = timezone.localdate()
     since = to_jalali(today - timedelta(days=30))
+    deep = SmsAttempt.objects.filter(workspace=workspace).order_by("-request_at", "-id")[5000:5001].first()
+    deep_attempts = encode_cursor(deep.request_at, deep.id, "n") if deep else ""
+    events = ExecutionEvent.objects.filter(workspace=workspace, campaign=journey).order_by("-occurred_at", "-id")
+    deep_event = events[5000:5001].first()
+    deep_events = encode_cursor(deep_event.occurred_at, deep_event.id, "n") if deep_event else ""
     return [
         ("floor: /api/v1/me", "/api/v1/me"),
         ("page home", "/"),
@@ -513,9 +521,11 @@ def patterns_of(workspace) -> list[tuple[str, str]]:
         ("page journey dashboard", f"/automation/campaigns/{journey.id}/"),
         ("page journey targets", f"/automation/campaigns/{journey.id}/targets/"),
         ("page journey logs", f"/automation/campaigns/{journey.id}/logs/"),
+        ("page journey logs ?cursor (row 5,000)", f"/automation/campaigns/{journey.id}/logs/?cursor={deep_events}"),
         ("page workflows", "/automation/workflows/"),
         ("page sms log", "/sms/log/"),
         ("page sms log ?campaign&since", f"/sms/log/?campaign={journey.id}&since={since}"),
+        ("page sms log ?cursor (row 5,000)", f"/sms/log/?cursor={deep_attempts}"),
         ("page sms blacklist", "/sms/blacklist/"),
         ("page sms blacklist search", "/sms/blacklist/?q=5000123"),
         ("page chain groups", "/chains/groups/"),
@@ -544,6 +554,7 @@ def patterns_of(workspace) -> list[tuple[str, str]]:
             "api sms attempts ?campaign&since",
             f"/api/v1/sms/attempts?campaign={journey.id}&since={today - timedelta(days=30)}T00:00:00Z",
         ),
+        ("api sms attempts ?cursor (row 5,000)", f"/api/v1/sms/attempts?cursor={deep_attempts}"),
         ("api sms attempt", f"/api/v1/sms/attempts/{attempt.id}"),
         ("api sms blacklist", "/api/v1/sms/blacklist"),
         ("api sms blacklist export", "/api/v1/sms/blacklist/export"),
