@@ -98,3 +98,15 @@ def test_history_tables_are_the_partitioned_ones():
         "automation_executionevent": "occurred_at",
         "workers_browserevent": "created_at",
     }
+
+
+def test_the_daily_job_is_scheduled_and_creates_the_months_ahead(events):
+    from campaigns.tasks import history_partitions
+    from config.celery import BEAT_SCHEDULE
+
+    assert BEAT_SCHEDULE["history-partitions"]["task"] == "campaigns.history_partitions"
+    done = history_partitions()
+    assert done["dropped"] == []  # HISTORY_RETENTION_MONTHS = 0: everything kept
+    with connection.cursor() as cursor:
+        months = month_partitions(cursor, TABLE)
+    assert partitions.add_months(partitions.month_start(datetime.now(UTC)), 1) in months
