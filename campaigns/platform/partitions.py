@@ -9,8 +9,8 @@ while Django keeps ``id`` as the key (ids come from one identity sequence, so th
 
 - ``partition_table`` (the migrations) turns the plain table into the partitioned one: the old table is renamed,
   the parent created like it, partitions made for every month its rows cover up to ``HISTORY_PARTITIONS_AHEAD``
-  months ahead, the rows copied, the old table dropped, then its indexes and foreign keys re-created under their
-  own names on the parent (so later migrations find them) and the identity sequence moved past the last id.
+  months ahead, the rows copied, the old table dropped, then its indexes, foreign keys and triggers re-created
+  under their own names on the parent (so later migrations find them) and the identity sequence moved past the last id.
   A table that another table's foreign key references is refused: PostgreSQL's reference to a partitioned
   table would need the partition key in it.
 - ``partitions_ensure`` (beat, daily: ``campaigns.history_partitions``) creates the months ahead; rows of such a
@@ -114,6 +114,10 @@ def partition_table(schema_editor, table: str, column: str, *, now: datetime | N
             [table],
         )
         foreign_keys = cursor.fetchall()
+        cursor.execute(
+            "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = %s::regclass AND NOT tgisinternal", [table]
+        )
+        triggers = [row[0] for row in cursor.fetchall()]  # e.g. the journey numbers kept from inserted events
         cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
         (sequence,) = cursor.fetchone()
         cursor.execute(f"SELECT min({_q(column)}) FROM {_q(table)}")  # noqa: S608
@@ -144,6 +148,8 @@ def partition_table(schema_editor, table: str, column: str, *, now: datetime | N
             cursor.execute(definition)
         for name, definition in foreign_keys:
             cursor.execute(f"ALTER TABLE {_q(table)} ADD CONSTRAINT {_q(name)} {definition}")
+        for definition in triggers:  # after the copy: the rows moved over are not counted twice
+            cursor.execute(definition)
         cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
         (fresh,) = cursor.fetchone()
         last_id = f"SELECT max(id) FROM {_q(table)}"  # noqa: S608

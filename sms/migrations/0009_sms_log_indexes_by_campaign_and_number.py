@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('automation', '0015_execution_events_partitioned_by_month'),
+        ('automation', '0016_execution_events_partitioned_by_month'),
         ('campaigns', '0009_chain_run_dispatch_attempts'),
         ('contenttypes', '0002_remove_content_type_name'),
         ('sms', '0008_attempt_log_by_workspace_and_time'),

@@ -48,8 +48,14 @@ def events(settings):
     )
     before = {e.pk: (e.occurred_at, e.type) for e in ExecutionEvent.objects.all()}
     indexes = _indexes(TABLE)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND NOT tgisinternal", [TABLE])
+        triggers = {row[0] for row in cursor.fetchall()}
     with connection.schema_editor(atomic=False) as editor:
         partition_table(editor, TABLE, "occurred_at", now=NOW)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND NOT tgisinternal", [TABLE])
+        assert {row[0] for row in cursor.fetchall()} == triggers  # e.g. the journey numbers' trigger on inserts
     return {"rows": rows, "before": before, "indexes": indexes, "event": event, "fields": fields}
 
 

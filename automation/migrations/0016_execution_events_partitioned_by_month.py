@@ -12,6 +12,6 @@ def forward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("automation", "0014_execution_events_by_campaign_and_time")]
+    dependencies = [("automation", "0015_journey_counts")]
 
     operations = [migrations.RunPython(forward, migrations.RunPython.noop, elidable=False)]
