@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
         ('automation', '0016_execution_events_partitioned_by_month'),
         ('campaigns', '0009_chain_run_dispatch_attempts'),
         ('contenttypes', '0002_remove_content_type_name'),
-        ('sms', '0008_attempt_log_by_workspace_and_time'),
+        ('sms', '0009_sms_channel_event_typed'),
     ]
 
     operations = [

@@ -12,6 +12,6 @@ def forward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("workers", "0005_campaigns_follow_their_platforms")]
+    dependencies = [("workers", "0006_browser_event_actor")]
 
     operations = [migrations.RunPython(forward, migrations.RunPython.noop, elidable=False)]
