@@ -9,9 +9,12 @@ import pytest
 import time_machine
 
 from automation.models import Execution
+from campaigns.chains.run_models import ConversionEvent, RunExecution
 from campaigns.chains.runs import dispatch
 from campaigns.chains.runs.choices import RunStatus, SkipReason
+from campaigns.chains.runs.lift import campaign_lift, run_lift
 from campaigns.choices import CampaignStatus
+from campaigns.models import Notification
 
 from .runs_helpers import Inline, approved_chain, at, root_run, runs_of, settle, tick
 
@@ -78,6 +81,61 @@ def test_dispatch_that_keeps_failing_ends_failed_keeping_what_was_sent(actor, mo
     again = CrashingWorker()
     tick(at(2026, 10, 2, 9, 0), send=again)
     assert again.sent == []
+
+
+def _fail_after_first_chunk(actor, monkeypatch, settings, **chain_kwargs):
+    """A one-period A>B chain whose first run sends its first chunk (2 people), then fails for good."""
+    settings.CHAIN_RUN_DISPATCH_MAX_ATTEMPTS = 2
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, _ = approved_chain(actor, shape="A>B", root_schedule=ONE_PERIOD, **chain_kwargs)
+    monkeypatch.setattr(dispatch, "CHUNK", 2)
+    engine = EngineDownAfterFirstChunk(dispatch.run_engine())
+    monkeypatch.setattr(dispatch, "run_engine", lambda: engine)
+    worker = CrashingWorker()
+    for n in range(4):
+        tick(at(2026, 10, 1, 9, 0) + timedelta(minutes=11 * n), send=worker)
+    run = root_run(nodes["A"], at(2026, 10, 1))
+    assert run.status == RunStatus.FAILED
+    return nodes, run
+
+
+def test_a_failed_run_notifies_the_campaign_owner_once(actor, monkeypatch, settings):
+    nodes, _ = _fail_after_first_chunk(actor, monkeypatch, settings, targets=4)
+    tick(at(2026, 10, 2, 9, 0))
+    tick(at(2026, 10, 3, 9, 0))
+    (told,) = Notification.objects.filter(kind="chain_run_failed")
+    assert told.recipient_id == actor.user.id
+    assert told.title == f"اجرای کمپین «{nodes['A'].name}» ناموفق ماند"
+    assert "۲ تلاش" in told.body and "۲ نفر از ۴ نفر" in told.body
+    assert told.link == f"/chains/campaigns/{nodes['A'].id}/runs/"
+    # the follow-up skipped with it is not told separately
+    assert not Notification.objects.filter(kind="chain_run_skipped").exists()
+
+
+def test_lift_of_a_failed_run_counts_only_the_members_that_were_sent(actor, monkeypatch, settings):
+    nodes, a10 = _fail_after_first_chunk(actor, monkeypatch, settings, targets=6)
+    sent = set(RunExecution.objects.filter(run=a10, execution_id__isnull=False).values_list("target_id", flat=True))
+    members = set(a10.target_snapshot.members.values_list("target_id", flat=True))
+    assert len(sent) == 2 and len(members) == 6
+    # everyone converts: the 4 people the run never reached must not count as treated conversions
+    for target_id in members:
+        ConversionEvent.objects.create(
+            workspace=actor.workspace, target_id=target_id, name="target_status:converted", occurred_at=a10.started_at
+        )
+    report = run_lift(a10)
+    assert (report["treated"], report["treated_conversions"]) == (2, 2)
+    assert campaign_lift(nodes["A"])["treated"] == 2
+
+
+def test_lift_leaves_out_a_member_the_channel_refused(actor):
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, _ = approved_chain(actor, shape="A>B", targets=3)
+    people = list(nodes["A"].source_target_list.targets.order_by("id"))
+    people[0].__class__.objects.filter(pk=people[0].pk).update(mobile="")  # nothing to send to
+    tick(at(2026, 10, 1, 9, 0))
+    a10 = root_run(nodes["A"], at(2026, 10, 1))
+    assert RunExecution.objects.filter(run=a10).exclude(refused_reason="").count() == 1
+    assert run_lift(a10)["treated"] == 2
 
 
 def test_late_approval_records_the_missed_period_as_skipped(actor):

@@ -33,10 +33,11 @@ from campaigns.chains.choices import ChainControl
 from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunExecution
 from campaigns.chains.runs.choices import NOT_STARTED, RunStatus, RunType, SkipReason
 from campaigns.chains.runs.completion import chain_finish_if_done, run_complete_if_done
-from campaigns.chains.runs.skips import run_skip, skip_descendants
+from campaigns.chains.runs.skips import run_notify, run_skip, skip_descendants
 from campaigns.chains.runs.transitions import LEASE, duration_ms, log_run, new_lease, run_apply
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.registry import campaign_journey, run_engine
 from campaigns.services.lifecycle import campaign_status_change
 
@@ -176,6 +177,15 @@ def run_dispatch_give_up(run: CampaignRun, *, now: datetime) -> bool:
         return False
     log_run("run failed: dispatch attempts exhausted", run, sent=sent, duration_ms=duration_ms(run.started_at, now))
     skip_descendants(run, now=now)
+    run_notify(
+        run,
+        kind="chain_run_failed",
+        title="اجرای کمپین «{name}» ناموفق ماند",
+        body=(
+            f"ارسال پس از {fa_digits(run.dispatch_attempts)} تلاش متوقف شد؛ "
+            f"{fa_digits(sent)} نفر از {fa_digits(sendable)} نفر پیام گرفتند و دنباله‌های این اجرا رد شدند."
+        ),
+    )
     chain_finish_if_done(root_id=run.root_id or run.campaign_id, now=now)
     return True
 

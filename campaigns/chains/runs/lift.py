@@ -1,8 +1,10 @@
 """Lift: conversions of the treated part of a run's frozen audience against its CONTROL part.
 
-* **Treated** = every non-CONTROL member of the FROZEN audience (intent to treat: a target the channel
-  refused still counts as treated — the decision to send was made); **control** = the CONTROL members
-  (held out deterministically by the campaign's A/B seed, never sent, never inherited).
+* **Treated** = the non-CONTROL members of the FROZEN audience that were actually sent: the run created
+  an execution for them (``RunExecution.execution_id``). A member the engine refused (no mobile,
+  blacklisted) and the members a FAILED run never reached got no message, so they are in neither part;
+  **control** = the CONTROL members (held out deterministically by the campaign's A/B seed, never sent,
+  never inherited).
 * A member **converted** when a conversion event matching the root goal happened in
   [run started_at, started_at + the campaign's attribution window] (the same window as the audience
   classes); status goals are recorded for control members too (``conversions_from_target_status``).
@@ -16,7 +18,7 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember
+from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunExecution
 from campaigns.chains.runs.audience import goal_event_names
 from campaigns.chains.runs.choices import SnapshotStatus
 from campaigns.models import Campaign
@@ -80,7 +82,8 @@ def _parts(run: CampaignRun) -> tuple[int, int, int, int]:
             ).values_list("target_id", flat=True)
         )
     control = {t for t, is_control in members.items() if is_control}
-    treated = set(members) - control
+    sent = set(RunExecution.objects.filter(run=run, execution_id__isnull=False).values_list("target_id", flat=True))
+    treated = (set(members) - control) & sent
     return len(treated), len(treated & converted), len(control), len(control & converted)
 
 

@@ -27,6 +27,12 @@ QUIET_SKIPS = {SkipReason.SOURCE_SKIPPED, SkipReason.CHAIN_PAUSED, SkipReason.CH
 
 
 def _notify_skipped(run: CampaignRun, reason: str) -> None:
+    label = SkipReason(reason).label if reason in SkipReason.values else reason
+    run_notify(run, kind="chain_run_skipped", title="اجرای کمپین «{name}» رد شد", body=f"دلیل: {label}")
+
+
+def run_notify(run: CampaignRun, *, kind: str, title: str, body: str) -> None:
+    """Tell the campaign's owner about this run once (``title`` may name the campaign as ``{name}``)."""
     from django.urls import reverse
 
     from campaigns.models import Campaign
@@ -38,11 +44,11 @@ def _notify_skipped(run: CampaignRun, reason: str) -> None:
     notification_send(
         workspace=run.workspace_id,
         recipients=campaign_recipients(campaign),
-        kind="chain_run_skipped",
-        title=f"اجرای کمپین «{campaign.name}» رد شد",
-        body=f"دلیل: {SkipReason(reason).label if reason in SkipReason.values else reason}",
+        kind=kind,
+        title=title.format(name=campaign.name),
+        body=body,
         link=reverse("chain-campaign-runs", args=[run.campaign_id]),
-        dedupe_key=f"run_skipped:{run.pk}",
+        dedupe_key=f"{kind.removeprefix('chain_')}:{run.pk}",
     )
 
 
