@@ -138,16 +138,21 @@ def _item_row(item: dict, names: dict, list_names: dict | None = None) -> dict:
     }
 
 
-def _shown(field: str, fmt, value, names: dict) -> str:
+def _shown(field: str, fmt, value, names: dict, list_names: dict) -> str:
     if field == "parent_campaign_id":
         return names.get(value) or ("—" if value is None else f"#{value}")
+    if field == "source_target_list_id" and value in list_names:
+        return f"فهرست «{list_names[value]}»"
     if fmt is not None:
         return fmt(value)
     return "—" if value in (None, "") else str(value)
 
 
-def snapshot_diff(previous: list[dict], current: list[dict]) -> list[dict]:
-    """Per campaign: added, removed or the configuration fields that changed since the previous package."""
+def snapshot_diff(previous: list[dict], current: list[dict], *, list_names: dict | None = None) -> list[dict]:
+    """Per campaign: added, removed or the configuration fields that changed since the previous package.
+
+    ``list_names`` ({list id: name}) names an audience list; a list no longer found keeps its number."""
+    list_names = list_names or {}
     names = {i["campaign_id"]: i.get("name") for i in [*previous, *current]}
     old = {i["campaign_id"]: i for i in previous}
     new = {i["campaign_id"]: i for i in current}
@@ -161,7 +166,11 @@ def snapshot_diff(previous: list[dict], current: list[dict]) -> list[dict]:
             before, after = old[campaign_id].get(field), item.get(field)
             if before != after:
                 lines.append(
-                    {"label": label, "old": _shown(field, fmt, before, names), "new": _shown(field, fmt, after, names)}
+                    {
+                        "label": label,
+                        "old": _shown(field, fmt, before, names, list_names),
+                        "new": _shown(field, fmt, after, names, list_names),
+                    }
                 )
         if lines:
             result.append({"kind": "changed", "name": names[campaign_id], "lines": lines})
@@ -176,14 +185,15 @@ def package_page(*, actor: Actor, package_id) -> dict:
     root = scoped(Campaign, actor.workspace).filter(pk=package.root_id).first()
     is_current = root is not None and root.approval_package_id == package.id
     names = {i["campaign_id"]: i.get("name") for i in package.items}
-    list_ids = {i.get("source_target_list_id") for i in package.items} - {None}
-    list_names = dict(scoped(TargetList, actor.workspace).filter(pk__in=list_ids).values_list("id", "name"))
     previous = (
         package_queryset(actor=actor, root_id=package.root_id)
         .filter(created_at__lt=package.created_at)
         .exclude(pk=package.pk)
         .first()
     )
+    items = [*package.items, *(previous.items if previous else [])]
+    list_ids = {i.get("source_target_list_id") for i in items} - {None}
+    list_names = dict(scoped(TargetList, actor.workspace).filter(pk__in=list_ids).values_list("id", "name"))
     return {
         "package": package,
         "root": root,
@@ -195,7 +205,7 @@ def package_page(*, actor: Actor, package_id) -> dict:
         "own_package": four_eyes(actor.workspace) and package.submitted_by_id == actor.user.id,
         "warnings": package_warnings(actor, package) if package.status == PackageStatus.SUBMITTED else [],
         "previous": previous,
-        "diff": snapshot_diff(previous.items, package.items) if previous else None,
+        "diff": snapshot_diff(previous.items, package.items, list_names=list_names) if previous else None,
     }
 
 
