@@ -253,7 +253,7 @@ def _area(key: str) -> str:
         return "audience"
     if key in ("parent_campaign_id", "source_campaign_id"):
         return "parent"
-    if key in ("name", "description", "attribution_window_days", "daily_limit"):
+    if key in ("name", "description", "attribution_window_days", "daily_limit", "send_window"):
         return key
     return "form"
 

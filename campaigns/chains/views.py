@@ -37,6 +37,7 @@ from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped, members_of
+from campaigns.platform.widgets import WeekWindowForm
 from campaigns.selectors import target_list_queryset
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -214,7 +215,9 @@ def chain_campaign_clone(request, actor, campaign_id: int):
 # --- chain campaign create / edit -------------------------------------------------------------------------
 
 
-def _form_context(actor, group, *, campaign=None, parent=None, data=None, errors=None, affected=None) -> dict:
+def _form_context(
+    actor, group, *, campaign=None, parent=None, data=None, errors=None, affected=None, window=None
+) -> dict:
     is_child = parent is not None or (campaign is not None and campaign.parent_id is not None)
     sources = (
         chain_selectors.inheritance_sources(
@@ -252,7 +255,25 @@ def _form_context(actor, group, *, campaign=None, parent=None, data=None, errors
         "channels": pf.CHANNELS,
         "target_lists": [] if is_child else list(target_list_queryset(actor=actor)),
         "members": [] if is_child else members_of(actor.workspace),
+        "window": window or _window_form(actor, campaign),
     }
+
+
+def _window_form(actor, campaign=None, post=None) -> WeekWindowForm:
+    """The node's own send window (the same 24-hour week inputs as the journey campaign pages)."""
+    config = campaign.send_window if campaign is not None else None
+    return WeekWindowForm(post, config=config, time_zone=actor.workspace.time_zone)
+
+
+def _window_payload(window: WeekWindowForm, post, payload: dict, errors: dict) -> None:
+    """``send_window`` from the week inputs; a window the page cannot show (several intervals a day) is kept."""
+    if post.get("window_kept") or not window.editable:
+        return
+    config = window.config() if window.is_valid() else None
+    if window.errors:
+        errors["send_window"] = "ساعت‌های بازه ارسال را بررسی کنید."
+    else:
+        payload["send_window"] = config
 
 
 def _chain_payload(post, *, is_child: bool, errors: dict) -> dict:
@@ -287,6 +308,8 @@ def chain_campaign_new(request, actor, group_id: int):
         return render(request, "chains/campaign_form.html", _form_context(actor, group, parent=parent, data=data))
     errors: dict[str, str] = {}
     payload = _chain_payload(request.POST, is_child=parent is not None, errors=errors)
+    window = _window_form(actor, post=request.POST)
+    _window_payload(window, request.POST, payload, errors)
     if not errors:
         try:
             campaign = chain_services.chain_campaign_create(
@@ -303,7 +326,8 @@ def chain_campaign_new(request, actor, group_id: int):
         else:
             messages.success(request, f"کمپین «{campaign.name}» ساخته شد.")
             return redirect(f"{reverse('chain-group', args=[group.id])}#node-{campaign.id}")
-    context = _form_context(actor, group, parent=parent, data=pf.initial_from_post(request.POST), errors=errors)
+    data = pf.initial_from_post(request.POST)
+    context = _form_context(actor, group, parent=parent, data=data, errors=errors, window=window)
     return render(request, "chains/campaign_form.html", context, status=400)
 
 
@@ -321,6 +345,8 @@ def chain_campaign_edit(request, actor, campaign_id: int):
     errors: dict[str, str] = {}
     is_child = campaign.parent_id is not None
     data = _chain_payload(request.POST, is_child=is_child, errors=errors)
+    window = _window_form(actor, campaign, post=request.POST)
+    _window_payload(window, request.POST, data, errors)
     affected = []
     if is_child:
         new_parent = _int(request.POST.get("parent"))
@@ -345,7 +371,9 @@ def chain_campaign_edit(request, actor, campaign_id: int):
             messages.success(request, f"کمپین «{data['name'].strip() or campaign.name}» ذخیره شد.")
             return redirect(f"{reverse('chain-group', args=[group.id])}#node-{campaign.id}")
     posted = pf.initial_from_post(request.POST)
-    context = _form_context(actor, group, campaign=campaign, data=posted, errors=errors, affected=affected)
+    context = _form_context(
+        actor, group, campaign=campaign, data=posted, errors=errors, affected=affected, window=window
+    )
     return render(request, "chains/campaign_form.html", context, status=409 if affected else 400)
 
 

@@ -80,3 +80,55 @@ class JalaliDateTimeField(forms.CharField):
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
         return local.replace(tzinfo=zoneinfo.ZoneInfo(self.time_zone)) if local else None
+
+
+WEEK_DAYS = ("sat", "sun", "mon", "tue", "wed", "thu", "fri")  # the week as it reads here: Saturday first
+WEEK_DAY_LABELS = {
+    "sat": "شنبه",
+    "sun": "یکشنبه",
+    "mon": "دوشنبه",
+    "tue": "سه‌شنبه",
+    "wed": "چهارشنبه",
+    "thu": "پنجشنبه",
+    "fri": "جمعه",
+}
+BOTH_TIMES = "هر دو ساعت شروع و پایان را وارد کنید."
+
+
+class WeekWindowForm(forms.Form):
+    """A send window as one 24-hour interval a day (``win_<day>_start`` / ``win_<day>_end``, ``Time24Input``),
+    for pages whose own form is hand-written (``templates/_week_window.html`` renders it).
+
+    ``config()`` gives the engine's window format (``{"timezone", "days": {day: [[start, end]] | None}}``)
+    or None when every day is empty (the workflow's or workspace's window applies). A stored window with
+    more than one interval on some day (set through the API) is not ``editable``: the page keeps it."""
+
+    def __init__(self, data=None, *, config: dict | None = None, time_zone: str = "Asia/Tehran"):
+        days = (config or {}).get("days") or {}
+        self.editable = all(len(v or []) <= 1 for v in days.values())
+        initial = {}
+        for day, intervals in days.items():
+            if intervals and self.editable:
+                initial[f"win_{day}_start"], initial[f"win_{day}_end"] = intervals[0]
+        super().__init__(data, initial=initial)
+        self.time_zone = time_zone
+        for day in WEEK_DAYS:
+            for part, word in (("start", "از"), ("end", "تا")):
+                self.fields[f"win_{day}_{part}"] = time_field(f"{WEEK_DAY_LABELS[day]} {word}")
+
+    def rows(self):
+        return [(WEEK_DAY_LABELS[day], self[f"win_{day}_start"], self[f"win_{day}_end"]) for day in WEEK_DAYS]
+
+    def config(self) -> dict | None:
+        """The window (call after ``is_valid()``); a day with only one of its two times is a field error."""
+        days, any_open = {}, False
+        for day in WEEK_DAYS:
+            start, end = self.cleaned_data.get(f"win_{day}_start"), self.cleaned_data.get(f"win_{day}_end")
+            if start and end:
+                days[day] = [[start.strftime("%H:%M"), end.strftime("%H:%M")]]
+                any_open = True
+            elif start or end:
+                self.add_error(f"win_{day}_start", BOTH_TIMES)
+            else:
+                days[day] = None
+        return {"timezone": self.time_zone, "days": days} if any_open else None

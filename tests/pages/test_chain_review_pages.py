@@ -42,3 +42,59 @@ def test_the_package_diff_names_the_audience_list(page, live_server):
     expect(line).not_to_contain_text("#")
     assert axe_violations(page) == []
     shot(page, "chains-package-diff-list-names")
+
+
+def test_a_chain_node_keeps_its_own_send_window_from_the_chain_page(page, live_server):
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    chain = make_chain(shop, make_group(shop, "ساعت ارسال"), shape="A>B")
+    child = chain["B"]
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/chains/campaigns/{child.id}/edit/")
+    window = page.get_by_test_id("window")
+    saturday = window.get_by_label("شنبه از", exact=True)
+    expect(saturday).to_have_attribute("inputmode", "numeric")  # the shared 24-hour input
+    saturday.fill("۰۹:۰۰")
+    window.get_by_label("شنبه تا", exact=True).fill("18:30")
+    window.get_by_label("یکشنبه از", exact=True).fill("10:00")  # no end: the page says so
+    page.get_by_test_id("save").click()
+    expect(page.get_by_test_id("send-window-error")).to_contain_text("بازه ارسال را بررسی کنید")
+    expect(window).to_contain_text("هر دو ساعت شروع و پایان را وارد کنید")
+    expect(window.get_by_label("شنبه تا", exact=True)).to_have_value("18:30")  # what was typed is kept
+    child.refresh_from_db()
+    assert child.send_window is None
+    shot(page, "chains-send-window-error")
+    page.get_by_test_id("send-window").screenshot(path="var/screenshots/chains-send-window-error-section.png")
+
+    window.get_by_label("یکشنبه تا", exact=True).fill("12:00")
+    page.get_by_test_id("save").click()
+    expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
+    child.refresh_from_db()
+    assert child.send_window["days"]["sat"] == [["09:00", "18:30"]]
+    assert child.send_window["days"]["sun"] == [["10:00", "12:00"]] and child.send_window["days"]["fri"] is None
+    chain["A"].refresh_from_db()
+    assert chain["A"].send_window is None  # the root keeps its own (none)
+    page.goto(f"{live_server.url}/chains/campaigns/{child.id}/edit/")
+    expect(page.get_by_test_id("window").get_by_label("شنبه از", exact=True)).to_have_value("09:00")
+    assert axe_violations(page) == []
+    shot(page, "chains-send-window")
+
+
+def test_a_send_window_set_through_the_api_with_two_intervals_a_day_is_kept(page, live_server):
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    root = make_chain(shop, make_group(shop, "دو بازه"), shape="A")["A"]
+    two = {"timezone": "Asia/Tehran", "days": {"sat": [["09:00", "12:00"], ["14:00", "18:00"]]}}
+    Campaign.objects.filter(pk=root.pk).update(send_window=two)
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/chains/campaigns/{root.id}/edit/")
+    expect(page.get_by_test_id("window-kept")).to_contain_text("بیش از یک بازه")
+    page.fill("#f-name", "دو بازه — ویرایش")
+    page.get_by_test_id("save").click()
+    expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
+    root.refresh_from_db()
+    assert root.send_window == two and root.name == "دو بازه — ویرایش"
