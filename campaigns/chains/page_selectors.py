@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
 from campaigns.chains import selectors
@@ -20,7 +21,7 @@ from campaigns.chains.page_forms import (
 )
 from campaigns.chains.runs import selectors as run_selectors
 from campaigns.chains.services.approval import package_problems, package_warnings
-from campaigns.chains.services.four_eyes import approvers, four_eyes
+from campaigns.chains.services.four_eyes import approvers, four_eyes, single_submitter_id
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, TargetList
 from campaigns.platform.tenancy import Actor, scoped
@@ -63,6 +64,10 @@ def _decorate(node: dict, summaries: dict, names: dict, roots: dict) -> None:
     node["latest_run_count"] = summary.get("latest_run_count")
     node["source_name"] = names.get(node["parent_campaign_id"])
     root = roots.get(node["campaign_id"])
+    if root is not None and root.root_id is None:  # an independent campaign: single approval, its own revision
+        node["revision"] = root.revision
+        if root.status == CampaignStatus.SUBMITTED:
+            node["submitted_by_id"] = single_submitter_id(root)
     if root is not None:
         node["chain_revision"] = root.chain_revision
         node["chain_control"] = root.chain_control
@@ -126,6 +131,7 @@ def _item_row(item: dict, names: dict, list_names: dict | None = None) -> dict:
     return {
         "audience": audience_text(list_name, item.get("audience_filters")) if is_root else "از اجرای منبع",
         "campaign_id": item.get("campaign_id"),
+        "chain_code": item.get("chain_code") or "",
         "name": item.get("name") or f"#{item.get('campaign_id')}",
         "is_root": item.get("parent_campaign_id") is None,
         "source_name": names.get(item.get("parent_campaign_id")),
@@ -213,3 +219,23 @@ def free_campaigns(*, actor: Actor, limit: int = 100) -> list[Campaign]:
     """Independent campaigns in no group and no chain, newest first (what a group can take in)."""
     qs = scoped(Campaign, actor.workspace).filter(group__isnull=True, root__isnull=True, parent__isnull=True)
     return list(qs.exclude(status__in=[CampaignStatus.COMPLETED, CampaignStatus.CANCELLED]).order_by("-id")[:limit])
+
+
+def other_groups(*, actor: Actor, group_id: int, limit: int = 100) -> list:
+    """The workspace's other ACTIVE groups, by name (where an independent campaign can move)."""
+    return list(selectors.group_queryset(actor=actor).exclude(pk=group_id).order_by("name_key", "id")[:limit])
+
+
+def pending_single_campaigns(*, actor: Actor, limit: int = 50) -> list[Campaign]:
+    """Standalone campaigns (no chain) waiting for single-campaign approval, oldest first, with who submitted."""
+    qs = scoped(Campaign, actor.workspace).filter(
+        status=CampaignStatus.SUBMITTED, root__isnull=True, parent__isnull=True, deleted_at__isnull=True
+    )
+    campaigns = list(qs.select_related("group").order_by("updated_at", "id")[:limit])
+    submitters = {c.id: single_submitter_id(c) for c in campaigns}
+    users = get_user_model().objects.in_bulk([i for i in submitters.values() if i])
+    for campaign in campaigns:
+        campaign.submitted_by_id = submitters[campaign.id]
+        campaign.submitted_by = users.get(campaign.submitted_by_id)
+        campaign.own_submission = four_eyes(actor.workspace) and campaign.submitted_by_id == actor.user.id
+    return campaigns

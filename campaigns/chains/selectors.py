@@ -7,6 +7,7 @@ from django.db.models import Count, Q, QuerySet
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, GroupStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.services.approval import workspace_needs_approval
 from campaigns.chains.tree import EDITABLE_STATUSES, chain_state, children_map
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
@@ -60,12 +61,16 @@ def allowed_actions(
             actions.append("move")
         if not has_children and node.status in EDITABLE_STATUSES:
             actions.append("delete")
-        if node.parent_id is None and (node.root_id is not None or node.root_schedule):
-            actions.append("submit")
+        if node.root_id is not None and node.parent_id is None:
+            actions.append("submit")  # the chain's package
+        elif node.root_id is None and workspace_needs_approval(actor.workspace):
+            actions.append("submit")  # single-campaign approval
     elif state == "submitted":
         actions += ["edit", "withdraw"]
         if actor.has(Perm.APPROVE_CHAINS) and node.parent_id is None:
             actions += ["approve", "reject"]
+    if node.root_id is None and node.group_id is not None:
+        actions.append("move_group")  # an independent campaign changes group whatever its status
     if node.parent_id is None and root is not None and state == "locked":
         control = root.chain_control
         if control == ChainControl.NORMAL:
@@ -83,6 +88,7 @@ def _node(node: Campaign, kids: dict, matched: set[int], state: str, root: Campa
         "parent_campaign_id": node.parent_id,
         "root_campaign_id": node.root_id,
         "status": node.status,
+        "chain_code": node.chain_code,
         "needs_review": node.needs_review,
         "needs_review_reasons": node.needs_review_reasons or [],
         "inheritance": inheritance_out(node.inheritance),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from campaigns.chains import views
+from campaigns.chains import single_views, views
 
 urlpatterns = [
     path("chains/groups/", views.group_list, name="chain-groups"),
@@ -12,6 +12,23 @@ urlpatterns = [
     path("chains/groups/<int:group_id>/archive/", views.group_archive, name="chain-group-archive"),
     path("chains/groups/<int:group_id>/campaigns/add/", views.group_add, name="chain-group-add"),
     path("chains/groups/<int:group_id>/campaigns/new/", views.chain_campaign_new, name="chain-campaign-new"),
+    path(
+        "chains/groups/<int:group_id>/campaigns/<int:campaign_id>/move/",
+        single_views.campaign_move,
+        name="chain-campaign-move",
+    ),
+    path(
+        "chains/campaigns/<int:campaign_id>/approve/",
+        single_views.campaign_decide,
+        {"decision": "approve"},
+        name="chain-campaign-approve",
+    ),
+    path(
+        "chains/campaigns/<int:campaign_id>/reject/",
+        single_views.campaign_decide,
+        {"decision": "reject"},
+        name="chain-campaign-reject",
+    ),
     path("chains/campaigns/<int:campaign_id>/edit/", views.chain_campaign_edit, name="chain-campaign-edit"),
     path("chains/campaigns/<int:campaign_id>/clone/", views.chain_campaign_clone, name="chain-campaign-clone"),
     path("chains/campaigns/<int:campaign_id>/delete/", views.chain_campaign_delete, name="chain-campaign-delete"),

@@ -30,6 +30,7 @@ from campaigns.chains.runs.export import run_audience_xlsx
 from campaigns.chains.services import approval
 from campaigns.chains.services import chains as chain_services
 from campaigns.chains.services import groups as group_services
+from campaigns.chains.services.four_eyes import four_eyes
 from campaigns.choices import CampaignStatus, TargetStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import PlatformError
@@ -166,6 +167,10 @@ def group_tree(request, actor, group_id: int):
         "can_manage": actor.has(Perm.MANAGE_CAMPAIGNS),
         "can_approve": actor.has(Perm.APPROVE_CHAINS),
         "free_campaigns": page_selectors.free_campaigns(actor=actor) if actor.has(Perm.MANAGE_CAMPAIGNS) else [],
+        "move_groups": page_selectors.other_groups(actor=actor, group_id=group.id)
+        if actor.has(Perm.MANAGE_CAMPAIGNS)
+        else [],
+        "four_eyes": four_eyes(actor.workspace),
     }
     if request.headers.get("HX-Request") == "true" and request.headers.get("HX-Target") == "tree":
         return render(request, "chains/_tree.html", context)
@@ -452,7 +457,13 @@ def package_list(request, actor):
     if status not in PackageStatus.values:
         status = ""
     page = Paginator(page_selectors.package_queryset(actor=actor, status=status), 25).get_page(request.GET.get("page"))
-    context = {"page": page, "status": status, "statuses": PackageStatus.choices}
+    context = {
+        "page": page,
+        "status": status,
+        "statuses": PackageStatus.choices,
+        "singles": page_selectors.pending_single_campaigns(actor=actor),
+        "can_approve": actor.has(Perm.APPROVE_CHAINS),
+    }
     return render(request, "chains/package_list.html", context)
 
 

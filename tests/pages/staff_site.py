@@ -113,6 +113,9 @@ NOT_PAGES = {
     "chain-package-approve": "POST",
     "chain-package-reject": "POST",
     "chain-package-withdraw": "POST",
+    "chain-campaign-move": "POST (the move form of a campaign on the group page)",
+    "chain-campaign-approve": "POST (single-campaign approval on the package list and the group page)",
+    "chain-campaign-reject": "POST (single-campaign approval on the package list and the group page)",
     "workflow-publish": "POST",
     "workflow-new-draft": "POST",
     "workflow-archive": "POST",
@@ -192,6 +195,8 @@ def staff_site_create() -> StaffSite:
     workspace.settings = {**(workspace.settings or {}), WORKSPACE_APPROVAL_SETTING: True}
     workspace.save(update_fields=["settings"])
     _, rows["package"] = campaign_submit(actor=actor, campaign_id=chain["A"].id, expected_chain_revision=1)
+    single = Campaign.objects.create(workspace=workspace, name="اعلان تکی", group=rows["group"], created_by=user)
+    campaign_submit(actor=actor, campaign_id=single.id)  # single-campaign approval: the package list shows it
     CampaignRun.objects.create(
         workspace=workspace, campaign=chain["A"], run_type=RunType.SCHEDULED, planned_at=timezone.now()
     )
