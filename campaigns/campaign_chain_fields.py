@@ -22,6 +22,14 @@ def new_ab_seed() -> int:
     return secrets.randbelow(2**31 - 1) + 1
 
 
+CHAIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud or typed without doubt
+
+
+def new_chain_code() -> str:
+    """A fresh stable code of one chain node's action ("CH-7K3PQ2XM"); given once, at validation."""
+    return "CH-" + "".join(secrets.choice(CHAIN_CODE_ALPHABET) for _ in range(8))
+
+
 class CampaignChainFields(models.Model):
     """Abstract mixin: group, parent, root, inheritance, chain control, approval package."""
 
@@ -62,6 +70,9 @@ class CampaignChainFields(models.Model):
     # A root's audience is ``source_target_list`` narrowed by these targets-page filters
     # (``campaigns.chains.audience``); empty = the whole list.
     audience_filters = models.JSONField("فیلتر مخاطبان", default=dict, blank=True)
+    # The node's stable code, given when its chain is first validated (submit) and never changed after: the
+    # run's execution keys are built from it (``campaigns.chains.runs.dispatch``). Clones get their own.
+    chain_code = models.CharField("کد زنجیره", max_length=16, blank=True, default="")
 
     class Meta:
         abstract = True
@@ -71,4 +82,10 @@ CHAIN_INDEXES = [
     models.Index(fields=["workspace", "group", "-created_at", "-id"], name="campaign_ws_group_created"),
     models.Index(fields=["workspace", "group", "parent"], name="campaign_ws_group_parent"),
     models.Index(fields=["workspace", "root"], name="campaign_ws_root"),
+]
+
+CHAIN_CONSTRAINTS = [
+    models.UniqueConstraint(
+        fields=["workspace", "chain_code"], condition=~models.Q(chain_code=""), name="campaign_ws_chain_code_unique"
+    ),
 ]

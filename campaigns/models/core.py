@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django_fsm import FSMField, transition
 
-from campaigns.campaign_chain_fields import CHAIN_INDEXES, CampaignChainFields
+from campaigns.campaign_chain_fields import CHAIN_CONSTRAINTS, CHAIN_INDEXES, CampaignChainFields
 from campaigns.campaign_journey_fields import CampaignJourneyFields
 from campaigns.choices import (
     CampaignEventType,
@@ -248,6 +248,7 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
         verbose_name = "کمپین"
         verbose_name_plural = "کمپین‌ها"
         indexes = [models.Index(fields=["workspace", "status"], name="campaign_ws_status"), *CHAIN_INDEXES]
+        constraints = CHAIN_CONSTRAINTS
 
     def __str__(self) -> str:
         return self.name

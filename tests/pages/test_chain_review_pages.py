@@ -11,7 +11,7 @@ from campaigns.models import Campaign
 
 from ..conftest import make_actor, make_list, make_member, make_target, make_workspace
 from .axe import axe_violations
-from .test_chain_pages import login, make_group, shot
+from .test_chain_pages import login, logout, make_group, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -98,3 +98,117 @@ def test_a_send_window_set_through_the_api_with_two_intervals_a_day_is_kept(page
     expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
     root.refresh_from_db()
     assert root.send_window == two and root.name == "دو بازه — ویرایش"
+
+
+def test_move_an_independent_campaign_to_another_group(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    here, there = make_group(shop, "پاییز"), make_group(shop, "زمستان")
+    loose = Campaign.objects.create(workspace=shop, name="اعلان حراج", group=here)
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/chains/groups/{here.id}/")
+    move = page.locator(f'[data-testid=node][data-name="{loose.name}"]').get_by_test_id("move-group")
+    move.locator("summary").click()
+    move.get_by_label("گروه مقصد").select_option(label="زمستان")
+    shot(page, "chains-move-campaign")
+    move.get_by_test_id("move-submit").click()
+    expect(page.locator(".flash-success")).to_contain_text("کمپین «اعلان حراج» به گروه «زمستان» منتقل شد")
+    expect(page.locator('[data-testid=node][data-name="اعلان حراج"]')).to_have_count(0)
+    loose.refresh_from_db()
+    assert loose.group_id == there.id
+    page.goto(f"{live_server.url}/chains/groups/{there.id}/")
+    expect(page.locator('[data-testid=node][data-name="اعلان حراج"]')).to_be_visible()
+
+
+def test_chain_members_cannot_be_moved_from_the_page(page, live_server):
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    here = make_group(shop, "پاییز")
+    make_group(shop, "زمستان")
+    chain = make_chain(shop, here, shape="A>B")
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/chains/groups/{here.id}/")
+    expect(page.get_by_test_id("move-group")).to_have_count(0)
+    for campaign in chain.values():
+        campaign.refresh_from_db()
+        assert campaign.group_id == here.id
+
+
+def test_single_campaign_approval_submit_reject_and_approve_by_another_member(page, live_server):
+    from campaigns.chains.services.approval import WORKSPACE_APPROVAL_SETTING
+    from campaigns.chains.services.four_eyes import FOUR_EYES_SETTING
+    from campaigns.choices import CampaignStatus
+
+    shop = make_workspace("shop", settings={WORKSPACE_APPROVAL_SETTING: True, FOUR_EYES_SETTING: True})
+    mina = make_member(shop, Role.ADMIN, username="mina")
+    make_member(shop, Role.ADMIN, username="ali")
+    group = make_group(shop, "اعلان‌ها")
+    single = Campaign.objects.create(workspace=shop, name="اعلان تعطیلی", group=group, created_by=mina)
+    base = live_server.url
+
+    login(page, base, "mina")
+    page.goto(f"{base}/chains/groups/{group.id}/")
+    card = page.locator(f'[data-testid=node][data-name="{single.name}"]')
+    card.get_by_test_id("submit").click()
+    expect(page.locator(".flash-success")).to_contain_text("کمپین «اعلان تعطیلی» برای تأیید ارسال شد")
+    single.refresh_from_db()
+    assert single.status == CampaignStatus.SUBMITTED
+    card = page.locator(f'[data-testid=node][data-name="{single.name}"]')
+    expect(card.get_by_test_id("own-submission")).to_contain_text("تأیید آن با تأییدکننده دیگری است")
+    expect(card.get_by_test_id("single-approve")).to_have_count(0)
+    expect(card.get_by_test_id("single-reject")).to_have_count(0)
+    logout(page)
+
+    login(page, base, "ali")
+    page.goto(f"{base}/chains/approvals/")
+    row = page.get_by_test_id("single-row").filter(has_text="اعلان تعطیلی")
+    expect(row).to_contain_text("mina")
+    row.get_by_test_id("single-reject").locator("summary").click()
+    row.get_by_label("دلیل (برای سازنده کمپین)").fill("تاریخ تعطیلی را بنویسید")
+    assert axe_violations(page) == []
+    shot(page, "chains-single-approval-list")
+    row.get_by_test_id("single-reject-submit").click()
+    expect(page.locator(".flash-success")).to_contain_text("کمپین «اعلان تعطیلی» رد شد")
+    expect(page.get_by_test_id("single-approvals")).to_have_count(0)
+    single.refresh_from_db()
+    assert single.status == CampaignStatus.REJECTED
+
+    # resubmitted (by its author, through the same service), ali approves it from the group page
+    actor = make_actor(shop, user=mina)
+    campaign_submit(actor=actor, campaign_id=single.id)
+    page.goto(f"{base}/chains/groups/{group.id}/")
+    card = page.locator(f'[data-testid=node][data-name="{single.name}"]')
+    shot(page, "chains-single-approval-tree")
+    card.get_by_test_id("single-approve").click()
+    expect(page.locator(".flash-success")).to_contain_text("کمپین «اعلان تعطیلی» تأیید شد")
+    single.refresh_from_db()
+    assert single.status == CampaignStatus.SCHEDULED
+
+
+def test_the_chain_code_is_shown_once_the_chain_is_submitted(page, live_server):
+    from tests.chains.conftest import make_chain
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="sara")
+    group = make_group(shop, "کدها")
+    chain = make_chain(shop, group, shape="A>B")
+    root, child = chain["A"], chain["B"]
+    login(page, live_server.url, "sara")
+    page.goto(f"{live_server.url}/chains/campaigns/{child.id}/runs/")
+    expect(page.get_by_test_id("chain-code")).to_contain_text("با ارسال زنجیره برای تأیید داده می‌شود")
+    page.goto(f"{live_server.url}/chains/groups/{group.id}/")
+    expect(page.get_by_test_id("node-code")).to_have_count(0)
+    page.locator(f'[data-testid=node][data-name="{root.name}"]').first.get_by_test_id("submit").click()
+    root.refresh_from_db()
+    child.refresh_from_db()
+    assert root.chain_code and child.chain_code
+    expect(page.get_by_test_id("row-code")).to_have_text([root.chain_code, child.chain_code])
+    page.goto(f"{live_server.url}/chains/groups/{group.id}/")
+    expect(page.locator(f'[data-testid=node][data-name="{child.name}"]').get_by_test_id("node-code")).to_have_text(
+        f"کد زنجیره: {child.chain_code}"
+    )
+    shot(page, "chains-tree-codes")
+    page.goto(f"{live_server.url}/chains/campaigns/{child.id}/runs/")
+    expect(page.get_by_test_id("chain-code")).to_have_text(child.chain_code)

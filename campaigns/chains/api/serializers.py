@@ -211,6 +211,9 @@ class ChainCampaignOutput(serializers.ModelSerializer):
     send_window = serializers.JSONField(allow_null=True)
     goal = serializers.JSONField()
     chain_action = serializers.JSONField()
+    chain_code = serializers.CharField(
+        read_only=True, help_text="Stable code of the node, given when its chain is first submitted; empty before"
+    )
 
     class Meta:
         model = Campaign
@@ -234,6 +237,7 @@ class ChainCampaignOutput(serializers.ModelSerializer):
             "audience_filters",
             "daily_limit",
             "send_window",
+            "chain_code",
             "chain_revision",
             "chain_control",
             "approval_package_id",
@@ -271,6 +275,7 @@ class TreeNodeOutput(serializers.Serializer):
     parent_campaign_id = serializers.IntegerField(allow_null=True)
     root_campaign_id = serializers.IntegerField(allow_null=True)
     status = serializers.CharField()
+    chain_code = serializers.CharField(help_text="Stable code of the node (empty before its chain is submitted)")
     needs_review = serializers.BooleanField()
     needs_review_reasons = serializers.JSONField()
     inheritance = serializers.JSONField(allow_null=True)

@@ -45,13 +45,25 @@ CHUNK = 200
 
 
 def action_code(campaign: Campaign) -> str:
-    """The stable code of the campaign's action (set at validation; channel or pinned version otherwise)."""
+    """The node's stable chain code, given when its chain was validated (``chain_codes_assign``).
+
+    A node of a chain approved before codes existed has none: its channel or pinned journey version stands in.
+    """
+    if campaign.chain_code:
+        return campaign.chain_code
     action = campaign.chain_action or {}
     code = action.get("code") or action.get("channel")
     journey = None if code else campaign_journey(campaign)
     if journey:
         code = f"journey-v{journey['version_id']}"
     return str(code or "action")[:60]
+
+
+def run_action_code(run: CampaignRun) -> str:
+    """The code this run's execution keys use: the one its first links were written with, if any (a run
+    never changes code half-way, so a replay finds its keys), else the node's ``action_code``."""
+    first = RunExecution.objects.filter(run=run).order_by("id").values_list("action_code", flat=True).first()
+    return first or action_code(run.campaign)
 
 
 def execution_key(run_id: int, target_id: int, code: str) -> str:
@@ -120,7 +132,7 @@ def run_dispatch(*, run_id: int, now: datetime | None = None) -> str:
     engine = run_engine()
     if engine is None:
         raise RuntimeError("no run engine registered")
-    code = action_code(run.campaign)
+    code = run_action_code(run)
     members = RunAudienceMember.objects.filter(build_id=run.target_snapshot.build_id, is_control=False).order_by("id")
     while True:
         chunk = list(members.filter(id__gt=run.cursor).values_list("id", "target_id")[:CHUNK])

@@ -35,6 +35,7 @@ from campaigns.chains.errors import (
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.chains.services.common import (
     bump_chain,
+    chain_codes_assign,
     check_chain_revision,
     load_chain,
     lock_roots,
@@ -171,6 +172,7 @@ def campaign_submit(
         problems = _validation_problems(actor, nodes)
         if problems:
             raise ChainInvalid(details={"nodes": problems})
+        chain_codes_assign(nodes)  # validated: every node has its stable code from here on
         items = [snapshot_item(n) for n in nodes]
         size = len(json.dumps(items, ensure_ascii=False).encode())
         limit = settings.CHAINS_PACKAGE_MAX_BYTES
@@ -300,6 +302,7 @@ def package_approve(
         problems = _validation_problems(actor, nodes)
         if problems:
             raise ChainInvalid(details={"nodes": problems})
+        chain_codes_assign(nodes)  # a package submitted before codes existed gets them now
         warnings = package_warnings(actor, package)
         ChainApprovalPackage.objects.filter(pk=package.pk).update(
             status=PackageStatus.APPROVED, decided_at=timezone.now(), decided_by=actor.user, updated_at=timezone.now()

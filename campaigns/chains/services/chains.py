@@ -473,6 +473,7 @@ _NOT_COPIED = {
     "needs_review",
     "needs_review_reasons",
     "ab_seed",
+    "chain_code",
     # operational state of other kinds (never configuration)
     "paused_at",
     "paused_by",

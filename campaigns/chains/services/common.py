@@ -63,3 +63,25 @@ def withdraw_current_package(actor: Actor, root: Campaign, nodes: list[Campaign]
         )
     submitted = [n for n in nodes if n.status == CampaignStatus.SUBMITTED]
     campaign_status_change_all(submitted, "return_to_draft", actor=actor, event_data={"reason": reason}, guarded=False)
+
+
+def chain_codes_assign(nodes: list[Campaign]) -> None:
+    """Give every node of a validated chain that has no chain code its own (caller's transaction).
+
+    A code, once given, never changes (a resubmitted or re-validated chain keeps it): the run's execution keys
+    are built from it. A collision with another node's code (unique per workspace) draws again."""
+    from django.db import IntegrityError, transaction
+
+    from campaigns.campaign_chain_fields import new_chain_code
+
+    for node in nodes:
+        if node.chain_code:
+            continue
+        for _ in range(5):
+            try:
+                with transaction.atomic():  # a savepoint: a collision leaves the outer transaction usable
+                    Campaign.objects.filter(pk=node.pk, chain_code="").update(chain_code=new_chain_code())
+                break
+            except IntegrityError:
+                continue
+        node.chain_code = Campaign.objects.filter(pk=node.pk).values_list("chain_code", flat=True).get()
