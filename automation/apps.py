@@ -23,7 +23,12 @@ class AutomationConfig(AppConfig):
         from automation.receivers import cancel_executions_of_deleted_target
         from automation.selectors import auto_enroll_list_campaign_ids, campaign_journey_ref, workflow_count
         from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
-        from automation.services.chain_runs import chain_run_enroll, chain_run_outcomes, send_window_error
+        from automation.services.chain_runs import (
+            chain_run_enroll,
+            chain_run_outcomes,
+            chain_run_pending_reports,
+            send_window_error,
+        )
         from campaigns.platform.registry import (
             register_campaign_journey,
             register_campaign_kind,
@@ -53,6 +58,7 @@ class AutomationConfig(AppConfig):
             outcomes=chain_run_outcomes,
             unknown_variables=unknown_variables,
             send_window_error=send_window_error,
+            pending_reports=chain_run_pending_reports,
         )
         register_campaign_journey(lookup=campaign_journey_ref)
         register_dashboard_count("workflows", workflow_count)

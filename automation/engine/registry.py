@@ -83,6 +83,10 @@ class Action:
         (a delivery report), is a failure: the step's own result event still says what it saw then."""
         return set()
 
+    def pending_reports(self, execution_ids: list[int]) -> int:
+        """How many of these executions' sends the channel accepted and still awaits a delivery report for."""
+        return 0
+
     def execute(self, ctx: StepContext) -> ActionResult:  # pragma: no cover - interface
         raise NotImplementedError
 

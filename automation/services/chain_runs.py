@@ -158,6 +158,11 @@ def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
     return out
 
 
+def chain_run_pending_reports(*, execution_ids: list[int]) -> int:
+    """Sends of these executions still waiting for their delivery report, over every channel."""
+    return sum(action.pending_reports(list(execution_ids)) for _key, action in ACTIONS)
+
+
 def send_window_error(config) -> str | None:
     """Why a chain campaign's own send window cannot be saved (the journey edit's rule), None when it can."""
     from automation.engine.window import WindowError, window_for_save

@@ -25,8 +25,9 @@ from campaigns.chains.preview import inheritance_preview
 from campaigns.chains.runs import lift as lift_math
 from campaigns.chains.runs import manual as manual_runs
 from campaigns.chains.runs import selectors as run_selectors
-from campaigns.chains.runs.choices import RunStatus, RunType, SnapshotStatus
+from campaigns.chains.runs.choices import RunStatus, RunType, SnapshotStatus, WaitReason
 from campaigns.chains.runs.export import run_audience_xlsx
+from campaigns.chains.runs.scheduler import delivery_report_end
 from campaigns.chains.services import approval
 from campaigns.chains.services import chains as chain_services
 from campaigns.chains.services import groups as group_services
@@ -576,6 +577,8 @@ def campaign_runs(request, actor, campaign_id: int):
         run.exportable = run.id in frozen
         run.rerunnable = run.exportable and run.status in manual_runs.RERUNNABLE and run.run_type != RunType.INHERITED
         run.lift = run_selectors.run_lift_get(actor=actor, run_id=run.id) if run.started_at else None
+        waiting_reports = run.status == RunStatus.WAITING_SOURCE and run.wait_reason == WaitReason.DELIVERY_DATA_PENDING
+        run.report_end = delivery_report_end(run.source_run) if waiting_reports and run.source_run else None
         if run.lift and run.lift["enough_data"]:
             low, high = lift_math.percent_text(run.lift["ci_low"]), lift_math.percent_text(run.lift["ci_high"])
             run.lift_text = f"{lift_math.percent_text(run.lift['difference'])} ({low} تا {high})"

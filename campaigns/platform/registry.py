@@ -174,6 +174,9 @@ def campaign_kind_handlers() -> list[CampaignKindHandler]:
 #       → {execution_id: {"status": str, "terminal": bool, "results": [str, …]}}
 #     ``results`` holds the final result of every message action of the
 #     execution ("success", "failed", "rejected", "unknown", "blocked", …).
+#   pending_reports(execution_ids=[…]) → int
+#     How many sends of these executions the provider accepted but whose delivery report has not come yet
+#     (a FAILED_DELIVERY follow-up waits for them, ``campaigns.chains.runs.scheduler``).
 #   unknown_variables(text) → [name, …]
 #     Message variables the engine cannot fill from a target or the campaign
 #     (a chain child's content may only use data its inherited audience has).
@@ -187,6 +190,7 @@ class RunEngine:
     outcomes: Callable
     unknown_variables: Callable | None = None
     send_window_error: Callable | None = None
+    pending_reports: Callable | None = None
 
 
 RUN_ENGINE: Registry[RunEngine] = Registry("run_engine")  # one entry: "engine"
@@ -198,8 +202,9 @@ def register_run_engine(
     outcomes: Callable,
     unknown_variables: Callable | None = None,
     send_window_error: Callable | None = None,
+    pending_reports: Callable | None = None,
 ) -> None:
-    RUN_ENGINE.register("engine", RunEngine(enroll, outcomes, unknown_variables, send_window_error))
+    RUN_ENGINE.register("engine", RunEngine(enroll, outcomes, unknown_variables, send_window_error, pending_reports))
 
 
 def run_engine() -> RunEngine | None:

@@ -42,7 +42,7 @@ from sms.action.attempts import CHANNEL, AttemptRef, assign_local_ids, insert_at
 from sms.action.guards import blacklist_guard, circuit_breaker_guard
 from sms.action.planning import Plan, attempt_fields, plan_step
 from sms.action.unknowns import earlier_attempts
-from sms.choices import AttemptStatus
+from sms.choices import AWAITING_DELIVERY, AttemptStatus
 from sms.models import SmsAttempt, SmsSettings
 from sms.providers import provider_kinds
 from sms.segments import count_segments
@@ -179,6 +179,15 @@ class SendSmsAction(Action):
             for execution_id, node_id, status in attempts.values_list("execution_id", "node_id", "status"):
                 last[(execution_id, node_id)] = status
         return {key for key, status in last.items() if status in (AttemptStatus.FAILED, AttemptStatus.REJECTED)}
+
+    def pending_reports(self, execution_ids: list[int]) -> int:
+        """Sends whose last attempt the provider accepted and whose delivery report has not arrived yet."""
+        last: dict[tuple[int, int | None], str] = {}
+        for chunk in (execution_ids[i : i + 500] for i in range(0, len(execution_ids), 500)):
+            attempts = SmsAttempt.objects.filter(ids_match("execution_id", chunk)).order_by("id")
+            for execution_id, node_id, status in attempts.values_list("execution_id", "node_id", "status"):
+                last[(execution_id, node_id)] = status
+        return sum(1 for status in last.values() if status in AWAITING_DELIVERY)
 
         # --- run time ---------------------------------------------------------------------------------
 

@@ -212,3 +212,25 @@ def test_the_chain_code_is_shown_once_the_chain_is_submitted(page, live_server):
     shot(page, "chains-tree-codes")
     page.goto(f"{live_server.url}/chains/campaigns/{child.id}/runs/")
     expect(page.get_by_test_id("chain-code")).to_have_text(child.chain_code)
+
+
+def test_the_runs_page_shows_a_follow_up_waiting_for_delivery_reports(page, live_server, settings):
+    from campaigns.chains.runs.choices import WaitReason
+    from tests.chains.runs_helpers import at, runs_of, tick
+    from tests.chains.test_delivery_pending import _source_sent_with_reports_pending
+
+    settings.CHAIN_DELIVERY_REPORT_WINDOW_HOURS = 72
+    shop = make_workspace("shop")
+    owner = make_member(shop, Role.OWNER, username="sara")
+    nodes, _people, a10, _attempts = _source_sent_with_reports_pending(make_actor(shop, user=owner))
+    tick(at(2026, 10, 3, 9, 0))
+    (b10,) = runs_of(nodes["B"], period_key=a10.id)
+    assert b10.wait_reason == WaitReason.DELIVERY_DATA_PENDING
+    login(page, live_server.url, "sara")
+    page.goto(f"{live_server.url}/chains/campaigns/{nodes['B'].id}/runs/")
+    row = page.get_by_test_id("run-row").filter(has=page.get_by_test_id("delivery-wait"))
+    expect(row.get_by_test_id("wait-reason")).to_have_text("داده تحویل کامل نیست")
+    expect(row.get_by_test_id("delivery-wait")).to_contain_text("حداکثر تا ۱۴۰۵/۰۷/۱۲")  # A completed 1405/07/09
+    expect(row).to_contain_text("در انتظار منبع")
+    assert axe_violations(page) == []
+    shot(page, "chains-runs-delivery-pending")

@@ -71,6 +71,17 @@ def send_outcomes(source_run: CampaignRun) -> dict[int, str | None]:
     return result
 
 
+def delivery_reports_pending(source_run: CampaignRun) -> int:
+    """How many sends of the source run still wait for their delivery report (0: the reports are settled)."""
+    engine = run_engine()
+    if engine is None or engine.pending_reports is None:
+        return 0
+    ids = list(
+        RunExecution.objects.filter(run=source_run, execution_id__isnull=False).values_list("execution_id", flat=True)
+    )
+    return engine.pending_reports(execution_ids=ids) if ids else 0
+
+
 def goal_event_names(goal: dict | None) -> list[str]:
     goal = goal or {}
     if goal.get("type") == "EVENT" and goal.get("event"):

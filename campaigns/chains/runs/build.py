@@ -17,7 +17,13 @@ from django.utils import timezone
 
 from campaigns.chains.audience import definition_of
 from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunAudienceSnapshot
-from campaigns.chains.runs.audience import conversions_from_target_status, inherited_audience, is_control, root_audience
+from campaigns.chains.runs.audience import (
+    conversions_from_target_status,
+    delivery_reports_pending,
+    inherited_audience,
+    is_control,
+    root_audience,
+)
 from campaigns.chains.runs.choices import AudienceClass, RunStatus, RunType, SkipReason, SnapshotStatus
 from campaigns.chains.runs.notices import root_audience_review
 from campaigns.chains.runs.skips import run_skip
@@ -72,6 +78,9 @@ def _selection(run: CampaignRun, now: datetime) -> tuple[list[int], dict]:
         "deliveryCutoffAt": now.isoformat(),
         "conversionDataAsOf": as_of.isoformat(),
     }
+    if run.inherit_type == AudienceClass.FAILED_DELIVERY:
+        # Reports still missing when the report window ended: those sends count as sent (not failed).
+        rule["deliveryReportsPending"] = delivery_reports_pending(source)
     return inherited_audience(run, cutoff=now), rule
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -24,7 +25,16 @@ from django.utils import timezone
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, PackageStatus
 from campaigns.chains.run_models import CampaignRun, RunAudienceSnapshot
-from campaigns.chains.runs.choices import OPEN, RunStatus, RunType, SkipReason, SnapshotStatus, WaitReason
+from campaigns.chains.runs.audience import delivery_reports_pending
+from campaigns.chains.runs.choices import (
+    OPEN,
+    AudienceClass,
+    RunStatus,
+    RunType,
+    SkipReason,
+    SnapshotStatus,
+    WaitReason,
+)
 from campaigns.chains.runs.completion import run_complete_if_done
 from campaigns.chains.runs.dispatch import dispatch_attempts_exhausted, run_dispatch_give_up
 from campaigns.chains.runs.notices import root_audience_review
@@ -347,7 +357,20 @@ def _child_step(run: CampaignRun, root: Campaign, now: datetime, send: Send) -> 
             return
         _wait(run, WaitReason.SOURCE_PROCESSING, now, min(now + RECHECK, run.wait_deadline_at))
         return
+    if run.inherit_type == AudienceClass.FAILED_DELIVERY:
+        report_end = delivery_report_end(source)
+        if now < report_end and delivery_reports_pending(source):
+            # A COMPLETED source is not settled delivery data: wait for its reports (never past the period).
+            until = min(now + RECHECK, report_end, next_period or report_end)
+            _wait(run, WaitReason.DELIVERY_DATA_PENDING, now, until)
+            return
     begin_build(run, now=now, send=send)
+
+
+def delivery_report_end(source: CampaignRun) -> datetime:
+    """The end of the source run's delivery report window (``CHAIN_DELIVERY_REPORT_WINDOW_HOURS`` after it
+    completed): a FAILED_DELIVERY follow-up freezes then with what is known."""
+    return (source.completed_at or source.started_at) + timedelta(hours=settings.CHAIN_DELIVERY_REPORT_WINDOW_HOURS)
 
 
 def _snapshot_inheritance(run: CampaignRun) -> dict | None:
