@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0009_chain_run_dispatch_attempts'),
+        ('campaigns', '0012_campaign_event_typed'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
