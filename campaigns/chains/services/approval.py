@@ -33,6 +33,7 @@ from campaigns.chains.errors import (
     PackageTooLarge,
 )
 from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.selectors import WORKSPACE_APPROVAL_SETTING, workspace_needs_approval
 from campaigns.chains.services.common import (
     bump_chain,
     chain_codes_assign,
@@ -58,7 +59,6 @@ from campaigns.services.lifecycle import campaign_status_change, campaign_status
 # Sent after commit when a chain is approved (the run scheduler registers the root's occurrences here).
 chain_approved = Signal()
 
-WORKSPACE_APPROVAL_SETTING = "campaigns_need_approval"
 
 # Bookkeeping that is not execution configuration: never part of a snapshot.
 _SNAPSHOT_SKIP = {
@@ -77,10 +77,6 @@ _SNAPSHOT_SKIP = {
     "paused_at",
     "paused_by",
 }
-
-
-def workspace_needs_approval(workspace) -> bool:
-    return bool((workspace.settings or {}).get(WORKSPACE_APPROVAL_SETTING, False))
 
 
 def snapshot_item(node: Campaign) -> dict:
@@ -413,6 +409,7 @@ def chain_control_set(*, actor: Actor, campaign_id: int, action: str, expected_c
 
 
 __all__ = [
+    "WORKSPACE_APPROVAL_SETTING",
     "ChainMemberNeedsPackage",
     "InvalidTransition",
     "campaign_submit",
