@@ -29,6 +29,7 @@ from django.core.cache import cache
 
 from workers import conf
 from workers.choices import ErrorCode
+from workers.claims import run_claim_key
 from workers.runner import BrowserHost
 
 logger = logging.getLogger("workers.worker")
@@ -232,7 +233,7 @@ def first_delivery(payload: dict, budget: float) -> bool:
     except (KeyError, TypeError, ValueError):
         lease_seconds = budget + conf.setting("DEADLINE_MARGIN_SECONDS")
     try:
-        return cache.add(f"browser-run:{lease}", 1, timeout=max(1, math.ceil(lease_seconds)) + CLAIM_SLACK_SECONDS)
+        return cache.add(run_claim_key(lease), 1, timeout=max(1, math.ceil(lease_seconds)) + CLAIM_SLACK_SECONDS)
     except SoftTimeLimitExceeded:
         raise
     except Exception:  # the claim store is down: not claimed, so not run (the lease reclaim retries it)

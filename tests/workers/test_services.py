@@ -5,12 +5,14 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import ValidationFailed
 from workers.choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
+from workers.claims import run_claim_key
 from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, InvalidSteps, TaskNotRetryable
 from workers.models import ActionConfig, BrowserAccount, BrowserEvent, BrowserTask, CampaignStatistics, Proxy
 from workers.services import creation, statistics
@@ -295,14 +297,36 @@ class TestDispatch:
         creation.due_platforms_create_tasks()
         now = timezone.now()
         dispatch(django_capture_on_commit_callbacks, now=now)
+        cache.add(run_claim_key(published[-1]["lease_id"]), 1)  # a worker started it, then vanished
         assert leases_reclaim(now=now + timedelta(seconds=30)) == 0
         later = now + timedelta(hours=1)
         assert dispatch(django_capture_on_commit_callbacks, now=later) == 1  # reclaimed and dispatched again
         assert published[-1]["attempt"] == 2
+        cache.add(run_claim_key(published[-1]["lease_id"]), 1)
         assert leases_reclaim(now=later + timedelta(hours=1)) == 1
         task = BrowserTask.objects.get()
         assert task.status == TaskStatus.FAILED and task.error_code == ErrorCode.WORKER_LOST
         assert BrowserEvent.objects.filter(type=BrowserEventType.TASK_RECLAIMED).count() == 2
+
+    def test_a_lease_no_worker_started_gives_its_attempt_back(
+        self, actor, workspace, published, django_capture_on_commit_callbacks
+    ):
+        """A payload that waited in the broker until its lease was over (the worker had more queued than it
+        could start within a lease) was dropped unstarted: the task goes back to PENDING with its attempt,
+        however often that happens, and is checked on the page first; it never fails as WORKER_LOST."""
+        make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK], max_attempts=2)
+        creation.due_platforms_create_tasks()
+        now = timezone.now()
+        for n in range(4):
+            at = now + timedelta(hours=n)
+            assert dispatch(django_capture_on_commit_callbacks, now=at) == 1
+            assert published[-1]["attempt"] == 1  # the same first attempt every time
+            assert leases_reclaim(now=at + timedelta(minutes=30)) == 1
+            task = BrowserTask.objects.get()
+            assert task.status == TaskStatus.PENDING and task.attempt_count == 0 and task.needs_verification
+        cache.add(run_claim_key(published[-1]["lease_id"]), 1)  # reclaimed already: a claim now changes nothing
+        assert leases_reclaim(now=now + timedelta(hours=9)) == 0
+        assert BrowserTask.objects.get().status == TaskStatus.PENDING
 
 
 # --- phase 3: results ----------------------------------------------------------------

@@ -22,6 +22,7 @@ from campaigns.choices import CampaignStatus
 from campaigns.platform.fairness import fair_fill, workspaces_with_rows
 from workers import conf, dispatch, events
 from workers.choices import ErrorCode, PlatformStatus, SessionStatus, TaskStatus
+from workers.claims import started_leases
 from workers.models import BrowserAccount, BrowserTask, CampaignStatistics, Proxy
 
 logger = logging.getLogger("workers.dispatch")
@@ -37,22 +38,34 @@ def _usable_proxy(proxy, now) -> bool:
 
 
 def leases_reclaim(*, now=None, limit: int = 1000) -> int:
-    """DISPATCHED tasks whose lease ran out (worker vanished): back to PENDING, or FAILED when out of attempts."""
+    """DISPATCHED tasks whose lease ran out: back to PENDING, or FAILED ``WORKER_LOST`` when out of attempts.
+
+    A lease no worker claimed (its payload waited in the broker until the lease was over and was dropped
+    unstarted) gives its attempt back and always goes back to PENDING: only a start a worker made and never
+    reported spends an attempt. Both are checked on the page first (``needs_verification``)."""
     now = now or timezone.now()
     with transaction.atomic():
         expired = list(
             BrowserTask.objects.select_for_update(skip_locked=True, of=("self",))
             .filter(status=TaskStatus.DISPATCHED, lease_expires_at__lt=now)
             .select_related("platform")
-            .only("id", "workspace_id", "campaign_id", "attempt_count", "platform__metadata")[:limit]
+            .only("id", "workspace_id", "campaign_id", "attempt_count", "lease_id", "platform__metadata")[:limit]
         )
         if not expired:
             return 0
+        started = started_leases([t.lease_id for t in expired])
+        # A payload that waited in the broker past its lease was dropped unstarted: no attempt was made.
+        unstarted = {t.pk for t in expired if started is not None and str(t.lease_id) not in started}
         requeue, give_up = [], []
         for task in expired:
             max_attempts = (task.platform.metadata.get("retry") or {}).get("max_attempts", 1)
-            (requeue if task.attempt_count < max_attempts else give_up).append(task)
+            given_back = task.pk in unstarted
+            (requeue if task.attempt_count < max_attempts or given_back else give_up).append(task)
         common = {"lease_expires_at": None, "lease_id": None, "revision": F("revision") + 1, "updated_at": now}
+        if unstarted:
+            BrowserTask.objects.filter(
+                pk__in=list(unstarted), status=TaskStatus.DISPATCHED, attempt_count__gt=0
+            ).update(attempt_count=F("attempt_count") - 1)
         if requeue:
             # The lost worker may have clicked before it vanished: the next attempt checks the end state first.
             BrowserTask.objects.filter(pk__in=[t.pk for t in requeue], status=TaskStatus.DISPATCHED).update(
