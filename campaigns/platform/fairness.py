@@ -60,10 +60,13 @@ def fair_rounds(
 ) -> int:
     """Share ``budget`` between keys in rounds, for work claimed in bulk (``groups``: each key's claimers).
 
-    Each round gives every key still hungry an equal share of what is left; its claimers spend it in turn
-    (``claim(claimer, limit)`` returns how many it took, None when it failed). A claimer that took less than
-    it was allowed has nothing more now; a key left without a claimer that used all it was allowed drops
-    out, and the next round shares what it left among the others. Returns how many were claimed.
+    Each round gives every key still hungry an equal share of what is left, and each key's claimers share
+    it in turn the same way: a claimer may take what is left of the key's share ÷ the claimers after it
+    (``claim(claimer, limit)`` returns how many it took, None when it failed), so one claimer with much to
+    do never takes the turn of the others of its key. A claimer that took less than it was allowed has
+    nothing more now (what it left goes to the claimers after it); a key left without a claimer that used
+    all it was allowed drops out, and the next round shares what it left among the others. Returns how
+    many were claimed.
     """
     spent = 0
     hungry = groups
@@ -76,12 +79,13 @@ def fair_rounds(
                 if left <= 0 or out_of_time():
                     still.setdefault(key, []).extend(claimers[position:])
                     break
-                n = claim(claimer, left)
+                allowed = max(1, left // (len(claimers) - position))
+                n = claim(claimer, allowed)
                 if n is None:
                     continue
                 spent += n
                 left -= n
-                if left <= 0:  # used all it was allowed: it may have more
+                if n >= allowed:  # used all it was allowed: it may have more
                     still.setdefault(key, []).append(claimer)
         hungry = still
     return spent

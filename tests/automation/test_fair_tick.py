@@ -91,3 +91,33 @@ def test_fair_rounds_share_by_workspace_and_pass_on_what_is_left():
     # 20 each; B needs 3, so its 17 are shared by A and C in the next round (8 and 8, then the last 1)
     per_workspace = {1: claimed["a1"] + claimed["a2"], 2: claimed["b"], 3: claimed["c"]}
     assert per_workspace == {1: 29, 2: 3, 3: 28}
+
+
+def test_a_big_campaign_does_not_take_the_turn_of_the_other_campaigns_of_its_workspace(actor, workspace, settings):
+    """One workspace: a journey with 30 due sends created first, then one with 3 (a chain run's small
+    audience, say). Each tick's claims are shared between the two, so the small one is sent in the first
+    tick, not after the big one has run out of due work."""
+    settings.AUTOMATION_TICK_MAX_CLAIMS = 8
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        big = sms_journey(actor, 30)
+        small = sms_journey(actor, 3)
+    driver = Driver()
+    report, _ = driver.tick(T0 + timedelta(minutes=1))
+    assert report.claimed == 8
+    assert (completed([small]), completed([big])) == (3, 5)  # what the small one did not need went to the big one
+    assert SmsAttempt.objects.filter(campaign=small).count() == 3
+
+
+def test_fair_rounds_share_a_key_between_its_claimers():
+    due = {"big": 100, "small": 3, "other": 100}
+    claimed: Counter = Counter()
+
+    def claim(campaign, limit):
+        n = min(limit, due[campaign] - claimed[campaign])
+        claimed[campaign] += n
+        return n
+
+    assert fair_rounds({1: ["big", "small", "other"]}, 30, claim) == 30
+    # 10 each; what the small one did not need goes to the one after it (before, "big" took all 30)
+    assert claimed == {"big": 10, "small": 3, "other": 17}
