@@ -21,11 +21,12 @@ import signal
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from datetime import UTC, datetime
+from datetime import datetime
 
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import celeryd_init, worker_process_init, worker_process_shutdown
 from django.core.cache import cache
+from django.utils import timezone
 
 from workers import conf
 from workers.choices import ErrorCode
@@ -166,7 +167,7 @@ def time_budget(payload: dict, *, now: datetime | None = None) -> float | None:
     ends, so the result is published while the lease is still the database's and the soft limit never
     has to interrupt a browser call.
     """
-    now = now or datetime.now(UTC)
+    now = now or timezone.now()
     margin = conf.setting("DEADLINE_MARGIN_SECONDS")
     budget = float(conf.setting("TASK_SOFT_TIME_LIMIT"))
     raw = payload.get("lease_expires_at")
@@ -229,7 +230,7 @@ def first_delivery(payload: dict, budget: float) -> bool:
         return False
     try:
         lease_end = datetime.fromisoformat(payload["lease_expires_at"])
-        lease_seconds = (lease_end - datetime.now(UTC)).total_seconds()
+        lease_seconds = (lease_end - timezone.now()).total_seconds()
     except (KeyError, TypeError, ValueError):
         lease_seconds = budget + conf.setting("DEADLINE_MARGIN_SECONDS")
     try:

@@ -4,7 +4,8 @@
 
 A private PostgreSQL cluster and a private Redis on free loopback ports (never the machine's shared
 ones), gunicorn, two prefork engine workers, a browser worker and beat (tests/platform/chaos/stack.py),
-a fake Kavenegar with a bad day (provider.py), the workload of workload.py and the faults of faults.py.
+a fake Kavenegar and Melipayamak with a bad day (provider.py), the workload of workload.py and the faults of
+faults.py, all on the run's calendar clock (clock.py).
 After ``--minutes`` the faults stop, the run settles, the checks (checks.py) run and one line is printed;
 the exit status is 1 (with the seed to replay) if any promise was broken.
 """
@@ -24,6 +25,7 @@ import urllib.request
 from pathlib import Path
 
 LEASE_SECONDS = 8
+LEAD_SECONDS = 90  # the processes start and get ready inside the first stretch (before the window opens)
 
 
 def _free_port() -> int:
@@ -70,7 +72,8 @@ def main() -> int:
 
     root = Path(__file__).resolve().parents[3]
     work = Path(tempfile.mkdtemp(prefix=f"chaos-{args.seed}-"))
-    pg_port, redis_port, provider_port, site_port = _free_port(), _free_port(), _free_port(), _free_port()
+    pg_port, redis_port, site_port = _free_port(), _free_port(), _free_port()
+    provider_port, meli_port = _free_port(), _free_port()
     # Settings are read from the environment once, at the first use: every address is known before.
     env = {
         "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -80,6 +83,7 @@ def main() -> int:
         "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
         "REDIS_URL": f"redis://127.0.0.1:{redis_port}/1",
         "SMS_KAVENEGAR_URL": f"http://127.0.0.1:{provider_port}",
+        "SMS_MELIPAYAMAK_URL": f"http://127.0.0.1:{meli_port}",
         "SMS_HTTP_TIMEOUT": "3",
         "SMS_UNKNOWN_SETTLE_SECONDS": "2",
         "SMS_CIRCUIT_PAUSE_MINUTES": "1",
@@ -96,6 +100,9 @@ def main() -> int:
         "BROWSER_ALLOWED_PRIVATE_HOSTS": f"127.0.0.1:{site_port}",  # the local demo site below
         "BROWSER_LEASE_SECONDS": "30",
         "BROWSER_BACKOFF_SECONDS": "5",
+        # What one browser worker (one process, 1–9 s a task on a loaded machine) starts within a 30 s lease: more would
+        # wait in the broker until their leases ran out (README "The chaos run", browser tasks).
+        "BROWSER_MAX_IN_FLIGHT": "4",
         "PROMETHEUS_MULTIPROC_DIR": str(work / "metrics"),
     }
     (work / "metrics").mkdir()
@@ -112,6 +119,8 @@ def main() -> int:
         print("chaos: initdb/pg_ctl or redis-server is not installed", file=sys.stderr)
         return 2
     provider = ChaoticProvider(args.seed, port=provider_port)
+    meli = ChaoticProvider(args.seed + 1, kind="melipayamak", port=meli_port)
+    providers = {"kavenegar": provider, "melipayamak": meli}
     site = ChaosSite(port=site_port)
     stack = None
     started = time.monotonic()
@@ -125,11 +134,18 @@ def main() -> int:
 
         call_command("migrate", verbosity=0, interactive=False)
         from . import checks, workload
+        from . import clock as chaos_clock
         from .faults import Faults
         from .stack import Stack
 
-        world = workload.setup(minutes=int(args.minutes) + 4, targets=args.targets, seed=args.seed, site=site)
-        stack = Stack(dict(os.environ), work)
+        world = workload.setup(targets=args.targets, seed=args.seed, site=site)
+        # The calendar clock from here on, the same in every process (clock.py): the workspace's days pass in
+        # stretches around the window's opening and closing; the lead covers the processes starting.
+        run_clock = chaos_clock.Clock(chaos_clock.plan(start=time.time(), minutes=args.minutes, lead=LEAD_SECONDS))
+        os.environ[chaos_clock.ENV] = env[chaos_clock.ENV] = run_clock.to_env()
+        chaos_clock.install()
+        stack_env = dict(os.environ, PYTHONPATH=f"{Path(chaos_clock.__file__).parent / 'clockhook'}:{root}")
+        stack = Stack(stack_env, work)
         stack.start()
         if not _wait_http(stack.web_url + "/healthz", 120) or not _wait_ready(stack, 180):
             raise RuntimeError("the stack did not start:\n" + "\n".join(p.tail() for p in stack.procs.values()))
@@ -137,8 +153,8 @@ def main() -> int:
 
         deadline = time.monotonic() + args.minutes * 60
         activity = workload.Activity(world=world, web_url=stack.web_url, seed=args.seed, deadline=deadline)
-        faults = Faults(stack, redis, cluster, provider, args.seed, LEASE_SECONDS)
-        activity.start(provider)
+        faults = Faults(stack, redis, cluster, list(providers.values()), args.seed, LEASE_SECONDS)
+        activity.start(list(providers.values()))
         fault_thread = threading.Thread(target=faults.run, args=(deadline,), kwargs={"stop": activity.stop})
         fault_thread.start()
         for _ in range(int(args.minutes * 60) + 10):
@@ -148,7 +164,8 @@ def main() -> int:
             time.sleep(1)
         activity.stop.set()
         fault_thread.join(timeout=60)
-        provider.calm()
+        for fake in providers.values():
+            fake.calm()
 
         from django.db import DatabaseError, InterfaceError, connection
 
@@ -166,8 +183,9 @@ def main() -> int:
             if (quiet_since and time.monotonic() - quiet_since > 10) or time.monotonic() > settle_deadline:
                 break
             time.sleep(1)
-        result = checks.evaluate(world, provider, activity.opt_outs)
+        result = checks.evaluate(world, providers, activity.opt_outs, run_clock)
         clicks = checks.browser(world, site)
+        chain = checks.chain(world)
         try:
             metrics = checks.scrape(stack.web_url, env["METRICS_TOKEN"])
         except OSError as exc:
@@ -175,7 +193,7 @@ def main() -> int:
         # The ops' counters against what happened: every send the platform counted as accepted reached the
         # provider; what the provider accepted beyond that is what a kill or a lost answer left uncounted.
         counted = metrics.get("sms_sends_total{result=submitted}", 0)
-        uncounted_allowed = provider.counts["accept_timeouts"] + len(faults.done)
+        uncounted_allowed = sum(p.counts["accept_timeouts"] for p in providers.values()) + len(faults.done)
         metrics_ok = "error" not in metrics and 0 <= result["sms"] - counted <= uncounted_allowed
         api_5xx, unexpected = checks.api_errors(activity.calls, faults.db_down)
         failures = [
@@ -187,6 +205,7 @@ def main() -> int:
                 "limit_breaches",
                 "window_breaches",
                 "opt_out_breaches",
+                "period_duplicates",
             )
             if result[k]
         ]
@@ -200,14 +219,18 @@ def main() -> int:
             f"chaos minutes={args.minutes:g} faults={len(faults.done)} sms={result['sms']} "
             f"duplicates={result['duplicates']} lost={result['lost']} unknown_unsettled={result['unknown_unsettled']} "
             f"limit_breaches={result['limit_breaches']} window_breaches={result['window_breaches']} "
-            f"double_clicks={clicks['double_clicks']} period_duplicates=n/a "
+            f"double_clicks={clicks['double_clicks']} period_duplicates={result['period_duplicates']} "
             f"api_5xx={api_5xx} (unexpected {len(unexpected)}) "
             f"opt_out_breaches={result['opt_out_breaches']} unknown_held_by_limit={result['unknown_held_by_limit']} "
-            f"metrics_sms={counted:g} seed={args.seed}",
+            f"metrics_sms={counted:g} sms_kavenegar={result['sms_kavenegar']} "
+            f"sms_melipayamak={result['sms_melipayamak']} chain_sms={result['chain_sms']} "
+            f"chain_periods={chain['periods']} seed={args.seed}",
             flush=True,
         )
         print(
-            f"chaos detail: faults {faults.counts()}, restarts {stack.restarts}, provider {provider.counts}, "
+            f"chaos detail: faults {faults.counts()}, restarts {stack.restarts}, "
+            f"providers { {k: p.counts for k, p in providers.items()} }, unknown decided {result['unknown_decided']}, "
+            f"chain runs {chain['runs']}, chain executions {chain['executions']}, clock {run_clock.describe()}, "
             f"api calls {len(activity.calls)} (no answer {sum(1 for c in activity.calls if c.status == 0)}), "
             f"batches {len(activity.batches)}, opt-outs {len(activity.opt_outs)}, settle {state}, "
             f"attempts {result['attempts']}, executions {result['executions']}, "
@@ -217,6 +240,8 @@ def main() -> int:
         )
         for call in unexpected[:20]:
             print(f"chaos unexpected 5xx: {call.method} {call.path} {call.status} at {call.at:.1f}", flush=True)
+        for line in result["limit_over"]:
+            print(f"chaos limit: {line}", flush=True)
         if failures:
             for line in checks.diagnose(world):
                 print(f"chaos diagnose: {line}", flush=True)
@@ -230,6 +255,7 @@ def main() -> int:
         redis.stop()
         cluster.destroy()
         provider.close()
+        meli.close()
         site.close()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

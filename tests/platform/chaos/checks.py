@@ -6,17 +6,28 @@
   still claimed (queued/processing) after the settle;
 - unknown_unsettled: attempts still ``sending``/``queued``/``unknown`` after the settle, and messages the
   provider accepted that no attempt knows of;
-- limit_breaches: a campaign's accepted messages beyond its daily limit on a workspace calendar day;
-- window_breaches: a window journey's message requested outside the window (1 s grace: the guard runs a
-  moment before the request);
-- opt_out_breaches: a message requested more than 2 s after its number's opt-out was acknowledged.
+- limit_breaches: a campaign's accepted messages beyond its daily limit on a workspace calendar day — the
+  day of the send's request (its job's moment, the day the platform charges), not of the provider's answer:
+  the run's clock jumps across midnight while a job sends (README "The chaos run");
+- window_breaches: a window journey's message requested outside its daily window on the run's calendar
+  clock (clock.py; 1 s grace: the guard runs a moment before the request);
+- opt_out_breaches: a message requested more than 2 s (real time) after its number's opt-out was acknowledged;
+- period_duplicates: a chain node's messages beyond one per (campaign, period, person), and its executions
+  beyond one per (campaign, period, person).
+
+Both providers count: Kavenegar's messages are matched to attempts by our local id, Melipayamak's (no local
+id) by the message id it answered; a Melipayamak message whose answer was lost is matched to an ``unknown``
+attempt (the step's on_unknown_outcome decided it; it is never sent again), and its duplicates are told by
+(number, text).
 """
 
 from __future__ import annotations
 
 import zoneinfo
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+
+from django.utils import timezone
 
 GRACE = timedelta(seconds=1)
 OPT_OUT_GRACE = 2.0
@@ -27,9 +38,11 @@ def settled(workspace_id: int) -> tuple[bool, dict]:
     from sms.models import SmsAttempt
 
     claimed = Execution.objects.filter(workspace_id=workspace_id, status__in=("queued", "processing")).count()
-    open_attempts = SmsAttempt.objects.filter(
-        workspace_id=workspace_id, status__in=("queued", "sending", "unknown")
-    ).count()
+    open_attempts = (
+        SmsAttempt.objects.filter(workspace_id=workspace_id, status__in=OPEN)
+        .exclude(provider="melipayamak", status="unknown")  # decided by on_unknown_outcome: no question to ask
+        .count()
+    )
     from workers.models import BrowserTask
 
     batches = EnrollmentBatch.objects.filter(workspace_id=workspace_id, status="committing").count()
@@ -38,71 +51,171 @@ def settled(workspace_id: int) -> tuple[bool, dict]:
     return not any(state.values()), state
 
 
-def evaluate(world, provider, opt_outs: dict[str, float]) -> dict:
+def in_window(config: dict, moment: datetime) -> bool:
+    """Whether a daily window (``{"timezone", "days": {"mon": [["09:00", "12:00"]], …}}``) is open at
+    ``moment`` or was a second before (the guard runs a moment before the request)."""
+    zone = zoneinfo.ZoneInfo(config["timezone"])
+    names = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+    for at in (moment, moment - GRACE):
+        local = at.astimezone(zone)
+        for start, end in config["days"].get(names[local.weekday()], []):
+            if start <= local.strftime("%H:%M:%S") < (end if end != "24:00" else "24:00:00"):
+                return True
+    return False
+
+
+def evaluate(world, providers: dict, opt_outs: dict[str, float], clock) -> dict:
+    """``providers``: the fake per provider kind (``kavenegar``, ``melipayamak``)."""
+    from automation.models import Execution
     from campaigns.models import Workspace
     from sms.choices import ACCEPTED
     from sms.models import SmsAttempt
     from sms.providers.base import national
 
     tz = zoneinfo.ZoneInfo(Workspace.objects.get(pk=world.workspace_id).time_zone or "Asia/Tehran")
-    messages = {k: v for k, v in provider.messages().items() if not k.startswith("meli-")}
-    attempts = {
-        str(a.local_id): a
-        for a in SmsAttempt.objects.filter(workspace_id=world.workspace_id).only(
-            "local_id", "execution_id", "node_id", "cycle", "campaign_id", "status", "request_at", "phone"
-        )
-    }
+    fields = ("id", "local_id", "execution_id", "node_id", "cycle", "campaign_id", "status", "request_at", "phone")
+    fields += ("error_code",)
+    rows = list(
+        SmsAttempt.objects.filter(workspace_id=world.workspace_id).only(*fields, "provider", "provider_message_id")
+    )
+    by_local = {str(a.local_id): a for a in rows if a.provider != "melipayamak"}
+    by_rec = {f"meli-{a.provider_message_id}": a for a in rows if a.provider == "melipayamak" and a.provider_message_id}
+    kavenegar = {k: v for k, v in providers["kavenegar"].messages().items() if not k.startswith("meli-")}
+    meli = {k: v for k, v in providers["melipayamak"].messages().items() if k.startswith("meli-")}
     by_campaign = {cid: name for name, cid in world.campaigns.items()}
+    chain_keys = _chain_keys(world)
     steps: Counter = Counter()
     per_day: Counter = Counter()
+    per_period: Counter = Counter()
     window_breaches = opt_out_breaches = unrecorded = 0
-    for local_id in messages:
-        attempt = attempts.get(local_id)
-        if attempt is None:
+    matched: list[tuple[str, object, float]] = []  # (message key, attempt, accepted at, real time)
+    for key in kavenegar:
+        if key in by_local:
+            matched.append((key, by_local[key], providers["kavenegar"].accepted_at.get(key, 0)))
+        else:
             unrecorded += 1
-            continue
+    # Melipayamak has no local id: an answer lost after it accepted leaves an attempt ``unknown`` that the
+    # step's on_unknown_outcome decided (never sent again); each such message needs one such attempt.
+    meli_said: Counter = Counter()
+    meli_unknown = [a for a in rows if a.provider == "melipayamak" and a.status == "unknown"]
+    meli_unmatched = 0
+    for key, message in meli.items():
+        meli_said[(message.get("receptor"), message.get("text"))] += 1
+        if key in by_rec:
+            matched.append((key, by_rec[key], providers["melipayamak"].accepted_at.get(key, 0)))
+        else:
+            meli_unmatched += 1
+    for _key, attempt, _accepted_real in matched:
         steps[(attempt.execution_id, attempt.node_id, attempt.cycle)] += 1
-        accepted = datetime.fromtimestamp(provider.accepted_at.get(local_id, 0), UTC)
-        per_day[(attempt.campaign_id, accepted.astimezone(tz).date())] += 1
-        opens = world.windows.get(by_campaign.get(attempt.campaign_id, ""))
-        if opens is not None and not any(a <= attempt.request_at <= b + GRACE for a, b in opens):
+        per_day[(attempt.campaign_id, attempt.request_at.astimezone(tz).date())] += 1
+        if attempt.execution_id in chain_keys:
+            per_period[chain_keys[attempt.execution_id]] += 1
+        window = world.windows.get(by_campaign.get(attempt.campaign_id, ""))
+        if window is not None and not in_window(window, attempt.request_at):
             window_breaches += 1
-        opted = opt_outs.get(national(attempt.phone))
-        if opted is not None and attempt.request_at.timestamp() > opted + OPT_OUT_GRACE:
+        opted = opt_outs.get(national(attempt.phone))  # real time: the platform had real seconds to see it
+        if opted is not None and clock.real(attempt.request_at.timestamp()) > opted + OPT_OUT_GRACE:
             opt_out_breaches += 1
     limit_breaches = 0
-    for (campaign_id, _day), count in per_day.items():
+    over: list[str] = []  # for the diagnosis: each campaign day over its limit, and how its messages ended
+    for (campaign_id, day), count in per_day.items():
         limit = world.limits.get(by_campaign.get(campaign_id, ""))
         if limit is not None and count > limit:
             limit_breaches += count - limit
-    recorded_accepted = [a for a in attempts.values() if a.status in ACCEPTED]
-    lost = sum(1 for a in recorded_accepted if str(a.local_id) not in messages)
-    from automation.models import Execution
-
+            ended = Counter(
+                f"{a.status}:{a.error_code}" if a.error_code else a.status
+                for _k, a, _r in matched
+                if a.campaign_id == campaign_id and a.request_at.astimezone(tz).date() == day
+            )
+            over.append(f"{by_campaign[campaign_id]} {day} accepted {count} > {limit}: attempts {dict(ended)}")
+    lost = 0
+    for a in rows:
+        if a.status in ACCEPTED:
+            known = meli if a.provider == "melipayamak" else kavenegar
+            key = f"meli-{a.provider_message_id}" if a.provider == "melipayamak" else str(a.local_id)
+            lost += key not in known
     lost += Execution.objects.filter(workspace_id=world.workspace_id, status__in=("queued", "processing")).count()
-    open_attempts = [a for a in attempts.values() if a.status in ("queued", "sending", "unknown")]
+    decided = {a.id for a in meli_unknown}
+    open_attempts = [a for a in rows if a.status in OPEN and a.id not in decided]
     held = _held_by_limit(world, open_attempts, per_day, tz)
     unsettled = len(open_attempts) - held
+    duplicates = sum(n - 1 for n in steps.values() if n > 1) + sum(n - 1 for n in meli_said.values() if n > 1)
     return {
-        "sms": len(messages),
-        "duplicates": sum(n - 1 for n in steps.values() if n > 1),
+        "sms": len(kavenegar) + len(meli),
+        "sms_kavenegar": len(kavenegar),
+        "sms_melipayamak": len(meli),
+        "duplicates": duplicates,
         "lost": lost,
-        "unknown_unsettled": unsettled + unrecorded,
+        "unknown_unsettled": unsettled + unrecorded + max(0, meli_unmatched - len(meli_unknown)),
         "unknown_held_by_limit": held,
+        "unknown_decided": len(meli_unknown),
         "limit_breaches": limit_breaches,
+        "limit_over": over,
         "window_breaches": window_breaches,
         "opt_out_breaches": opt_out_breaches,
-        "attempts": dict(Counter(a.status for a in attempts.values())),
+        "period_duplicates": sum(n - 1 for n in per_period.values() if n > 1) + _period_enrollment_duplicates(world),
+        "chain_sms": sum(per_period.values()),
+        "attempts": dict(Counter(a.status for a in rows)),
         "executions": dict(
             Counter(Execution.objects.filter(workspace_id=world.workspace_id).values_list("status", flat=True))
         ),
     }
 
 
+OPEN = ("queued", "sending", "unknown")
+
+
+def _chain_keys(world) -> dict[int, tuple[int, int, int]]:
+    """Execution id → (chain campaign, period, target) for every execution a chain run enrolled."""
+    from campaigns.chains.run_models import RunExecution
+
+    links = RunExecution.objects.filter(run__campaign_id__in=list(world.chain.values()), execution_id__isnull=False)
+    return {
+        execution_id: (campaign_id, period, target_id)
+        for execution_id, campaign_id, period, target_id in links.values_list(
+            "execution_id", "run__campaign_id", "run__period_key", "target_id"
+        )
+    }
+
+
+def _period_enrollment_duplicates(world) -> int:
+    """Executions beyond one per (chain campaign, period, person): a period's run enrolled someone twice."""
+    keys = Counter(_chain_keys(world).values())
+    return sum(n - 1 for n in keys.values() if n > 1)
+
+
+def chain(world) -> dict:
+    """The chain's runs per level and status, and how many root periods started."""
+    from campaigns.chains.run_models import CampaignRun
+
+    level = {cid: name for name, cid in world.chain.items()}
+    runs = CampaignRun.objects.filter(campaign_id__in=list(level)).values_list("campaign_id", "status", "skip_reason")
+    found: dict[str, Counter] = {name: Counter() for name in world.chain}
+    for campaign_id, status, skip in runs:
+        found[level[campaign_id]][f"{status}:{skip}" if skip else status] += 1
+    periods = (
+        CampaignRun.objects.filter(campaign_id=world.chain.get("root"), started_at__isnull=False)
+        .values("period_key")
+        .distinct()
+        .count()
+    )
+    from automation.models import Execution
+
+    executions = Execution.objects.filter(campaign_id__in=list(level)).values_list("campaign_id", "status")
+    by_status: dict[str, Counter] = {name: Counter() for name in world.chain}
+    for campaign_id, status in executions:
+        by_status[level[campaign_id]][status] += 1
+    return {
+        "periods": periods,
+        "runs": {name: dict(c) for name, c in found.items()},
+        "executions": {name: dict(c) for name, c in by_status.items()},
+    }
+
+
 def _held_by_limit(world, open_attempts, per_day: Counter, tz) -> int:
     """Open attempts of a campaign whose daily limit is used up today: the scheduler claims no budget-consuming
     step of it before tomorrow, settling an unknown send included (docs/reliability.md "Known gaps")."""
-    today = datetime.now(UTC).astimezone(tz).date()
+    today = timezone.now().astimezone(tz).date()  # the run's calendar clock
     by_campaign = {cid: name for name, cid in world.campaigns.items()}
     reserved = Counter(a.campaign_id for a in open_attempts)  # an open attempt keeps its unit
     held = 0
@@ -120,7 +233,8 @@ def browser(world, site) -> dict:
 
     with site.lock:
         likes = dict(site.likes)
-    tasks = Counter(BrowserTask.objects.filter(campaign_id=world.browser_campaign).values_list("status", flat=True))
+    rows = BrowserTask.objects.filter(campaign_id=world.browser_campaign).values_list("status", "error_code")
+    tasks = Counter(f"{status}:{code}" if code and status == "FAILED" else status for status, code in rows)
     return {
         "double_clicks": sum(n - 1 for n in likes.values() if n > 1),
         "likes": sum(likes.values()),

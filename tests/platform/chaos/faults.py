@@ -3,7 +3,7 @@
 Kinds: SIGKILL of an engine worker (a pool child or the whole worker), the browser worker, beat or a
 gunicorn worker; a Redis restart (everything queued is lost); a PostgreSQL fast or immediate shutdown;
 an engine pool process paused (SIGSTOP) past its lease and resumed; a second beat for a while; the
-network to the provider cut.
+network to one of the providers cut.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Faults:
     stack: object
     redis: object
     postgres: object
-    provider: object
+    providers: list  # the fake Kavenegar and Melipayamak
     seed: int
     lease_seconds: float
     done: list[tuple[float, str]] = field(default_factory=list)
@@ -90,7 +90,7 @@ class Faults:
             time.sleep(rng.uniform(5.0, 15.0))
             extra.kill()
         elif kind == "provider_cut":
-            self.provider.cut(rng.uniform(3.0, 15.0))
+            rng.choice(self.providers).cut(rng.uniform(3.0, 15.0))
         return True
 
     def counts(self) -> dict[str, int]:

@@ -84,6 +84,11 @@ def celery(*args: str) -> list[str]:
 class Stack:
     def __init__(self, env: dict, log_dir: Path) -> None:
         self.env, self.log_dir = env, log_dir
+        # Beat paces the periodic jobs in real seconds (BEAT_SCHEDULE_SCALE) and keeps the real clock: its
+        # DatabaseScheduler stores each job's last run and compares it with Celery's own (real) time, so on
+        # the run's calendar clock a restarted beat would find every job days away. The jobs it sends read
+        # the calendar clock where they run.
+        self.beat_env = {k: v for k, v in env.items() if k != "CHAOS_CLOCK"}
         self.web_port = free_port()
         self.schedule_dir = log_dir / "beat"
         self.schedule_dir.mkdir(exist_ok=True)
@@ -107,7 +112,7 @@ class Stack:
                 env,
                 log_dir,
             ),
-            "beat": Proc("beat", celery("beat", "-l", "INFO", "--pidfile="), env, log_dir),
+            "beat": Proc("beat", celery("beat", "-l", "INFO", "--pidfile="), self.beat_env, log_dir),
         }
         self.restarts = 0  # processes found dead and started again (after a fault or on their own)
 
@@ -131,7 +136,7 @@ class Stack:
 
     def second_beat(self) -> Proc:
         proc = Proc(
-            f"beat-extra-{time.monotonic_ns()}", celery("beat", "-l", "INFO", "--pidfile="), self.env, self.log_dir
+            f"beat-extra-{time.monotonic_ns()}", celery("beat", "-l", "INFO", "--pidfile="), self.beat_env, self.log_dir
         )
         proc.start()
         return proc

@@ -1,11 +1,13 @@
 """What a busy workspace does during the chaos run.
 
-``setup`` (this process, Django on the private cluster): a workspace with Kavenegar pointing at the fake
-provider, three journeys (SMS → wait 1 min → condition → SMS) — one with a daily limit, one with a send
-window that opens and closes every minute, one with both — and the first enrollment batch of 5,000 through
-the review (preview, conflicts skipped, commit in the background job). ``Activity`` then runs, each bounded
-in count and time: more enrollment batches, API clients reading and writing through gunicorn, delivery
-reports and opt-outs through the public webhook.
+``setup`` (this process, Django on the private cluster): a workspace with Kavenegar (primary) and
+Melipayamak pointing at the fake providers, three journeys (SMS → wait 1 min → condition → SMS) — one with
+a daily limit sending through Melipayamak, one with a daily send window (09:00–12:00 on the run's calendar
+clock, clock.py), one with both — the first enrollment batch of 5,000 through the review (preview,
+conflicts skipped, commit in the background job), a browser Like campaign and an approved chain root →
+child → grandchild with two periods a week. ``Activity`` then runs, each bounded in count and time: more
+enrollment batches, API clients reading and writing through gunicorn, delivery reports and opt-outs
+through the public webhook.
 """
 
 from __future__ import annotations
@@ -17,22 +19,23 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 
 from django.db import DatabaseError, InterfaceError, connection
 
 COND_RULES = [{"field": "target.status", "operator": "in", "value": ["interested"]}]
 FIRST_BATCH = 5000
 LIMITS = {"limit": 120, "window": None, "both": 80}
+PROVIDERS = {"limit": "melipayamak"}  # the other journeys and the chain send through the primary, Kavenegar
 
 
-def graph(name: str) -> dict:
+def graph(name: str, provider: str | None = None) -> dict:
     from tests.automation.helpers import end_node, sms_node, start_node, wait_node
 
     retry = {"enabled": True, "strategy": "fixed", "max_attempts": 2, "interval_seconds": 60, "on_exhausted": "fail"}
+    chosen = {"provider": provider} if provider else {}
     nodes = [
         start_node(),
-        sms_node("a", body=f"{name} a {{target.first_name}}", retry=retry),
+        sms_node("a", body=f"{name} a {{target.first_name}}", retry=retry, **chosen),
         wait_node("w", amount=1, unit="minutes"),
         {
             "node_key": "c",
@@ -40,7 +43,7 @@ def graph(name: str) -> dict:
             "subtype": "field_rules",
             "config": {"logic": "all", "rules": COND_RULES},
         },
-        sms_node("b", body=f"{name} b {{target.first_name}}", retry=retry),
+        sms_node("b", body=f"{name} b {{target.first_name}}", retry=retry, **chosen),
         end_node("end"),
         end_node("end_no"),
     ]
@@ -55,22 +58,55 @@ def graph(name: str) -> dict:
     return {"nodes": nodes, "edges": edges, "settings": {}}
 
 
-def flicker_window(start: datetime, minutes: int) -> tuple[dict, list[tuple[datetime, datetime]]]:
-    """A UTC window open every other minute from ``start`` for ``minutes``, then open for six hours (the
-    settle phase runs in an open window)."""
-    first = start.replace(second=0, microsecond=0) + timedelta(minutes=1)
-    opens = [(first + timedelta(minutes=2 * i), first + timedelta(minutes=2 * i + 1)) for i in range(minutes // 2 + 1)]
-    opens.append((opens[-1][1] + timedelta(minutes=1), opens[-1][1] + timedelta(hours=6)))
-    days: dict[str, list] = {}
+def daily_window() -> dict:
+    """The window journeys' send window: every day 09:00–12:00 in the workspace's zone, on the run's calendar
+    clock (clock.py), which lives through each opening and closing and jumps between them."""
+    from .clock import CLOSES, OPENS, TIME_ZONE
+
     names = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-    for a, b in opens:
-        while a < b:
-            midnight = datetime.combine(a.date() + timedelta(days=1), datetime.min.time(), UTC)
-            end = min(b, midnight)
-            until = "24:00" if end == midnight else end.strftime("%H:%M")
-            days.setdefault(names[a.weekday()], []).append([a.strftime("%H:%M"), until])
-            a = end
-    return {"timezone": "UTC", "days": days}, opens
+    return {"timezone": TIME_ZONE, "days": {name: [[OPENS, CLOSES]] for name in names}}
+
+
+CHAIN_AUDIENCE = 150
+
+
+def chain_setup(actor, *, people: int = CHAIN_AUDIENCE) -> dict[str, int]:
+    """A chain root → child → grandchild, approved: the root every Monday and Thursday at 09:00 from the run's
+    first day (two periods a week), the child one day after the root's run and the grandchild one day after
+    the child's (each to the people its source reached and who did not convert), every node an SMS through
+    the primary provider. Under the run's clock both periods of the first week run all three levels."""
+    from campaigns.chains.services.approval import campaign_submit, package_approve
+    from campaigns.models import Target, TargetList
+    from tests.chains.conftest import make_chain
+
+    from .clock import OPENS, ROOT_WEEKDAYS, first_day
+
+    workspace = actor.workspace
+    audience = TargetList.objects.create(workspace=workspace, name="chaos chain")
+    rows = [
+        Target(workspace=workspace, name=f"chain {i}", first_name=f"z{i}", mobile=f"+98937{i:07d}")
+        for i in range(people)
+    ]
+    Target.objects.bulk_create(rows)
+    audience.targets.add(*Target.objects.filter(workspace=workspace, mobile__startswith="+98937"))
+    schedule = {"type": "WEEKLY", "weekdays": list(ROOT_WEEKDAYS), "time": OPENS}
+    schedule["start_date"] = first_day(time.time()).isoformat()
+    nodes = make_chain(
+        workspace,
+        shape="A>B>C",
+        source_target_list=audience,
+        root_schedule=schedule,
+        chain_action={"channel": "sms", "content": "زنجیره A"},
+    )
+    day_after = {"type": "AFTER_INTERVAL", "offset_days": 1, "run_time": OPENS}
+    for key in ("B", "C"):
+        nodes[key].inheritance = {"type": "NOT_CONVERTED", "schedule": day_after}
+        nodes[key].chain_action = {"channel": "sms", "content": f"زنجیره {key}"}
+        nodes[key].save(update_fields=["inheritance", "chain_action"])
+    root = nodes["A"]
+    _, package = campaign_submit(actor=actor, campaign_id=root.id, expected_chain_revision=root.chain_revision)
+    package_approve(actor=actor, package_id=package.id, expected_submitted_revision=package.submitted_revision)
+    return {"root": nodes["A"].id, "child": nodes["B"].id, "grandchild": nodes["C"].id}
 
 
 @dataclass
@@ -80,11 +116,12 @@ class World:
     api_key: str
     webhook_token: str
     campaigns: dict[str, int]
-    windows: dict[str, list[tuple[datetime, datetime]]]
+    windows: dict[str, dict]  # campaign name → its send window config
     limits: dict[str, int | None]
     spare_target_ids: list[int]
     slug: str
     browser_campaign: int | None = None
+    chain: dict[str, int] = field(default_factory=dict)  # level → campaign id
 
 
 def browser_setup(actor, site, *, posts: int = 40, accounts: int = 4) -> int:
@@ -96,7 +133,7 @@ def browser_setup(actor, site, *, posts: int = 40, accounts: int = 4) -> int:
     return make_browser_campaign(actor, accounts=made, links=links).id
 
 
-def setup(*, minutes: int, targets: int, seed: int, site=None) -> World:
+def setup(*, targets: int, seed: int, site=None) -> World:
     from automation.services.enrollment_batches import (
         enrollment_batch_commit,
         enrollment_batch_decide,
@@ -105,7 +142,7 @@ def setup(*, minutes: int, targets: int, seed: int, site=None) -> World:
     from campaigns.choices import Role
     from campaigns.models import Target
     from campaigns.platform.tokens import api_token_create
-    from sms.models import SmsSettings
+    from sms.models import SmsProviderAccount, SmsSettings
     from tests.automation.helpers import journey, setup_sms
     from tests.conftest import make_actor, make_workspace
 
@@ -113,14 +150,21 @@ def setup(*, minutes: int, targets: int, seed: int, site=None) -> World:
     workspace = make_workspace("chaos")
     actor = make_actor(workspace, Role.OWNER)
     setup_sms(workspace, "kavenegar", {"api_key": "K"})
-    window, opens = flicker_window(datetime.now(UTC), minutes + 10)
+    SmsProviderAccount.objects.create(
+        workspace=workspace,
+        name="melipayamak",
+        provider="melipayamak",
+        credentials=json.dumps({"username": "chaos", "password": "M"}),
+        senders=["5000"],
+    )
+    window = daily_window()
     campaigns, windows = {}, {}
     for name, limit in LIMITS.items():
         fields = {"daily_limit": limit} if limit else {}
         if name in ("window", "both"):
             fields["send_window"] = window
-            windows[name] = opens
-        campaigns[name] = journey(actor, graph(name), **fields).id
+            windows[name] = window
+        campaigns[name] = journey(actor, graph(name, PROVIDERS.get(name)), **fields).id
     rows = [
         Target(
             workspace=workspace,
@@ -140,8 +184,10 @@ def setup(*, minutes: int, targets: int, seed: int, site=None) -> World:
     _, key = api_token_create(user=actor.user, name="chaos")
     token = SmsSettings.objects.get(workspace=workspace).webhook_token
     browser = browser_setup(actor, site) if site is not None else None
+    chain = chain_setup(actor)
     return World(
         browser_campaign=browser,
+        chain=chain,
         workspace_id=workspace.id,
         user_id=actor.user.id,
         api_key=key,
@@ -152,6 +198,11 @@ def setup(*, minutes: int, targets: int, seed: int, site=None) -> World:
         spare_target_ids=ids[FIRST_BATCH:],
         slug=workspace.slug,
     )
+
+
+def _message_id(message: dict) -> str:
+    """The provider's message id (Kavenegar ``messageid``, Melipayamak ``recId``)."""
+    return str(message.get("messageid") or message.get("recId"))
 
 
 @dataclass
@@ -220,8 +271,9 @@ class Activity:
                 self._http("GET", rng.choice(reads))
             time.sleep(rng.uniform(0.2, 0.8))
 
-    def webhooks(self, provider) -> None:
-        """Delivery reports for accepted messages and, now and then, an opt-out of an enrolled number."""
+    def webhooks(self, providers) -> None:
+        """Delivery reports for accepted messages (both providers) and, now and then, an opt-out of an enrolled
+        number."""
         from sms.providers.base import national
 
         rng = random.Random(self.seed * 7)
@@ -229,8 +281,9 @@ class Activity:
         for n in range(100_000):
             if not self._running():
                 return
-            fresh = [m for m in provider.messages().values() if str(m.get("messageid")) not in self.reported]
-            reports = [{"message_id": str(m["messageid"]), "status": "delivered"} for m in fresh[:40]]
+            accepted = [m for p in providers for m in p.messages().values()]
+            fresh = [m for m in accepted if _message_id(m) not in self.reported]
+            reports = [{"message_id": _message_id(m), "status": "delivered"} for m in fresh[:40]]
             body: dict = {"reports": reports}
             number = None
             if n % 5 == 4 and fresh:
@@ -280,9 +333,9 @@ class Activity:
         user = get_user_model().objects.get(pk=self.world.user_id)
         return make_actor(workspace, user=user)
 
-    def start(self, provider, *, api_clients: int = 2) -> list[threading.Thread]:
+    def start(self, providers: list, *, api_clients: int = 2) -> list[threading.Thread]:
         threads = [threading.Thread(target=self.api_client, args=(i,), daemon=True) for i in range(api_clients)]
-        threads.append(threading.Thread(target=self.webhooks, args=(provider,), daemon=True))
+        threads.append(threading.Thread(target=self.webhooks, args=(providers,), daemon=True))
         threads.append(threading.Thread(target=self.enrollments, daemon=True))
         for thread in threads:
             thread.start()
