@@ -230,6 +230,7 @@ def main() -> int:
         print(
             f"chaos detail: faults {faults.counts()}, restarts {stack.restarts}, "
             f"providers { {k: p.counts for k, p in providers.items()} }, unknown decided {result['unknown_decided']}, "
+            f"late landings {result['late_landings']}, "
             f"chain runs {chain['runs']}, chain executions {chain['executions']}, clock {run_clock.describe()}, "
             f"api calls {len(activity.calls)} (no answer {sum(1 for c in activity.calls if c.status == 0)}), "
             f"batches {len(activity.batches)}, opt-outs {len(activity.opt_outs)}, settle {state}, "

@@ -141,6 +141,7 @@ def evaluate(world, providers: dict, opt_outs: dict[str, float], clock) -> dict:
     unsettled = len(open_attempts) - held
     duplicates = sum(n - 1 for n in steps.values() if n > 1) + sum(n - 1 for n in meli_said.values() if n > 1)
     return {
+        "late_landings": _late_landings(world, providers["kavenegar"], clock),
         "sms": len(kavenegar) + len(meli),
         "sms_kavenegar": len(kavenegar),
         "sms_melipayamak": len(meli),
@@ -163,6 +164,22 @@ def evaluate(world, providers: dict, opt_outs: dict[str, float], clock) -> dict:
 
 
 OPEN = ("queued", "sending", "unknown")
+
+
+def _late_landings(world, provider, clock) -> int:
+    """Kavenegar messages accepted after a status query about their local id had found nothing: a request
+    still on its way (a process paused while writing it) when its step was settled "not sent"."""
+    from sms.models import SmsLogEvent
+
+    asked = SmsLogEvent.objects.filter(
+        workspace_id=world.workspace_id, event="status_query", provider_status="not_sent"
+    ).values_list("attempt__local_id", "occurred_at")
+    first_no: dict[str, float] = {}
+    for local_id, at in asked:
+        real = clock.real(at.timestamp())
+        first_no[str(local_id)] = min(first_no.get(str(local_id), real), real)
+    accepted = provider.accepted_at
+    return sum(1 for local_id, no in first_no.items() if accepted.get(local_id, 0) > no)
 
 
 def _chain_keys(world) -> dict[int, tuple[int, int, int]]:
