@@ -13,7 +13,7 @@ from sms import channel, rate_limits
 from sms.action.attempts import name_provider, record_many, stamp_sending
 from sms.action.guards import cached_settings
 from sms.action.planning import Plan
-from sms.action.unknowns import settle_delay, unknown_result
+from sms.action.unknowns import release_kept_units, settle_delay, unknown_result
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.models import SmsAttempt
 from sms.providers import SendResponse
@@ -118,6 +118,8 @@ def settle(plans: list[Plan]) -> list[ActionResult]:
             results.append(ActionResult(ResultStatus.REJECTED, message=response.error_code, data=data))
         else:
             results.append(ActionResult(ResultStatus.FAILED, retryable=True, message=response.error_code, data=data))
+    accepted = [p for p in plans if not p.lost and p.gateway and p.gateway.response.status == "submitted"]
+    release_kept_units({(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id): p.ctx for p in accepted})
     budgets = {id(p.budget): p.budget for p in plans}
     for key, count in release.items():  # only accepted (or possibly accepted) attempts consume the budget
         if count == 1:

@@ -72,6 +72,34 @@ def budget_of(ctx, request_at: datetime):
     return replace(ctx.budget(CHANNEL), day=local_day(request_at, ctx.tz))
 
 
+NOT_SENT = "not_sent"  # error code of an attempt the provider had no message for: it keeps its unit
+UNIT_GIVEN_BACK = "unit_given_back"  # its log event once the slot's message is at the provider
+
+
+def release_kept_units(slots: dict[tuple[int, int, int], object]) -> None:
+    """Steps whose message the provider now holds, ``(execution, cycle, node) → ctx``: a request of one of
+    their attempts settled "not sent" that lands late would be the same message (one per local id), so the
+    unit each of those attempts kept is given back, once (its log event is the guard). One query for a batch."""
+    if not slots:
+        return
+    kept = SmsAttempt.objects.filter(
+        ids_match("execution_id", sorted({execution for execution, _, _ in slots})),
+        status=AttemptStatus.FAILED,
+        error_code=NOT_SENT,
+    ).values_list("id", "execution_id", "cycle", "node_id", "request_at")
+    for attempt_id, execution_id, cycle, node_id, request_at in kept:
+        ctx = slots.get((execution_id, cycle, node_id))
+        if ctx is None:
+            continue
+        _, created = SmsLogEvent.objects.get_or_create(
+            attempt_id=attempt_id,
+            dedupe_key=UNIT_GIVEN_BACK,
+            defaults={"workspace_id": ctx.workspace.id, "event": UNIT_GIVEN_BACK, "occurred_at": timezone.now()},
+        )
+        if created:
+            budget_of(ctx, request_at).release()
+
+
 def drop_queued(ctx, rows: list[Earlier]) -> None:
     for e in rows:
         deleted, _ = SmsAttempt.objects.filter(pk=e.id, status=AttemptStatus.QUEUED).delete()
@@ -131,11 +159,18 @@ def settle_unknown(ctx, unknown: list[Earlier]) -> ActionResult | None:
         for e in unknown[:-1]:  # the provider holds one message per local id
             if record_id(e.id, AttemptStatus.FAILED, error_code="same_local_id", from_status="unknown"):
                 budget_of(ctx, e.request_at).release()
+        release_kept_units({(ctx.execution.id, ctx.execution.cycle, ctx.node.id): ctx})
         return ActionResult(ResultStatus.SUCCESS, message="settled: sent", data={**data, "settled": "sent"})
     if answer.state in ("not_sent", "rejected"):
         status = AttemptStatus.FAILED if answer.state == "not_sent" else AttemptStatus.REJECTED
         for e in unknown:
-            if record_id(e.id, status, error_code=answer.error_code or answer.state, from_status="unknown"):
+            code = NOT_SENT if answer.state == "not_sent" else answer.error_code or answer.state
+            closed = record_id(e.id, status, error_code=code, from_status="unknown")
+            # "No such message" does not prove the request will never land — a process paused while writing
+            # it still holds it — so that attempt keeps its unit on its request day until the step's message
+            # is at the provider (``release_kept_units``): never a message beyond the limit, the resend takes a
+            # unit of its own meanwhile. A rejection was decided: its unit goes back now.
+            if closed and answer.state == "rejected":
                 budget_of(ctx, e.request_at).release()
         if answer.state == "rejected":
             return ActionResult(ResultStatus.REJECTED, message="settled: rejected", data=data)

@@ -335,3 +335,51 @@ def test_a_job_killed_after_the_send_on_the_days_last_unit_is_settled_after_its_
         "completed": 1,
         "active": 1,  # not claimed: no budget left today
     }
+
+
+def test_a_request_that_lands_after_it_was_settled_not_sent_never_breaks_the_daily_limit(
+    actor, workspace, kavenegar, monkeypatch
+):
+    """A process paused while writing its request (a VM stall; the chaos run's SIGSTOP) outlives its lease:
+    the step is taken over, its attempt closed unknown and the provider — asked — has no such message. The
+    request is still on its way and lands later. The unit of that attempt is kept (on its request day), so
+    another step cannot take it meanwhile and the day never gets more messages than its limit; the resend
+    takes a unit of its own (tomorrow here) and the provider keeps one message per local id."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    setup_sms(workspace, "kavenegar", {"api_key": "K"})
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a", retry=RETRY), end_node()), daily_limit=1)
+        first, second = make_target(workspace), make_target(workspace)
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[first.id, second.id])
+    on_its_way = []
+    real_send = channel.send_through_gateway
+
+    def paused(*args, **kwargs):
+        on_its_way.append((args, kwargs))
+        raise Killed  # the job goes no further; its request has not reached the provider yet
+
+    monkeypatch.setattr(channel, "send_through_gateway", paused)
+    driver = Driver()
+    with pytest.raises(Killed):
+        driver.tick(T0 + timedelta(minutes=1))
+    monkeypatch.setattr(channel, "send_through_gateway", real_send)
+    for minute in (5, 12, 13, 16, 17, 18, 20, 30, 40, 60):  # reaped, taken over, asked: "no such message"
+        driver.tick(T0 + timedelta(minutes=minute))
+    late = SmsAttempt.objects.get(campaign=campaign, subject_id=first.id, attempt_number=1)
+    assert (late.status, late.error_code) == ("failed", "not_sent")
+    args, kwargs = on_its_way[0]
+    with time_machine.travel(T0 + timedelta(minutes=61), tick=False):
+        real_send(*args, **kwargs)  # the paused process goes on: its request lands
+    assert len(kavenegar.messages) == 1  # today: the limit, not one more
+    for day in (1, 2):  # the resend (the same local id: no second message) and the other person, a day each
+        for minute in (0, 1, 5, 10, 30):
+            driver.tick(T0 + timedelta(days=day, minutes=minute))
+    assert len(kavenegar.messages) == 2  # one message per person
+    sends = Counter(r["form"]["localid"] for r in kavenegar.sends())
+    assert sends[str(late.local_id)] == 2  # the late request and the resend: one message
+    assert set(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"completed"}
+    used = dict(DailyCounter.objects.filter(scope="campaign", scope_id=campaign.id).values_list("day", "used"))
+    assert max(used.values()) == 1  # never beyond the limit
+    # The unit the settled attempt kept went back once its step's message was at the provider.
+    assert SmsLogEvent.objects.filter(attempt=late, event="unit_given_back").count() == 1
