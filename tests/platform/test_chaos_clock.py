@@ -61,3 +61,19 @@ def test_installed_the_clock_is_what_the_platform_reads(monkeypatch):
     clock = chaos_clock.install()
     assert timezone.now() > datetime.now(UTC) + timedelta(days=1)
     assert abs((timezone.now() - clock.now()).total_seconds()) < 1
+
+
+def test_a_message_is_counted_on_the_attempt_the_platform_counted_for_its_local_id():
+    """A step's attempts share one local id: the message belongs to the accepted one (its request day is the
+    day charged), never to an earlier failed try of the day before."""
+    from types import SimpleNamespace
+
+    from tests.platform.chaos.checks import _counted_last
+
+    rows = [
+        SimpleNamespace(id=3, status="delivered"),
+        SimpleNamespace(id=1, status="failed"),
+        SimpleNamespace(id=2, status="unknown"),
+        SimpleNamespace(id=4, status="failed"),
+    ]
+    assert [r.id for r in sorted(rows, key=_counted_last)] == [1, 4, 2, 3]

@@ -78,7 +78,9 @@ def evaluate(world, providers: dict, opt_outs: dict[str, float], clock) -> dict:
     rows = list(
         SmsAttempt.objects.filter(workspace_id=world.workspace_id).only(*fields, "provider", "provider_message_id")
     )
-    by_local = {str(a.local_id): a for a in rows if a.provider != "melipayamak"}
+    # A step's attempts share its local id: a message is the one of them the platform counted (accepted, else
+    # still open, else the latest) — its request day is the day its unit was charged.
+    by_local = {str(a.local_id): a for a in sorted(rows, key=_counted_last) if a.provider != "melipayamak"}
     by_rec = {f"meli-{a.provider_message_id}": a for a in rows if a.provider == "melipayamak" and a.provider_message_id}
     kavenegar = {k: v for k, v in providers["kavenegar"].messages().items() if not k.startswith("meli-")}
     meli = {k: v for k, v in providers["melipayamak"].messages().items() if k.startswith("meli-")}
@@ -167,19 +169,30 @@ OPEN = ("queued", "sending", "unknown")
 
 
 def _late_landings(world, provider, clock) -> int:
-    """Kavenegar messages accepted after a status query about their local id had found nothing: a request
-    still on its way (a process paused while writing it) when its step was settled "not sent"."""
-    from sms.models import SmsLogEvent
+    """Kavenegar messages accepted after a status query about their local id had found nothing and before
+    the step's next attempt was made: a request still on its way (a process paused while writing it, or a
+    provider slow to take it) when its step was settled "not sent"."""
+    from sms.models import SmsAttempt, SmsLogEvent
 
     asked = SmsLogEvent.objects.filter(
         workspace_id=world.workspace_id, event="status_query", provider_status="not_sent"
-    ).values_list("attempt__local_id", "occurred_at")
-    first_no: dict[str, float] = {}
-    for local_id, at in asked:
-        real = clock.real(at.timestamp())
-        first_no[str(local_id)] = min(first_no.get(str(local_id), real), real)
-    accepted = provider.accepted_at
-    return sum(1 for local_id, no in first_no.items() if accepted.get(local_id, 0) > no)
+    ).values_list("attempt_id", "attempt__local_id", "occurred_at")
+    found = 0
+    for attempt_id, local_id, at in asked:
+        accepted = provider.accepted_at.get(str(local_id))
+        if accepted is None or accepted <= clock.real(at.timestamp()):
+            continue
+        later = SmsAttempt.objects.filter(local_id=local_id, id__gt=attempt_id).order_by("id").first()
+        if later is None or accepted < clock.real(later.request_at.timestamp()):
+            found += 1
+    return found
+
+
+def _counted_last(attempt) -> tuple[int, int]:
+    """Sort key: the attempt the platform counted for its local id comes last (accepted, open, the latest)."""
+    from sms.choices import ACCEPTED
+
+    return (2 if attempt.status in ACCEPTED else 1 if attempt.status in OPEN else 0, attempt.id)
 
 
 def _chain_keys(world) -> dict[int, tuple[int, int, int]]:
