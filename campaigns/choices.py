@@ -2,13 +2,17 @@
 
 from django.db import models
 
+from campaigns.platform.choices import PhoneKind, Role
 
-class Role(models.TextChoices):
-    OWNER = "owner", "مالک"
-    ADMIN = "admin", "مدیر کل"
-    MANAGER = "manager", "مدیر کمپین"
-    OPERATOR = "operator", "کارشناس"
-    VIEWER = "viewer", "بیننده"
+__all__ = [
+    "CampaignKind",
+    "CampaignStatus",
+    "ImportOutcome",
+    "ImportStatus",
+    "PhoneKind",
+    "Role",
+    "TargetStatus",
+]
 
 
 class TargetStatus(models.TextChoices):
@@ -18,11 +22,6 @@ class TargetStatus(models.TextChoices):
     CONVERTED = "converted", "تبدیل‌شده"
     NOT_INTERESTED = "not_interested", "بی‌علاقه"
     INVALID = "invalid", "نامعتبر"
-
-
-class PhoneKind(models.TextChoices):
-    MOBILE = "mobile", "موبایل"
-    LANDLINE = "landline", "تلفن ثابت"
 
 
 class CampaignKind(models.TextChoices):

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "campaigns.platform.apps.PlatformConfig",
     "campaigns.apps.CampaignsConfig",
     "automation.apps.AutomationConfig",
     "sms.apps.SmsConfig",

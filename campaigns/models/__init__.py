@@ -1,5 +1,9 @@
 """Every model of the ``campaigns`` app label, gathered for Django's registry and for imports.
 
+The tenancy models (Workspace, Membership, ApiToken, PlatformHeartbeat) belong to the kernel's app
+(``campaigns.platform.models``, label ``platform``); they are re-exported here so product code keeps
+``from campaigns.models import Workspace``.
+
 ``campaigns.models.core``: tenancy, audience, the one Campaign table. ``campaigns.chains.models`` (groups,
 chains, approval packages) and ``campaigns.chains.run_models`` (runs) import ``core``, never this package,
 so the models import in one direction. App label and model names are those of the migrations.
@@ -14,21 +18,23 @@ from campaigns.chains.run_models import (
     RunExecution,
 )
 from campaigns.models.core import (
-    ApiToken,
     Campaign,
     CampaignEvent,
-    Membership,
-    PlatformHeartbeat,
     Target,
     TargetImport,
     TargetImportRow,
     TargetList,
     TargetListSize,
+)
+from campaigns.notifications.models import Activity, Notification
+from campaigns.platform.models import (
+    ApiToken,
+    Membership,
+    PlatformHeartbeat,
     TimeStamped,
     Workspace,
     WorkspaceQuerySet,
 )
-from campaigns.notifications.models import Activity, Notification
 
 __all__ = [
     "Activity",

@@ -1,4 +1,5 @@
-"""Tenancy (workspaces, members, API keys), the audience (targets, lists, imports) and the one Campaign table.
+"""The audience (targets, lists, imports) and the one Campaign table; tenancy lives in the kernel
+(``campaigns.platform.models``).
 
 Group, chain and run models import this module (never the ``campaigns.models`` package, which gathers
 them all for Django's registry), so the models import in one direction.
@@ -22,66 +23,8 @@ from campaigns.choices import (
 )
 from campaigns.platform.events import WorkspaceEvent
 from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
-from campaigns.platform.permissions import role_has
+from campaigns.platform.models import Membership, TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.search import search_digits
-
-
-class WorkspaceQuerySet(models.QuerySet):
-    """Manager of every tenant-owned model. Queries start from ``campaigns.platform.tenancy.scoped``,
-    the one place that applies the workspace (and soft-delete) filter."""
-
-
-class TimeStamped(models.Model):
-    created_at = models.DateTimeField("ایجاد", auto_now_add=True)
-    updated_at = models.DateTimeField("به‌روزرسانی", auto_now=True)
-
-    class Meta:
-        abstract = True
-
-
-class Workspace(TimeStamped):
-    """A tenant: every other row belongs to exactly one workspace."""
-
-    name = models.CharField("نام", max_length=120)
-    slug = models.SlugField("شناسه", max_length=60, unique=True)
-    time_zone = models.CharField("منطقه زمانی", max_length=64, default="Asia/Tehran")
-    settings = models.JSONField("تنظیمات", default=dict, blank=True)
-
-    class Meta:
-        ordering = ["name", "id"]
-        verbose_name = "فضای کاری"
-        verbose_name_plural = "فضاهای کاری"
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Membership(TimeStamped):
-    """A user's role in one workspace."""
-
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
-    role = models.CharField("نقش", max_length=16, choices=Role.choices, default=Role.VIEWER)
-    is_default = models.BooleanField("پیش‌فرض", default=False)
-
-    objects = WorkspaceQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["workspace_id", "user_id"]
-        verbose_name = "عضویت"
-        verbose_name_plural = "عضویت‌ها"
-        constraints = [
-            models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique_user"),
-            models.UniqueConstraint(
-                fields=["user"], condition=Q(is_default=True), name="membership_one_default_per_user"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.user} @ {self.workspace} ({self.get_role_display()})"
-
-    def has(self, perm: str) -> bool:
-        return role_has(self.role, perm)
 
 
 class TargetList(TimeStamped):
@@ -411,43 +354,3 @@ class TargetImportRow(models.Model):
     def clean(self) -> None:
         super().clean()
         require_same_workspace(self, "target_import", "target")
-
-
-class PlatformHeartbeat(models.Model):
-    """Last time a periodic job ran (health checks: "scheduler not running")."""
-
-    name = models.CharField(max_length=60, unique=True)
-    beat_at = models.DateTimeField()
-
-    class Meta:
-        ordering = ["name"]
-        verbose_name = "ضربان سامانه"
-        verbose_name_plural = "ضربان‌های سامانه"
-
-    def __str__(self) -> str:
-        return f"{self.name} @ {self.beat_at:%Y-%m-%d %H:%M}"
-
-
-class ApiToken(models.Model):
-    """An API key: only a lookup prefix and the SHA-256 of the whole key are stored.
-
-    The key is shown once when created (``<prefix>.<secret>``); authentication finds the row
-    by prefix, compares hashes in constant time and refuses expired or revoked keys.
-    """
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField("نام", max_length=100, blank=True)
-    prefix = models.CharField("پیشوند", max_length=16, unique=True)
-    key_hash = models.CharField("هش کلید", max_length=64, editable=False)
-    created_at = models.DateTimeField("ایجاد", auto_now_add=True)
-    expires_at = models.DateTimeField("انقضا")
-    last_used_at = models.DateTimeField("آخرین استفاده", null=True, blank=True)
-    revoked_at = models.DateTimeField("ابطال", null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        verbose_name = "کلید API"
-        verbose_name_plural = "کلیدهای API"
-
-    def __str__(self) -> str:
-        return f"{self.prefix}… ({self.user})"

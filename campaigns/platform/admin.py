@@ -31,9 +31,9 @@ from django.http import Http404
 from django.utils import timezone
 from django.utils.html import format_html
 
-from campaigns.choices import Role
-from campaigns.models.core import Membership, Workspace
+from campaigns.platform.choices import Role
 from campaigns.platform.jalali import fa_digits, to_jalali
+from campaigns.platform.models import Membership, Workspace
 from campaigns.platform.permissions import Perm, role_has
 from campaigns.platform.phones import display_phone
 from campaigns.platform.widgets import JALALI_INPUT_ATTRS, JalaliDateTimeField

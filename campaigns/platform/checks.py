@@ -15,11 +15,11 @@ def insecure_settings() -> list[tuple[str, str]]:
     """(id, message) for each development-only secret still in use."""
     problems = []
     if settings.SECRET_KEY == DEV_SECRET_KEY or settings.SECRET_KEY.startswith("django-insecure"):
-        problems.append(("campaigns.E001", "SECRET_KEY is the development key; set SECRET_KEY."))
+        problems.append(("platform.E001", "SECRET_KEY is the development key; set SECRET_KEY."))
     if not settings.FIELD_ENCRYPTION_KEY.strip():
         problems.append(
             (
-                "campaigns.E002",
+                "platform.E002",
                 "FIELD_ENCRYPTION_KEY is unset, so the field-encryption key is derived from SECRET_KEY; "
                 "set FIELD_ENCRYPTION_KEY (Fernet keys, see README).",
             )

@@ -25,7 +25,7 @@ class EventImmutable(RuntimeError):
 class WorkspaceEvent(models.Model):
     """Append-only history row of a workspace; concrete tables redeclare ``type`` with their choices."""
 
-    workspace = models.ForeignKey("campaigns.Workspace", on_delete=models.CASCADE, related_name="+")
+    workspace = models.ForeignKey("platform.Workspace", on_delete=models.CASCADE, related_name="+")
     type = models.CharField("نوع", max_length=40)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from django.db.models import Exists, OuterRef, QuerySet
 
-from campaigns.models.core import Workspace
+from campaigns.platform.models import Workspace
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")

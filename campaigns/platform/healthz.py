@@ -45,7 +45,7 @@ def _broker() -> bool:
 
 
 def _beat() -> bool:
-    from campaigns.models import PlatformHeartbeat
+    from campaigns.platform.models import PlatformHeartbeat
 
     max_age = timedelta(seconds=settings.HEALTHZ_BEAT_MAX_AGE_SECONDS)
     try:

@@ -12,7 +12,7 @@ from django.db import models
 
 from campaigns.platform.errors import ValidationFailed
 
-WORKSPACE_MODEL = "campaigns.Workspace"  # named, not imported: the models import this module
+WORKSPACE_MODEL = "platform.Workspace"  # named, not imported: the product models import this module
 MSG_OTHER_WORKSPACE = "این مورد به فضای کاری دیگری تعلق دارد."
 MSG_NOT_MEMBER = "مسئول باید عضو همین فضای کاری باشد."
 

@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from campaigns.choices import Role
+from campaigns.platform.choices import Role
 
 
 class Perm(models.TextChoices):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberType
 
-from campaigns.choices import PhoneKind
+from campaigns.platform.choices import PhoneKind
 
 REGION = "IR"
 _MOBILE_TYPES = {PhoneNumberType.MOBILE}

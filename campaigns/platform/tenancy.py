@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from django.db import models
 from django.utils import timezone
 
-from campaigns.models.core import Membership, Workspace
 from campaigns.platform.errors import NotFound, PermissionDenied, WorkspaceNotFound, WorkspaceRequired
+from campaigns.platform.models import Membership, Workspace
 
 SESSION_KEY = "workspace_id"
 

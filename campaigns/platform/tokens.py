@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from campaigns.models.core import ApiToken
+from campaigns.platform.models import ApiToken
 
 # How often last_used_at is written (a busy client must not turn every read into a write).
 LAST_USED_RESOLUTION = timedelta(minutes=5)

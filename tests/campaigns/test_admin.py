@@ -19,7 +19,7 @@ def superuser_client(client, django_user_model):
 
 
 def test_every_project_model_is_registered():
-    project_apps = {"campaigns", "automation", "sms", "workers"}
+    project_apps = {"platform", "campaigns", "automation", "sms", "workers"}
     missing = [
         m._meta.label
         for m in apps.get_models()
@@ -31,8 +31,15 @@ def test_every_project_model_is_registered():
 def test_changelists_render(superuser_client, workspace):
     make_target(workspace)
     make_campaign(workspace)
-    for model in ("target", "campaign", "workspace", "membership", "targetlist", "targetimport"):
-        response = superuser_client.get(f"/admin/campaigns/{model}/")
+    for model in (
+        "campaigns/target",
+        "campaigns/campaign",
+        "platform/workspace",
+        "platform/membership",
+        "campaigns/targetlist",
+        "campaigns/targetimport",
+    ):
+        response = superuser_client.get(f"/admin/{model}/")
         assert response.status_code == 200, model
         assert 'dir="rtl"' in response.content.decode()
 

@@ -66,7 +66,7 @@ def test_admin_pages_show_no_english_words(superuser_client, workspace):
         f"/admin/campaigns/target/{target.id}/change/",
         "/admin/campaigns/campaign/",
         f"/admin/campaigns/campaign/{campaign.id}/change/",
-        "/admin/campaigns/workspace/",
+        "/admin/platform/workspace/",
     ):
         assert english_on(superuser_client, url, data) == set(), url
 
@@ -94,7 +94,7 @@ def make_token(user, prefix: str, **dates) -> ApiToken:
 
 def test_admin_shows_every_date_column_and_read_only_date_in_jalali(superuser_client, django_user_model):
     token = make_token(django_user_model.objects.get(username="root"), "tok1")
-    for url in ("/admin/campaigns/apitoken/", f"/admin/campaigns/apitoken/{token.id}/change/"):
+    for url in ("/admin/platform/apitoken/", f"/admin/platform/apitoken/{token.id}/change/"):
         text = re.sub(r"<[^>]*>", " ", superuser_client.get(url).content.decode())
         assert "۱۴۰۵/۰۹/۲۹" in text, url  # expires_at: neither created nor updated, read-only on the form
         assert "دسامبر" not in text and "2026" not in text, url
@@ -106,9 +106,9 @@ def test_admin_date_filter_this_month_is_the_jalali_month(superuser_client, djan
     make_token(user, "azar", revoked_at=datetime(2026, 11, 25, 10, 0, tzinfo=TEHRAN))
     make_token(user, "aban", revoked_at=datetime(2026, 11, 15, 10, 0, tzinfo=TEHRAN))
     with time_machine.travel(datetime(2026, 12, 1, 12, 0, tzinfo=TEHRAN), tick=False):
-        html = superuser_client.get("/admin/campaigns/apitoken/").content.decode()
+        html = superuser_client.get("/admin/platform/apitoken/").content.decode()
         link = re.search(r'<a href="([^"]+)">\s*این ماه\s*</a>', html)
         assert link, "the date filter offers this month"
-        listed = superuser_client.get("/admin/campaigns/apitoken/" + unescape(link.group(1))).content.decode()
+        listed = superuser_client.get("/admin/platform/apitoken/" + unescape(link.group(1))).content.decode()
     assert ">azar<" in listed
     assert ">aban<" not in listed

@@ -79,7 +79,7 @@ from ..conftest import make_actor, make_member, make_target, make_workspace
 
 pytestmark = pytest.mark.django_db
 
-PROJECT_APPS = {"campaigns", "automation", "sms", "workers"}
+PROJECT_APPS = {"platform", "campaigns", "automation", "sms", "workers"}
 MARK = "BRAVO"  # every name in the other workspace carries it; it must never show up for staff of A
 _seq = itertools.count(1)
 
@@ -293,7 +293,7 @@ def test_staff_non_superuser_sees_only_its_workspace_on_every_changelist(staff_c
             seen += 1
     assert seen >= 30
     index = staff_client.get("/admin/").content.decode()
-    assert "django_celery_beat" not in index and "/admin/campaigns/apitoken/" not in index
+    assert "django_celery_beat" not in index and "/admin/platform/apitoken/" not in index
 
 
 def test_other_workspace_change_pages_are_not_found(staff_client, worlds):
@@ -352,7 +352,7 @@ def test_foreign_key_and_many_to_many_choices_are_limited(staff_client, worlds):
     # autocomplete (users, lists) answers only rows of the staff's workspaces
     found = staff_client.get(
         "/admin/autocomplete/",
-        {"app_label": "campaigns", "model_name": "membership", "field_name": "user", "term": ""},
+        {"app_label": "platform", "model_name": "membership", "field_name": "user", "term": ""},
     ).json()
     assert outsider.username not in json.dumps(found)
     assert "staff-alpha" in json.dumps(found)

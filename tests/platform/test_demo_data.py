@@ -30,7 +30,7 @@ def snapshot() -> dict[str, int]:
     """Row counts of every model of the project's apps (what a rerun must leave unchanged)."""
     return {
         model._meta.label: model._base_manager.count()
-        for label in ("campaigns", "automation", "sms", "workers")
+        for label in ("platform", "campaigns", "automation", "sms", "workers")
         for model in apps.get_app_config(label).get_models()
     }
 

@@ -18,7 +18,7 @@ def test_deploy_check_fails_with_the_dev_key(settings):
     settings.DEBUG = False
     with pytest.raises(SystemCheckError) as exc:
         call_command("check", deploy=True)
-    assert "campaigns.E001" in str(exc.value) and "campaigns.E002" in str(exc.value)
+    assert "platform.E001" in str(exc.value) and "platform.E002" in str(exc.value)
 
 
 def test_deploy_check_passes_our_rules_with_real_secrets(settings):

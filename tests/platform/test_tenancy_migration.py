@@ -1,0 +1,121 @@
+"""The tenancy models moved from the campaigns app to the kernel app (platform) without losing a row.
+
+A database at the state before the move (rows in every tenancy table, a group holding workspace
+permissions, an admin log entry) is migrated forward: the rows, the relations pointing at them, the
+permissions and the admin history are all still there, now under the ``platform`` app label.
+"""
+
+import pytest
+from django.db import connections
+from django.db.migrations.executor import MigrationExecutor
+from django.test import override_settings
+from django.utils import timezone
+
+BEFORE = [
+    ("campaigns", "0009_chain_run_dispatch_attempts"),
+    ("automation", "0014_execution_events_by_campaign_and_time"),
+    ("sms", "0008_attempt_log_by_workspace_and_time"),
+    ("workers", "0005_campaigns_follow_their_platforms"),
+    ("platform", None),
+    ("admin", "0003_logentry_add_action_flag_choices"),
+]
+AFTER = [("campaigns", "0010_tenancy_models_moved_to_platform"), ("admin", "0003_logentry_add_action_flag_choices")]
+
+
+@pytest.fixture
+def scratch():
+    """A database of its own, migrated from its files (the test database is built without migrations).
+
+    It stands in as the default connection while the test runs: the data migrations on the way query
+    through the default manager.
+    """
+    original = connections["default"]
+    if original.vendor != "postgresql":
+        pytest.skip("the migration check runs on PostgreSQL (the production database)")
+    name = f"{original.settings_dict['NAME']}_tenancy_move"
+    server = original.__class__({**original.settings_dict, "NAME": "postgres"}, alias="tenancy_move_server")
+    with server.cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    connections["default"] = original.__class__({**original.settings_dict, "NAME": name}, alias="default")
+    try:
+        with override_settings(MIGRATION_MODULES={}):
+            yield connections["default"]
+    finally:
+        connections["default"].close()
+        connections["default"] = original
+        with server.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        server.close()
+
+
+def migrate(scratch, targets):
+    """Migrate the scratch database to ``targets``; the models as they are there."""
+    executor = MigrationExecutor(scratch)
+    executor.migrate(targets)
+    return executor.loader.project_state([node for node in targets if node[1]]).apps
+
+
+def schema(scratch) -> set[tuple]:
+    with scratch.cursor() as cursor:
+        tables = set(scratch.introspection.table_names(cursor))
+        constraints = {
+            (table, name, tuple(info["columns"]), info["foreign_key"], info["unique"], info["index"])
+            for table in tables
+            for name, info in scratch.introspection.get_constraints(cursor, table).items()
+        }
+        columns = {
+            (table, column.name, column.type_code, column.null_ok)
+            for table in tables
+            for column in scratch.introspection.get_table_description(cursor, table)
+        }
+    return constraints | columns
+
+
+def seed_before_the_move(old):
+    """Rows written through the models as they were (app label ``campaigns``)."""
+    user = old.get_model("auth", "User").objects.create(username="owner")
+    workspace = old.get_model("campaigns", "Workspace").objects.create(name="فروشگاه", slug="shop")
+    old.get_model("campaigns", "Membership").objects.create(workspace=workspace, user=user, role="owner")
+    old.get_model("campaigns", "ApiToken").objects.create(
+        user=user, prefix="abc123", key_hash="0" * 64, expires_at=timezone.now()
+    )
+    old.get_model("campaigns", "PlatformHeartbeat").objects.create(name="beat", beat_at=timezone.now())
+    old.get_model("campaigns", "Target").objects.create(workspace=workspace, name="مخاطب", mobile="+989121234567")
+    old.get_model("sms", "SmsTemplate").objects.create(workspace=workspace, name="خوشامد", body="سلام")
+    content_types = old.get_model("contenttypes", "ContentType").objects
+    workspace_type, _ = content_types.get_or_create(app_label="campaigns", model="workspace")
+    permission = old.get_model("auth", "Permission").objects.create(
+        content_type=workspace_type, codename="change_workspace", name="Can change workspace"
+    )
+    group = old.get_model("auth", "Group").objects.create(name="workspace admins")
+    group.permissions.add(permission)
+    old.get_model("admin", "LogEntry").objects.create(
+        user=user, content_type=workspace_type, object_id=str(workspace.pk), object_repr="فروشگاه", action_flag=1
+    )
+    return workspace.pk, workspace_type.pk
+
+
+@pytest.mark.django_db
+def test_a_database_with_rows_migrates_to_the_kernel_app(scratch):
+    workspace_id, content_type_id = seed_before_the_move(migrate(scratch, BEFORE))
+    before = schema(scratch)
+    new = migrate(scratch, AFTER)
+    assert schema(scratch) == before  # state only: no table, column, index or constraint changed
+
+    workspace = new.get_model("platform", "Workspace").objects.get(pk=workspace_id)
+    assert workspace.slug == "shop"
+    members = new.get_model("platform", "Membership").objects
+    assert members.get(workspace=workspace).user.username == "owner"
+    assert new.get_model("platform", "ApiToken").objects.get().prefix == "abc123"
+    assert new.get_model("platform", "PlatformHeartbeat").objects.get().name == "beat"
+    assert new.get_model("campaigns", "Target").objects.get().workspace_id == workspace_id
+    assert new.get_model("sms", "SmsTemplate").objects.get().workspace.slug == "shop"
+
+    content_type = new.get_model("contenttypes", "ContentType").objects.get(pk=content_type_id)
+    assert (content_type.app_label, content_type.model) == ("platform", "workspace")
+    group = new.get_model("auth", "Group").objects.get(name="workspace admins")
+    assert list(group.permissions.values_list("content_type__app_label", "codename")) == [
+        ("platform", "change_workspace")
+    ]
+    assert new.get_model("admin", "LogEntry").objects.get().content_type_id == content_type_id
