@@ -3,7 +3,7 @@ from django.db.models.signals import post_migrate
 
 
 class CampaignsConfig(AppConfig):
-    """Workspaces, members and roles, targets and lists, campaigns."""
+    """Targets and lists, campaigns, chains (workspaces and members are the kernel's: campaigns.platform)."""
 
     name = "campaigns"
     verbose_name = "کمپین‌ها و مخاطبان"

@@ -1,9 +1,11 @@
 """The Persian staff UI in a real browser: login, RTL shell, workspace switcher, import with progress."""
 
 import re
+from pathlib import Path
 
 import pytest
 from celery.contrib.testing.worker import start_worker
+from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from campaigns.choices import Role
@@ -12,8 +14,10 @@ from campaigns.services.workspaces import membership_set
 from config.celery import app
 
 from ..conftest import make_member, make_target, make_workspace
+from .axe import axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+SHOTS = Path("var/screenshots")
 
 
 def login(page, base: str, username: str) -> None:
@@ -84,3 +88,25 @@ def test_admin_login_page_is_persian(page, live_server):
     page.goto(f"{live_server.url}/admin/login/")
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     expect(page.locator("body")).to_contain_text("مدیریت سامانه کمپین")
+
+
+def test_admin_lists_workspaces_and_members_in_the_kernel_section(page, live_server):
+    """Workspaces, members and API keys are the kernel app's: their own admin section, /admin/platform/…."""
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="root")
+    get_user_model().objects.filter(username="root").update(is_staff=True, is_superuser=True)
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", "root")
+    page.fill("#id_password", "pw-123456")
+    page.click("input[type=submit]")
+    section = page.locator("#content-main .app-platform")
+    expect(section.locator("caption")).to_contain_text("فضاهای کاری و دسترسی")
+    expect(section).to_contain_text("عضویت‌ها")
+    expect(section).to_contain_text("کلیدهای API")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "admin-index-platform.png"), full_page=True)
+    section.get_by_role("link", name="فضاهای کاری", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/admin/platform/workspace/$"))
+    expect(page.locator("#result_list")).to_contain_text(shop.name)
+    page.screenshot(path=str(SHOTS / "admin-platform-workspaces.png"), full_page=True)
+    assert [v for v in axe_violations(page) if v["impact"] == "critical"] == []
