@@ -14,7 +14,7 @@ rows each, PostgreSQL's own ``$n`` placeholders so the driver does no per-parame
 ``INSERT … SELECT FROM unnest`` (what the enrollment writer itself does per chunk). The commit's ratio is
 taken against the multi-row INSERT; ``--min-ratio`` exits 1 below it.
 
-It runs in a database of its own (``campaigns.platform.benchmark``: cloned from a migrated template,
+It runs in a database of its own (``campaigns.bench.harness``: cloned from a migrated template,
 VACUUM ANALYZEd after the set-up, dropped at the end): the command leaves no rows behind.
 """
 
@@ -41,9 +41,9 @@ from automation.services.enrollment_batches import (
     enrollment_batch_run,
 )
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
+from campaigns.bench.harness import GoalTable, bench_database, vacuum_analyze
 from campaigns.choices import Role
 from campaigns.models import Target, Workspace
-from campaigns.platform.benchmark import GoalTable, bench_database, vacuum_analyze
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
 

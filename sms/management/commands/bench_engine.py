@@ -19,7 +19,7 @@ job pass fewer) — the count of parked ones is printed. When all of them parked
 between the last one parking and the moment (the clock waiting, no work possible) is not counted, and
 printed.
 
-Every phase runs in a fresh database cloned from a migrated template (``campaigns.platform.benchmark``),
+Every phase runs in a fresh database cloned from a migrated template (``campaigns.bench.harness``),
 VACUUM ANALYZEd before measuring and dropped at the end: a run leaves no rows behind.
 """
 
@@ -48,9 +48,7 @@ from automation.models import Execution, ExecutionEvent
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.enrollment import MAX_SUBJECTS, enroll_subjects
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
-from campaigns.choices import Role
-from campaigns.models import Target, Workspace
-from campaigns.platform.benchmark import (
+from campaigns.bench.harness import (
     CeleryWorkers,
     GoalTable,
     bench_database,
@@ -58,6 +56,8 @@ from campaigns.platform.benchmark import (
     delete_queue,
     vacuum_analyze,
 )
+from campaigns.choices import Role
+from campaigns.models import Target, Workspace
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
 from sms.models import SmsAttempt

@@ -5,7 +5,7 @@
 Builds one workspace (at ``--scale 1``: 1,000,000 targets in 20 lists, 50 journey campaigns, 2,000,000
 executions in every status, 10,000,000 execution events, 3,000,000 SMS attempts, 5 chains with 200 runs each,
 20 browser campaigns with 200,000 tasks, 100,000 blacklist rows) with COPY, then VACUUM ANALYZE, into a data
-template of its own (``campaigns.platform.benchmark``: built once per scale and state of the migrations, kept;
+template of its own (``campaigns.bench.harness``: built once per scale and state of the migrations, kept;
 ``--rebuild`` writes it again). Each run clones it into a fresh database, requests every pattern through the
 Django test client as the workspace's owner (one warm-up, then ``--repeat`` times), prints p50 / p95 / max and
 the query count of each, the same for a minimal authenticated request (the floor of the run) and the web
@@ -36,10 +36,10 @@ from automation.journey_counts import fold
 from automation.models import Execution, ExecutionEvent, JourneyCount, WorkflowNode
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
+from campaigns.bench.harness import bench_database, vacuum_analyze
 from campaigns.choices import CampaignStatus, Role, TargetStatus
 from campaigns.models import Campaign, CampaignRun, Target, TargetList, TargetListSize, Workspace
 from campaigns.models.core import target_search_text
-from campaigns.platform.benchmark import bench_database, vacuum_analyze
 from campaigns.platform.jalali import to_jalali
 from campaigns.platform.keyset import encode_cursor
 from campaigns.platform.partitions import partitions_ensure

@@ -31,8 +31,8 @@ from django.utils import timezone
 from automation.engine.graph import published_graph
 from automation.engine.scheduler import BUDGET_ORDER, PROCESS_EXECUTIONS_TASK, claim_statement, due_selection, tick
 from automation.models import Execution, ExecutionEvent
+from campaigns.bench.harness import bench_database, delete_queue, vacuum_analyze
 from campaigns.models import Target
-from campaigns.platform.benchmark import bench_database, delete_queue, vacuum_analyze
 from sms.management.commands.bench_engine import GRAPH
 from sms.management.commands.bench_engine import Command as EngineBench
 
