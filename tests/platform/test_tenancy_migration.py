@@ -96,6 +96,7 @@ def seed_before_the_move(old):
     return workspace.pk, workspace_type.pk
 
 
+@pytest.mark.timeout(900)  # every migration from an empty database: minutes on a loaded machine
 @pytest.mark.django_db
 def test_a_database_with_rows_migrates_to_the_kernel_app(scratch):
     workspace_id, content_type_id = seed_before_the_move(migrate(scratch, BEFORE))
