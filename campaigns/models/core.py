@@ -18,7 +18,6 @@ from campaigns.choices import (
     CampaignStatus,
     ImportOutcome,
     ImportStatus,
-    Role,
     TargetStatus,
 )
 from campaigns.platform.events import WorkspaceEvent

@@ -12,14 +12,14 @@ from django.test import override_settings
 from django.utils import timezone
 
 BEFORE = [
-    ("campaigns", "0009_chain_run_dispatch_attempts"),
-    ("automation", "0014_execution_events_by_campaign_and_time"),
-    ("sms", "0008_attempt_log_by_workspace_and_time"),
-    ("workers", "0005_campaigns_follow_their_platforms"),
+    ("campaigns", "0012_campaign_event_typed"),
+    ("automation", "0015_journey_counts"),
+    ("sms", "0009_sms_channel_event_typed"),
+    ("workers", "0006_browser_event_actor"),
     ("platform", None),
     ("admin", "0003_logentry_add_action_flag_choices"),
 ]
-AFTER = [("campaigns", "0010_tenancy_models_moved_to_platform"), ("admin", "0003_logentry_add_action_flag_choices")]
+AFTER = [("campaigns", "0013_tenancy_models_moved_to_platform"), ("admin", "0003_logentry_add_action_flag_choices")]
 
 
 @pytest.fixture

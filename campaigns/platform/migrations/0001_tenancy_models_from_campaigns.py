@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("campaigns", "0009_chain_run_dispatch_attempts"),
+        ("campaigns", "0012_campaign_event_typed"),
         ("contenttypes", "0002_remove_content_type_name"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('automation', '0014_execution_events_by_campaign_and_time'),
+        ('automation', '0015_journey_counts'),
         ('platform', '0001_tenancy_models_from_campaigns'),
     ]
 

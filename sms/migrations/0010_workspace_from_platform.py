@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('platform', '0001_tenancy_models_from_campaigns'),
-        ('sms', '0008_attempt_log_by_workspace_and_time'),
+        ('sms', '0009_sms_channel_event_typed'),
     ]
 
     operations = [

@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('platform', '0001_tenancy_models_from_campaigns'),
-        ('workers', '0005_campaigns_follow_their_platforms'),
+        ('workers', '0006_browser_event_actor'),
     ]
 
     operations = [

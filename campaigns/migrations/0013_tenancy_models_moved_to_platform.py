@@ -12,11 +12,11 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0009_chain_run_dispatch_attempts'),
+        ('campaigns', '0012_campaign_event_typed'),
         ('platform', '0001_tenancy_models_from_campaigns'),
-        ('automation', '0015_workspace_from_platform'),
-        ('sms', '0009_workspace_from_platform'),
-        ('workers', '0006_workspace_from_platform'),
+        ('automation', '0016_workspace_from_platform'),
+        ('sms', '0010_workspace_from_platform'),
+        ('workers', '0007_workspace_from_platform'),
     ]
 
     operations = [
@@ -42,6 +42,11 @@ class Migration(migrations.Migration):
                     model_name='targetlist',
                     name='workspace',
                     field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='target_lists', to='platform.workspace'),
+                ),
+                migrations.AlterField(
+                    model_name='targetlistsize',
+                    name='workspace',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='platform.workspace'),
                 ),
                 migrations.AlterField(
                     model_name='campaigngroup',
