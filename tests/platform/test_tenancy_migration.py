@@ -12,14 +12,14 @@ from django.test import override_settings
 from django.utils import timezone
 
 BEFORE = [
-    ("campaigns", "0012_campaign_event_typed"),
-    ("automation", "0015_journey_counts"),
-    ("sms", "0009_sms_channel_event_typed"),
-    ("workers", "0006_browser_event_actor"),
+    ("campaigns", "0013_campaign_chain_code"),
+    ("automation", "0016_execution_events_partitioned_by_month"),
+    ("sms", "0010_sms_log_indexes_by_campaign_and_number"),
+    ("workers", "0007_browser_events_partitioned_by_month"),
     ("platform", None),
     ("admin", "0003_logentry_add_action_flag_choices"),
 ]
-AFTER = [("campaigns", "0013_tenancy_models_moved_to_platform"), ("admin", "0003_logentry_add_action_flag_choices")]
+AFTER = [("campaigns", "0014_tenancy_models_moved_to_platform"), ("admin", "0003_logentry_add_action_flag_choices")]
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("campaigns", "0012_campaign_event_typed"),
+        ("campaigns", "0013_campaign_chain_code"),
         ("contenttypes", "0002_remove_content_type_name"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('platform', '0001_tenancy_models_from_campaigns'),
-        ('sms', '0009_sms_channel_event_typed'),
+        ('sms', '0010_sms_log_indexes_by_campaign_and_number'),
     ]
 
     operations = [

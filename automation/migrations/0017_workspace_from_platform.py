@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('automation', '0015_journey_counts'),
+        ('automation', '0016_execution_events_partitioned_by_month'),
         ('platform', '0001_tenancy_models_from_campaigns'),
     ]
 

@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('platform', '0001_tenancy_models_from_campaigns'),
-        ('workers', '0006_browser_event_actor'),
+        ('workers', '0007_browser_events_partitioned_by_month'),
     ]
 
     operations = [

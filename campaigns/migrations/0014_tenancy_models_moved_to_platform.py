@@ -12,11 +12,11 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0012_campaign_event_typed'),
+        ('campaigns', '0013_campaign_chain_code'),
         ('platform', '0001_tenancy_models_from_campaigns'),
-        ('automation', '0016_workspace_from_platform'),
-        ('sms', '0010_workspace_from_platform'),
-        ('workers', '0007_workspace_from_platform'),
+        ('automation', '0017_workspace_from_platform'),
+        ('sms', '0011_workspace_from_platform'),
+        ('workers', '0008_workspace_from_platform'),
     ]
 
     operations = [
