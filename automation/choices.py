@@ -34,6 +34,11 @@ class Port(models.TextChoices):
     FAILURE = "failure", "ناموفق"
 
 
+def port_label(port: str) -> str:
+    """A port in Persian («موفق»), for messages people read; an unknown port as it is."""
+    return dict(Port.choices).get(port, port)
+
+
 class ExecutionStatus(models.TextChoices):
     PENDING = "pending", "در انتظار شروع کمپین"
     ACTIVE = "active", "آماده اجرا"

@@ -20,6 +20,7 @@ from django.utils import timezone
 from automation import journey_counts
 from automation.choices import LIVE_STATUSES, CounterScope, EventType, ExecutionStatus
 from automation.engine.context import automation_settings, workspace_tz
+from automation.engine.nodes import step_display_name
 from automation.engine.registry import ACTIONS
 from automation.engine.window import local_day
 from automation.models import DailyCounter, EnrollmentItem, Execution, ExecutionEvent
@@ -40,6 +41,15 @@ WHY_NOT_SENT = {
     EventType.BLACKLISTED: "blacklisted",
     EventType.DEFERRED_CHANNEL: "circuit_open",
 }
+
+
+def _step(node_type: str | None, subtype: str | None, name: str | None) -> str:
+    return step_display_name(node_type, subtype or "", name or "") if node_type else ""
+
+
+def _node_step(node) -> str:
+    """A step named for people: its title, else its kind (node keys stay internal)."""
+    return step_display_name(node.type, node.subtype, node.name)
 
 
 def _day_start(day, tz: str) -> datetime:
@@ -92,7 +102,14 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         .annotate(last_event=latest_type)
         .order_by("next_run_at", "eligible_at", "id")
         .values(
-            "id", "subject_id", "status", "next_run_at", "current_node__name", "current_node__node_key", "last_event"
+            "id",
+            "subject_id",
+            "status",
+            "next_run_at",
+            "current_node__name",
+            "current_node__type",
+            "current_node__subtype",
+            "last_event",
         )
     )
     queued_for_sending = (
@@ -109,7 +126,7 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
                 "execution_id": row["id"],
                 "subject_id": row["subject_id"],
                 "status": row["status"],
-                "step": row["current_node__name"] or row["current_node__node_key"] or "",
+                "step": _step(row["current_node__type"], row["current_node__subtype"], row["current_node__name"]),
                 "next_run_at": None if pushed else row["next_run_at"],
                 "queued_for_sending": pushed or (row["next_run_at"] is not None and row["next_run_at"] <= now),
             }
@@ -192,7 +209,7 @@ def target_campaigns(*, actor: Actor, target_id: int) -> list[dict[str, Any]]:
             "workflow_name": e.workflow.name,
             "status": e.status,
             "live": e.status in LIVE_STATUSES,
-            "step": (e.current_node.name or e.current_node.node_key) if e.current_node_id else "",
+            "step": _node_step(e.current_node) if e.current_node_id else "",
             "next_run_at": e.next_run_at,
             "cycle": e.cycle,
             "end_reason": e.end_reason,
@@ -261,7 +278,7 @@ def timeline_entries(*, actor: Actor, events: list[ExecutionEvent]) -> list[dict
                 "campaign_id": e.campaign_id,
                 "campaign_name": e.campaign.name,
                 "execution_id": e.execution_id,
-                "step": (e.node.name or e.node.node_key) if e.node_id else "",
+                "step": _node_step(e.node) if e.node_id else "",
                 "message": "" if hidden else e.message,
                 "data": {"attempt_id": data["attempt_id"]} if hidden else data,
                 "actor": {"id": e.actor_id, "username": e.actor.get_username()} if e.actor_id else None,

@@ -4,6 +4,9 @@ and the step-list builder. Thin: read through selectors, write through ``automat
 
 from __future__ import annotations
 
+import json
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -205,7 +208,8 @@ def _builder_context(request, actor, workflow, *, error: str = ""):
         "version": version,
         "editable": version.status == VersionStatus.DRAFT and sequence is not None,
         "undrawable": undrawable,
-        "graph": graph,
+        "graph_rows": editing.graph_rows(graph, undrawable.node_key) if undrawable else [],
+        "open_step": request.GET.get("open", ""),
         "error": error,
         "variables": [v for _, v in VARIABLES],
         "step_kinds": editing.step_kinds(),
@@ -226,6 +230,7 @@ def _builder_context(request, actor, workflow, *, error: str = ""):
         context |= {
             "sequence": sequence,
             "problems": problems,
+            "problem_rows": editing.problem_rows(sequence, problems),
             "cards": editing.step_cards(sequence, problems),
             "main_open": editing.main_list_open(sequence),
             "loop_targets": editing.loop_targets(sequence),
@@ -233,8 +238,10 @@ def _builder_context(request, actor, workflow, *, error: str = ""):
     return context
 
 
-def _render_builder(request, actor, workflow, *, error: str = "", status: int = 200):
+def _render_builder(request, actor, workflow, *, error: str = "", status: int = 200, open_step: str = ""):
     context = _builder_context(request, actor, workflow, error=error)
+    if open_step:
+        context["open_step"] = open_step
     template = "automation/_builder.html" if _is_htmx(request) else "automation/builder.html"
     return render(request, template, context, status=status)
 
@@ -245,8 +252,10 @@ def workflow_builder(request, actor, workflow_id: int):
     return _render_builder(request, actor, workflow)
 
 
-def _edit(request, actor, workflow_id: int, change) -> HttpResponse:
-    """Apply ``change(sequence) → sequence`` to the draft and save it through the graph service."""
+def _edit(request, actor, workflow_id: int, change, *, open_editor: bool = False) -> HttpResponse:
+    """Apply ``change(sequence) → sequence`` to the draft and save it through the graph service.
+
+    ``open_editor``: the changed step's editor opens at once (a step just added is incomplete on purpose)."""
     workflow = _workflow(actor, workflow_id)
     version, _graph, sequence, _undrawable = _builder_state(actor, workflow)
     error, anchor = "", ""
@@ -261,13 +270,16 @@ def _edit(request, actor, workflow_id: int, change) -> HttpResponse:
         except PlatformError as exc:
             error = exc.message
     if _is_htmx(request):
-        response = _render_builder(request, actor, workflow, error=error)
-        if anchor and not error:
-            response["HX-Trigger-After-Settle"] = f'{{"builder:focus": "{anchor}"}}'
+        opened = anchor if anchor and open_editor and not error else ""
+        response = _render_builder(request, actor, workflow, error=error, open_step=opened)
+        if anchor and not error and not open_editor:
+            response["HX-Trigger-After-Settle"] = json.dumps({"builder:focus": anchor})
         return response
     if error:
         messages.error(request, error)
     url = reverse("workflow-builder", kwargs={"workflow_id": workflow.id})
+    if anchor and not error and open_editor:
+        url += "?" + urlencode({"open": anchor})
     return redirect(f"{url}#step-{anchor}" if anchor and not error else url)
 
 
@@ -285,11 +297,11 @@ def builder_add(request, actor, workflow_id: int):
 
     def change(sequence: WorkflowSequence):
         at = parse_path(request.POST.get("at", ""))
-        step = editing.new_step(kind)
+        step = editing.new_step(kind, sequence=sequence, at=at)
         changed = sequence.insert(at, step)
         return changed, format_path(changed.path_of(step.key))
 
-    return _edit(request, actor, workflow_id, change)
+    return _edit(request, actor, workflow_id, change, open_editor=True)
 
 
 @require_POST

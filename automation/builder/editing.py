@@ -21,12 +21,15 @@ from automation.builder.sequence import (
     format_path,
     new_step_key,
 )
-from automation.engine.nodes import builder_steps
+from automation.choices import port_label
+from automation.engine.nodes import builder_steps, step_display_name, step_type_label
 from automation.engine.nodes.action.step import ON_EXHAUSTED, STRATEGIES
 from automation.engine.nodes.condition.step import condition_fields, operators
 from automation.engine.nodes.end.step import END_BEHAVIORS
 from automation.engine.nodes.step import UNITS, form_text
+from automation.engine.nodes.wait.step import journey_wait
 from automation.engine.registry import ACTIONS, Action
+from campaigns.platform.jalali import fa_digits
 
 __all__ = [
     "END_BEHAVIORS",
@@ -34,6 +37,7 @@ __all__ = [
     "STRATEGIES",
     "UNITS",
     "condition_fields",
+    "journey_wait",
     "operators",
 ]
 
@@ -49,12 +53,13 @@ def step_kinds() -> list[tuple[str, str, bool]]:
     return [*actions, *((s.kind, s.menu_label, s.menu_at_end_only) for s in _menu_steps())]
 
 
-def new_step(kind: str) -> Step:
-    """A fresh step for the add-step menu (incomplete on purpose: the editor opens next)."""
+def new_step(kind: str, *, sequence: WorkflowSequence | None = None, at: StepPath | None = None) -> Step:
+    """A fresh step for the add-step menu at ``at`` of ``sequence`` (incomplete on purpose: the editor opens
+    next); a step type may read the journey around the place (a new wait takes the journey's own wait)."""
     key = new_step_key()
     for step_type in _menu_steps():
         if step_type.kind == kind:
-            return step_type.new(key)
+            return step_type.new_at(key, sequence=sequence, at=at)
     action = ACTIONS.get(kind)
     if action is None:
         raise ValueError(f"unknown step kind {kind!r}")
@@ -111,6 +116,72 @@ class Card:
 def summary_of(step: Step) -> str:
     """UI numbers (wait amounts, dates) in Persian digits; the user's own text (SMS, rule values) as typed."""
     return step.summary()
+
+
+def step_title(step: Step) -> str:
+    """A step named for people: its title, else its kind («پیامک»، «انتظار») — never its internal key."""
+    return step.card_title()
+
+
+@dataclass(frozen=True)
+class ProblemRow:
+    """A validation problem as the panel lists it: which step (by title and kind), and what is wrong."""
+
+    anchor: str
+    step: str
+    message: str
+
+
+def problem_rows(sequence: WorkflowSequence, problems: list[StepProblem]) -> list[ProblemRow]:
+    titles = {step.key: (step.card_title(), step.kind_label()) for _, step in sequence.walk()}
+    rows = []
+    for p in problems:
+        if p.path == ():
+            step = "شروع"
+        elif p.node_key in titles:
+            title, kind = titles[p.node_key]
+            step = f"«{title}»" if title == kind else f"«{title}» ({kind})"
+        else:
+            step = ""
+        rows.append(ProblemRow(anchor=p.anchor, step=step, message=p.message))
+    return rows
+
+
+@dataclass(frozen=True)
+class GraphRow:
+    """One node of a graph the list cannot draw, for the read-only table (no internal keys)."""
+
+    number: int
+    title: str
+    kind: str
+    links: list[str]
+    is_problem: bool
+
+
+def graph_rows(graph, problem_key: str | None = None) -> list[GraphRow]:
+    """The read-only table of a graph the step list cannot draw: steps numbered in the graph's order, each
+    named by its title and kind, its connections as «port → the step it leads to»."""
+    names = {n.node_key: step_display_name(n.type, n.subtype, n.name) for n in graph.nodes}
+    numbers = {n.node_key: i for i, n in enumerate(graph.nodes, start=1)}
+    rows = []
+    for node in graph.nodes:
+        links = [
+            f"{port_label(e.port)} ← {fa_digits(numbers[e.to_key])}. {names[e.to_key]}"
+            if e.to_key in names
+            else f"{port_label(e.port)} ← (گام ناموجود)"
+            for e in graph.edges
+            if e.from_key == node.node_key
+        ]
+        rows.append(
+            GraphRow(
+                number=numbers[node.node_key],
+                title=names[node.node_key],
+                kind=step_type_label(node.type, node.subtype),
+                links=links,
+                is_problem=problem_key == node.node_key,
+            )
+        )
+    return rows
 
 
 BRANCH_LABELS = {"yes": "اگر بله", "no": "اگر نه", "failure": "اگر ناموفق ماند"}

@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from automation.choices import NodeType, Port
+from automation.choices import NodeType, Port, port_label
 from automation.engine.graph import Graph
-from automation.engine.nodes import NODE_TYPES, builder_step, builder_steps
+from automation.engine.nodes import NODE_TYPES, builder_step, builder_steps, step_display_name
 
 # The built-in steps live in their node type's folder (automation/engine/nodes/<type>/step.py); re-exported
 # here for code that builds sequences.
@@ -37,6 +37,7 @@ from automation.engine.nodes.end.step import End  # noqa: F401
 from automation.engine.nodes.start.step import Start
 from automation.engine.nodes.step import Step, as_steps
 from automation.engine.nodes.wait.step import Wait  # noqa: F401
+from campaigns.platform.jalali import fa_digits
 
 JSON = dict[str, Any]
 # A step's place: indexes into lists and branch names, e.g. (2, "no", 0) = first step of the "no"
@@ -64,6 +65,11 @@ class Undrawable(Exception):
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "node_key": self.node_key}
+
+
+def _shown(node) -> str:
+    """A graph node named for people (its title, else its kind), never by its internal key."""
+    return step_display_name(node.type, node.subtype, node.name)
 
 
 def new_step_key() -> str:
@@ -335,10 +341,11 @@ def _check_structure(g: Graph) -> None:
         if source is None or target is None:
             raise Undrawable("EDGE_UNKNOWN_NODE", "اتصالی به گامی ناموجود اشاره می‌کند.", edge.from_key or None)
         if (edge.from_key, edge.port) in seen_ports:
-            raise Undrawable("DUPLICATE_PORT", f"درگاه «{edge.port}» یک گام بیش از یک اتصال دارد.", edge.from_key)
+            message = f"درگاه «{port_label(edge.port)}» یک گام بیش از یک اتصال دارد."
+            raise Undrawable("DUPLICATE_PORT", message, edge.from_key)
         seen_ports.add((edge.from_key, edge.port))
         if edge.port not in drawn[source.type]:
-            message = f"گام «{source.name or source.node_key}» اتصالی از درگاه «{edge.port}» دارد که این نوع گام ندارد."
+            message = f"گام «{_shown(source)}» اتصالی از درگاه «{port_label(edge.port)}» دارد که این نوع گام ندارد."
             raise Undrawable("INVALID_PORT", message, source.node_key)
         if target.type == NodeType.START:
             raise Undrawable("EDGE_TO_START", "اتصالی به گام شروع برمی‌گردد.", source.node_key)
@@ -349,7 +356,7 @@ def _check_structure(g: Graph) -> None:
             raise Undrawable("SUCCESS_AND_DEFAULT", message, key)
     cycle = _plain_cycle(g)
     if cycle:
-        names = " ← ".join(g.by_key[k].name or k for k in cycle)
+        names = " ← ".join(_shown(g.by_key[k]) for k in cycle)
         message = (
             f"این گردش‌کار حلقه‌ای با اتصال مستقیم دارد ({names}); فهرست گام‌ها فقط تکرار از راه گام پایان "
             "(تکرار یا شروع دوباره) را نشان می‌دهد."
@@ -359,14 +366,14 @@ def _check_structure(g: Graph) -> None:
         if len(sources) > 1:
             node = g.by_key[key]
             message = (
-                f"گام «{node.name or key}» از {len(sources)} جا به آن می‌رسند (نقطه به‌هم‌پیوستن)؛ "
+                f"گام «{_shown(node)}» از {fa_digits(len(sources))} جا به آن می‌رسند (نقطه به‌هم‌پیوستن)؛ "
                 "در فهرست گام‌ها هر شاخه گام‌های خودش را دارد."
             )
             raise Undrawable("MERGE_POINT", message, key)
     reachable = _reachable(g, starts[0].node_key)
     for node in g.nodes:
         if node.node_key not in reachable:
-            message = f"گام «{node.name or node.node_key}» به شروع وصل نیست و در فهرست جایی ندارد."
+            message = f"گام «{_shown(node)}» به شروع وصل نیست و در فهرست جایی ندارد."
             raise Undrawable("UNREACHABLE", message, node.node_key)
 
 

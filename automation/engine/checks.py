@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from automation.choices import port_label
 from automation.engine.graph import Graph, NodeSpec
 
 
@@ -33,4 +34,4 @@ class GraphCheck:
         """One of these ports of the node must be connected."""
         ports = self.graph.out.get(node.node_key, {})
         if not any(p in ports for p in options):
-            self.add(node, "PORT_NOT_CONNECTED", f"درگاه «{options[0]}» این گام به جایی وصل نیست.")
+            self.add(node, "PORT_NOT_CONNECTED", f"درگاه «{port_label(options[0])}» این گام به جایی وصل نیست.")

@@ -5,7 +5,7 @@ Drafts may be saved invalid; publishing refuses while ``validate`` returns error
 
 from __future__ import annotations
 
-from automation.choices import NodeType
+from automation.choices import NodeType, port_label
 from automation.engine.checks import GraphCheck, GraphError
 from automation.engine.graph import Graph, NodeSpec, graph_size_errors
 from automation.engine.nodes import NODE_TYPES, node_ports
@@ -51,10 +51,10 @@ class GraphValidator(GraphCheck):
                 self.add(source, "EDGE_UNKNOWN_NODE", "اتصال به گامی ناموجود اشاره می‌کند.")
                 continue
             if (edge.from_key, edge.port) in seen:
-                self.add(source, "DUPLICATE_PORT", f"درگاه «{edge.port}» بیش از یک اتصال دارد.")
+                self.add(source, "DUPLICATE_PORT", f"درگاه «{port_label(edge.port)}» بیش از یک اتصال دارد.")
             seen.add((edge.from_key, edge.port))
             if edge.port not in node_ports(source.type):
-                self.add(source, "INVALID_PORT", f"درگاه «{edge.port}» برای این نوع گام مجاز نیست.")
+                self.add(source, "INVALID_PORT", f"درگاه «{port_label(edge.port)}» برای این نوع گام مجاز نیست.")
             if target.type == NodeType.START:
                 self.add(source, "EDGE_TO_START", "هیچ اتصالی نباید به گام شروع برگردد.")
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from automation.choices import LIVE_STATUSES, EnrollmentClass, ExecutionStatus
 from automation.engine.graph import published_graph
+from automation.engine.nodes import step_display_name
 from automation.engine.registry import ACTIONS
 from automation.errors import CampaignClosed, CampaignNotJourney
 from automation.models import Execution
@@ -186,7 +187,8 @@ def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, 
             "campaign__status",
             "workflow_id",
             "workflow__name",
-            "current_node__node_key",
+            "current_node__type",
+            "current_node__subtype",
             "current_node__name",
             "next_run_at",
             "status",
@@ -203,7 +205,11 @@ def live_elsewhere(campaign: Campaign, subject_ids: Iterable[int]) -> dict[int, 
                 "campaign_status": r["campaign__status"],
                 "workflow_id": r["workflow_id"],
                 "workflow_name": r["workflow__name"],
-                "current_step": r["current_node__name"] or r["current_node__node_key"] or "",
+                "current_step": step_display_name(
+                    r["current_node__type"] or "", r["current_node__subtype"] or "", r["current_node__name"] or ""
+                )
+                if r["current_node__type"]
+                else "",
                 "next_run_at": r["next_run_at"].isoformat() if r["next_run_at"] else None,
                 "status": r["status"],
             }

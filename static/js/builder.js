@@ -34,11 +34,26 @@
     field.focus();
     field.dispatchEvent(new Event("input", { bubbles: true }));
   });
-  document.body.addEventListener("builder:focus", function (event) {
-    var step = document.getElementById("step-" + event.detail.value);
+  function showStep(path, openEditor) {
+    var step = document.getElementById("step-" + path);
     if (step) {
       step.scrollIntoView({ block: "center" });
       step.classList.add("just-changed");
     }
-  });
+    var dialog = openEditor && document.getElementById("dlg-" + path);
+    if (dialog && !dialog.open) { dialog.showModal(); }
+  }
+  document.body.addEventListener("builder:focus", function (event) { showStep(event.detail.value, false); });
+  // A step just added opens its editor at once (it is incomplete until edited): the page or the swapped-in
+  // step list names it in data-open-step.
+  function openNamedStep() {
+    var builder = document.getElementById("builder");
+    if (builder && builder.dataset.openStep) {
+      var path = builder.dataset.openStep;
+      delete builder.dataset.openStep;
+      showStep(path, true);
+    }
+  }
+  document.addEventListener("DOMContentLoaded", openNamedStep);
+  document.addEventListener("htmx:afterSettle", openNamedStep);
 })();

@@ -37,11 +37,18 @@ def login(page, base: str, username: str) -> None:
 KINDS = {"ارسال پیامک": "action", "انتظار": "wait", "شرط": "condition", "پایان": "end"}
 
 
-def add_step(page, at: str, label: str) -> None:
+def add_step(page, at: str, label: str, *, keep_open: bool = False):
+    """Add a step from the menu; its editor opens at once (closed again unless ``keep_open``)."""
     menu = page.get_by_test_id(f"add-{at}")
     menu.locator("summary").click()
     menu.get_by_role("button", name=label, exact=True).click()
     expect(step(page, at)).to_have_attribute("data-kind", KINDS[label])  # the list was swapped in
+    dialog = page.get_by_test_id(f"editor-{at}")
+    expect(dialog).to_be_visible()
+    if not keep_open:
+        dialog.get_by_role("button", name="بستن").click()
+        expect(dialog).to_be_hidden()
+    return dialog
 
 
 def edit(page, path: str):

@@ -19,6 +19,8 @@ __all__ = [
     "node_ports",
     "node_type_choices",
     "register_builtin_node_types",
+    "step_display_name",
+    "step_type_label",
 ]
 
 
@@ -52,3 +54,21 @@ def builder_step(node_type: str):
 def builder_steps() -> list:
     """Every registered type's builder step class, by type key."""
     return [handler.step for _, handler in NODE_TYPES if handler.step is not None]
+
+
+def step_type_label(node_type: str, subtype: str = "") -> str:
+    """A step's kind for people, in Persian: the action's own label for an action step (``پیامک``), else the
+    node type's (``انتظار``); never the internal key."""
+    if node_type == "action":
+        from automation.engine.registry import ACTIONS
+
+        action = ACTIONS.get(subtype)
+        if action is not None and action.label:
+            return action.label
+    handler = NODE_TYPES.get(node_type)
+    return handler.label if handler else "گام"
+
+
+def step_display_name(node_type: str, subtype: str = "", name: str = "") -> str:
+    """How a step is named on pages: its title, else its kind (``انتظار``) — node keys stay internal."""
+    return (name or "").strip() or step_type_label(node_type, subtype)

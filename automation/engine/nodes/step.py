@@ -88,8 +88,15 @@ class Step:
         """Inserted before ``following``: the step that takes them as a branch (a condition's "yes"), or None."""
         return None
 
+    def kind_label(self) -> str:
+        """The step's kind for people («انتظار»; an action step: its action's label, «پیامک»)."""
+        from automation.engine.nodes import step_type_label
+
+        return step_type_label(self.node_type, self.subtype)
+
     def card_title(self) -> str:
-        return self.name or self.key
+        """The step named for people: its title, else its kind — never its internal key."""
+        return (self.name or "").strip() or self.kind_label()
 
     def badge(self) -> str:
         return self.label
@@ -103,6 +110,12 @@ class Step:
     @classmethod
     def new(cls, key: str) -> Step:  # pragma: no cover - interface
         raise NotImplementedError
+
+    @classmethod
+    def new_at(cls, key: str, *, sequence: Any = None, at: tuple | None = None) -> Step:
+        """A fresh step for place ``at`` of ``sequence`` (a ``WorkflowSequence``, None when unknown); a type
+        whose defaults come from the journey around the place overrides it (a wait takes the journey's)."""
+        return cls.new(key)
 
     @classmethod
     def read(cls, node: NodeSpec, common: JSON, ports: Mapping[str, str], read_list: ListReader):

@@ -195,10 +195,6 @@ class Send(Step):
     def drawn_branches(self) -> dict[str, tuple[Step, ...]]:
         return self.branches() if self.on_failure else {}  # a failure branch is drawn only when the graph has one
 
-    def card_title(self) -> str:
-        action = self.registered_action
-        return self.name or (action.label if action else self.key)
-
     def badge(self) -> str:
         action = self.registered_action
         return action.label if action else self.action

@@ -4,11 +4,47 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from automation.choices import NodeType, Port
 from automation.engine.nodes.step import JSON, UNIT_LABELS, UNITS, Step, form_int, form_text
 from campaigns.platform.jalali import fa_digits, naive_to_jalali, parse_jalali
+
+DEFAULT_WAIT = (1, "days")
+
+
+def _timed(step: Step) -> tuple[int, str] | None:
+    config = step.config if isinstance(step, Wait) else None
+    if config and config.get("mode") == "duration":
+        amount, unit = config.get("amount"), config.get("unit")
+        if isinstance(amount, int) and amount > 0 and unit in UNIT_LABELS:
+            return amount, unit
+    return None
+
+
+def journey_wait(sequence: Any, at: tuple | None) -> tuple[int, str]:
+    """The duration a new Wait starts with: the journey's own cadence — the nearest timed wait above the place
+    (in its list, then in the lists that hold it), else the journey's first one (a workflow made from a template
+    keeps the template's waits) — and one day only in a journey without any. ``sequence``: a
+    ``WorkflowSequence`` (None: one day)."""
+    from automation.builder.sequence import SequenceError
+
+    if sequence is None:
+        return DEFAULT_WAIT
+    path = at
+    while path:
+        try:
+            steps, index = sequence._list_at(path)
+        except SequenceError:
+            break
+        for step in reversed(steps[: max(index, 0)]):
+            if found := _timed(step):
+                return found
+        path = tuple(path[:-2])  # the step that holds this list (its place in the list above)
+    for _, step in sequence.walk():
+        if found := _timed(step):
+            return found
+    return DEFAULT_WAIT
 
 
 @dataclass(frozen=True)
@@ -39,6 +75,11 @@ class Wait(Step):
     @classmethod
     def new(cls, key: str) -> Wait:
         return cls.duration(key, 1, "days", name="انتظار")
+
+    @classmethod
+    def new_at(cls, key: str, *, sequence: Any = None, at: tuple | None = None) -> Wait:
+        amount, unit = journey_wait(sequence, at)
+        return cls.duration(key, amount, unit, name="انتظار")
 
     @classmethod
     def read(cls, node, common, ports, read_list):
