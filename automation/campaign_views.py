@@ -256,6 +256,8 @@ def _review_context(request, actor, campaign, batch) -> dict:
         "outcomes": [(k, OUTCOME_LABELS.get(k, k), n) for k, n in sorted((batch.result or {}).items()) if k],
         "outcome_labels": OUTCOME_LABELS,
         "reasons": pages.ENROLL_REASONS,
+        "campaign_status_labels": dict(CampaignStatus.choices),
+        "execution_status_labels": dict(ExecutionStatus.choices),
         "querystring": _querystring(request),
     }
 
