@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from django.views.defaults import page_not_found, server_error
 
 from campaigns import selectors
+from campaigns.choices import ImportOutcome, ImportStatus
 from campaigns.exports import XLSX, targets_xlsx_stream
 from campaigns.filters import TargetFilter
 from campaigns.forms import AdminPasswordChangeForm, LoginForm, TargetPageForm
@@ -201,16 +202,13 @@ def target_import(request, actor):
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
-            if form.cleaned_data["new_list"].strip() and not form.cleaned_data["target_list"]:
-                form.cleaned_data["target_list"] = targets_service.target_list_create(
-                    actor=actor, name=form.cleaned_data["new_list"].strip()
-                )
             created = imports.target_import_start(
                 actor=actor,
                 file_name=upload.name,
                 content=upload,  # measured by its size before it is read
                 target_list_id=form.cleaned_data["target_list"].id if form.cleaned_data["target_list"] else None,
                 update_existing=form.cleaned_data["update_existing"],
+                new_list_name=form.cleaned_data["new_list"],  # made only when the file is accepted
             )
         except PlatformError as exc:
             if not exc.details:
@@ -224,6 +222,15 @@ def target_import(request, actor):
     return render(request, "campaigns/target_import.html", {"form": form, "recent": recent})
 
 
+# The report's row tabs (the import's outcomes).
+IMPORT_OUTCOME_TABS = [
+    (ImportOutcome.CREATED, "ایجاد شد"),
+    (ImportOutcome.UPDATED, "به‌روز شد"),
+    (ImportOutcome.DUPLICATE, "تکراری"),
+    (ImportOutcome.INVALID, "نامعتبر"),
+]
+
+
 @workspace_page(Perm.VIEW)
 def target_import_detail(request, actor, import_id: int):
     try:
@@ -232,15 +239,18 @@ def target_import_detail(request, actor, import_id: int):
         return page_not_found(request, None)
     outcome = request.GET.get("outcome") or None
     rows = CappedPaginator(selectors.target_import_rows(actor=actor, import_id=import_id, outcome=outcome), 50)
+    page = rows.get_page(request.GET.get("page"))
+    querystring = f"outcome={outcome}" if outcome else ""
     context = {
         "imp": target_import,
-        "rows": rows.get_page(request.GET.get("page")),
+        "rows": page,
         "outcome": outcome,
-        "querystring": f"outcome={outcome}" if outcome else "",
+        "outcome_tabs": IMPORT_OUTCOME_TABS,
+        "querystring": querystring,
+        "page_query": "&".join(q for q in (querystring, f"page={page.number}" if page.number > 1 else "") if q),
+        "running": target_import.status in (ImportStatus.PENDING, ImportStatus.PROCESSING),
     }
     template = (
-        "campaigns/_import_progress.html"
-        if request.headers.get("HX-Request")
-        else "campaigns/target_import_detail.html"
+        "campaigns/_import_report.html" if request.headers.get("HX-Request") else "campaigns/target_import_detail.html"
     )
     return render(request, template, context)

@@ -31,6 +31,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.platform.xlsx import EXCEL_MAX_CELL_CHARS
+from campaigns.services.targets import target_list_create
 from campaigns.tables import SUPPORTED, FileTooLarge, map_header, read_header, read_rows
 
 BATCH_SIZE = 200
@@ -82,14 +83,25 @@ IMPORT_TASK = "campaigns.target_import_process"
 
 
 def target_import_start(
-    *, actor: Actor, file_name: str, content, target_list_id: int | None = None, update_existing: bool = True
+    *,
+    actor: Actor,
+    file_name: str,
+    content,
+    target_list_id: int | None = None,
+    update_existing: bool = True,
+    new_list_name: str = "",
 ) -> TargetImport:
     """Validate the file's size and header, store it and queue the background import.
 
     ``content`` is bytes or an uploaded file; a file is measured by its ``size`` before reading
     and never read past the limit. The rows are counted by the background task, not here.
+    ``new_list_name`` (when no ``target_list_id``) makes a new list for the file's targets — only once the
+    file is accepted, in the import's own transaction, so a refused file leaves no empty list behind.
     """
     actor.require(Perm.MANAGE_TARGETS)
+    new_list_name = (new_list_name or "").strip() if not target_list_id else ""
+    if new_list_name and scoped(TargetList, actor.workspace).filter(name=new_list_name).exists():
+        raise ValidationFailed.field("new_list", "فهرستی با این نام وجود دارد.")
     if not file_name.lower().endswith(SUPPORTED):
         raise ValidationFailed.field("file", "فقط فایل‌های .xlsx و .csv پذیرفته می‌شوند.")
     if not isinstance(content, bytes | bytearray):
@@ -107,6 +119,8 @@ def target_import_start(
         raise ValidationFailed.field("file", PHONE_COLUMN_MESSAGE)
     target_list = get_scoped(TargetList, actor.workspace, target_list_id) if target_list_id else None
     with transaction.atomic():
+        if new_list_name:
+            target_list = _new_list(actor, new_list_name)
         target_import = TargetImport.objects.create(
             workspace=actor.workspace,
             created_by=actor.user,
@@ -117,6 +131,14 @@ def target_import_start(
         )
         _queue_import(target_import.id)
     return target_import
+
+
+def _new_list(actor: Actor, name: str) -> TargetList:
+    try:
+        return target_list_create(actor=actor, name=name)
+    except ValidationFailed as exc:  # a list of that name made meanwhile
+        messages = [m for problems in (exc.details or {}).values() for m in problems] or [exc.message]
+        raise ValidationFailed.field("new_list", str(messages[0])) from None
 
 
 def target_import_process(*, import_id: int) -> TargetImport | None:
