@@ -497,6 +497,14 @@ class Execution(TimeStamped):
         """Manual resume after un-blacklisting, retry of a failed step, or a new cycle."""
 
 
+# A step that ended without running: skipped, or the journey stopped there (blacklisted, cancelled). Channel
+# logs list these next to their attempts (the SMS log's skipped / blacklisted / cancelled rows); a partial index
+# keeps those reads off the rest of the timeline.
+STEP_OUTCOME_EVENTS = Q(type=EventType.SKIPPED) | Q(
+    to_status__in=[ExecutionStatus.BLACKLISTED, ExecutionStatus.CANCELLED]
+)
+
+
 class ExecutionEvent(models.Model):
     """Append-only timeline row (the model refuses updates and deletes)."""
 
@@ -551,6 +559,9 @@ class ExecutionEvent(models.Model):
             models.Index(fields=["execution", "occurred_at"], name="exevent_execution"),
             models.Index(fields=["campaign", "occurred_at"], name="exevent_campaign_time"),
             models.Index(fields=["actor"], name="exevent_actor", condition=Q(actor__isnull=False)),
+            models.Index(
+                fields=["workspace", "occurred_at"], name="exevent_step_outcomes", condition=STEP_OUTCOME_EVENTS
+            ),
         ]
 
     def __str__(self) -> str:

@@ -16,6 +16,12 @@ class AttemptStatus(models.TextChoices):
     UNKNOWN = "unknown", "نامعلوم"
 
 
+# The SMS log's statuses beyond an attempt's own: a failed attempt whose retry is still to come, and the SMS steps
+# that ended without an attempt (read from the journey's events, ``sms/log.py``).
+RETRY_PENDING = "retry_pending"
+STEP_OUTCOMES = {"skipped": "ردشده", "blacklisted": "لیست سیاه", "cancelled": "لغوشده"}
+LOG_STATUS_CHOICES = [*AttemptStatus.choices, (RETRY_PENDING, "در انتظار تلاش مجدد"), *STEP_OUTCOMES.items()]
+
 ACCEPTED = (AttemptStatus.SUBMITTED, AttemptStatus.SENT, AttemptStatus.DELIVERED)
 # Accepted but not final yet: the delivery poll asks the provider about these.
 AWAITING_DELIVERY = (AttemptStatus.SUBMITTED, AttemptStatus.SENT)

@@ -13,7 +13,7 @@ from django import forms
 from automation.engine.window import DISPLAY_ORDER
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
 from campaigns.platform.widgets import time_field
-from sms.choices import AttemptStatus, BlacklistReason
+from sms.choices import LOG_STATUS_CHOICES, BlacklistReason
 from sms.providers import credential_fields
 from sms.selectors import latin_digits, provider_kind_choices
 from sms.services import MAX_RETENTION_DAYS
@@ -76,7 +76,7 @@ class JalaliDateField(forms.CharField):
 
 
 class AttemptFilterForm(StrictTextFormMixin, forms.Form):
-    status = forms.ChoiceField(label="وضعیت", required=False, choices=[("", "همه"), *AttemptStatus.choices])
+    status = forms.ChoiceField(label="وضعیت", required=False, choices=[("", "همه"), *LOG_STATUS_CHOICES])
     campaign = forms.TypedChoiceField(label="کمپین", required=False, coerce=int, empty_value=None)
     number = forms.CharField(label="شماره", required=False, widget=forms.TextInput(attrs={"dir": "ltr", "size": 14}))
     since = JalaliDateField(label="از تاریخ")

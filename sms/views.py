@@ -24,6 +24,7 @@ from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import display_phone
 from campaigns.services.workspaces import workspace_time_zone_set
+from sms import log as sms_log
 from sms import selectors, services
 from sms.choices import BlacklistReason
 from sms.exports import blacklist_csv
@@ -92,11 +93,14 @@ def attempt_log(request, actor):
             "since": _day_start(data["since"]) if data["since"] else None,
             "until": _day_start(data["until"] + dt.timedelta(days=1)) if data["until"] else None,
         }
-    attempts = selectors.attempt_queryset(actor=actor, **filters)
-    page = keyset_page_or_first(
-        attempts, time_field="request_at", descending=True, size=50, cursor=request.GET.get("cursor")
-    )
-    context = {"form": form, "page": page, "querystring": _querystring(request, "cursor")}
+    rows = sms_log.sms_log_queryset(actor=actor, **filters)
+    page = CappedPaginator(rows, 50).get_page(request.GET.get("page"))
+    context = {
+        "form": form,
+        "page": page,
+        "rows": sms_log.sms_log_rows(actor=actor, page=page),
+        "querystring": _querystring(request),
+    }
     if request.headers.get("HX-Request"):
         return render(request, "sms/_attempt_rows.html", context)
     return _render(request, "sms/attempt_log.html", "sms-attempts", context)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from automation.choices import EventType
 from automation.engine.registry import ActionResult, ResultStatus
 from automation.engine.variables import render
 from sms import channel
@@ -44,7 +45,8 @@ def plan_step(ctx):
         body = f"{body}\n{settings.opt_out_text}"
     rendered = render(body, ctx, on_missing=config.get("on_missing_variable", "skip"))
     if rendered.missing and config.get("on_missing_variable", "skip") == "skip":
-        return ActionResult(ResultStatus.SKIPPED, message="missing variable", data={"missing": rendered.missing})
+        data = {"missing": rendered.missing, "event": EventType.SKIPPED}  # the SMS log lists it as «ردشده»
+        return ActionResult(ResultStatus.SKIPPED, message="missing variable", data=data)
     earlier = earlier_attempts(ctx, ex.id, ex.cycle, node.id)
     done = next((e.id for e in earlier if e.status in ACCEPTED), None)
     if done is not None:

@@ -37,6 +37,14 @@ from .test_campaign_pages import LATIN_DIGIT, login, named_journey, rtl, shot
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+def close_editor(page, path: str) -> None:
+    """A step just added opens its editor; close it."""
+    dialog = page.get_by_test_id(f"editor-{path}")
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name="بستن").click()
+    expect(dialog).to_be_hidden()
+
+
 def _shop():
     shop = make_workspace("shop")
     user = make_member(shop, Role.MANAGER, username="mina")
@@ -213,9 +221,8 @@ def test_follow_up_step_edited_in_the_builder_creates_the_activity_it_describes(
     menu.locator("summary").click()
     menu.get_by_role("button", name="ایجاد پیگیری", exact=True).click()
     expect(page.locator('[data-testid=step][data-path="0"]')).to_have_attribute("data-kind", "action")
-    page.get_by_test_id("edit-0").click()
     dialog = page.get_by_test_id("editor-0")
-    expect(dialog).to_be_visible()
+    expect(dialog).to_be_visible()  # a step just added opens its editor at once
     expect(dialog).not_to_contain_text("API")
     dialog.get_by_test_id("followup-title").fill("تماس با {target.first_name}")
     dialog.get_by_test_id("followup-description").fill("پیگیری پس از پیامک ")
@@ -266,6 +273,7 @@ def test_sms_step_inserts_a_template_holds_on_unknown_outcome_and_conditions_rea
         menu.locator("summary").click()
         menu.get_by_role("button", name=label, exact=True).click()
         expect(page.locator(f'[data-testid=step][data-path="{at}"]')).to_have_attribute("data-kind", kind)
+        close_editor(page, at)
 
     page.get_by_test_id("edit-0").click()
     dialog = page.get_by_test_id("editor-0")
@@ -290,6 +298,7 @@ def test_sms_step_inserts_a_template_holds_on_unknown_outcome_and_conditions_rea
     menu = page.get_by_test_id("add-1.no.0")
     menu.locator("summary").click()
     menu.get_by_role("button", name="پایان", exact=True).click()
+    close_editor(page, "1.no.0")
     expect(page.get_by_test_id("problems")).to_contain_text("ایرادی نیست")
     page.get_by_test_id("publish").click()
     expect(page.locator(".flash-success")).to_be_visible()
@@ -339,6 +348,7 @@ def test_sms_log_shows_the_provider_message_id_its_response_and_a_pending_retry(
     attempt = SmsAttempt.objects.get(campaign=campaign)
     retry_at = timezone.now() + timedelta(minutes=15)
     SmsAttempt.objects.filter(pk=attempt.pk).update(
+        status="failed",
         provider_message_id="PM-778",
         provider_response={"status": 5, "messageid": "PM-778"},
         retry_scheduled_at=retry_at,
@@ -346,7 +356,8 @@ def test_sms_log_shows_the_provider_message_id_its_response_and_a_pending_retry(
     login(page, live_server.url, "owner")
     page.goto(f"{live_server.url}/sms/log/")
     row = page.get_by_test_id("attempt-row")
-    expect(row.get_by_test_id("retry-at")).to_contain_text("در انتظار تلاش مجدد")
+    expect(row.get_by_test_id("row-status")).to_have_text("در انتظار تلاش مجدد")  # failed + a retry still to come
+    expect(row.get_by_test_id("retry-at")).to_contain_text("تلاش بعدی")
     row.locator("summary").click()
     expect(row.get_by_test_id("provider-message-id")).to_have_text("PM-778")
     expect(row.get_by_test_id("provider-response")).to_contain_text("messageid")

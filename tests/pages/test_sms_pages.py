@@ -217,7 +217,7 @@ def test_attempt_log_filters_by_status_campaign_number_and_jalali_date(page, liv
     expect(page).to_have_url(re.compile(r"/sms/log/"))
     assert_persian_page(page)
     expect(page.get_by_test_id("attempt-row")).to_have_count(2)
-    expect(page.get_by_test_id("attempt-count")).to_have_text("۲ تلاش ارسال")
+    expect(page.get_by_test_id("attempt-count")).to_have_text("۲ ردیف در گزارش")
     assert JALALI.search(page.get_by_test_id("attempt-row").first.inner_text())
     shot(page, "sms-attempt-log")
 

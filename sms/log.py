@@ -1,0 +1,196 @@
+"""The SMS log page's rows: every attempt, and every SMS step that ended without one.
+
+The seed's log statuses include ``skipped``, ``blacklisted`` and ``cancelled``: an SMS step skipped (a missing
+variable, a disabled step, retries exhausted with "skip"), a journey stopped at its SMS step because the number
+is blacklisted, or cancelled while its send was still due (campaign cancelled or ended, target removed or its
+status changed). Those make no attempt row — nothing reached a provider — but they are the execution's events
+at an SMS node, so the log reads them from there and pages both together by time (one ``UNION ALL`` of ids and
+times, then the page's rows). A failed attempt whose retry is still to come is «در انتظار تلاش مجدد».
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Value
+from django.db.models.fields import CharField
+
+from automation.choices import EndReason, EventType, ExecutionStatus
+from automation.models import STEP_OUTCOME_EVENTS, ExecutionEvent
+from campaigns.models import Target
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import Actor, scoped
+from sms.choices import RETRY_PENDING, STEP_OUTCOMES, AttemptStatus
+from sms.models import SmsAttempt
+from sms.selectors import attempt_queryset, number_filter
+
+SMS_ACTION = "send_sms"
+SKIP_REASONS = {
+    "missing variable": "متغیری از متن پیام خالی بود؛ گام رد شد.",
+    "retries exhausted": "تلاش‌ها تمام شد و گام رد شد.",
+    "unknown outcome skipped by a person": "نتیجه ارسال نامعلوم بود؛ با تصمیم کاربر رد شد.",
+}
+END_REASON_LABELS = dict(EndReason.choices)
+
+
+def _later_attempt():
+    return SmsAttempt.objects.filter(
+        execution_id=OuterRef("execution_id"),
+        cycle=OuterRef("cycle"),
+        node_id=OuterRef("node_id"),
+        attempt_number__gt=OuterRef("attempt_number"),
+    )
+
+
+def _retry_pending() -> Q:
+    """A failed attempt with a retry scheduled and no later attempt of the same step yet."""
+    return Q(status=AttemptStatus.FAILED, retry_scheduled_at__isnull=False, has_later=False)
+
+
+def step_outcome_events(
+    *,
+    actor: Actor,
+    outcome: str | None = None,
+    campaign_id: int | None = None,
+    number: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> QuerySet:
+    """SMS steps that ended without an attempt (skipped / blacklisted / cancelled), newest first."""
+    actor.require(Perm.VIEW_SMS_LOGS)
+    qs = scoped(ExecutionEvent, actor.workspace).filter(STEP_OUTCOME_EVENTS, node__subtype=SMS_ACTION)
+    # The guard's own «blacklisted» note is followed by the transition's row: the log keeps the transition.
+    qs = qs.exclude(type=EventType.BLACKLISTED, to_status="")
+    if outcome == "skipped":
+        qs = qs.filter(type=EventType.SKIPPED)
+    elif outcome == "blacklisted":
+        qs = qs.filter(to_status=ExecutionStatus.BLACKLISTED)
+    elif outcome == "cancelled":
+        qs = qs.filter(to_status=ExecutionStatus.CANCELLED)
+    if campaign_id:
+        qs = qs.filter(campaign_id=campaign_id)
+    if number:
+        targets = number_filter(scoped(Target, actor.workspace), "mobile", number)
+        qs = qs.filter(subject_id__in=targets.values("id"))
+    if since:
+        qs = qs.filter(occurred_at__gte=since)
+    if until:
+        qs = qs.filter(occurred_at__lt=until)
+    return qs
+
+
+def sms_log_queryset(
+    *,
+    actor: Actor,
+    status: str | None = None,
+    campaign_id: int | None = None,
+    number: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> QuerySet:
+    """``(kind, id, at)`` of the log's rows, newest first: attempts and step outcomes (one ``UNION ALL``)."""
+    common = {"campaign_id": campaign_id, "number": number, "since": since, "until": until}
+    parts = []
+    if status is None or status in AttemptStatus.values or status == RETRY_PENDING:
+        attempts = attempt_queryset(actor=actor, status=status if status in AttemptStatus.values else None, **common)
+        if status == RETRY_PENDING:
+            attempts = attempts.annotate(has_later=Exists(_later_attempt())).filter(_retry_pending())
+        parts.append(
+            attempts.select_related(None)
+            .order_by()
+            .annotate(kind=Value("attempt", output_field=CharField()), at=F("request_at"))
+            .values_list("kind", "id", "at")
+        )
+    if status is None or status in STEP_OUTCOMES:
+        events = step_outcome_events(actor=actor, outcome=status, **common)
+        parts.append(
+            events.order_by()
+            .annotate(kind=Value("step", output_field=CharField()), at=F("occurred_at"))
+            .values_list("kind", "id", "at")
+        )
+    first, *rest = parts
+    return (first.union(*rest, all=True) if rest else first).order_by("-at", "-id")
+
+
+@dataclass
+class LogRow:
+    """One row of the SMS log: an attempt (``attempt`` set) or a step that ended without one."""
+
+    kind: str
+    at: datetime
+    phone: str
+    campaign_name: str
+    status: str
+    status_label: str
+    attempt: Any = None
+    reason: str = ""
+    retry_pending: bool = False
+
+
+def _step_reason(event: ExecutionEvent, status: str) -> str:
+    if status == "blacklisted":
+        return "شماره در لیست سیاه است؛ پیامکی فرستاده نشد و سفر این مخاطب متوقف شد."
+    if status == "cancelled":
+        why = END_REASON_LABELS.get(event.message) or END_REASON_LABELS.get(str(event.data.get("reason", "")))
+        return f"سفر پیش از این ارسال لغو شد{f' ({why})' if why else ''}؛ پیامکی فرستاده نشد."
+    return SKIP_REASONS.get(event.message) or (event.message if event.message and not event.message.isascii() else "")
+
+
+def sms_log_rows(*, actor: Actor, page) -> list[LogRow]:
+    """The rows of one page of ``sms_log_queryset``, in its order."""
+    keys = list(page)
+    attempt_ids = [i for kind, i, _ in keys if kind == "attempt"]
+    event_ids = [i for kind, i, _ in keys if kind == "step"]
+    attempts = {
+        a.id: a
+        for a in scoped(SmsAttempt, actor.workspace)
+        .filter(pk__in=attempt_ids)
+        .select_related("campaign")
+        .annotate(has_later=Exists(_later_attempt()))
+    }
+    events = {
+        e.id: e for e in scoped(ExecutionEvent, actor.workspace).filter(pk__in=event_ids).select_related("campaign")
+    }
+    phones = dict(
+        Target.objects.filter(workspace=actor.workspace, pk__in={e.subject_id for e in events.values()}).values_list(
+            "id", "mobile"
+        )
+    )
+    rows = []
+    for kind, pk, _ in keys:
+        if kind == "attempt" and pk in attempts:
+            a = attempts[pk]
+            pending = a.status == AttemptStatus.FAILED and a.retry_scheduled_at is not None and not a.has_later
+            rows.append(
+                LogRow(
+                    kind="attempt",
+                    at=a.request_at,
+                    phone=a.phone,
+                    campaign_name=a.campaign.name,
+                    status=RETRY_PENDING if pending else a.status,
+                    status_label="در انتظار تلاش مجدد" if pending else a.get_status_display(),
+                    attempt=a,
+                    retry_pending=pending,
+                )
+            )
+        elif kind == "step" and pk in events:
+            e = events[pk]
+            status = (
+                "skipped"
+                if e.type == EventType.SKIPPED
+                else ("blacklisted" if e.to_status == ExecutionStatus.BLACKLISTED else "cancelled")
+            )
+            rows.append(
+                LogRow(
+                    kind="step",
+                    at=e.occurred_at,
+                    phone=phones.get(e.subject_id) or "",
+                    campaign_name=e.campaign.name,
+                    status=status,
+                    status_label=STEP_OUTCOMES[status],
+                    reason=_step_reason(e, status),
+                )
+            )
+    return rows

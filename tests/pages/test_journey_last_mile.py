@@ -1,0 +1,280 @@
+"""Journey pages, the last mile, in Chromium: the SMS log's rows without an attempt (skipped, blacklisted,
+cancelled) and its pending retries, the conflict review's drawer of the target's live journeys, the builder
+opening a new step's editor with the journey's own wait, steps named by title (never by internal key), and the
+import report that refreshes its rows and makes its new list only for an accepted file."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from automation.models import Execution, Workflow
+from automation.services.campaigns import journey_campaign_transition
+from automation.services.enrollment import enroll_subjects
+from automation.services.enrollment_batches import enrollment_batch_preview
+from automation.services.workflows import workflow_create, workflow_graph_save
+from campaigns.choices import Role
+from campaigns.models import TargetImport, TargetList
+from campaigns.services.imports import target_import_process
+from sms.models import SmsAttempt
+from sms.services import blacklist_add
+from tests.automation.helpers import Driver, end_node, linear_graph, setup_sms, sms_node, wait_node
+
+from ..conftest import make_actor, make_member, make_target, make_workspace
+from .test_campaign_pages import login, named_journey, rtl, shot
+from .test_workflow_pages import step
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+NODE_KEY = re.compile(r"\bn_[0-9a-f]{8}\b")
+
+
+def _shop(role=Role.OWNER):
+    shop = make_workspace("shop")
+    user = make_member(shop, role, username="mina")
+    setup_sms(shop)
+    return shop, make_actor(shop, user=user)
+
+
+def test_sms_log_lists_skipped_blacklisted_and_cancelled_sends_and_pending_retries(page, live_server):
+    shop, actor = _shop()
+    campaign = named_journey(
+        actor, linear_graph(sms_node("a", body="سلام {target.city}", on_missing_variable="skip"), end_node()), "شهرها"
+    )
+    sent = make_target(shop, name="با شهر", city="تبریز", mobile="+989120000201")
+    no_city = make_target(shop, name="بی‌شهر", mobile="+989120000202")
+    blocked = make_target(shop, name="مسدود", city="قم", mobile="+989120000203")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[sent.id, no_city.id, blocked.id])
+    blacklist_add(actor=actor, number="09120000203")
+    later = named_journey(actor, linear_graph(sms_node("b"), end_node()), "لغوشده")
+    gone = make_target(shop, name="لغو", mobile="+989120000204")
+    enroll_subjects(actor=actor, campaign_id=later.id, target_ids=[gone.id])
+    journey_campaign_transition(actor=actor, campaign_id=later.id, action="cancel")  # before its send
+    Driver().tick(timezone.now())
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    SmsAttempt.objects.filter(pk=attempt.pk).update(
+        status="failed", retry_scheduled_at=timezone.now() + timedelta(hours=1)
+    )
+    assert {e.subject_id: e.status for e in Execution.objects.filter(campaign=campaign)}[blocked.id] == "blacklisted"
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/sms/log/")
+    rtl(page)
+    expect(page.get_by_test_id("attempt-count")).to_have_text("۴ ردیف در گزارش")
+    expect(page.get_by_test_id("attempt-row")).to_have_count(1)
+    expect(page.get_by_test_id("attempt-row").get_by_test_id("row-status")).to_have_text("در انتظار تلاش مجدد")
+    steps = page.get_by_test_id("step-row")
+    expect(steps).to_have_count(3)
+    expect(page.locator('[data-testid=step-row][data-status="skipped"]')).to_contain_text("متغیری از متن پیام خالی بود")
+    expect(page.locator('[data-testid=step-row][data-status="skipped"]')).to_contain_text("0912 000 0202")
+    expect(page.locator('[data-testid=step-row][data-status="blacklisted"]')).to_contain_text("لیست سیاه")
+    expect(page.locator('[data-testid=step-row][data-status="cancelled"]')).to_contain_text("لغو کمپین")
+    shot(page, "sms-log-step-outcomes")
+
+    for status, label, number in (
+        ("blacklisted", "لیست سیاه", "0912 000 0203"),
+        ("cancelled", "لغوشده", "0912 000 0204"),
+        ("skipped", "ردشده", "0912 000 0202"),
+    ):
+        page.select_option("#id_status", status)
+        page.click("button:has-text('نمایش')")
+        expect(page).to_have_url(re.compile(f"status={status}"))
+        expect(page.get_by_test_id("step-row")).to_have_count(1)
+        expect(page.get_by_test_id("step-row")).to_contain_text(label)
+        expect(page.get_by_test_id("step-row")).to_contain_text(number)
+        expect(page.get_by_test_id("attempt-row")).to_have_count(0)
+    page.select_option("#id_status", "retry_pending")
+    page.click("button:has-text('نمایش')")
+    expect(page.get_by_test_id("attempt-row")).to_have_count(1)
+    expect(page.get_by_test_id("step-row")).to_have_count(0)
+    SmsAttempt.objects.create(  # the retry happened: nothing is pending any more
+        workspace=shop,
+        execution_id=attempt.execution_id,
+        workflow_id=attempt.workflow_id,
+        campaign_id=attempt.campaign_id,
+        subject_type_id=attempt.subject_type_id,
+        subject_id=attempt.subject_id,
+        node_id=attempt.node_id,
+        phone=attempt.phone,
+        message=attempt.message,
+        attempt_number=2,
+        idempotency_key=f"{attempt.idempotency_key}-2",
+        status="sent",
+        request_at=timezone.now(),
+    )
+    page.reload()
+    expect(page.get_by_test_id("attempt-row")).to_have_count(0)
+    page.select_option("#id_status", "")
+    page.select_option("#id_campaign", str(later.id))  # a campaign with no attempt is still in the filter
+    page.click("button:has-text('نمایش')")
+    expect(page.get_by_test_id("step-row")).to_have_count(1)
+    expect(page.get_by_test_id("step-row")).to_contain_text("لغوشده")
+
+
+def test_conflict_review_drawer_lists_the_targets_live_journeys(page, live_server):
+    shop, actor = _shop(Role.MANAGER)
+    first = named_journey(actor, linear_graph(wait_node("w", amount=3, name="سه روز صبر"), end_node()), "بهار")
+    second = named_journey(actor, linear_graph(wait_node("w2"), sms_node("x"), end_node()), "پاییز")
+    new = named_journey(actor, linear_graph(sms_node("a"), end_node()), "تازه")
+    lead = make_target(shop, name="سارا احمدی")
+    enroll_subjects(actor=actor, campaign_id=first.id, target_ids=[lead.id])
+    enroll_subjects(actor=actor, campaign_id=second.id, target_ids=[lead.id], on_conflict="add")
+    Driver().tick(timezone.now())  # the wait starts in «بهار»: a next send three days on
+    batch = enrollment_batch_preview(actor=actor, campaign_id=new.id, target_ids=[lead.id])
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{new.id}/enroll/{batch.id}/")
+    expect(page.get_by_test_id("commit")).to_be_disabled()
+    page.get_by_test_id(f"open-drawer-{lead.id}").click()
+    drawer = page.get_by_test_id(f"drawer-{lead.id}")
+    expect(drawer).to_be_visible()
+    expect(drawer.get_by_role("heading")).to_contain_text("گردش‌کارهای فعال «سارا احمدی»")
+    rows = drawer.get_by_test_id("drawer-row")
+    expect(rows).to_have_count(2)
+    spring = rows.filter(has_text="بهار")
+    expect(spring).to_contain_text("گردش‌کار بهار")
+    expect(spring).to_contain_text("سه روز صبر")
+    expect(spring).to_contain_text("در حال اجرا")  # the other campaign's status
+    expect(spring).to_contain_text(re.compile(r"ارسال بعدی[۰-۹/ :]+"))
+    assert not re.search(r"[0-9]", spring.inner_text())
+    autumn = rows.filter(has_text="پاییز")
+    expect(autumn).to_contain_text(
+        re.compile(r"گام فعلی\s*انتظار")
+    )  # an untitled step is named by its kind, not its key «w2»
+    assert "w2" not in drawer.inner_text()
+    rtl(page)
+    shot(page, "journey-conflict-drawer")
+    drawer.get_by_role("button", name="بستن").click()
+    expect(drawer).to_be_hidden()
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.get_by_test_id(f"open-drawer-{lead.id}").click()
+    expect(drawer).to_be_visible()
+    shot(page, "journey-conflict-drawer-390")
+
+
+def test_builder_opens_a_new_steps_editor_and_a_new_wait_takes_the_journeys_cadence(page, live_server):
+    _, actor = _shop(Role.MANAGER)
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/new/")
+    page.fill("#id_name", "پیگیری هفتگی")
+    page.get_by_text("پیگیری تا علاقه‌مندی").click()  # the built-in template waits 7 days
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    expect(page.get_by_test_id("problems")).to_contain_text("ایرادی نیست")
+
+    menu = page.get_by_test_id("add-2.no.1")  # after the second message, before nothing: a new Wait
+    menu.locator("summary").click()
+    menu.get_by_role("button", name="انتظار", exact=True).click()
+    dialog = page.get_by_test_id("editor-2.no.1")
+    expect(dialog).to_be_visible()  # opened at once
+    expect(dialog.locator("input[name=amount]")).to_have_value("7")
+    expect(dialog.locator("select[name=unit]")).to_have_value("days")
+    shot(page, "workflow-builder-new-wait-open")
+    dialog.get_by_role("button", name="بستن").click()
+    expect(step(page, "2.no.1")).to_contain_text("۷ روز")
+
+    menu = page.get_by_test_id("add-0")
+    menu.locator("summary").click()
+    menu.get_by_role("button", name="ارسال پیامک", exact=True).click()
+    dialog = page.get_by_test_id("editor-0")
+    expect(dialog).to_be_visible()
+    dialog.get_by_test_id("sms-body").fill("خوش آمدید")
+    dialog.get_by_test_id("save-step").click()
+    expect(dialog).to_be_hidden()
+    expect(step(page, "0")).to_contain_text("خوش آمدید")
+
+    workflow = Workflow.objects.get(name="پیگیری هفتگی")
+    waits = [n.config for n in workflow.versions.get().nodes.filter(type="wait")]
+    assert sorted(w["amount"] for w in waits) == [7, 7]
+
+    blank = workflow_create(actor=actor, name="خالی")  # no wait in the journey: one day
+    page.goto(f"{live_server.url}/automation/workflows/{blank.id}/builder/")
+    menu = page.get_by_test_id("add-0")
+    menu.locator("summary").click()
+    menu.get_by_role("button", name="انتظار", exact=True).click()
+    expect(page.get_by_test_id("editor-0").locator("input[name=amount]")).to_have_value("1")
+
+
+def test_steps_are_named_by_title_and_kind_never_by_internal_key(page, live_server):
+    _, actor = _shop(Role.MANAGER)
+    workflow = workflow_create(actor=actor, name="بی‌نام")
+    graph = linear_graph(
+        {**sms_node("n_1a2b3c4d", body="سلام {target.nickname}"), "name": ""},
+        {**wait_node("n_5e6f7a8b"), "name": ""},
+        end_node("n_9c0d1e2f"),
+    )
+    workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=graph)
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/{workflow.id}/builder/")
+    problems = page.get_by_test_id("problems")
+    expect(problems.get_by_test_id("problem").first).to_contain_text("«ارسال پیامک»")
+    expect(problems).to_contain_text("متغیر «target.nickname» ناشناخته است")
+    expect(step(page, "0").locator(".step-title")).to_have_text("ارسال پیامک")
+    expect(step(page, "1").locator(".step-title")).to_have_text("انتظار")
+    assert not NODE_KEY.search(page.locator("main").inner_text())
+    shot(page, "workflow-builder-problems-by-title")
+
+    merged = workflow_create(actor=actor, name="به‌هم‌پیوسته")  # a graph the list cannot draw: read-only table
+    nodes = [
+        {"node_key": "start", "type": "start", "subtype": "manual", "name": "", "config": {}},
+        {
+            "node_key": "n_c0ffee01",
+            "type": "condition",
+            "subtype": "field_rules",
+            "name": "علاقه‌مند؟",
+            "config": {"logic": "all", "rules": [{"field": "target.status", "operator": "in", "value": ["new"]}]},
+        },
+        {**sms_node("n_c0ffee02"), "name": ""},
+        {**end_node("n_c0ffee03"), "name": ""},
+    ]
+    edges = [
+        {"from": "start", "to": "n_c0ffee01", "port": "default"},
+        {"from": "n_c0ffee01", "to": "n_c0ffee02", "port": "yes"},
+        {"from": "n_c0ffee01", "to": "n_c0ffee03", "port": "no"},
+        {"from": "n_c0ffee02", "to": "n_c0ffee03", "port": "default"},
+    ]
+    workflow_graph_save(actor=actor, workflow_id=merged.id, graph_data={"nodes": nodes, "edges": edges})
+    page.goto(f"{live_server.url}/automation/workflows/{merged.id}/builder/")
+    expect(page.get_by_test_id("undrawable")).to_contain_text("«پایان»")
+    table = page.get_by_test_id("graph-table")
+    expect(table).to_contain_text("علاقه‌مند؟")
+    expect(table).to_contain_text("بله ← ۳. ارسال پیامک")
+    expect(table).to_contain_text("خیر ← ۴. پایان")
+    assert not NODE_KEY.search(page.locator("main").inner_text())
+    assert "c0ffee" not in page.locator("main").inner_text()
+    rtl(page)
+    shot(page, "workflow-builder-readonly-table")
+
+
+def test_import_report_rows_refresh_while_it_runs_and_a_refused_file_makes_no_list(page, live_server, tmp_path):
+    shop, _ = _shop(Role.MANAGER)
+    bad = tmp_path / "leads.txt"
+    bad.write_text("not a sheet")
+    good = tmp_path / "leads.csv"
+    good.write_text("نام,موبایل\nسارا,09120000301\nرضا,09120000302\nبی‌شماره,\n", encoding="utf-8")
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/targets/import/")
+    page.locator("input[type=file]").set_input_files(str(bad))
+    page.fill("#id_new_list", "سرنخ‌های دی")
+    page.get_by_role("button", name="بارگذاری").click()
+    expect(page.locator(".field-error, .errorlist").first).to_contain_text(".xlsx")
+    assert not TargetList.objects.filter(workspace=shop, name="سرنخ‌های دی").exists()  # refused: no empty list
+
+    page.locator("input[type=file]").set_input_files(str(good))
+    page.fill("#id_new_list", "سرنخ‌های دی")
+    page.get_by_role("button", name="بارگذاری").click()
+    expect(page.get_by_test_id("import-status")).to_have_text("در صف")  # no worker in this test: it waits
+    target_list = TargetList.objects.get(workspace=shop, name="سرنخ‌های دی")
+    imp = TargetImport.objects.get(workspace=shop)
+    assert imp.target_list_id == target_list.id
+    expect(page.get_by_test_id("import-row")).to_have_count(0)
+    shot(page, "target-import-waiting")
+    target_import_process(import_id=imp.id)  # the worker's run
+    expect(page.get_by_test_id("import-status")).to_have_text("انجام شد", timeout=15000)  # no reload
+    expect(page.get_by_test_id("import-row")).to_have_count(3)
+    expect(page.get_by_test_id("import-rows")).to_contain_text("نامعتبر")
+    expect(page.get_by_test_id("import-report")).not_to_have_attribute("hx-trigger", re.compile("every"))
+    rtl(page)
+    shot(page, "target-import-done-rows")
+    page.get_by_role("link", name="نامعتبر", exact=True).click()
+    expect(page.get_by_test_id("import-row")).to_have_count(1)
