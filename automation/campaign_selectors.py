@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.db.models import Count
 from django.utils import timezone
 
-from automation.choices import EventType, ExecutionStatus
+from automation.choices import EndReason, EventType, ExecutionStatus, execution_status_badge, execution_status_label
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
 from automation.engine.scheduler import HEARTBEAT
@@ -29,6 +30,9 @@ from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_queryset
 
 S = ExecutionStatus
+ENDED = "ended_with_campaign"  # a campaign row's count of journeys closed by the campaign's end time
+END_REASON_LABELS = dict(EndReason.choices)
+ENDING_EVENTS = {EventType.CANCELLED, EventType.COMPLETED, EventType.FAILED, EventType.BLACKLISTED}
 STALE_HEARTBEAT = timedelta(minutes=5)
 LIVE_CAMPAIGN = (CampaignStatus.ACTIVE, CampaignStatus.PAUSED, CampaignStatus.SCHEDULED)
 # Why-not-sent reasons and channel problems in Persian (timeline, messages).
@@ -91,7 +95,8 @@ class CampaignRow:
 
     @property
     def done(self) -> int:
-        return self.counts.get(S.COMPLETED, 0)
+        """Finished: the path's end, or closed with the campaign at its end time (not "stopped")."""
+        return self.counts.get(S.COMPLETED, 0) + self.counts.get(ENDED, 0)
 
     @property
     def stopped(self) -> int:
@@ -99,8 +104,22 @@ class CampaignRow:
 
 
 def campaign_rows(*, actor: Actor, campaigns: list[Campaign]) -> list[CampaignRow]:
-    """Execution counts per status for each campaign of one page (the counts kept with the writes)."""
+    """Execution counts per status for each campaign of one page (the counts kept with the writes); a closed
+    campaign's journeys its end time cancelled count as finished (one grouped query over those campaigns)."""
     counts = execution_status_counts(actor=actor, campaign_ids=[c.id for c in campaigns])
+    closed = [c.id for c in campaigns if c.status not in LIVE_CAMPAIGN]
+    if closed:
+        ended = (
+            execution_queryset(actor=actor)
+            .filter(campaign_id__in=closed, status=S.CANCELLED, end_reason=EndReason.CAMPAIGN_ENDED)
+            .order_by()
+            .values_list("campaign_id")
+            .annotate(n=Count("id"))
+        )
+        for campaign_id, n in ended:
+            row = counts.setdefault(campaign_id, {})
+            row[S.CANCELLED] = max(row.get(S.CANCELLED, 0) - n, 0)
+            row[ENDED] = n  # closed with the campaign: counted as finished
     return [CampaignRow(c, counts[c.id]) for c in campaigns]
 
 
@@ -211,7 +230,12 @@ def labelled(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for entry in entries:
         row = entry | {"label": EventType(entry["type"]).label if entry["type"] in EventType.values else entry["type"]}
-        if _CODE.fullmatch(entry.get("message") or ""):
+        message = entry.get("message") or ""
+        if entry["type"] == EventType.CANCELLED and message == EndReason.CAMPAIGN_ENDED:
+            row |= {"label": EndReason.CAMPAIGN_ENDED.label, "message": "", "finished": True}  # reads finished
+        elif message in END_REASON_LABELS and entry["type"] in ENDING_EVENTS:
+            row["message"] = END_REASON_LABELS[message]  # why it ended, in Persian
+        elif _CODE.fullmatch(message):
             row["message"] = ""  # a machine code (the why-not-sent line or the label already says it)
         if entry.get("send"):
             status = entry["send"]["status"]
@@ -221,7 +245,19 @@ def labelled(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def journeys_labelled(journeys: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [j | {"status_label": ExecutionStatus(j["status"]).label} for j in journeys]
+    """The target's journeys for people: a journey its campaign's end closed reads finished, and a finished or
+    cancelled campaign says so next to its name."""
+    closed = (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED)
+    return [
+        j
+        | {
+            "status_label": execution_status_label(j["status"], j.get("end_reason", "")),
+            "status_badge": execution_status_badge(j["status"], j.get("end_reason", "")),
+            "campaign_finished": j.get("campaign_status") in closed,
+            "campaign_status_label": dict(CampaignStatus.choices).get(j.get("campaign_status"), ""),
+        }
+        for j in journeys
+    ]
 
 
 # --------------------------------------------------------------------------- logs, chart

@@ -64,6 +64,7 @@ BULK_LABELS = {
 }
 # Page action → (service action, what a step held after an unknown send outcome does on resume).
 BULK_ACTIONS = {"resume_resend": ("resume", "resend")}
+CLOSED = (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED)
 HELD = "held_unknown"  # the status filter's extra choice: paused and waiting for the resend-or-skip decision
 
 
@@ -372,20 +373,24 @@ def campaign_dashboard(request, actor, campaign_id: int):
         controls = ["pause", "cancel"]
     elif status == CampaignStatus.PAUSED:
         controls = ["resume", "cancel"]
-    context = _common(actor, campaign) | {
-        "stats": stats,
-        "next_sends": next_sends,
-        "chart": pages.sends_chart(stats["series"]),
-        "controls": [(c, CONTROL_LABELS[c]) for c in controls],
-        "open_batches": campaign.enrollment_batches.filter(
-            status__in=[BatchStatus.DRAFT, BatchStatus.COMMITTING]
-        ).order_by("-id")[:5]
-        if actor.has(Perm.MANAGE_CAMPAIGNS)
-        else [],
-        "held_count": _held_count(actor, campaign),
-        "rule": auto_enroll.auto_enroll_rule_get(actor=actor, campaign_id=campaign.id),
-        "moving": _moving(campaign, stats),
-    }
+    context = (
+        _common(actor, campaign)
+        | {
+            "stats": stats,
+            "cancelled_other": stats["cancelled"] - stats["ended_with_campaign"],  # the rest read finished
+            "next_sends": next_sends,
+            "chart": pages.sends_chart(stats["series"]),
+            "controls": [(c, CONTROL_LABELS[c]) for c in controls],
+            "open_batches": campaign.enrollment_batches.filter(
+                status__in=[BatchStatus.DRAFT, BatchStatus.COMMITTING]
+            ).order_by("-id")[:5]
+            if actor.has(Perm.MANAGE_CAMPAIGNS)
+            else [],
+            "held_count": _held_count(actor, campaign),
+            "rule": auto_enroll.auto_enroll_rule_get(actor=actor, campaign_id=campaign.id),
+            "moving": _moving(campaign, stats),
+        }
+    )
     if request.GET.get("part") == "live":  # htmx polling: the numbers only
         return render(request, "automation/_dashboard_live.html", context)
     return render(request, "automation/campaign_dashboard.html", context)
@@ -453,6 +458,8 @@ def campaign_targets(request, actor, campaign_id: int):
         "status": status,
         "statuses": [*ExecutionStatus.choices, (HELD, "منتظر تصمیم (نتیجه ارسال نامعلوم)")],
         "bulk_actions": BULK_LABELS.items(),
+        # A finished or cancelled campaign's journeys are history: no bulk control, no "add targets".
+        "can_control": actor.has(Perm.MANAGE_CAMPAIGNS) and campaign.status not in CLOSED,
         "held_count": _held_count(actor, campaign),
         "querystring": _querystring(request),
     }

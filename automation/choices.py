@@ -109,6 +109,24 @@ class EndReason(models.TextChoices):
     STEP_ERROR = "step_error", "خطای گام"
 
 
+ENDED_WITH_CAMPAIGN = "پایان‌یافته با کمپین"
+
+
+def execution_status_label(status: str, end_reason: str = "") -> str:
+    """An execution's status for people. A journey closed because its campaign finished (``cancelled`` with
+    ``campaign_ended``) reads finished, like its campaign — not cancelled."""
+    if status == ExecutionStatus.CANCELLED and end_reason == EndReason.CAMPAIGN_ENDED:
+        return ENDED_WITH_CAMPAIGN
+    return ExecutionStatus(status).label if status in ExecutionStatus.values else status
+
+
+def execution_status_badge(status: str, end_reason: str = "") -> str:
+    """The badge colour key that goes with ``execution_status_label``."""
+    if status == ExecutionStatus.CANCELLED and end_reason == EndReason.CAMPAIGN_ENDED:
+        return ExecutionStatus.COMPLETED
+    return status
+
+
 class CounterScope(models.TextChoices):
     CAMPAIGN = "campaign", "کمپین"
     WORKFLOW = "workflow", "گردش‌کار"

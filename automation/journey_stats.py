@@ -18,7 +18,7 @@ from django.db.models import OuterRef, Subquery, Sum
 from django.utils import timezone
 
 from automation import journey_counts
-from automation.choices import LIVE_STATUSES, CounterScope, EventType, ExecutionStatus
+from automation.choices import LIVE_STATUSES, CounterScope, EndReason, EventType, ExecutionStatus
 from automation.engine.context import automation_settings, workspace_tz
 from automation.engine.nodes import step_display_name
 from automation.engine.registry import ACTIONS
@@ -168,6 +168,8 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         "failed": by_status.get(S.FAILED, 0),
         "blacklisted": by_status.get(S.BLACKLISTED, 0),
         "cancelled": by_status.get(S.CANCELLED, 0),
+        # Of those, closed because the campaign finished (its end time): they read finished, not cancelled.
+        "ended_with_campaign": executions.filter(status=S.CANCELLED, end_reason=EndReason.CAMPAIGN_ENDED).count(),
         # Sends whose outcome is unknown (the worker died after calling the provider): never resent on their own.
         "unknown_outcomes": totals[journey_counts.UNKNOWN_OUTCOME],
         "sent": {"today": sent_today, "total": sent_total},
@@ -213,6 +215,7 @@ def target_campaigns(*, actor: Actor, target_id: int) -> list[dict[str, Any]]:
             "next_run_at": e.next_run_at,
             "cycle": e.cycle,
             "end_reason": e.end_reason,
+            "campaign_status": e.campaign.status,
         }
         for e in target_executions(actor=actor, target_id=target_id)
     ]

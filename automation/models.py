@@ -24,6 +24,8 @@ from automation.choices import (
     Port,
     VersionStatus,
     WorkflowStatus,
+    execution_status_badge,
+    execution_status_label,
 )
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 
@@ -426,6 +428,15 @@ class Execution(TimeStamped):
             models.Index(fields=["campaign", "status", "next_run_at"], name="exec_campaign_status_next"),
             models.Index(fields=["workspace", "subject_type", "subject_id", "status"], name="exec_ws_subject"),
         ]
+
+    @property
+    def status_label(self) -> str:
+        """The status for people (a journey its campaign's end closed reads finished, not cancelled)."""
+        return execution_status_label(self.status, self.end_reason)
+
+    @property
+    def status_badge(self) -> str:
+        return execution_status_badge(self.status, self.end_reason)
 
     def __str__(self) -> str:
         return f"execution {self.pk} ({self.status})"

@@ -10,13 +10,17 @@ from automation.choices import EndReason, ExecutionStatus
 from automation.engine.graph import published_graph
 from automation.engine.outcome import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
 from automation.engine.transitions import apply_transition
+from automation.errors import CampaignClosed
 from automation.models import Execution
+from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 
 S = ExecutionStatus
 ACTIONS = ("pause", "resume", "remove", "restart")
+REVIVING = ("resume", "restart")
+CLOSED_CAMPAIGN = (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED)
 # Resuming an execution held after an unknown send outcome: skip the step (default) or send it again
 # (with the same local id, so a provider that de-duplicates still holds one message).
 UNKNOWN_OUTCOME_CHOICES = ("skip", "resend")
@@ -47,6 +51,10 @@ def execution_control(*, actor: Actor, execution_id: int, action: str, unknown_o
     if unknown_outcome is not None and unknown_outcome not in UNKNOWN_OUTCOME_CHOICES:
         raise ValidationFailed.field("unknown_outcome", "skip یا resend.")
     execution = get_scoped(Execution, actor.workspace, execution_id)
+    if action in REVIVING and execution.campaign.status in CLOSED_CAMPAIGN:
+        # A finished campaign stays finished: no journey of it comes back to life (it would read "running"
+        # on the target's page while the campaign reads finished, and the scheduler would never run it).
+        raise CampaignClosed("کمپین پایان یافته یا لغو شده است؛ سفرهای آن دوباره شروع نمی‌شوند.")
     now = timezone.now()
     with transaction.atomic():
         if action == "pause":

@@ -278,3 +278,68 @@ def test_import_report_rows_refresh_while_it_runs_and_a_refused_file_makes_no_li
     shot(page, "target-import-done-rows")
     page.get_by_role("link", name="نامعتبر", exact=True).click()
     expect(page.get_by_test_id("import-row")).to_have_count(1)
+
+
+def test_a_finished_campaign_reads_finished_on_every_page(page, live_server):
+    shop, actor = _shop()
+    graph = linear_graph(sms_node("a"), wait_node("w", amount=2, name="دو روز صبر"), sms_node("b"), end_node())
+    campaign = named_journey(actor, graph, "زمستان")
+    quick = named_journey(actor, linear_graph(sms_node("q"), end_node()), "تمام‌شده زود")
+    lead, other = make_target(shop, name="سارا احمدی"), make_target(shop, name="رضا کریمی")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[lead.id, other.id])
+    enroll_subjects(actor=actor, campaign_id=quick.id, target_ids=[lead.id], on_conflict="add")
+    now = timezone.now()
+    Driver().tick(now)  # first SMS sent; both wait two days in «زمستان»
+    type(campaign).objects.filter(pk=campaign.pk).update(ends_at=now + timedelta(minutes=1))
+    Driver().tick(now + timedelta(minutes=2))  # the end time passed: the campaign finishes, its journeys close
+    campaign.refresh_from_db()
+    assert campaign.status == "completed"
+    assert set(Execution.objects.filter(campaign=campaign).values_list("status", "end_reason")) == {
+        ("cancelled", "campaign_ended")
+    }
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/")
+    row = page.get_by_test_id(f"campaign-{campaign.id}")
+    expect(row).to_contain_text("پایان‌یافته")
+    cells = row.locator("td")
+    expect(cells.nth(5)).to_have_text("۲")  # finished: closed with the campaign, not "stopped"
+    expect(cells.nth(6)).to_have_text("۰")
+
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
+    expect(page.get_by_test_id("campaign-status")).to_have_text("پایان‌یافته")
+    expect(page.get_by_test_id("campaign-finished")).to_contain_text("این کمپین پایان یافته است")
+    expect(page.get_by_test_id("stat-ended-with-campaign")).to_contain_text("۲ با پایان کمپین")
+    expect(page.get_by_test_id("stat-paused")).to_contain_text("لغوشده: ۰")
+    expect(page.get_by_test_id("controls")).to_have_count(0)
+    expect(page.get_by_test_id("dashboard-live")).not_to_have_attribute("hx-trigger", re.compile("every"))
+    shot(page, "journey-finished-dashboard")
+
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/targets/")
+    statuses = page.get_by_test_id("execution-status")
+    expect(statuses).to_have_count(2)
+    expect(statuses.first).to_have_text("پایان‌یافته با کمپین")
+    expect(page.get_by_test_id("bulk-apply")).to_have_count(0)  # no restart of a finished campaign's journeys
+    shot(page, "journey-finished-targets")
+
+    page.goto(f"{live_server.url}/targets/{lead.id}/edit/")
+    journey = page.get_by_test_id("target-journey").filter(has_text="زمستان")
+    expect(journey).to_contain_text("پایان‌یافته با کمپین")
+    expect(journey).not_to_contain_text("لغو")
+    timeline = page.get_by_test_id("timeline")
+    ended = timeline.locator('[data-type="cancelled"]')
+    expect(ended).to_have_count(1)
+    expect(ended).to_contain_text("پایان کمپین")
+    expect(ended).not_to_contain_text("لغو")
+    expect(ended).not_to_contain_text("campaign_ended")
+    shot(page, "journey-finished-target-panel")
+
+    from automation.services.executions import execution_control
+    from campaigns.platform.errors import PlatformError
+
+    closed = Execution.objects.filter(campaign=campaign).first()
+    with pytest.raises(PlatformError) as refused:
+        execution_control(actor=actor, execution_id=closed.id, action="restart")
+    assert refused.value.code == "CAMPAIGN_CLOSED"
+    closed.refresh_from_db()
+    assert closed.status == "cancelled"
