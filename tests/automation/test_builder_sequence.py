@@ -357,3 +357,29 @@ def test_branches_nested_too_deep_for_the_list_are_refused_not_crashed():
     sequence, reason = try_decompile(_graph(nodes, edges))
     assert sequence is None
     assert reason.code == "TOO_DEEP"
+
+
+def test_a_new_wait_takes_the_nearest_timed_wait_above_it_else_the_journeys_first_else_one_day():
+    from automation.builder.editing import journey_wait, new_step
+    from automation.builder.sequence import Condition, End, Send, Wait, WorkflowSequence
+
+    seq = WorkflowSequence(
+        steps=(
+            Send.sms("s1", "a"),
+            Wait.duration("w1", 30, "days"),
+            Send.sms("s2", "b"),
+            Wait.duration("w2", 6, "hours"),
+            Condition.when(
+                "c",
+                [{"field": "target.status", "operator": "in", "value": ["new"]}],
+                yes=(End.complete("e1"),),
+                no=(Send.sms("s3", "c"), End.complete("e2")),
+            ),
+        )
+    )
+    assert journey_wait(seq, (2,)) == (30, "days")  # after the first wait, before the second
+    assert journey_wait(seq, (4, "no", 1)) == (6, "hours")  # inside a branch: the lists that hold it
+    assert journey_wait(seq, (0,)) == (30, "days")  # nothing above: the journey's first wait
+    assert journey_wait(WorkflowSequence(steps=(End.complete("e"),)), (0,)) == (1, "days")
+    step = new_step("wait", sequence=seq, at=(4, "no", 0))
+    assert step.config == {"mode": "duration", "amount": 6, "unit": "hours"}

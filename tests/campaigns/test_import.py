@@ -208,3 +208,29 @@ def test_export_roundtrips_through_import(api, workspace, actor, django_capture_
     copy = Target.objects.get()
     assert (copy.landline, copy.status, copy.city, copy.attributes) == ("+982188776655", "interested", "تهران", {})
     assert list(copy.lists.all()) == [tl]
+
+
+def test_a_new_list_is_made_only_for_an_accepted_file(actor, workspace, django_capture_on_commit_callbacks):
+    from campaigns.models import TargetList
+    from campaigns.platform.errors import ValidationFailed
+
+    for name, content in (("a.txt", b"x"), ("a.csv", csv_bytes(["name,city", "x,y"]))):  # wrong type, no phone column
+        with pytest.raises(ValidationFailed):
+            target_import_start(actor=actor, file_name=name, content=content, new_list_name="سرنخ‌ها")
+    assert not TargetList.objects.filter(workspace=workspace).exists()
+    done = run_import(
+        actor,
+        "a.csv",
+        csv_bytes(["name,mobile", "x,09121234567"]),
+        django_capture_on_commit_callbacks,
+        new_list_name=" سرنخ‌ها ",
+    )
+    target_list = TargetList.objects.get(workspace=workspace)
+    assert (target_list.name, done.target_list_id) == ("سرنخ‌ها", target_list.id)
+    assert list(target_list.targets.values_list("name", flat=True)) == ["x"]
+    with pytest.raises(ValidationFailed) as taken:  # the name is taken now: refused on the list field, nothing made
+        target_import_start(
+            actor=actor, file_name="b.csv", content=csv_bytes(["mobile", "09121234568"]), new_list_name="سرنخ‌ها"
+        )
+    assert "new_list" in taken.value.details
+    assert TargetImport.objects.count() == 1
