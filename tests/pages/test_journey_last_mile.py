@@ -23,6 +23,7 @@ from sms.services import blacklist_add
 from tests.automation.helpers import Driver, end_node, linear_graph, setup_sms, sms_node, wait_node
 
 from ..conftest import make_actor, make_member, make_target, make_workspace
+from .axe import axe_violations
 from .test_campaign_pages import login, named_journey, rtl, shot
 from .test_workflow_pages import step
 
@@ -71,6 +72,7 @@ def test_sms_log_lists_skipped_blacklisted_and_cancelled_sends_and_pending_retri
     expect(page.locator('[data-testid=step-row][data-status="blacklisted"]')).to_contain_text("لیست سیاه")
     expect(page.locator('[data-testid=step-row][data-status="cancelled"]')).to_contain_text("لغو کمپین")
     shot(page, "sms-log-step-outcomes")
+    assert axe_violations(page) == []
 
     for status, label, number in (
         ("blacklisted", "لیست سیاه", "0912 000 0203"),
@@ -145,12 +147,14 @@ def test_conflict_review_drawer_lists_the_targets_live_journeys(page, live_serve
     assert "w2" not in drawer.inner_text()
     rtl(page)
     shot(page, "journey-conflict-drawer")
+    assert axe_violations(page) == []  # with the drawer open
     drawer.get_by_role("button", name="بستن").click()
     expect(drawer).to_be_hidden()
     page.set_viewport_size({"width": 390, "height": 800})
     page.get_by_test_id(f"open-drawer-{lead.id}").click()
     expect(drawer).to_be_visible()
     shot(page, "journey-conflict-drawer-390")
+    assert axe_violations(page) == []
 
 
 def test_builder_opens_a_new_steps_editor_and_a_new_wait_takes_the_journeys_cadence(page, live_server):
@@ -170,6 +174,7 @@ def test_builder_opens_a_new_steps_editor_and_a_new_wait_takes_the_journeys_cade
     expect(dialog.locator("input[name=amount]")).to_have_value("7")
     expect(dialog.locator("select[name=unit]")).to_have_value("days")
     shot(page, "workflow-builder-new-wait-open")
+    assert axe_violations(page) == []
     dialog.get_by_role("button", name="بستن").click()
     expect(step(page, "2.no.1")).to_contain_text("۷ روز")
 
@@ -213,6 +218,7 @@ def test_steps_are_named_by_title_and_kind_never_by_internal_key(page, live_serv
     expect(step(page, "1").locator(".step-title")).to_have_text("انتظار")
     assert not NODE_KEY.search(page.locator("main").inner_text())
     shot(page, "workflow-builder-problems-by-title")
+    assert axe_violations(page) == []
 
     merged = workflow_create(actor=actor, name="به‌هم‌پیوسته")  # a graph the list cannot draw: read-only table
     nodes = [
@@ -244,6 +250,7 @@ def test_steps_are_named_by_title_and_kind_never_by_internal_key(page, live_serv
     assert "c0ffee" not in page.locator("main").inner_text()
     rtl(page)
     shot(page, "workflow-builder-readonly-table")
+    assert axe_violations(page) == []
 
 
 def test_import_report_rows_refresh_while_it_runs_and_a_refused_file_makes_no_list(page, live_server, tmp_path):
@@ -276,6 +283,7 @@ def test_import_report_rows_refresh_while_it_runs_and_a_refused_file_makes_no_li
     expect(page.get_by_test_id("import-report")).not_to_have_attribute("hx-trigger", re.compile("every"))
     rtl(page)
     shot(page, "target-import-done-rows")
+    assert axe_violations(page) == []
     page.get_by_role("link", name="نامعتبر", exact=True).click()
     expect(page.get_by_test_id("import-row")).to_have_count(1)
 
@@ -314,6 +322,7 @@ def test_a_finished_campaign_reads_finished_on_every_page(page, live_server):
     expect(page.get_by_test_id("controls")).to_have_count(0)
     expect(page.get_by_test_id("dashboard-live")).not_to_have_attribute("hx-trigger", re.compile("every"))
     shot(page, "journey-finished-dashboard")
+    assert axe_violations(page) == []
 
     page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/targets/")
     statuses = page.get_by_test_id("execution-status")
@@ -321,6 +330,7 @@ def test_a_finished_campaign_reads_finished_on_every_page(page, live_server):
     expect(statuses.first).to_have_text("پایان‌یافته با کمپین")
     expect(page.get_by_test_id("bulk-apply")).to_have_count(0)  # no restart of a finished campaign's journeys
     shot(page, "journey-finished-targets")
+    assert axe_violations(page) == []
 
     page.goto(f"{live_server.url}/targets/{lead.id}/edit/")
     journey = page.get_by_test_id("target-journey").filter(has_text="زمستان")
@@ -333,6 +343,7 @@ def test_a_finished_campaign_reads_finished_on_every_page(page, live_server):
     expect(ended).not_to_contain_text("لغو")
     expect(ended).not_to_contain_text("campaign_ended")
     shot(page, "journey-finished-target-panel")
+    assert axe_violations(page) == []
 
     from automation.services.executions import execution_control
     from campaigns.platform.errors import PlatformError
