@@ -4,22 +4,24 @@ The seed's log statuses include ``skipped``, ``blacklisted`` and ``cancelled``: 
 variable, a disabled step, retries exhausted with "skip"), a journey stopped at its SMS step because the number
 is blacklisted, or cancelled while its send was still due (campaign cancelled or ended, target removed or its
 status changed). Those make no attempt row — nothing reached a provider — but they are the execution's events
-at an SMS node, so the log reads them from there and pages both together by time (one ``UNION ALL`` of ids and
-times, then the page's rows). A failed attempt whose retry is still to come is «در انتظار تلاش مجدد».
+at an SMS node, so the log reads them from there and pages both together by time (``MergedLog``: each source in
+its own index order, merged here). A failed attempt whose retry is still to come is «در انتظار تلاش مجدد».
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, Q, QuerySet, Value
-from django.db.models.fields import CharField
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from automation.choices import EndReason, EventType, ExecutionStatus
 from automation.models import STEP_OUTCOME_EVENTS, ExecutionEvent
 from campaigns.models import Target
+from campaigns.platform.pagination import COUNT_CAP
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, scoped
 from sms.choices import RETRY_PENDING, STEP_OUTCOMES, AttemptStatus
@@ -61,8 +63,6 @@ def step_outcome_events(
     """SMS steps that ended without an attempt (skipped / blacklisted / cancelled), newest first."""
     actor.require(Perm.VIEW_SMS_LOGS)
     qs = scoped(ExecutionEvent, actor.workspace).filter(STEP_OUTCOME_EVENTS, node__subtype=SMS_ACTION)
-    # The guard's own «blacklisted» note is followed by the transition's row: the log keeps the transition.
-    qs = qs.exclude(type=EventType.BLACKLISTED, to_status="")
     if outcome == "skipped":
         qs = qs.filter(type=EventType.SKIPPED)
     elif outcome == "blacklisted":
@@ -81,6 +81,29 @@ def step_outcome_events(
     return qs
 
 
+class MergedLog:
+    """The log's rows, newest first: attempts and step outcomes merged by time, for ``CappedPaginator``.
+
+    Each source is read in its own index order (``smslog_ws_time``; the partial ``exevent_step_outcomes``) with a
+    LIMIT of the page's end, and the two are merged here — never one sort over both tables. ``len()`` counts each
+    source up to the pager's cap (an index range each), so a page costs two bounded reads and two bounded counts.
+    """
+
+    def __init__(self, parts: list[tuple[str, QuerySet, str]], cap: int) -> None:
+        self.parts = [(kind, qs.order_by(f"-{at}", "-id").values_list("id", at)) for kind, qs, at in parts]
+        self.counted = [qs.order_by() for _, qs, _ in parts]  # a count needs no order (no sort before its LIMIT)
+        self.cap = cap
+
+    def __len__(self) -> int:
+        return min(sum(qs[: self.cap + 1].count() for qs in self.counted), self.cap + 1)
+
+    def __getitem__(self, window: slice) -> list[tuple[str, int, datetime]]:
+        start, stop = window.start or 0, window.stop
+        streams = [[(kind, pk, at) for pk, at in qs[:stop]] for kind, qs in self.parts]
+        merged = heapq.merge(*streams, key=lambda row: (row[2], row[1]), reverse=True)
+        return list(itertools.islice(merged, start, stop))
+
+
 def sms_log_queryset(
     *,
     actor: Actor,
@@ -89,29 +112,18 @@ def sms_log_queryset(
     number: str | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
-) -> QuerySet:
-    """``(kind, id, at)`` of the log's rows, newest first: attempts and step outcomes (one ``UNION ALL``)."""
+) -> MergedLog:
+    """``(kind, id, at)`` of the log's rows, newest first: attempts and SMS steps that ended without one."""
     common = {"campaign_id": campaign_id, "number": number, "since": since, "until": until}
     parts = []
     if status is None or status in AttemptStatus.values or status == RETRY_PENDING:
         attempts = attempt_queryset(actor=actor, status=status if status in AttemptStatus.values else None, **common)
         if status == RETRY_PENDING:
             attempts = attempts.annotate(has_later=Exists(_later_attempt())).filter(_retry_pending())
-        parts.append(
-            attempts.select_related(None)
-            .order_by()
-            .annotate(kind=Value("attempt", output_field=CharField()), at=F("request_at"))
-            .values_list("kind", "id", "at")
-        )
+        parts.append(("attempt", attempts.select_related(None), "request_at"))
     if status is None or status in STEP_OUTCOMES:
-        events = step_outcome_events(actor=actor, outcome=status, **common)
-        parts.append(
-            events.order_by()
-            .annotate(kind=Value("step", output_field=CharField()), at=F("occurred_at"))
-            .values_list("kind", "id", "at")
-        )
-    first, *rest = parts
-    return (first.union(*rest, all=True) if rest else first).order_by("-at", "-id")
+        parts.append(("step", step_outcome_events(actor=actor, outcome=status, **common), "occurred_at"))
+    return MergedLog(parts, COUNT_CAP)
 
 
 @dataclass
@@ -153,11 +165,8 @@ def sms_log_rows(*, actor: Actor, page) -> list[LogRow]:
     events = {
         e.id: e for e in scoped(ExecutionEvent, actor.workspace).filter(pk__in=event_ids).select_related("campaign")
     }
-    phones = dict(
-        Target.objects.filter(workspace=actor.workspace, pk__in={e.subject_id for e in events.values()}).values_list(
-            "id", "mobile"
-        )
-    )
+    subjects = Target.objects.filter(workspace=actor.workspace, pk__in={e.subject_id for e in events.values()})
+    phones = dict(subjects.order_by().values_list("id", "mobile"))
     rows = []
     for kind, pk, _ in keys:
         if kind == "attempt" and pk in attempts:
