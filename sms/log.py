@@ -4,8 +4,9 @@ The seed's log statuses include ``skipped``, ``blacklisted`` and ``cancelled``: 
 variable, a disabled step, retries exhausted with "skip"), a journey stopped at its SMS step because the number
 is blacklisted, or cancelled while its send was still due (campaign cancelled or ended, target removed or its
 status changed). Those make no attempt row — nothing reached a provider — but they are the execution's events
-at an SMS node, so the log reads them from there and pages both together by time (``MergedLog``: each source in
-its own index order, merged here). A failed attempt whose retry is still to come is «در انتظار تلاش مجدد».
+at an SMS node, so the log reads them from there and pages both together by time and keyset (``MergedLog``:
+each source in its own index order from the cursor on, merged here). A failed attempt whose retry is still to
+come is «در انتظار تلاش مجدد».
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from automation.choices import EndReason, EventType, ExecutionStatus
 from automation.models import STEP_OUTCOME_EVENTS, ExecutionEvent
 from campaigns.models import Target
-from campaigns.platform.pagination import COUNT_CAP
+from campaigns.platform.keyset import BadCursor, KeysetPage, decode_source_cursor, encode_cursor
+from campaigns.platform.keyset import _after as keyset_after
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, scoped
 from sms.choices import RETRY_PENDING, STEP_OUTCOMES, AttemptStatus
@@ -81,27 +83,70 @@ def step_outcome_events(
     return qs
 
 
-class MergedLog:
-    """The log's rows, newest first: attempts and step outcomes merged by time, for ``CappedPaginator``.
+KINDS = ("attempt", "step")  # at one moment, newest first: a step's row, then an attempt's
 
-    Each source is read in its own index order (``smslog_ws_time``; the partial ``exevent_step_outcomes``) with a
-    LIMIT of the page's end, and the two are merged here — never one sort over both tables. ``len()`` counts each
-    source up to the pager's cap (an index range each), so a page costs two bounded reads and two bounded counts.
+
+def _beyond(kind: str, at: str, moment: datetime, pk: int, source: str, descending: bool) -> Q:
+    """Rows of source ``kind`` that come after the cursor's row ``(moment, source, pk)`` in the order
+    ``(time, source, id)``, descending or ascending; the time bound comes first so the scan starts there."""
+    if kind == source:
+        return keyset_after(at, descending, moment, pk)
+    before = kind < source
+    if descending:
+        return Q(**{f"{at}__lte" if before else f"{at}__lt": moment})
+    return Q(**{f"{at}__gt" if before else f"{at}__gte": moment})
+
+
+class MergedLog:
+    """The log's rows, newest first: attempts and step outcomes merged by time, paged by keyset.
+
+    Each source is read in its own index order (``smslog_ws_time`` and the other attempt indexes; the partial
+    ``exevent_step_outcomes``) from the cursor on with a LIMIT of the page's size + 1, and the two are merged
+    here — never one sort over both tables, nothing counted. The order is ``(time, source, id)`` and the cursor
+    names the source of its row (``encode_cursor(..., source)``; a cursor without one is an attempt's, as the
+    attempts-only log made), so rows at one moment in both tables are never shown twice or skipped.
     """
 
-    def __init__(self, parts: list[tuple[str, QuerySet, str]], cap: int) -> None:
-        self.parts = [(kind, qs.order_by(f"-{at}", "-id").values_list("id", at)) for kind, qs, at in parts]
-        self.counted = [qs.order_by() for _, qs, _ in parts]  # a count needs no order (no sort before its LIMIT)
-        self.cap = cap
+    def __init__(self, parts: list[tuple[str, QuerySet, str]]) -> None:
+        self.parts = parts
 
-    def __len__(self) -> int:
-        return min(sum(qs[: self.cap + 1].count() for qs in self.counted), self.cap + 1)
+    def page(self, *, size: int, cursor: str | None) -> KeysetPage:
+        """Raises ``BadCursor`` for a cursor that is not one of ours."""
+        direction = "n"
+        if cursor:
+            moment, pk, direction, source = decode_source_cursor(cursor)
+            source = source or "attempt"
+            if source not in KINDS:
+                raise BadCursor(cursor)
+        descending = direction == "n"
+        sign = "-" if descending else ""
+        streams = []
+        for kind, qs, at in self.parts:
+            if cursor:
+                qs = qs.filter(_beyond(kind, at, moment, pk, source, descending))
+            keys = qs.order_by(f"{sign}{at}", f"{sign}id").values_list("id", at)[: size + 1]
+            streams.append([(when, kind, row_id) for row_id, when in keys])
+        merged = list(itertools.islice(heapq.merge(*streams, reverse=descending), size + 1))
+        more = len(merged) > size
+        merged = merged[:size]
+        if not descending:
+            merged.reverse()
+        rows = [(kind, row_id, when) for when, kind, row_id in merged]
 
-    def __getitem__(self, window: slice) -> list[tuple[str, int, datetime]]:
-        start, stop = window.start or 0, window.stop
-        streams = [[(kind, pk, at) for pk, at in qs[:stop]] for kind, qs in self.parts]
-        merged = heapq.merge(*streams, key=lambda row: (row[2], row[1]), reverse=True)
-        return list(itertools.islice(merged, start, stop))
+        def key(row: tuple[str, int, datetime], towards: str) -> str:
+            return encode_cursor(row[2], row[1], towards, row[0])
+
+        page = KeysetPage(rows=rows, size=size)
+        if rows:
+            if descending:
+                page.next_cursor = key(rows[-1], "n") if more else None
+                page.previous_cursor = key(rows[0], "p") if cursor else None
+            else:
+                page.previous_cursor = key(rows[0], "p") if more else None
+                page.next_cursor = key(rows[-1], "n")
+        elif cursor and descending:  # past the end (rows deleted since): offer the way back
+            page.previous_cursor = encode_cursor(moment, pk, "p", source)
+        return page
 
 
 def sms_log_queryset(
@@ -123,7 +168,7 @@ def sms_log_queryset(
         parts.append(("attempt", attempts.select_related(None), "request_at"))
     if status is None or status in STEP_OUTCOMES:
         parts.append(("step", step_outcome_events(actor=actor, outcome=status, **common), "occurred_at"))
-    return MergedLog(parts, COUNT_CAP)
+    return MergedLog(parts)
 
 
 @dataclass
@@ -148,6 +193,15 @@ def _step_reason(event: ExecutionEvent, status: str) -> str:
         why = END_REASON_LABELS.get(event.message) or END_REASON_LABELS.get(str(event.data.get("reason", "")))
         return f"سفر پیش از این ارسال لغو شد{f' ({why})' if why else ''}؛ پیامکی فرستاده نشد."
     return SKIP_REASONS.get(event.message) or (event.message if event.message and not event.message.isascii() else "")
+
+
+def sms_log_page(*, actor: Actor, size: int, cursor: str | None, **filters: Any) -> KeysetPage:
+    """One page of the log (``(kind, id, at)`` keys); a cursor that does not parse shows the first page."""
+    log = sms_log_queryset(actor=actor, **filters)
+    try:
+        return log.page(size=size, cursor=cursor)
+    except BadCursor:
+        return log.page(size=size, cursor=None)
 
 
 def sms_log_rows(*, actor: Actor, page) -> list[LogRow]:

@@ -18,7 +18,6 @@ from automation.engine.context import workspace_tz
 from automation.services.settings import automation_settings_get, automation_settings_update
 from campaigns.platform.errors import NotFound, PermissionDenied, PlatformError
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.keyset import keyset_page_or_first
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
@@ -93,13 +92,12 @@ def attempt_log(request, actor):
             "since": _day_start(data["since"]) if data["since"] else None,
             "until": _day_start(data["until"] + dt.timedelta(days=1)) if data["until"] else None,
         }
-    rows = sms_log.sms_log_queryset(actor=actor, **filters)
-    page = CappedPaginator(rows, 50).get_page(request.GET.get("page"))
+    page = sms_log.sms_log_page(actor=actor, size=50, cursor=request.GET.get("cursor"), **filters)
     context = {
         "form": form,
         "page": page,
         "rows": sms_log.sms_log_rows(actor=actor, page=page),
-        "querystring": _querystring(request),
+        "querystring": _querystring(request, "cursor"),
     }
     if request.headers.get("HX-Request"):
         return render(request, "sms/_attempt_rows.html", context)

@@ -29,20 +29,31 @@ class BadCursor(ValueError):
     pass
 
 
-def encode_cursor(value: datetime, pk: int, direction: str) -> str:
-    raw = json.dumps([value.isoformat(), pk, direction], separators=(",", ":")).encode()
+def encode_cursor(value: datetime, pk: int, direction: str, source: str = "") -> str:
+    """``source``: which of several merged lists the row comes from (``sms.log``: attempt or step), "" for one."""
+    parts = [value.isoformat(), pk, direction, *([source] if source else [])]
+    raw = json.dumps(parts, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> tuple[datetime, int, str]:
+def decode_source_cursor(cursor: str) -> tuple[datetime, int, str, str]:
+    """``(time, id, direction, source)``; a cursor without a source has "" there."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        value, pk, direction = json.loads(raw)
+        value, pk, direction, *rest = json.loads(raw)
         moment = datetime.fromisoformat(value)
     except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as exc:
         raise BadCursor(cursor) from exc
+    source = "" if not rest else (rest[0] if len(rest) == 1 else None)
     if moment.tzinfo is None or not isinstance(pk, int) or isinstance(pk, bool) or direction not in ("n", "p"):
         raise BadCursor(cursor)
+    if not isinstance(source, str):
+        raise BadCursor(cursor)
+    return moment, pk, direction, source
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, int, str]:
+    moment, pk, direction, _source = decode_source_cursor(cursor)
     return moment, pk, direction
 
 

@@ -63,7 +63,7 @@ def test_sms_log_campaign_log_and_timeline_page_newer_and_older(page, live_serve
     page.click("button[type=submit]")
 
     page.goto(f"{live_server.url}/sms/log/")
-    expect(page.get_by_test_id("attempt-count")).to_have_text("۵۰ تلاش ارسال در این صفحه")
+    expect(page.get_by_test_id("attempt-count")).to_have_text("۵۰ ردیف در این صفحه")
     shot(page, "history-sms-log")
     _walk(page, "attempt-row", 50, 10)
 

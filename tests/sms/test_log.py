@@ -7,8 +7,7 @@ from django.utils import timezone
 
 from automation.models import ExecutionEvent
 from automation.services.enrollment import enroll_subjects
-from campaigns.platform.pagination import CappedPaginator
-from sms.log import sms_log_queryset, sms_log_rows
+from sms.log import sms_log_page, sms_log_rows
 from sms.models import SmsAttempt
 from sms.services import blacklist_add
 from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
@@ -32,25 +31,66 @@ def test_pages_merge_attempts_and_step_outcomes_by_time_without_gaps_or_repeats(
     base = timezone.now()
     for i, a in enumerate(SmsAttempt.objects.filter(campaign=campaign).order_by("id")):
         SmsAttempt.objects.filter(pk=a.pk).update(request_at=base - timedelta(minutes=2 * i))
-    steps = list(sms_log_queryset(actor=actor, status="skipped")[0:10]) + list(
-        sms_log_queryset(actor=actor, status="blacklisted")[0:10]
+    steps = list(sms_log_page(actor=actor, size=10, cursor=None, status="skipped")) + list(
+        sms_log_page(actor=actor, size=10, cursor=None, status="blacklisted")
     )
     for i, (_, pk, _) in enumerate(steps):
         ExecutionEvent.objects.filter(pk=pk).update(occurred_at=base - timedelta(minutes=2 * i + 1))
 
-    log = sms_log_queryset(actor=actor)
-    assert len(log) == 6
-    pager = CappedPaginator(log, 2)
-    seen = [row for n in pager.page_range for row in pager.page(n)]
+    pages = _walk(actor, size=2)
+    assert [len(p) for p in pages] == [2, 2, 2]
+    seen = [row for p in pages for row in p]
     assert len(seen) == len(set(seen)) == 6
     times = [at for _, _, at in seen]
     assert times == sorted(times, reverse=True)
     assert [kind for kind, _, _ in seen] == ["attempt", "step", "attempt", "step", "attempt", "step"]
-    rows = sms_log_rows(actor=actor, page=pager.page(2))
+    rows = sms_log_rows(actor=actor, page=pages[1])
     assert [r.kind for r in rows] == ["attempt", "step"]  # the page's rows, hydrated in its order
     assert rows[0].attempt is not None and rows[1].reason
-    statuses = {r.status for n in pager.page_range for r in sms_log_rows(actor=actor, page=pager.page(n))}
+    statuses = {r.status for p in pages for r in sms_log_rows(actor=actor, page=p)}
     assert {"skipped", "blacklisted"} <= statuses
+    back = sms_log_page(actor=actor, size=2, cursor=pages[2].previous_cursor)
+    assert list(back) == list(pages[1]) and back.has_next and back.has_previous
+
+
+def _walk(actor, *, size: int, **filters) -> list:
+    """Every page of the log from the first, following the older-rows cursor."""
+    pages = [sms_log_page(actor=actor, size=size, cursor=None, **filters)]
+    while pages[-1].has_next:
+        pages.append(sms_log_page(actor=actor, size=size, cursor=pages[-1].next_cursor, **filters))
+        assert len(pages) < 50
+    return pages
+
+
+def test_rows_at_one_moment_in_both_sources_are_each_shown_once_across_pages(actor, workspace):
+    setup_sms(workspace)
+    campaign = journey(actor, linear_graph(sms_node("a", body="{target.city}", on_missing_variable="skip"), end_node()))
+    targets = [make_target(workspace, city="c" if i % 2 else "") for i in range(6)]  # half skipped
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets])
+    Driver().tick(timezone.now())
+    moment = timezone.now().replace(microsecond=0)
+    SmsAttempt.objects.filter(campaign=campaign).update(request_at=moment)
+    skipped = [pk for _, pk, _ in sms_log_page(actor=actor, size=10, cursor=None, status="skipped")]
+    ExecutionEvent.objects.filter(pk__in=skipped).update(occurred_at=moment)
+
+    for size in (1, 2, 4):
+        seen = [row for p in _walk(actor, size=size) for row in p]
+        assert len(seen) == len(set(seen)) == 6  # 3 attempts + 3 skipped steps, all at one moment
+        assert [kind for kind, _, _ in seen] == ["step"] * 3 + ["attempt"] * 3
+
+
+def test_a_cursor_of_the_attempts_only_log_and_a_bad_cursor_still_page(actor, workspace):
+    from campaigns.platform.keyset import encode_cursor
+
+    setup_sms(workspace)
+    campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id for _ in range(3)])
+    Driver().tick(timezone.now())
+    first = sms_log_page(actor=actor, size=10, cursor=None)
+    newest = SmsAttempt.objects.get(pk=first.rows[0][1])
+    older = sms_log_page(actor=actor, size=10, cursor=encode_cursor(newest.request_at, newest.pk, "n"))
+    assert list(older) == first.rows[1:]
+    assert list(sms_log_page(actor=actor, size=10, cursor="nope")) == first.rows
 
 
 def test_another_workspaces_rows_never_show(actor, workspace):
@@ -62,5 +102,5 @@ def test_another_workspaces_rows_never_show(actor, workspace):
     campaign = journey(theirs, linear_graph(sms_node("a"), end_node()))
     enroll_subjects(actor=theirs, campaign_id=campaign.id, target_ids=[make_target(other).id])
     Driver().tick(timezone.now())
-    assert len(sms_log_queryset(actor=theirs)) == 1
-    assert len(sms_log_queryset(actor=actor)) == 0
+    assert len(sms_log_page(actor=theirs, size=10, cursor=None)) == 1
+    assert len(sms_log_page(actor=actor, size=10, cursor=None)) == 0
