@@ -152,3 +152,20 @@ def test_a_type_without_a_builder_step_is_shown_read_only(note_type):
         with pytest.raises(Undrawable) as exc:
             decompile(linear_graph(note_node(), end_node()))
     assert exc.value.code == "UNKNOWN_NODE_TYPE"
+
+
+def test_an_untitled_step_is_named_by_its_types_kind_never_its_key(note_type):
+    from automation.choices import Port
+    from automation.engine.nodes import step_display_name
+
+    graph = linear_graph({**note_node(key="n_untitled"), "name": ""}, end_node())
+    card = editing.step_cards(decompile(graph), [])[0]
+    assert card.title == "یادداشت"
+    assert step_display_name("note", "note", "") == "یادداشت"
+    assert step_display_name("action", "send_sms", "") == editing.ACTIONS.get("send_sms").label
+    assert step_display_name("wait", "duration", "  ") == "انتظار"
+    assert step_display_name("no_such_type") == "گام"
+    note_row = editing.graph_rows(Graph.from_dict(graph))[1]
+    assert (note_row.title, note_row.kind) == ("یادداشت", "یادداشت")
+    end_label = editing.step_type_label("end")
+    assert note_row.links == [f"{Port.DEFAULT.label} ← ۳. {end_label}"] and "n_untitled" not in str(note_row)

@@ -57,16 +57,10 @@ def builder_steps() -> list:
 
 
 def step_type_label(node_type: str, subtype: str = "") -> str:
-    """A step's kind for people, in Persian: the action's own label for an action step (``پیامک``), else the
-    node type's (``انتظار``); never the internal key."""
-    if node_type == "action":
-        from automation.engine.registry import ACTIONS
-
-        action = ACTIONS.get(subtype)
-        if action is not None and action.label:
-            return action.label
+    """A step's kind for people, in Persian, as its node type names it (an action step: the action's own label,
+    ``پیامک``; else the type's, ``انتظار``); never the internal key."""
     handler = NODE_TYPES.get(node_type)
-    return handler.label if handler else "گام"
+    return handler.kind_label(subtype) if handler else "گام"
 
 
 def step_display_name(node_type: str, subtype: str = "", name: str = "") -> str:

@@ -32,6 +32,10 @@ class NodeHandler:
     # draw it (the builder shows such a workflow read-only).
     step: type[Step] | None = None
 
+    def kind_label(self, subtype: str) -> str:
+        """A node's kind for people, in Persian (an action node: its action's label)."""
+        return self.label
+
     def draft_errors(self, node: NodeSpec) -> list[str]:
         """What even a stored draft must satisfy (e.g. size caps); messages without the node key."""
         return []

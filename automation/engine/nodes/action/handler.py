@@ -28,6 +28,10 @@ class ActionNode(NodeHandler):
     ports = frozenset({Port.DEFAULT, Port.SUCCESS, Port.FAILURE})
     step = Send
 
+    def kind_label(self, subtype: str) -> str:
+        action = ACTIONS.get(subtype)
+        return action.label if action is not None and action.label else self.label
+
     def validate(self, node, config, check) -> None:
         action = ACTIONS.get(node.subtype)
         if action is None:
