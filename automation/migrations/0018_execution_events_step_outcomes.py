@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('automation', '0016_execution_events_partitioned_by_month'),
+        ('automation', '0017_workspace_from_platform'),
         ('campaigns', '0009_chain_run_dispatch_attempts'),
         ('contenttypes', '0002_remove_content_type_name'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
