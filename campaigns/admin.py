@@ -102,6 +102,8 @@ class TargetListAdmin(WorkspaceScopedAdmin):
         """A list an open campaign takes its audience from is protected: the delete page names the campaigns
         and offers no confirmation (single and bulk delete alike)."""
         deleted, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)
+        # A list's member counter goes with it: no one needs a permission on the counter to delete a list.
+        perms_needed = {p for p in perms_needed if p != TargetListSize._meta.verbose_name}
         for target_list in objs:
             users = target_list_campaigns(workspace=target_list.workspace, list_id=target_list.pk)
             if users:

@@ -71,6 +71,9 @@ def raw_loop(*, executable_path: str, args: list[str], links: list[str], cookies
 
 def worker_main(jobs, results, executable_path: str, args: list[str], pool_size: int) -> None:
     """A browser worker process: the production runner, fed by a queue instead of the broker."""
+    import django
+
+    django.setup()  # a spawned process starts empty: the apps' ready() registers the steps the runner plays
     from workers.runner import BrowserHost
 
     host = BrowserHost(executable_path=executable_path, args=args, pool_size=pool_size).start()
