@@ -10,15 +10,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.contrib.contenttypes.models import ContentType
-from django.db import IntegrityError, transaction
 
-from automation import events
 from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus, WorkflowStatus
 from automation.engine.graph import Graph
 from automation.engine.registry import ACTIONS
 from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from automation.selectors import campaign_journey_get
-from automation.services.enrollment_core import execution_fields, subject_problems
+from automation.services.enrollment_core import execution_template, subject_problems
+from automation.services.enrollment_writer import executions_insert
 from automation.services.workflows import _write_graph, workflow_version_publish
 from campaigns.models import Campaign, Target
 
@@ -80,7 +79,8 @@ def ensure_pinned_version(campaign: Campaign) -> Campaign:
 
 
 def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime) -> dict[int, tuple[str, object]]:
-    """Create one execution per target (caller's transaction); refused targets are reported, not raised."""
+    """Create one execution per target through the one writer (caller's transaction); refused targets are
+    reported, not raised (one the live index refuses — enrolled since the check — as ``already_live``)."""
     campaign = ensure_pinned_version(campaign)
     ct = ContentType.objects.get_for_model(Target)
     subjects = Target.objects.filter(workspace_id=campaign.workspace_id, pk__in=target_ids, deleted_at=None)
@@ -104,29 +104,11 @@ def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime
             ready.append(tid)
     if not ready:
         return result
-    fields = execution_fields(campaign, now=now)
-    status = fields["status"]
-    created: list[Execution] = []
+    written = executions_insert(
+        template=execution_template(campaign, now=now), subject_ids=ready, now=now, data={"by": "chain_run"}
+    )
     for tid in ready:
-        try:
-            with transaction.atomic():
-                created.append(Execution.objects.create(**fields, subject_id=tid))
-        except IntegrityError:
-            result[tid] = ("refused", "already_live")
-    rows = [
-        {
-            "id": e.id,
-            "workspace_id": e.workspace_id,
-            "campaign_id": e.campaign_id,
-            "subject_type_id": ct.id,
-            "subject_id": e.subject_id,
-            "current_node_id": e.current_node_id,
-        }
-        for e in created
-    ]
-    events.enrolled_events(rows, status=status, data={"by": "chain_run"}, now=now)
-    for e in created:
-        result[e.subject_id] = ("execution", e.id)
+        result[tid] = ("execution", written.added[tid]) if tid in written.added else ("refused", "already_live")
     return result
 
 
