@@ -14,7 +14,7 @@ def tick() -> dict:
 
     report = run_tick()
     count_tick(claimed=report.claimed, reaped=report.reaped)
-    return {"claimed": report.claimed, "reaped": report.reaped, "skipped": report.skipped}
+    return {"claimed": report.claimed, "reaped": report.reaped, "room": report.room, "skipped": report.skipped}
 
 
 @shared_task(name=PROCESS_EXECUTIONS_TASK, ignore_result=True, max_retries=0)

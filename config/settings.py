@@ -312,6 +312,9 @@ AUTOMATION_LEASE_HEARTBEAT_SECONDS = (
 AUTOMATION_DISPATCH_BATCH = int(os.environ.get("AUTOMATION_DISPATCH_BATCH", "200"))  # executions per engine task
 AUTOMATION_TICK_MAX_CLAIMS = int(os.environ.get("AUTOMATION_TICK_MAX_CLAIMS", "20000"))  # per tick, all campaigns
 AUTOMATION_TICK_SECONDS = int(os.environ.get("AUTOMATION_TICK_SECONDS", "50"))
+# Claimed executions waiting for an engine worker (``queued``) above which a tick claims nothing more: what the
+# workers start within a lease (automation.engine.scheduler.queue_room).
+AUTOMATION_MAX_QUEUED = int(os.environ.get("AUTOMATION_MAX_QUEUED", "20000"))
 # Non-budget steps (wait/condition/end) claimed per campaign per tick (the spec's 500 made 100,000 waking waits
 # take 200 ticks); still bounded by AUTOMATION_TICK_MAX_CLAIMS for the whole tick.
 AUTOMATION_NON_BUDGET_PER_TICK = int(os.environ.get("AUTOMATION_NON_BUDGET_PER_TICK", "5000"))

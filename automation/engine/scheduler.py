@@ -70,6 +70,9 @@ class TickReport:
     skipped_campaigns: list[int] = field(default_factory=list)
     failed_campaigns: list[int] = field(default_factory=list)
     skipped: bool = False
+    # What the back-pressure let the tick claim (``queue_room``): 0 when AUTOMATION_MAX_QUEUED executions
+    # already waited for a worker.
+    room: int | None = None
 
 
 def _is_postgres() -> bool:
@@ -346,6 +349,19 @@ def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
     return max(0, budget)
 
 
+def queue_room() -> int:
+    """How many more executions the tick may claim: ``AUTOMATION_MAX_QUEUED`` less those already claimed
+    and waiting for a worker (``queued``; a job that started them holds them as ``processing``).
+
+    The back-pressure of the engine: a claimed row waits in the broker with the lease of its claim, so
+    claiming faster than the workers start batches only makes rows whose lease ends in the queue — the reaper
+    takes them back, the tick claims them again and their batches find them taken (a livelock with nothing
+    sent). Counted up to the bound only, on the live status index."""
+    bound = django_settings.AUTOMATION_MAX_QUEUED
+    waiting = Execution.objects.filter(status=S.QUEUED).values("id")[:bound].count()
+    return max(0, bound - waiting)
+
+
 def dispatch(per_workspace: dict[int, list[tuple[int, str]]], send: Callable[[list[tuple[int, str]]], None]) -> None:
     """Send the claimed ids in batches, one batch of each workspace in turn: the engine queue is first in,
     first out, so one workspace's thousands of sends never queue ahead of another's first batch."""
@@ -358,7 +374,8 @@ def dispatch(per_workspace: dict[int, list[tuple[int, str]]], send: Callable[[li
 
 
 def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickReport:
-    """One scheduler run; bounded by AUTOMATION_TICK_MAX_CLAIMS and AUTOMATION_TICK_SECONDS."""
+    """One scheduler run; bounded by AUTOMATION_TICK_MAX_CLAIMS, AUTOMATION_TICK_SECONDS and the room left
+    under AUTOMATION_MAX_QUEUED (``queue_room``)."""
     now = now or timezone.now()
     report = TickReport()
     if send is None:
@@ -406,10 +423,16 @@ def tick(*, now: datetime | None = None, send: Callable | None = None) -> TickRe
             report.deferred += result.deferred
             return len(result.claimed)
 
+        room = report.room = queue_room()
+        if room == 0:
+            logger.warning(
+                "scheduler tick: %s claimed executions wait for a worker (AUTOMATION_MAX_QUEUED), nothing claimed",
+                django_settings.AUTOMATION_MAX_QUEUED,
+            )
         try:
             report.claimed = fair_rounds(
                 groups,
-                django_settings.AUTOMATION_TICK_MAX_CLAIMS,
+                min(django_settings.AUTOMATION_TICK_MAX_CLAIMS, room),
                 claim,
                 out_of_time=lambda: time.monotonic() - started > django_settings.AUTOMATION_TICK_SECONDS,
             )

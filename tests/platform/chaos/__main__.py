@@ -92,6 +92,9 @@ def main() -> int:
         "AUTOMATION_TICK_SECONDS": "3",
         "AUTOMATION_TICK_MAX_CLAIMS": "300",
         "AUTOMATION_DISPATCH_BATCH": "20",
+        # What the two engine workers (2 processes each, a batch of 20 sends at 0–300 ms each) start within the
+        # 8 s lease: a tick claims nothing more while this many wait for a worker (the engine's back-pressure).
+        "AUTOMATION_MAX_QUEUED": "120",
         "BEAT_SCHEDULE_SCALE": "0.05",  # the tick every 3 s instead of every minute
         "THROTTLE_USER": "100000/min",
         "LOG_LEVEL": "WARNING",
