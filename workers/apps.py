@@ -14,6 +14,7 @@ class WorkersConfig(AppConfig):
         from workers.api.serializers import BrowserCampaignInput
         from workers.demo import browser_demo
         from workers.services.campaigns import browser_campaign_create
+        from workers.services.lifecycle import BROWSER_EFFECTS
         from workers.steps import register_builtin_steps
 
         register_builtin_steps()
@@ -23,6 +24,7 @@ class WorkersConfig(AppConfig):
             input_serializer=BrowserCampaignInput,
             create=browser_campaign_create,
             permission=Perm.MANAGE_CAMPAIGNS,
+            effects=BROWSER_EFFECTS,
         )
         register_demo("browser", order=30, contribute=browser_demo)
 

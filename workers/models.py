@@ -247,6 +247,14 @@ class CampaignPlatform(TimeStamped):
     def reopen(self) -> None:
         """A failed task was retried by staff."""
 
+    @transition(
+        field=status,
+        source=[PlatformStatus.PENDING, PlatformStatus.RUNNING, PlatformStatus.PAUSED],
+        target=PlatformStatus.COMPLETED,
+    )
+    def stop(self) -> None:
+        """Its campaign was cancelled or finished by hand: nothing more is created or dispatched."""
+
 
 class BrowserTask(TimeStamped):
     """One (account × link × action) of a platform: the unit a browser worker executes."""

@@ -610,3 +610,41 @@ def test_concurrent_duplicate_results_are_applied_once(actor, workspace, publish
         assert (stats.completed, stats.failed, stats.pending) == (1, 0, 0)
     else:  # the failure won the race: account expired, no spare left
         assert (stats.completed, stats.failed, stats.pending) == (0, 1, 0)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("transition", ["cancel", "complete"])
+def test_a_cancelled_or_finished_campaign_stops_its_platforms(actor, workspace, transition):
+    """The browser kind's lifecycle effect: every platform not completed stops with its campaign (each with its
+    event), whether its tasks were made (running), not yet (pending) or it was paused; waiting tasks are never
+    dispatched."""
+    from campaigns.services.campaigns import campaign_transition
+    from workers.services.campaigns import platform_transition
+
+    made = make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK])
+    creation.due_platforms_create_tasks()
+    paused = make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK])
+    platform_transition(actor=actor, platform_id=paused.browser_platforms.get().pk, transition="pause")
+    unmade = make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK])
+    for campaign in (made, paused, unmade):
+        campaign_transition(actor=actor, campaign_id=campaign.pk, transition=transition)
+        platform = campaign.browser_platforms.get()
+        assert platform.status == PlatformStatus.COMPLETED
+        assert BrowserEvent.objects.filter(
+            campaign=campaign, type=BrowserEventType.PLATFORM_STATUS, message__endswith="→ completed"
+        ).exists()
+    assert creation.due_platforms_create_tasks() == 0  # the unmade one's tasks are never made
+    assert dispatch_due_tasks() == 0
+    assert BrowserTask.objects.get(campaign=made).status == TaskStatus.PENDING
+
+
+@pytest.mark.django_db
+def test_a_failed_task_of_a_cancelled_campaign_is_not_retried(actor, one_dispatched):
+    from campaigns.services.campaigns import campaign_transition
+
+    campaign, payloads = one_dispatched(max_attempts=1)
+    result_apply(message=failed(payloads[0], ErrorCode.VERIFY_FAILED))
+    campaign_transition(actor=actor, campaign_id=campaign.pk, transition="cancel")
+    with pytest.raises(TaskNotRetryable, match="لغو"):
+        task_retry(actor=actor, task_id=payloads[0]["task_id"])
+    assert BrowserTask.objects.get(pk=payloads[0]["task_id"]).status == TaskStatus.FAILED

@@ -26,7 +26,9 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
+from campaigns.platform.fsm import fsm_apply
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from workers import conf, events
@@ -361,6 +363,8 @@ def task_retry(*, actor: Actor, task_id: int) -> BrowserTask:
     with transaction.atomic():
         if hasattr(task, "replaced_by") or task.status != TaskStatus.FAILED:
             raise TaskNotRetryable(details={"status": task.status})
+        if Campaign.objects.filter(pk=task.campaign_id, status=CampaignStatus.CANCELLED).exists():
+            raise TaskNotRetryable("این کمپین لغو شده است؛ وظیفه‌های آن دوباره اجرا نمی‌شوند.")
         account = BrowserAccount.objects.get(pk=task.account_id)
         if account.session_status != SessionStatus.ACTIVE:
             raise TaskNotRetryable("حساب این وظیفه فعال نیست؛ ابتدا کوکی‌های تازه ذخیره کنید.")
@@ -377,9 +381,21 @@ def task_retry(*, actor: Actor, task_id: int) -> BrowserTask:
         )
         if not updated:
             raise TaskNotRetryable()
-        CampaignPlatform.objects.filter(pk=task.platform_id, status=PlatformStatus.COMPLETED).update(
-            status=PlatformStatus.RUNNING, revision=F("revision") + 1, updated_at=now
-        )
+        platform = CampaignPlatform.objects.select_for_update().get(pk=task.platform_id)
+        if platform.status == PlatformStatus.COMPLETED:
+            fsm_apply(
+                platform,
+                "reopen",
+                now=now,
+                on_applied=lambda old, new: events.platform_status(
+                    workspace_id=platform.workspace_id,
+                    campaign_id=platform.campaign_id,
+                    platform_id=platform.pk,
+                    from_status=old,
+                    to_status=new,
+                    actor=actor.user,
+                ),
+            )
         _stats(task.campaign_id, failed=-1, pending=1)
         events.task_retried(task=task, actor=actor.user)
         campaign_follow_platforms(campaign_id=task.campaign_id, retried=True)  # a finished campaign runs again
