@@ -35,7 +35,7 @@ from automation.engine.nodes.action.step import Retry, Send  # noqa: F401
 from automation.engine.nodes.condition.step import Condition  # noqa: F401
 from automation.engine.nodes.end.step import End  # noqa: F401
 from automation.engine.nodes.start.step import Start
-from automation.engine.nodes.step import Step, as_steps
+from automation.engine.nodes.step import SequenceError, Step, as_steps
 from automation.engine.nodes.wait.step import Wait  # noqa: F401
 from campaigns.platform.jalali import fa_digits
 
@@ -48,10 +48,6 @@ StepPath = tuple[int | str, ...]
 def branch_names() -> set[str]:
     """Every branch name a registered step has (``yes``, ``no``, ``failure`` for the built-ins)."""
     return {branch for step in builder_steps() for branch in step.branch_fields}
-
-
-class SequenceError(ValueError):
-    """A sequence that breaks the list rules (an end or condition not last, repeated keys, bad path)."""
 
 
 class Undrawable(Exception):

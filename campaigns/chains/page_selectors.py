@@ -6,6 +6,13 @@ from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
 from campaigns.chains import selectors
+from campaigns.chains.approval_selectors import (
+    approvers,
+    four_eyes,
+    package_problems,
+    package_warnings,
+    single_submitter_id,
+)
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.filters import CampaignGroupFilter
 from campaigns.chains.models import ChainApprovalPackage
@@ -20,8 +27,6 @@ from campaigns.chains.page_forms import (
     root_schedule_text,
 )
 from campaigns.chains.runs import selectors as run_selectors
-from campaigns.chains.services.approval import package_problems, package_warnings
-from campaigns.chains.services.four_eyes import approvers, four_eyes, single_submitter_id
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, TargetList
 from campaigns.platform.tenancy import Actor, scoped

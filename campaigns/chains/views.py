@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from campaigns.chains import page_forms as pf
 from campaigns.chains import page_selectors
 from campaigns.chains import selectors as chain_selectors
+from campaigns.chains.approval_selectors import four_eyes
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import ChainControl, InheritanceType, PackageStatus
 from campaigns.chains.preview import inheritance_preview
@@ -31,7 +32,6 @@ from campaigns.chains.runs.scheduler import delivery_report_end
 from campaigns.chains.services import approval
 from campaigns.chains.services import chains as chain_services
 from campaigns.chains.services import groups as group_services
-from campaigns.chains.services.four_eyes import four_eyes
 from campaigns.choices import CampaignStatus, TargetStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import PlatformError

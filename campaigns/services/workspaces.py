@@ -5,8 +5,8 @@ import zoneinfo
 from django.db import transaction
 from django.utils.text import slugify
 
+from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
 from campaigns.chains.schedule import CALENDAR_SETTING, JALALI
-from campaigns.chains.services.four_eyes import FOUR_EYES_SETTING
 from campaigns.choices import Role
 from campaigns.models import Membership, Workspace
 from campaigns.platform.errors import ValidationFailed

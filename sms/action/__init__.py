@@ -38,9 +38,9 @@ from campaigns.platform.bulk import ids_match
 from campaigns.platform.permissions import Perm
 from sms import channel
 from sms.action import sending
-from sms.action.attempts import CHANNEL, AttemptRef, assign_local_ids, insert_attempts
+from sms.action.attempts import CHANNEL, AttemptRef, Plan, assign_local_ids, insert_attempts
 from sms.action.guards import blacklist_guard, circuit_breaker_guard
-from sms.action.planning import Plan, attempt_fields, plan_step
+from sms.action.planning import attempt_fields, plan_step
 from sms.action.unknowns import earlier_attempts
 from sms.choices import AWAITING_DELIVERY, AttemptStatus
 from sms.models import SmsAttempt, SmsSettings

@@ -4,6 +4,7 @@ write-once result UPDATEs (only from the status a row is in: results are written
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import psycopg
@@ -16,7 +17,7 @@ from sms.choices import AttemptStatus
 from sms.models import SmsAttempt, SmsSendSlot
 
 if TYPE_CHECKING:
-    from sms.action.planning import Plan
+    from sms.channel import GatewayResult
 
 CHANNEL = "sms"  # the engine's budget channel of these attempts
 
@@ -31,6 +32,24 @@ class AttemptRef(NamedTuple):
     @classmethod
     def of(cls, attempt: SmsAttempt) -> AttemptRef:
         return cls(attempt.id, attempt.provider, attempt.sender)
+
+
+@dataclass
+class Plan:
+    """One step's send as planned (``planning.plan_step``) and then written and sent."""
+
+    ctx: Any
+    phone: str
+    text: str
+    key: str
+    attempt_number: int
+    budget: Any
+    local_id: int | None = None
+    attempt: AttemptRef | None = None
+    answerable: bool = False  # the provider can be asked about this local id after a crash
+    gateway: GatewayResult | None = None
+    lost: bool = False  # the queued row was no longer ours when its turn came
+    limited: float = 0.0  # the account's rate limit refused the call: seconds until it may go
 
 
 def insert_attempts(rows: list[dict[str, Any]]) -> list[AttemptRef]:

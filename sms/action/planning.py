@@ -2,34 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from automation.choices import EventType
 from automation.engine.registry import ActionResult, ResultStatus
 from automation.engine.variables import render
-from sms import channel
-from sms.action.attempts import CHANNEL, AttemptRef, record_id
+from sms.action.attempts import CHANNEL, Plan, record_id
 from sms.action.guards import answerable, cached_settings, mobile, primary_kind
 from sms.action.unknowns import drop_queued, earlier_attempts, settle_unknown
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.segments import count_segments
-
-
-@dataclass
-class Plan:
-    ctx: Any
-    phone: str
-    text: str
-    key: str
-    attempt_number: int
-    budget: Any
-    local_id: int | None = None
-    attempt: AttemptRef | None = None
-    answerable: bool = False  # the provider can be asked about this local id after a crash
-    gateway: channel.GatewayResult | None = None
-    lost: bool = False  # the queued row was no longer ours when its turn came
-    limited: float = 0.0  # the account's rate limit refused the call: seconds until it may go
 
 
 def plan_step(ctx):

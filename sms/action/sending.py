@@ -10,9 +10,8 @@ from automation.engine.guards import next_opening_tomorrow
 from automation.engine.lease import STOP_EXCEPTIONS
 from automation.engine.registry import RETRY_STRATEGIES, ActionResult, ResultStatus
 from sms import channel, rate_limits
-from sms.action.attempts import name_provider, record_many, stamp_sending
+from sms.action.attempts import Plan, name_provider, record_many, stamp_sending
 from sms.action.guards import cached_settings
-from sms.action.planning import Plan
 from sms.action.unknowns import release_kept_units, settle_delay, unknown_result
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.models import SmsAttempt

@@ -5,9 +5,9 @@ import pytest
 from django.core import mail
 from django.test import TestCase
 
+from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.models import ChainApprovalPackage
-from campaigns.chains.services.four_eyes import FOUR_EYES_SETTING
 from campaigns.choices import CampaignStatus, Role
 from campaigns.models import Campaign, Notification
 from campaigns.services.workspaces import workspace_create

@@ -11,9 +11,9 @@ import pytest
 import time_machine
 from playwright.sync_api import expect
 
+from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
 from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
 from campaigns.chains.runs.choices import RunStatus, RunType
-from campaigns.chains.services.four_eyes import FOUR_EYES_SETTING
 from campaigns.choices import Role
 from campaigns.models import Campaign
 from sms.models import SmsAttempt

@@ -12,12 +12,7 @@ from django.conf import settings
 
 APPS = ("automation", "campaigns", "sms", "workers")
 NAMES = ("models", "selectors", "services", "api / views")
-# Read helpers of the chain approval service the chain pages' selectors use; they move to
-# campaigns/chains/selectors.py with the approval code.
-KNOWN = {
-    ("campaigns.chains.page_selectors", "campaigns.chains.services.approval"),
-    ("campaigns.chains.page_selectors", "campaigns.chains.services.four_eyes"),
-}
+KNOWN: set[tuple[str, str]] = set()  # (module, imported name) pairs allowed for now: none
 
 
 def layer(module: str) -> int | None:

@@ -26,6 +26,12 @@ if TYPE_CHECKING:
     from automation.engine.graph import NodeSpec
 
 JSON = dict[str, Any]
+
+
+class SequenceError(ValueError):
+    """A sequence that breaks the list rules (an end or condition not last, repeated keys, bad path)."""
+
+
 UNITS = [("minutes", "دقیقه"), ("hours", "ساعت"), ("days", "روز")]
 UNIT_LABELS = dict(UNITS)
 _LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")

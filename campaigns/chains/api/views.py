@@ -23,11 +23,11 @@ from campaigns.chains.api.serializers import (
     SingleRejectInput,
     SubmitOutput,
 )
+from campaigns.chains.approval_selectors import approver_ids
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.preview import inheritance_preview
 from campaigns.chains.services import approval, chains
-from campaigns.chains.services.four_eyes import approver_ids
 from campaigns.models import Campaign
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors

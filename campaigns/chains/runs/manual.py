@@ -17,6 +17,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns.chains.approval_selectors import load_chain
 from campaigns.chains.choices import ChainControl
 from campaigns.chains.errors import (
     ChainControlInvalid,
@@ -30,7 +31,7 @@ from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.chains.runs.scheduler import end_of_schedule
 from campaigns.chains.runs.transitions import log_run, run_task_send
-from campaigns.chains.services.common import bump_chain, check_chain_revision, load_chain, lock_roots
+from campaigns.chains.services.common import bump_chain, check_chain_revision, lock_roots
 from campaigns.chains.tree import chain_state
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign

@@ -9,7 +9,6 @@ decided, and only at the revision it was submitted with.
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -18,7 +17,14 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from campaigns.chains import schedule as sched
-from campaigns.chains.audience import audience_problems
+from campaigns.chains.approval_selectors import (
+    load_chain,
+    package_problems,
+    package_warnings,
+    single_submitter_id,
+    validation_problems,
+    workspace_zone,
+)
 from campaigns.chains.choices import ChainControl, PackageStatus
 from campaigns.chains.errors import (
     ApprovalNotRequired,
@@ -38,16 +44,14 @@ from campaigns.chains.services.common import (
     bump_chain,
     chain_codes_assign,
     check_chain_revision,
-    load_chain,
     lock_roots,
 )
 from campaigns.chains.services.four_eyes import (
     assert_may_approve,
     package_decided_notify,
     package_requested_notify,
-    single_submitter_id,
 )
-from campaigns.chains.tree import chain_state, has_action, tree_reasons
+from campaigns.chains.tree import chain_state
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import InvalidTransition, NotFound, StaleRevision
@@ -93,56 +97,6 @@ def snapshot_item(node: Campaign) -> dict:
     return json.loads(json.dumps(item, cls=DjangoJSONEncoder))
 
 
-def _tz(actor: Actor):
-    return sched.workspace_zone(actor.workspace)
-
-
-def _validation_problems(actor: Actor, nodes: list[Campaign]) -> list[dict]:
-    reasons = tree_reasons(nodes, _tz(actor), timezone.now())
-    problems = []
-    for node in nodes:
-        node_problems = list(reasons.get(node.id, []))
-        if node.parent_id is None:
-            try:
-                rs = sched.parse_root_schedule(node.root_schedule or {"type": "EVENT"})
-                recurring = rs.recurring
-            except sched.ScheduleErrors:
-                recurring = False
-            if not recurring:
-                node_problems.append(
-                    {
-                        "code": "ROOT_SCHEDULE_MISSING",
-                        "message": "ریشه زنجیره زمان‌بندی تکرارشونده ندارد.",
-                        "fields": ["when"],
-                        "source_campaign_id": None,
-                    }
-                )
-        if node.parent_id is None and node.root_id is not None:
-            node_problems.extend(audience_problems(node))
-        if node.needs_review and not node_problems:
-            node.needs_review, node.needs_review_reasons = False, []  # fixed meanwhile: cleared below
-        if not has_action(node):
-            node_problems.append(
-                {
-                    "code": "ACTION_MISSING",
-                    "message": "کمپین اقدامی (کانال و محتوا یا گردش‌کار) ندارد.",
-                    "fields": ["chain_action"],
-                    "source_campaign_id": None,
-                }
-            )
-        if node_problems:
-            problems.append({"campaign_id": node.id, "name": node.name, "reasons": node_problems})
-    return problems
-
-
-def package_problems(actor: Actor, package: ChainApprovalPackage) -> list[dict]:
-    """What blocks approving a pending package now (the same checks approval runs), [] once decided."""
-    root = Campaign.objects.filter(pk=package.root_id, workspace=actor.workspace, deleted_at=None).first()
-    if package.status != PackageStatus.SUBMITTED or root is None or root.approval_package_id != package.id:
-        return []
-    return _validation_problems(actor, load_chain(actor, root))
-
-
 # --------------------------------------------------------------------------- submit
 
 
@@ -165,7 +119,7 @@ def campaign_submit(
             raise ChainSubmitted("این زنجیره قبلاً برای تأیید ارسال شده است.")
         if state != "editable":
             raise ChainLocked()
-        problems = _validation_problems(actor, nodes)
+        problems = validation_problems(actor, nodes)
         if problems:
             raise ChainInvalid(details={"nodes": problems})
         chain_codes_assign(nodes)  # validated: every node has its stable code from here on
@@ -226,56 +180,6 @@ def _check_pending(package: ChainApprovalPackage, root: Campaign, expected_submi
         )
 
 
-def package_warnings(actor: Actor, package: ChainApprovalPackage, now=None) -> list[dict]:
-    """Late approval: children whose turn in the current period has passed (that period gets no run)."""
-    now = now or timezone.now()
-    tz = _tz(actor)
-    items = {item["campaign_id"]: item for item in package.items}
-    root_item = items.get(package.root_id)
-    if not root_item:
-        return []
-    try:
-        rs = sched.parse_root_schedule(root_item.get("root_schedule") or {"type": "EVENT"})
-    except sched.ScheduleErrors:
-        return []
-    if not rs.recurring:
-        return []
-    current = None
-    for period in sched.root_periods(rs, tz, now - timedelta(days=40), sched.MAX_PERIODS):
-        if period.start > now:
-            break
-        current = period
-    if current is None or (current.next_start is not None and current.next_start <= now):
-        return []
-    warnings = []
-    for campaign_id, item in items.items():
-        path = []
-        node = item
-        while node and node.get("parent_campaign_id"):
-            path.append(node)
-            node = items.get(node["parent_campaign_id"])
-        if not path:
-            continue
-        try:
-            schedules = [
-                sched.parse_child_schedule((n.get("inheritance") or {}).get("schedule")) for n in reversed(path)
-            ]
-        except sched.ScheduleErrors:
-            continue
-        _, planned = sched.plan_path(schedules, current, tz)
-        if planned is None or planned <= now:
-            warnings.append(
-                {
-                    "code": "NO_FEASIBLE_RUN_IN_CURRENT_PERIOD",
-                    "campaign_id": campaign_id,
-                    "period_start": current.start.isoformat(),
-                    "planned_child_at": planned.isoformat() if planned else None,
-                    "message": "زمان اجرای این کمپین در دوره جاری گذشته است؛ نخستین اجرا در دوره بعد است.",
-                }
-            )
-    return warnings
-
-
 def package_approve(
     *, actor: Actor, package_id: int, expected_submitted_revision: int
 ) -> tuple[ChainApprovalPackage, list[dict]]:
@@ -295,7 +199,7 @@ def package_approve(
         ids = {item["campaign_id"] for item in package.items}
         if {n.id for n in nodes} != ids or any(n.status != CampaignStatus.SUBMITTED for n in nodes):
             raise PackageNotCurrent("زنجیره با بسته ارسال‌شده یکسان نیست.")
-        problems = _validation_problems(actor, nodes)
+        problems = validation_problems(actor, nodes)
         if problems:
             raise ChainInvalid(details={"nodes": problems})
         chain_codes_assign(nodes)  # a package submitted before codes existed gets them now
@@ -306,7 +210,7 @@ def package_approve(
         campaign_status_change_all(nodes, "approve", actor=actor, event_data={"package": package.id}, guarded=False)
         Campaign.objects.filter(pk=root.id).update(chain_control=ChainControl.NORMAL)
         rs = sched.parse_root_schedule(root.root_schedule)
-        if next(sched.root_occurrences(rs, _tz(actor), timezone.now()), None) is None:
+        if next(sched.root_occurrences(rs, workspace_zone(actor), timezone.now()), None) is None:
             # Nothing left to run: the chain finishes at once; children never run.
             fresh = list(load_chain(actor, root))
             finished = {"actor": actor, "event_data": {"reason": "NO_FEASIBLE_RUN"}, "guarded": False}

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.chains import schedule as sched
+from campaigns.chains.approval_selectors import load_chain
 from campaigns.chains.audience import parse_audience_filters, target_list_or_400
 from campaigns.chains.choices import GroupStatus
 from campaigns.chains.errors import AffectedCampaignsConfirmationRequired, ChainHasChildren, ChainLocked, ChainSubmitted
@@ -20,7 +21,6 @@ from campaigns.chains.models import CampaignGroup
 from campaigns.chains.services.common import (
     bump_chain,
     check_chain_revision,
-    load_chain,
     lock_roots,
     withdraw_current_package,
 )

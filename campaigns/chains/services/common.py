@@ -12,7 +12,6 @@ from django.utils import timezone
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.errors import StaleChainRevision
 from campaigns.chains.models import ChainApprovalPackage
-from campaigns.chains.tree import chain_queryset
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import ValidationFailed
@@ -29,14 +28,6 @@ def lock_roots(actor: Actor, root_ids) -> dict[int, Campaign]:
         .order_by("id")
     )
     return {c.id: c for c in locked}
-
-
-def load_chain(actor: Actor, root: Campaign) -> list[Campaign]:
-    """All live nodes of the chain (fresh, after the root lock); an independent campaign alone."""
-    if root.root_id is None:
-        return [root]
-    nodes = list(chain_queryset(actor.workspace, root.id))
-    return nodes or [root]
 
 
 def check_chain_revision(root: Campaign, expected: int | None, field_name: str = "expected_chain_revision") -> None:

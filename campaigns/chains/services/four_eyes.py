@@ -14,46 +14,17 @@ from __future__ import annotations
 from django.db import transaction
 from django.urls import reverse
 
+from campaigns.chains.approval_selectors import approver_ids, four_eyes
 from campaigns.chains.errors import SubmitterCannotApprove
 from campaigns.chains.models import ChainApprovalPackage
-from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign, CampaignEvent, Membership
 from campaigns.notifications.services import notification_send
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor
-
-FOUR_EYES_SETTING = "approval_four_eyes"
-
-
-def four_eyes(workspace) -> bool:
-    return bool((workspace.settings or {}).get(FOUR_EYES_SETTING, False))
-
-
-def single_submitter_id(campaign: Campaign) -> int | None:
-    """Who last moved a standalone campaign to ``submitted`` (its events are the record)."""
-    event = CampaignEvent.objects.filter(campaign=campaign, to_status=CampaignStatus.SUBMITTED).order_by("-id").first()
-    return event.actor_id if event else None
 
 
 def assert_may_approve(actor: Actor, submitter_id: int | None) -> None:
     if four_eyes(actor.workspace) and submitter_id is not None and submitter_id == actor.user.id:
         raise SubmitterCannotApprove(details={"submitted_by_id": submitter_id})
-
-
-def approver_ids(workspace, *, submitter_id: int | None) -> list[int]:
-    """Members who may decide: ``approve_chains``, minus the submitter under four eyes."""
-    members = Membership.objects.filter(workspace=workspace).order_by("user_id")
-    ids = [m.user_id for m in members if m.has(Perm.APPROVE_CHAINS)]
-    if four_eyes(workspace) and submitter_id is not None:
-        ids = [i for i in ids if i != submitter_id]
-    return ids
-
-
-def approvers(workspace, *, submitter_id: int | None) -> list[Membership]:
-    ids = approver_ids(workspace, submitter_id=submitter_id)
-    members = Membership.objects.filter(workspace=workspace, user_id__in=ids).select_related("user")
-    return list(members.order_by("user_id"))
 
 
 def _package_notice(package: ChainApprovalPackage, event: str, recipients: list[int], title: str, body: str) -> None:

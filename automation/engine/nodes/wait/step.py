@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from automation.choices import NodeType, Port
-from automation.engine.nodes.step import JSON, UNIT_LABELS, UNITS, Step, form_int, form_text
+from automation.engine.nodes.step import JSON, UNIT_LABELS, UNITS, SequenceError, Step, form_int, form_text
 from campaigns.platform.jalali import fa_digits, naive_to_jalali, parse_jalali
 
 DEFAULT_WAIT = (1, "days")
@@ -27,8 +27,6 @@ def journey_wait(sequence: Any, at: tuple | None) -> tuple[int, str]:
     (in its list, then in the lists that hold it), else the journey's first one (a workflow made from a template
     keeps the template's waits) — and one day only in a journey without any. ``sequence``: a
     ``WorkflowSequence`` (None: one day)."""
-    from automation.builder.sequence import SequenceError
-
     if sequence is None:
         return DEFAULT_WAIT
     path = at
