@@ -137,6 +137,8 @@ def test_run_list_and_detail_carry_the_period_fields(api, seed_chain):
     detail = api.get(f"/api/v1/campaign-runs/{a10.id}").json()
     assert detail["status"] == RunStatus.DISPATCHED and detail["expected_execution_count"] == 4
     assert detail["started_at"] is not None and detail["period_key"] == a10.id
+    # a workspace without the Jalali calendar setting writes its times in Gregorian, in its own time zone
+    assert detail["shown"]["planned_at"] == "2026-10-01 09:00" and detail["shown"]["completed_at"] is None
 
     in_period = api.get("/api/v1/campaign-runs", {"period_key": a10.id}).json()["results"]
     assert {r["campaign_id"] for r in in_period} == {nodes[k].id for k in "ABC"}

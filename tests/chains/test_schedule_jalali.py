@@ -184,3 +184,13 @@ def test_a_jalali_workspace_previews_and_runs_on_jalali_month_days(owner):
     tick(farvardin_1 + timedelta(minutes=6))  # the child is planned from its source's start
     (child_run,) = CampaignRun.objects.filter(campaign_id=child.json()["id"], period_key=first.period_key)
     assert sched.show_time(child_run.planned_at, JZ) == "1405/01/31 10:00"
+    # the run API writes the same times in the workspace's calendar next to the ISO ones
+    listed = api.get(f"/api/v1/campaign/{child.json()['id']}/runs").json()["results"]
+    shown = next(r for r in listed if r["id"] == child_run.id)["shown"]
+    assert (shown["planned_at"], shown["scheduled_at"], shown["completed_at"]) == (
+        "1405/01/31 10:00",
+        "1405/01/31 10:00",
+        None,
+    )
+    root_shown = api.get(f"/api/v1/campaign-runs/{first.id}").json()["shown"]
+    assert (root_shown["planned_at"], root_shown["started_at"]) == ("1405/01/01 09:00", "1405/01/01 09:01")

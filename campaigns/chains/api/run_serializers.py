@@ -2,14 +2,20 @@
 
 import json
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from campaigns.chains import schedule as sched
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import AudienceClass, ConversionSource, RunStatus, RunType, SkipReason, WaitReason
+from campaigns.models import Workspace
 from campaigns.platform.api.fields import IdField, ObjectField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 MAX_EVENT_DATA_BYTES = 8000
+
+# A run's times the API also writes in the workspace calendar (``shown``), like the preview's periods.
+SHOWN_TIMES = ("planned_at", "scheduled_at", "wait_deadline_at", "started_at", "dispatched_at", "completed_at")
 
 
 class RunOutput(serializers.ModelSerializer):
@@ -23,6 +29,7 @@ class RunOutput(serializers.ModelSerializer):
     wait_reason = serializers.ChoiceField(choices=WaitReason.choices, allow_blank=True)
     skip_reason = serializers.ChoiceField(choices=SkipReason.choices, allow_blank=True)
     target_snapshot_id = serializers.IntegerField(allow_null=True)
+    shown = serializers.SerializerMethodField()
 
     class Meta:
         model = CampaignRun
@@ -54,8 +61,25 @@ class RunOutput(serializers.ModelSerializer):
             "dispatched_at",
             "completed_at",
             "created_at",
+            "shown",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(
+        serializers.DictField(
+            child=serializers.CharField(allow_null=True),
+            help_text=f"{', '.join(SHOWN_TIMES)} in the workspace calendar and time zone, e.g. "
+            '"1405/01/01 09:00" (Jalali; "2026-03-21 09:00" in a Gregorian workspace); null when not set',
+        )
+    )
+    def get_shown(self, run) -> dict:
+        zones = self.__dict__.setdefault("_zones", {})  # one read per workspace for a whole page of runs
+        if run.workspace_id not in zones:
+            zones[run.workspace_id] = sched.workspace_zone(
+                Workspace.objects.only("time_zone", "settings").get(pk=run.workspace_id)
+            )
+        tz = zones[run.workspace_id]
+        return {key: sched.show_time(getattr(run, key), tz) if getattr(run, key) else None for key in SHOWN_TIMES}
 
     def get_source_campaign_id(self, run) -> int | None:
         return run.source_run.campaign_id if run.source_run_id else None
