@@ -194,3 +194,11 @@ def test_a_jalali_workspace_previews_and_runs_on_jalali_month_days(owner):
     )
     root_shown = api.get(f"/api/v1/campaign-runs/{first.id}").json()["shown"]
     assert (root_shown["planned_at"], root_shown["started_at"]) == ("1405/01/01 09:00", "1405/01/01 09:01")
+
+
+def test_new_workspaces_count_months_in_the_jalali_calendar(db):
+    from campaigns.services.workspaces import workspace_create
+
+    fresh = workspace_create(name="تازه", slug="fresh-calendar")
+    assert fresh.settings[sched.CALENDAR_SETTING] == sched.JALALI
+    assert sched.calendar_of(sched.workspace_zone(fresh)) == sched.JALALI
