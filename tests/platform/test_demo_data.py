@@ -67,3 +67,25 @@ def test_demo_journey_campaign_can_be_activated_from_the_start(demo):
     activated = journey_campaign_transition(actor=actor, campaign_id=campaign.pk, action="activate")
 
     assert activated.status == "active"
+
+
+def test_the_demo_has_a_second_approver_printed_with_the_login(demo):
+    """Four eyes is on in the demo, so one person tries approval as two: submit as admin, approve as approver."""
+    import re
+
+    from django.contrib.auth import authenticate
+
+    from campaigns.chains.services.four_eyes import approver_ids, four_eyes
+    from campaigns.choices import Role
+
+    out = demo()
+    workspace = Workspace.objects.get(slug="demo")
+    assert four_eyes(workspace)
+    line = next(line for line in out.splitlines() if "Second approver" in line)
+    password = re.search(r"username=approver password=(\S+)", line).group(1)
+    approver = authenticate(username="approver", password=password)
+    assert approver is not None
+    assert approver.memberships.get(workspace=workspace).role == Role.ADMIN
+    admin = workspace.memberships.get(user__username="admin").user
+    assert approver_ids(workspace, submitter_id=admin.id) == [approver.id]  # who approves what admin submits
+    assert re.search(r"Demo login: username=admin password=\S+", out)
