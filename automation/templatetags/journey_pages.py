@@ -14,6 +14,16 @@ def get_item(mapping, key):
 
 
 @register.filter
+def step_name(node) -> str:
+    """A workflow step as people read it: its title, else its kind («انتظار») — never its internal key."""
+    from automation.engine.nodes import step_display_name
+
+    if node is None:
+        return ""
+    return step_display_name(node.type, node.subtype, node.name)
+
+
+@register.filter
 def jiso(value) -> str:
     """An ISO datetime string (as stored in JSON) as a Jalali date and time in Persian digits."""
     from datetime import datetime

@@ -253,6 +253,24 @@ def test_steps_are_named_by_title_and_kind_never_by_internal_key(page, live_serv
     assert axe_violations(page) == []
 
 
+def test_campaign_targets_name_the_current_step_by_kind_never_by_internal_key(page, live_server):
+    shop, actor = _shop(Role.MANAGER)
+    graph = linear_graph(sms_node("n_1a2b3c4d"), wait_node("n_56eb87f2", amount=2), end_node("n_9c0d1e2f"))
+    campaign = named_journey(actor, graph, "بی‌عنوان")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(shop, name="سارا احمدی").id])
+    Driver().tick(timezone.now())  # sent, now waiting two days at the untitled wait
+    assert Execution.objects.get(campaign=campaign).current_node.node_key == "n_56eb87f2"
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/targets/")
+    row = page.get_by_test_id("executions").locator("tbody tr")
+    expect(row).to_have_count(1)
+    expect(row.locator("td").nth(4)).to_have_text("انتظار")  # the step column: the kind of an untitled step
+    assert not NODE_KEY.search(page.locator("main").inner_text())
+    rtl(page)
+    shot(page, "journey-targets-step-by-kind")
+
+
 def test_import_report_rows_refresh_while_it_runs_and_a_refused_file_makes_no_list(page, live_server, tmp_path):
     shop, _ = _shop(Role.MANAGER)
     bad = tmp_path / "leads.txt"
