@@ -10,13 +10,14 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from automation.engine.scheduler import HEARTBEAT
 from automation.models import Execution, Workflow
 from automation.services.campaigns import journey_campaign_transition
 from automation.services.enrollment import enroll_subjects
 from automation.services.enrollment_batches import enrollment_batch_preview
 from automation.services.workflows import workflow_create, workflow_graph_save
 from campaigns.choices import Role
-from campaigns.models import TargetImport, TargetList
+from campaigns.models import PlatformHeartbeat, TargetImport, TargetList
 from campaigns.services.imports import target_import_process
 from sms.models import SmsAttempt
 from sms.services import blacklist_add
@@ -269,6 +270,36 @@ def test_campaign_targets_name_the_current_step_by_kind_never_by_internal_key(pa
     assert not NODE_KEY.search(page.locator("main").inner_text())
     rtl(page)
     shot(page, "journey-targets-step-by-kind")
+
+
+def test_health_banner_refreshes_itself_every_30_seconds(page, live_server):
+    _, actor = _shop(Role.MANAGER)
+    campaign = named_journey(actor, linear_graph(sms_node("a"), end_node()), "سالم")  # no target: nothing else polls
+    PlatformHeartbeat.objects.update_or_create(name=HEARTBEAT, defaults={"beat_at": timezone.now()})
+    page.clock.install()  # the page's timers (htmx "every 30s") run when the test says
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
+    expect(page.locator("#journey-health")).to_be_attached()
+    expect(page.get_by_test_id("health-banner")).to_have_count(0)
+    expect(page.get_by_test_id("dashboard-live")).not_to_have_attribute("hx-trigger", re.compile("every"))
+
+    PlatformHeartbeat.objects.filter(name=HEARTBEAT).update(beat_at=timezone.now() - timedelta(minutes=10))
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/automation/health/" in r.url else None)
+    page.clock.run_for(29_000)
+    page.wait_for_timeout(500)
+    assert asked == []  # not before its 30 seconds
+    expect(page.get_by_test_id("health-banner")).to_have_count(0)
+    with page.expect_request(re.compile(rf"/automation/health/\?campaign={campaign.id}$")):
+        page.clock.run_for(2_000)
+    banner = page.get_by_test_id("health-banner")
+    expect(banner.locator("[data-code=heartbeat_stale]")).to_contain_text("زمان‌بند اجرا نمی‌شود")  # no reload
+    rtl(page)
+    shot(page, "journey-health-banner-refreshed")
+
+    PlatformHeartbeat.objects.filter(name=HEARTBEAT).update(beat_at=timezone.now())  # the beat is back
+    page.clock.run_for(31_000)
+    expect(page.get_by_test_id("health-banner")).to_have_count(0)
 
 
 def test_import_report_rows_refresh_while_it_runs_and_a_refused_file_makes_no_list(page, live_server, tmp_path):
