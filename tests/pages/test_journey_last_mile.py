@@ -302,6 +302,32 @@ def test_health_banner_refreshes_itself_every_30_seconds(page, live_server):
     expect(page.get_by_test_id("health-banner")).to_have_count(0)
 
 
+def test_enrollment_progress_of_a_background_batch_keeps_up_by_itself(page, live_server, monkeypatch):
+    from automation.services import enrollment_batches
+
+    shop, actor = _shop(Role.MANAGER)
+    monkeypatch.setattr(enrollment_batches, "INLINE_MAX", 2)  # three targets run in the background
+    campaign = named_journey(actor, linear_graph(sms_node("a"), end_node()), "دسته بزرگ")
+    ids = [make_target(shop, name=f"سرنخ {i}").id for i in range(3)]
+    batch = enrollment_batch_preview(actor=actor, campaign_id=campaign.id, target_ids=ids)
+    queued: list[int] = []
+    batch = enrollment_batches.enrollment_batch_commit(actor=actor, batch_id=batch.id, enqueue=queued.append)
+    assert (batch.status, queued) == ("committing", [batch.id])
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/enroll/{batch.id}/")
+    progress = page.get_by_test_id("batch-progress")
+    expect(progress).to_contain_text("۰ از ۳")
+    expect(progress).to_have_attribute("hx-trigger", "every 2s")
+    rtl(page)
+    shot(page, "journey-enrollment-progress")
+    enrollment_batches.enrollment_batch_run(batch_id=batch.id)  # the worker's job
+    # the page sees the batch is over and shows its outcome: the person pressed nothing
+    expect(page.get_by_test_id("batch-result")).to_contain_text("۳", timeout=15000)
+    expect(page.get_by_test_id("batch-progress")).to_have_count(0)
+    assert Execution.objects.filter(campaign=campaign).count() == 3
+
+
 def test_import_report_rows_refresh_while_it_runs_and_a_refused_file_makes_no_list(page, live_server, tmp_path):
     shop, _ = _shop(Role.MANAGER)
     bad = tmp_path / "leads.txt"
