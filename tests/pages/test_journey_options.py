@@ -101,24 +101,49 @@ def test_auto_enroll_rule_set_on_the_page_with_the_count_first_enrolls_on_the_ne
     shot(page, "journey-dashboard-auto-enroll")
 
 
-def test_dashboard_cards_count_each_status_and_link_to_the_filtered_targets(page, live_server):
+def test_dashboard_cards_count_each_status_and_link_to_the_filtered_targets(page, live_server, monkeypatch):
     shop, actor = _shop()
+    monkeypatch.setattr(ConsoleProvider, "status_by_local_id", False)  # a provider that cannot be asked
+    unknown = CountingConsole(monkeypatch, lambda r: SendResponse("unknown", error_code="connection_dropped"))
     campaign = named_journey(actor, linear_graph(sms_node("a"), wait_node("w", amount=2), end_node()), "کارت‌ها")
-    targets = [make_target(shop, name=f"مخاطب {i}") for i in range(3)]
-    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets])
+    targets = [make_target(shop, name=f"مخاطب {i}") for i in range(4)]
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[targets[0].id])
+    Driver().tick(timezone.now())  # the provider took the message and never answered: counted, journey goes on
+    assert len(unknown.calls) == 1
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets[1:]])
     execs = list(Execution.objects.filter(campaign=campaign).order_by("id"))
-    Execution.objects.filter(pk=execs[0].pk).update(status="waiting", next_run_at=timezone.now() + timedelta(days=1))
+    assert execs[0].status == "waiting"
     Execution.objects.filter(pk=execs[1].pk).update(status="blacklisted")
+    Execution.objects.filter(pk=execs[2].pk).update(status="completed")
 
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
-    for name, n in (("total", "۳"), ("active", "۱"), ("waiting", "۱"), ("blacklisted", "۱"), ("failed", "۰")):
-        expect(page.get_by_test_id(f"stat-{name}")).to_contain_text(n)
+    for name, n in (
+        ("total", "۴"),
+        ("active", "۱"),
+        ("waiting", "۱"),
+        ("completed", "۱"),
+        ("failed", "۰"),
+        ("blacklisted", "۱"),
+        ("unknown", "۱"),
+    ):
+        expect(page.get_by_test_id(f"stat-{name}").locator(".num")).to_have_text(n)
     expect(page.get_by_test_id("stat-unknown")).to_contain_text("نتیجه نامعلوم")
     shot(page, "journey-dashboard-cards")
     page.get_by_test_id("stat-blacklisted").click()
     expect(page.locator("tbody tr")).to_have_count(1)
     expect(page.locator("tbody")).to_contain_text(targets[1].name)
+    page.go_back()
+    page.get_by_test_id("stat-completed").click()
+    expect(page.locator("tbody tr")).to_have_count(1)
+    expect(page.locator("tbody")).to_contain_text(targets[2].name)
+    page.go_back()
+    page.get_by_test_id("stat-unknown").click()  # the unknown outcomes: the event log, filtered
+    expect(page).to_have_url(re.compile(r"type=unknown_outcome"))
+    rows = page.get_by_test_id("logs").locator("tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-type", "unknown_outcome")
+    expect(rows.first).to_contain_text(targets[0].name)
 
 
 def test_stop_statuses_set_on_the_campaign_form_stop_a_journey_and_the_enroll_filter_picks_a_list(page, live_server):
