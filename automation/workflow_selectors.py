@@ -9,6 +9,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from automation.builder.diff import StepDiff, version_diff
 from automation.choices import LIVE_STATUSES, VersionStatus
 from automation.engine.graph import graph_of_version
+from automation.engine.nodes import step_display_name
 from automation.models import (
     CampaignJourney,
     Execution,
@@ -103,12 +104,17 @@ def versions_diff(*, actor: Actor, workflow: Workflow, old_id: int, new_id: int)
 
 def workflow_text_changes(*, actor: Actor, workflow: Workflow, limit: int = 50) -> list[WorkflowTextChange]:
     """The latest message text edits of a workflow's drafts, newest first (who, old, new), each with the
-    ``step_name`` its step has now (internal step keys are not shown to people)."""
+    ``step_name`` its step has now: its title, else its kind (internal step keys are not shown to people)."""
     rows = list(
         scoped(WorkflowTextChange, actor.workspace).filter(workflow=workflow).select_related("user", "version")[:limit]
     )
     nodes = WorkflowNode.objects.filter(version__workflow=workflow, node_key__in={r.node_key for r in rows})
-    names = {key: name for key, name in nodes.order_by("version_id").values_list("node_key", "name") if name}
+    names: dict[str, str] = {}
+    for key, node_type, subtype, name in nodes.order_by("version_id").values_list(
+        "node_key", "type", "subtype", "name"
+    ):
+        if name.strip() or key not in names:  # the latest title it had, else its kind («ارسال پیامک»)
+            names[key] = step_display_name(node_type, subtype, name)
     for row in rows:
         row.step_name = names.get(row.node_key, "")
     return rows

@@ -86,3 +86,20 @@ def test_workflow_page_shows_the_text_changes(client, workspace):
     assert "<del>متن کهنه</del>" in html and "<ins>متن نو</ins>" in html
     assert actor.user.get_username() in html
     assert "<td>خوش‌آمد</td>" in html and "sms1" not in html  # the step's name, never its internal key
+
+
+def test_text_changes_name_an_untitled_step_by_its_kind_and_read_right_to_left(client, workspace):
+    user = make_member(workspace, Role.MANAGER, username="editor")
+    actor = make_actor(workspace, user=user)
+    workflow = workflows.workflow_create(actor=actor, name="سفر")
+    key = "n_56eb87f2"
+    for body in ("متن کهنه", "متن نو"):
+        graph = _graph(body, name="")
+        graph["nodes"][1]["node_key"] = key
+        graph["edges"][0]["to"] = graph["edges"][1]["from"] = key
+        workflows.workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=graph)
+    client.force_login(user)
+    html = client.get(f"/automation/workflows/{workflow.id}/").content.decode()
+    assert "<td>ارسال پیامک</td>" in html  # the step's kind, not «گام بی‌نام» and never its key
+    assert key not in html
+    assert "<del>متن کهنه</del> ← <ins>متن نو</ins>" in html  # old on the right, the arrow points to the new
