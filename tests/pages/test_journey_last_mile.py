@@ -256,9 +256,12 @@ def test_steps_are_named_by_title_and_kind_never_by_internal_key(page, live_serv
 
 def test_campaign_targets_name_the_current_step_by_kind_never_by_internal_key(page, live_server):
     shop, actor = _shop(Role.MANAGER)
-    graph = linear_graph(sms_node("n_1a2b3c4d"), wait_node("n_56eb87f2", amount=2), end_node("n_9c0d1e2f"))
+    graph = linear_graph(
+        {**sms_node("n_1a2b3c4d"), "name": ""}, wait_node("n_56eb87f2", amount=2), end_node("n_9c0d1e2f")
+    )
     campaign = named_journey(actor, graph, "بی‌عنوان")
-    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(shop, name="سارا احمدی").id])
+    lead = make_target(shop, name="سارا احمدی")
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[lead.id])
     Driver().tick(timezone.now())  # sent, now waiting two days at the untitled wait
     assert Execution.objects.get(campaign=campaign).current_node.node_key == "n_56eb87f2"
 
@@ -270,6 +273,14 @@ def test_campaign_targets_name_the_current_step_by_kind_never_by_internal_key(pa
     assert not NODE_KEY.search(page.locator("main").inner_text())
     rtl(page)
     shot(page, "journey-targets-step-by-kind")
+    for path in (  # the dashboard's next sends, the event log, the target's panel and timeline: kinds too
+        f"/automation/campaigns/{campaign.id}/",
+        f"/automation/campaigns/{campaign.id}/logs/",
+        f"/targets/{lead.id}/edit/",
+    ):
+        page.goto(f"{live_server.url}{path}")
+        expect(page.locator("main")).to_contain_text("انتظار")
+        assert not NODE_KEY.search(page.locator("main").inner_text()), path
 
 
 def test_health_banner_refreshes_itself_every_30_seconds(page, live_server):
