@@ -133,6 +133,9 @@ def test_twenty_leads_from_a_spreadsheet_to_a_running_three_step_journey_in_unde
         assert Execution.objects.filter(workspace=shop, status="waiting").count() == 20
         expect(page.get_by_test_id("stat-sent-today")).to_contain_text("۲۰", timeout=15000)
         expect(page.get_by_test_id("stat-waiting")).to_contain_text("۲۰")
+        chart = page.get_by_test_id("chart")  # the chart keeps up with the numbers
+        expect(chart.locator("rect.bar-sent")).to_have_count(1)
+        expect(chart.locator("g", has=page.locator("rect.bar-sent"))).to_contain_text("۲۰ ارسال")
     shot(page, "journey-flow-dashboard")
     assert user.count < MAX_CLICKS, user.count
     print(f"first-time flow: {user.count} clicks")
