@@ -372,6 +372,12 @@ def test_import_report_rows_refresh_while_it_runs_and_a_refused_file_makes_no_li
     assert axe_violations(page) == []
     page.get_by_role("link", name="نامعتبر", exact=True).click()
     expect(page.get_by_test_id("import-row")).to_have_count(1)
+    expect(page.get_by_test_id("import-enroll")).to_contain_text("افزودن این ۲ مخاطب")
+    page.get_by_test_id("import-see").click()  # "see them": the targets list, filtered to the new list
+    expect(page).to_have_url(re.compile(rf"list={target_list.id}"))
+    expect(page.locator("main tbody tr")).to_have_count(2)
+    expect(page.locator("main tbody")).to_contain_text("سارا")
+    expect(page.locator("main tbody")).to_contain_text("رضا")
 
 
 def test_a_finished_campaign_reads_finished_on_every_page(page, live_server):
