@@ -131,6 +131,14 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
                 "queued_for_sending": pushed or (row["next_run_at"] is not None and row["next_run_at"] <= now),
             }
         )
+    # Journeys resting at a step that sends nothing (a Wait): when the first wakes up, so a list of next sends
+    # that is empty while everyone waits a day says when sending resumes.
+    next_wake = (
+        executions.filter(status=S.WAITING, needs_budget=False, next_run_at__isnull=False)
+        .order_by("next_run_at")
+        .values_list("next_run_at", flat=True)
+        .first()
+    )
     since = today - timedelta(days=SERIES_DAYS - 1)
     sent_by_day = dict(
         counters.filter(day__gte=since).values_list("day").annotate(n=Sum("used")).values_list("day", "n")
@@ -184,6 +192,7 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         },
         "queued_for_sending": queued_for_sending,
         "next_sends": next_sends,
+        "next_wake": next_wake,
         "series": series,
     }
 

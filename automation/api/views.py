@@ -411,7 +411,8 @@ class JourneyStatsApi(WorkspaceAPIView):
         description="total, pending, active, waiting, paused, completed, failed, blacklisted, cancelled; `sent` "
         "(from the daily counters), `send_failed`, `retried` today/total; `limits` (campaign and workspace limit, "
         "used and remaining today); `queued_for_sending` (pushed by a limit); `unknown_outcomes` (sends whose outcome "
-        "is unknown); `next_sends` (20); `series` (30 days).",
+        "is unknown); `next_sends` (20); `next_wake` (when the first journey resting at a step that sends nothing, "
+        "e.g. a Wait, moves on; null when none); `series` (30 days).",
     )
     def get(self, request, campaign_id: int):
         return Response(journey_stats.journey_stats(actor=self.actor, campaign_id=campaign_id))

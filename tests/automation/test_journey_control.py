@@ -1,5 +1,7 @@
 """Bulk per-target control, campaign numbers and the target timeline (PostgreSQL)."""
 
+from datetime import datetime
+
 import pytest
 
 from automation.models import Execution
@@ -251,3 +253,25 @@ def test_timeline_hides_what_a_send_was_from_roles_without_the_sms_log(api, acto
             html = client.get(url).content.decode()
             assert "برای نقش شما نمایش داده نمی‌شود" in html, url
             assert not any(value in html for value in secret), url
+
+
+@pytest.mark.django_db
+def test_stats_say_when_journeys_resting_at_a_wait_move_on(api, actor, workspace):
+    """Everyone sent the first SMS and waits a day: no send is next, and the stats say when the first wakes."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from .helpers import Driver, wait_node
+
+    setup_sms(workspace)
+    campaign = journey(actor, linear_graph(sms_node("a"), wait_node("w", amount=1), sms_node("b"), end_node()))
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id for _ in range(3)])
+    data = api.get(f"/api/v1/campaigns/{campaign.id}/journey/stats").json()
+    assert data["next_wake"] is None  # nobody rests at a wait yet
+    now = timezone.now()
+    Driver().tick(now + timedelta(seconds=1))
+    data = api.get(f"/api/v1/campaigns/{campaign.id}/journey/stats").json()
+    assert data["waiting"] == 3 and data["next_sends"] == []
+    wake = datetime.fromisoformat(data["next_wake"])
+    assert now + timedelta(hours=23) < wake < now + timedelta(days=1, minutes=5)

@@ -158,6 +158,7 @@ def test_create_enroll_with_a_conflict_start_and_watch_a_journey(page, live_serv
     expect(page.get_by_test_id("limits")).to_contain_text("۲ از ۵۰")
     expect(page.get_by_test_id("chart").locator("rect.bar-sent")).to_have_count(1)
     expect(page.get_by_test_id("stat-waiting")).to_contain_text("۲")  # both wait a day before the next SMS
+    expect(page.get_by_test_id("no-next-sends")).to_contain_text("در گام انتظارند")  # and say until when
     assert JALALI_DATE.search(page.locator(".wf-meta").inner_text())
     assert not LATIN_DIGIT.search(page.get_by_test_id("stats").inner_text())
     rtl(page)
