@@ -3,7 +3,7 @@
 - duplicates: messages the provider accepted beyond the first per (execution, node, cycle) — a customer
   who got the same step twice;
 - lost: attempts the platform records as accepted that the provider never accepted, plus executions
-  still claimed (queued/processing) after the settle;
+  that keep one and the same claim (queued/processing) for 90 s after the settle (``stuck_claims``);
 - unknown_unsettled: attempts still ``sending``/``queued``/``unknown`` after the settle, and messages the
   provider accepted that no attempt knows of;
 - limit_breaches: a campaign's accepted messages beyond its daily limit on a workspace calendar day — the
@@ -23,6 +23,7 @@ attempt (the step's on_unknown_outcome decided it; it is never sent again), and 
 
 from __future__ import annotations
 
+import time
 import zoneinfo
 from collections import Counter
 from datetime import datetime, timedelta
@@ -49,6 +50,28 @@ def settled(workspace_id: int) -> tuple[bool, dict]:
     browser = BrowserTask.objects.filter(campaign__workspace_id=workspace_id, status="DISPATCHED").count()
     state = {"claimed": claimed, "open_attempts": open_attempts, "committing_batches": batches, "browser": browser}
     return not any(state.values()), state
+
+
+STUCK_AFTER = 90.0  # seconds: longer than a lease (8 s) and a tick (3 s), and than a batch of 20 sends timing out
+
+
+def stuck_claims(workspace_id: int, *, wait: float = STUCK_AFTER) -> int:
+    """Executions that hold one and the same claim (queued or processing, same lock token) for ``wait`` seconds
+    from now: neither finished nor taken back by the reaper — lost. The ticks keep running after the settle
+    (the calendar clock goes on: a chain run falls due, a window opens), so a claim made meanwhile is work in
+    flight, which finishes or changes its token within ``wait``."""
+    from automation.models import Execution
+
+    def claims() -> set[tuple[int, object]]:
+        rows = Execution.objects.filter(workspace_id=workspace_id, status__in=("queued", "processing"))
+        return set(rows.values_list("id", "lock_token"))
+
+    held = claims()
+    deadline = time.monotonic() + wait
+    while held and time.monotonic() < deadline:
+        time.sleep(2)
+        held &= claims()
+    return len(held)
 
 
 def in_window(config: dict, moment: datetime) -> bool:
@@ -136,7 +159,7 @@ def evaluate(world, providers: dict, opt_outs: dict[str, float], clock) -> dict:
             known = meli if a.provider == "melipayamak" else kavenegar
             key = f"meli-{a.provider_message_id}" if a.provider == "melipayamak" else str(a.local_id)
             lost += key not in known
-    lost += Execution.objects.filter(workspace_id=world.workspace_id, status__in=("queued", "processing")).count()
+    lost += stuck_claims(world.workspace_id)
     decided = {a.id for a in meli_unknown}
     open_attempts = [a for a in rows if a.status in OPEN and a.id not in decided]
     held = _held_by_limit(world, open_attempts, per_day, tz)
