@@ -6,6 +6,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
+from campaigns.chains.schedule import GREGORIAN, JALALI
 from campaigns.choices import TargetStatus
 from campaigns.models import Target
 from campaigns.platform.jalali import fa_digits
@@ -138,3 +139,46 @@ class TargetPageForm(StrictTextFormMixin, forms.Form):
                 continue
             for message in messages if isinstance(messages, list) else [messages]:
                 self.add_error(field if field in self.fields else None, str(message))
+
+
+class WorkspaceApprovalSettingsForm(forms.Form):
+    """The workspace's approval and schedule settings page (``workspace_approval_settings_update``)."""
+
+    CALENDARS = (
+        (
+            JALALI,
+            "شمسی",
+            "روزهای ماه در زمان‌بندی زنجیره‌ها با تقویم شمسی شمرده می‌شوند: «هر ماه روز ۱» یعنی ۱ فروردین، ۱ اردیبهشت و …",
+        ),
+        (
+            GREGORIAN,
+            "میلادی",
+            "روزهای ماه در زمان‌بندی زنجیره‌ها با تقویم میلادی شمرده می‌شوند (۱ ژانویه، ۱ فوریه و …) و تاریخ‌ها باز هم"
+            " به شمسی نمایش داده می‌شوند.",
+        ),
+    )
+
+    campaigns_need_approval = forms.BooleanField(
+        required=False,
+        label="کمپین‌ها پیش از شروع تأیید می‌خواهند",
+        help_text="هر کمپین مستقل (پیامکی یا مرورگر) پیش از شروع باید برای تأیید فرستاده شود و یکی از مدیران آن را"
+        " تأیید کند؛ زنجیره‌ها همیشه تأیید می‌خواهند.",
+    )
+    approval_four_eyes = forms.BooleanField(
+        required=False,
+        label="تأیید چهارچشمی",
+        help_text="کسی که بسته یا کمپین را برای تأیید می‌فرستد نمی‌تواند خودش آن را تأیید کند.",
+    )
+    calendar = forms.ChoiceField(
+        label="تقویم زمان‌بندی زنجیره‌ها",
+        choices=[(value, label) for value, label, _ in CALENDARS],
+        widget=forms.RadioSelect,
+    )
+
+    def calendar_options(self) -> list[dict]:
+        """Each calendar with its sentence, and whether it is the one chosen (the template draws the radios)."""
+        chosen = self["calendar"].value()
+        return [
+            {"value": value, "label": label, "help": help_text, "checked": value == chosen}
+            for value, label, help_text in self.CALENDARS
+        ]

@@ -1,5 +1,6 @@
 """The campaigns app's part of the staff menu (``campaigns.platform.navigation``): the home page, targets
-and their import first; the admin and the API documentation last."""
+and their import first; the workspace's settings (owners and admins), the admin and the API documentation
+last."""
 
 from campaigns.platform.navigation import MenuGroup, MenuItem
 
@@ -17,6 +18,7 @@ MENU = (
         "tools",
         order=90,
         items=(
+            MenuItem("workspace-settings", "تنظیمات فضای کاری", testid="nav-workspace-settings"),
             MenuItem("admin:index", "مدیریت", staff_only=True),
             MenuItem("api-docs", "مستندات API"),
         ),

@@ -1,9 +1,14 @@
 """Reads. Every query starts from ``tenancy.scoped`` (never ``Model.objects``)."""
 
+from dataclasses import dataclass
+
 from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Coalesce
 
+from campaigns.chains.approval_selectors import approver_ids, four_eyes
+from campaigns.chains.schedule import workspace_calendar
+from campaigns.chains.selectors import workspace_needs_approval
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
 from campaigns.platform.pagination import COUNT_CAP
@@ -154,3 +159,23 @@ def target_number_clashes(*, workspace, mobile: str | None, landline: str | None
         if existing is not None:
             clashes[field] = existing
     return clashes
+
+
+@dataclass(frozen=True)
+class ApprovalSettings:
+    """What the workspace reads now (a missing key is its default: off, off, Gregorian) and who may approve."""
+
+    campaigns_need_approval: bool
+    approval_four_eyes: bool
+    calendar: str
+    approver_count: int
+
+
+def workspace_approval_settings(*, actor: Actor) -> ApprovalSettings:
+    workspace = actor.workspace
+    return ApprovalSettings(
+        campaigns_need_approval=workspace_needs_approval(workspace),
+        approval_four_eyes=four_eyes(workspace),
+        calendar=workspace_calendar(workspace),
+        approver_count=len(approver_ids(workspace, submitter_id=None)),
+    )

@@ -8,6 +8,7 @@ urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("workspace/switch/", views.workspace_switch, name="workspace-switch"),
+    path("workspace/settings/", views.workspace_settings, name="workspace-settings"),
     path("targets/", views.target_list, name="target-list"),
     path("targets/new/", views.target_new, name="target-new"),
     path("targets/<int:target_id>/edit/", views.target_edit, name="target-edit"),

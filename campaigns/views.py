@@ -15,7 +15,7 @@ from campaigns import selectors
 from campaigns.choices import ImportOutcome, ImportStatus
 from campaigns.exports import XLSX, targets_xlsx_stream
 from campaigns.filters import TargetFilter
-from campaigns.forms import AdminPasswordChangeForm, LoginForm, TargetPageForm
+from campaigns.forms import AdminPasswordChangeForm, LoginForm, TargetPageForm, WorkspaceApprovalSettingsForm
 from campaigns.models import TargetList
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import PlatformError
@@ -29,6 +29,7 @@ from campaigns.platform.tenancy import SESSION_KEY, members_of, memberships_of, 
 from campaigns.platform.uploads import upload_too_large
 from campaigns.services import imports
 from campaigns.services import targets as targets_service
+from campaigns.services.workspaces import workspace_approval_settings_update
 
 
 def page_not_found_or_json(request, exception=None):
@@ -254,3 +255,29 @@ def target_import_detail(request, actor, import_id: int):
         "campaigns/_import_report.html" if request.headers.get("HX-Request") else "campaigns/target_import_detail.html"
     )
     return render(request, template, context)
+
+
+@workspace_page(Perm.MANAGE_WORKSPACE)
+def workspace_settings(request, actor):
+    """Approval (on/off, four eyes) and the calendar of chain schedules, for owners and admins."""
+    current = selectors.workspace_approval_settings(actor=actor)
+    form = WorkspaceApprovalSettingsForm(
+        request.POST or None,
+        initial={
+            "campaigns_need_approval": current.campaigns_need_approval,
+            "approval_four_eyes": current.approval_four_eyes,
+            "calendar": current.calendar,
+        },
+    )
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                workspace_approval_settings_update(actor=actor, **form.cleaned_data)
+            except PlatformError as exc:
+                form.add_error(None, exc.message)
+            else:
+                messages.success(request, "تنظیمات فضای کاری ذخیره شد.")
+                return redirect("workspace-settings")
+        status = 400
+    return render(request, "campaigns/workspace_settings.html", {"form": form, "current": current}, status=status)

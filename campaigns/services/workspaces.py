@@ -5,8 +5,9 @@ import zoneinfo
 from django.db import transaction
 from django.utils.text import slugify
 
-from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
-from campaigns.chains.schedule import CALENDAR_SETTING, JALALI
+from campaigns.chains.approval_selectors import FOUR_EYES_SETTING, four_eyes
+from campaigns.chains.schedule import CALENDAR_SETTING, GREGORIAN, JALALI, workspace_calendar
+from campaigns.chains.selectors import WORKSPACE_APPROVAL_SETTING, workspace_needs_approval
 from campaigns.choices import Role
 from campaigns.models import Membership, Workspace
 from campaigns.platform.errors import ValidationFailed
@@ -46,6 +47,50 @@ def workspace_settings_set(*, actor: Actor, values: dict) -> Workspace:
                 settings[key] = value
         if settings != (workspace.settings or {}):
             workspace.settings = settings
+            workspace.save(update_fields=["settings"])
+    actor.workspace.settings = workspace.settings
+    return workspace
+
+
+def workspace_approval_settings_update(
+    *,
+    actor: Actor,
+    campaigns_need_approval: bool | None = None,
+    approval_four_eyes: bool | None = None,
+    calendar: str | None = None,
+) -> Workspace:
+    """Approval and schedule settings of the actor's workspace (``None``: leave that one as it is).
+
+    ``campaigns_need_approval``: a standalone campaign starts only once approved; ``approval_four_eyes``: the
+    submitter of a package (or a campaign) may not approve it; ``calendar``: ``"jalali"`` or ``"gregorian"``
+    months in chain schedules, from the next computation on (docs/chains.md "Schedule maths").
+
+    Only a value that differs from what the workspace reads now is written — a missing key keeps meaning its
+    default (off, off, Gregorian) — and every other key of ``Workspace.settings`` is kept. No event is
+    recorded: the settings are the workspace's state, not a campaign's history.
+    """
+    actor.require(Perm.MANAGE_WORKSPACE)
+    wanted = {
+        WORKSPACE_APPROVAL_SETTING: campaigns_need_approval,
+        FOUR_EYES_SETTING: approval_four_eyes,
+        CALENDAR_SETTING: calendar,
+    }
+    for key, value in wanted.items():
+        if key == CALENDAR_SETTING:
+            if value is not None and value not in (JALALI, GREGORIAN):
+                raise ValidationFailed.field("calendar", "تقویم باید «شمسی» یا «میلادی» باشد.")
+        elif value is not None and not isinstance(value, bool):
+            raise ValidationFailed.field(key, "مقدار باید true یا false باشد.")
+    with transaction.atomic():
+        workspace = Workspace.objects.select_for_update().get(pk=actor.workspace.pk)
+        current = {
+            WORKSPACE_APPROVAL_SETTING: workspace_needs_approval(workspace),
+            FOUR_EYES_SETTING: four_eyes(workspace),
+            CALENDAR_SETTING: workspace_calendar(workspace),
+        }
+        changes = {key: value for key, value in wanted.items() if value is not None and value != current[key]}
+        if changes:
+            workspace.settings = {**(workspace.settings or {}), **changes}
             workspace.save(update_fields=["settings"])
     actor.workspace.settings = workspace.settings
     return workspace

@@ -46,6 +46,7 @@ PAGES = {
     "target-edit": {"target_id": "target"},
     "target-import": {},
     "target-import-detail": {"import_id": "target_import"},
+    "workspace-settings": {},
     "chain-groups": {},
     "chain-group": {"group_id": "group"},
     "chain-campaign-new": {"group_id": "group"},
