@@ -186,18 +186,29 @@ def main() -> int:
             if (quiet_since and time.monotonic() - quiet_since > 10) or time.monotonic() > settle_deadline:
                 break
             time.sleep(1)
-        result = checks.evaluate(world, providers, activity.opt_outs, run_clock)
-        clicks = checks.browser(world, site)
-        chain = checks.chain(world)
+        # The ticks go on after the settle (the calendar clock does): claims and sends made meanwhile are work in
+        # flight; only a claim held unchanged for checks.STUCK_AFTER is lost, only a send open all along is
+        # unsettled. Measured first, the snapshots below after it.
+        stuck, open_ids = checks.lingering(world.workspace_id)
+        # The ops' counters against what happened, read at one moment: every send the platform counted as
+        # accepted reached the provider (a send is counted after the provider's answer, so never more than the
+        # providers hold just after the scrape); what the providers held just before it beyond the count is
+        # what a kill or a lost answer left uncounted, plus the answers on their way (one per engine process).
+        accepted_before = checks.accepted_total(providers)
         try:
             metrics = checks.scrape(stack.web_url, env["METRICS_TOKEN"])
         except OSError as exc:
             metrics = {"error": str(exc)}
-        # The ops' counters against what happened: every send the platform counted as accepted reached the
-        # provider; what the provider accepted beyond that is what a kill or a lost answer left uncounted.
+        accepted_after = checks.accepted_total(providers)
+        result = checks.evaluate(world, providers, activity.opt_outs, run_clock, stuck=stuck, open_ids=open_ids)
+        clicks = checks.browser(world, site)
+        chain = checks.chain(world)
         counted = metrics.get("sms_sends_total{result=submitted}", 0)
-        uncounted_allowed = sum(p.counts["accept_timeouts"] for p in providers.values()) + len(faults.done)
-        metrics_ok = "error" not in metrics and 0 <= result["sms"] - counted <= uncounted_allowed
+        in_flight = 4  # two engine workers of two processes, one answer each on its way
+        uncounted_allowed = sum(p.counts["accept_timeouts"] for p in providers.values()) + len(faults.done) + in_flight
+        metrics_ok = (
+            "error" not in metrics and counted <= accepted_after and accepted_before - counted <= uncounted_allowed
+        )
         api_5xx, unexpected = checks.api_errors(activity.calls, faults.db_down)
         failures = [
             k

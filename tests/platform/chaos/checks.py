@@ -3,8 +3,8 @@
 - duplicates: messages the provider accepted beyond the first per (execution, node, cycle) — a customer
   who got the same step twice;
 - lost: attempts the platform records as accepted that the provider never accepted, plus executions
-  that keep one and the same claim (queued/processing) for 90 s after the settle (``stuck_claims``);
-- unknown_unsettled: attempts still ``sending``/``queued``/``unknown`` after the settle, and messages the
+  that keep one and the same claim (queued/processing) for 90 s after the settle (``lingering``);
+- unknown_unsettled: attempts still ``sending``/``queued``/``unknown`` 90 s after the settle, and messages the
   provider accepted that no attempt knows of;
 - limit_breaches: a campaign's accepted messages beyond its daily limit on a workspace calendar day — the
   day of the send's request (its job's moment, the day the platform charges), not of the provider's answer:
@@ -55,23 +55,29 @@ def settled(workspace_id: int) -> tuple[bool, dict]:
 STUCK_AFTER = 90.0  # seconds: longer than a lease (8 s) and a tick (3 s), and than a batch of 20 sends timing out
 
 
-def stuck_claims(workspace_id: int, *, wait: float = STUCK_AFTER) -> int:
-    """Executions that hold one and the same claim (queued or processing, same lock token) for ``wait`` seconds
-    from now: neither finished nor taken back by the reaper — lost. The ticks keep running after the settle
-    (the calendar clock goes on: a chain run falls due, a window opens), so a claim made meanwhile is work in
-    flight, which finishes or changes its token within ``wait``."""
+def lingering(workspace_id: int, *, wait: float = STUCK_AFTER) -> tuple[int, set[int]]:
+    """What stays unfinished for ``wait`` seconds from now: (executions holding one and the same claim —
+    queued or processing, same lock token —, ids of SMS attempts open all along). The ticks keep running after
+    the settle (the calendar clock goes on: a chain run falls due, a window opens), so a claim or a send made
+    meanwhile is work in flight, which finishes, or changes its claim, within ``wait``; what does not is lost
+    (a claim neither finished nor taken back) or unsettled (a send nobody closes)."""
     from automation.models import Execution
+    from sms.models import SmsAttempt
 
     def claims() -> set[tuple[int, object]]:
         rows = Execution.objects.filter(workspace_id=workspace_id, status__in=("queued", "processing"))
         return set(rows.values_list("id", "lock_token"))
 
-    held = claims()
+    def sends() -> set[int]:
+        return set(SmsAttempt.objects.filter(workspace_id=workspace_id, status__in=OPEN).values_list("id", flat=True))
+
+    held, open_ids = claims(), sends()
     deadline = time.monotonic() + wait
-    while held and time.monotonic() < deadline:
+    while (held or open_ids) and time.monotonic() < deadline:
         time.sleep(2)
         held &= claims()
-    return len(held)
+        open_ids &= sends()
+    return len(held), open_ids
 
 
 def in_window(config: dict, moment: datetime) -> bool:
@@ -87,8 +93,16 @@ def in_window(config: dict, moment: datetime) -> bool:
     return False
 
 
-def evaluate(world, providers: dict, opt_outs: dict[str, float], clock) -> dict:
-    """``providers``: the fake per provider kind (``kavenegar``, ``melipayamak``)."""
+def accepted_total(providers: dict) -> int:
+    """Messages the fake providers accepted so far (the ``sms`` figure of ``evaluate``), read at one moment."""
+    kavenegar = [k for k in providers["kavenegar"].messages() if not k.startswith("meli-")]
+    meli = [k for k in providers["melipayamak"].messages() if k.startswith("meli-")]
+    return len(kavenegar) + len(meli)
+
+
+def evaluate(world, providers: dict, opt_outs: dict[str, float], clock, *, stuck: int, open_ids: set[int]) -> dict:
+    """``providers``: the fake per provider kind (``kavenegar``, ``melipayamak``); ``stuck`` and ``open_ids``:
+    what ``lingering`` found (measured before, while the platform went on)."""
     from automation.models import Execution
     from campaigns.models import Workspace
     from sms.choices import ACCEPTED
@@ -159,9 +173,9 @@ def evaluate(world, providers: dict, opt_outs: dict[str, float], clock) -> dict:
             known = meli if a.provider == "melipayamak" else kavenegar
             key = f"meli-{a.provider_message_id}" if a.provider == "melipayamak" else str(a.local_id)
             lost += key not in known
-    lost += stuck_claims(world.workspace_id)
+    lost += stuck
     decided = {a.id for a in meli_unknown}
-    open_attempts = [a for a in rows if a.status in OPEN and a.id not in decided]
+    open_attempts = [a for a in rows if a.status in OPEN and a.id not in decided and a.id in open_ids]
     held = _held_by_limit(world, open_attempts, per_day, tz)
     unsettled = len(open_attempts) - held
     duplicates = sum(n - 1 for n in steps.values() if n > 1) + sum(n - 1 for n in meli_said.values() if n > 1)
