@@ -62,10 +62,11 @@ def csv_text(value):
     return value
 
 
-def export_size_check(queryset, *, noun: str = "ردیف", hint: str = "") -> None:
-    """Refuse an export above the synchronous bound (``TARGETS_EXPORT_MAX_ROWS``), before rendering anything."""
-    limit = settings.TARGETS_EXPORT_MAX_ROWS
-    if queryset.count() > limit:
+def export_size_check(queryset, *, noun: str = "ردیف", hint: str = "", limit: int | None = None) -> None:
+    """Refuse an export above its bound (``limit``, default ``TARGETS_EXPORT_MAX_ROWS``), before rendering
+    anything. Counted only up to the bound."""
+    limit = settings.TARGETS_EXPORT_MAX_ROWS if limit is None else limit
+    if queryset.order_by()[: limit + 1].count() > limit:
         message = f"خروجی بیش از {fa_digits(limit)} {noun} است؛ فیلتر را محدودتر کنید{hint}."
         raise ValidationFailed(message, details={"non_field_errors": [message]})
 
