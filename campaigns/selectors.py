@@ -127,11 +127,16 @@ def target_import_rows(*, actor: Actor, import_id: int, outcome: str | None = No
     return qs.filter(outcome=outcome) if outcome else qs
 
 
+HOME_COUNT_CAP = 100_000  # the home page counts targets up to this (an index range), then says «بیش از …»
+
+
 def dashboard_counts(*, actor: Actor) -> dict[str, int]:
     from campaigns.platform.registry import dashboard_counts as registered_counts
 
+    targets = target_queryset(actor=actor).order_by().values("pk")[: HOME_COUNT_CAP + 1].count()
     return {
-        "targets": target_queryset(actor=actor).count(),
+        "targets": min(targets, HOME_COUNT_CAP),
+        "targets_more": targets > HOME_COUNT_CAP,
         "campaigns": scoped(Campaign, actor.workspace).count(),
         "workflows": 0,  # shown even without the engine
         **registered_counts(workspace=actor.workspace),

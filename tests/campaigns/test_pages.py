@@ -90,3 +90,17 @@ def test_target_page_filters_by_owner_and_date_and_shows_national_numbers(client
     assert "0912 123 4567" in html
     assert "owner2" in html  # the owner filter lists the workspace's members by name
     assert "مال من" not in client.get("/targets/", {"created_after": "2999-01-01"}).content.decode()
+
+
+@pytest.mark.django_db
+def test_home_counts_targets_up_to_its_cap_and_says_more_beyond_it(client, workspace, monkeypatch):
+    """A workspace of a million targets must not count them all on every visit of the home page."""
+    from campaigns import selectors
+
+    monkeypatch.setattr(selectors, "HOME_COUNT_CAP", 2)
+    client.force_login(make_member(workspace, Role.VIEWER, username="sara"))
+    make_target(workspace)
+    make_target(workspace)
+    assert 'data-testid="count-targets">۲</span>' in client.get("/").content.decode()
+    make_target(workspace)
+    assert 'data-testid="count-targets">بیش از ۲</span>' in client.get("/").content.decode()
