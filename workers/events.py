@@ -171,6 +171,22 @@ def platform_status(
     )
 
 
+def platform_status_recorder(platform, actor=None):
+    """The ``on_applied`` of a platform's FSM transition: its ``platform_status`` event."""
+
+    def record(from_status: str, to_status: str) -> None:
+        platform_status(
+            workspace_id=platform.workspace_id,
+            campaign_id=platform.campaign_id,
+            platform_id=platform.pk,
+            from_status=from_status,
+            to_status=to_status,
+            actor=actor,
+        )
+
+    return record
+
+
 def creation_failed(
     *, workspace_id: int, campaign_id: int, platform_id: int, reason: str, failures: int, retry_at
 ) -> BrowserEvent:

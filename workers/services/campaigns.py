@@ -173,17 +173,7 @@ def platform_transition(*, actor: Actor, platform_id: int, transition: str) -> C
     except NotFound as exc:  # the typed code of this app
         raise PlatformNotFound() from exc
 
-    def record(from_status: str, to_status: str) -> None:
-        events.platform_status(
-            workspace_id=platform.workspace_id,
-            campaign_id=platform.campaign_id,
-            platform_id=platform.pk,
-            from_status=from_status,
-            to_status=to_status,
-            actor=actor.user,
-        )
-
-    fsm_apply(platform, transition, on_applied=record)
+    fsm_apply(platform, transition, on_applied=events.platform_status_recorder(platform, actor.user))
     return platform
 
 

@@ -33,18 +33,7 @@ def browser_platforms_stop(*, campaign: Campaign, actor, now: datetime) -> int:
         platform = CampaignPlatform.objects.select_for_update().get(pk=platform_id)
         if platform.status == PlatformStatus.COMPLETED:  # completed by its last result meanwhile
             continue
-
-        def record(from_status: str, to_status: str, platform=platform) -> None:
-            events.platform_status(
-                workspace_id=platform.workspace_id,
-                campaign_id=platform.campaign_id,
-                platform_id=platform.pk,
-                from_status=from_status,
-                to_status=to_status,
-                actor=actor,
-            )
-
-        fsm_apply(platform, "stop", now=now, on_applied=record)
+        fsm_apply(platform, "stop", now=now, on_applied=events.platform_status_recorder(platform, actor))
         stopped += 1
     return stopped
 

@@ -383,19 +383,7 @@ def task_retry(*, actor: Actor, task_id: int) -> BrowserTask:
             raise TaskNotRetryable()
         platform = CampaignPlatform.objects.select_for_update().get(pk=task.platform_id)
         if platform.status == PlatformStatus.COMPLETED:
-            fsm_apply(
-                platform,
-                "reopen",
-                now=now,
-                on_applied=lambda old, new: events.platform_status(
-                    workspace_id=platform.workspace_id,
-                    campaign_id=platform.campaign_id,
-                    platform_id=platform.pk,
-                    from_status=old,
-                    to_status=new,
-                    actor=actor.user,
-                ),
-            )
+            fsm_apply(platform, "reopen", now=now, on_applied=events.platform_status_recorder(platform, actor.user))
         _stats(task.campaign_id, failed=-1, pending=1)
         events.task_retried(task=task, actor=actor.user)
         campaign_follow_platforms(campaign_id=task.campaign_id, retried=True)  # a finished campaign runs again
