@@ -1,5 +1,6 @@
 """Reads. Every query starts from ``tenancy.scoped`` (never ``Model.objects``)."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.db import connection
@@ -54,6 +55,21 @@ class ListMembers:
         with connection.cursor() as cursor:
             cursor.execute(f"{self._sql} LIMIT %s OFFSET %s", [*self._params, limit, offset])
             return [row[0] for row in cursor.fetchall()]
+
+    def id_chunks(self, size: int) -> Iterator[list[int]]:
+        """Every member id that passes the filters, newest first, ``size`` at a time (keyset: each chunk starts
+        below the last id of the one before, so the walk costs the list once, not once per chunk)."""
+        sql = self._sql.replace("ORDER BY", "AND m.target_id < %s ORDER BY")
+        below = 2**63 - 1
+        while True:
+            with connection.cursor() as cursor:
+                cursor.execute(f"{sql} LIMIT %s", [*self._params, below, size])
+                ids = [row[0] for row in cursor.fetchall()]
+            if ids:
+                yield ids
+            if len(ids) < size:
+                return
+            below = ids[-1]
 
     def __len__(self) -> int:
         with connection.cursor() as cursor:

@@ -104,19 +104,20 @@ def target_list(request, actor):
     fields["status"].widget.attrs["size"] = 3
     for name in ("created_after", "created_before"):  # ISO posted, Jalali shown and typed (static/js/jalali-picker.js)
         fields[name].widget.attrs["data-jalali-picker"] = "iso"
-    qs = filterset.qs if filterset.is_bound and filterset.is_valid() else selectors.target_queryset(actor=actor)
+    valid = filterset.is_bound and filterset.is_valid()
+    qs = filterset.qs if valid else selectors.target_queryset(actor=actor)
+    list_id = filterset.form.cleaned_data.get("list") if valid else ""
+    list_id = int(list_id) if list_id else None
     if request.GET.get("export") == "xlsx":
         try:
-            content = targets_xlsx_stream(qs)  # the size check runs here, the rows as the response streams
+            content = targets_xlsx_stream(qs, list_id=list_id)  # the size check runs now, the rows as it streams
         except PlatformError as exc:  # too many rows for one export
             messages.error(request, exc.message)
         else:
             response = StreamingHttpResponse(content, content_type=XLSX)
             response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
             return response
-    valid = filterset.is_bound and filterset.is_valid()
-    list_id = filterset.form.cleaned_data.get("list") if valid else ""
-    rows = selectors.target_page_rows(qs, list_id=int(list_id) if list_id else None)
+    rows = selectors.target_page_rows(qs, list_id=list_id)
     page = CappedPaginator(rows, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)

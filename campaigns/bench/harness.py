@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -32,6 +33,22 @@ MAX_NAME = 63  # PostgreSQL identifiers
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def _migration_files() -> dict[str, str]:
+    """``app.name`` → a digest of its file, for every migration on disk (a package's: its name only)."""
+    from django.db.migrations.loader import MigrationLoader
+
+    loader = MigrationLoader(None, ignore_no_migrations=True)
+    files = {}
+    for app_label, name in sorted(loader.disk_migrations):
+        module = sys.modules.get(loader.disk_migrations[(app_label, name)].__module__)
+        path = getattr(module, "__file__", None)
+        content = b""
+        if path and Path(path).is_relative_to(settings.BASE_DIR):
+            content = Path(path).read_bytes()
+        files[f"{app_label}.{name}"] = hashlib.sha256(content).hexdigest()[:16]
+    return files
 
 
 def _migrations_digest() -> str:
@@ -91,9 +108,32 @@ def _template(alias: str, base: str) -> str:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [TEMPLATE_LOCK_KEY])
 
 
+def _forward_source(cursor, stale_prefix: str, files: dict[str, str]) -> str | None:
+    """A data template of the same rows under older migrations that the current ones only extend: every
+    migration it recorded is on disk unchanged (an edited migration, or one removed, means a fresh build)."""
+    cursor.execute(
+        "SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database "
+        "WHERE datname LIKE %s AND datname NOT LIKE %s ORDER BY oid DESC",
+        [stale_prefix + "%", "%\\_new\\_%"],
+    )
+    for datname, comment in cursor.fetchall():
+        try:
+            recorded = json.loads(comment or "")["migrations"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if isinstance(recorded, dict) and all(files.get(label) == digest for label, digest in recorded.items()):
+            return datname
+    return None
+
+
 def _data_template(alias: str, base: str, migrated: str, key: str, seed: Callable[[], None], rebuild: bool) -> str:
-    """A template holding the rows ``seed`` writes (cloned from the migrated one), built once per key."""
+    """A template holding the rows ``seed`` writes (cloned from the migrated one), built once per key.
+
+    When the migrations only grew since a data template of the same key was built, that template is cloned and
+    migrated forward (as a production database would be) instead of seeded again; ``rebuild`` always seeds."""
     name = f"{base[: MAX_NAME - 30]}_benchdat_{key[:9]}_{migrated[-10:]}"
+    stale_prefix = name[: -len(migrated[-10:])]  # the same rows under other migrations
+    files = _migration_files()
     connection = connections[alias]
     with connection._nodb_cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [TEMPLATE_LOCK_KEY + 1])
@@ -104,17 +144,24 @@ def _data_template(alias: str, base: str, migrated: str, key: str, seed: Callabl
                     return name
                 cursor.execute(f"DROP DATABASE {_quote(name)} WITH (FORCE)")
             building = f"{name[: MAX_NAME - 11]}_new_{uuid.uuid4().hex[:6]}"
-            cursor.execute(f"CREATE DATABASE {_quote(building)} TEMPLATE {_quote(migrated)}")
+            source = None if rebuild else _forward_source(cursor, stale_prefix, files)
+            cursor.execute(f"CREATE DATABASE {_quote(building)} TEMPLATE {_quote(source or migrated)}")
             _switch(alias, building)
             try:
-                seed()
+                if source:
+                    call_command("migrate", verbosity=0, interactive=False)
+                    with connection.cursor() as inner:
+                        inner.execute("VACUUM ANALYZE")
+                else:
+                    seed()
             except BaseException:
                 _switch(alias, base)
                 cursor.execute(f"DROP DATABASE IF EXISTS {_quote(building)} WITH (FORCE)")
                 raise
             _switch(alias, base)
+            comment = json.dumps({"migrations": files, "forward_from": source})
+            cursor.execute(f"COMMENT ON DATABASE {_quote(building)} IS %s", [comment])
             cursor.execute(f"ALTER DATABASE {_quote(building)} RENAME TO {_quote(name)}")
-            stale_prefix = name[: -len(migrated[-10:])]  # the same rows under older migrations
             cursor.execute(
                 "SELECT datname FROM pg_database WHERE datname LIKE %s AND datname <> %s", [stale_prefix + "%", name]
             )

@@ -6,6 +6,7 @@ Datetimes are stored in UTC; the rendering helpers are used only when rendering
 """
 
 import datetime as dt
+import functools
 import re
 
 import jdatetime
@@ -30,6 +31,13 @@ def to_latin_digits(value: str) -> str:
     return (value or "").translate(_TO_LATIN)
 
 
+@functools.lru_cache(maxsize=4096)
+def _jalali_day(day: dt.date) -> str:
+    """'1405/09/09' for a Gregorian date (kept: an export or a long page repeats its days)."""
+    value = jdatetime.date.fromgregorian(date=day)
+    return f"{value.year:04d}/{value.month:02d}/{value.day:02d}"
+
+
 def to_jalali(value, *, with_time: bool = False, tz=None) -> str:
     """'1405/09/09' (or '1405/09/09 15:30') for a date/datetime; '' for None."""
     if value is None or value == "":
@@ -37,10 +45,10 @@ def to_jalali(value, *, with_time: bool = False, tz=None) -> str:
     if isinstance(value, dt.datetime):
         if timezone.is_aware(value):
             value = timezone.localtime(value, tz)
-        jvalue = jdatetime.datetime.fromgregorian(datetime=value)
-        return jvalue.strftime("%Y/%m/%d %H:%M" if with_time else "%Y/%m/%d")
+        day = _jalali_day(value.date())
+        return f"{day} {value.hour:02d}:{value.minute:02d}" if with_time else day
     if isinstance(value, dt.date):
-        return jdatetime.date.fromgregorian(date=value).strftime("%Y/%m/%d")
+        return _jalali_day(value)
     return str(value)
 
 

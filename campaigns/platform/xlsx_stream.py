@@ -128,6 +128,7 @@ def xlsx_stream(rows: Iterable, *, sheet_name: str, rtl: bool = True) -> Iterato
         archive.writestr("xl/styles.xml", STYLES)
         with archive.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as sheet:
             sheet.write(SHEET_HEAD.format(rtl='rightToLeft="1" ' if rtl else "").encode())
+            yield sink.take()  # the workbook's fixed parts: the download starts before the first row is read
             batch: list[str] = []
             for values in rows:
                 batch.append(row_xml(values))

@@ -174,3 +174,32 @@ def test_history_pages_run_the_same_queries_for_3_or_60_rows_and_on_a_later_page
     assert query_count(client, url) <= few  # (a page of rows may reuse what the first rows looked up)
     later = f"{url}?cursor={encode_cursor(first.request_at, first.pk, 'n')}"
     assert query_count(client, later) <= few
+
+
+def test_a_short_list_is_read_by_its_filter_and_sorted_a_long_one_walks_the_sort_index(api, workspace, small_cap):
+    """A search that matches few targets (the count stayed under the cap) is not read by walking the newest-first
+    index — PostgreSQL would check half a million rows for a rare fragment — but by its own index, then sorted:
+    its first sort key is an expression no index matches. The rows and their order are those of the list's own
+    ordering (newest first, ties by id); past the cap the page keeps the index walk."""
+    from django.utils import timezone
+
+    from campaigns.models import Target
+
+    same_moment = timezone.now()
+    found = [make_target(workspace, name=f"رضایی {i}") for i in range(3)]
+    Target.objects.filter(pk__in=[t.pk for t in found[:2]]).update(created_at=same_moment)  # a tie, broken by id
+    make_target(workspace, name="دیگری")
+
+    def page(params):
+        with CaptureQueriesContext(connection) as captured:
+            body = api.get("/api/v1/targets", params).json()
+        sql = next(q["sql"] for q in captured if "ORDER BY" in q["sql"] and 'FROM "campaigns_target"' in q["sql"])
+        return body, sql.split("ORDER BY", 1)[1]
+
+    body, order = page({"q": "رضایی"})
+    assert [r["id"] for r in body["results"]] == [found[2].id, found[1].id, found[0].id]
+    assert order.lstrip().startswith("(") and "+" in order.split(",")[0], order  # sorted, not walked
+    for _ in range(2):
+        make_target(workspace, name="رضایی بیشتر")
+    body, order = page({"q": "رضایی", "size": 2})
+    assert body["count_capped"] and order.lstrip().startswith('"campaigns_target"."created_at" DESC'), order
