@@ -17,6 +17,7 @@ keeps the index walk, which finds a page of common matches at once.
 
 from datetime import timedelta
 
+from django.core.exceptions import FieldDoesNotExist
 from django.core.paginator import Paginator
 from django.db import models
 from django.db.models import F, Value
@@ -35,7 +36,7 @@ def _unindexed(model, key):
     name = key.lstrip("-")
     try:
         field = model._meta.pk if name == "pk" else model._meta.get_field(name)
-    except Exception:  # noqa: BLE001 - an annotation or a relation: leave the order as it is
+    except FieldDoesNotExist:  # an annotation: leave the order as it is
         return None
     if isinstance(field, models.DateTimeField):
         shifted = ExpressionWrapper(F(name) + Value(timedelta(0)), output_field=models.DateTimeField())

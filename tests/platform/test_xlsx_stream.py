@@ -3,6 +3,7 @@ fixed parts out before the first row is read and the rows after each batch (the 
 sheet); a list's export walks the list."""
 
 import io
+
 import pytest
 from openpyxl import load_workbook
 
