@@ -14,7 +14,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import OuterRef, Subquery, Sum
+from django.db.models import Sum
 from django.utils import timezone
 
 from automation import journey_counts
@@ -93,13 +93,10 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         )
         if x is not None
     ]
-    # Latest event of each waiting budget-consuming execution: deferred by the limit → "queued for sending".
-    latest_type = Subquery(
-        ExecutionEvent.objects.filter(execution_id=OuterRef("pk")).order_by("-occurred_at", "-id").values("type")[:1]
-    )
+    # A waiting budget-consuming execution the daily limit put off ("queued for sending"): flagged with its
+    # step's outcome, counted through a partial index.
     upcoming = (
         executions.filter(status__in=[S.ACTIVE, S.WAITING, S.QUEUED], needs_budget=True)
-        .annotate(last_event=latest_type)
         .order_by("next_run_at", "eligible_at", "id")
         .values(
             "id",
@@ -109,18 +106,13 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
             "current_node__name",
             "current_node__type",
             "current_node__subtype",
-            "last_event",
+            "deferred_by_limit",
         )
     )
-    queued_for_sending = (
-        executions.filter(status=S.WAITING, needs_budget=True)
-        .annotate(last_event=latest_type)
-        .filter(last_event=EventType.DEFERRED_LIMIT)
-        .count()
-    )
+    queued_for_sending = executions.filter(status=S.WAITING, needs_budget=True, deferred_by_limit=True).count()
     next_sends = []
     for row in upcoming[:NEXT_SENDS]:
-        pushed = row["last_event"] == EventType.DEFERRED_LIMIT
+        pushed = row["deferred_by_limit"]
         next_sends.append(
             {
                 "execution_id": row["id"],

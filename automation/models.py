@@ -385,6 +385,9 @@ class Execution(TimeStamped):
     )
     # Denormalised from current_node.consumes_budget so the scheduler's two selections need no join.
     needs_budget = models.BooleanField("نیازمند سقف", default=False)
+    # Its last step was put off by the daily limit (written with every step's outcome): the dashboard's
+    # "queued for sending" is an index count of these, not a look at every waiting execution's last event.
+    deferred_by_limit = models.BooleanField("منتظر سقف روزانه", default=False)
     cycle = models.PositiveIntegerField("دور", default=1)
     status = FSMField("وضعیت", max_length=16, choices=ExecutionStatus.choices, default=S.PENDING)
     eligible_at = models.DateTimeField("اولین زمان مجاز", null=True, blank=True)
@@ -431,6 +434,12 @@ class Execution(TimeStamped):
                 fields=["campaign", "status", "next_run_at", "needs_budget"], name="exec_campaign_status_budget"
             ),
             models.Index(fields=["workspace", "subject_type", "subject_id", "status"], name="exec_ws_subject"),
+            # The dashboard's "queued for sending": an index-only count of the few rows the limit put off.
+            models.Index(
+                fields=["campaign", "workspace"],
+                name="exec_campaign_limit_deferred",
+                condition=Q(status=S.WAITING, needs_budget=True, deferred_by_limit=True),
+            ),
         ]
 
     @property

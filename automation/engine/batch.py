@@ -49,6 +49,7 @@ _COLUMNS = [
     ("status", "varchar"),
     ("current_node_id", "bigint"),
     ("needs_budget", "boolean"),
+    ("deferred_by_limit", "boolean"),
     ("node_entered_at", "timestamptz"),
     ("retry_count", "integer"),
     ("eligible_at", "timestamptz"),

@@ -161,6 +161,7 @@ def finish_run(run: _Run, outcome: Outcome) -> Finished:
         event.data = {**event.data, "claimed_at": run.claimed_at.isoformat()}
     if outcome.transition in ("wait", "ready") and extra.get("next_run_at") is None:
         extra["next_run_at"] = now
+    extra["deferred_by_limit"] = outcome.transition == "wait" and event.type == EventType.DEFERRED_LIMIT
     return Finished(ex, outcome.transition, extra, event, events)
 
 

@@ -111,7 +111,73 @@ def test_a_step_deferred_by_the_limit_shows_queued_for_sending(actor, workspace)
     process_batch(batch, now=now)
     deferred = Execution.objects.get(campaign=campaign, status=S.WAITING)
     assert [(t, f, to) for t, f, to, *_ in _timeline(deferred)][-1] == ("deferred_limit", S.PROCESSING, S.WAITING)
-    sends = journey_stats(actor=actor, campaign_id=campaign.id, now=now)["next_sends"]
-    assert [(s["execution_id"], s["next_run_at"], s["queued_for_sending"]) for s in sends] == [
+    stats = journey_stats(actor=actor, campaign_id=campaign.id, now=now)
+    assert [(s["execution_id"], s["next_run_at"], s["queued_for_sending"]) for s in stats["next_sends"]] == [
         (deferred.id, None, True)
     ]
+    assert stats["queued_for_sending"] == 1 and deferred.deferred_by_limit  # flagged with the step's outcome
+    tomorrow = now + timedelta(days=1)
+    Driver().tick(tomorrow)  # the next day's budget: it is sent, and no longer reads as put off by the limit
+    deferred.refresh_from_db()
+    assert deferred.status == S.COMPLETED and not deferred.deferred_by_limit
+    assert journey_stats(actor=actor, campaign_id=campaign.id, now=tomorrow)["queued_for_sending"] == 0
+
+
+@pytest.mark.django_db
+def test_one_execution_stepped_alone_is_flagged_and_unflagged_like_a_batch(actor, workspace):
+    """The single-execution path (``process_execution``) writes the limit flag with the step's outcome too."""
+    from automation.engine.context import automation_settings
+
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), end_node()), daily_limit=10)
+        enroll(actor, campaign, [make_target(workspace)])
+    now = T0 + timedelta(hours=7)
+    _, batch = Driver().tick(now, process=False)  # claimed before the workspace limit is set
+    settings = automation_settings(workspace)
+    settings.global_daily_limit = 0
+    settings.save()
+    process_execution(*batch[0], now=now)
+    execution = Execution.objects.get(campaign=campaign)
+    assert (execution.status, execution.deferred_by_limit) == (S.WAITING, True)
+    settings.global_daily_limit = None
+    settings.save()
+    later = now + timedelta(days=1)
+    _, batch = Driver().tick(later, process=False)
+    process_execution(*batch[0], now=later)
+    execution.refresh_from_db()
+    assert (execution.status, execution.deferred_by_limit) == (S.COMPLETED, False)
+
+
+@pytest.mark.django_db
+def test_the_migration_flags_the_waiting_executions_whose_last_event_is_a_limit_deferral(actor, workspace):
+    """Rows written before the flag existed: a waiting send whose last event is the limit's deferral is flagged,
+    one deferred by the window (or deferred by the limit earlier, then something else) is not."""
+    import importlib
+
+    from django.apps import apps
+
+    from automation.choices import EventType
+
+    flag = importlib.import_module("automation.migrations.0021_execution_deferred_by_limit").flag_limit_deferred
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
+        enroll(actor, campaign, [make_target(workspace) for _ in range(3)])
+    rows = list(Execution.objects.filter(campaign=campaign).order_by("id"))
+    Execution.objects.filter(campaign=campaign).update(status=S.WAITING, needs_budget=True)
+    latest = {0: [EventType.DEFERRED_LIMIT], 1: [EventType.DEFERRED_WINDOW], 2: [EventType.DEFERRED_LIMIT, "resumed"]}
+    for index, types in latest.items():
+        for minute, type_ in enumerate(types):
+            ExecutionEvent.objects.create(
+                workspace=workspace,
+                execution=rows[index],
+                campaign=campaign,
+                subject_type_id=rows[index].subject_type_id,
+                subject_id=rows[index].subject_id,
+                type=type_,
+                occurred_at=T0 + timedelta(hours=1, minutes=minute),
+            )
+    flag(apps, None)
+    flagged = dict(Execution.objects.filter(campaign=campaign).values_list("id", "deferred_by_limit"))
+    assert flagged == {rows[0].id: True, rows[1].id: False, rows[2].id: False}

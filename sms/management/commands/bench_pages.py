@@ -49,6 +49,7 @@ from sms.choices import AttemptStatus
 from sms.management.commands.bench_engine import GRAPH
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettings
 
+SEED_VERSION = 2  # raised whenever the rows a template holds change (a template of another version is rebuilt)
 SLUG = "bench-pages"
 OWNER = "bench-pages-owner"
 FULL = {  # rows at --scale 1
@@ -127,6 +128,7 @@ class Seed:
         journeys = self._journeys(actor)
         executions = self._executions(workspace, journeys, targets, now)
         self._events(workspace, executions, now)
+        self._limit_deferred(journeys[0], now)
         self._attempts(workspace, executions, now)
         self._chains(workspace, now)
         self._browser(workspace, user, now)
@@ -201,7 +203,7 @@ class Seed:
 
         def rows():
             for j in range(count):
-                status = statuses[j % len(statuses)]
+                status = statuses[(j // len(ids)) % len(statuses)]  # every campaign holds every status
                 yield (
                     workspace.id,
                     campaign_of(j),
@@ -259,6 +261,31 @@ class Seed:
             "occurred_at",
         ]
         copy_rows(ExecutionEvent, columns, rows(), now=now)
+
+    def _limit_deferred(self, campaign, now) -> None:
+        """The first journey sends under a daily limit: its live executions wait for tomorrow's budget, each with
+        the limit's deferral as its last event (the dashboard's "queued for sending")."""
+        tomorrow = now + timedelta(days=1)
+        deferred = Execution.objects.filter(
+            campaign=campaign, status__in=[ExecutionStatus.PENDING, ExecutionStatus.QUEUED, ExecutionStatus.WAITING]
+        )
+        deferred.update(status=ExecutionStatus.WAITING, needs_budget=True, deferred_by_limit=True, next_run_at=tomorrow)
+        events = ExecutionEvent._meta.db_table
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {events} (workspace_id, execution_id, campaign_id, subject_type_id, subject_id, "  # noqa: S608
+                "node_id, type, from_status, to_status, message, data, occurred_at) "
+                "SELECT workspace_id, id, campaign_id, subject_type_id, subject_id, %s, %s, %s, %s, '', '{}', %s "
+                f"FROM {Execution._meta.db_table} WHERE campaign_id = %s AND deferred_by_limit",
+                [
+                    self.sms_node_id,
+                    EventType.DEFERRED_LIMIT,
+                    ExecutionStatus.PROCESSING,
+                    ExecutionStatus.WAITING,
+                    now - timedelta(hours=1),
+                    campaign.id,
+                ],
+            )
 
     def _attempts(self, workspace, ex: dict, now) -> None:
         count, e, t = self.n["attempts"], ex["count"], len(ex["targets"])
@@ -416,7 +443,7 @@ class Command(BaseCommand):
         logging.getLogger("django.request").setLevel(logging.ERROR)
         scale = options["scale"]
         seed = Seed(scale, self.stdout)
-        key = f"p{round(scale * 100000)}"  # one data template per scale
+        key = f"p{round(scale * 100000)}v{SEED_VERSION}"  # one data template per scale and version of the rows
         with bench_database(data=(key, seed), rebuild=options["rebuild"]):
             results, rss = self._measure(options)
         out = self.stdout.write
