@@ -27,7 +27,7 @@ def _embedded_folders(sender, **kwargs) -> None:
 
 @worker_process_init.connect  # every pool process of `celery worker`, once its apps are loaded
 def _freeze_loaded_objects(sender=None, **kwargs) -> None:
-    from automation.engine.collector import freeze_loaded
+    from campaigns.platform.collector import freeze_loaded
 
     freeze_loaded()
 

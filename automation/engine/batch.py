@@ -29,7 +29,6 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from automation.choices import ExecutionStatus
-from automation.engine.collector import collector_paused
 from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.registry import ACTIONS
 from automation.engine.runner import Finished, failed_outcome, finish_run, process_execution, start_run
@@ -43,6 +42,7 @@ from automation.engine.transitions import (
     transition_target,
 )
 from automation.models import Execution
+from campaigns.platform.collector import collector_paused
 
 # Columns the final write sets (every other column is untouched).
 _COLUMNS = [

@@ -34,7 +34,6 @@ from automation.choices import (
     VersionStatus,
 )
 from automation.engine.campaign_effects import activate_pending
-from automation.engine.collector import collector_paused
 from automation.engine.context import automation_settings, effective_window, workspace_tz
 from automation.engine.counters import budget_scopes, used
 from automation.engine.graph import published_graph
@@ -45,6 +44,7 @@ from automation.selectors import campaign_journey_version, campaign_journey_vers
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.events import campaign_tick_failed_event, campaign_tick_skipped_event
 from campaigns.models import Campaign, PlatformHeartbeat
+from campaigns.platform.collector import collector_paused
 from campaigns.platform.errors import InvalidTransition, StaleRevision
 from campaigns.platform.fairness import fair_rounds
 from campaigns.services.lifecycle import campaign_status_change

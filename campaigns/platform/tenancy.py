@@ -121,7 +121,8 @@ class WorkspaceMiddleware:
                 first = memberships_of(user).first()
                 if first is not None:
                     request.actor = Actor(user=user, workspace=first.workspace, membership=first)
-            if request.actor is not None:
+            if request.actor is not None and request.session.get(SESSION_KEY) != request.actor.workspace.id:
+                # Written only when it changes: an unchanged session is not saved (no UPDATE and commit per page).
                 request.session[SESSION_KEY] = request.actor.workspace.id
         activate_workspace_timezone(request.actor.workspace if request.actor else None)
         try:

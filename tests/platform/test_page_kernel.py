@@ -74,3 +74,23 @@ def test_a_missing_object_reads_as_404():
     actor = make_actor(make_workspace("shop"))
     with pytest.raises(Http404):
         _page(_request("get", actor), missing=True)
+
+
+@pytest.mark.django_db
+def test_reading_pages_writes_nothing_once_the_session_knows_the_workspace():
+    """The chosen workspace is stored in the session when it changes, not on every page: a page view of a
+    signed-in member is no UPDATE of the session and no commit."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ..conftest import make_member
+
+    workspace = make_workspace()
+    client = Client()
+    client.force_login(make_member(workspace, Role.OWNER))
+    assert client.get("/targets/").status_code == 200  # the first page stores the workspace in the session
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get("/targets/").status_code == 200
+        assert client.get("/").status_code == 200
+    writes = [q["sql"] for q in captured if q["sql"].split(None, 1)[0].upper() in ("UPDATE", "INSERT", "DELETE")]
+    assert writes == []

@@ -41,7 +41,6 @@ from django.utils import timezone
 
 from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus
 from automation.engine.batch import process_batch
-from automation.engine.collector import freeze_loaded
 from automation.engine.graph import published_graph
 from automation.engine.scheduler import PROCESS_EXECUTIONS_TASK, due_selection, tick
 from automation.models import Execution, ExecutionEvent
@@ -58,6 +57,7 @@ from campaigns.bench.harness import (
 )
 from campaigns.choices import Role
 from campaigns.models import Target, Workspace
+from campaigns.platform.collector import freeze_loaded
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
 from sms.models import SmsAttempt

@@ -15,6 +15,7 @@ process's RSS before and after; ``--max-p95-ms`` fails (exit 1) when a pattern's
 from __future__ import annotations
 
 import logging
+import math
 import statistics
 import sys
 import time
@@ -40,6 +41,7 @@ from campaigns.bench.harness import bench_database, vacuum_analyze
 from campaigns.choices import CampaignStatus, Role, TargetStatus
 from campaigns.models import Campaign, CampaignRun, Target, TargetList, TargetListSize, Workspace
 from campaigns.models.core import target_search_text
+from campaigns.platform.collector import freeze_loaded
 from campaigns.platform.jalali import to_jalali
 from campaigns.platform.keyset import encode_cursor
 from campaigns.platform.partitions import partitions_ensure
@@ -489,6 +491,7 @@ class Command(BaseCommand):
         client = Client()
         client.force_login(get_user_model().objects.get(username=OWNER))
         patterns = [p for p in patterns_of(Workspace.objects.get(slug=SLUG)) if options["only"] in p[0]]
+        freeze_loaded()  # as a web process does once it has loaded (config.wsgi)
         rss_before = rss_mb()
         results = []
         for label, url in patterns:
@@ -516,8 +519,10 @@ class Command(BaseCommand):
 
 
 def percentile(values: list[float], p: float) -> float:
+    """The nearest-rank percentile: the smallest value with at least ``p`` % of the values at or below it (p95 of
+    20 requests is the 19th slowest-but-one, not the slowest)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
 
 
 def patterns_of(workspace) -> list[tuple[str, str]]:
