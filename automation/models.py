@@ -387,7 +387,9 @@ class Execution(TimeStamped):
     needs_budget = models.BooleanField("نیازمند سقف", default=False)
     # Its last step was put off by the daily limit (written with every step's outcome): the dashboard's
     # "queued for sending" is an index count of these, not a look at every waiting execution's last event.
-    deferred_by_limit = models.BooleanField("منتظر سقف روزانه", default=False)
+    # A database default too: a writer that does not know the column yet (a process of the previous release
+    # during a deploy) inserts false.
+    deferred_by_limit = models.BooleanField("منتظر سقف روزانه", default=False, db_default=False)
     cycle = models.PositiveIntegerField("دور", default=1)
     status = FSMField("وضعیت", max_length=16, choices=ExecutionStatus.choices, default=S.PENDING)
     eligible_at = models.DateTimeField("اولین زمان مجاز", null=True, blank=True)

@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="execution",
             name="deferred_by_limit",
-            field=models.BooleanField(default=False, verbose_name="منتظر سقف روزانه"),
+            field=models.BooleanField(db_default=False, default=False, verbose_name="منتظر سقف روزانه"),
         ),
         migrations.RunPython(flag_limit_deferred, migrations.RunPython.noop, elidable=True),
         migrations.AddIndex(
