@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -644,9 +644,10 @@ def run_audience_export(request, actor, run_id: int):
     run = run_selectors.run_get(actor=actor, run_id=run_id)
     try:
         snapshot, members = run_selectors.frozen_members(actor=actor, run=run)
-    except PlatformError as exc:
+        content = run_audience_xlsx(run, snapshot, members)  # the size check runs now, the rows as it streams
+    except PlatformError as exc:  # not frozen yet, or too many people for one file
         messages.error(request, exc.message)
         return redirect("chain-campaign-runs", campaign_id=run.campaign_id)
-    response = HttpResponse(run_audience_xlsx(run, snapshot, members), content_type=XLSX)
+    response = StreamingHttpResponse(content, content_type=XLSX)
     response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-audience.xlsx"'
     return response

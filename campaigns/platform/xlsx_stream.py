@@ -23,19 +23,7 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 ROWS_PER_CHUNK = 500
 
-CONTENT_TYPES = (
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-    '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-    '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-    '<Default Extension="xml" ContentType="application/xml"/>'
-    '<Override PartName="/xl/workbook.xml" '
-    'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-    '<Override PartName="/xl/worksheets/sheet1.xml" '
-    'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
-    '<Override PartName="/xl/styles.xml" '
-    'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>'
-    "</Types>"
-)
+SHEET_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
 ROOT_RELS = (
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
     '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
@@ -43,14 +31,39 @@ ROOT_RELS = (
     'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" '
     'Target="xl/workbook.xml"/></Relationships>'
 )
-WORKBOOK_RELS = (
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-    '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-    '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" '
-    'Target="worksheets/sheet1.xml"/>'
-    '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" '
-    'Target="styles.xml"/></Relationships>'
-)
+
+
+def _content_types(sheets: int) -> str:
+    parts = "".join(
+        f'<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="{SHEET_TYPE}"/>' for n in range(1, sheets + 1)
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/xl/workbook.xml" '
+        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+        f"{parts}"
+        '<Override PartName="/xl/styles.xml" '
+        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>'
+        "</Types>"
+    )
+
+
+def _workbook_rels(sheets: int) -> str:
+    kind = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    parts = "".join(
+        f'<Relationship Id="rId{n}" Type="{kind}/worksheet" Target="worksheets/sheet{n}.xml"/>'
+        for n in range(1, sheets + 1)
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'{parts}<Relationship Id="rId{sheets + 1}" Type="{kind}/styles" Target="styles.xml"/></Relationships>'
+    )
+
+
 STYLES = (
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
     '<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
@@ -72,13 +85,16 @@ SHEET_HEAD = (
 SHEET_TAIL = "</sheetData></worksheet>"
 
 
-def _workbook(sheet_name: str) -> str:
+def _workbook(names: list[str]) -> str:
+    sheets = "".join(
+        f'<sheet name="{escape(name, {chr(34): "&quot;"})}" sheetId="{n}" r:id="rId{n}"/>'
+        for n, name in enumerate(names, start=1)
+    )
     return (
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
         '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
         'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
-        f'<sheets><sheet name="{escape(sheet_name, {chr(34): "&quot;"})}" sheetId="1" r:id="rId1"/></sheets>'
-        "</workbook>"
+        f"<sheets>{sheets}</sheets></workbook>"
     )
 
 
@@ -119,22 +135,29 @@ class _Sink(io.RawIOBase):
 
 def xlsx_stream(rows: Iterable, *, sheet_name: str, rtl: bool = True) -> Iterator[bytes]:
     """The bytes of a one-sheet workbook holding ``rows`` (lists of str/int/float/bool/None), in pieces."""
+    return xlsx_sheets_stream([(sheet_name, rows)], rtl=rtl)
+
+
+def xlsx_sheets_stream(sheets: list[tuple[str, Iterable]], *, rtl: bool = True) -> Iterator[bytes]:
+    """A workbook of several sheets (name, rows), written one after the other; the workbook's fixed parts go out
+    before the first row is read."""
     sink = _Sink()
     with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-        archive.writestr("[Content_Types].xml", CONTENT_TYPES)
+        archive.writestr("[Content_Types].xml", _content_types(len(sheets)))
         archive.writestr("_rels/.rels", ROOT_RELS)
-        archive.writestr("xl/workbook.xml", _workbook(sheet_name))
-        archive.writestr("xl/_rels/workbook.xml.rels", WORKBOOK_RELS)
+        archive.writestr("xl/workbook.xml", _workbook([name for name, _ in sheets]))
+        archive.writestr("xl/_rels/workbook.xml.rels", _workbook_rels(len(sheets)))
         archive.writestr("xl/styles.xml", STYLES)
-        with archive.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as sheet:
-            sheet.write(SHEET_HEAD.format(rtl='rightToLeft="1" ' if rtl else "").encode())
-            yield sink.take()  # the workbook's fixed parts: the download starts before the first row is read
-            batch: list[str] = []
-            for values in rows:
-                batch.append(row_xml(values))
-                if len(batch) >= ROWS_PER_CHUNK:
-                    sheet.write("".join(batch).encode())
-                    batch.clear()
-                    yield sink.take()
-            sheet.write(("".join(batch) + SHEET_TAIL).encode())
+        for n, (_, rows) in enumerate(sheets, start=1):
+            with archive.open(f"xl/worksheets/sheet{n}.xml", "w", force_zip64=True) as sheet:
+                sheet.write(SHEET_HEAD.format(rtl='rightToLeft="1" ' if rtl else "").encode())
+                yield sink.take()  # the download starts before the sheet's first row is read
+                batch: list[str] = []
+                for values in rows:
+                    batch.append(row_xml(values))
+                    if len(batch) >= ROWS_PER_CHUNK:
+                        sheet.write("".join(batch).encode())
+                        batch.clear()
+                        yield sink.take()
+                sheet.write(("".join(batch) + SHEET_TAIL).encode())
     yield sink.take()

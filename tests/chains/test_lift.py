@@ -95,7 +95,7 @@ def test_a_runs_lift_compares_treated_and_control_conversions_in_the_window(acto
     assert node["run_id"] is None and node["treated_conversions"] == 20 and node["control"] == len(control)
     # the export carries the same report
     export = api.get(f"/api/v1/campaign-runs/{run.id}/audience/export")
-    sheet = load_workbook(io.BytesIO(export.content))["اثر پیام"]
+    sheet = load_workbook(io.BytesIO(export.getvalue()))["اثر پیام"]
     lines = {row[0]: row[1] for row in sheet.iter_rows(values_only=True)}
     assert lines["دریافت‌کنندگان"].endswith("۲۰ تبدیل") and lines["گروه کنترل"].endswith("۳ تبدیل")
 

@@ -179,22 +179,20 @@ def test_export_reads_the_frozen_audience_and_writes_formulas_as_text(api, seed_
     response = api.get(f"/api/v1/campaign-runs/{a10.id}/audience/export")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/vnd.openxmlformats")
-    rows = list(load_workbook(io.BytesIO(response.content)).active.iter_rows(min_row=3, values_only=True))
+    content = response.getvalue()  # streamed: read once
+    rows = list(load_workbook(io.BytesIO(content)).active.iter_rows(min_row=3, values_only=True))
     assert sorted(r[0] for r in rows) == sorted(p.id for p in people)
     evil = next(r for r in rows if r[0] == people[1].id)
     assert evil[1] == '=HYPERLINK("http://evil")'
     cell = next(
-        c
-        for row in load_workbook(io.BytesIO(response.content)).active.iter_rows(min_row=3)
-        for c in row
-        if c.value == evil[1]
+        c for row in load_workbook(io.BytesIO(content)).active.iter_rows(min_row=3) for c in row if c.value == evil[1]
     )
     assert cell.data_type == "s"  # text, never a formula
 
     # Later changes to the list do not change an exported frozen audience.
     newcomer = make_target(nodes["A"].workspace)
     newcomer.lists.add(nodes["A"].source_target_list)
-    again = load_workbook(io.BytesIO(api.get(f"/api/v1/campaign-runs/{a10.id}/audience/export").content))
+    again = load_workbook(io.BytesIO(api.get(f"/api/v1/campaign-runs/{a10.id}/audience/export").getvalue()))
     assert len(list(again.active.iter_rows(min_row=3))) == 4
 
     b10 = CampaignRun.objects.get(campaign=nodes["B"], period_key=a10.id)
@@ -208,7 +206,7 @@ def test_operator_exports_only_the_targets_they_own(workspace):
     mine = make_target(workspace, name="mine", owner=operator)
     snapshot = run.snapshots.get()
     RunAudienceMember.objects.create(snapshot=snapshot, build_id=snapshot.build_id, target=mine)
-    content = api_client_for(operator, workspace).get(f"/api/v1/campaign-runs/{run.id}/audience/export").content
+    content = api_client_for(operator, workspace).get(f"/api/v1/campaign-runs/{run.id}/audience/export").getvalue()
     rows = list(load_workbook(io.BytesIO(content)).active.iter_rows(min_row=3, values_only=True))
     assert [r[0] for r in rows] == [mine.id]
 
@@ -350,3 +348,22 @@ def test_child_message_may_only_use_data_the_inherited_audience_has(workspace):
     B.save(update_fields=["chain_action"])
     reasons = tree_reasons(list(chain.values()), timezone.get_current_timezone(), timezone.now())
     assert not [r for r in reasons.get(B.id, []) if r["code"] == "PARAM_NOT_IN_SOURCE"]
+
+
+def test_the_runs_page_streams_the_frozen_audience_and_names_an_export_too_big(workspace, owner, settings):
+    """The page's download is the API's workbook, streamed (members, then the lift sheet); past the export bound
+    it goes back to the runs page with the message, never a broken file or a 500."""
+    from django.test import Client
+
+    run = _frozen_run(workspace, "الف", "ب")
+    client = Client()
+    client.force_login(owner)
+    response = client.get(f"/chains/runs/{run.id}/audience.xlsx")
+    assert response.status_code == 200 and response.streaming
+    book = load_workbook(io.BytesIO(response.getvalue()))
+    assert sorted(r[1] for r in book.worksheets[0].iter_rows(min_row=3, values_only=True)) == ["الف", "ب"]
+    assert book.sheetnames[1] == "اثر پیام"
+    settings.TARGETS_EXPORT_MAX_ROWS = 1
+    refused = client.get(f"/chains/runs/{run.id}/audience.xlsx", follow=True)
+    assert refused.redirect_chain[-1][0].endswith(f"/chains/campaigns/{run.campaign_id}/runs/")
+    assert "در یک فایل صادر نمی‌شوند" in refused.content.decode()

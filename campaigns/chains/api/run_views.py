@@ -1,7 +1,7 @@
 """Run endpoints: runs per campaign and per workspace, a child's inheritance summary, the frozen audience
 export, and conversion events (record idempotently by external_id, list)."""
 
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -153,7 +153,7 @@ class RunAudienceExportApi(WorkspaceAPIView):
     def get(self, request, run_id: int):
         run = selectors.run_get(actor=self.actor, run_id=run_id)
         snapshot, members = selectors.frozen_members(actor=self.actor, run=run)
-        response = HttpResponse(run_audience_xlsx(run, snapshot, members), content_type=XLSX)
+        response = StreamingHttpResponse(run_audience_xlsx(run, snapshot, members), content_type=XLSX)
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-audience.xlsx"'
         return response
 

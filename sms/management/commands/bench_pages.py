@@ -34,24 +34,26 @@ from django.utils import timezone
 
 from automation.choices import EventType, ExecutionStatus
 from automation.journey_counts import fold
-from automation.models import Execution, ExecutionEvent, JourneyCount, WorkflowNode
+from automation.models import EnrollmentItem, Execution, ExecutionEvent, JourneyCount, WorkflowNode
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
 from campaigns.bench.harness import bench_database, vacuum_analyze
+from campaigns.chains.run_models import ConversionEvent
 from campaigns.choices import CampaignStatus, Role, TargetStatus
-from campaigns.models import Campaign, CampaignRun, Target, TargetList, TargetListSize, Workspace
+from campaigns.models import Campaign, CampaignRun, Target, TargetImportRow, TargetList, TargetListSize, Workspace
 from campaigns.models.core import target_search_text
+from campaigns.notifications.models import Activity, Notification
 from campaigns.platform.collector import freeze_loaded
-from campaigns.platform.jalali import to_jalali
-from campaigns.platform.keyset import encode_cursor
 from campaigns.platform.partitions import partitions_ensure
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
+from sms.bench.pages_patterns import BASE_MOBILE, patterns_of, unmeasured
+from sms.bench.pages_world import PagesWorld
 from sms.choices import AttemptStatus
 from sms.management.commands.bench_engine import GRAPH
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettings
 
-SEED_VERSION = 2  # raised whenever the rows a template holds change (a template of another version is rebuilt)
+SEED_VERSION = 4  # raised whenever the rows a template holds change (a template of another version is rebuilt)
 SLUG = "bench-pages"
 OWNER = "bench-pages-owner"
 FULL = {  # rows at --scale 1
@@ -68,8 +70,6 @@ TIMELINE_EVENTS = 500  # the first target's history
 HISTORY_DAYS = 90
 FIRST_NAMES = ["علی", "مریم", "رضا", "زهرا", "حسین", "فاطمه", "محمد", "سارا", "امیر", "نگار"]
 LAST_NAMES = ["رضایی", "محمدی", "حسینی", "کریمی", "احمدی", "جعفری", "موسوی", "کاظمی", "نوری", "صادقی"]
-PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
-BASE_MOBILE = 9120000000
 
 
 def rss_mb() -> float:
@@ -110,6 +110,7 @@ class Seed:
     """Writes the workspace of one scale (runs inside the data template being built)."""
 
     def __init__(self, scale: float, stdout) -> None:
+        self.scale = scale
         self.n = {key: max(1, int(value * scale)) for key, value in FULL.items()}
         self.n["export"] = max(1, min(int(EXPORT_ROWS * scale), self.n["targets"] // 2))
         self.out = stdout.write
@@ -118,7 +119,7 @@ class Seed:
         started = time.perf_counter()
         now = timezone.now()
         workspace = Workspace.objects.create(name="بنچ صفحه‌ها", slug=SLUG)
-        user = get_user_model().objects.create_user(OWNER)
+        user = get_user_model().objects.create_user(OWNER, is_staff=True)  # the admin too, for the workspace
         membership = membership_set(workspace=workspace, user=user, role=Role.OWNER)
         actor = Actor(user=user, workspace=workspace, membership=membership)
         partitions_ensure(now=now, since=now - timedelta(days=HISTORY_DAYS))  # the months the history covers
@@ -135,11 +136,13 @@ class Seed:
         self._chains(workspace, now)
         self._browser(workspace, user, now)
         self._blacklist(workspace, now)
+        PagesWorld(self.scale, copy_rows)(actor, targets, self.lists, self.workflow_id, now)
         fold()  # the journey numbers the COPYs' triggers wrote, one row each (as the beat job keeps them)
         tables = [m._meta.db_table for m in (Target, Execution, ExecutionEvent, SmsAttempt, BlacklistEntry)]
         tables += [JourneyCount._meta.db_table, TargetListSize._meta.db_table]
         tables += [Target.lists.through._meta.db_table, apps.get_model("workers", "BrowserTask")._meta.db_table]
-        tables += [CampaignRun._meta.db_table]
+        tables += [CampaignRun._meta.db_table, TargetImportRow._meta.db_table, EnrollmentItem._meta.db_table]
+        tables += [Activity._meta.db_table, Notification._meta.db_table, ConversionEvent._meta.db_table]
         vacuum_analyze(*tables)
         self.out(f"built the workspace in {time.perf_counter() - started:.0f} s: " + self.sizes())
 
@@ -167,7 +170,7 @@ class Seed:
         ids = Target.objects.filter(workspace=workspace).aggregate(first=Min("id"), last=Max("id"))
         if ids["last"] - ids["first"] + 1 != count:
             raise CommandError("target ids are not contiguous")
-        lists = TargetList.objects.bulk_create(
+        lists = self.lists = TargetList.objects.bulk_create(
             [TargetList(workspace=workspace, name=f"فهرست {k + 1}") for k in range(LISTS)]
         )
         export = self.n["export"]  # the first list: the export's rows; the rest spread over the others
@@ -490,17 +493,25 @@ class Command(BaseCommand):
         settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
         client = Client()
         client.force_login(get_user_model().objects.get(username=OWNER))
-        patterns = [p for p in patterns_of(Workspace.objects.get(slug=SLUG)) if options["only"] in p[0]]
+        patterns = patterns_of(Workspace.objects.get(slug=SLUG))
+        missing = unmeasured(client, patterns)
+        if missing:
+            raise CommandError(
+                "GET patterns neither measured nor named in sms.bench.pages_patterns.NOT_MEASURED: "
+                + ", ".join(sorted(missing))
+            )
+        patterns = [p for p in patterns if options["only"] in p.label]
         freeze_loaded()  # as a web process does once it has loaded (config.wsgi)
         rss_before = rss_mb()
         results = []
-        for label, url in patterns:
+        for pattern in patterns:
+            label, url = pattern.label, pattern.url
             times, wholes, queries, status = [], [], 0, 0
             for i in range(options["repeat"] + 1):
                 connection.queries_log.clear()  # the log keeps 9,000 queries: count each request alone
                 with CaptureQueriesContext(connection) as captured:
                     started = time.perf_counter()
-                    response = client.get(url)
+                    response = client.get(url) if pattern.post is None else client.post(url, pattern.post)
                     elapsed = whole = (time.perf_counter() - started) * 1000
                     if getattr(response, "streaming", False):
                         # A streamed export is timed to its first bytes (when the download starts and the browser
@@ -523,86 +534,3 @@ def percentile(values: list[float], p: float) -> float:
     20 requests is the 19th slowest-but-one, not the slowest)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
-
-
-def patterns_of(workspace) -> list[tuple[str, str]]:
-    """(label, url) of every staff page pattern and API list/detail endpoint, with the common filters."""
-    target = Target.objects.filter(workspace=workspace).order_by("id").first()
-    journey = Campaign.objects.filter(workspace=workspace, name="سفر 1").get()
-    chain = Campaign.objects.filter(workspace=workspace, name="زنجیره 1").get()
-    browser = Campaign.objects.filter(workspace=workspace, name="مرورگر 1").get()
-    group = chain.group_id
-    first_list = TargetList.objects.filter(workspace=workspace).order_by("id").first()
-    execution = Execution.objects.filter(workspace=workspace).order_by("id").first()
-    attempt = SmsAttempt.objects.filter(workspace=workspace).order_by("-id").first()
-    run = CampaignRun.objects.filter(campaign=chain).order_by("-id").first()
-    task = apps.get_model("workers", "BrowserTask").objects.filter(workspace=workspace).order_by("-id").first()
-    count = Target.objects.filter(workspace=workspace).count()
-    name_fragment = f"رضایی {count // 2 + 7}"[:12]  # ~ one in ten thousand names
-    phone = f"{BASE_MOBILE + count // 3}"[-7:]  # a fragment of one number
-    today = timezone.localdate()
-    since = to_jalali(today - timedelta(days=30))
-    deep = SmsAttempt.objects.filter(workspace=workspace).order_by("-request_at", "-id")[5000:5001].first()
-    deep_attempts = encode_cursor(deep.request_at, deep.id, "n") if deep else ""
-    events = ExecutionEvent.objects.filter(workspace=workspace, campaign=journey).order_by("-occurred_at", "-id")
-    deep_event = events[5000:5001].first()
-    deep_events = encode_cursor(deep_event.occurred_at, deep_event.id, "n") if deep_event else ""
-    return [
-        ("floor: /api/v1/me", "/api/v1/me"),
-        ("page home", "/"),
-        ("page targets", "/targets/"),
-        ("page targets ?status", f"/targets/?status={TargetStatus.values[1]}"),
-        ("page targets ?list", f"/targets/?list={first_list.id}"),
-        ("page targets search name", f"/targets/?q={name_fragment}"),
-        ("page targets search phone", f"/targets/?q={phone}"),
-        ("page targets search phone fa", f"/targets/?q={phone.translate(PERSIAN_DIGITS)}"),
-        ("page target edit", f"/targets/{target.id}/edit/"),
-        ("page journey campaigns", "/automation/campaigns/"),
-        ("page journey dashboard", f"/automation/campaigns/{journey.id}/"),
-        ("page journey targets", f"/automation/campaigns/{journey.id}/targets/"),
-        ("page journey logs", f"/automation/campaigns/{journey.id}/logs/"),
-        ("page journey logs ?cursor (row 5,000)", f"/automation/campaigns/{journey.id}/logs/?cursor={deep_events}"),
-        ("page workflows", "/automation/workflows/"),
-        ("page sms log", "/sms/log/"),
-        ("page sms log ?campaign&since", f"/sms/log/?campaign={journey.id}&since={since}"),
-        ("page sms log ?cursor (row 5,000)", f"/sms/log/?cursor={deep_attempts}"),
-        ("page sms blacklist", "/sms/blacklist/"),
-        ("page sms blacklist search", "/sms/blacklist/?q=5000123"),
-        ("page chain groups", "/chains/groups/"),
-        ("page chain group", f"/chains/groups/{group}/"),
-        ("page chain runs", f"/chains/campaigns/{chain.id}/runs/"),
-        ("page browser campaigns", "/browser/"),
-        ("page browser campaign", f"/browser/campaigns/{browser.id}/"),
-        ("page notifications", "/notifications/"),
-        ("api targets", "/api/v1/targets"),
-        ("api targets search name", f"/api/v1/targets?q={name_fragment}"),
-        ("api targets search phone", f"/api/v1/targets?q={phone}"),
-        ("api targets search phone fa", f"/api/v1/targets?q={phone.translate(PERSIAN_DIGITS)}"),
-        ("api target", f"/api/v1/targets/{target.id}"),
-        ("api target timeline (500)", f"/api/v1/targets/{target.id}/timeline"),
-        ("api target executions", f"/api/v1/targets/{target.id}/executions"),
-        ("api target lists", "/api/v1/target-lists"),
-        ("api targets export (list)", f"/api/v1/targets/export?list={first_list.id}"),
-        ("api campaigns", "/api/v1/campaigns"),
-        ("api journey stats", f"/api/v1/campaigns/{journey.id}/journey/stats"),
-        ("api executions", "/api/v1/executions"),
-        ("api executions ?campaign", f"/api/v1/executions?campaign={journey.id}"),
-        ("api execution", f"/api/v1/executions/{execution.id}"),
-        ("api execution events", f"/api/v1/executions/{execution.id}/events"),
-        ("api sms attempts", "/api/v1/sms/attempts"),
-        (
-            "api sms attempts ?campaign&since",
-            f"/api/v1/sms/attempts?campaign={journey.id}&since={today - timedelta(days=30)}T00:00:00Z",
-        ),
-        ("api sms attempts ?cursor (row 5,000)", f"/api/v1/sms/attempts?cursor={deep_attempts}"),
-        ("api sms attempt", f"/api/v1/sms/attempts/{attempt.id}"),
-        ("api sms blacklist", "/api/v1/sms/blacklist"),
-        ("api sms blacklist export", "/api/v1/sms/blacklist/export"),
-        ("api campaign runs", "/api/v1/campaign-runs"),
-        ("api chain runs", f"/api/v1/campaign/{chain.id}/runs"),
-        ("api run", f"/api/v1/campaign-runs/{run.id}"),
-        ("api browser tasks", "/api/v1/browser/tasks"),
-        ("api browser task", f"/api/v1/browser/tasks/{task.id}"),
-        ("api browser statistics", f"/api/v1/browser/campaigns/{browser.id}/statistics"),
-        ("api notifications", "/api/v1/notifications"),
-    ]
