@@ -34,6 +34,7 @@ from django.utils.html import format_html
 from campaigns.platform.choices import Role
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.models import Membership, Workspace
+from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm, role_has
 from campaigns.platform.phones import display_phone
 from campaigns.platform.widgets import JALALI_INPUT_ATTRS, JalaliDateTimeField
@@ -374,7 +375,7 @@ class ScopedUserAdminMixin:
 
 
 def lock_down_admin_site(site: admin.AdminSite) -> None:
-    """Wrap every registered admin that does not apply the workspace rules itself.
+    """Wrap every registered admin that does not apply the workspace rules itself; every list gets the capped pager.
 
     Users get ``ScopedUserAdminMixin``; anything else of no workspace (groups, periodic jobs,
     heartbeats, tokens) becomes superuser-only. Project models with a workspace must use
@@ -388,6 +389,13 @@ def lock_down_admin_site(site: admin.AdminSite) -> None:
         mixin = ScopedUserAdminMixin if model is user_model else SuperuserOnlyMixin
         site.unregister(model)
         site.register(model, type(cls.__name__, (mixin, cls), {"__module__": cls.__module__}))
+    # Every list counts like the pages (``CappedPaginator``): at most 10,000 rows, "بیش از ۱۰٬۰۰۰" past it, and no
+    # second count of the unfiltered table — Django's admin counted every row of a ten-million-row history twice
+    # per page. The pager, the search's result line and "select all" say so (templates/admin/pagination.html,
+    # search_form.html, actions.html).
+    for model_admin in site._registry.values():
+        model_admin.paginator = CappedPaginator
+        model_admin.show_full_result_count = False
 
 
 # --- admin actions call the services --------------------------------------------------------------------

@@ -65,3 +65,35 @@ def test_admin_target_form_normalises_and_refuses_duplicates(superuser_client, w
     data["mobile"] = "02188776655"
     response = superuser_client.post("/admin/campaigns/target/add/", data)
     assert "تلفن ثابت" in response.content.decode()
+
+
+def test_every_project_admin_list_counts_like_the_pages(monkeypatch):
+    """No changelist counts a whole big table: the capped pager, and no second count of the unfiltered table."""
+    from campaigns.platform.pagination import CappedPaginator
+
+    loose = [
+        model._meta.label
+        for model, model_admin in admin.site._registry.items()
+        if model_admin.paginator is not CappedPaginator or model_admin.show_full_result_count
+    ]
+    assert loose == []
+
+
+def test_an_admin_list_past_the_cap_says_so_and_counts_no_further(superuser_client, workspace, monkeypatch):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaigns.platform.pagination import CappedPaginator
+
+    monkeypatch.setattr(CappedPaginator, "cap", 3)
+    for _ in range(5):
+        make_target(workspace)
+    with CaptureQueriesContext(connection) as captured:
+        response = superuser_client.get("/admin/campaigns/target/")
+    html = response.content.decode()
+    assert response.status_code == 200 and "بیش از ۳" in html
+    assert "انتخاب همه (بیش از ۳)" in html  # "select all" does not pretend there are three
+    counts = [q["sql"] for q in captured if "COUNT(" in q["sql"].upper()]
+    assert counts and all("LIMIT 4" in sql for sql in counts), counts
+    searched = superuser_client.get("/admin/campaigns/target/", {"q": "مخاطب"}).content.decode()
+    assert "بیش از ۳ نتیجه" in searched
