@@ -2,13 +2,13 @@
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.platform.errors import PlatformError, ValidationFailed
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
+from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.services.imports import target_import_check_size
 from workers import page_selectors, selectors
@@ -23,7 +23,7 @@ ACCOUNT_ACTIONS = {"expire": "منقضی اعلام شد", "disable": "غیرف�
 @workspace_page(Perm.VIEW_BROWSER_DETAILS)
 def account_list(request, actor):
     rows = page_selectors.live_accounts(actor=actor).order_by("platform", "label", "id")
-    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    page = CappedPaginator(rows, 50).get_page(request.GET.get("page"))
     context = {"page": page, "querystring": "", "section": "accounts", **perms(actor)}
     return render(request, "workers/account_list.html", context)
 
@@ -84,7 +84,7 @@ def account_action(request, actor, account_id: int):
 @workspace_page(Perm.VIEW_BROWSER_DETAILS)
 def proxy_list(request, actor):
     rows = page_selectors.live_proxies(actor=actor).order_by("host", "port", "id")
-    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    page = CappedPaginator(rows, 50).get_page(request.GET.get("page"))
     context = {"page": page, "querystring": "", "section": "proxies", **perms(actor)}
     return render(request, "workers/proxy_list.html", context)
 

@@ -10,7 +10,6 @@ workspace's object answers 404; a write the role may not do answers 403.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -37,6 +36,7 @@ from campaigns.models import Campaign
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
+from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped, members_of
 from campaigns.platform.widgets import WeekWindowForm
@@ -77,7 +77,7 @@ def _back(request, default: str):
 @workspace_page(Perm.VIEW)
 def group_list(request, actor):
     query = (request.GET.get("q") or "").strip()
-    page = Paginator(page_selectors.group_rows(actor=actor, query=query), 25).get_page(request.GET.get("page"))
+    page = CappedPaginator(page_selectors.group_rows(actor=actor, query=query), 25).get_page(request.GET.get("page"))
     page_selectors.attach_counts(actor=actor, groups=list(page.object_list))
     context = {
         "page": page,
@@ -99,7 +99,7 @@ def group_create(request, actor):
             actor=actor, name=request.POST.get("name", ""), description=request.POST.get("description", "")
         )
     except PlatformError as exc:
-        page = Paginator(page_selectors.group_rows(actor=actor, query=""), 25).get_page(1)
+        page = CappedPaginator(page_selectors.group_rows(actor=actor, query=""), 25).get_page(1)
         page_selectors.attach_counts(actor=actor, groups=list(page.object_list))
         context = {
             "page": page,
@@ -457,7 +457,9 @@ def package_list(request, actor):
     status = request.GET.get("status", PackageStatus.SUBMITTED)
     if status not in PackageStatus.values:
         status = ""
-    page = Paginator(page_selectors.package_queryset(actor=actor, status=status), 25).get_page(request.GET.get("page"))
+    page = CappedPaginator(page_selectors.package_queryset(actor=actor, status=status), 25).get_page(
+        request.GET.get("page")
+    )
     context = {
         "page": page,
         "status": status,
@@ -566,7 +568,7 @@ def campaign_runs(request, actor, campaign_id: int):
     status = request.GET.get("status", "")
     if status in RunStatus.values:
         runs = runs.filter(status=status)
-    page = Paginator(runs, 25).get_page(request.GET.get("page"))
+    page = CappedPaginator(runs, 25).get_page(request.GET.get("page"))
     frozen = set(
         page.object_list.model.objects.filter(
             pk__in=[r.id for r in page.object_list], target_snapshot__status=SnapshotStatus.FROZEN

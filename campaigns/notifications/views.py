@@ -1,13 +1,13 @@
 """Pages: the notification list (read / unread / all read), "my follow-ups" and the target page's panel."""
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 
 from campaigns.notifications import selectors, services
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.pages import workspace_page
+from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.redirects import local_next
 
@@ -26,7 +26,9 @@ def notification_list(request, actor):
         return redirect(request.get_full_path())
     show = request.GET.get("show", "")
     unread = True if show == "unread" else None
-    page = Paginator(selectors.notification_queryset(actor=actor, unread=unread), 30).get_page(request.GET.get("page"))
+    page = CappedPaginator(selectors.notification_queryset(actor=actor, unread=unread), 30).get_page(
+        request.GET.get("page")
+    )
     return render(
         request,
         "notifications/list.html",
@@ -46,7 +48,7 @@ def my_followups(request, actor):
         return redirect(local_next(request, request.get_full_path()))
     status = request.GET.get("status", "open")
     qs = selectors.my_activities(actor=actor, status=status if status in ("open", "done") else None)
-    page = Paginator(qs, 30).get_page(request.GET.get("page"))
+    page = CappedPaginator(qs, 30).get_page(request.GET.get("page"))
     return render(
         request, "notifications/followups.html", {"page": page, "status": status, "querystring": f"status={status}"}
     )
