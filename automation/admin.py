@@ -150,6 +150,7 @@ class ExecutionAdmin(ReadOnlyAdmin):
 
 @admin.register(ExecutionEvent)
 class ExecutionEventAdmin(ReadOnlyAdmin):
+    ordering = ("-id",)  # newest first through the primary key of each month (no index leads with the time alone)
     list_display = ("execution", "type", "from_status", "to_status", "occurred_jalali", "actor")
     list_filter = ("type", "workspace")
     search_fields = ("=execution__id", "message")

@@ -12,12 +12,12 @@ from automation.engine.graph import graph_of_version
 from automation.engine.nodes import step_display_name
 from automation.models import (
     CampaignJourney,
-    Execution,
     Workflow,
     WorkflowNode,
     WorkflowTextChange,
     WorkflowVersion,
 )
+from automation.selectors import execution_status_counts
 from campaigns.choices import CampaignStatus
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.selectors import target_queryset
@@ -76,15 +76,17 @@ def workflow_versions(*, actor: Actor, workflow: Workflow) -> list[VersionRow]:
     for journey in journeys:
         if journey.workflow_version_id in rows:
             rows[journey.workflow_version_id].campaigns.append(journey.campaign)
-    live = (
-        scoped(Execution, actor.workspace)
-        .filter(workflow=workflow, status__in=LIVE_STATUSES)
-        .values("version_id")
-        .annotate(n=Count("id"))
+    # A campaign's executions all run on the version it is pinned to (it never changes), so a version's live
+    # executions are its campaigns' live numbers, kept with the writes — not a count over every execution.
+    pinned = dict(
+        scoped(CampaignJourney, actor.workspace)
+        .filter(workflow=workflow)
+        .values_list("campaign_id", "workflow_version_id")
     )
-    for item in live:
-        if item["version_id"] in rows:
-            rows[item["version_id"]].live_executions = item["n"]
+    for campaign_id, by_status in execution_status_counts(actor=actor, campaign_ids=pinned).items():
+        version_id = pinned[campaign_id]
+        if version_id in rows:
+            rows[version_id].live_executions += sum(by_status.get(status, 0) for status in LIVE_STATUSES)
     return [rows[v.id] for v in versions]
 
 

@@ -1,7 +1,6 @@
 """Django admin: the staff's first UI (Persian, Jalali dates)."""
 
 from django.contrib import admin, messages
-from django.db.models import Q
 
 from campaigns.errors import TargetListInUse
 from campaigns.filters import TargetFilter
@@ -127,8 +126,9 @@ class TargetAdmin(WorkspaceScopedAdmin):
         "workspace",
         "created_jalali",
     )
-    list_filter = ("status", "workspace", "lists", "province")
-    search_fields = ("name", "first_name", "last_name", "city")
+    # No province filter: its choices are a DISTINCT over every target (the targets page filters by province).
+    list_filter = ("status", "workspace", "lists")
+    search_fields = ("name",)  # the box; what it matches is the staff search (get_search_results)
     mobile_phone = phone_column("mobile", "موبایل")
     landline_phone = phone_column("landline", "تلفن ثابت")
     autocomplete_fields = ("owner", "lists")
@@ -138,12 +138,11 @@ class TargetAdmin(WorkspaceScopedAdmin):
         return super().get_queryset(request).select_related("owner", "workspace")
 
     def get_search_results(self, request, queryset, search_term):
-        """Names and cities as Django searches them, numbers as the staff search does (any spelling)."""
-        found, duplicates = super().get_search_results(request, queryset, search_term)
+        """The staff search (``TargetFilter.search``): names in any spelling and numbers in any notation, through the
+        folded column and its trigram index — Django's ``icontains`` over four columns read every target."""
         if not search_term.strip():
-            return found, duplicates
-        numbers = TargetFilter().search(queryset, "q", search_term)
-        return queryset.filter(Q(pk__in=found.values("pk")) | Q(pk__in=numbers.values("pk"))), False
+            return queryset, False
+        return TargetFilter().search(queryset, "q", search_term), False
 
 
 class CampaignEventInline(WorkspaceScopedInline, admin.TabularInline):

@@ -203,6 +203,7 @@ class BrowserTaskAdmin(WorkspaceScopedAdmin):
     """Tasks are created by the creation job and change through dispatch/results/retry services."""
 
     manage_perm = Perm.MANAGE_BROWSER
+    ordering = ("-id",)  # newest first by the primary key (the model's dispatch order has only a partial index)
     list_display = (
         "id",
         "campaign",

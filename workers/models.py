@@ -314,6 +314,13 @@ class BrowserTask(TimeStamped):
             ),
             models.Index(fields=["campaign", "status"], name="browsertask_campaign_status"),
             models.Index(fields=["workspace", "status"], name="browsertask_ws_status"),
+            # An account's latest failure (the accounts list and the campaign form's picker): one index entry, not a
+            # sort of its every failed task; partial, so a task that succeeds adds nothing here.
+            models.Index(
+                fields=["account", "-finished_at", "-id"],
+                name="browsertask_account_failed",
+                condition=Q(status=TaskStatus.FAILED),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -14,7 +14,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from campaigns.filters import TargetFilter
-from campaigns.models import Campaign, Target, TargetList
+from campaigns.models import Campaign, Target, TargetList, TargetListSize
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
@@ -77,8 +77,18 @@ def audience_queryset(*, workspace_id: int, target_list_id: int | None, filters:
 
 
 def audience_count(*, workspace_id: int, target_list_id: int | None, filters: dict | None) -> int:
+    """The audience's size now: a whole list's is the size kept with its writes (``TargetListSize``: its live
+    members), a filtered one is counted."""
+    if target_list_id is not None and not filters:
+        kept = TargetListSize.objects.filter(target_list_id=target_list_id, workspace_id=workspace_id)
+        return kept.values_list("members", flat=True).first() or 0
     qs = audience_queryset(workspace_id=workspace_id, target_list_id=target_list_id, filters=filters)
     return qs.values("id").distinct().count()
+
+
+def audience_reaches_nobody(*, workspace_id: int, target_list_id: int | None, filters: dict | None) -> bool:
+    """No live target of the list passes the filters (the first match ends the look, nothing is counted)."""
+    return not audience_queryset(workspace_id=workspace_id, target_list_id=target_list_id, filters=filters).exists()
 
 
 def definition_of(campaign: Campaign) -> tuple[int | None, dict]:
@@ -98,7 +108,7 @@ def audience_problems(root: Campaign, *, use_snapshot: bool = False) -> list[dic
     list_id, filters = definition_of(root) if use_snapshot else (root.source_target_list_id, root.audience_filters)
     if list_id is None:
         return [_problem("AUDIENCE_MISSING", NO_AUDIENCE)]
-    if audience_count(workspace_id=root.workspace_id, target_list_id=list_id, filters=filters) == 0:
+    if audience_reaches_nobody(workspace_id=root.workspace_id, target_list_id=list_id, filters=filters):
         name = TargetList.objects.filter(pk=list_id).values_list("name", flat=True).first() or ""
         return [_problem("AUDIENCE_EMPTY", EMPTY_AUDIENCE.format(list=name))]
     return []

@@ -377,6 +377,17 @@ def root_occurrences(rs: RootSchedule, tz: zoneinfo.ZoneInfo, after: datetime) -
     cal = calendar_of(tz)
     if rs.start_date and day < rs.start_date:
         day = rs.start_date
+    if rs.type == "MONTHLY":  # one day a month: month by month, not a calendar conversion per day
+        year, month = month_of(day, cal)
+        while True:
+            candidate = month_day(year, month, rs.day, cal)
+            if rs.end_date and candidate > rs.end_date:
+                return
+            if candidate >= day:
+                at = local(candidate, rs.time, tz)
+                if at >= after:
+                    yield at
+            year, month = _add_months(year, month, 1)
     while True:
         if rs.end_date and day > rs.end_date:
             return

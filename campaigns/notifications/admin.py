@@ -17,6 +17,7 @@ class NotificationAdmin(ReadOnlyAdmin):
 @admin.register(Activity)
 class ActivityAdmin(ReadOnlyAdmin):
     view_perm = Perm.VIEW
+    ordering = ("-id",)  # newest first by the primary key (the "my follow-ups" order is per assignee)
     list_display = ("title", "target", "assignee", "kind", "status", "due_at", "workspace")
     list_filter = ("status", "kind", "workspace")
     search_fields = ("title",)

@@ -191,18 +191,18 @@ class PagesWorld:
 
         self.copy_rows(ConversionEvent, ["workspace_id", "target_id", "name", "occurred_at"], conversions(), now=now)
 
-    def _browser(self, workspace, now) -> None:
-        """Accounts (cookies encrypted by their field), proxies and action configs of a busy team."""
+    def browser_accounts(self, workspace) -> list:
+        """Accounts (cookies encrypted by their field) behind proxies: written before the browser tasks, which
+        spread over them."""
         account_model = apps.get_model("workers", "BrowserAccount")
         proxy_model = apps.get_model("workers", "Proxy")
-        config_model = apps.get_model("workers", "ActionConfig")
         proxies = proxy_model.objects.bulk_create(
             [
                 proxy_model(workspace=workspace, label=f"پراکسی {k + 1}", host=f"proxy{k}.example.com", port=3128)
                 for k in range(self.n["proxies"])
             ]
         )
-        account_model.objects.bulk_create(
+        return account_model.objects.bulk_create(
             [
                 account_model(
                     workspace=workspace,
@@ -216,6 +216,11 @@ class PagesWorld:
             ],
             batch_size=500,
         )
+
+    def _browser(self, workspace, now) -> None:
+        """A draft browser campaign (its edit page) and the action configs of a busy team."""
+        account_model = apps.get_model("workers", "BrowserAccount")
+        config_model = apps.get_model("workers", "ActionConfig")
         draft = Campaign.objects.create(workspace=workspace, name="مرورگر پیش‌نویس", kind="browser")
         accounts = list(account_model.objects.filter(workspace=workspace).values_list("id", flat=True)[:20])
         apps.get_model("workers", "CampaignPlatform").objects.create(

@@ -53,7 +53,7 @@ from sms.choices import AttemptStatus
 from sms.management.commands.bench_engine import GRAPH
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettings
 
-SEED_VERSION = 5  # raised whenever the rows a template holds change (a template of another version is rebuilt)
+SEED_VERSION = 6  # raised whenever the rows a template holds change (a template of another version is rebuilt)
 SLUG = "bench-pages"
 OWNER = "bench-pages-owner"
 FULL = {  # rows at --scale 1
@@ -380,11 +380,10 @@ class Seed:
         CampaignRun.objects.bulk_create(runs, batch_size=1000)
 
     def _browser(self, workspace, user, now) -> None:
-        account_model = apps.get_model("workers", "BrowserAccount")
         platform_model = apps.get_model("workers", "CampaignPlatform")
         statistics_model = apps.get_model("workers", "CampaignStatistics")
         task_model = apps.get_model("workers", "BrowserTask")
-        account = account_model.objects.create(workspace=workspace, label="بنچ", platform="demo", cookies="s=1")
+        accounts = PagesWorld(self.scale, copy_rows).browser_accounts(workspace)  # a busy team's accounts
         platforms = []
         for c in range(BROWSER_CAMPAIGNS):
             campaign = Campaign.objects.create(
@@ -396,7 +395,7 @@ class Seed:
                     campaign=campaign,
                     platform="demo",
                     start_date=now,
-                    metadata={"account_ids": [account.id], "action_type": "like"},
+                    metadata={"account_ids": [a.id for a in accounts[c::BROWSER_CAMPAIGNS]], "action_type": "like"},
                     is_tasks_created=True,
                 )
             )
@@ -412,7 +411,7 @@ class Seed:
                     workspace.id,
                     platform.campaign_id,
                     platform.id,
-                    account.id,
+                    accounts[(j // len(platforms)) % len(accounts)].id,
                     link,
                     f"{j:064x}",
                     "like",
