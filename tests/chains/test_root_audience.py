@@ -173,3 +173,30 @@ def test_each_node_keeps_its_own_daily_limit_and_send_window(api, workspace, peo
         f"/api/v1/campaign/{child['id']}", {"send_window": closed, "expected_chain_revision": 3}, format="json"
     )
     assert refused.status_code == 400 and "send_window" in refused.json()["error"]["details"]
+
+
+def test_a_whole_lists_reach_is_its_kept_size_and_follows_deletes_and_removals(api, workspace, people):
+    """Without filters the count is the list's live members kept with its writes — no count of the workspace —
+    and it says what a run would freeze: a deleted target and a removed member leave it at once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaigns.models import Target
+
+    def reach():
+        with CaptureQueriesContext(connection) as captured:
+            body = api.post("/api/v1/campaign/audience/count", {"source_target_list_id": people.id}, format="json")
+        assert not [q for q in captured if "campaigns_target_lists" in q["sql"] and "COUNT(" in q["sql"].upper()]
+        return body.json()["count"]
+
+    assert reach() == 5
+    members = list(people.targets.order_by("id"))
+    Target.objects.filter(pk=members[0].pk).update(deleted_at="2026-01-01T00:00:00Z")
+    people.targets.remove(members[1])
+    assert reach() == 3
+    filtered = api.post(
+        "/api/v1/campaign/audience/count",
+        {"source_target_list_id": people.id, "audience_filters": {"city": "تهران"}},
+        format="json",
+    )
+    assert filtered.json()["count"] == 2  # counted: the filters narrow the kept members

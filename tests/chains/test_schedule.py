@@ -277,3 +277,34 @@ class TestFeasibility:
 def _take(iterator, n):
     for _, item in zip(range(n), iterator, strict=False):
         yield item
+
+
+def _day_by_day(rs, tz, after, count):
+    """The definition: every day from ``after`` on that the schedule matches (what the month walk must equal)."""
+    found, day, cal = [], after.astimezone(tz).date(), s.calendar_of(tz)
+    if rs.start_date and day < rs.start_date:
+        day = rs.start_date
+    while len(found) < count and (rs.end_date is None or day <= rs.end_date):
+        if s._matches(rs, day, cal) and s.local(day, rs.time, tz) >= after:
+            found.append(s.local(day, rs.time, tz))
+        day = date.fromordinal(day.toordinal() + 1)
+    return found
+
+
+@pytest.mark.parametrize("zone", [TEHRAN, s.JalaliZone("Asia/Tehran")], ids=["gregorian", "jalali"])
+@pytest.mark.parametrize("day", [1, 15, 29, 30, 31, s.LAST])
+@pytest.mark.parametrize(
+    "bounds",
+    [(None, None), (date(2026, 3, 10), None), (date(2025, 12, 31), date(2027, 2, 28)), (None, date(2026, 8, 1))],
+)
+def test_monthly_occurrences_walk_months_and_give_what_each_day_would(zone, day, bounds):
+    """A monthly root is one day a month: the occurrences are found month by month (no calendar conversion per
+    day) and are exactly the days the day-by-day definition finds, in both calendars, with start and end dates."""
+    rs = s.RootSchedule(type="MONTHLY", time=time(9, 0), day=day, start_date=bounds[0], end_date=bounds[1])
+    for after in (at(2026, 1, 31, 10), at(2026, 2, 28, 8), at(2026, 3, 20, 9), at(2025, 12, 31, 23, 59)):
+        walked = []
+        for moment in s.root_occurrences(rs, zone, after):
+            walked.append(moment)
+            if len(walked) == 30:
+                break
+        assert walked == _day_by_day(rs, zone, after, 30)

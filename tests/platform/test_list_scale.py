@@ -203,3 +203,34 @@ def test_a_short_list_is_read_by_its_filter_and_sorted_a_long_one_walks_the_sort
         make_target(workspace, name="رضایی بیشتر")
     body, order = page({"q": "رضایی", "size": 2})
     assert body["count_capped"] and order.lstrip().startswith('"campaigns_target"."created_at" DESC'), order
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="query plans of PostgreSQL")
+def test_an_accounts_latest_failure_reads_one_entry_of_its_partial_index(workspace, owner):
+    """The accounts list and the campaign form's picker show each account's latest failure: an index walk of that
+    account's failed tasks, not a sort of every failed task of the workspace per account."""
+    from tests.conftest import make_actor
+    from workers.page_selectors import live_accounts
+
+    plan = plan_of(live_accounts(actor=make_actor(workspace, user=owner))[:50])
+    assert "browsertask_account_failed" in plan
+
+
+@pytest.mark.django_db
+def test_a_history_admin_list_joins_one_level_and_reads_no_distinct_of_its_table(workspace, django_user_model):
+    """The events admin: newest first by id, its filters' choices not a DISTINCT over the events, the references it
+    shows joined once (Django's default joined every reference of every reference)."""
+    from django.test import Client
+
+    from automation.admin import ExecutionEventAdmin
+
+    user = django_user_model.objects.create_superuser("root", "r@example.com", "pw-123456")
+    client = Client()
+    client.force_login(user)
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get("/admin/automation/executionevent/").status_code == 200
+    events = [q["sql"] for q in captured if 'FROM "automation_executionevent"' in q["sql"]]
+    assert events and not [sql for sql in events if "DISTINCT" in sql.upper()], events
+    listed = next(sql for sql in events if "ORDER BY" in sql and "COUNT(" not in sql.upper())
+    assert listed.count(" JOIN ") <= len(ExecutionEventAdmin.list_display), listed
+    assert 'ORDER BY "automation_executionevent"."id" DESC' in listed
