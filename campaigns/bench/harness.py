@@ -131,7 +131,7 @@ def _data_template(alias: str, base: str, migrated: str, key: str, seed: Callabl
 
     When the migrations only grew since a data template of the same key was built, that template is cloned and
     migrated forward (as a production database would be) instead of seeded again; ``rebuild`` always seeds."""
-    name = f"{base[: MAX_NAME - 30]}_benchdat_{key[:9]}_{migrated[-10:]}"
+    name = f"{base[: MAX_NAME - 34]}_benchdat_{key[:13]}_{migrated[-10:]}"
     stale_prefix = name[: -len(migrated[-10:])]  # the same rows under other migrations
     files = _migration_files()
     connection = connections[alias]
@@ -185,7 +185,7 @@ def bench_database(
 ) -> Iterator[str]:
     """Run the block in a fresh, migrated database of its own; dropped afterwards (PostgreSQL).
 
-    ``data=(key, seed)`` (key: up to 9 characters): the database also holds the rows ``seed()`` wrote once into a
+    ``data=(key, seed)`` (key: up to 13 characters): the database also holds the rows ``seed()`` wrote once into a
     second template (one per key and state of the migrations, kept for the next run; ``rebuild`` writes it again).
     """
     connection = connections[alias]

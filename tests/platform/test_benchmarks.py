@@ -132,7 +132,7 @@ def test_bench_pages_smoke_run_prints_every_pattern_and_fails_above_the_limit(he
     assert "10,000 targets" in out and "100,000 events" in out
     for label in ("floor: /api/v1/me", "page targets search phone fa", "api target timeline (500)", "page sms log"):
         assert label in out, out
-    rows = [line for line in out.splitlines() if line.startswith(("page ", "api ", "floor"))]
+    rows = [line for line in out.splitlines() if line.startswith(("page ", "api ", "admin ", "floor"))]
     assert all(" 200 " in f" {line} " for line in rows), out  # every pattern answered 200
     assert "web-process RSS" in out and "NOT met" in out and "above the goal" in result.stderr
     assert_ran(
@@ -140,3 +140,57 @@ def test_bench_pages_smoke_run_prints_every_pattern_and_fails_above_the_limit(he
         "floor: /api/v1/me",
         "goal: every pattern p95 <= 60000 ms: met",
     )
+
+
+@pytest.mark.django_db
+def test_bench_pages_names_every_get_pattern_it_does_not_measure(owner):
+    """The bench refuses to run while a URL pattern answering GET is neither measured nor named with a reason: with
+    nothing measured, pages and API reads are reported, writes (a 405 to GET) and ``NOT_MEASURED`` are not."""
+    from django.test import Client
+
+    from sms.bench.pages_patterns import NOT_MEASURED, Pattern, unmeasured
+
+    client = Client()
+    client.force_login(owner)
+    missing = unmeasured(client, [Pattern("page targets", "/targets/")])
+    assert {"home", "journey-campaign-dashboard", "api-targets", "api-sms-attempts", "chain-run-export"} <= missing
+    assert "target-list" not in missing  # measured
+    assert not missing & {"journey-campaign-control", "chain-submit", "browser-proxy-reset"}  # writes
+    assert not missing & set(NOT_MEASURED)
+
+
+@pytest.mark.django_db
+def test_a_data_template_is_migrated_forward_only_when_every_migration_it_recorded_is_unchanged():
+    """A data template built under fewer migrations is cloned and migrated forward; one that recorded a migration
+    since edited (or removed), or recorded nothing, is not a source: the rows are seeded again."""
+    import json
+    import uuid
+
+    from django.db import connection
+    from django.test import override_settings
+
+    from campaigns.bench.harness import _forward_source, _migration_files
+
+    with override_settings(MIGRATION_MODULES={}):  # the test database is built without them; the files are there
+        files = _migration_files()
+    some = dict(list(files.items())[:5])
+    prefix = f"fwdsrc_{uuid.uuid4().hex[:6]}_"
+    made = {
+        "edited": {**some, next(iter(some)): "0" * 16},
+        "removed": {**some, "campaigns.9999_gone": "1" * 16},
+        "nothing": None,
+    }
+    with connection._nodb_cursor() as cursor:
+        try:
+            for name, recorded in made.items():
+                cursor.execute(f'CREATE DATABASE "{prefix}{name}"')
+                if recorded is not None:
+                    comment = json.dumps({"migrations": recorded})
+                    cursor.execute(f'COMMENT ON DATABASE "{prefix}{name}" IS %s', [comment])
+            assert _forward_source(cursor, prefix, files) is None
+            cursor.execute(f'CREATE DATABASE "{prefix}older"')
+            cursor.execute(f'COMMENT ON DATABASE "{prefix}older" IS %s', [json.dumps({"migrations": some})])
+            assert _forward_source(cursor, prefix, files) == f"{prefix}older"
+        finally:
+            for name in (*made, "older"):
+                cursor.execute(f'DROP DATABASE IF EXISTS "{prefix}{name}"')
