@@ -43,27 +43,31 @@ class ListMembers:
         self.queryset = queryset.order_by("-id")
         inner, params = queryset.order_by().values("pk").query.sql_with_params()
         members = Target.lists.through._meta.db_table
+        # Members below an id (every member: the largest bigint), newest first.
         self._sql = (
-            f"SELECT m.target_id FROM {members} m WHERE m.targetlist_id = %s "  # noqa: S608 - table names only
+            f"SELECT m.target_id FROM {members} m WHERE m.targetlist_id = %s AND m.target_id < %s "  # noqa: S608
             f"AND EXISTS (SELECT 1 FROM ({inner}) AS f (id) WHERE f.id = m.target_id OFFSET 0) "
             "ORDER BY m.target_id DESC"
         )
-        self._params = [list_id, *params]
+        self._params = params
+        self._list_id = list_id
         self.cap = cap
+
+    def _args(self, below: int = 2**63 - 1) -> list:
+        return [self._list_id, below, *self._params]
 
     def _ids(self, limit: int, offset: int = 0) -> list[int]:
         with connection.cursor() as cursor:
-            cursor.execute(f"{self._sql} LIMIT %s OFFSET %s", [*self._params, limit, offset])
+            cursor.execute(f"{self._sql} LIMIT %s OFFSET %s", [*self._args(), limit, offset])
             return [row[0] for row in cursor.fetchall()]
 
     def id_chunks(self, size: int) -> Iterator[list[int]]:
         """Every member id that passes the filters, newest first, ``size`` at a time (keyset: each chunk starts
         below the last id of the one before, so the walk costs the list once, not once per chunk)."""
-        sql = self._sql.replace("ORDER BY", "AND m.target_id < %s ORDER BY")
         below = 2**63 - 1
         while True:
             with connection.cursor() as cursor:
-                cursor.execute(f"{sql} LIMIT %s", [*self._params, below, size])
+                cursor.execute(f"{self._sql} LIMIT %s", [*self._args(below), size])
                 ids = [row[0] for row in cursor.fetchall()]
             if ids:
                 yield ids
@@ -74,7 +78,7 @@ class ListMembers:
     def __len__(self) -> int:
         with connection.cursor() as cursor:
             sql = f"SELECT count(*) FROM ({self._sql} LIMIT %s) capped"  # noqa: S608 - the statement above
-            cursor.execute(sql, [*self._params, self.cap + 1])
+            cursor.execute(sql, [*self._args(), self.cap + 1])
             return cursor.fetchone()[0]
 
     def __getitem__(self, page: slice) -> list[Target]:

@@ -429,11 +429,12 @@ def lock_down_admin_site(site: admin.AdminSite) -> None:
         site.register(model, type(cls.__name__, (mixin, cls), {"__module__": cls.__module__}))
     # Every list counts like the pages (``CappedPaginator``): at most 10,000 rows, "بیش از ۱۰٬۰۰۰" past it, and no
     # second count of the unfiltered table — Django's admin counted every row of a ten-million-row history twice
-    # per page. The pager, the search's result line and "select all" say so (templates/admin/pagination.html,
-    # search_form.html, actions.html).
+    # per page (and "show counts" once per filter value). The pager, the search's result line and "select all" say
+    # so (templates/admin/pagination.html, search_form.html, actions.html).
     for model_admin in site._registry.values():
         model_admin.paginator = CappedPaginator
         model_admin.show_full_result_count = False
+        model_admin.show_facets = admin.ShowFacets.NEVER  # "show counts" counted every filter value over the table
         if model_admin.list_select_related is False:
             # The references the list shows, joined one level: Django's default joins every reference of every
             # reference (sixteen tables for an event) and then sorts the history instead of reading its index.

@@ -40,12 +40,8 @@ def _unindexed(model, key):
         return None
     if isinstance(field, models.DateTimeField):
         shifted = ExpressionWrapper(F(name) + Value(timedelta(0)), output_field=models.DateTimeField())
-    elif isinstance(field, (models.IntegerField, models.AutoField)) or getattr(field, "get_internal_type", str)() in (
-        "BigAutoField",
-        "AutoField",
-        "BigIntegerField",
-    ):
-        shifted = ExpressionWrapper(F(name) + Value(0), output_field=field.__class__())
+    elif isinstance(field, models.IntegerField):  # ids (auto fields are integer fields) and numbers
+        shifted = ExpressionWrapper(F(name) + Value(0), output_field=models.BigIntegerField())
     else:
         return None
     return OrderBy(shifted, descending=key.startswith("-"))

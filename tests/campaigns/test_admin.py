@@ -74,7 +74,9 @@ def test_every_project_admin_list_counts_like_the_pages(monkeypatch):
     loose = [
         model._meta.label
         for model, model_admin in admin.site._registry.items()
-        if model_admin.paginator is not CappedPaginator or model_admin.show_full_result_count
+        if model_admin.paginator is not CappedPaginator
+        or model_admin.show_full_result_count
+        or model_admin.show_facets != admin.ShowFacets.NEVER
     ]
     assert loose == []
 

@@ -110,3 +110,33 @@ def test_admin_lists_workspaces_and_members_in_the_kernel_section(page, live_ser
     expect(page.locator("#result_list")).to_contain_text(shop.name)
     page.screenshot(path=str(SHOTS / "admin-platform-workspaces.png"), full_page=True)
     assert [v for v in axe_violations(page) if v["impact"] == "critical"] == []
+
+
+def test_an_admin_list_past_the_cap_says_more_than_and_select_all_names_it(page, live_server, monkeypatch):
+    """The admin counts like the pages: past the cap the pager, the search line and «select all» read «بیش از …»
+    (the action then runs on every matching row, not on the number shown)."""
+    from campaigns.platform.pagination import CappedPaginator
+
+    monkeypatch.setattr(CappedPaginator, "cap", 3)
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="root")
+    get_user_model().objects.filter(username="root").update(is_staff=True, is_superuser=True)
+    for _ in range(5):
+        make_target(shop)
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/campaigns/target/")
+    page.fill("#id_username", "root")
+    page.fill("#id_password", "pw-123456")
+    page.click("input[type=submit]")
+    expect(page.locator("p.paginator")).to_contain_text("بیش از ۳")
+    page.locator("#action-toggle").check()  # this page's rows
+    question = page.locator(".actions .question")
+    expect(question).to_contain_text("انتخاب همه (بیش از ۳)")
+    question.locator("a").click()
+    expect(page.locator(".actions .all")).to_contain_text("همه (بیش از ۳) انتخاب شدند")
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.screenshot(path=str(SHOTS / f"admin-targets-capped-{width}.png"), full_page=True)
+    page.fill("#searchbar", "مخاطب")
+    page.locator("#changelist-search input[type=submit]").click()
+    expect(page.locator("#changelist-search")).to_contain_text("بیش از ۳ نتیجه")
+    assert [v for v in axe_violations(page) if v["impact"] in ("critical", "serious")] == []
