@@ -59,6 +59,11 @@ INSTALLED_APPS = [
     "sms.apps.SmsConfig",
     "workers.apps.WorkersConfig",
 ]
+# The benchmarks (`manage.py bench_*`, docs/benchmarks.md): an app of their own under tests/, installed in
+# development and CI (on with DEBUG) and never in production unless asked for. No product module imports it.
+BENCHMARKS = env_bool("BENCHMARKS", DEBUG)
+if BENCHMARKS:
+    INSTALLED_APPS.append("tests.bench.apps.BenchConfig")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -1,6 +1,6 @@
 """Every benchmark command still runs, on a tiny size, exactly as a person runs it (``manage.py`` in a child
 process): it prints its figures and goals, fails below ``--min-ratio`` and leaves no database or queue behind.
-The figures themselves are not asserted (benchmarks are not timed tests); README "Benchmarks" has them."""
+The figures themselves are not asserted (benchmarks are not timed tests); docs/benchmarks.md has them."""
 
 import os
 import subprocess
@@ -148,7 +148,7 @@ def test_bench_pages_names_every_get_pattern_it_does_not_measure(owner):
     nothing measured, pages and API reads are reported, writes (a 405 to GET) and ``NOT_MEASURED`` are not."""
     from django.test import Client
 
-    from sms.bench.pages_patterns import NOT_MEASURED, Pattern, unmeasured
+    from tests.bench.pages_patterns import NOT_MEASURED, Pattern, unmeasured
 
     client = Client()
     client.force_login(owner)
@@ -169,7 +169,7 @@ def test_a_data_template_is_migrated_forward_only_when_every_migration_it_record
     from django.db import connection
     from django.test import override_settings
 
-    from campaigns.bench.harness import _forward_source, _migration_files
+    from tests.bench.harness import _forward_source, _migration_files
 
     with override_settings(MIGRATION_MODULES={}):  # the test database is built without them; the files are there
         files = _migration_files()

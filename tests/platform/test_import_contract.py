@@ -2,7 +2,8 @@
 
 automation imports no channel (sms, workers); sms and workers never import each other; campaigns imports
 none of automation, sms, workers; the kernel (campaigns.platform, app label ``platform``) imports nothing
-else of campaigns. Model relations and "app.Model" strings obey the same direction (migrations excluded).
+else of campaigns; the product imports nothing of tests (the benchmarks, tests.bench, included). Model relations
+and "app.Model" strings obey the same direction (migrations excluded).
 """
 
 import ast
@@ -59,10 +60,10 @@ def forbidden_pairs() -> list[tuple[str, str, bool]]:
 
 
 def forbidden_apps() -> dict[str, set[str]]:
-    """App label → the apps it must not depend on (the top-level contracts)."""
+    """App label → the apps it must not depend on (the top-level contracts between product apps)."""
     result: dict[str, set[str]] = {KERNEL_APP: set(PRODUCT_APPS)}
     for importer, imported, _ in forbidden_pairs():
-        if "." not in importer and "." not in imported:
+        if importer in PRODUCT_APPS and imported in PRODUCT_APPS:
             result.setdefault(importer, set()).add(imported)
     return result
 
@@ -94,6 +95,15 @@ def violations(graph) -> list[str]:
 def test_no_import_breaks_the_direction(graph):
     """Every contract holds, with no exception (a channel's demo and benchmark set-up live in its app)."""
     assert violations(graph) == []
+
+
+def test_no_product_module_imports_the_benchmarks(graph):
+    """The benchmarks (tests.bench) sit above every app: an added sms → tests.bench import is reported."""
+    graph.add_import(importer="sms.services", imported="tests.bench.harness")
+    try:
+        assert any("sms.services -> tests.bench.harness" in line for line in violations(graph))
+    finally:
+        graph.remove_import(importer="sms.services", imported="tests.bench.harness")
 
 
 def test_the_checker_sees_a_forbidden_import(graph):

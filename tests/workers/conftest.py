@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from workers import conf, dispatch
-from workers.bench.localsite import LocalProxy, LocalSite
+from workers.localsite import LocalProxy, LocalSite
 from workers.models import BrowserAccount, Proxy
 from workers.services.campaigns import browser_campaign_create
 from workers.worker import BrowserThread, new_host

@@ -9,9 +9,9 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from workers.bench.localsite import dead_port
 from workers.choices import BrowserEventType, ErrorCode, SessionStatus, TaskStatus
 from workers.claims import run_claim_key
+from workers.localsite import dead_port
 from workers.models import BrowserAccount, BrowserEvent, BrowserTask, CampaignStatistics, Proxy
 from workers.services import creation, statistics
 from workers.services.dispatch import dispatch_due_tasks

@@ -2,8 +2,8 @@
 
 import pytest
 
-from workers.bench.localsite import LocalProxy, dead_port
 from workers.choices import ErrorCode
+from workers.localsite import LocalProxy, dead_port
 from workers.runner import cookies_for
 
 from .conftest import COMMENT_STEPS, LIKE_STEPS, LOGIN_CHECK

@@ -4,7 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from workers.bench.localsite import LocalSite
+from workers.localsite import LocalSite
 
 DEMO_SITE_PORT = 8766
 

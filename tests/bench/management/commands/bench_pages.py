@@ -5,7 +5,7 @@
 Builds one workspace (at ``--scale 1``: 1,000,000 targets in 20 lists, 50 journey campaigns, 2,000,000
 executions in every status, 10,000,000 execution events, 3,000,000 SMS attempts, 5 chains with 200 runs each,
 20 browser campaigns with 200,000 tasks, 100,000 blacklist rows) with COPY, then VACUUM ANALYZE, into a data
-template of its own (``campaigns.bench.harness``: built once per scale and state of the migrations, kept;
+template of its own (``tests.bench.harness``: built once per scale and state of the migrations, kept;
 ``--rebuild`` writes it again). Each run clones it into a fresh database, requests every pattern through the
 Django test client as the workspace's owner (one warm-up, then ``--repeat`` times), prints p50 / p95 / max and
 the query count of each, the same for a minimal authenticated request (the floor of the run) and the web
@@ -23,7 +23,6 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
@@ -39,7 +38,6 @@ from automation.journey_counts import fold
 from automation.models import EnrollmentItem, Execution, ExecutionEvent, JourneyCount, WorkflowNode
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
-from campaigns.bench.harness import bench_database, vacuum_analyze
 from campaigns.chains.run_models import ConversionEvent, RunAudienceMember
 from campaigns.choices import CampaignStatus, Role, TargetStatus
 from campaigns.models import Campaign, CampaignRun, Target, TargetImportRow, TargetList, TargetListSize, Workspace
@@ -49,11 +47,13 @@ from campaigns.platform.collector import freeze_loaded
 from campaigns.platform.partitions import partitions_ensure
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
-from sms.bench.pages_patterns import BASE_MOBILE, patterns_of, unmeasured
-from sms.bench.pages_world import PagesWorld
 from sms.choices import AttemptStatus
-from sms.management.commands.bench_engine import GRAPH
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettings
+from tests.bench.harness import bench_database, vacuum_analyze
+from tests.bench.management.commands.bench_engine import GRAPH
+from tests.bench.pages_patterns import BASE_MOBILE, patterns_of, unmeasured
+from tests.bench.pages_world import PagesWorld
+from workers.models import BrowserTask, CampaignPlatform, CampaignStatistics
 
 SEED_VERSION = 6  # raised whenever the rows a template holds change (a template of another version is rebuilt)
 SLUG = "bench-pages"
@@ -148,7 +148,7 @@ class Seed:
         JourneyCount._meta.db_table,
         TargetListSize._meta.db_table,
         Target.lists.through._meta.db_table,
-        apps.get_model("workers", "BrowserTask")._meta.db_table,
+        BrowserTask._meta.db_table,
         CampaignRun._meta.db_table,
     ]
     world_tables = [
@@ -287,7 +287,7 @@ class Seed:
         events = ExecutionEvent._meta.db_table
         with connection.cursor() as cursor:
             cursor.execute(
-                f"INSERT INTO {events} (workspace_id, execution_id, campaign_id, subject_type_id, subject_id, "  # noqa: S608
+                f"INSERT INTO {events} (workspace_id, execution_id, campaign_id, subject_type_id, subject_id, "
                 "node_id, type, from_status, to_status, message, data, occurred_at) "
                 "SELECT workspace_id, id, campaign_id, subject_type_id, subject_id, %s, %s, %s, %s, '', '{}', %s "
                 f"FROM {Execution._meta.db_table} WHERE campaign_id = %s AND deferred_by_limit",
@@ -382,9 +382,6 @@ class Seed:
         CampaignRun.objects.bulk_create(runs, batch_size=1000)
 
     def _browser(self, workspace, user, now) -> None:
-        platform_model = apps.get_model("workers", "CampaignPlatform")
-        statistics_model = apps.get_model("workers", "CampaignStatistics")
-        task_model = apps.get_model("workers", "BrowserTask")
         accounts = PagesWorld(self.scale, copy_rows).browser_accounts(workspace)  # a busy team's accounts
         platforms = []
         for c in range(BROWSER_CAMPAIGNS):
@@ -392,7 +389,7 @@ class Seed:
                 workspace=workspace, name=f"مرورگر {c + 1}", kind="browser", status=CampaignStatus.COMPLETED
             )
             platforms.append(
-                platform_model.objects.create(
+                CampaignPlatform.objects.create(
                     workspace=workspace,
                     campaign=campaign,
                     platform="demo",
@@ -401,7 +398,7 @@ class Seed:
                     is_tasks_created=True,
                 )
             )
-            statistics_model.objects.create(workspace=workspace, campaign=campaign)
+            CampaignStatistics.objects.create(workspace=workspace, campaign=campaign)
         count = self.n["tasks"]
         statuses = ["COMPLETED", "FAILED", "PENDING", "DISPATCHED"]
 
@@ -432,7 +429,7 @@ class Seed:
             "status",
             "start_date",
         ]
-        copy_rows(task_model, columns, rows(), now=now)
+        copy_rows(BrowserTask, columns, rows(), now=now)
 
     def _blacklist(self, workspace, now) -> None:
         count = self.n["blacklist"]
@@ -504,7 +501,7 @@ class Command(BaseCommand):
         missing = unmeasured(client, patterns)
         if missing:
             raise CommandError(
-                "GET patterns neither measured nor named in sms.bench.pages_patterns.NOT_MEASURED: "
+                "GET patterns neither measured nor named in tests.bench.pages_patterns.NOT_MEASURED: "
                 + ", ".join(sorted(missing))
             )
         patterns = [p for p in patterns if options["only"] in p.label]

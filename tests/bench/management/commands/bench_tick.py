@@ -31,10 +31,10 @@ from django.utils import timezone
 from automation.engine.graph import published_graph
 from automation.engine.scheduler import BUDGET_ORDER, PROCESS_EXECUTIONS_TASK, claim_statement, due_selection, tick
 from automation.models import Execution, ExecutionEvent
-from campaigns.bench.harness import bench_database, delete_queue, vacuum_analyze
 from campaigns.models import Target
-from sms.management.commands.bench_engine import GRAPH
-from sms.management.commands.bench_engine import Command as EngineBench
+from tests.bench.harness import bench_database, delete_queue, vacuum_analyze
+from tests.bench.management.commands.bench_engine import GRAPH
+from tests.bench.management.commands.bench_engine import Command as EngineBench
 
 COLUMNS = (
     "created_at, updated_at, workspace_id, campaign_id, workflow_id, version_id, subject_type_id, subject_id, "
@@ -135,7 +135,7 @@ class Command(BaseCommand):
         spread = "interval '0'" if budget else "(g %% 86400) * interval '1 second'"
         with connection.cursor() as cursor:
             cursor.execute(
-                f"INSERT INTO {Execution._meta.db_table} ({COLUMNS}) "  # noqa: S608 - names from the model
+                f"INSERT INTO {Execution._meta.db_table} ({COLUMNS}) "
                 f"SELECT %(base)s, %(base)s, %(ws)s, %(campaign)s, %(workflow)s, %(version)s, %(ct)s, g, %(node)s, "
                 f"%(budget)s, 1, 'waiting', %(at)s + {spread}, %(at)s + {spread}, %(base)s, %(base)s, '', '', 0, 1, "
                 f"'', '{{}}' FROM generate_series(%(first)s, %(last)s) AS g",

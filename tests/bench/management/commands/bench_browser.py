@@ -6,7 +6,7 @@
 Default: the browser workers are processes of this command fed by multiprocessing queues. ``--broker``:
 real ``celery -A config worker -Q browser-<run> -c <workers>`` processes (as the Procfile's ``browser``
 line, on a queue of this run) started here on CELERY_BROKER_URL, results read back from a results queue of
-the run and applied here. The rows live in a database of the run (``campaigns.bench.harness``),
+the run and applied here. The rows live in a database of the run (``tests.bench.harness``),
 dropped at the end.
 """
 
@@ -19,7 +19,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.utils.crypto import get_random_string
 
-from campaigns.bench.harness import (
+from campaigns.choices import Role
+from campaigns.models import Membership, Workspace
+from campaigns.platform.tenancy import Actor
+from tests.bench.browser import LOGIN_CHECK, STEPS, BrokerResults, WorkerPool, pipeline_run, raw_loop
+from tests.bench.harness import (
     CeleryWorkers,
     GoalTable,
     bench_database,
@@ -27,12 +31,8 @@ from campaigns.bench.harness import (
     delete_queue,
     vacuum_analyze,
 )
-from campaigns.choices import Role
-from campaigns.models import Membership, Workspace
-from campaigns.platform.tenancy import Actor
 from workers import conf
-from workers.bench.browser import LOGIN_CHECK, STEPS, BrokerResults, WorkerPool, pipeline_run, raw_loop
-from workers.bench.localsite import LocalSite
+from workers.localsite import LocalSite
 from workers.models import BrowserAccount, BrowserTask, CampaignStatistics
 from workers.services.campaigns import browser_campaign_create
 

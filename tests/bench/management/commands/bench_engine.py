@@ -19,7 +19,7 @@ job pass fewer) — the count of parked ones is printed. When all of them parked
 between the last one parking and the moment (the clock waiting, no work possible) is not counted, and
 printed.
 
-Every phase runs in a fresh database cloned from a migrated template (``campaigns.bench.harness``),
+Every phase runs in a fresh database cloned from a migrated template (``tests.bench.harness``),
 VACUUM ANALYZEd before measuring and dropped at the end: a run leaves no rows behind.
 """
 
@@ -47,7 +47,13 @@ from automation.models import Execution, ExecutionEvent
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.enrollment import MAX_SUBJECTS, enroll_subjects
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
-from campaigns.bench.harness import (
+from campaigns.choices import Role
+from campaigns.models import Target, Workspace
+from campaigns.platform.collector import freeze_loaded
+from campaigns.platform.tenancy import Actor
+from campaigns.services.workspaces import membership_set
+from sms.models import SmsAttempt
+from tests.bench.harness import (
     CeleryWorkers,
     GoalTable,
     bench_database,
@@ -55,12 +61,6 @@ from campaigns.bench.harness import (
     delete_queue,
     vacuum_analyze,
 )
-from campaigns.choices import Role
-from campaigns.models import Target, Workspace
-from campaigns.platform.collector import freeze_loaded
-from campaigns.platform.tenancy import Actor
-from campaigns.services.workspaces import membership_set
-from sms.models import SmsAttempt
 
 WAIT_ONE_DAY = {"mode": "duration", "amount": 1, "unit": "days"}
 
@@ -383,7 +383,7 @@ class Command(BaseCommand):
         """One Celery task per step (applied in-process: broker round-trips are not even counted) with per-row saves."""
         from celery import shared_task
 
-        @shared_task(name="sms.bench_naive_step")
+        @shared_task(name="bench.naive_step")
         def naive_step(execution_id: int, step: int) -> None:
             ex = Execution.objects.get(pk=execution_id)
             ex.status = ExecutionStatus.PROCESSING

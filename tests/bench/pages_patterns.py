@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.apps import apps
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
 
@@ -26,6 +25,7 @@ from campaigns.models import Campaign, CampaignRun, Target, TargetImport, Target
 from campaigns.platform.jalali import to_jalali
 from campaigns.platform.keyset import encode_cursor
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
+from workers.models import ActionConfig, BrowserAccount, BrowserTask, CampaignPlatform, Proxy
 
 PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
 BASE_MOBILE = 9120000000
@@ -99,7 +99,7 @@ def unmeasured(client, patterns: list[Pattern]) -> set[str]:
 def patterns_of(workspace) -> list[Pattern]:
     """Every staff page and API read with the common filters, and the admin's lists of the big tables."""
     ws = workspace
-    rows = apps.get_model("workers", "BrowserTask").objects.filter(workspace=ws)
+    rows = BrowserTask.objects.filter(workspace=ws)
     task = rows.order_by("-id").first()
     target = Target.objects.filter(workspace=ws).order_by("id").first()
     journey = Campaign.objects.filter(workspace=ws, name="سفر 1").get()
@@ -121,10 +121,10 @@ def patterns_of(workspace) -> list[Pattern]:
     account = SmsProviderAccount.objects.filter(workspace=ws).order_by("id").first()
     blocked = BlacklistEntry.objects.filter(workspace=ws).order_by("-id").first()
     conversion = ConversionEvent.objects.filter(workspace=ws).order_by("-id").first()
-    browser_account = apps.get_model("workers", "BrowserAccount").objects.filter(workspace=ws).latest("id")
-    proxy = apps.get_model("workers", "Proxy").objects.filter(workspace=ws).latest("id")
-    config = apps.get_model("workers", "ActionConfig").objects.filter(workspace=ws).latest("id")
-    platform = apps.get_model("workers", "CampaignPlatform").objects.filter(campaign=browser).get()
+    browser_account = BrowserAccount.objects.filter(workspace=ws).latest("id")
+    proxy = Proxy.objects.filter(workspace=ws).latest("id")
+    config = ActionConfig.objects.filter(workspace=ws).latest("id")
+    platform = CampaignPlatform.objects.filter(campaign=browser).get()
     count = Target.objects.filter(workspace=ws).count()
     name_fragment = f"رضایی {count // 2 + 7}"[:12]  # ~ one in ten thousand names
     phone = f"{BASE_MOBILE + count // 3}"[-7:]  # a fragment of one number

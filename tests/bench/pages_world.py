@@ -1,19 +1,17 @@
 """The rows every other page of ``bench_pages`` reads, at a year's size where size matters.
 
-Written after the big tables (``sms.management.commands.bench_pages.Seed``), into the same data template: an
+Written after the big tables (``tests.bench.management.commands.bench_pages.Seed``), into the same data template: an
 import report of ``IMPORT_MAX_ROWS`` rows, an enrollment review of ``MAX_SUBJECTS`` targets (many of them live
 in other journeys: conflicts to decide), a chain waiting for approval in a package, a year of follow-ups and
 notifications for the owner, conversions for the chains' lift, SMS templates, a draft workflow, browser
 accounts, proxies and action configs. Services write what has rules (the preview, the package, the workflow);
-COPY writes what is only rows. Browser rows are written through ``apps.get_model`` (the SMS app never imports
-the browser app).
+COPY writes what is only rows. Every app is read through its public models.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from django.apps import apps
 from django.contrib.auth.models import Group, Permission
 
 from automation.services.campaigns import journey_campaign_create
@@ -29,6 +27,7 @@ from campaigns.choices import ImportOutcome, ImportStatus
 from campaigns.models import Campaign, CampaignRun, Target, TargetImport, TargetImportRow
 from campaigns.notifications.models import Activity, Notification
 from sms.services import sms_template_create
+from workers.models import ActionConfig, BrowserAccount, CampaignPlatform, Proxy
 
 FULL = {  # rows at --scale 1
     "import_rows": 100_000,  # IMPORT_MAX_ROWS: the largest report one import writes
@@ -194,17 +193,15 @@ class PagesWorld:
     def browser_accounts(self, workspace) -> list:
         """Accounts (cookies encrypted by their field) behind proxies: written before the browser tasks, which
         spread over them."""
-        account_model = apps.get_model("workers", "BrowserAccount")
-        proxy_model = apps.get_model("workers", "Proxy")
-        proxies = proxy_model.objects.bulk_create(
+        proxies = Proxy.objects.bulk_create(
             [
-                proxy_model(workspace=workspace, label=f"پراکسی {k + 1}", host=f"proxy{k}.example.com", port=3128)
+                Proxy(workspace=workspace, label=f"پراکسی {k + 1}", host=f"proxy{k}.example.com", port=3128)
                 for k in range(self.n["proxies"])
             ]
         )
-        return account_model.objects.bulk_create(
+        return BrowserAccount.objects.bulk_create(
             [
-                account_model(
+                BrowserAccount(
                     workspace=workspace,
                     label=f"حساب {k + 1}",
                     platform="demo",
@@ -219,11 +216,9 @@ class PagesWorld:
 
     def _browser(self, workspace, now) -> None:
         """A draft browser campaign (its edit page) and the action configs of a busy team."""
-        account_model = apps.get_model("workers", "BrowserAccount")
-        config_model = apps.get_model("workers", "ActionConfig")
         draft = Campaign.objects.create(workspace=workspace, name="مرورگر پیش‌نویس", kind="browser")
-        accounts = list(account_model.objects.filter(workspace=workspace).values_list("id", flat=True)[:20])
-        apps.get_model("workers", "CampaignPlatform").objects.create(
+        accounts = list(BrowserAccount.objects.filter(workspace=workspace).values_list("id", flat=True)[:20])
+        CampaignPlatform.objects.create(
             workspace=workspace,
             campaign=draft,
             platform="demo",
@@ -234,9 +229,9 @@ class PagesWorld:
                 "target_links": [f"https://example.com/post/{k}" for k in range(200)],
             },
         )
-        config_model.objects.bulk_create(
+        ActionConfig.objects.bulk_create(
             [
-                config_model(workspace=workspace, platform=f"site{k}", action_type="like", steps=[])
+                ActionConfig(workspace=workspace, platform=f"site{k}", action_type="like", steps=[])
                 for k in range(ACTION_CONFIGS)
             ]
         )

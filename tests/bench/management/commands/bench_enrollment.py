@@ -14,7 +14,7 @@ rows each, PostgreSQL's own ``$n`` placeholders so the driver does no per-parame
 ``INSERT … SELECT FROM unnest`` (what the enrollment writer itself does per chunk). The commit's ratio is
 taken against the multi-row INSERT; ``--min-ratio`` exits 1 below it.
 
-It runs in a database of its own (``campaigns.bench.harness``: cloned from a migrated template,
+It runs in a database of its own (``tests.bench.harness``: cloned from a migrated template,
 VACUUM ANALYZEd after the set-up, dropped at the end): the command leaves no rows behind.
 """
 
@@ -41,11 +41,11 @@ from automation.services.enrollment_batches import (
     enrollment_batch_run,
 )
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
-from campaigns.bench.harness import GoalTable, bench_database, vacuum_analyze
 from campaigns.choices import Role
 from campaigns.models import Target, Workspace
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
+from tests.bench.harness import GoalTable, bench_database, vacuum_analyze
 
 GRAPH = {
     "nodes": [
@@ -211,14 +211,14 @@ class Command(BaseCommand):
                 params += execution
                 params.append(tid)
             # Table and column names come from the models; every value is a parameter.
-            sql = f"INSERT INTO {ex} ({self.EX_COLS}) VALUES {values(len(chunk), 22)} RETURNING id, subject_id"  # noqa: S608
+            sql = f"INSERT INTO {ex} ({self.EX_COLS}) VALUES {values(len(chunk), 22)} RETURNING id, subject_id"
             cursor.execute(sql, params)
             created = cursor.fetchall()
             params = []
             for execution_id, tid in created:
                 params += event
                 params += [execution_id, tid]
-            cursor.execute(f"INSERT INTO {ev} ({self.EV_COLS}) VALUES {values(len(created), 12)}", params)  # noqa: S608
+            cursor.execute(f"INSERT INTO {ev} ({self.EV_COLS}) VALUES {values(len(created), 12)}", params)
 
     def _unnest(self, campaign, ids: list[int]) -> None:
         """Second reference: the same rows as one ``INSERT … SELECT FROM unnest`` per 500 (no checks, no ORM)."""
@@ -228,7 +228,7 @@ class Command(BaseCommand):
         ex_marks = ", ".join(f"${i + 1}" for i in range(21))
         ev_marks = ", ".join(f"${i + 23}" for i in range(10))
         sql = (
-            f"WITH ins AS (INSERT INTO {ex} ({self.EX_COLS}) SELECT {ex_marks}, s FROM unnest($22::bigint[]) AS s "  # noqa: S608
+            f"WITH ins AS (INSERT INTO {ex} ({self.EX_COLS}) SELECT {ex_marks}, s FROM unnest($22::bigint[]) AS s "
             f"RETURNING id, subject_id) INSERT INTO {ev} ({self.EV_COLS}) SELECT {ev_marks}, id, subject_id FROM ins"
         )
         for start in range(0, len(ids), 500):

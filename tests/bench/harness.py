@@ -255,7 +255,7 @@ class CeleryWorkers:
             command += ["--without-heartbeat", "--without-gossip", "--without-mingle"]
             env = dict(os.environ, PYTHONPATH=str(root), **self.env)
             with open(log_path, "w") as log:  # the child keeps its own descriptor
-                process = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603 - our own command line
+                process = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
             self.processes.append(process)
             self.logs.append(log_path)
         try:
