@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 import psycopg
 import pytest
@@ -31,11 +32,13 @@ def bench(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
 
 
 def bench_databases() -> set[str]:
-    """Databases of a run (the migrated templates they are cloned from stay, reused by the next run)."""
+    """Databases of a run (the migrated templates they are cloned from stay, reused by the next run): those named
+    after the database the commands are given, so another checkout's benchmarks on the same server do not count."""
     db = settings.DATABASES["default"]
     params = {"host": db["HOST"], "port": db["PORT"] or 5432, "user": db["USER"], "password": db["PASSWORD"]}
+    base = urlparse(os.environ["DATABASE_URL"]).path.lstrip("/").replace("_", "\\_")
     with psycopg.connect(dbname="postgres", **params) as conn:
-        rows = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", ["%\\_bench\\_%"]).fetchall()
+        rows = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [f"{base}\\_bench\\_%"]).fetchall()
     return {name for (name,) in rows}
 
 
