@@ -43,7 +43,7 @@ fuzz: $(STAMP)
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_COVERAGE=1 FUZZ_STATS=var/fuzz-stats.json \
 	$(VENV)/bin/pytest tests/platform/test_fuzz.py -q --timeout=3600 $(PYTEST_ARGS)
 
-# Fault injection with real processes (README "Reliability"): the engine-worker SIGKILL scenario for
+# Fault injection with real processes (docs/reliability.md): the engine-worker SIGKILL scenario for
 # FAULT_TRIALS kills per pool (CI runs 4 in tests/sms/test_kill_worker.py), then the other fault tests
 # (tests/platform/faults: browser worker killed, Redis and PostgreSQL restarted, double delivery, two
 # ticks). Prints the counts per scenario and appends them to var/fault-stats.jsonl; fails on any
@@ -56,7 +56,7 @@ faults: $(STAMP)
 	FAULT_TRIALS=$(FAULT_TRIALS) FAULT_POOL=$(FAULT_POOL) FAULT_WORKERS=$(FAULT_WORKERS) FAULT_STATS=var/fault-stats.jsonl \
 	$(VENV)/bin/pytest tests/sms/test_kill_worker.py tests/platform/faults tests/workers/test_fault_browser_kill.py -q -s --timeout=7200 $(PYTEST_ARGS)
 
-# The chaos run (README "Reliability"): a private PostgreSQL cluster and Redis, gunicorn, two engine workers,
+# The chaos run (docs/reliability.md): a private PostgreSQL cluster and Redis, gunicorn, two engine workers,
 # a browser worker and beat, a fake SMS provider with a bad day, a busy workspace's workload and seeded
 # random faults for CHAOS_MINUTES, then the checks: one summary line, exit 1 with the seed if a promise broke.
 # CHAOS_SEED replays a run. Starts and stops only its own processes (needs initdb/pg_ctl and redis-server).

@@ -30,7 +30,7 @@ class CampaignKind(models.TextChoices):
 
 
 class CampaignStatus(models.TextChoices):
-    """One status set for every campaign kind (README "Campaign status").
+    """One status set for every campaign kind (docs/architecture.md "Campaign status").
 
     Seed names map one-to-one: chain WAITING_SCHEDULE = ``scheduled``,
     IN_PROGRESS = ``active``; SUBMITTED/REJECTED are the approval states.

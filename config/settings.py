@@ -69,7 +69,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # Persian unless chosen otherwise with the language switch; Accept-Language is ignored (README "Time and language").
+    # Persian unless chosen otherwise with the language switch; Accept-Language is ignored
+    # (docs/architecture.md "Time and language").
     "campaigns.platform.locale.ChosenLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

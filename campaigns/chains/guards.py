@@ -1,6 +1,7 @@
 """One shared guard for old single-campaign APIs (edit, approve, activate) touching chain members.
 
-Other apps call these before changing a campaign outside the chain services:
+Nothing outside this module calls them directly: every status change and configuration edit of a campaign
+runs them through the campaign lifecycle's chain policy (below), whoever asks:
 
 * ``assert_campaign_editable`` — config edits of a chain member must go
   through the chain services (root lock + revision), approved chains are locked;
@@ -11,9 +12,9 @@ Other apps call these before changing a campaign outside the chain services:
   (cancel) on a chain root runs chain control (the same code as
   ``/campaign/{root}/chain/...``); on a child it answers 409 ``CHAIN_MEMBER``.
 
-``campaigns.apps`` registers them with the campaign lifecycle (``campaigns.services.lifecycle``):
-``chain_transition_policy`` runs before every requested status change, ``assert_campaign_editable``
-before every configuration edit.
+``ready()`` of the app registers the policy with the campaign lifecycle (``campaigns.services.lifecycle``):
+``chain_transition_policy`` runs before every requested status change, ``chain_edit_policy``
+(``assert_campaign_editable``) before every configuration edit.
 """
 
 from campaigns.chains.errors import ApprovalRequired, ChainLocked, ChainMemberControlled, ChainMemberNeedsPackage

@@ -312,7 +312,8 @@ def target_panels(*, request, actor, target) -> list[tuple[str, str]]:
 
 # --------------------------------------------------------------------------- audiences built on a target list
 #
-# A target list is refused deletion while a campaign takes its audience from it (README "Tenancy and roles").
+# A target list is refused deletion while a campaign takes its audience from it
+# (docs/architecture.md "Tenancy and roles").
 # The campaigns app knows its own reference (``Campaign.source_target_list``); an app that keeps a list inside
 # a campaign's audience in another form registers who uses it:
 #

@@ -51,7 +51,7 @@ schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=Non
 schema.app = get_wsgi_application()  # config.wsgi minus its production start check
 
 
-# Figures for the README: requests sent and status classes (FUZZ_STATS=<file> writes them as JSON).
+# Figures for docs/reliability.md: requests sent and status classes (FUZZ_STATS=<file> writes them as JSON).
 STATS: Counter = Counter()
 
 

@@ -104,7 +104,7 @@ def main() -> int:
         "BROWSER_LEASE_SECONDS": "30",
         "BROWSER_BACKOFF_SECONDS": "5",
         # What one browser worker (one process, 1–9 s a task on a loaded machine) starts within a 30 s lease: more would
-        # wait in the broker until their leases ran out (README "The chaos run", browser tasks).
+        # wait in the broker until their leases ran out (docs/reliability.md "The chaos run", browser tasks).
         "BROWSER_MAX_IN_FLIGHT": "4",
         "PROMETHEUS_MULTIPROC_DIR": str(work / "metrics"),
     }

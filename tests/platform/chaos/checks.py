@@ -8,7 +8,7 @@
   provider accepted that no attempt knows of;
 - limit_breaches: a campaign's accepted messages beyond its daily limit on a workspace calendar day — the
   day of the send's request (its job's moment, the day the platform charges), not of the provider's answer:
-  the run's clock jumps across midnight while a job sends (README "The chaos run");
+  the run's clock jumps across midnight while a job sends (docs/reliability.md "The chaos run");
 - window_breaches: a window journey's message requested outside its daily window on the run's calendar
   clock (clock.py; 1 s grace: the guard runs a moment before the request);
 - opt_out_breaches: a message requested more than 2 s (real time) after its number's opt-out was acknowledged;
