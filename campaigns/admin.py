@@ -1,5 +1,8 @@
 """Django admin: the staff's first UI (Persian, Jalali dates)."""
 
+import zoneinfo
+
+from django import forms
 from django.contrib import admin, messages
 
 from campaigns.errors import TargetListInUse
@@ -17,6 +20,7 @@ from campaigns.models import (
     TargetList,
     TargetListSize,
     Workspace,
+    WorkspaceSettingsEvent,
 )
 from campaigns.platform.admin import (
     AppendOnlyMixin,
@@ -24,6 +28,7 @@ from campaigns.platform.admin import (
     SuperuserOnlyMixin,
     WorkspaceScopedAdmin,
     WorkspaceScopedInline,
+    admin_actor,
     admin_workspace_ids,
     jalali_column,
     phone_column,
@@ -31,6 +36,7 @@ from campaigns.platform.admin import (
 )
 from campaigns.platform.permissions import Perm
 from campaigns.selectors import target_list_campaigns
+from campaigns.services.workspaces import workspace_time_zone_set
 
 
 class MembershipInline(WorkspaceScopedInline, admin.TabularInline):
@@ -52,11 +58,31 @@ class MembershipInline(WorkspaceScopedInline, admin.TabularInline):
         return super().has_delete_permission(request, obj) and self._may_manage(request, obj)
 
 
+class WorkspaceAdminForm(forms.ModelForm):
+    def clean_time_zone(self):
+        value = self.cleaned_data["time_zone"]
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise forms.ValidationError("منطقه زمانی نامعتبر است.") from None
+        return value
+
+
 @admin.register(Workspace)
 class WorkspaceAdmin(WorkspaceScopedAdmin):
+    """``settings`` is shown, never edited here: the settings page changes it through the services, which bind
+    the approval rule to each submission and record every change (``WorkspaceSettingsEvent``)."""
+
     list_display = ("name", "slug", "time_zone", "created_jalali")
     search_fields = ("name", "slug")
+    readonly_fields = ("settings",)
+    form = WorkspaceAdminForm
     inlines = [MembershipInline]
+
+    def save_model(self, request, obj, form, change):
+        if change and "time_zone" in form.changed_data:  # recorded like a change on the settings page
+            workspace_time_zone_set(actor=admin_actor(request, obj), time_zone=obj.time_zone)
+        super().save_model(request, obj, form, change)
 
     def has_add_permission(self, request):
         return request.user.is_superuser and super().has_add_permission(request)  # new tenants: superusers
@@ -281,6 +307,15 @@ class TargetListSizeAdmin(ReadOnlyAdmin):
     list_display = ("target_list", "members", "workspace")
     list_filter = ("workspace",)
     search_fields = ("target_list__name",)
+
+
+@admin.register(WorkspaceSettingsEvent)
+class WorkspaceSettingsEventAdmin(ReadOnlyAdmin):
+    """Who changed which workspace setting, before and after (written by the workspace services)."""
+
+    list_display = ("workspace", "type", "actor", "data", "at_jalali")
+    list_filter = ("type",)
+    at_jalali = jalali_column("created_at", "زمان")
 
 
 @admin.register(TargetImportRow)

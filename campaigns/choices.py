@@ -72,3 +72,9 @@ class CampaignEventType(models.TextChoices):
     EXECUTIONS_RESTART = "executions_restart", "شروع دوبارهٔ گروهی اجراها"
     TICK_FAILED = "tick_failed", "خطای زمان‌بند"
     TICK_SKIPPED = "tick_skipped", "ردشدن در زمان‌بند"
+
+
+class WorkspaceSettingsEventType(models.TextChoices):
+    """What a ``WorkspaceSettingsEvent`` row records (its writer is in ``campaigns/events.py``)."""
+
+    CHANGED = "settings_changed", "تغییر تنظیمات"

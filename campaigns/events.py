@@ -6,7 +6,8 @@
 from typing import Any
 
 from campaigns.choices import CampaignEventType as T
-from campaigns.models import Campaign, CampaignEvent
+from campaigns.choices import WorkspaceSettingsEventType
+from campaigns.models import Campaign, CampaignEvent, WorkspaceSettingsEvent
 from campaigns.platform.events import event_write, event_write_unless_repeated
 
 
@@ -61,4 +62,18 @@ def _unless_repeated(campaign: Campaign, type: str, data: dict[str, Any]) -> Cam
         campaign=campaign,
         type=type,
         data=data,
+    )
+
+
+def workspace_settings_changed_event(
+    *, workspace_id: int, actor, before: dict[str, Any], after: dict[str, Any]
+) -> WorkspaceSettingsEvent:
+    """A change of the workspace's settings: the keys that changed, with their values before and after
+    (``None``: the key was absent, i.e. its default)."""
+    return event_write(
+        WorkspaceSettingsEvent,
+        workspace_id=workspace_id,
+        type=WorkspaceSettingsEventType.CHANGED,
+        actor=actor,
+        data={"before": before, "after": after},
     )

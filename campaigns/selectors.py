@@ -11,7 +11,7 @@ from campaigns.chains.approval_selectors import approver_ids, four_eyes
 from campaigns.chains.schedule import workspace_calendar
 from campaigns.chains.selectors import workspace_needs_approval
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
+from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList, WorkspaceSettingsEvent
 from campaigns.platform.pagination import COUNT_CAP
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import target_list_user_campaign_ids
@@ -202,5 +202,52 @@ def workspace_approval_settings(*, actor: Actor) -> ApprovalSettings:
         campaigns_need_approval=workspace_needs_approval(workspace),
         approval_four_eyes=four_eyes(workspace),
         calendar=workspace_calendar(workspace),
-        approver_count=len(approver_ids(workspace, submitter_id=None)),
+        approver_count=len(approver_ids(workspace, submitter_id=None, bound_four_eyes=False)),
     )
+
+
+# How the settings history names a key and its values (a key not listed shows as stored).
+SETTING_LABELS = {
+    "campaigns_need_approval": "تأیید کمپین‌ها",
+    "approval_four_eyes": "تأیید چهارچشمی",
+    "calendar": "تقویم زمان‌بندی",
+    "time_zone": "منطقه زمانی",
+    "notifications_email": "اعلان ایمیلی",
+    "sms_retention_days": "نگهداری گزارش پیامک (روز)",
+}
+_VALUE_LABELS = {True: "روشن", False: "خاموش", None: "پیش‌فرض", "jalali": "شمسی", "gregorian": "میلادی"}
+
+
+def _value_text(value) -> str:
+    if isinstance(value, bool) or value is None or value in ("jalali", "gregorian"):
+        return _VALUE_LABELS[value]
+    return str(value)
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    """One row of the settings history: when, who, and each changed key as (label, before, after) texts."""
+
+    created_at: object
+    actor_name: str
+    changes: list[tuple[str, str, str]]
+
+
+def workspace_settings_history(*, actor: Actor, limit: int = 50) -> list[SettingsChange]:
+    """The latest changes of the actor's workspace settings, newest first."""
+    events = scoped(WorkspaceSettingsEvent, actor.workspace).select_related("actor").order_by("-created_at", "-id")
+    rows = []
+    for event in events[:limit]:
+        before, after = (event.data or {}).get("before", {}), (event.data or {}).get("after", {})
+        user = event.actor
+        rows.append(
+            SettingsChange(
+                created_at=event.created_at,
+                actor_name=(user.get_full_name() or user.get_username()) if user else "سامانه",
+                changes=[
+                    (SETTING_LABELS.get(key, key), _value_text(before.get(key)), _value_text(after.get(key)))
+                    for key in sorted(set(before) | set(after))
+                ],
+            )
+        )
+    return rows

@@ -281,4 +281,5 @@ def workspace_settings(request, actor):
                 messages.success(request, "تنظیمات فضای کاری ذخیره شد.")
                 return redirect("workspace-settings")
         status = 400
-    return render(request, "campaigns/workspace_settings.html", {"form": form, "current": current}, status=status)
+    context = {"form": form, "current": current, "history": selectors.workspace_settings_history(actor=actor)}
+    return render(request, "campaigns/workspace_settings.html", context, status=status)

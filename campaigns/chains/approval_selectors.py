@@ -6,6 +6,7 @@ The approval service, the chain pages and the API read them here; the service's 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.utils import timezone
@@ -24,26 +25,40 @@ FOUR_EYES_SETTING = "approval_four_eyes"
 
 
 def four_eyes(workspace) -> bool:
+    """The workspace's rule now: what a submission binds (a package's ``four_eyes``, a submit event's data)."""
     return bool((workspace.settings or {}).get(FOUR_EYES_SETTING, False))
 
 
-def single_submitter_id(campaign: Campaign) -> int | None:
-    """Who last moved a standalone campaign to ``submitted`` (its events are the record)."""
+@dataclass(frozen=True)
+class SingleSubmission:
+    """Who last submitted a standalone campaign and the four-eyes rule bound at that moment."""
+
+    submitter_id: int | None
+    four_eyes: bool
+
+
+def single_submission(campaign: Campaign, workspace) -> SingleSubmission:
+    """Read from the campaign's latest ``submitted`` event (its events are the record). The rule is bound in the
+    event's data at submit; an event written before binding existed falls back to the workspace's rule now."""
     event = CampaignEvent.objects.filter(campaign=campaign, to_status=CampaignStatus.SUBMITTED).order_by("-id").first()
-    return event.actor_id if event else None
+    bound = (event.data or {}).get(FOUR_EYES_SETTING) if event else None
+    return SingleSubmission(
+        submitter_id=event.actor_id if event else None,
+        four_eyes=four_eyes(workspace) if bound is None else bool(bound),
+    )
 
 
-def approver_ids(workspace, *, submitter_id: int | None) -> list[int]:
-    """Members who may decide: ``approve_chains``, minus the submitter under four eyes."""
+def approver_ids(workspace, *, submitter_id: int | None, bound_four_eyes: bool) -> list[int]:
+    """Members who may decide: ``approve_chains``, minus the submitter when the submission bound four eyes."""
     members = Membership.objects.filter(workspace=workspace).order_by("user_id")
     ids = [m.user_id for m in members if m.has(Perm.APPROVE_CHAINS)]
-    if four_eyes(workspace) and submitter_id is not None:
+    if bound_four_eyes and submitter_id is not None:
         ids = [i for i in ids if i != submitter_id]
     return ids
 
 
-def approvers(workspace, *, submitter_id: int | None) -> list[Membership]:
-    ids = approver_ids(workspace, submitter_id=submitter_id)
+def approvers(workspace, *, submitter_id: int | None, bound_four_eyes: bool) -> list[Membership]:
+    ids = approver_ids(workspace, submitter_id=submitter_id, bound_four_eyes=bound_four_eyes)
     members = Membership.objects.filter(workspace=workspace, user_id__in=ids).select_related("user")
     return list(members.order_by("user_id"))
 

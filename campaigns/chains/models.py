@@ -93,6 +93,9 @@ class ChainApprovalPackage(TimeStamped):
         related_name="+",
     )
     reason = models.CharField("دلیل", max_length=1000, blank=True)
+    # The workspace's approval rule when the package was submitted; approval is decided by this value, so
+    # turning four eyes off afterwards does not let the submitter approve their own package.
+    four_eyes = models.BooleanField("تأیید چهارچشمی", default=False)
 
     objects = WorkspaceQuerySet.as_manager()
 

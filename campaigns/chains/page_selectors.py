@@ -8,10 +8,9 @@ from django.db.models import QuerySet
 from campaigns.chains import selectors
 from campaigns.chains.approval_selectors import (
     approvers,
-    four_eyes,
     package_problems,
     package_warnings,
-    single_submitter_id,
+    single_submission,
 )
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.filters import CampaignGroupFilter
@@ -60,7 +59,7 @@ def attach_counts(*, actor: Actor, groups: list) -> list:
     return groups
 
 
-def _decorate(node: dict, summaries: dict, names: dict, roots: dict) -> None:
+def _decorate(node: dict, summaries: dict, names: dict, roots: dict, workspace) -> None:
     summary = summaries.get(node["campaign_id"]) or {}
     node["status_label"] = CampaignStatus(node["status"]).label if node["status"] in CampaignStatus.values else ""
     node["inheritance_label"] = summary.get("inheritance_label")
@@ -72,7 +71,9 @@ def _decorate(node: dict, summaries: dict, names: dict, roots: dict) -> None:
     if root is not None and root.root_id is None:  # an independent campaign: single approval, its own revision
         node["revision"] = root.revision
         if root.status == CampaignStatus.SUBMITTED:
-            node["submitted_by_id"] = single_submitter_id(root)
+            submission = single_submission(root, workspace)
+            node["submitted_by_id"] = submission.submitter_id
+            node["four_eyes"] = submission.four_eyes
     if root is not None:
         node["chain_revision"] = root.chain_revision
         node["chain_control"] = root.chain_control
@@ -82,7 +83,7 @@ def _decorate(node: dict, summaries: dict, names: dict, roots: dict) -> None:
         target_list = root.source_target_list
         node["audience_text"] = audience_text(target_list.name if target_list else None, root.audience_filters)
     for child in node["children"]:
-        _decorate(child, summaries, names, roots)
+        _decorate(child, summaries, names, roots, workspace)
 
 
 def _walk(nodes: list[dict]):
@@ -102,7 +103,7 @@ def group_tree(*, actor: Actor, group_id, query: str, page: int, size: int = 20)
     }
     summaries = {n["campaign_id"]: run_selectors.run_summary(actor=actor, campaign_id=n["campaign_id"]) for n in nodes}
     for node in tree["roots"]:
-        _decorate(node, summaries, names, roots)
+        _decorate(node, summaries, names, roots, actor.workspace)
     tree["pages"] = max(1, -(-tree["total_root_items"] // size))
     return tree
 
@@ -211,9 +212,11 @@ def package_page(*, actor: Actor, package_id) -> dict:
         "is_current": is_current,
         "rows": [_item_row(item, names, list_names) for item in package.items],
         "problems": package_problems(actor, package),
-        "four_eyes": four_eyes(actor.workspace),
-        "approvers": approvers(actor.workspace, submitter_id=package.submitted_by_id),
-        "own_package": four_eyes(actor.workspace) and package.submitted_by_id == actor.user.id,
+        "four_eyes": package.four_eyes,
+        "approvers": approvers(
+            actor.workspace, submitter_id=package.submitted_by_id, bound_four_eyes=package.four_eyes
+        ),
+        "own_package": package.four_eyes and package.submitted_by_id == actor.user.id,
         "warnings": package_warnings(actor, package) if package.status == PackageStatus.SUBMITTED else [],
         "previous": previous,
         "diff": snapshot_diff(previous.items, package.items, list_names=list_names) if previous else None,
@@ -237,10 +240,11 @@ def pending_single_campaigns(*, actor: Actor, limit: int = 50) -> list[Campaign]
         status=CampaignStatus.SUBMITTED, root__isnull=True, parent__isnull=True, deleted_at__isnull=True
     )
     campaigns = list(qs.select_related("group").order_by("updated_at", "id")[:limit])
-    submitters = {c.id: single_submitter_id(c) for c in campaigns}
-    users = get_user_model().objects.in_bulk([i for i in submitters.values() if i])
+    submissions = {c.id: single_submission(c, actor.workspace) for c in campaigns}
+    users = get_user_model().objects.in_bulk([s.submitter_id for s in submissions.values() if s.submitter_id])
     for campaign in campaigns:
-        campaign.submitted_by_id = submitters[campaign.id]
+        submission = submissions[campaign.id]
+        campaign.submitted_by_id = submission.submitter_id
         campaign.submitted_by = users.get(campaign.submitted_by_id)
-        campaign.own_submission = four_eyes(actor.workspace) and campaign.submitted_by_id == actor.user.id
+        campaign.own_submission = submission.four_eyes and campaign.submitted_by_id == actor.user.id
     return campaigns

@@ -18,7 +18,6 @@ from django.views.decorators.http import require_POST
 from campaigns.chains import page_forms as pf
 from campaigns.chains import page_selectors
 from campaigns.chains import selectors as chain_selectors
-from campaigns.chains.approval_selectors import four_eyes
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import ChainControl, InheritanceType, PackageStatus
 from campaigns.chains.preview import inheritance_preview
@@ -171,7 +170,6 @@ def group_tree(request, actor, group_id: int):
         "move_groups": page_selectors.other_groups(actor=actor, group_id=group.id)
         if actor.has(Perm.MANAGE_CAMPAIGNS)
         else [],
-        "four_eyes": four_eyes(actor.workspace),
     }
     if request.headers.get("HX-Request") == "true" and request.headers.get("HX-Target") == "tree":
         return render(request, "chains/_tree.html", context)

@@ -25,6 +25,7 @@ from campaigns.models.core import (
     TargetImportRow,
     TargetList,
     TargetListSize,
+    WorkspaceSettingsEvent,
 )
 from campaigns.notifications.models import Activity, Notification
 from campaigns.platform.models import (
@@ -60,4 +61,5 @@ __all__ = [
     "TimeStamped",
     "Workspace",
     "WorkspaceQuerySet",
+    "WorkspaceSettingsEvent",
 ]

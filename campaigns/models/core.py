@@ -19,6 +19,7 @@ from campaigns.choices import (
     ImportOutcome,
     ImportStatus,
     TargetStatus,
+    WorkspaceSettingsEventType,
 )
 from campaigns.platform.events import WorkspaceEvent
 from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
@@ -281,6 +282,19 @@ class CampaignEvent(WorkspaceEvent):
 
     def __str__(self) -> str:
         return f"{self.campaign_id}: {self.type}"
+
+
+class WorkspaceSettingsEvent(WorkspaceEvent):
+    """Append-only history of a workspace's settings: who changed which ones, with the values before and after
+    (``data = {"before": {...}, "after": {...}}``, only the keys that changed; written by ``campaigns.events``)."""
+
+    type = models.CharField("نوع", max_length=40, choices=WorkspaceSettingsEventType.choices)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta(WorkspaceEvent.Meta):
+        verbose_name = "رویداد تنظیمات فضای کاری"
+        verbose_name_plural = "رویدادهای تنظیمات فضای کاری"
 
 
 class TargetImport(TimeStamped):

@@ -9,6 +9,7 @@ from campaigns.chains.approval_selectors import FOUR_EYES_SETTING, four_eyes
 from campaigns.chains.schedule import CALENDAR_SETTING, GREGORIAN, JALALI, workspace_calendar
 from campaigns.chains.selectors import WORKSPACE_APPROVAL_SETTING, workspace_needs_approval
 from campaigns.choices import Role
+from campaigns.events import workspace_settings_changed_event
 from campaigns.models import Membership, Workspace
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
@@ -45,11 +46,25 @@ def workspace_settings_set(*, actor: Actor, values: dict) -> Workspace:
                 settings.pop(key, None)
             else:
                 settings[key] = value
-        if settings != (workspace.settings or {}):
-            workspace.settings = settings
-            workspace.save(update_fields=["settings"])
+        _settings_save(actor, workspace, settings)
     actor.workspace.settings = workspace.settings
     return workspace
+
+
+def _settings_save(actor: Actor, workspace: Workspace, settings: dict) -> None:
+    """Write the (locked) workspace's new ``settings`` and record the keys that changed, before and after."""
+    old = workspace.settings or {}
+    changed = sorted(key for key in set(old) | set(settings) if old.get(key) != settings.get(key))
+    if not changed:
+        return
+    workspace.settings = settings
+    workspace.save(update_fields=["settings"])
+    workspace_settings_changed_event(
+        workspace_id=workspace.id,
+        actor=actor.user,
+        before={key: old.get(key) for key in changed},
+        after={key: settings.get(key) for key in changed},
+    )
 
 
 def workspace_approval_settings_update(
@@ -66,8 +81,9 @@ def workspace_approval_settings_update(
     months in chain schedules, from the next computation on (docs/chains.md "Schedule maths").
 
     Only a value that differs from what the workspace reads now is written — a missing key keeps meaning its
-    default (off, off, Gregorian) — and every other key of ``Workspace.settings`` is kept. No event is
-    recorded: the settings are the workspace's state, not a campaign's history.
+    default (off, off, Gregorian) — and every other key of ``Workspace.settings`` is kept. Every change is
+    recorded as a ``WorkspaceSettingsEvent`` (who, before, after), shown on the settings page. A package or
+    campaign already submitted keeps the four-eyes rule it bound at submit.
     """
     actor.require(Perm.MANAGE_WORKSPACE)
     wanted = {
@@ -90,8 +106,7 @@ def workspace_approval_settings_update(
         }
         changes = {key: value for key, value in wanted.items() if value is not None and value != current[key]}
         if changes:
-            workspace.settings = {**(workspace.settings or {}), **changes}
-            workspace.save(update_fields=["settings"])
+            _settings_save(actor, workspace, {**(workspace.settings or {}), **changes})
     actor.workspace.settings = workspace.settings
     return workspace
 
@@ -103,7 +118,16 @@ def workspace_time_zone_set(*, actor: Actor, time_zone: str) -> Workspace:
         zoneinfo.ZoneInfo(time_zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise ValidationFailed.field("time_zone", "منطقه زمانی نامعتبر است.") from None
-    Workspace.objects.filter(pk=actor.workspace.pk).update(time_zone=time_zone)
+    with transaction.atomic():
+        workspace = Workspace.objects.select_for_update().get(pk=actor.workspace.pk)
+        if workspace.time_zone != time_zone:
+            Workspace.objects.filter(pk=workspace.pk).update(time_zone=time_zone)
+            workspace_settings_changed_event(
+                workspace_id=workspace.id,
+                actor=actor.user,
+                before={"time_zone": workspace.time_zone},
+                after={"time_zone": time_zone},
+            )
     actor.workspace.time_zone = time_zone
     return actor.workspace
 

@@ -110,3 +110,51 @@ def test_single_campaign_approval_has_four_eyes_too(shop, people):
     refused = mina.post(f"/api/v1/campaign/{campaign.id}/approve", {}, format="json")
     assert refused.status_code == 403 and refused.json()["error"]["code"] == "SUBMITTER_CANNOT_APPROVE"
     assert ali.post(f"/api/v1/campaign/{campaign.id}/approve", {}, format="json").status_code == 200
+
+
+def turn_four_eyes_off(client, user):
+    """The submitter, an owner, switches four eyes off on the settings page (the checkbox left unchecked)."""
+    client.force_login(user)
+    assert client.post("/workspace/settings/", {"calendar": "gregorian"}).status_code == 302
+
+
+def test_turning_four_eyes_off_after_submitting_does_not_let_the_submitter_approve(shop, people, client):
+    root = make_chain(shop, make_group(shop))["A"]
+    mina = api_client_for(people["mina"], shop)
+    package = submit(mina, root)
+    assert package["four_eyes"] is True
+    turn_four_eyes_off(client, people["mina"])
+    shop.refresh_from_db()
+    assert shop.settings[FOUR_EYES_SETTING] is False
+
+    refused = decide(mina, package, "approve")
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "SUBMITTER_CANNOT_APPROVE"
+    body = {"expected_submitted_revision": package["submitted_revision"]}
+    page = client.post(f"/chains/approvals/{package['id']}/approve/", body, follow=True)
+    assert "فرستنده بسته" in page.content.decode()
+    assert ChainApprovalPackage.objects.get(pk=package["id"]).status == PackageStatus.SUBMITTED
+    detail = client.get(f"/chains/approvals/{package['id']}/").content.decode()
+    assert "تأیید چهارچشمی" in detail  # the page names the rule the package bound
+
+    # A package submitted after the change binds the new rule: the same person may approve it.
+    assert decide(mina, package, "withdraw").status_code == 200
+    again = submit(mina, root)
+    assert again["four_eyes"] is False
+    assert decide(mina, again, "approve").status_code == 200
+
+
+def test_a_single_campaign_keeps_the_rule_it_was_submitted_under(shop, people, client):
+    shop.settings["campaigns_need_approval"] = True
+    shop.save()
+    campaign = make_campaign(shop)
+    mina = api_client_for(people["mina"], shop)
+    assert mina.post(f"/api/v1/campaign/{campaign.id}/submit", {}, format="json").status_code == 200
+    turn_four_eyes_off(client, people["mina"])
+
+    refused = mina.post(f"/api/v1/campaign/{campaign.id}/approve", {}, format="json")
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "SUBMITTER_CANNOT_APPROVE"
+    campaign.refresh_from_db()
+    client.post(f"/chains/campaigns/{campaign.id}/approve/", {"expected_revision": campaign.revision})
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.SUBMITTED
+    assert api_client_for(people["ali"], shop).post(f"/api/v1/campaign/{campaign.id}/approve", {}).status_code == 200

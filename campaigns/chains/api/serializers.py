@@ -356,6 +356,9 @@ class PackageOutput(serializers.ModelSerializer):
         required=False,
         help_text="blocking problems now (per campaign: reasons named in words); approval refuses while any",
     )
+    four_eyes = serializers.BooleanField(
+        read_only=True, help_text="the workspace's four-eyes rule bound at submit; approval is decided by it"
+    )
 
     class Meta:
         model = ChainApprovalPackage
@@ -374,6 +377,7 @@ class PackageOutput(serializers.ModelSerializer):
             "warnings",
             "problems",
             "approver_ids",
+            "four_eyes",
             "created_at",
         ]
 

@@ -44,7 +44,11 @@ def _package_out(actor, package, warnings=None) -> dict:
     package.warnings = warnings if warnings is not None else approval.package_warnings(actor, package)
     package.problems = approval.package_problems(actor, package)
     pending = package.status == PackageStatus.SUBMITTED
-    package.approver_ids = approver_ids(actor.workspace, submitter_id=package.submitted_by_id) if pending else []
+    package.approver_ids = (
+        approver_ids(actor.workspace, submitter_id=package.submitted_by_id, bound_four_eyes=package.four_eyes)
+        if pending
+        else []
+    )
     return PackageOutput(package).data
 
 

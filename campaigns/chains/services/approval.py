@@ -18,10 +18,12 @@ from django.utils import timezone
 
 from campaigns.chains import schedule as sched
 from campaigns.chains.approval_selectors import (
+    FOUR_EYES_SETTING,
+    four_eyes,
     load_chain,
     package_problems,
     package_warnings,
-    single_submitter_id,
+    single_submission,
     validation_problems,
     workspace_zone,
 )
@@ -136,6 +138,7 @@ def campaign_submit(
             items=items,
             submitted_at=timezone.now(),
             submitted_by=actor.user,
+            four_eyes=four_eyes(actor.workspace),  # bound now: approval reads this, not the setting later
         )
         Campaign.objects.filter(pk__in=[n.id for n in nodes]).update(needs_review=False, needs_review_reasons=[])
         campaign_status_change_all(
@@ -154,7 +157,9 @@ def campaign_submit(
 def _single_submit(actor: Actor, campaign: Campaign) -> Campaign:
     if not workspace_needs_approval(actor.workspace):
         raise ApprovalNotRequired()
-    return campaign_status_change(campaign=campaign, transition="submit", actor=actor, guarded=False)
+    # The four-eyes rule is bound in the submit event: approval reads it there, not the setting later.
+    bound = {FOUR_EYES_SETTING: four_eyes(actor.workspace)}
+    return campaign_status_change(campaign=campaign, transition="submit", actor=actor, event_data=bound, guarded=False)
 
 
 # --------------------------------------------------------------------------- decide
@@ -194,7 +199,7 @@ def package_approve(
         ):
             return package, package_warnings(actor, package)
         _check_pending(package, root, expected_submitted_revision)
-        assert_may_approve(actor, package.submitted_by_id)
+        assert_may_approve(actor, package.submitted_by_id, bound_four_eyes=package.four_eyes)
         nodes = load_chain(actor, root)
         ids = {item["campaign_id"] for item in package.items}
         if {n.id for n in nodes} != ids or any(n.status != CampaignStatus.SUBMITTED for n in nodes):
@@ -276,7 +281,8 @@ def _single_decide(actor: Actor, campaign_id: int, expected_revision, transition
     if expected_revision is not None and campaign.revision != expected_revision:
         raise StaleRevision(details={"current_revision": campaign.revision})
     if transition == "approve":
-        assert_may_approve(actor, single_submitter_id(campaign))
+        submission = single_submission(campaign, actor.workspace)
+        assert_may_approve(actor, submission.submitter_id, bound_four_eyes=submission.four_eyes)
     return campaign_status_change(campaign=campaign, transition=transition, actor=actor, event_data=data, guarded=False)
 
 

@@ -1,9 +1,10 @@
 """Four-eyes approval and the approval notifications.
 
-Workspace setting ``Workspace.settings["approval_four_eyes"]`` (true for workspaces created through
-``workspace_create``; absent = off): the member who submitted a package (or a single campaign) may not approve
-it — 403 ``SUBMITTER_CANNOT_APPROVE``; another member with ``approve_chains`` can. Rejecting stays open to the
-submitter's peers and the submitter withdraws instead.
+Workspace setting ``Workspace.settings["approval_four_eyes"]`` (absent = off): the member who submitted a
+package (or a single campaign) may not approve it — 403 ``SUBMITTER_CANNOT_APPROVE``; another member with
+``approve_chains`` can. The rule is bound at submit (``ChainApprovalPackage.four_eyes``, the single campaign's
+submit event data) and approval is decided by the bound value: switching the setting off after submitting does
+not open self-approval. Rejecting stays open to the submitter's peers and the submitter withdraws instead.
 
 Notifications (bell, and e-mail when the workspace has ``notifications_email``), sent after commit, once per
 package and event: approval requested → every member who may approve it; approved / rejected → the submitter.
@@ -14,7 +15,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.urls import reverse
 
-from campaigns.chains.approval_selectors import approver_ids, four_eyes
+from campaigns.chains.approval_selectors import approver_ids
 from campaigns.chains.errors import SubmitterCannotApprove
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.notifications.services import notification_send
@@ -22,8 +23,9 @@ from campaigns.platform.jalali import fa_digits
 from campaigns.platform.tenancy import Actor
 
 
-def assert_may_approve(actor: Actor, submitter_id: int | None) -> None:
-    if four_eyes(actor.workspace) and submitter_id is not None and submitter_id == actor.user.id:
+def assert_may_approve(actor: Actor, submitter_id: int | None, *, bound_four_eyes: bool) -> None:
+    """``bound_four_eyes``: the rule the submission bound, never the workspace's setting now."""
+    if bound_four_eyes and submitter_id is not None and submitter_id == actor.user.id:
         raise SubmitterCannotApprove(details={"submitted_by_id": submitter_id})
 
 
@@ -41,9 +43,8 @@ def _package_notice(package: ChainApprovalPackage, event: str, recipients: list[
 
 def package_requested_notify(package: ChainApprovalPackage, root_name: str) -> None:
     """After commit: everyone who may approve hears that a package waits (not the submitter)."""
-    recipients = [
-        i for i in approver_ids(package.workspace, submitter_id=package.submitted_by_id) if i != package.submitted_by_id
-    ]
+    ids = approver_ids(package.workspace, submitter_id=package.submitted_by_id, bound_four_eyes=package.four_eyes)
+    recipients = [i for i in ids if i != package.submitted_by_id]
     number = fa_digits(package.id)
     title = f"بسته تأیید #{number} زنجیره «{root_name}» در انتظار تأیید است"
     body = f"زنجیره «{root_name}» برای تأیید فرستاده شد؛ بسته را بازبینی و تأیید یا رد کنید."
