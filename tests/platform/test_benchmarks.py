@@ -112,6 +112,29 @@ def test_bench_engine_through_real_celery_workers(hermetic):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("provider", ["kavenegar", "melipayamak"])
+def test_bench_sms_messages_every_target_once(hermetic, provider):
+    """The SMS throughput run on a tiny size, through real workers and the fake provider with latency and a cap
+    that refuses nothing: every number got its message once and the run says so (its rate is not asserted)."""
+    if not settings.CELERY_BROKER_URL.startswith("redis"):
+        pytest.skip("needs Redis (CELERY_BROKER_URL)")
+    out = assert_ran(
+        bench(
+            "bench_sms",
+            *("--provider", provider, "--targets", "30", "--latency-ms", "5"),
+            *("--workers", "1", "--concurrency", "2", "--cap-messages", "100000"),
+        ),
+        "messages accepted: 30 in",
+        "duplicates (a number messaged twice): 0",
+        "lost (completed without a message): 0; not completed: 0",
+        "requests refused by the provider for rate: 0",
+        "bound of the run:",
+        "projected time for 1,000,000 messages:",
+    )
+    assert f"{provider} fake answering after 5 ms" in out
+
+
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("mode", [[], ["--broker"]], ids=["in-process", "broker"])
 def test_bench_browser(hermetic, mode):

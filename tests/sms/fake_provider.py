@@ -6,11 +6,23 @@ the same message; ``sms/statuslocalmessageid`` and ``sms/status`` answer from wh
 100 = no such message), comma-separated ids included. Melipayamak sends get a ``recId`` and
 ``GetDeliveries2`` answers the delivery code set for it (400 "in send list" until set).
 ``messages`` is what a customer would have received (both providers).
+
+Batches as the providers take them: Kavenegar ``sms/send`` with comma-separated receptors (and local ids,
+one per receptor, in the same order; at most 200), ``sms/sendarray`` with per-row JSON arrays of receptors,
+senders, texts and ``localmessageids`` (at most 200 rows; arrays of different lengths are answered 419) and
+Melipayamak ``SendSMS`` with comma-separated numbers (at most 100; ``Value`` is one recId per number,
+comma-separated). A batch over the limit is refused whole with the provider's "too many" answer (Kavenegar
+414, Melipayamak 4). Optional ``latency`` (seconds before every answer) and rate caps (requests and messages
+per second, token buckets holding one second's worth) make it answer like a provider across the internet:
+a request over a cap is refused with the same "too many" answer and nothing of it is accepted. ``log`` holds
+every message accepted (receptor, when), ``batches`` the size of every accepted send request and ``refused``
+the refusals by reason (the throughput benchmark reads them).
 """
 
 import json
 import threading
 import time
+from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
@@ -18,10 +30,26 @@ from sms.providers.kavenegar import Fixtures as Kavenegar
 from sms.providers.melipayamak import Fixtures as Melipayamak
 
 KAVENEGAR_SEND = "/sms/send.json"
+KAVENEGAR_SEND_ARRAY = "/sms/sendarray.json"
 KAVENEGAR_BY_LOCAL_ID = "/sms/statuslocalmessageid.json"
 KAVENEGAR_BY_MESSAGE_ID = "/sms/status.json"
 MELIPAYAMAK_SEND = "/api/SendSMS/SendSMS"
 MELIPAYAMAK_DELIVERY = "/api/SendSMS/GetDeliveries2"
+SEND_PATHS = (KAVENEGAR_SEND, KAVENEGAR_SEND_ARRAY, MELIPAYAMAK_SEND)
+KAVENEGAR_MAX_ROWS = 200  # receptors of sms/send, rows of sms/sendarray
+MELIPAYAMAK_MAX_NUMBERS = 100
+
+
+class Bucket:
+    """``rate`` tokens a second, holding at most one second's worth."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate, self.tokens, self.at = float(rate), float(rate), time.monotonic()
+
+    def refill(self, now: float) -> float:
+        self.tokens = min(self.rate, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        return self.tokens
 
 
 class FakeProvider:
@@ -31,7 +59,15 @@ class FakeProvider:
     With no response queued, a send is accepted. ``status_responses`` answer status/delivery questions
     first (else they come from what was accepted)."""
 
-    def __init__(self, hold_seconds: float = 1.5, port: int = 0) -> None:
+    def __init__(
+        self,
+        hold_seconds: float = 1.5,
+        port: int = 0,
+        *,
+        latency: float = 0.0,
+        max_requests_per_second: float | None = None,
+        max_messages_per_second: float | None = None,
+    ) -> None:
         self.requests: list[dict] = []
         self.responses: list = []
         self.status_responses: list = []
@@ -43,10 +79,21 @@ class FakeProvider:
         self.after_answer = None
         self.lock = threading.Lock()
         self.hold_seconds = hold_seconds
+        self.latency = latency
+        self.caps = {
+            key: Bucket(rate)
+            for key, rate in (("requests", max_requests_per_second), ("messages", max_messages_per_second))
+            if rate
+        }
+        self.log: list[tuple[str, float]] = []  # (receptor, accepted at: time.monotonic()) of every new message
+        self.batches: list[int] = []  # rows of every accepted send request
+        self.first_arrival: float | None = None  # when the first send request that was accepted arrived
+        self.refused: Counter = Counter()  # send requests refused: rate_requests, rate_messages, batch_size, …
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
+                arrived = time.monotonic()
                 length = int(self.headers.get("Content-Length", 0))
                 raw = self.rfile.read(length)
                 if len(raw) < length:  # the client died while writing: an incomplete request is not a request
@@ -55,24 +102,36 @@ class FakeProvider:
                 form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
                 with server.lock:
                     server.requests.append({"path": self.path, "form": form})
-                if self.path.endswith((KAVENEGAR_BY_LOCAL_ID, KAVENEGAR_BY_MESSAGE_ID, MELIPAYAMAK_DELIVERY)):
+                if not self.path.endswith(SEND_PATHS):
+                    server._wait(arrived)
                     return self._answer(*server._status_answer(self.path, form))
                 if server.on_send and server.on_send(form, self.client_address[1]) == "drop":
                     self.connection.close()
                     return
+                melipayamak = self.path.endswith(MELIPAYAMAK_SEND)
+                rows, refusal = server._rows(self.path, form)
+                refusal = refusal or server._over_cap(len(rows), melipayamak)
+                if refusal:
+                    server._wait(arrived)
+                    return self._answer(*refusal)
                 with server.lock:
                     answer = server.responses.pop(0) if server.responses else "accept"
-                melipayamak = self.path.endswith(MELIPAYAMAK_SEND)
+                server._wait(arrived)
                 if answer in ("accept", "accept_timeout"):
-                    accepted = server._accept_meli(form) if melipayamak else server._accept(form)
+                    accepted = [server._accept_meli(row) if melipayamak else server._accept(row) for row in rows]
+                    with server.lock:
+                        server.batches.append(len(rows))
+                        if server.first_arrival is None or arrived < server.first_arrival:
+                            server.first_arrival = arrived
                     if server.on_accept:
-                        server.on_accept(form.get("localid"))
+                        for row in rows:
+                            server.on_accept(row.get("localid"))
                     if answer == "accept_timeout":
                         time.sleep(server.hold_seconds)
                         return
                     if melipayamak:
-                        return self._answer(*Melipayamak.send(1, accepted["recId"]))
-                    self._answer(*Kavenegar.ok([accepted]))
+                        return self._answer(*Melipayamak.send(1, ",".join(a["recId"] for a in accepted)))
+                    self._answer(*Kavenegar.ok(accepted))
                     if server.after_answer:
                         server.after_answer(form)
                     return
@@ -104,19 +163,77 @@ class FakeProvider:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
+    def _wait(self, arrived: float) -> None:
+        """Answer ``latency`` after the request arrived."""
+        left = arrived + self.latency - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+
+    def _rows(self, path: str, form: dict) -> tuple[list[dict], tuple | None]:
+        """One form per message of a send request (the shape of a one-message send), or the batch's refusal."""
+        if path.endswith(MELIPAYAMAK_SEND):
+            numbers = form.get("to", "").split(",")
+            if len(numbers) > MELIPAYAMAK_MAX_NUMBERS:
+                return self._refuse("batch_size", Melipayamak.send(4))
+            return [{**form, "to": number} for number in numbers], None
+        if path.endswith(KAVENEGAR_SEND_ARRAY):
+            try:
+                columns = [json.loads(form.get(key) or "[]") for key in ("receptor", "sender", "message")]
+                local_ids = json.loads(form.get("localmessageids") or "[]")
+            except ValueError:
+                return self._refuse("batch_shape", Kavenegar.error(400))
+            if len({len(column) for column in columns}) != 1 or (local_ids and len(local_ids) != len(columns[0])):
+                return self._refuse("batch_shape", Kavenegar.error(419))
+            if len(columns[0]) > KAVENEGAR_MAX_ROWS:
+                return self._refuse("batch_size", Kavenegar.error(414))
+            local_ids = [str(i) for i in local_ids] or [""] * len(columns[0])
+            return [
+                {"receptor": str(r), "sender": str(s), "message": str(m), "localid": i}
+                for r, s, m, i in zip(*columns, local_ids, strict=True)
+            ], None
+        receptors = form.get("receptor", "").split(",")
+        local_ids = form["localid"].split(",") if form.get("localid") else [""] * len(receptors)
+        if len(local_ids) != len(receptors):
+            return self._refuse("batch_shape", Kavenegar.error(400))
+        if len(receptors) > KAVENEGAR_MAX_ROWS:
+            return self._refuse("batch_size", Kavenegar.error(414))
+        return [{**form, "receptor": r, "localid": i} for r, i in zip(receptors, local_ids, strict=True)], None
+
+    def _refuse(self, reason: str, answer: tuple) -> tuple[list, tuple]:
+        with self.lock:
+            self.refused[reason] += 1
+        return [], answer
+
+    def _over_cap(self, messages: int, melipayamak: bool) -> tuple | None:
+        """Take one request and ``messages`` from the caps, or refuse the whole request (nothing taken)."""
+        if not self.caps:
+            return None
+        now = time.monotonic()
+        with self.lock:
+            costs = {"requests": 1, "messages": messages}
+            for key, bucket in self.caps.items():
+                if bucket.refill(now) + 1e-9 < costs[key]:
+                    self.refused[f"rate_{key}"] += 1
+                    return Melipayamak.send(4) if melipayamak else Kavenegar.error(414)
+            for key, bucket in self.caps.items():
+                bucket.tokens -= costs[key]
+        return None
+
     def _accept(self, form: dict) -> dict:
         with self.lock:
-            local_id = form.get("localid") or f"anon-{len(self.requests)}"
+            local_id = form.get("localid") or f"anon-{len(self.messages)}"
             if local_id not in self.messages:  # Kavenegar: one message per localid
                 self.messages[local_id] = Kavenegar.entry(
                     8_000_000 + len(self.messages), 1, local_id=local_id, receptor=form.get("receptor", "")
                 )
+                self.log.append((form.get("receptor", ""), time.monotonic()))
             return dict(self.messages[local_id])
 
     def _accept_meli(self, form: dict) -> dict:
         with self.lock:
             rec_id = str(5_000_000 + len(self.messages))
             self.messages[f"meli-{rec_id}"] = {"recId": rec_id, "delivery": 400, "receptor": form.get("to", "")}
+            self.log.append((form.get("to", ""), time.monotonic()))
             return dict(self.messages[f"meli-{rec_id}"])
 
     def set_status(self, message_id, code: int) -> None:
@@ -153,7 +270,7 @@ class FakeProvider:
         return Kavenegar.ok(entries)
 
     def sends(self) -> list[dict]:
-        return [r for r in self.requests if r["path"].endswith((KAVENEGAR_SEND, MELIPAYAMAK_SEND))]
+        return [r for r in self.requests if r["path"].endswith(SEND_PATHS)]
 
     def queries(self) -> list[dict]:
         return [r for r in self.requests if r["path"].endswith(KAVENEGAR_BY_LOCAL_ID)]

@@ -26,6 +26,7 @@ VACUUM ANALYZEd before measuring and dropped at the end: a run leaves no rows be
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import resource
 import sys
@@ -164,7 +165,8 @@ class Command(BaseCommand):
             sys.exit(1)
 
     # --- setup ------------------------------------------------------------------------------------
-    def _setup(self, n: int) -> Actor:
+    def _setup(self, n: int, *, provider: str = "console", credentials: dict | None = None) -> Actor:
+        """A workspace with ``n`` targets whose SMS go through one ``provider`` account (the primary)."""
         from sms.models import SmsProviderAccount, SmsSettings
 
         slug = f"bench-{uuid.uuid4().hex[:8]}"
@@ -172,7 +174,11 @@ class Command(BaseCommand):
         user = get_user_model().objects.create_user(slug)
         membership = membership_set(workspace=workspace, user=user, role=Role.OWNER)
         account = SmsProviderAccount.objects.create(
-            workspace=workspace, name="console", provider="console", senders=["1000"]
+            workspace=workspace,
+            name=provider,
+            provider=provider,
+            credentials=json.dumps(credentials) if credentials else "",
+            senders=["1000"],
         )
         SmsSettings.objects.create(workspace=workspace, primary_account=account)
         base = 9120000000
