@@ -4,9 +4,12 @@ Uploaded files are untrusted: an .xlsx may declare any dimension (A1:XFD1048576)
 hold a row at line 1,048,576, millions of shared strings or cells, and a small zip
 may inflate to gigabytes. An .xlsx is read by the streaming reader of
 ``campaigns.platform.xlsx`` (limits: ``IMPORT_MAX_UNZIPPED_BYTES``,
-``IMPORT_MAX_STRINGS``, ``IMPORT_MAX_STRING_BYTES``, ``IMPORT_MAX_CELLS``), only the
-header's columns are kept and reading stops at ``IMPORT_MAX_ROWS`` lines. A web
-request reads only the header, within ``HEADER_SCAN_BYTES`` of each part.
+``IMPORT_MAX_STRINGS``, ``IMPORT_MAX_STRING_BYTES``, ``IMPORT_MAX_CELLS``,
+``IMPORT_MAX_XML_ELEMENTS``, element depth), only the header's columns are kept and
+reading stops at ``IMPORT_MAX_ROWS`` lines. Every reader is made by ``xlsx_limits``,
+so every caller gets the same budget; a caller that reads fewer rows (a bulk-import
+preview) gets it scaled down to those rows. A web request of the target import reads
+only the header, within ``HEADER_SCAN_BYTES`` of each part.
 """
 
 import csv
@@ -82,12 +85,24 @@ def _decode(content: bytes) -> str:
     return content.decode("latin-1")
 
 
-def _limits() -> Limits:
+ELEMENTS_PER_CELL = 8  # a cell with an inline rich-text string is ~8 elements; a plain one 2
+
+
+def xlsx_limits(*, max_rows: int | None = None) -> Limits:
+    """The reader's limits from the settings; with ``max_rows`` (fewer rows than an import) the cells,
+    strings and elements are scaled down to what that many rows of ``IMPORT_MAX_COLUMNS`` can hold."""
+    cells, strings = settings.IMPORT_MAX_CELLS, settings.IMPORT_MAX_STRINGS
+    elements = settings.IMPORT_MAX_XML_ELEMENTS
+    if max_rows is not None:
+        cells = min(cells, (max_rows + 1) * (settings.IMPORT_MAX_COLUMNS + 1))
+        strings = min(strings, cells)
+        elements = min(elements, cells * ELEMENTS_PER_CELL + 10_000)
     return Limits(
         unzipped_bytes=settings.IMPORT_MAX_UNZIPPED_BYTES,
-        strings=settings.IMPORT_MAX_STRINGS,
+        strings=strings,
         string_bytes=settings.IMPORT_MAX_STRING_BYTES,
-        cells=settings.IMPORT_MAX_CELLS,
+        cells=cells,
+        elements=elements,
     )
 
 
@@ -100,8 +115,8 @@ def _header(values: dict[int, object]) -> list[str]:
     return header
 
 
-def _xlsx_rows(content: bytes) -> Iterator[tuple[int, list[str]]]:
-    rows = XlsxReader(content, _limits()).iter_rows(max_col=settings.IMPORT_MAX_COLUMNS + 1)
+def _xlsx_rows(content: bytes, limits: Limits) -> Iterator[tuple[int, list[str]]]:
+    rows = XlsxReader(content, limits).iter_rows(max_col=settings.IMPORT_MAX_COLUMNS + 1)
     first = next(rows, None)
     header = _header(first[1]) if first and first[0] == 1 else []
     yield 1, header
@@ -128,28 +143,31 @@ def read_header(file_name: str, content: bytes) -> list[str] | None:
     """The header cells, read within a bounded time and memory (a web request), or None when the
     answer lies deeper in an .xlsx than ``HEADER_SCAN_BYTES`` of each part (the import task decides then)."""
     if file_name.lower().endswith(".xlsx"):
-        reader = XlsxReader(content, _limits())
+        reader = XlsxReader(content, xlsx_limits())
         values = reader.read_header(max_col=settings.IMPORT_MAX_COLUMNS + 1, budget=HEADER_SCAN_BYTES)
         return None if values is None else _header(dict(enumerate(values, start=1)))
     header, _rows = read_rows(file_name, content)
     return header
 
 
-def read_rows(file_name: str, content: bytes) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+def read_rows(
+    file_name: str, content: bytes, *, max_rows: int | None = None
+) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """Header cells and an iterator of (line number, cells) for non-empty data rows.
 
     Rows carry only the header's columns and their line in the file (an .xlsx row's own number).
-    A line past ``IMPORT_MAX_ROWS`` + 1 raises ``FileTooLarge``, also after a gap of empty lines.
+    A line past ``max_rows`` (default ``IMPORT_MAX_ROWS``) + 1 raises ``FileTooLarge``, also after a
+    gap of empty lines; an .xlsx is read with ``xlsx_limits(max_rows=max_rows)``.
     """
     lower = file_name.lower()
     if lower.endswith(".xlsx"):
-        raw_rows = _xlsx_rows(content)
+        raw_rows = _xlsx_rows(content, xlsx_limits(max_rows=max_rows))
     elif lower.endswith(".csv"):
         raw_rows = _csv_rows(content)
     else:
         raise ValueError("unsupported")
     _first, header = next(raw_rows)
-    last_line = settings.IMPORT_MAX_ROWS + 1
+    last_line = (settings.IMPORT_MAX_ROWS if max_rows is None else max_rows) + 1
 
     def data() -> Iterator[tuple[int, list[str]]]:
         for line, row in raw_rows:

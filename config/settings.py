@@ -461,6 +461,8 @@ IMPORT_MAX_UNZIPPED_BYTES = int(os.environ.get("IMPORT_MAX_UNZIPPED_BYTES", str(
 IMPORT_MAX_STRINGS = int(os.environ.get("IMPORT_MAX_STRINGS", "1000000"))
 IMPORT_MAX_STRING_BYTES = int(os.environ.get("IMPORT_MAX_STRING_BYTES", str(32 * 1024 * 1024)))
 IMPORT_MAX_CELLS = int(os.environ.get("IMPORT_MAX_CELLS", "2000000"))
+# XML elements of all the parts one .xlsx read parses (its time; memory is bounded by the element depth, 20).
+IMPORT_MAX_XML_ELEMENTS = int(os.environ.get("IMPORT_MAX_XML_ELEMENTS", "5000000"))
 IMPORT_MAX_ATTEMPTS = int(os.environ.get("IMPORT_MAX_ATTEMPTS", "3"))
 # Stops parsing an upload body once a file passes IMPORT_MAX_BYTES (campaigns/uploads.py).
 FILE_UPLOAD_HANDLERS = [

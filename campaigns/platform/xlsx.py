@@ -5,9 +5,14 @@ the first row: a 43 KB file can hold millions of strings. This reader parses the
 with expat, fed in chunks straight from the zip member, never builds a tree and never trusts a
 declared count:
 
-- the zip directory: at most ``Limits.members`` entries (counted in the end record before the
-  directory is read) whose declared uncompressed sizes add up to at most ``Limits.unzipped_bytes``
-  (zipfile never inflates a member past its declared size);
+- the zip directory: at most ``Limits.members`` entries (the central-directory records in the file,
+  counted before zipfile reads the directory; the end record's 16-bit count is not trusted) whose
+  declared uncompressed sizes add up to at most ``Limits.unzipped_bytes`` (zipfile never inflates a
+  member past its declared size);
+- XML: every element of every part read counts against ``Limits.elements`` (one budget per reader),
+  elements nest at most ``Limits.depth`` deep (expat keeps one stack entry per open element: unclosed
+  ``<a><a>…`` cost 40 bytes of memory per compressed byte), and one tag, comment or other markup is at
+  most ``MAX_MARKUP_BYTES`` (expat holds an unfinished one whole);
 - shared strings: at most ``Limits.strings`` of them, ``Limits.string_bytes`` of UTF-8 together (kept
   in one ``bytearray`` with an offset array, so the count adds 8 bytes each, not a Python object)
   and ``EXCEL_MAX_CELL_CHARS`` each (Excel's own cell limit), checked while the text arrives;
@@ -22,7 +27,6 @@ datetime).
 
 import io
 import posixpath
-import struct
 import zipfile
 from array import array
 from collections.abc import Callable, Iterator
@@ -37,11 +41,14 @@ EXCEL_MAX_CELL_CHARS = 32_767
 EXCEL_MAX_CELL_FORMATS = 65_490
 SMALL_PART_BYTES = 1024 * 1024  # package and workbook relationships, the workbook's sheet list
 CHUNK = 64 * 1024
+# Bytes of a part that may pass without a tag being completed (the longest legitimate stretch is the text of
+# one cell, 32,767 characters); past it the markup being read is refused before expat buffers more of it.
+MAX_MARKUP_BYTES = 1024 * 1024
 
 
 class FileTooLarge(ValueError):
-    """A limit was hit; the argument names it (members, unzipped size, strings, string bytes, string,
-    cells, columns, rows, styles)."""
+    """A limit was hit; the argument names it (members, unzipped size, elements, depth, markup, strings,
+    string bytes, string, cells, columns, rows, styles)."""
 
 
 class XlsxError(ValueError):
@@ -62,7 +69,17 @@ class Limits:
     strings: int
     string_bytes: int
     cells: int
+    elements: int
     members: int = 1000
+    depth: int = 20
+
+
+class _Elements:
+    """The element budget of one reader, spent by every part it parses."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.left = limits.elements
+        self.depth = limits.depth
 
 
 def _local(name: str) -> str:
@@ -73,15 +90,46 @@ def _refuse_doctype(*args) -> None:
     raise XlsxError("DOCTYPE")
 
 
-def _parse(archive: zipfile.ZipFile, name: str, start, end=None, text=None, *, budget: int | None = None):
+class _Part:
+    """The handlers of one part. Every ``start`` spends one element of the reader's budget and one level of
+    depth, inline (a wrapper around each handler would double the cost of an element); ``end`` gives the
+    level back."""
+
+    chars = None
+    left = depth = max_depth = 0
+
+    def refuse(self) -> None:
+        raise FileTooLarge("elements" if self.left < 0 else "depth")
+
+    def end(self, name) -> None:
+        self.depth -= 1
+
+
+class _Callback(_Part):
+    """A ``start`` function as a part's handler (the small parts: relationships, the sheet list)."""
+
+    def __init__(self, start: Callable[[str, dict], None]) -> None:
+        self.on_start = start
+
+    def start(self, name, attrs) -> None:
+        self.left -= 1
+        self.depth += 1
+        if self.left < 0 or self.depth > self.max_depth:
+            self.refuse()
+        self.on_start(name, attrs)
+
+
+def _parse(archive: zipfile.ZipFile, name: str, part: _Part, *, elements: _Elements, budget: int | None = None):
     """Feed one member to expat chunk by chunk; yields after each chunk (callers drain their output)."""
     parser = expat.ParserCreate(namespace_separator="}")
+    if hasattr(parser, "SetReparseDeferralEnabled"):
+        parser.SetReparseDeferralEnabled(False)  # the markup check below reads where parsing got to
     parser.StartDoctypeDeclHandler = _refuse_doctype
-    parser.StartElementHandler = start
-    if end:
-        parser.EndElementHandler = end
-    if text:
-        parser.CharacterDataHandler = text
+    part.left, part.max_depth, part.depth = elements.left, elements.depth, 0
+    parser.StartElementHandler = part.start
+    parser.EndElementHandler = part.end
+    if part.chars:
+        parser.CharacterDataHandler = part.chars
     read = 0
     try:
         with archive.open(name) as stream:
@@ -90,6 +138,8 @@ def _parse(archive: zipfile.ZipFile, name: str, start, end=None, text=None, *, b
                 if budget is not None and read > budget:
                     raise _OverBudget
                 parser.Parse(chunk, False)
+                if read - parser.CurrentByteIndex > MAX_MARKUP_BYTES:
+                    raise FileTooLarge("markup")
                 yield
             parser.Parse(b"", True)
             yield
@@ -97,10 +147,12 @@ def _parse(archive: zipfile.ZipFile, name: str, start, end=None, text=None, *, b
         yield  # what the last chunk produced before the stop
     except expat.ExpatError as exc:
         raise XlsxError(str(exc)) from None
+    finally:
+        elements.left = max(part.left, 0)
 
 
-def _run(archive, name, start, end=None, text=None, *, budget=None) -> None:
-    for _ in _parse(archive, name, start, end, text, budget=budget):
+def _run(archive, name, part: _Part, *, elements: _Elements, budget: int | None = None) -> None:
+    for _ in _parse(archive, name, part, elements=elements, budget=budget):
         pass
 
 
@@ -123,7 +175,7 @@ class _Text:
         return value
 
 
-class _StringTable:
+class _StringTable(_Part):
     """The shared strings, parsed until ``upto`` (an index) or the end; ``wanted`` keeps only those indices."""
 
     def __init__(self, limits: Limits, *, wanted: set[int] | None = None) -> None:
@@ -138,6 +190,10 @@ class _StringTable:
         self.in_phonetic = False
 
     def start(self, name, attrs) -> None:
+        self.left -= 1
+        self.depth += 1
+        if self.left < 0 or self.depth > self.max_depth:
+            self.refuse()
         tag = _local(name)
         if tag == "t" and not self.in_phonetic:
             self.depth_t = 1
@@ -145,6 +201,7 @@ class _StringTable:
             self.in_phonetic = True
 
     def end(self, name) -> None:
+        self.depth -= 1
         tag = _local(name)
         if tag == "t":
             self.depth_t = 0
@@ -182,7 +239,7 @@ class _StringTable:
         return self.data[start : self.ends[index]].decode()
 
 
-class _Styles:
+class _Styles(_Part):
     """Indices of the cell formats that show a date (or a duration), as openpyxl converts them."""
 
     def __init__(self) -> None:
@@ -191,6 +248,10 @@ class _Styles:
         self.in_cell_xfs = False
 
     def start(self, name, attrs) -> None:
+        self.left -= 1
+        self.depth += 1
+        if self.left < 0 or self.depth > self.max_depth:
+            self.refuse()
         tag = _local(name)
         if tag == "numFmt" and len(self.custom) < EXCEL_MAX_CELL_FORMATS:
             self.custom[int(attrs.get("numFmtId", 0))] = attrs.get("formatCode", "")
@@ -202,6 +263,7 @@ class _Styles:
             self.formats.append(int(attrs.get("numFmtId", 0)))
 
     def end(self, name) -> None:
+        self.depth -= 1
         if _local(name) == "cellXfs":
             raise _Stop
 
@@ -215,7 +277,7 @@ class _Styles:
         return result
 
 
-class _Sheet:
+class _Sheet(_Part):
     """Cells of the worksheet as (row, {column: (type, style, text)}) for columns ≤ ``max_col``."""
 
     def __init__(self, *, max_col: int, max_cells: int, last_row: int | None = None) -> None:
@@ -234,6 +296,10 @@ class _Sheet:
         self.in_phonetic = False
 
     def start(self, name, attrs) -> None:
+        self.left -= 1
+        self.depth += 1
+        if self.left < 0 or self.depth > self.max_depth:
+            self.refuse()
         tag = _local(name)
         if tag == "c":
             self._start_cell(attrs)
@@ -268,6 +334,7 @@ class _Sheet:
         self.cell = (attrs.get("t", "n"), attrs.get("s")) if self.col <= self.max_col else None
 
     def end(self, name) -> None:
+        self.depth -= 1
         tag = _local(name)
         if tag in ("v", "t"):
             self.reading = False
@@ -294,6 +361,7 @@ class _Sheet:
 class XlsxReader:
     def __init__(self, content: bytes, limits: Limits) -> None:
         self.limits = limits
+        self.elements = _Elements(limits)
         if _member_count(content) > limits.members:
             raise FileTooLarge("members")
         try:
@@ -351,7 +419,7 @@ class XlsxReader:
 
     def _small(self, name: str, start) -> None:
         try:
-            _run(self.archive, name, start, budget=SMALL_PART_BYTES)
+            _run(self.archive, name, _Callback(start), elements=self.elements, budget=SMALL_PART_BYTES)
         except _OverBudget:
             raise FileTooLarge("members") from None
 
@@ -359,7 +427,7 @@ class XlsxReader:
         """The values of row 1 (up to ``max_col`` columns), or None when ``budget`` bytes of a part did not tell."""
         sheet = _Sheet(max_col=max_col, max_cells=self.limits.cells, last_row=1)
         try:
-            _run(self.archive, self.sheet, sheet.start, sheet.end, sheet.chars, budget=budget)
+            _run(self.archive, self.sheet, sheet, elements=self.elements, budget=budget)
         except _OverBudget:
             return None
         row = dict(sheet.ready).get(1, {})
@@ -370,7 +438,7 @@ class XlsxReader:
                 raise FileTooLarge("strings")
             if self.shared_strings in self.names:
                 try:
-                    _run(self.archive, self.shared_strings, strings.start, strings.end, strings.chars, budget=budget)
+                    _run(self.archive, self.shared_strings, strings, elements=self.elements, budget=budget)
                 except _OverBudget:
                     return None
         convert = _converter(strings, {}, self.epoch)
@@ -380,13 +448,13 @@ class XlsxReader:
         """Every row of the sheet in order (rows without cells are not listed)."""
         strings = _StringTable(self.limits)
         if self.shared_strings in self.names:
-            _run(self.archive, self.shared_strings, strings.start, strings.end, strings.chars)
+            _run(self.archive, self.shared_strings, strings, elements=self.elements)
         styles = _Styles()
         if self.styles in self.names:
-            _run(self.archive, self.styles, styles.start, styles.end)
+            _run(self.archive, self.styles, styles, elements=self.elements)
         convert = _converter(strings, styles.kinds(), self.epoch)
         sheet = _Sheet(max_col=max_col, max_cells=self.limits.cells)
-        for _ in _parse(self.archive, self.sheet, sheet.start, sheet.end, sheet.chars):
+        for _ in _parse(self.archive, self.sheet, sheet, elements=self.elements):
             for number, values in sheet.ready:
                 yield number, {col: convert(raw) for col, raw in values.items()}
             sheet.ready = []
@@ -420,8 +488,13 @@ def _converter(strings: _StringTable, dates: dict[int, bool], epoch) -> Callable
 
 
 def _member_count(content: bytes) -> int:
-    """Entries declared by the zip's end record, read before zipfile builds its directory."""
+    """The central-directory records of the zip, counted before zipfile builds its directory.
+
+    zipfile reads the directory by its byte size, not by the end record's 16-bit entry count (a file
+    declaring 5 entries may hold 150,005), so the count is of the record signatures before the end
+    record: never fewer than the records zipfile would read.
+    """
     end = content.rfind(b"PK\x05\x06", max(0, len(content) - 22 - 65535))
     if end < 0 or end + 22 > len(content):
         raise XlsxError("not a zip file")
-    return struct.unpack_from("<H", content, end + 10)[0]
+    return content.count(b"PK\x01\x02", 0, end)

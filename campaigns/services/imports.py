@@ -58,6 +58,10 @@ def _too_large_message(exc: FileTooLarge) -> str:
         return f"متن‌های فایل روی هم بیش از {megabytes} مگابایت است{split}"
     if what == "string":
         return f"خانه‌ای از فایل بیش از {fa_digits(EXCEL_MAX_CELL_CHARS)} نویسه دارد."
+    if what == "elements":
+        return f"ساختار فایل بیش از {fa_digits(settings.IMPORT_MAX_XML_ELEMENTS)} جزء دارد{split}"
+    if what in ("depth", "markup"):
+        return "ساختار فایل اکسل نامعمول است (جزءهای بیش از حد تودرتو یا بزرگ)؛ آن را در اکسل دوباره ذخیره کنید."
     return "محتوای فایل پس از بازشدن بیش از حد بزرگ است."
 
 

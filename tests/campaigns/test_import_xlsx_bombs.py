@@ -1,9 +1,15 @@
 """Small .xlsx files that unfold into millions of strings or cells: bounded in the request and the task."""
 
 import io
+import json
+import os
+import struct
+import subprocess
+import sys
 import tracemalloc
 import zipfile
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -24,9 +30,9 @@ DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 CT = "application/vnd.openxmlformats-officedocument.spreadsheetml"
 
 
-def workbook_zip(rows_xml: str, strings_xml: str = "") -> bytes:
-    """A minimal workbook (openpyxl opens it too): one sheet, a shared-strings part."""
-    parts = {
+def workbook_parts(rows_xml: str, strings_xml: str = "") -> dict[str, str]:
+    """The parts of a minimal workbook (openpyxl opens it too): one sheet, a shared-strings part."""
+    return {
         "[Content_Types].xml": (
             '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
             '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
@@ -45,9 +51,12 @@ def workbook_zip(rows_xml: str, strings_xml: str = "") -> bytes:
         "xl/worksheets/sheet1.xml": f'<worksheet xmlns="{MAIN}"><sheetData>{rows_xml}</sheetData></worksheet>',
         "xl/sharedStrings.xml": f'<sst xmlns="{MAIN}">{strings_xml}</sst>',
     }
+
+
+def workbook_zip(rows_xml: str, strings_xml: str = "") -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        for name, text in parts.items():
+        for name, text in workbook_parts(rows_xml, strings_xml).items():
             archive.writestr(name, text)
     return out.getvalue()
 
@@ -173,3 +182,128 @@ def test_ordinary_workbooks_read_as_openpyxl_reads_them(actor):
     wanted = [(line, [_cell(v) for v in row]) for line, row in enumerate(expected[1:], start=2) if any(row)]
     assert list(rows) == wanted
     assert wanted[0][1][2] == "2024-03-20 08:30:00" and wanted[-1][0] == 10
+
+
+# --- bombs measured in a process of their own: peak memory (VmHWM) of reading one file ---
+
+READER = """
+import json, resource, sys, time
+import django
+django.setup()
+from campaigns.services.imports import _too_large_message
+from campaigns.tables import FileTooLarge, read_rows
+content = open(sys.argv[1], "rb").read()
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # an unbounded reader dies here, not the machine
+started = time.monotonic()
+try:
+    header, rows = read_rows("bomb.xlsx", content)
+    result = f"read {sum(1 for _ in rows)} rows"
+except FileTooLarge as exc:
+    result = _too_large_message(exc)
+except MemoryError:
+    result = "MemoryError"
+seconds = time.monotonic() - started
+# the high-water mark of this process's own memory (ru_maxrss would carry the forking parent's over exec)
+peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"result": result, "seconds": seconds, "peak_mb": peak_kb / 1024}))
+"""
+PHONE_HEADER = '<row r="1"><c r="A1" t="inlineStr"><is><t>phone</t></is></c></row>'
+
+
+def streamed_bomb(path: Path, head: str, unit: str, count: int, tail: str = "") -> bytes:
+    """A workbook whose sheet is ``head`` + ``unit`` × ``count`` + ``tail``, written without holding it."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name, text in workbook_parts("", "").items():
+            if name != "xl/worksheets/sheet1.xml":
+                archive.writestr(name, text)
+        with archive.open("xl/worksheets/sheet1.xml", "w") as sheet:
+            sheet.write(f'<worksheet xmlns="{MAIN}"><sheetData>{head}'.encode())
+            block = (unit * 100_000).encode()
+            for _ in range(count // 100_000):
+                sheet.write(block)
+            sheet.write(f"{tail}</sheetData></worksheet>".encode())
+    return path.read_bytes()
+
+
+def read_in_a_process(path: Path) -> dict:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", READER, str(path)], cwd=root, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+BOMBS = {
+    # expat keeps a stack entry per open element: ~30 M unclosed <a> took the reader past 4 GB
+    "unclosed nested elements": (PHONE_HEADER, "<a>", 30_000_000, "", "تودرتو"),
+    # elements the reader does not use cost time only: 20 M of them took ~20 s
+    "millions of fillers": (PHONE_HEADER + '<row r="2">', "<x/>", 20_000_000, "</row>", "جزء دارد"),
+    # one tag of 50 MB: expat holds an unfinished tag whole, then Python builds its attributes
+    "one huge tag": (PHONE_HEADER + '<row r="2"><c r="A2" title="', "a", 50_000_000, '"/></row>', "تودرتو"),
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("bomb", BOMBS, ids=list(BOMBS))
+def test_a_small_xml_bomb_is_refused_quickly_within_200_mb(bomb, tmp_path):
+    head, unit, count, tail, message = BOMBS[bomb]
+    content = streamed_bomb(tmp_path / "bomb.xlsx", head, unit, count, tail)
+    assert len(content) < 120_000
+    measured = read_in_a_process(tmp_path / "bomb.xlsx")
+    assert message in measured["result"], measured
+    assert measured["peak_mb"] < 200, measured
+    # bounded work (IMPORT_MAX_XML_ELEMENTS at most): ~10 s of one core; unbounded, the fillers took a minute
+    assert measured["seconds"] < 90, measured
+
+
+def test_an_ordinary_workbook_reads_within_the_bounds_in_a_process(tmp_path):
+    rows = "".join(
+        f'<row r="{n}"><c r="A{n}" t="inlineStr"><is><t>0912{n:07d}</t></is></c></row>' for n in range(2, 20_002)
+    )
+    (tmp_path / "ok.xlsx").write_bytes(workbook_zip(PHONE_HEADER + rows))
+    measured = read_in_a_process(tmp_path / "ok.xlsx")
+    assert measured["result"] == "read 20000 rows", measured
+
+
+def with_declared_entries(content: bytes, declared: int) -> bytes:
+    """The same zip with its end record claiming ``declared`` entries (a 16-bit field zipfile ignores)."""
+    end = content.rfind(b"PK\x05\x06")
+    return content[: end + 8] + struct.pack("<HH", declared, declared) + content[end + 12 :]
+
+
+def test_the_zip_directory_is_bounded_by_its_records_not_its_declared_count(workspace):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in workbook_parts(HEADER_ROW + DATA_ROW, STRINGS).items():
+            archive.writestr(name, text)
+        for n in range(1_000):
+            archive.writestr(f"filler/{n}.xml", "")
+    content = with_declared_entries(out.getvalue(), 5)
+    assert len(zipfile.ZipFile(io.BytesIO(content)).infolist()) == 1_006  # what zipfile would build
+    response = upload(make_member(workspace, Role.MANAGER), workspace, "bomb.xlsx", content)
+    assert response.status_code == 400
+    assert "بیش از حد بزرگ" in response.json()["error"]["details"]["file"][0]
+    assert not TargetImport.objects.exists()
+
+
+def test_the_bulk_import_preview_reads_with_the_budget_of_its_rows(actor, tmp_path):
+    from campaigns.platform.errors import ValidationFailed
+    from workers.services.imports import import_preview
+
+    header = (
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>label</t></is></c>'
+        '<c r="B1" t="inlineStr"><is><t>platform</t></is></c></row><row r="2">'
+    )
+    content = streamed_bomb(tmp_path / "accounts.xlsx", header, "<x/>", 5_000_000, "</row>")
+
+    def preview():
+        with pytest.raises(ValidationFailed) as refused:
+            import_preview(actor=actor, kind="accounts", file_name="accounts.xlsx", content=content)
+        return refused.value
+
+    refused, peak = peak_bytes(preview)
+    assert "بیش از حد بزرگ" in str(refused.details["file"])
+    # a preview (a web request) of at most 1,000 rows spends the elements of 1,000 rows, not of an import
+    assert peak < 16 * 1024 * 1024

@@ -1,12 +1,12 @@
 """Bulk import of accounts and proxies from an .xlsx/.csv file: a preview of every row's problems, then commit.
 
-The file is read with the target import's reader (``campaigns.tables.read_rows``, same byte, row and
-column bounds) and at most ``MAX_ROWS`` rows: accounts and proxies are few, so preview and commit run in
-the request. Every row is checked with the rules of a single create (``account_create`` /
-``proxy_create``) without writing; the preview is kept for ``PREVIEW_SECONDS`` in the cache under a
-random token bound to the workspace and the user, and the commit creates the rows that had no problem
-(each through the create service, all in one transaction). Nothing of the file is echoed back but the
-cells that are not secrets.
+The file is read with the target import's reader (``campaigns.tables.read_rows``, same byte and column
+bounds, its .xlsx limits scaled down to ``MAX_ROWS`` rows) and at most ``MAX_ROWS`` rows: accounts and
+proxies are few, so preview and commit run in the request. Every row is checked with the rules of a single
+create (``account_create`` / ``proxy_create``) without writing; the preview is kept for ``PREVIEW_SECONDS``
+in the cache under a random token bound to the workspace and the user, and the commit creates the rows that
+had no problem (each through the create service, all in one transaction). Nothing of the file is echoed
+back but the cells that are not secrets.
 """
 
 import json
@@ -31,6 +31,7 @@ MAX_ROWS = 1000
 PREVIEW_SECONDS = 30 * 60
 PLATFORM_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,39}$"
 SECRET_COLUMNS = {"cookies", "password"}
+ROWS_MESSAGE = f"حداکثر {fa_digits(MAX_ROWS)} ردیف در هر فایل."
 
 COLUMNS = {
     "accounts": {
@@ -119,7 +120,7 @@ def _checked_rows(actor: Actor, kind: str, columns: list[str | None], lines) -> 
     rows = []
     for line, cells in lines:
         if len(rows) >= MAX_ROWS:
-            raise ValidationFailed.field("file", f"حداکثر {fa_digits(MAX_ROWS)} ردیف در هر فایل.")
+            raise ValidationFailed.field("file", ROWS_MESSAGE)
         data = {col: cell for col, cell in zip(columns, cells, strict=False) if col and cell}
         try:
             data = CHECKS[kind](actor, dict(data))
@@ -139,9 +140,11 @@ def import_preview(*, actor: Actor, kind: str, file_name: str, content: bytes) -
     if len(content) > settings.IMPORT_MAX_BYTES:
         raise ValidationFailed.field("file", "حجم فایل بیش از حد مجاز است.")
     try:
-        header, lines = read_rows(file_name, content)
+        header, lines = read_rows(file_name, content, max_rows=MAX_ROWS)
         rows = _checked_rows(actor, kind, _columns(kind, header), lines)
-    except FileTooLarge:
+    except FileTooLarge as exc:
+        if str(exc) == "rows":
+            raise ValidationFailed.field("file", ROWS_MESSAGE) from None
         raise ValidationFailed.field("file", "فایل بیش از حد بزرگ است.") from None
     except PlatformError:
         raise
