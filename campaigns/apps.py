@@ -30,6 +30,14 @@ class CampaignsConfig(AppConfig):
 
         connect_chain_runs()
 
+        from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
+        from campaigns.chains.schedule import CALENDAR_SETTING, JALALI
+        from campaigns.platform.registry import register_workspace_defaults
+
+        # New workspaces (every path: workspace_create, the admin, the ORM) approve with four eyes and count
+        # schedule months in the Jalali calendar; existing rows carry their own values explicitly.
+        register_workspace_defaults("chains", {FOUR_EYES_SETTING: True, CALENDAR_SETTING: JALALI})
+
         from campaigns.chains.guards import chain_edit_policy, chain_transition_policy
         from campaigns.services.lifecycle import register_campaign_policy
 

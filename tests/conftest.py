@@ -30,7 +30,10 @@ def _clear_cache():
 
 
 def make_workspace(name: str = "ws", **kwargs) -> Workspace:
+    """A workspace with ``settings={}`` unless given: one approver, Gregorian months (what rows created before
+    the defaults read). A new workspace's defaults come with ``Workspace.objects.create`` / ``workspace_create``."""
     n = next(_seq)
+    kwargs.setdefault("settings", {})
     return Workspace.objects.create(name=f"{name}-{n}", slug=f"{name}-{n}", **kwargs)
 
 

@@ -10,6 +10,7 @@ from django.db.models import Q
 
 from campaigns.platform.choices import Role
 from campaigns.platform.permissions import role_has
+from campaigns.platform.registry import workspace_default_settings
 
 
 class WorkspaceQuerySet(models.QuerySet):
@@ -31,7 +32,8 @@ class Workspace(TimeStamped):
     name = models.CharField("نام", max_length=120)
     slug = models.SlugField("شناسه", max_length=60, unique=True)
     time_zone = models.CharField("منطقه زمانی", max_length=64, default="Asia/Tehran")
-    settings = models.JSONField("تنظیمات", default=dict, blank=True)
+    # Every path that creates a workspace gets the registered defaults (``workspace_default_settings``).
+    settings = models.JSONField("تنظیمات", default=workspace_default_settings, blank=True)
 
     class Meta:
         ordering = ["name", "id"]

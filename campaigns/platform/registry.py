@@ -352,3 +352,22 @@ def register_target_delete_warning(name: str, *, warn: Callable) -> None:
 
 def target_delete_warnings(*, actor, target) -> list[str]:
     return [text for _, warn in TARGET_DELETE_WARNINGS if (text := warn(actor=actor, target=target))]
+
+
+# --- workspace defaults -------------------------------------------------------------------------------------
+# What ``Workspace.settings`` starts with, whichever path creates the row (``workspace_create``, the Django
+# admin, the ORM): the model's default reads this registry, so no path gets fewer defaults than another. An
+# app registers the keys it owns (chains: four eyes, the Jalali calendar) from its ``AppConfig.ready()``.
+WORKSPACE_DEFAULTS: Registry[Mapping] = Registry("workspace_defaults")
+
+
+def register_workspace_defaults(name: str, values: Mapping) -> None:
+    WORKSPACE_DEFAULTS.register(name, MappingProxyType(dict(values)))
+
+
+def workspace_default_settings() -> dict:
+    """A new workspace's settings: every app's registered defaults (the model field's ``default``)."""
+    settings: dict = {}
+    for _, values in WORKSPACE_DEFAULTS:
+        settings.update(values)
+    return settings

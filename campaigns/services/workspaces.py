@@ -25,10 +25,9 @@ def workspace_create(*, name: str, slug: str | None = None, time_zone: str = "As
     if Workspace.objects.filter(slug=slug).exists():
         raise ValidationFailed.field("slug", "این شناسه قبلاً استفاده شده است.")
     with transaction.atomic():
-        # New workspaces approve with four eyes (the submitter of a package may not approve it) and count
-        # schedule months in the Jalali calendar; workspaces without these keys keep one approver / Gregorian.
-        defaults = {FOUR_EYES_SETTING: True, CALENDAR_SETTING: JALALI}
-        workspace = Workspace.objects.create(name=name, slug=slug, time_zone=time_zone, settings=defaults)
+        # ``settings`` comes from the model's default, like every other path that creates a workspace:
+        # the registered defaults (``campaigns.platform.registry.workspace_default_settings``).
+        workspace = Workspace.objects.create(name=name, slug=slug, time_zone=time_zone)
         if owner is not None:
             membership_set(workspace=workspace, user=owner, role=Role.OWNER)
     return workspace
