@@ -21,7 +21,11 @@ username-wide key — and that one is skipped for a browser holding the signed "
 cookie from an earlier successful login of the same user.
 
 The username is keyed as Django's username field reads it (NFKC, so a fullwidth spelling is the same
-key), lower-cased. An API key's "username" is its public prefix.
+key), lower-cased. An API key's "username" is its public prefix, and an API key has no username-wide
+key: its prefix is public (it is in every request of its integration) and its secret is 256 random bits
+that no distributed guessing finds, so failures for a prefix from many addresses would only lock the
+integration out (50 wrong secrets from 12 addresses did). Its failures count in the pair
+(prefix + address) and the address keys only.
 
 The client address is ``REMOTE_ADDR`` unless ``TRUSTED_PROXY_COUNT`` reverse proxies append to
 ``X-Forwarded-For``; then it is the entry that many places from the right (what the nearest
@@ -42,6 +46,7 @@ WINDOW_SECONDS = 60 * 60  # failures are forgotten an hour after the first one
 DEVICE_COOKIE = "login_device"
 DEVICE_COOKIE_SALT = "campaigns.login-device"
 DEVICE_COOKIE_MAX_AGE = 180 * 24 * 3600
+API_KEY_NAME = "api-key:"  # the throttle's "username" of an API key: this + its public prefix
 
 
 def client_ip(request) -> str:
@@ -73,9 +78,10 @@ class LoginThrottle:
         self.keys = {
             "pair": (_digest(self.ip, self.username), settings.LOGIN_FAILURES_PER_USERNAME),
             "ip": (_digest(self.ip), settings.LOGIN_FAILURES_PER_IP),
-            # distributed guessing of one username; ten times the pair allowance
-            "user": (_digest("*", self.username), settings.LOGIN_FAILURES_PER_USERNAME * 10),
         }
+        if not self.username.startswith(API_KEY_NAME):
+            # distributed guessing of one username (not of an API key's secret); ten times the pair allowance
+            self.keys["user"] = (_digest("*", self.username), settings.LOGIN_FAILURES_PER_USERNAME * 10)
 
     def _active(self):
         for kind, (digest, limit) in self.keys.items():
@@ -120,7 +126,7 @@ class LoginThrottle:
 
 def _credential_name(credentials: dict) -> str:
     if credentials.get("api_key") is not None:
-        return "api-key:" + str(credentials["api_key"]).partition(".")[0]
+        return API_KEY_NAME + str(credentials["api_key"]).partition(".")[0]
     return str(credentials.get("username") or "")
 
 

@@ -169,6 +169,20 @@ def test_guessing_the_secret_of_one_api_key_backs_off_that_key(workspace, settin
     assert api_get(key, "198.51.100.7", workspace).status_code == 200
 
 
+def test_wrong_secrets_for_a_key_prefix_from_many_addresses_do_not_lock_the_integration_out(workspace, settings):
+    settings.LOGIN_FAILURES_PER_USERNAME, settings.LOGIN_FAILURES_PER_IP = 5, 30  # the defaults
+    _, key = api_token_create(user=make_member(workspace))
+    prefix = key.split(".", 1)[0]
+    for n in range(50):  # the prefix is public: anyone who saw one request can send it with wrong secrets
+        assert api_get(f"{prefix}.wrong-{n}", f"203.0.113.{n % 12 + 1}", workspace).status_code in (401, 429)
+    assert api_get(key, "198.51.100.7", workspace).status_code == 200  # the integration's own address
+    # a username still has its address-independent key: the same guessing locks a staff login
+    make_member(workspace, username="nima")
+    for n in range(50):
+        login(Client(), "nima", "wrong", f"203.0.113.{n % 12 + 1}")
+    assert login(Client(), "nima", "pw-123456", "198.51.100.7").status_code == 429
+
+
 def test_the_admin_password_change_checks_the_current_password_behind_the_throttle(workspace, settings):
     settings.LOGIN_FAILURES_PER_USERNAME = 2
     root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456")
