@@ -112,8 +112,12 @@ def test_bench_engine_through_real_celery_workers(hermetic):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("provider", ["kavenegar", "melipayamak"])
-def test_bench_sms_messages_every_target_once(hermetic, provider):
+@pytest.mark.parametrize(
+    "provider, mode",
+    [("kavenegar", ["--texts", "distinct"]), ("melipayamak", ["--workers", "2", "--scaling"])],
+    ids=["kavenegar-distinct-texts", "melipayamak-scaling"],
+)
+def test_bench_sms_messages_every_target_once(hermetic, provider, mode):
     """The SMS throughput run on a tiny size, through real workers and the fake provider with latency and a cap
     that refuses nothing: every number got its message once and the run says so (its rate is not asserted)."""
     if not settings.CELERY_BROKER_URL.startswith("redis"):
@@ -121,8 +125,8 @@ def test_bench_sms_messages_every_target_once(hermetic, provider):
     out = assert_ran(
         bench(
             "bench_sms",
-            *("--provider", provider, "--targets", "30", "--latency-ms", "5"),
-            *("--workers", "1", "--concurrency", "2", "--cap-messages", "100000"),
+            *("--provider", provider, "--targets", "30", "--latency-ms", "5", "--concurrency", "1"),
+            *("--cap-messages", "100000", *mode),
         ),
         "messages accepted: 30 in",
         "duplicates (a number messaged twice): 0",
@@ -132,6 +136,9 @@ def test_bench_sms_messages_every_target_once(hermetic, provider):
         "projected time for 1,000,000 messages:",
     )
     assert f"{provider} fake answering after 5 ms" in out
+    if "--scaling" in mode:  # one worker process, then two, and the ratio between them
+        assert "1 worker process(es)" in out and "2 worker process(es)" in out
+        assert "2 worker processes / 1" in out
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 
     python manage.py bench_sms --targets 100000 [--provider kavenegar --latency-ms 100 --workers 1 --concurrency 4]
     python manage.py bench_sms --targets 20000 --account-rate 300      # the account limited to 300 parts/s
+    python manage.py bench_sms --targets 20000 --workers 2 --scaling   # 1 worker process, then 2: the ratio
 
 A local fake Kavenegar or Melipayamak (the tests' fake, ``tests/sms/fake_provider.py``: threaded, on 127.0.0.1)
 answers every request after ``--latency-ms``, takes the batches the provider takes (Kavenegar ``sms/send`` ≤ 200
@@ -10,13 +11,15 @@ refuses a request over its rate cap (``--cap-requests`` / ``--cap-messages`` per
 "too many" answer, and logs every message it accepts. A one-SMS journey (start → SMS → end, one single-part
 Persian text) goes to N targets; real ``celery -A config worker -c <concurrency>`` processes (``--workers`` of
 them, the Procfile's worker shape, on a queue of this run) run the engine's batches through Redis and this
-process ticks whenever an execution is due (beat's tick comes once a minute).
+process ticks whenever an execution is due (beat's tick comes once a minute). ``--texts distinct`` gives every
+target a text of its own (Kavenegar's rows of ``sms/sendarray`` instead of one text for a whole request).
 
 Printed: messages/s from the arrival of the first accepted send request to the last accepted message, the bound
 of the run — min(provider cap, account limit, worker slots × largest batch / latency) — and the ratio, the
 requests the provider refused (for rate, for batch limits), duplicates (a number messaged twice), lost (an
 execution completed without a message) and the projected time for 1,000,000 messages. Exit 1 on any duplicate,
-loss or unfinished execution, or below ``--min-ratio``. Runs in a database of its own, dropped at the end.
+loss or unfinished execution, or below ``--min-ratio``
+(``--min-scaling``: N worker processes / one, with ``--scaling``). Runs in a database of its own, dropped at the end.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from collections import Counter
 from celery import current_app
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
+from django.db.models import CharField, Value
+from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
 from automation.choices import LIVE_STATUSES, ExecutionStatus
@@ -79,17 +84,49 @@ class Command(BaseCommand):
             help="the account's limit in message parts per second (its messages/minute); also the provider's "
             "messages cap unless --cap-messages is given",
         )
+        parser.add_argument(
+            "--texts",
+            choices=("same", "distinct"),
+            default="same",
+            help="one text for everyone (one text per request) or a text per target (rows of their own)",
+        )
+        parser.add_argument("--scaling", action="store_true", help="run with one worker process, then --workers")
         parser.add_argument("--timeout", type=float, default=7200, help="give up after this many seconds")
         parser.add_argument("--min-ratio", type=float, help="fail (exit 1) when measured / bound is below this")
+        parser.add_argument("--min-scaling", type=float, help="--scaling: fail when N workers / 1 is below this")
 
     def handle(self, *args, **options):
         if connection.vendor != "postgresql":
             raise CommandError("bench_sms needs PostgreSQL (DATABASE_URL=postgres://…).")
         if not current_app.conf.broker_url.startswith("redis"):
             raise CommandError("bench_sms needs Redis (CELERY_BROKER_URL=redis://…).")
+        if options["scaling"] and options["workers"] < 2:
+            raise CommandError("--scaling compares --workers N (≥ 2) with one worker process.")
         logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
-        account_rate = options["account_rate"]
-        cap_messages = options["cap_messages"] or account_rate
+        goals, problems, rates = GoalTable(), [], {}
+        for workers in (1, options["workers"]) if options["scaling"] else (options["workers"],):
+            rates[workers], found = self._measure({**options, "workers": workers}, goals)
+            problems += found
+        if options["scaling"]:
+            scale = rates[options["workers"]] / rates[1] if rates[1] else 0.0
+            label = f"{options['workers']} worker processes / 1"
+            goals.add(
+                label,
+                scale,
+                f">= {0.85 * options['workers']:.2f}× below every cap",
+                options["min_scaling"],
+                percent=False,
+            )
+        for line in goals.lines():
+            self.stdout.write(line)
+        problems += [f"below the goal: {g.label}" for g in goals.failures()]
+        if problems:
+            self.stderr.write("; ".join(problems))
+            sys.exit(1)
+
+    def _measure(self, options: dict, goals: GoalTable) -> tuple[float, list[str]]:
+        """One run in a fresh database against a fresh fake provider: its rate and what went wrong."""
+        cap_messages = options["cap_messages"] or options["account_rate"]
         fake = FakeProvider(
             latency=options["latency_ms"] / 1000,
             max_requests_per_second=options["cap_requests"],
@@ -100,7 +137,7 @@ class Command(BaseCommand):
                 run = self._run(fake, options)
         finally:
             fake.close()
-        self._report(fake, run, options, cap_messages)
+        return self._report(fake, run, options, cap_messages, goals)
 
     # --- the run ----------------------------------------------------------------------------------------
     def _run(self, fake, options: dict) -> dict:
@@ -112,6 +149,9 @@ class Command(BaseCommand):
             account.max_messages_per_minute = round(options["account_rate"] * 60)
             account.save(update_fields=["max_messages_per_minute"])
         rate_limits.reset(account)  # the buckets of an earlier run's account with the same id
+        if options["texts"] == "distinct":  # «سلام علی<id>»: still one UCS-2 part
+            names = Concat(Value("علی"), Cast("id", output_field=CharField()))
+            Target.objects.filter(workspace=actor.workspace).update(first_name=names)
         queue = f"sms-bench-{uuid.uuid4().hex[:8]}"  # a worker of a running site never takes these batches
         env = {"DATABASE_URL": database_url(), URL_SETTING[provider]: fake.url, "LOG_LEVEL": "WARNING"}
         workers_n, concurrency = options["workers"], options["concurrency"]
@@ -152,7 +192,7 @@ class Command(BaseCommand):
         return {"statuses": statuses, "completed_numbers": completed_numbers, "attempts": attempts}
 
     # --- the report -------------------------------------------------------------------------------------
-    def _report(self, fake, run: dict, options: dict, cap_messages: float | None) -> None:
+    def _report(self, fake, run: dict, options: dict, cap_messages: float | None, goals: GoalTable) -> tuple:
         out = self.stdout.write
         n, latency = options["targets"], options["latency_ms"] / 1000
         slots = options["workers"] * options["concurrency"]
@@ -175,7 +215,9 @@ class Command(BaseCommand):
             bounds["account limit"] = options["account_rate"]
         bound = min(bounds.values())
         shape = f"{options['workers']} worker process(es) × -c {options['concurrency']}"
-        out(f"targets: {n}; one-SMS journey; {options['provider']} fake answering after {latency * 1000:g} ms; {shape}")
+        texts = "one text for all" if options["texts"] == "same" else "a text per target"
+        fake_line = f"{options['provider']} fake answering after {latency * 1000:g} ms"
+        out(f"targets: {n}; one-SMS journey, {texts}; {fake_line}; {shape}")
         out(f"executions: {dict(sorted(run['statuses'].items()))}; attempts: {dict(sorted(run['attempts'].items()))}")
         sizes = f"mean {messages / max(len(fake.batches), 1):.1f}, largest {batch}" if fake.batches else "none"
         out(f"send requests accepted: {len(fake.batches)} (messages per request: {sizes})")
@@ -190,14 +232,9 @@ class Command(BaseCommand):
         out(f"lost (completed without a message): {lost}; not completed: {unfinished}")
         projected = duration(PROJECTED / rate) if rate else "-"
         out(f"projected time for {PROJECTED:,} messages: {projected}")
-        goals = GoalTable()
-        goals.add("measured / bound", rate / bound if bound else 0.0, "80–100 % under a cap", options["min_ratio"])
-        for line in goals.lines():
-            out(line)
+        label = f"measured / bound ({options['workers']} worker process(es))"
+        goals.add(label, rate / bound if bound else 0.0, "80–100 % under a cap", options["min_ratio"])
         problems = [
             f"{k}={v}" for k, v in (("duplicates", duplicates), ("lost", lost), ("unfinished", unfinished)) if v
         ]
-        problems += [f"below the goal: {g.label}" for g in goals.failures()]
-        if problems:
-            self.stderr.write("; ".join(problems))
-            sys.exit(1)
+        return rate, problems
