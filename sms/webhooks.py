@@ -3,6 +3,10 @@
 The per-workspace token is the only credential (compared in constant time);
 every refusal (bad token, unknown provider, automation off, too large, rate
 limit) answers the same 404; success never says whether a report matched.
+The rate limit is per client address (``RATE_PER_MINUTE`` posts), counted
+before the token is looked up: keyed by the token, every made-up token was a
+cache entry of its own, and anonymous posts could fill (and, on a local-memory
+cache, cull) the cache the login throttle counts in.
 Only the neutral ``generic`` format is accepted (provider formats are added
 once verified against the real provider, seed D6).
 """
@@ -16,11 +20,12 @@ from django.views.decorators.csrf import csrf_exempt
 from automation.models import AutomationSettings
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.errors import NotFound
+from campaigns.platform.login_throttle import client_ip
 from sms.services import delivery_reports_apply, settings_for_token
 
 MAX_BYTES = 64 * 1024
 MAX_REPORTS = 200
-RATE_PER_MINUTE = 120
+RATE_PER_MINUTE = 600  # per client address: a provider posting for many workspaces shares it
 FORMATS = {"generic"}
 
 
@@ -30,8 +35,8 @@ def _not_found() -> JsonResponse:
     )
 
 
-def _rate_limited(token: str) -> bool:
-    key = f"sms-webhook:{token[:16]}"
+def _rate_limited(request) -> bool:
+    key = f"sms-webhook:{client_ip(request)}"
     cache.add(key, 0, timeout=60)
     try:
         return cache.incr(key) > RATE_PER_MINUTE
@@ -45,7 +50,7 @@ def delivery_webhook(request, provider: str, token: str):
         response = json_error("METHOD_NOT_ALLOWED", "این روش درخواست پشتیبانی نمی‌شود.", 405)
         response["Allow"] = "POST"
         return response
-    if provider not in FORMATS or len(request.body) > MAX_BYTES or _rate_limited(token):
+    if provider not in FORMATS or len(request.body) > MAX_BYTES or _rate_limited(request):
         return _not_found()
     try:
         settings = settings_for_token(token)

@@ -1,7 +1,10 @@
-"""Production start refuses development secrets.
+"""Production start refuses development secrets and a per-process cache.
 
 ``manage.py check --deploy`` reports them as errors (the command fails), and the WSGI/ASGI
-application refuses to load with ``DEBUG=0`` while they are in use.
+application and the Celery worker and beat refuse to start with ``DEBUG=0`` while they are in use.
+Without ``REDIS_URL`` the cache is each process's local memory: the login throttle and the rate
+limits count per process (a second web worker starts from zero) and a local-memory cache culls a
+third of its entries at 300, so anonymous requests could flush the throttle's counters.
 """
 
 from django.conf import settings
@@ -22,6 +25,14 @@ def insecure_settings() -> list[tuple[str, str]]:
                 "platform.E002",
                 "FIELD_ENCRYPTION_KEY is unset, so the field-encryption key is derived from SECRET_KEY; "
                 "set FIELD_ENCRYPTION_KEY (Fernet keys, see README).",
+            )
+        )
+    if not settings.REDIS_URL.strip():
+        problems.append(
+            (
+                "platform.E003",
+                "REDIS_URL is unset, so the cache holding the login throttle and the rate limits is each "
+                "process's local memory; set REDIS_URL.",
             )
         )
     return problems

@@ -26,6 +26,7 @@ def test_deploy_check_passes_our_rules_with_real_secrets(settings):
 
     settings.SECRET_KEY = "a-real-production-secret-" + "x" * 40
     settings.FIELD_ENCRYPTION_KEY = FERNET_KEY
+    settings.REDIS_URL = "redis://127.0.0.1:6379/1"
     assert check_production_secrets() == []
 
 
@@ -58,6 +59,13 @@ def test_deploy_check_wsgi_app_does_not_load_with_dev_key_and_debug_off():
     )
     assert result.returncode != 0 and "Refusing to start" in result.stderr
     env.update(SECRET_KEY="a-real-production-secret-" + "x" * 40, FIELD_ENCRYPTION_KEY=FERNET_KEY)
+    env.pop("REDIS_URL", None)
+    no_redis = subprocess.run(
+        [sys.executable, "-c", "import config.wsgi"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    # a local-memory cache is per process and culls at 300 entries: the login throttle would not hold
+    assert no_redis.returncode != 0 and "REDIS_URL is unset" in no_redis.stderr
+    env.update(REDIS_URL="redis://127.0.0.1:6379/1")  # not connected at start
     ok = subprocess.run(
         [sys.executable, "-c", "import config.wsgi"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )

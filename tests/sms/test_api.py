@@ -139,6 +139,20 @@ def test_webhook_refusals_are_all_the_same_404(client, actor, workspace):
 
 
 @pytest.mark.django_db
+def test_webhook_posts_are_rate_limited_per_address_whatever_token_they_name(client, workspace, monkeypatch):
+    from sms import webhooks
+
+    monkeypatch.setattr(webhooks, "RATE_PER_MINUTE", 5)
+    good = f"/api/webhooks/sms/generic/{setup_sms(workspace).webhook_token}"
+    for n in range(5):  # made-up tokens: one counter for the address, not a cache entry per token
+        client.post(
+            f"/api/webhooks/sms/generic/made-up-{n}", {}, content_type="application/json", REMOTE_ADDR="203.0.113.9"
+        )
+    assert client.post(good, {}, content_type="application/json", REMOTE_ADDR="203.0.113.9").status_code == 404
+    assert client.post(good, {}, content_type="application/json", REMOTE_ADDR="198.51.100.7").status_code == 200
+
+
+@pytest.mark.django_db
 def test_manual_circuit_resume_is_audited(actor, workspace):
     settings = setup_sms(workspace, paused_until=T0 + timedelta(hours=1), pause_reason="credit")
     assert settings.paused_until is not None
