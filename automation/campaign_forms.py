@@ -4,25 +4,15 @@ from __future__ import annotations
 
 from django import forms
 
-from automation.engine.window import DISPLAY_ORDER
 from campaigns.choices import TargetStatus
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictTextFormMixin
-from campaigns.platform.widgets import JalaliDateTimeField, time_field
+from campaigns.platform.widgets import JalaliDateTimeField, WeekWindowFields
 
-DAY_LABELS = {
-    "sat": "شنبه",
-    "sun": "یکشنبه",
-    "mon": "دوشنبه",
-    "tue": "سه‌شنبه",
-    "wed": "چهارشنبه",
-    "thu": "پنجشنبه",
-    "fri": "جمعه",
-}
 LTR_NUMBER = {"dir": "ltr", "lang": "en", "inputmode": "numeric"}
 
 
-class JourneyCampaignForm(StrictTextFormMixin, forms.Form):
+class JourneyCampaignForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
     visible_name_fields = ("name",)
 
     name = forms.CharField(label="نام کمپین", max_length=200)
@@ -50,7 +40,7 @@ class JourneyCampaignForm(StrictTextFormMixin, forms.Form):
         help_text="پیش از هر گام بررسی می‌شود؛ مثلاً مخاطبی که «علاقه‌مند» شد دیگر پیامکی نمی‌گیرد.",
     )
 
-    def __init__(self, *args, workflows=(), lists=(), time_zone: str = "Asia/Tehran", **kwargs):
+    def __init__(self, *args, workflows=(), lists=(), time_zone: str = "Asia/Tehran", window=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["workflow"].choices = [("", "— انتخاب کنید —")] + [
             (w.id, f"{w.name} — نسخه {fa_digits(w.published_version.version_number)}") for w in workflows
@@ -63,26 +53,8 @@ class JourneyCampaignForm(StrictTextFormMixin, forms.Form):
             label="پایان (تاریخ شمسی)", time_zone=time_zone, help_text="خالی: بدون پایان."
         )
         self.time_zone = time_zone
-        for day in DISPLAY_ORDER:
-            for part in ("start", "end"):
-                self.fields[f"win_{day}_{part}"] = time_field(f"{DAY_LABELS[day]} {'از' if part == 'start' else 'تا'}")
-
-    def window_rows(self):
-        return [(DAY_LABELS[day], self[f"win_{day}_start"], self[f"win_{day}_end"]) for day in DISPLAY_ORDER]
-
-    def window_config(self) -> dict | None:
-        """One interval per day (empty = closed); no day at all = the workflow's or workspace's window."""
-        days, any_open = {}, False
-        for day in DISPLAY_ORDER:
-            start, end = self.cleaned_data.get(f"win_{day}_start"), self.cleaned_data.get(f"win_{day}_end")
-            if start and end:
-                days[day] = [[start.strftime("%H:%M"), end.strftime("%H:%M")]]
-                any_open = True
-            elif start or end:
-                self.add_error(f"win_{day}_start", "هر دو ساعت شروع و پایان را وارد کنید.")
-            else:
-                days[day] = None
-        return {"timezone": self.time_zone, "days": days} if any_open else None
+        # Empty: the workflow's or the workspace's window applies.
+        self.add_window_fields(config=window, time_zone=time_zone)
 
     def service_data(self) -> dict:
         data = self.cleaned_data
@@ -123,10 +95,7 @@ class JourneyCampaignEditForm(JourneyCampaignForm):
     """The editable part of a journey campaign, filled from it: the workflow and its version stay pinned."""
 
     def __init__(self, *args, campaign, time_zone: str = "Asia/Tehran", **kwargs):
-        days = (campaign.send_window or {}).get("days") or {}
-        # The page edits one interval a day; a window with more (set through the API) is left as it is.
         self.campaign = campaign
-        self.window_editable = all(len(v or []) <= 1 for v in days.values())
         initial = {
             "name": campaign.name,
             "description": campaign.description,
@@ -135,15 +104,9 @@ class JourneyCampaignEditForm(JourneyCampaignForm):
             "ends_at": campaign.ends_at,
             "stop_when_target_status_in": (campaign.journey_settings or {}).get("stop_when_target_status_in", []),
         }
-        for day, intervals in days.items():
-            if intervals and self.window_editable:
-                initial[f"win_{day}_start"], initial[f"win_{day}_end"] = intervals[0]
-        super().__init__(*args, initial=initial, time_zone=time_zone, **kwargs)
+        super().__init__(*args, initial=initial, time_zone=time_zone, window=campaign.send_window, **kwargs)
         for name in ("workflow", "source_list"):
             del self.fields[name]
-        if not self.window_editable:
-            for day in DISPLAY_ORDER:
-                del self.fields[f"win_{day}_start"], self.fields[f"win_{day}_end"]
 
     def changes(self) -> dict:
         data = self.cleaned_data

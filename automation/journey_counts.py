@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from automation.choices import EventType
 from automation.models import JourneyCount
+from campaigns.platform.database import execute_for_database, is_postgresql
 
 STATUS = "status:"
 SEND_FAILED, RETRIED, UNKNOWN_OUTCOME = "send_failed", "retried", "unknown_outcome"
@@ -37,9 +38,9 @@ FAILED_RESULTS = ("failed", "rejected")
 TABLE = "automation_journeycount"
 
 
-def _event_key(row: str, vendor: str) -> str:
+def _event_key(row: str, postgresql: bool) -> str:
     """SQL: the counted number an event row adds to (NULL for the others)."""
-    result = f"{row}.data->>'result'" if vendor == "postgresql" else f"json_extract({row}.data, '$.result')"
+    result = f"{row}.data->>'result'" if postgresql else f"json_extract({row}.data, '$.result')"
     outcome = f"'{EventType.ACTION_ATTEMPT}', '{EventType.ACTION_RESULT}'"
     failed = ", ".join(f"'{r}'" for r in FAILED_RESULTS)
     return (
@@ -49,8 +50,8 @@ def _event_key(row: str, vendor: str) -> str:
     )
 
 
-def _slot(row: str, vendor: str) -> str:
-    if vendor == "postgresql":
+def _slot(row: str, postgresql: bool) -> str:
+    if postgresql:
         return f"to_timestamp(floor(extract(epoch FROM {row}.occurred_at) / {SLOT_SECONDS}) * {SLOT_SECONDS})"
     return (
         f"datetime((CAST(strftime('%s', {row}.occurred_at) AS INTEGER) / {SLOT_SECONDS}) * {SLOT_SECONDS}, 'unixepoch')"
@@ -84,7 +85,7 @@ CREATE OR REPLACE FUNCTION automation_journey_count_events() RETURNS trigger LAN
 BEGIN
     INSERT INTO {COLUMNS}
     SELECT workspace_id, campaign_id, key, slot, count(*) FROM (
-        SELECT e.workspace_id, e.campaign_id, {_event_key("e", "postgresql")} AS key, {_slot("e", "postgresql")} AS slot
+        SELECT e.workspace_id, e.campaign_id, {_event_key("e", True)} AS key, {_slot("e", True)} AS slot
         FROM new_rows e
     ) counted WHERE key IS NOT NULL GROUP BY workspace_id, campaign_id, key, slot;
     RETURN NULL;
@@ -126,9 +127,9 @@ SQLITE_TRIGGERS = [
         INSERT INTO {COLUMNS} VALUES (NEW.workspace_id, NEW.campaign_id, '{STATUS}' || NEW.status, NULL, 1);
     END""",
     f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_events AFTER INSERT ON automation_executionevent
-    WHEN ({_event_key("NEW", "sqlite")}) IS NOT NULL BEGIN
+    WHEN ({_event_key("NEW", False)}) IS NOT NULL BEGIN
         INSERT INTO {COLUMNS}
-        VALUES (NEW.workspace_id, NEW.campaign_id, {_event_key("NEW", "sqlite")}, {_slot("NEW", "sqlite")}, 1);
+        VALUES (NEW.workspace_id, NEW.campaign_id, {_event_key("NEW", False)}, {_slot("NEW", False)}, 1);
     END""",
 ]
 SQLITE_DROP = [
@@ -137,14 +138,14 @@ SQLITE_DROP = [
 ]
 
 
-def _fresh_sql(vendor: str) -> str:
+def _fresh_sql(postgresql: bool) -> str:
     """SQL (one parameter: the campaign id, twice): every number of a campaign counted from its rows."""
     return f"""
         SELECT workspace_id, campaign_id, '{STATUS}' || status, NULL, count(*)
         FROM automation_execution WHERE campaign_id = %s GROUP BY workspace_id, campaign_id, status
         UNION ALL
         SELECT workspace_id, campaign_id, key, slot, count(*) FROM (
-            SELECT e.workspace_id, e.campaign_id, {_event_key("e", vendor)} AS key, {_slot("e", vendor)} AS slot
+            SELECT e.workspace_id, e.campaign_id, {_event_key("e", postgresql)} AS key, {_slot("e", postgresql)} AS slot
             FROM automation_executionevent e WHERE e.campaign_id = %s
         ) counted WHERE key IS NOT NULL GROUP BY workspace_id, campaign_id, key, slot
     """.replace("'%s'", "'%%s'")
@@ -158,21 +159,11 @@ def install(connection) -> None:
     """Create (or replace) the triggers; a no-op before the table exists."""
     if not _installed(connection):
         return
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(PG_TRIGGERS)
-        elif connection.vendor == "sqlite":
-            for statement in SQLITE_TRIGGERS:
-                cursor.execute(statement)
+    execute_for_database(connection, postgresql=PG_TRIGGERS, sqlite=SQLITE_TRIGGERS)
 
 
 def uninstall(connection) -> None:
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(PG_DROP)
-        elif connection.vendor == "sqlite":
-            for statement in SQLITE_DROP:
-                cursor.execute(statement)
+    execute_for_database(connection, postgresql=PG_DROP, sqlite=SQLITE_DROP)
 
 
 def install_after_migrate(sender, using: str = "default", **kwargs) -> None:
@@ -187,7 +178,7 @@ def fold(*, now: datetime | None = None, alias: str = "default") -> int:
     cutoff = (now or timezone.now()) - FOLD_AFTER
     connection = connections[alias]
     with transaction.atomic(using=alias):
-        if connection.vendor == "postgresql":
+        if is_postgresql(connection):
             with connection.cursor() as cursor:
                 cursor.execute(
                     f"""DELETE FROM {TABLE} WHERE id IN (
@@ -218,9 +209,9 @@ def recount(*, campaign_id: int, alias: str = "default") -> None:
     retention are no longer counted). Exact while the engine runs: the delete and the counts share one
     snapshot on PostgreSQL, so deltas of transactions it did not see stay and still apply."""
     connection = connections[alias]
-    fresh = _fresh_sql(connection.vendor)
+    fresh = _fresh_sql(is_postgresql(connection))
     with transaction.atomic(using=alias), connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
+        if is_postgresql(connection):
             cursor.execute(
                 f"WITH gone AS (DELETE FROM {TABLE} WHERE campaign_id = %s) INSERT INTO {COLUMNS} {fresh}",
                 [campaign_id, campaign_id, campaign_id],
@@ -233,7 +224,7 @@ def recount(*, campaign_id: int, alias: str = "default") -> None:
 def differences(*, campaign_id: int, alias: str = "default") -> dict[str, tuple[int, int]]:
     """Each number whose stored total differs from a fresh count: key → (stored, counted)."""
     with connections[alias].cursor() as cursor:
-        cursor.execute(_fresh_sql(connections[alias].vendor), [campaign_id, campaign_id])
+        cursor.execute(_fresh_sql(is_postgresql(connections[alias])), [campaign_id, campaign_id])
         counted: dict[str, int] = defaultdict(int)
         for _w, _c, key, _slot, n in cursor.fetchall():
             counted[key] += n

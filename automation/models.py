@@ -119,10 +119,6 @@ class WorkflowVersion(TimeStamped):
 
         require_same_workspace(self, "workflow")
 
-    @property
-    def is_draft(self) -> bool:
-        return self.status == VersionStatus.DRAFT
-
     def save(self, *args, **kwargs):
         if self.pk:
             stored = type(self).objects.filter(pk=self.pk).values("status", "settings").first()

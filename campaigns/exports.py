@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
-from openpyxl.cell import WriteOnlyCell
 
+from campaigns.platform.database import is_postgresql
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.phones import display_phone
@@ -42,16 +42,6 @@ HEADERS = [
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 E164 = re.compile(r"\+[0-9]{6,15}")
-
-
-def text_cell(sheet, value):
-    """A cell for ``value``; text a spreadsheet would evaluate becomes a quoted text cell."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        cell = WriteOnlyCell(sheet, value=value)
-        cell.data_type = "s"  # openpyxl typed it as a formula
-        cell.quotePrefix = True
-        return cell
-    return value
 
 
 def csv_text(value):
@@ -150,7 +140,7 @@ def targets_xlsx_stream(queryset, *, list_id: int | None = None) -> Iterator[byt
     the planner answers by reading every target of the workspace."""
     limit = settings.TARGETS_EXPORT_MAX_ROWS
     members = None
-    if list_id is not None and connection.vendor == "postgresql":
+    if list_id is not None and is_postgresql(connection):
         members = ListMembers(queryset, list_id=list_id, cap=limit)
     export_size_check(
         queryset if members is None else members, noun="مخاطب", hint=" (مثلاً فهرست، شهر یا تاریخ)", limit=limit

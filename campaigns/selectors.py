@@ -12,6 +12,7 @@ from campaigns.chains.schedule import workspace_calendar
 from campaigns.chains.selectors import workspace_needs_approval
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList, WorkspaceSettingsEvent
+from campaigns.platform.database import is_postgresql
 from campaigns.platform.pagination import COUNT_CAP
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import target_list_user_campaign_ids
@@ -90,7 +91,7 @@ class ListMembers:
 
 def target_page_rows(queryset: QuerySet, *, list_id: int | None):
     """What a pager of targets reads: the queryset, or (PostgreSQL, filtered by a list) a walk of its members."""
-    if list_id is None or connection.vendor != "postgresql":
+    if list_id is None or not is_postgresql(connection):
         return queryset
     return ListMembers(queryset, list_id=list_id)
 

@@ -10,23 +10,12 @@ import zoneinfo
 import jdatetime
 from django import forms
 
-from automation.engine.window import DISPLAY_ORDER
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
-from campaigns.platform.widgets import time_field
+from campaigns.platform.widgets import WeekWindowFields
 from sms.choices import LOG_STATUS_CHOICES, BlacklistReason
 from sms.providers import credential_fields
 from sms.selectors import latin_digits, provider_kind_choices
 from sms.services import MAX_RETENTION_DAYS
-
-DAY_LABELS = {
-    "sat": "شنبه",
-    "sun": "یکشنبه",
-    "mon": "دوشنبه",
-    "tue": "سه‌شنبه",
-    "wed": "چهارشنبه",
-    "thu": "پنجشنبه",
-    "fri": "جمعه",
-}
 
 
 def service_errors_to_form(form: forms.Form, exc) -> None:
@@ -208,7 +197,7 @@ class TestMessageForm(StrictTextFormMixin, forms.Form):
     text = forms.CharField(label="متن", initial="پیام آزمایشی سامانه کمپین", max_length=300)
 
 
-class ChannelSettingsForm(StrictTextFormMixin, forms.Form):
+class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
     automation_enabled = forms.BooleanField(
         label="اجرای سفرها (اتوماسیون) روشن",
         required=False,
@@ -245,39 +234,11 @@ class ChannelSettingsForm(StrictTextFormMixin, forms.Form):
         help_text="هر اعلان فضای کاری به ایمیل گیرندگانش هم فرستاده می‌شود.",
     )
 
-    def __init__(self, *args, accounts=(), **kwargs):
+    def __init__(self, *args, accounts=(), window=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["time_zone"].choices = [(z, z) for z in sorted(zoneinfo.available_timezones())]
         choices = [("", "—")] + [(a.id, f"{a.name} ({a.provider_label})") for a in accounts]
         self.fields["primary_account"].choices = choices
         self.fields["fallback_account"].choices = choices
-        for day in DISPLAY_ORDER:
-            for part in ("start", "end"):
-                self.fields[f"win_{day}_{part}"] = time_field(f"{DAY_LABELS[day]} {'از' if part == 'start' else 'تا'}")
-
-    @staticmethod
-    def window_initial(config: dict | None) -> dict[str, str]:
-        days = (config or {}).get("days") or {}
-        initial = {}
-        for day in DISPLAY_ORDER:
-            intervals = days.get(day) or []
-            if intervals:
-                initial[f"win_{day}_start"], initial[f"win_{day}_end"] = intervals[0][0], intervals[-1][1]
-        return initial
-
-    def window_rows(self):
-        return [(DAY_LABELS[day], self[f"win_{day}_start"], self[f"win_{day}_end"]) for day in DISPLAY_ORDER]
-
-    def window_config(self) -> dict | None:
-        """One interval per day (empty = closed); no day at all = no default window (always open)."""
-        days, any_open = {}, False
-        for day in DISPLAY_ORDER:
-            start, end = self.cleaned_data.get(f"win_{day}_start"), self.cleaned_data.get(f"win_{day}_end")
-            if start and end:
-                days[day] = [[start.strftime("%H:%M"), end.strftime("%H:%M")]]
-                any_open = True
-            elif start or end:
-                self.add_error(f"win_{day}_start", "هر دو ساعت شروع و پایان را وارد کنید.")
-            else:
-                days[day] = None
-        return {"days": days} if any_open else None
+        # The workspace's default window (the workspace's time zone); all empty: always open.
+        self.add_window_fields(config=window, time_zone=None)

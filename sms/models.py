@@ -15,7 +15,7 @@ from django.db import models
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
 from campaigns.platform.events import WorkspaceEvent
-from sms.choices import STATUS_RANK, AttemptStatus, BlacklistReason, BlacklistSource, SmsChannelEventType
+from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource, SmsChannelEventType
 
 
 class ImmutableError(RuntimeError):
@@ -205,11 +205,6 @@ class SmsAttempt(models.Model):
         from campaigns.platform.integrity import require_same_workspace, subject_errors
 
         require_same_workspace(self, "execution", "workflow", "campaign", "node", extra=subject_errors(self))
-
-    @staticmethod
-    def may_move(from_status: str, to_status: str) -> bool:
-        """Status only moves forward (submitted → sent → delivered)."""
-        return STATUS_RANK.get(to_status, 0) > STATUS_RANK.get(from_status, 0)
 
 
 class SmsSendSlot(models.Model):

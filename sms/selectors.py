@@ -60,10 +60,6 @@ def attempt_queryset(
     return qs
 
 
-def attempt_get(*, actor: Actor, attempt_id: int) -> SmsAttempt:
-    return get_scoped(SmsAttempt, actor.workspace, attempt_id, queryset=attempt_queryset(actor=actor))
-
-
 def campaigns_with_attempts(*, actor: Actor) -> QuerySet:
     """Campaign choices of the log's filter: those with attempts, and every journey campaign (its SMS steps may
     have ended without one — skipped, blacklisted, cancelled)."""

@@ -237,9 +237,10 @@ def _settings_context(actor, **forms) -> dict:
             "global_daily_limit": engine.global_daily_limit,
             "sms_retention_days": retention_days(actor.workspace) or None,
             "notifications_email": bool((actor.workspace.settings or {}).get("notifications_email")),
-            **ChannelSettingsForm.window_initial(engine.default_send_window),
         }
-        forms["channel_form"] = ChannelSettingsForm(initial=initial, accounts=overview.accounts)
+        forms["channel_form"] = ChannelSettingsForm(
+            initial=initial, accounts=overview.accounts, window=engine.default_send_window
+        )
     forms.setdefault("account_form", AccountForm())
     return {
         "overview": overview,
@@ -274,8 +275,9 @@ def settings_page(request, actor):
 
 def _save_channel(request, actor):
     overview = selectors.settings_overview(actor=actor)
-    form = ChannelSettingsForm(request.POST, accounts=overview.accounts)
-    window = form.window_config() if form.is_valid() else None
+    stored = automation_settings_get(actor=actor).default_send_window
+    form = ChannelSettingsForm(request.POST, accounts=overview.accounts, window=stored)
+    window = form.window_config() if form.is_valid() and form.window_editable else stored
     if form.is_valid():
         data = form.cleaned_data
         try:

@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import StreamRequestHandler, ThreadingTCPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 POST_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>post {post}</title></head>
 <body><div id="me">{user}</div><h1>Post {post}</h1>
@@ -257,7 +257,3 @@ def dead_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def parse_post_id(url: str) -> str:
-    return urlsplit(url).path.rsplit("/", 1)[-1] or parse_qs(urlsplit(url).query).get("id", [""])[0]

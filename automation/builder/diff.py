@@ -89,7 +89,3 @@ def version_diff(old: Graph, new: Graph) -> list[StepDiff]:
             lines = [LineDiff(label, text, None) for label, text in describe_node(node)]
             diffs.append(StepDiff(key, node.name or key, "removed", lines))
     return diffs
-
-
-def settings_changed(old: Graph, new: Graph) -> bool:
-    return (old.settings or {}) != (new.settings or {})

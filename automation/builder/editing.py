@@ -113,16 +113,6 @@ class Card:
         return self.step.retry_view
 
 
-def summary_of(step: Step) -> str:
-    """UI numbers (wait amounts, dates) in Persian digits; the user's own text (SMS, rule values) as typed."""
-    return step.summary()
-
-
-def step_title(step: Step) -> str:
-    """A step named for people: its title, else its kind («پیامک»، «انتظار») — never its internal key."""
-    return step.card_title()
-
-
 @dataclass(frozen=True)
 class ProblemRow:
     """A validation problem as the panel lists it: which step (by title and kind), and what is wrong."""

@@ -43,6 +43,7 @@ from automation.engine.transitions import (
 )
 from automation.models import Execution
 from campaigns.platform.collector import collector_paused
+from campaigns.platform.database import is_postgresql
 
 # Columns the final write sets (every other column is untouched).
 _COLUMNS = [
@@ -227,7 +228,7 @@ def process_batch_postgres(items: list[tuple[int, str]], *, now: datetime) -> di
 def process_batch(items: list[tuple[int, str]], *, now: datetime | None = None) -> dict[str, int]:
     """Run a dispatched batch. On PostgreSQL the claim and the final writes are batched (above)."""
     now = now or timezone.now()
-    if connection.vendor == "postgresql" and len(items) > 1:
+    if is_postgresql(connection) and len(items) > 1:
         with collector_paused():
             return process_batch_postgres(items, now=now)
     cache: dict = {}

@@ -45,6 +45,7 @@ from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.events import campaign_tick_failed_event, campaign_tick_skipped_event
 from campaigns.models import Campaign, PlatformHeartbeat
 from campaigns.platform.collector import collector_paused
+from campaigns.platform.database import is_postgresql
 from campaigns.platform.errors import InvalidTransition, StaleRevision
 from campaigns.platform.fairness import fair_rounds
 from campaigns.services.lifecycle import campaign_status_change
@@ -76,7 +77,7 @@ class TickReport:
 
 
 def _is_postgres() -> bool:
-    return connection.vendor == "postgresql"
+    return is_postgresql(connection)
 
 
 class _TickLock:

@@ -25,6 +25,7 @@ from django.db import connection
 from django.utils import timezone
 
 from automation.models import Execution, ExecutionEvent
+from campaigns.platform.database import is_postgresql
 from campaigns.platform.fsm import fsm_apply
 
 # One encoder for the hot paths (json.dumps(cls=...) builds a new one per value).
@@ -134,7 +135,7 @@ def insert_events(rows: list[EventRow]) -> None:
     """Append events: ``COPY … FROM STDIN`` on PostgreSQL (the cheapest bulk insert), bulk_create elsewhere."""
     if not rows:
         return
-    if connection.vendor != "postgresql":
+    if not is_postgresql(connection):
         ExecutionEvent.objects.bulk_create([ExecutionEvent(**r._asdict()) for r in rows], batch_size=1000)
         return
     data_index = EventRow._fields.index("data")

@@ -115,9 +115,6 @@ class SendWindow:
                     return candidate
         return None
 
-    def never_opens(self) -> bool:
-        return not any(self.days.values())
-
 
 def local_day(moment: datetime, tz: str) -> date:
     """The calendar day of ``moment`` in ``tz`` (daily limits count workspace days)."""

@@ -51,6 +51,7 @@ from automation.services.enrollment_core import (
 from campaigns.filters import TargetFilter
 from campaigns.models import Campaign, Membership, Target
 from campaigns.platform.bulk import id_array, ids_match
+from campaigns.platform.database import is_postgresql
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
@@ -131,7 +132,7 @@ def enrollment_batch_preview(
 
 def _items_insert(batch: EnrollmentBatch, rows: list[tuple[int, str, str, list]]) -> None:
     """One item per (subject id, class, reason, conflicts): ``COPY`` on PostgreSQL, ``bulk_create`` elsewhere."""
-    if connection.vendor != "postgresql":
+    if not is_postgresql(connection):
         EnrollmentItem.objects.bulk_create(
             EnrollmentItem(
                 workspace_id=batch.workspace_id, batch_id=batch.id, subject_id=sid, klass=k, reason=r, conflicts=c
@@ -413,7 +414,7 @@ def _outcomes_store(batch: EnrollmentBatch, outcomes: dict[int, str]) -> bool:
     by_outcome: dict[str, list[int]] = {}
     for item_id, value in outcomes.items():
         by_outcome.setdefault(value, []).append(item_id)
-    if connection.vendor != "postgresql":
+    if not is_postgresql(connection):
         for value, item_ids in by_outcome.items():
             EnrollmentItem.objects.filter(id__in=item_ids).update(outcome=value)
         return bool(

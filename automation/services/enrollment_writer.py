@@ -26,6 +26,7 @@ from automation import events
 from automation.choices import LIVE_STATUSES, EventType
 from automation.models import Execution, ExecutionEvent
 from campaigns.platform.bulk import id_array
+from campaigns.platform.database import is_postgresql
 
 LIVE_INDEX = "execution_one_live_per_subject"
 
@@ -63,7 +64,7 @@ def executions_insert(
         actor_id=None,
         occurred_at=now,
     )
-    if connection.vendor == "postgresql":
+    if is_postgresql(connection):
         return _insert_postgresql(template, event, subject_ids)
     return _insert_portable(template, event, subject_ids, now)
 

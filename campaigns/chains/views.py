@@ -271,9 +271,9 @@ def _window_form(actor, campaign=None, post=None) -> WeekWindowForm:
 
 def _window_payload(window: WeekWindowForm, post, payload: dict, errors: dict) -> None:
     """``send_window`` from the week inputs; a window the page cannot show (several intervals a day) is kept."""
-    if post.get("window_kept") or not window.editable:
+    if post.get("window_kept") or not window.window_editable:
         return
-    config = window.config() if window.is_valid() else None
+    config = window.window_config() if window.is_valid() else None
     if window.errors:
         errors["send_window"] = "ساعت‌های بازه ارسال را بررسی کنید."
     else:

@@ -15,6 +15,8 @@ from django.db.models import DateTimeField, F, JSONField, Lookup, Model, Q, Quer
 from django.utils import timezone
 from psycopg.types.datetime import TimestamptzLoader
 
+from campaigns.platform.database import is_postgresql
+
 
 def _missing_value(field, now):
     if isinstance(field, DateTimeField) and (field.auto_now or field.auto_now_add):
@@ -103,14 +105,14 @@ class _AnyOf(Lookup):
 
 def ids_match(field: str, ids: list[int]) -> Q | Lookup:
     """A filter "``field`` is one of ``ids``" for a chunk: ``= ANY(array)`` on PostgreSQL, ``IN`` elsewhere."""
-    if connection.vendor != "postgresql":
+    if not is_postgresql(connection):
         return Q(**{f"{field}__in": list(ids)})
     return _AnyOf(F(field), list(ids))
 
 
 def texts_match(field: str, values: list[str]) -> Q | Lookup:
     """``ids_match`` for a text column (phone numbers, keys)."""
-    if connection.vendor != "postgresql":
+    if not is_postgresql(connection):
         return Q(**{f"{field}__in": list(values)})
     return _AnyOf(F(field), list(values), texts=True)
 
@@ -122,7 +124,7 @@ def values_rows(queryset: QuerySet) -> list[tuple]:
     value, half the time of a 500-row read of a model with three timestamps. Its loader only sets the
     connection's time zone; with the session in UTC (Django's default) psycopg's C loader returns the same
     aware datetimes. Every other value goes through Django's converters as usual."""
-    if connection.vendor != "postgresql" or connection.timezone_name != "UTC":
+    if not is_postgresql(connection) or connection.timezone_name != "UTC":
         return [tuple(row) for row in queryset]
     compiler = queryset.query.get_compiler(using=queryset.db)
     sql, params = compiler.as_sql()

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from django.db import connections
 
+from campaigns.platform.database import execute_for_database
+
 PG_FUNCTIONS = """
 CREATE OR REPLACE FUNCTION campaigns_list_size_created() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -140,21 +142,11 @@ def install(connection) -> None:
     """Create (or replace) the triggers; a no-op before the table exists."""
     if not _installed(connection):
         return
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(PG_FUNCTIONS)
-        elif connection.vendor == "sqlite":
-            for statement in SQLITE_TRIGGERS:
-                cursor.execute(statement)
+    execute_for_database(connection, postgresql=PG_FUNCTIONS, sqlite=SQLITE_TRIGGERS)
 
 
 def uninstall(connection) -> None:
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(PG_DROP)
-        elif connection.vendor == "sqlite":
-            for statement in SQLITE_DROP:
-                cursor.execute(statement)
+    execute_for_database(connection, postgresql=PG_DROP, sqlite=SQLITE_DROP)
 
 
 def stored_sizes(*, workspace_id: int | None = None, alias: str = "default") -> dict[int, int]:

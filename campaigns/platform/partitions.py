@@ -29,6 +29,8 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.db import connection, transaction
 
+from campaigns.platform.database import is_postgresql
+
 HISTORY_TABLES = {"automation_executionevent": "occurred_at", "workers_browserevent": "created_at"}
 
 
@@ -90,7 +92,7 @@ def _create_month(cursor, table: str, column: str, month: datetime) -> bool:
 
 def partition_table(schema_editor, table: str, column: str, *, now: datetime | None = None) -> None:
     """Turn the plain ``table`` into one partitioned by month of ``column`` (rows kept); PostgreSQL only."""
-    if schema_editor.connection.vendor != "postgresql":
+    if not is_postgresql(schema_editor.connection):
         return
     with schema_editor.connection.cursor() as cursor:
         if is_partitioned(cursor, table):
@@ -162,7 +164,7 @@ def partition_table(schema_editor, table: str, column: str, *, now: datetime | N
 def partitions_ensure(*, now: datetime | None = None, since: datetime | None = None) -> list[str]:
     """Month partitions from ``since`` (default: this month, or the month after the newest partition if that is
     earlier) to ``HISTORY_PARTITIONS_AHEAD`` months ahead; the names of those it created."""
-    if connection.vendor != "postgresql":
+    if not is_postgresql(connection):
         return []
     now = now or datetime.now(UTC)
     created = []
@@ -185,7 +187,7 @@ def partitions_ensure(*, now: datetime | None = None, since: datetime | None = N
 def partitions_retain(*, now: datetime | None = None) -> list[str]:
     """Drop the months that ended more than ``HISTORY_RETENTION_MONTHS`` months ago (0: keep everything)."""
     months = settings.HISTORY_RETENTION_MONTHS
-    if connection.vendor != "postgresql" or months <= 0:
+    if not is_postgresql(connection) or months <= 0:
         return []
     cutoff = add_months(month_start(now or datetime.now(UTC)), -months)  # months before it are dropped whole
     dropped = []

@@ -35,10 +35,6 @@ def api_token_create(*, user, name: str = "", ttl_days: int | None = None) -> tu
     return token, key
 
 
-def api_token_revoke(*, token_id: int, user) -> None:
-    ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(revoked_at=timezone.now())
-
-
 def api_token_authenticate(*, key: str) -> ApiToken | None:
     """The live token for ``key`` (constant-time hash comparison), or None; records last use."""
     prefix, _, secret = key.partition(".")

@@ -95,31 +95,39 @@ WEEK_DAY_LABELS = {
 BOTH_TIMES = "هر دو ساعت شروع و پایان را وارد کنید."
 
 
-class WeekWindowForm(forms.Form):
-    """A send window as one 24-hour interval a day (``win_<day>_start`` / ``win_<day>_end``, ``Time24Input``),
-    for pages whose own form is hand-written (``templates/_week_window.html`` renders it).
+class WeekWindowFields:
+    """A send window as one 24-hour interval a day, on any form: ``add_window_fields()`` adds
+    ``win_<day>_start`` / ``win_<day>_end`` (``Time24Input``, Saturday first) filled from a stored window, and
+    ``templates/_week_window.html`` renders them (``{% include "_week_window.html" with window=form %}``).
 
-    ``config()`` gives the engine's window format (``{"timezone", "days": {day: [[start, end]] | None}}``)
-    or None when every day is empty (the workflow's or workspace's window applies). A stored window with
-    more than one interval on some day (set through the API) is not ``editable``: the page keeps it."""
+    ``window_config()`` gives the engine's window format (``{"timezone", "days": {day: [[start, end]] | None}}``,
+    no ``timezone`` when the form is given none: the workspace's applies) or None when every day is empty. A
+    stored window with more than one interval on some day (set through the API) is not ``window_editable``: the
+    form has no window fields and the page keeps the window as it is."""
 
-    def __init__(self, data=None, *, config: dict | None = None, time_zone: str = "Asia/Tehran"):
+    window_editable = True
+    window_time_zone: str | None = None
+
+    def add_window_fields(self, *, config: dict | None, time_zone: str | None) -> None:
         days = (config or {}).get("days") or {}
-        self.editable = all(len(v or []) <= 1 for v in days.values())
+        self.window_editable = all(len(v or []) <= 1 for v in days.values())
+        self.window_time_zone = time_zone
+        if not self.window_editable:
+            return
         initial = {}
-        for day, intervals in days.items():
-            if intervals and self.editable:
-                initial[f"win_{day}_start"], initial[f"win_{day}_end"] = intervals[0]
-        super().__init__(data, initial=initial)
-        self.time_zone = time_zone
         for day in WEEK_DAYS:
             for part, word in (("start", "از"), ("end", "تا")):
                 self.fields[f"win_{day}_{part}"] = time_field(f"{WEEK_DAY_LABELS[day]} {word}")
+            if days.get(day):
+                initial[f"win_{day}_start"], initial[f"win_{day}_end"] = days[day][0]
+        self.initial = {**initial, **self.initial}
 
-    def rows(self):
+    def window_rows(self):
+        if not self.window_editable:
+            return []
         return [(WEEK_DAY_LABELS[day], self[f"win_{day}_start"], self[f"win_{day}_end"]) for day in WEEK_DAYS]
 
-    def config(self) -> dict | None:
+    def window_config(self) -> dict | None:
         """The window (call after ``is_valid()``); a day with only one of its two times is a field error."""
         days, any_open = {}, False
         for day in WEEK_DAYS:
@@ -131,4 +139,14 @@ class WeekWindowForm(forms.Form):
                 self.add_error(f"win_{day}_start", BOTH_TIMES)
             else:
                 days[day] = None
-        return {"timezone": self.time_zone, "days": days} if any_open else None
+        if not any_open:
+            return None
+        return {"timezone": self.window_time_zone, "days": days} if self.window_time_zone else {"days": days}
+
+
+class WeekWindowForm(WeekWindowFields, forms.Form):
+    """The send window alone, for pages whose own form is hand-written (the chain pages)."""
+
+    def __init__(self, data=None, *, config: dict | None = None, time_zone: str = "Asia/Tehran"):
+        super().__init__(data)
+        self.add_window_fields(config=config, time_zone=time_zone)

@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.platform.bulk import bulk_insert
+from campaigns.platform.database import is_postgresql
 from sms.choices import AttemptStatus
 from sms.models import SmsAttempt, SmsSendSlot
 
@@ -54,7 +55,7 @@ class Plan:
 
 def insert_attempts(rows: list[dict[str, Any]]) -> list[AttemptRef]:
     """The batch's attempts in one INSERT (PostgreSQL: unnest, no model instances), in the order given."""
-    if connection.vendor != "postgresql":
+    if not is_postgresql(connection):
         return [AttemptRef.of(a) for a in SmsAttempt.objects.bulk_create([SmsAttempt(**row) for row in rows])]
     ids = dict(bulk_insert(SmsAttempt, rows, returning=("idempotency_key", "id")))
     return [AttemptRef(ids[row["idempotency_key"]], row["provider"], row["sender"]) for row in rows]
@@ -68,7 +69,7 @@ def stamp_sending(attempt_id: int) -> int:
     it without waiting for the WAL flush: still safe when a worker dies, not when PostgreSQL itself crashes
     within a fraction of a second (the stamp may be lost and the step sent again) — off by default."""
     params = [AttemptStatus.SENDING, attempt_id, AttemptStatus.QUEUED]
-    if django_settings.SMS_STAMP_DURABLE or connection.vendor != "postgresql":
+    if django_settings.SMS_STAMP_DURABLE or not is_postgresql(connection):
         with connection.cursor() as cursor:  # one short committed statement: no query building
             cursor.execute(STAMP_SQL, params)
             return cursor.rowcount
@@ -89,7 +90,7 @@ def record_many(updates: list[tuple]) -> None:
     if not updates:
         return
     now = timezone.now()
-    if len(updates) == 1 or connection.vendor != "postgresql":
+    if len(updates) == 1 or not is_postgresql(connection):
         for pk, status, response, provider, sender, retry_at in updates:
             values = {
                 "status": status,
@@ -139,7 +140,7 @@ def assign_local_ids(plans: list[Plan]) -> None:
         return
     keys = {(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id): p.ctx.execution.workspace_id for p in plans}
     found: dict[tuple, int] = {}
-    if connection.vendor == "postgresql":
+    if is_postgresql(connection):
         rows = [{"workspace_id": w, "execution_id": e, "cycle": c, "node_id": n} for (e, c, n), w in keys.items()]
         written = bulk_insert(
             SmsSendSlot, rows, returning=("execution_id", "cycle", "node_id", "id"), conflict_do_nothing=True

@@ -129,3 +129,33 @@ def test_the_builders_sms_step_offers_every_registered_provider(owner_client, wo
         ("melipayamak", "ملی‌پیامک"),
         ("plugin", "سرویس افزونه"),
     ]
+
+
+def test_a_default_window_of_several_intervals_a_day_is_kept_by_the_settings_page(owner_client, actor):
+    """The page edits one interval a day (the same week inputs as the campaign pages); a default window with
+    more (set through the API) is shown as kept and saving the other settings leaves it as it was."""
+    from automation.services.settings import automation_settings_get, automation_settings_update
+
+    window = {"days": {"sat": [["09:00", "12:00"], ["14:00", "18:00"]], "sun": [["09:00", "18:00"]]}}
+    automation_settings_update(actor=actor, data={"default_send_window": window})
+    page = owner_client.get("/sms/settings/").content.decode()
+    assert 'data-testid="window-kept"' in page and 'name="win_sat_start"' not in page
+
+    response = _save_channel(owner_client, sms_retention_days="30")
+    assert "ذخیره شد" in response.content.decode()
+    assert automation_settings_get(actor=actor).default_send_window["days"]["sat"] == window["days"]["sat"]
+
+
+def test_one_interval_a_day_is_edited_and_saved_as_before(owner_client, actor):
+    from automation.services.settings import automation_settings_get
+
+    _save_channel(owner_client, win_sat_start="08:30", win_sat_end="21:00")
+    window = automation_settings_get(actor=actor).default_send_window
+    assert window["days"]["sat"] == [["08:30", "21:00"]] and window["days"]["sun"] is None
+    page = owner_client.get("/sms/settings/").content.decode()
+    assert re.search(r'name="win_sat_start"[^>]*value="08:30"|value="08:30"[^>]*name="win_sat_start"', page)
+
+    response = _save_channel(owner_client, win_sun_start="09:00")  # half an interval
+    assert response.status_code == 400
+    assert "win_sun_start" in response.context["channel_form"].errors
+    assert automation_settings_get(actor=actor).default_send_window["days"]["sat"] == [["08:30", "21:00"]]

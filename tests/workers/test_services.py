@@ -545,7 +545,8 @@ def test_platform_paused_before_creation_resumes_to_pending(actor, workspace):
     assert creation.due_platforms_create_tasks() == 1
     platform.refresh_from_db()
     assert platform.status == PlatformStatus.RUNNING
-    assert BrowserEvent.objects.filter(type=BrowserEventType.PLATFORM_STATUS).count() == 2
+    events = BrowserEvent.objects.filter(type=BrowserEventType.PLATFORM_STATUS).order_by("id")
+    assert [e.message for e in events] == ["pending → paused", "paused → pending", "pending → running"]
 
 
 def test_browser_task_reports_a_broken_browser_as_a_failed_result(monkeypatch):

@@ -33,6 +33,7 @@ from workers import conf, events
 from workers.choices import PlatformStatus, TaskStatus
 from workers.links import link_hash
 from workers.models import BrowserAccount, BrowserTask, CampaignPlatform, CampaignStatistics
+from workers.services.lifecycle import platform_start
 
 logger = logging.getLogger("workers.creation")
 
@@ -77,10 +78,6 @@ def _due_platform_ids(now, limit: int) -> list[int]:
         .order_by("turn", *served_order)
         .values_list("id", flat=True)[:limit]
     )
-
-
-def platform_task_total(metadata: dict) -> int:
-    return len(metadata.get("account_ids") or []) * len(metadata.get("target_links") or [])
 
 
 def platform_tasks_create(*, platform_id: int, now=None, max_rows: int | None = None) -> int:
@@ -145,17 +142,20 @@ def _chunk_create(*, platform_id: int, now, max_rows: int | None) -> tuple[int, 
         BrowserTask.objects.bulk_create(tasks, batch_size=1000, ignore_conflicts=True)
         inserted = BrowserTask.objects.filter(platform=platform).count() - existing
         done = end >= total
-        changes = {
+        progress = {
             "creation_cursor": end,
             "creation_due_at": now,  # round-robin: served now, so others go first next time
             "creation_failures": 0,
             "creation_error": "",
-            "revision": F("revision") + 1,
-            "updated_at": now,
         }
-        if done:
-            changes.update(status=PlatformStatus.RUNNING, is_tasks_created=True, tasks_created_at=now)
-        CampaignPlatform.objects.filter(pk=platform.pk, revision=platform.revision).update(**changes)
+        if done:  # pending → running through the platform's FSM, with its event
+            platform_start(
+                platform=platform, now=now, values=progress | {"is_tasks_created": True, "tasks_created_at": now}
+            )
+        else:
+            CampaignPlatform.objects.filter(pk=platform.pk, revision=platform.revision).update(
+                **progress, revision=F("revision") + 1, updated_at=now
+            )
         if inserted:
             stats, _ = CampaignStatistics.objects.get_or_create(
                 campaign_id=platform.campaign_id, defaults={"workspace_id": platform.workspace_id}

@@ -1,4 +1,10 @@
-"""What a browser campaign's status change does to its platforms (the browser kind's lifecycle effects).
+"""A browser platform's status: its own transitions (start, complete) and what a browser campaign's status
+change does to its platforms (the browser kind's lifecycle effects). Every change goes through the platform's
+FSM (``fsm_apply``: one conditional UPDATE) and writes its ``platform_status`` event in the same transaction.
+
+* start → pending becomes running when the last chunk of its tasks is in (``workers.services.creation``);
+* complete → running becomes completed when none of its tasks is pending or with a worker any more
+  (``workers.services.statistics``, the periodic recount).
 
 ``workers.apps`` registers ``BROWSER_EFFECTS`` on the browser kind handler; the campaign lifecycle
 (``campaigns.services.lifecycle``) runs them after the status write, in its transaction, whoever changed
@@ -22,6 +28,23 @@ from campaigns.platform.fsm import fsm_apply
 from workers import events
 from workers.choices import PlatformStatus
 from workers.models import CampaignPlatform
+
+
+def platform_start(*, platform: CampaignPlatform, now: datetime, values: dict) -> bool:
+    """Its last creation chunk is in: pending → running, with the chunk's progress (``values``, plain column
+    values) in the same UPDATE. The caller holds the row lock; False when the platform was not pending."""
+    recorder = events.platform_status_recorder(platform)
+    return fsm_apply(platform, "start", now=now, values=values, strict=False, on_applied=recorder)
+
+
+def platform_complete(*, platform_id: int, revision: int, now: datetime) -> bool:
+    """No task of the running platform is pending or with a worker: running → completed. A lost race (the
+    platform changed since ``revision`` was read) changes nothing; the next recount looks again."""
+    platform = CampaignPlatform.objects.filter(pk=platform_id, revision=revision).first()
+    if platform is None or platform.status != PlatformStatus.RUNNING:
+        return False
+    recorder = events.platform_status_recorder(platform)
+    return fsm_apply(platform, "complete", now=now, strict=False, on_applied=recorder)
 
 
 def browser_platforms_stop(*, campaign: Campaign, actor, now: datetime) -> int:

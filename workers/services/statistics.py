@@ -6,22 +6,22 @@ slots always shows N/100 ("87/100 likes succeeded"). Results bump the same
 counters live; this job is the authoritative recount.
 """
 
-from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from campaigns.choices import CampaignKind
-from workers import events
 from workers.choices import PlatformStatus, TaskStatus
 from workers.models import BrowserTask, CampaignPlatform, CampaignStatistics
 from workers.selectors import campaign_counts
 from workers.services.campaigns import campaign_follow_platforms
+from workers.services.lifecycle import platform_complete
 
 OPEN = (TaskStatus.PENDING, TaskStatus.DISPATCHED)
 
 
 def statistics_refresh(*, campaign_ids: list[int] | None = None, now=None) -> int:
-    """Recount campaigns with running/paused platforms (or the given ones); complete finished platforms."""
+    """Recount campaigns with running/paused platforms (or the given ones); complete finished platforms
+    (``platform_complete``: through the platform's FSM, with its event)."""
     now = now or timezone.now()
     platforms = CampaignPlatform.objects.filter(campaign__kind=CampaignKind.BROWSER)
     if campaign_ids is None:
@@ -43,18 +43,7 @@ def statistics_refresh(*, campaign_ids: list[int] | None = None, now=None) -> in
             continue
         if BrowserTask.objects.filter(platform_id=row["id"], status__in=OPEN).exists():
             continue
-        with transaction.atomic():
-            done = CampaignPlatform.objects.filter(
-                pk=row["id"], status=PlatformStatus.RUNNING, revision=row["revision"]
-            ).update(status=PlatformStatus.COMPLETED, revision=F("revision") + 1, updated_at=now)
-            if done:
-                events.platform_status(
-                    workspace_id=row["workspace_id"],
-                    campaign_id=row["campaign_id"],
-                    platform_id=row["id"],
-                    from_status=PlatformStatus.RUNNING,
-                    to_status=PlatformStatus.COMPLETED,
-                )
+        platform_complete(platform_id=row["id"], revision=row["revision"], now=now)
     for campaign_id in {r["campaign_id"] for r in rows}:
         campaign_follow_platforms(campaign_id=campaign_id)  # every platform finished → campaign finished
     return len(rows)
