@@ -66,6 +66,8 @@ if BENCHMARKS:
     INSTALLED_APPS.append("tests.bench.apps.BenchConfig")
 
 MIDDLEWARE = [
+    # 405 for a method nothing serves, before any metric or log sees it (campaigns/platform/methods.py)
+    "campaigns.platform.methods.KnownMethodMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -299,8 +301,9 @@ METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 if METRICS_TOKEN:
     INSTALLED_APPS.append("django_prometheus")
     MIDDLEWARE = [
+        MIDDLEWARE[0],  # unknown methods are answered before the metrics label anything with them
         "django_prometheus.middleware.PrometheusBeforeMiddleware",
-        *MIDDLEWARE,
+        *MIDDLEWARE[1:],
         "django_prometheus.middleware.PrometheusAfterMiddleware",
     ]
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

@@ -28,3 +28,36 @@ def test_metrics_show_claims_sends_tasks_and_queue_depth(client, settings):
     assert 'platform_tasks_total{state="SUCCESS",task="automation.tick"}' in text
     if settings.CELERY_BROKER_URL.startswith("redis"):
         assert 'celery_queue_depth{queue="engine"}' in text
+
+
+def _series(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line and not line.startswith("#"))
+
+
+@pytest.mark.django_db
+def test_made_up_methods_add_no_series_to_the_scrape(settings):
+    import secrets
+
+    from django.test import Client
+
+    settings.METRICS_TOKEN = "s3cret"
+    assert settings.MIDDLEWARE[0] == "campaigns.platform.methods.KnownMethodMiddleware"
+    settings.MIDDLEWARE = [  # what settings.py builds when METRICS_TOKEN is set at start
+        settings.MIDDLEWARE[0],
+        "django_prometheus.middleware.PrometheusBeforeMiddleware",
+        *settings.MIDDLEWARE[1:],
+        "django_prometheus.middleware.PrometheusAfterMiddleware",
+    ]
+    client = Client()
+    scrape = lambda: client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret").content.decode()  # noqa: E731
+    client.get("/login/")
+    client.generic("BREW", "/login/")  # every label the scrape can hold from here on exists once
+    before = _series(scrape())
+    answers = {client.generic("X" + secrets.token_hex(4).upper(), path).status_code for path in ("/", "/api/v1/me")}
+    for _ in range(499):
+        for path in ("/login/", "/api/v1/targets"):
+            answers.add(client.generic("X" + secrets.token_hex(4).upper(), path).status_code)
+    after = scrape()
+    assert _series(after) - before < 50  # the scrapes' own samples; 1,000 new methods were ~15,000 series
+    assert answers == {405}
+    assert "XB" not in after and "BREW" not in after
