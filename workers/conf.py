@@ -1,4 +1,4 @@
-"""Settings of the browser channel (defaults and environment names in ``config/settings.py``)."""
+"""Settings of the browser channel (defaults and environment names in ``config/settings/browser.py``)."""
 
 from django.conf import settings
 

@@ -1,7 +1,7 @@
 """Prometheus metrics for ops: ``GET /metrics`` with ``Authorization: Bearer <METRICS_TOKEN>``.
 
 Off by default: without ``METRICS_TOKEN`` the endpoint answers 404 like any unknown path, and so does a
-wrong token. With it, django-prometheus adds the web and database metrics (settings.py), and these
+wrong token. With it, django-prometheus adds the web and database metrics (config/settings/monitoring.py), and these
 counters come from the engine and the workers:
 
 - ``platform_tasks_total{task, state}``: Celery tasks finished (success, failure, retry, revoked);

@@ -1,6 +1,7 @@
 """Queues, routes, beat schedule in the database, broker options."""
 
 import importlib
+import sys
 
 import pytest
 
@@ -32,30 +33,36 @@ def test_beat_schedule_is_loaded_into_the_database_scheduler():
     assert set(BEAT_SCHEDULE) <= names
 
 
-def test_redis_broker_gets_a_visibility_timeout(monkeypatch):
-    import config.settings as settings_module
+def reload_settings():
+    """``config.settings`` read again from the environment: each concern module in the order the package
+    imported them, then the package that gathers them."""
+    import config.settings as package
 
+    for name in [name for name in sys.modules if name.startswith("config.settings.")]:
+        importlib.reload(sys.modules[name])
+    return importlib.reload(package)
+
+
+def test_redis_broker_gets_a_visibility_timeout(monkeypatch):
     monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
-    reloaded = importlib.reload(settings_module)
+    reloaded = reload_settings()
     try:
         assert reloaded.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] >= reloaded.CELERY_TASK_TIME_LIMIT * 2
     finally:
         monkeypatch.delenv("CELERY_BROKER_URL")
-        importlib.reload(settings_module)
+        reload_settings()
 
 
 def test_embedded_default_uses_the_filesystem_broker(monkeypatch):
-    import config.settings as settings_module
-
     monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    reloaded = importlib.reload(settings_module)
+    reloaded = reload_settings()
     try:
         assert reloaded.CELERY_BROKER_URL == "filesystem://"
         assert reloaded.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"].startswith(str(reloaded.VAR_DIR))
         assert reloaded.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
     finally:
-        importlib.reload(settings_module)
+        reload_settings()
 
 
 def test_each_queue_has_its_own_routing_key():

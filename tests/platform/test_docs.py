@@ -3,7 +3,7 @@
 Reads ``README.md`` and ``docs/*.md``; every backticked repository file path (``sms/action/planning.py``,
 ``tests/chains/test_runs.py::test_x``, ``automation/engine/scheduler.py:run_tick``) must exist, and every
 backticked UPPER_CASE name of a settings family (``AUTOMATION_…``, ``SMS_…``) must be a setting or an
-environment variable that ``config/settings.py`` reads — or a code or constant the product defines.
+environment variable that ``config/settings/`` reads — or a code or constant the product defines.
 
 The facts that drift are checked against the code: the defaults the README's configuration table (and any
 "`NAME` (123)" in the docs) gives, the layer test's exceptions, the menu (docs/ui.md) and the pages table
@@ -28,7 +28,8 @@ def _documents():
 
 
 def _settings_names() -> tuple[set[str], set[str]]:
-    text = (ROOT / "config" / "settings.py").read_text(encoding="utf-8")
+    paths = [ROOT / "config" / "env.py", *sorted((ROOT / "config" / "settings").glob("*.py"))]
+    text = "\n".join(path.read_text(encoding="utf-8") for path in paths)
     defined = set(re.findall(r"^([A-Z][A-Z0-9_]+)\s*=", text, re.M)) | set(
         re.findall(r"[\"']([A-Z][A-Z0-9_]+)[\"']", text)
     )
@@ -77,7 +78,7 @@ def test_named_settings_exist():
         and any(name.startswith(family) for family in families)
         and name not in known
     ]
-    assert not missing, "documents name settings that config/settings.py does not define:\n" + "\n".join(missing)
+    assert not missing, "documents name settings that config/settings/ does not define:\n" + "\n".join(missing)
 
 
 # --- facts that drift: a document states them, the code decides them ---------------------------------------------

@@ -90,7 +90,7 @@ def add_generic_errors(result, generator, request, public):
 
 
 # --- Areas: Swagger UI groups operations by tag ----------------------------------------------------------
-# The names and their one-line descriptions are SPECTACULAR_SETTINGS["TAGS"] (config/settings.py).
+# The names and their one-line descriptions are SPECTACULAR_SETTINGS["TAGS"] (config/settings/api.py).
 TARGETS = "Targets"
 WORKFLOWS = "Workflows and journeys"
 SMS = "SMS"

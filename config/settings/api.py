@@ -1,0 +1,108 @@
+"""The JSON API: body bounds, Django REST framework and the OpenAPI schema (drf-spectacular)."""
+
+import os
+
+API_JSON_MAX_DEPTH = int(os.environ.get("API_JSON_MAX_DEPTH", "64"))
+# Entries of any one array or object of a JSON body (the largest list field of the API holds 20,000).
+API_JSON_MAX_ITEMS = int(os.environ.get("API_JSON_MAX_ITEMS", "20000"))
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: its WWW-Authenticate header makes unauthenticated requests a proper 401.
+        "campaigns.platform.api.auth.HashedTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "campaigns.platform.api.pagination.PageSizePagination",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "campaigns.platform.api.schema.AreaAutoSchema",
+    "EXCEPTION_HANDLER": "campaigns.platform.api.envelope.exception_handler",
+    # JSON deeper than API_JSON_MAX_DEPTH, or any body carrying a control character, is a 400; OPTIONS
+    # never builds a serializer.
+    "DEFAULT_PARSER_CLASSES": [
+        "campaigns.platform.api.parsers.SafeJSONParser",
+        "campaigns.platform.api.parsers.SafeFormParser",
+        "campaigns.platform.api.parsers.SafeMultiPartParser",
+    ],
+    "DEFAULT_METADATA_CLASS": "campaigns.platform.api.parsers.PlainMetadata",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("THROTTLE_ANON", "60/min"),
+        "user": os.environ.get("THROTTLE_USER", "2000/min"),
+    },
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Campaign platform API",
+    "DESCRIPTION": (
+        "Workspace-scoped API. Send `X-Workspace: <slug>` to choose a workspace; "
+        "errors always use the envelope `{success: false, error: {code, message, details}}`."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI groups operations by area: campaigns.platform.api.schema.AreaAutoSchema tags each one
+    # from its path (or its app), in this order, with one line in Persian and English.
+    "TAGS": [
+        {"name": "Targets", "description": "مخاطبان، فهرست‌ها، ورود و خروجی اکسل — targets, lists, Excel import/export"},
+        {
+            "name": "Workflows and journeys",
+            "description": "گردش‌کارها، سفرها، ثبت‌نام و اجراها — workflows, journeys, enrollments, executions",
+        },
+        {
+            "name": "SMS",
+            "description": "قالب‌ها، فهرست سیاه، تنظیمات و پیش‌نمایش پیامک — SMS templates, blacklist, settings",
+        },
+        {
+            "name": "Browser",
+            "description": "حساب‌ها، پراکسی‌ها، پلتفرم‌ها و کارهای مرورگر — browser accounts, proxies, tasks",
+        },
+        {
+            "name": "Campaigns, groups and chains",
+            "description": "کمپین‌ها، گروه‌ها و زنجیره‌های پیگیری — campaigns, groups, follow-up chains",
+        },
+        {
+            "name": "Approvals",
+            "description": "ارسال برای تأیید، تأیید و رد — submit, approve, reject (single and chain)",
+        },
+        {"name": "Runs", "description": "اجراهای کمپین، مخاطبان ثابت و رویدادهای تبدیل — campaign runs, conversions"},
+        {"name": "Platform", "description": "کاربر جاری و فضای کاری — the signed-in user and their workspaces"},
+    ],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "campaigns.platform.api.schema.add_workspace_header",
+        "campaigns.platform.api.schema.add_generic_errors",
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "TargetStatusEnum": "campaigns.choices.TargetStatus",
+        "CampaignStatusEnum": "campaigns.choices.CampaignStatus",
+        "ImportStatusEnum": "campaigns.choices.ImportStatus",
+        "CampaignKindEnum": "campaigns.choices.CampaignKind",
+    },
+}
+
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "BrowserCampaignKindEnum": ["browser"],
+        "BrowserActionTypeEnum": "workers.choices.ActionType",
+        "BrowserTaskStatusEnum": "workers.choices.TaskStatus",
+        "BrowserPlatformStatusEnum": "workers.choices.PlatformStatus",
+        "BrowserSessionStatusEnum": "workers.choices.SessionStatus",
+        "ProxyProtocolEnum": "workers.choices.ProxyProtocol",
+    }
+)
+# Journey enrollment review (automation): batch status and the add/skip decision.
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
+    {
+        "EnrollmentBatchStatusEnum": "automation.choices.BatchStatus",
+        "EnrollmentDecisionEnum": "automation.choices.Decision",
+        "ExecutionStatusEnum": "automation.choices.ExecutionStatus",
+    }
+)

@@ -1,0 +1,47 @@
+"""Journeys: the workflow engine (leases, ticks, back-pressure) and the SMS channel (providers, unknown
+outcomes, delivery poll, rate limits)."""
+
+import os
+
+# Lease of a claimed execution; the tick reaps queued/processing rows older than this.
+AUTOMATION_LEASE_SECONDS = int(os.environ.get("AUTOMATION_LEASE_SECONDS", "600"))
+# How often a running job renews its lease; unset: a quarter of the lease, at most a minute (automation.engine.lease).
+AUTOMATION_LEASE_HEARTBEAT_SECONDS = (
+    float(os.environ["AUTOMATION_LEASE_HEARTBEAT_SECONDS"])
+    if "AUTOMATION_LEASE_HEARTBEAT_SECONDS" in os.environ
+    else None
+)
+AUTOMATION_DISPATCH_BATCH = int(os.environ.get("AUTOMATION_DISPATCH_BATCH", "200"))  # executions per engine task
+AUTOMATION_TICK_MAX_CLAIMS = int(os.environ.get("AUTOMATION_TICK_MAX_CLAIMS", "20000"))  # per tick, all campaigns
+AUTOMATION_TICK_SECONDS = int(os.environ.get("AUTOMATION_TICK_SECONDS", "50"))
+# Claimed executions waiting for an engine worker (``queued``) above which a tick claims nothing more: what the
+# workers start within a lease (automation.engine.scheduler.queue_room).
+AUTOMATION_MAX_QUEUED = int(os.environ.get("AUTOMATION_MAX_QUEUED", "20000"))
+# Non-budget steps (wait/condition/end) claimed per campaign per tick (the spec's 500 made 100,000 waking waits
+# take 200 ticks); still bounded by AUTOMATION_TICK_MAX_CLAIMS for the whole tick.
+AUTOMATION_NON_BUDGET_PER_TICK = int(os.environ.get("AUTOMATION_NON_BUDGET_PER_TICK", "5000"))
+SMS_HTTP_TIMEOUT = float(os.environ.get("SMS_HTTP_TIMEOUT", "10"))
+# The "sending" stamp before each call through a provider that cannot be asked by local id waits for the WAL
+# flush (default). "0": it does not — a worker's
+# death is still handled, a PostgreSQL crash right after a stamp may resend that step (journeys.md "Benchmark").
+SMS_STAMP_DURABLE = os.environ.get("SMS_STAMP_DURABLE", "1") != "0"
+SMS_CIRCUIT_PAUSE_MINUTES = int(os.environ.get("SMS_CIRCUIT_PAUSE_MINUTES", "30"))
+# An unknown send outcome is settled by asking the provider by local id this long after it (and between
+# unanswered questions); after this many unanswered questions the step's on_unknown_outcome decides.
+SMS_UNKNOWN_SETTLE_SECONDS = int(os.environ.get("SMS_UNKNOWN_SETTLE_SECONDS", "120"))
+SMS_UNKNOWN_SETTLE_TRIES = int(os.environ.get("SMS_UNKNOWN_SETTLE_TRIES", "3"))
+# Delivery poll and per-account rate limits (docs/sms.md).
+SMS_DELIVERY_POLL_INTERVAL_SECONDS = int(os.environ.get("SMS_DELIVERY_POLL_INTERVAL_SECONDS", "300"))
+SMS_DELIVERY_POLL_MAX_AGE_HOURS = int(os.environ.get("SMS_DELIVERY_POLL_MAX_AGE_HOURS", "72"))
+SMS_DELIVERY_POLL_BATCH = int(os.environ.get("SMS_DELIVERY_POLL_BATCH", "200"))
+SMS_RATE_LIMIT_MAX_WAIT_SECONDS = float(os.environ.get("SMS_RATE_LIMIT_MAX_WAIT_SECONDS", "1"))
+# Provider base URL overrides by provider kind (tests point them at a local fake server; never the internet
+# in tests). A provider without an entry uses its own ``default_url`` (sms/providers/).
+SMS_PROVIDER_BASE_URLS = {
+    kind: url
+    for kind, url in (
+        ("kavenegar", os.environ.get("SMS_KAVENEGAR_URL", "")),
+        ("melipayamak", os.environ.get("SMS_MELIPAYAMAK_URL", "")),
+    )
+    if url
+}
