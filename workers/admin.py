@@ -5,7 +5,7 @@ from django.contrib import admin, messages
 from django.db.models import F
 from django.utils import timezone
 
-from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, jalali_column
+from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, admin_actor, jalali_column
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.text import StrictTextFormMixin
@@ -24,8 +24,14 @@ from workers.services.accounts import (
     COOKIE_FIELDS,
     MSG_NEW_COOKIES,
     MSG_NEW_PASSWORD,
+    MSG_PROXY_CARRIES_COOKIES,
+    MSG_ROUTE_NEEDS_COOKIES,
     PROXY_DESTINATION,
     account_cookies,
+    account_route_moved,
+    may_move_cookies,
+    proxy_carries_cookies,
+    proxy_destination_moved,
     proxy_secret_kept,
 )
 
@@ -59,7 +65,11 @@ class BrowserAccountForm(StrictTextFormMixin, forms.ModelForm):
             "viewport_width",
             "viewport_height",
             "proxy",
+            "use_proxy_pool",
         ]
+
+    # Set per request by ``BrowserAccountAdmin.get_form``: whether the user may re-route stored cookies.
+    may_move_cookies = False
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -72,6 +82,10 @@ class BrowserAccountForm(StrictTextFormMixin, forms.ModelForm):
         if self.instance.pk and not pasted:
             if data.get("cookie_domain", "") != self.instance.cookie_domain and self.instance.cookies:
                 self.add_error("cookies", MSG_NEW_COOKIES)
+                return data
+            route = {"proxy_id": getattr(data.get("proxy"), "pk", None), "use_proxy_pool": data.get("use_proxy_pool")}
+            if account_route_moved(account=self.instance, data=route) and not self.may_move_cookies:
+                self.add_error("cookies", MSG_ROUTE_NEEDS_COOKIES)
                 return data
             pasted = self.instance.cookies
         try:
@@ -107,9 +121,18 @@ class ProxyForm(StrictTextFormMixin, forms.ModelForm):
             "cooldown_until",
         ]
 
+    # Set per request by ``ProxyAdmin.get_form``: whether the user may move a proxy that carries cookies.
+    may_move_cookies = False
+
     def clean(self):
-        """An empty password keeps the stored one, unless the destination changed (then a new one is needed)."""
+        """An empty password keeps the stored one, unless the destination changed (then a new one is needed);
+        moving a proxy that accounts holding cookies go through needs the owner or admin role."""
         data = super().clean()
+        edited = {field: data[field] for field in PROXY_DESTINATION if field in data}
+        if self.instance.pk and proxy_destination_moved(proxy=self.instance, data=edited):
+            if not self.may_move_cookies and proxy_carries_cookies(self.instance):
+                self.add_error("host", MSG_PROXY_CARRIES_COOKIES)
+                return data
         if self.instance.pk and not data.get("password"):
             edited = {field: data[field] for field in PROXY_DESTINATION if field in data}
             if proxy_secret_kept(proxy=self.instance, data=edited):
@@ -123,6 +146,7 @@ class ProxyForm(StrictTextFormMixin, forms.ModelForm):
 class BrowserAccountAdmin(WorkspaceScopedAdmin):
     manage_perm = Perm.MANAGE_BROWSER
     form = BrowserAccountForm
+
     list_display = (
         "label",
         "platform",
@@ -138,6 +162,11 @@ class BrowserAccountAdmin(WorkspaceScopedAdmin):
     readonly_fields = ("session_status", "revision", "error_score", "usage_count", "last_used_at")
     last_used_jalali = jalali_column("last_used_at", "آخرین استفاده")
     actions = ["reactivate"]
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        allowed = obj is None or may_move_cookies(admin_actor(request, obj.workspace))
+        return type(form.__name__, (form,), {"may_move_cookies": allowed})
 
     @admin.action(description="فعال‌سازی دوباره نشست‌ها", permissions=["change"])
     def reactivate(self, request, queryset):
@@ -166,6 +195,11 @@ class ProxyAdmin(WorkspaceScopedAdmin):
     search_fields = ("label", "host", "last_error")
     readonly_fields = ("error_score", "last_error", "last_error_at", "success_count", "failure_count")
     actions = ["reset"]
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        allowed = obj is None or may_move_cookies(admin_actor(request, obj.workspace))
+        return type(form.__name__, (form,), {"may_move_cookies": allowed})
 
     @admin.action(description="بازگرداندن به چرخه (امتیاز خطا صفر)", permissions=["change"])
     def reset(self, request, queryset):

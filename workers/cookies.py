@@ -115,7 +115,9 @@ def within(cookie_domain: str, site: str) -> bool:
 
 
 def bind(items: list[dict], site: str) -> list[dict]:
-    """Playwright cookies restricted to ``site``: domain-less ones get it, foreign ones are dropped."""
+    """Playwright cookies restricted to ``site``: domain-less ones get it, foreign ones are dropped; every one is
+    ``Secure``, so the browser sends it only over HTTPS (or to a loopback host), never in clear text through a
+    proxy — whatever link, step or redirect the task follows."""
     cookies = []
     for item in items:
         cookie = {k: v for k, v in item.items() if k in PLAYWRIGHT_KEYS}
@@ -126,6 +128,7 @@ def bind(items: list[dict], site: str) -> list[dict]:
         if not within(cookie["domain"], site):
             continue
         cookie.setdefault("path", "/")
+        cookie["secure"] = True
         cookies.append(cookie)
     return cookies
 

@@ -219,7 +219,20 @@ class AccountForm(ServiceErrorsMixin, StrictTextFormMixin, forms.Form):
     viewport_height = forms.IntegerField(
         label="ارتفاع صفحه", min_value=200, max_value=4000, initial=800, widget=forms.NumberInput(attrs=LTR_NUMBER)
     )
-    proxy = forms.TypedChoiceField(label="پراکسی ثابت", required=False, coerce=int, empty_value=None)
+    proxy = forms.TypedChoiceField(
+        label="پراکسی ثابت",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        help_text="پراکسی بخشی از مسیر کوکی‌هاست: تغییر آن در حسابی که کوکی دارد، کوکی‌ها را دوباره می‌خواهد "
+        "(یا نقش مالک یا مدیر فضای کاری).",
+    )
+    use_proxy_pool = forms.BooleanField(
+        label="استفاده از پراکسی‌های فضای کاری",
+        required=False,
+        help_text="بدون پراکسی ثابت، کارهای این حساب از یکی از پراکسی‌های فضای کاری می‌روند. "
+        "خاموش: حسابی که کوکی دارد مستقیم می‌رود، نه از پراکسی‌ای که کسی برایش انتخاب نکرده.",
+    )
 
     def __init__(self, *args, proxies=(), **kwargs):
         super().__init__(*args, **kwargs)

@@ -96,6 +96,13 @@ class BrowserAccount(TimeStamped):
     proxy = models.ForeignKey(
         Proxy, verbose_name="پراکسی ثابت", on_delete=models.SET_NULL, null=True, blank=True, related_name="accounts"
     )
+    # The proxy is part of where the cookies go: an account holding cookies without its own proxy goes out
+    # directly unless the workspace's proxy pool was chosen for it here (docs/browser-tasks.md "Safety rules").
+    use_proxy_pool = models.BooleanField(
+        "استفاده از پراکسی‌های فضای کاری",
+        default=False,
+        help_text="بدون پراکسی ثابت، کارها از یکی از پراکسی‌های فضای کاری می‌روند؛ برای حساب بدون کوکی همیشه چنین است.",
+    )
     deleted_at = models.DateTimeField("حذف", null=True, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()

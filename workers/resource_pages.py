@@ -49,7 +49,10 @@ def account_edit(request, actor, account_id: int | None = None):
     initial = None
     if account is not None:
         fields = ("label", "platform", "cookie_domain", "user_agent", "viewport_width", "viewport_height")
-        initial = {name: getattr(account, name) for name in fields} | {"proxy": account.proxy_id}
+        initial = {name: getattr(account, name) for name in fields} | {
+            "proxy": account.proxy_id,
+            "use_proxy_pool": account.use_proxy_pool,
+        }
 
     def save(data):
         if account is None:

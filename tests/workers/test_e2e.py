@@ -119,7 +119,7 @@ def test_dead_proxy_is_disabled_past_the_threshold_and_tasks_go_elsewhere(
     dead = make_proxy(workspace, port=dead_port(), label="dead")
     allow_private(f"127.0.0.1:{dead.port}")
     alive = make_proxy(workspace, port=local_proxy.port, label="alive")
-    accounts = [make_account(workspace) for _ in range(6)]
+    accounts = [make_account(workspace, use_proxy_pool=True) for _ in range(6)]  # the pool, chosen
     link = site.url("/post/e2e-proxy")
     campaign = make_browser_campaign(actor, accounts=accounts, links=[link])
     before = local_proxy.requests

@@ -148,11 +148,13 @@ def test_accounts_never_share_cookies(browser, site):
 
 def test_cookie_formats_are_bound_to_the_accounts_site_never_the_link():
     assert cookies_for("a=1; b=2", "127.0.0.1") == [
-        {"name": "a", "value": "1", "domain": "127.0.0.1", "path": "/"},
-        {"name": "b", "value": "2", "domain": "127.0.0.1", "path": "/"},
+        {"name": "a", "value": "1", "domain": "127.0.0.1", "path": "/", "secure": True},
+        {"name": "b", "value": "2", "domain": "127.0.0.1", "path": "/", "secure": True},
     ]
     as_json = '[{"name": "s", "value": "v", "domain": "127.0.0.1"}, {"name": "x", "value": "y", "domain": "evil.test"}]'
-    assert cookies_for(as_json, "127.0.0.1") == [{"name": "s", "value": "v", "domain": "127.0.0.1", "path": "/"}]
+    assert cookies_for(as_json, "127.0.0.1") == [
+        {"name": "s", "value": "v", "domain": "127.0.0.1", "path": "/", "secure": True}
+    ]
     netscape = ".example.com\tTRUE\t/\tTRUE\t2000000000\tsid\tabc\n"
     assert cookies_for(netscape, "example.com") == [
         {"name": "sid", "value": "abc", "domain": ".example.com", "path": "/", "secure": True, "expires": 2000000000}

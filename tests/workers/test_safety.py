@@ -178,7 +178,7 @@ def test_headers_of_a_published_message_hold_no_cookie_or_password(
     queue = f"browser-test-{uuid.uuid4().hex[:8]}"
     settings.BROWSER_TASKS = {**settings.BROWSER_TASKS, "QUEUE": queue}
     make_proxy(workspace, port=8080, username="pu", password="proxy-secret-pw")
-    account = make_account(workspace, cookies="session=valid-cookie-secret")
+    account = make_account(workspace, cookies="session=valid-cookie-secret", use_proxy_pool=True)
     make_browser_campaign(actor, accounts=[account], links=[LINK])
     creation.due_platforms_create_tasks()
     sent = []

@@ -176,8 +176,11 @@ class TestDispatch:
         self, actor, workspace, published, django_capture_on_commit_callbacks
     ):
         proxy = make_proxy(workspace, port=8080, username="pu", password="pp")
-        low = make_browser_campaign(actor, accounts=[make_account(workspace) for _ in range(4)], links=[LINK])
-        high_account = make_account(workspace, cookies="session=valid-high", user_agent="UA/1", viewport_width=390)
+        pooled = [make_account(workspace, use_proxy_pool=True) for _ in range(4)]  # accounts that chose the pool
+        low = make_browser_campaign(actor, accounts=pooled, links=[LINK])
+        high_account = make_account(
+            workspace, cookies="session=valid-high", user_agent="UA/1", viewport_width=390, use_proxy_pool=True
+        )
         high = make_browser_campaign(
             actor,
             accounts=[high_account],
@@ -275,7 +278,8 @@ class TestDispatch:
         good = [make_proxy(workspace, port=p) for p in (8001, 8002)]
         make_proxy(workspace, port=8003, is_available=False)
         make_proxy(workspace, port=8004, cooldown_until=timezone.now() + timedelta(minutes=5))
-        make_browser_campaign(actor, accounts=[make_account(workspace) for _ in range(6)], links=[LINK])
+        accounts = [make_account(workspace, use_proxy_pool=True) for _ in range(6)]
+        make_browser_campaign(actor, accounts=accounts, links=[LINK])
         creation.due_platforms_create_tasks()
         dispatch(django_capture_on_commit_callbacks)
         used = [p["proxy"]["id"] for p in published]
@@ -286,7 +290,7 @@ class TestDispatch:
         self, actor, workspace, published, django_capture_on_commit_callbacks
     ):
         make_proxy(workspace, is_available=False)
-        make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK])
+        make_browser_campaign(actor, accounts=[make_account(workspace, use_proxy_pool=True)], links=[LINK])
         creation.due_platforms_create_tasks()
         assert dispatch(django_capture_on_commit_callbacks) == 0
 
@@ -333,8 +337,8 @@ class TestDispatch:
 @pytest.fixture
 def one_dispatched(actor, workspace, published, django_capture_on_commit_callbacks):
     def build(n_accounts=1, spares=0, **kwargs):
-        accounts = [make_account(workspace) for _ in range(n_accounts)]
-        spare_accounts = [make_account(workspace) for _ in range(spares)]
+        accounts = [make_account(workspace, use_proxy_pool=True) for _ in range(n_accounts)]  # the pool: chosen
+        spare_accounts = [make_account(workspace, use_proxy_pool=True) for _ in range(spares)]
         campaign = make_browser_campaign(
             actor, accounts=accounts, links=[LINK], spare_accounts=[a.pk for a in spare_accounts], **kwargs
         )

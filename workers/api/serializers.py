@@ -105,7 +105,17 @@ class AccountInput(serializers.Serializer):
     user_agent = StrictCharField(required=False, allow_blank=True, max_length=500)
     viewport_width = serializers.IntegerField(required=False, min_value=200, max_value=4000)
     viewport_height = serializers.IntegerField(required=False, min_value=200, max_value=4000)
-    proxy_id = IdField(required=False, allow_null=True)
+    proxy_id = IdField(
+        required=False,
+        allow_null=True,
+        help_text="The account's own proxy. The proxy is where the cookies go: changing it on an account that "
+        "holds cookies needs `cookies` in the same request, or the owner/admin role (400 on `cookies` otherwise).",
+    )
+    use_proxy_pool = serializers.BooleanField(
+        required=False,
+        help_text="Without its own proxy, go through the workspace's proxies. Off: an account holding cookies goes "
+        "out directly, never through a proxy nobody chose for it (changing it: like `proxy_id`).",
+    )
 
 
 class AccountOutput(serializers.Serializer):
@@ -124,6 +134,7 @@ class AccountOutput(serializers.Serializer):
     usage_count = serializers.IntegerField()
     last_used_at = serializers.DateTimeField(allow_null=True)
     proxy_id = serializers.IntegerField(allow_null=True)
+    use_proxy_pool = serializers.BooleanField()
     revision = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()

@@ -7,6 +7,7 @@ UPDATEs, so an edit never writes back a stale copy of them.
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from campaigns.platform.errors import ValidationFailed
@@ -30,12 +31,19 @@ ACCOUNT_FIELDS = {
     "viewport_width",
     "viewport_height",
     "proxy_id",
+    "use_proxy_pool",
 }
 ACCOUNT_TRANSITIONS = ("expire", "disable", "reactivate")  # staff may mark a session expired by hand
 COOKIE_FIELDS = {"cookie_count", "cookies_expire_at"}  # derived from the cookies when they are saved
 PROXY_FIELDS = {"label", "protocol", "host", "port", "username", "password"}
 PROXY_DESTINATION = ("protocol", "host", "port")  # where the password is sent
+COOKIE_ROUTE = ("proxy_id", "use_proxy_pool")  # which proxy the cookies go through
 MSG_NEW_COOKIES = "دامنه سکو عوض شد: کوکی‌های ذخیره‌شده برای دامنه قبلی بودند؛ کوکی‌های تازه را وارد کنید."
+MSG_ROUTE_NEEDS_COOKIES = (
+    "پراکسی بخشی از مسیر کوکی‌هاست: برای تغییر پراکسی این حساب، کوکی‌ها را دوباره وارد کنید "
+    "(یا مالک یا مدیر فضای کاری آن را تغییر دهد)."
+)
+MSG_PROXY_CARRIES_COOKIES = "حساب‌هایی با کوکی از این پراکسی می‌روند: نشانی آن را فقط مالک یا مدیر فضای کاری تغییر می‌دهد."
 MSG_NEW_PASSWORD = "نشانی پراکسی عوض شد: گذرواژه ذخیره‌شده برای نشانی قبلی بود؛ گذرواژه تازه را وارد کنید (یا خالی)."
 
 
@@ -72,6 +80,18 @@ def account_secret_kept(*, account: BrowserAccount, data: dict) -> bool:
     return (data["cookie_domain"] or "").strip().lower().lstrip(".") != account.cookie_domain
 
 
+def account_route_moved(*, account: BrowserAccount, data: dict) -> bool:
+    """Whether an edit sends the stored cookies through another proxy (its own, or the pool) without new cookies."""
+    if "cookies" in data or not account.cookies:
+        return False
+    return any(field in data and data[field] != getattr(account, field) for field in COOKIE_ROUTE)
+
+
+def may_move_cookies(actor: Actor) -> bool:
+    """Owners and admins may re-route stored cookies; other roles enter the cookies again."""
+    return actor.has(Perm.MANAGE_WORKSPACE)
+
+
 def account_create(*, actor: Actor, label: str, platform: str, cookies: str = "", **data) -> BrowserAccount:
     actor.require(Perm.MANAGE_BROWSER)
     text_check(names={"label": label}, texts={"cookies": cookies, "user_agent": data.get("user_agent")})
@@ -95,6 +115,8 @@ def account_update(*, actor: Actor, account_id: int, data: dict) -> BrowserAccou
         _check_proxy(actor, data["proxy_id"])
     if account_secret_kept(account=account, data=data):
         raise ValidationFailed.field("cookies", MSG_NEW_COOKIES)
+    if account_route_moved(account=account, data=data) and not may_move_cookies(actor):
+        raise ValidationFailed.field("cookies", MSG_ROUTE_NEEDS_COOKIES)
     data = dict(data)
     if "cookies" in data or "cookie_domain" in data:
         data.update(
@@ -154,16 +176,29 @@ def proxy_create(*, actor: Actor, host: str, port: int, protocol: str = ProxyPro
 
 def proxy_secret_kept(*, proxy: Proxy, data: dict) -> bool:
     """Whether an edit sends the stored password to a new destination (refused: a manager could collect it)."""
-    moved = any(field in data and data[field] != getattr(proxy, field) for field in PROXY_DESTINATION)
-    return moved and bool(proxy.password) and "password" not in data
+    return proxy_destination_moved(proxy=proxy, data=data) and bool(proxy.password) and "password" not in data
+
+
+def proxy_carries_cookies(proxy: Proxy) -> bool:
+    """Whether accounts holding cookies go through this proxy: pinned to it, or using the pool it is part of."""
+    accounts = BrowserAccount.objects.filter(workspace_id=proxy.workspace_id, deleted_at__isnull=True)
+    riders = accounts.filter(Q(proxy=proxy) | Q(proxy__isnull=True, use_proxy_pool=True))
+    return riders.exclude(cookies="").exists()
+
+
+def proxy_destination_moved(*, proxy: Proxy, data: dict) -> bool:
+    return any(field in data and data[field] != getattr(proxy, field) for field in PROXY_DESTINATION)
 
 
 def proxy_update(*, actor: Actor, proxy_id: int, data: dict) -> Proxy:
-    """Changing protocol, host or port needs the password again (an empty one clears it)."""
+    """Changing protocol, host or port needs the password again (an empty one clears it), and the owner or
+    admin role when accounts holding cookies go through the proxy (it is where their cookies go)."""
     actor.require(Perm.MANAGE_BROWSER)
     proxy = get_scoped(Proxy, actor.workspace, proxy_id)
     if proxy_secret_kept(proxy=proxy, data=data):
         raise ValidationFailed.field("password", MSG_NEW_PASSWORD)
+    if proxy_destination_moved(proxy=proxy, data=data) and not may_move_cookies(actor) and proxy_carries_cookies(proxy):
+        raise ValidationFailed.field("host", MSG_PROXY_CARRIES_COOKIES)
     text_check(names={"label": data.get("label")}, texts={"host": data.get("host"), "username": data.get("username")})
     edited = {field: data.get(field, getattr(proxy, field)) for field in PROXY_FIELDS}
     proxy_check(**{field: edited[field] for field in ("protocol", "username", "password", "host", "port")})

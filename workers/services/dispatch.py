@@ -170,6 +170,11 @@ class _Batch:
             proxy = task.proxy
         elif _usable_proxy(account.proxy, now):
             proxy = account.proxy
+        elif account.cookies and not account.use_proxy_pool:
+            # The cookies go only where their account says: never through a pool proxy nobody chose for it.
+            if task.proxy_id or account.proxy_id:
+                return False  # its own proxy is resting: wait for it
+            proxy = None
         elif pool:
             proxy = min(pool, key=lambda p: (self.proxy_load[p.pk], p.error_score, p.pk))
         elif task.workspace_id in self.has_proxies:
