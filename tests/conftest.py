@@ -15,6 +15,15 @@ from campaigns.services.workspaces import membership_set
 _seq = itertools.count(1)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _embedded_folders():
+    """The embedded default's folders (filesystem broker, SQLite), as every started process makes them: a test
+    reaching the broker through kombu alone must not depend on an earlier test having started the Celery app."""
+    from config.embedded import ensure_embedded_folders
+
+    ensure_embedded_folders()
+
+
 @pytest.fixture(autouse=True)
 def _clear_cache():
     from django.core.cache import cache

@@ -89,6 +89,15 @@ def allow_private(settings):
 
 
 @pytest.fixture
+def shared_claims(monkeypatch):
+    """The run claims of a worker simulated in this process are seen by the lease reclaim (as through Redis),
+    whatever cache the profile runs on."""
+    from workers import claims
+
+    monkeypatch.setattr(claims, "claims_are_shared", lambda: True)
+
+
+@pytest.fixture
 def published():
     """Payloads the dispatcher publishes (after commit), instead of sending them to the broker."""
     sent: list[dict] = []

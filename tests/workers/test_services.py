@@ -313,7 +313,7 @@ class TestDispatch:
         assert BrowserEvent.objects.filter(type=BrowserEventType.TASK_RECLAIMED).count() == 2
 
     def test_a_lease_no_worker_started_gives_its_attempt_back(
-        self, actor, workspace, published, django_capture_on_commit_callbacks
+        self, actor, workspace, published, shared_claims, django_capture_on_commit_callbacks
     ):
         """A payload that waited in the broker until its lease was over (the worker had more queued than it
         could start within a lease) was dropped unstarted: the task goes back to PENDING with its attempt,
@@ -331,6 +331,24 @@ class TestDispatch:
         cache.add(run_claim_key(published[-1]["lease_id"]), 1)  # reclaimed already: a claim now changes nothing
         assert leases_reclaim(now=now + timedelta(hours=9)) == 0
         assert BrowserTask.objects.get().status == TaskStatus.PENDING
+
+    def test_without_a_shared_cache_an_expired_lease_spends_its_attempt(
+        self, actor, workspace, published, settings, django_capture_on_commit_callbacks
+    ):
+        """The embedded default: each process's cache is its own, so the reclaim cannot see a worker's run claim
+        and counts every expired lease as started — a killed worker's task comes back as attempt 2, checked on
+        the page first, and fails WORKER_LOST when out of attempts instead of getting its attempt back forever."""
+        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+        make_browser_campaign(actor, accounts=[make_account(workspace)], links=[LINK], max_attempts=2)
+        creation.due_platforms_create_tasks()
+        now = timezone.now()
+        dispatch(django_capture_on_commit_callbacks, now=now)
+        later = now + timedelta(hours=1)
+        assert dispatch(django_capture_on_commit_callbacks, now=later) == 1
+        assert published[-1]["attempt"] == 2 and BrowserTask.objects.get().needs_verification
+        assert leases_reclaim(now=later + timedelta(hours=1)) == 1
+        task = BrowserTask.objects.get()
+        assert task.status == TaskStatus.FAILED and task.error_code == ErrorCode.WORKER_LOST
 
 
 # --- phase 3: results ----------------------------------------------------------------
