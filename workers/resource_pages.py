@@ -1,6 +1,5 @@
 """Accounts and proxies pages: lists, add / edit with write-only secrets, status actions (the API's services)."""
 
-from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -10,7 +9,6 @@ from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
-from campaigns.services.imports import target_import_check_size
 from workers import page_selectors, selectors
 from workers.forms import AccountForm, ProxyForm
 from workers.services import accounts as services
@@ -143,8 +141,8 @@ def bulk_import(request, actor, kind: str):
             upload = request.FILES.get("file")
             if upload is None:
                 raise ValidationFailed.field("file", "فایلی انتخاب نشده است.")
-            target_import_check_size(size=upload.size)
-            content = upload.read(settings.IMPORT_MAX_BYTES + 1)
+            imports.import_check_size(size=upload.size)
+            content = upload.read(imports.PREVIEW_MAX_BYTES + 1)
             preview = imports.import_preview(actor=actor, kind=kind, file_name=upload.name, content=content)
         except PlatformError as exc:
             details = exc.details or {}

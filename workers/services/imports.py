@@ -1,19 +1,22 @@
 """Bulk import of accounts and proxies from an .xlsx/.csv file: a preview of every row's problems, then commit.
 
-The file is read with the target import's reader (``campaigns.tables.read_rows``, same byte and column
-bounds, its .xlsx limits scaled down to ``MAX_ROWS`` rows) and at most ``MAX_ROWS`` rows: accounts and
-proxies are few, so preview and commit run in the request. Every row is checked with the rules of a single
-create (``account_create`` / ``proxy_create``) without writing; the preview is kept for ``PREVIEW_SECONDS``
-in the cache under a random token bound to the workspace and the user, and the commit creates the rows that
-had no problem (each through the create service, all in one transaction). Nothing of the file is echoed
-back but the cells that are not secrets.
+The file (at most ``PREVIEW_MAX_BYTES``) is read with the target import's reader (``campaigns.tables.read_rows``,
+same column bounds, its .xlsx limits scaled down to ``MAX_ROWS`` rows) and at most ``MAX_ROWS`` rows: accounts
+and proxies are few, so preview and commit run in the request. Every row is checked with the rules of a single
+create (``account_create`` / ``proxy_create``) and against the length of the model's field, without writing.
+
+What the commit needs is kept in the cache for ``PREVIEW_SECONDS``: the rows that had no problem, only the
+columns the create takes, each no longer than its field — nothing of the file besides. It is encrypted (it
+holds cookies and passwords) and kept under one key per workspace, user and kind, with the random token the
+page posts back: a new preview replaces the previous one, so a user holds at most one preview of each kind.
+The commit creates those rows (each through the create service, all in one transaction) once. Nothing of the
+file is echoed back but the cells that are not secrets.
 """
 
 import json
 import re
 import secrets
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
@@ -25,10 +28,14 @@ from campaigns.platform.tenancy import Actor
 from campaigns.platform.text import text_check
 from campaigns.tables import SUPPORTED, FileTooLarge, normalize_header, read_rows
 from workers.choices import ProxyProtocol
+from workers.models import BrowserAccount, Proxy
 from workers.services import accounts
 
 MAX_ROWS = 1000
 PREVIEW_SECONDS = 30 * 60
+PREVIEW_MAX_BYTES = 1024 * 1024  # a thousand accounts with their cookies fit in a few hundred KB
+SIZE_MESSAGE = f"حجم فایل بیش از {fa_digits(PREVIEW_MAX_BYTES // (1024 * 1024))} مگابایت است؛ آن را به چند فایل بشکنید."
+SECRET_MAX_CHARS = {"cookies": 32_767, "password": 1024}  # text columns without a max_length: Excel's cell limit
 PLATFORM_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,39}$"
 SECRET_COLUMNS = {"cookies", "password"}
 ROWS_MESSAGE = f"حداکثر {fa_digits(MAX_ROWS)} ردیف در هر فایل."
@@ -51,6 +58,11 @@ COLUMNS = {
     },
 }
 REQUIRED = {"accounts": ("label", "platform"), "proxies": ("host", "port")}
+MODELS = {"accounts": BrowserAccount, "proxies": Proxy}
+
+
+def _max_chars(kind: str, field: str) -> int | None:
+    return SECRET_MAX_CHARS.get(field) or MODELS[kind]._meta.get_field(field).max_length
 
 
 def _columns(kind: str, header: list[str]) -> list[str | None]:
@@ -122,11 +134,14 @@ def _checked_rows(actor: Actor, kind: str, columns: list[str | None], lines) -> 
         if len(rows) >= MAX_ROWS:
             raise ValidationFailed.field("file", ROWS_MESSAGE)
         data = {col: cell for col, cell in zip(columns, cells, strict=False) if col and cell}
-        try:
-            data = CHECKS[kind](actor, dict(data))
-            problems = []
-        except PlatformError as exc:
-            problems = _problems(exc)
+        too_long = {col for col, cell in data.items() if (limit := _max_chars(kind, col)) and len(cell) > limit}
+        problems = [f"{LABELS[col]}: حداکثر {fa_digits(_max_chars(kind, col))} نویسه." for col in sorted(too_long)]
+        data = {col: cell for col, cell in data.items() if col not in too_long}  # never kept, never shown
+        if not problems:
+            try:
+                data = CHECKS[kind](actor, dict(data))
+            except PlatformError as exc:
+                problems = _problems(exc)
         rows.append({"line": line, "data": data, "problems": problems})
     return rows
 
@@ -134,11 +149,10 @@ def _checked_rows(actor: Actor, kind: str, columns: list[str | None], lines) -> 
 def import_preview(*, actor: Actor, kind: str, file_name: str, content: bytes) -> dict:
     """Read and check every row; returns {token, rows: [{line, values, problems}], valid, invalid}."""
     actor.require(Perm.MANAGE_BROWSER)
-    _key(actor, kind, "")  # a known kind
+    _key(actor, kind)  # a known kind
     if not file_name.lower().endswith(SUPPORTED):
         raise ValidationFailed.field("file", "فقط فایل‌های .xlsx و .csv پذیرفته می‌شوند.")
-    if len(content) > settings.IMPORT_MAX_BYTES:
-        raise ValidationFailed.field("file", "حجم فایل بیش از حد مجاز است.")
+    import_check_size(size=len(content))
     try:
         header, lines = read_rows(file_name, content, max_rows=MAX_ROWS)
         rows = _checked_rows(actor, kind, _columns(kind, header), lines)
@@ -151,8 +165,9 @@ def import_preview(*, actor: Actor, kind: str, file_name: str, content: bytes) -
     except Exception:  # a corrupt workbook/CSV is bad input, not a server error
         raise ValidationFailed.field("file", "فایل خوانده نشد؛ آیا فایل اکسل یا CSV سالم است؟") from None
     token = secrets.token_urlsafe(24)
-    # the rows hold cookies / passwords: encrypted like the columns they are going to
-    cache.set(_key(actor, kind, token), encrypt(json.dumps(rows)), PREVIEW_SECONDS)
+    kept = [row["data"] for row in rows if not row["problems"]]  # what the commit creates, nothing else
+    # the rows hold cookies / passwords: encrypted like the columns they are going to; replaces an earlier preview
+    cache.set(_key(actor, kind), encrypt(json.dumps({"token": token, "rows": kept})), PREVIEW_SECONDS)
     shown = [
         {
             "line": r["line"],
@@ -169,22 +184,26 @@ def import_preview(*, actor: Actor, kind: str, file_name: str, content: bytes) -
 def import_commit(*, actor: Actor, kind: str, token: str) -> int:
     """Create the rows of a preview that had no problem; returns how many (the preview is used once)."""
     actor.require(Perm.MANAGE_BROWSER)
-    key = _key(actor, kind, token)
+    key = _key(actor, kind)
     stored = cache.get(key)
-    if stored is None:
+    preview = json.loads(decrypt(stored)) if stored is not None else {}
+    if not token or not secrets.compare_digest(str(preview.get("token", "")).encode(), str(token).encode()):
+        # expired, used, or replaced by a newer preview of the same user and kind
         raise ValidationFailed.field("token", "پیش‌نمایش منقضی شده است؛ فایل را دوباره بفرستید.")
     cache.delete(key)
-    rows = json.loads(decrypt(stored))
     with transaction.atomic():
-        created = 0
-        for row in rows:
-            if not row["problems"]:
-                CREATE[kind](actor=actor, **row["data"])
-                created += 1
-    return created
+        for data in preview["rows"]:
+            CREATE[kind](actor=actor, **data)
+    return len(preview["rows"])
 
 
-def _key(actor: Actor, kind: str, token: str) -> str:
+def import_check_size(*, size: int | None) -> None:
+    """Refuse a preview upload by its size, before it is read."""
+    if size is not None and size > PREVIEW_MAX_BYTES:
+        raise ValidationFailed.field("file", SIZE_MESSAGE)
+
+
+def _key(actor: Actor, kind: str) -> str:
     if kind not in COLUMNS:
         raise ValidationFailed.field("kind", "نوع ورود ناشناخته است.")
-    return f"browser-import:{actor.workspace.pk}:{actor.user.pk}:{kind}:{token}"
+    return f"browser-import:{actor.workspace.pk}:{actor.user.pk}:{kind}"
