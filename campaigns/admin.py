@@ -327,5 +327,4 @@ class TargetImportRowAdmin(ReadOnlyAdmin):
     search_fields = ("reason",)
 
 
-from campaigns.chains import admin as _chains_admin  # noqa: E402,F401  (groups, chains, packages)
 from campaigns.notifications import admin as _notifications_admin  # noqa: E402,F401  (notifications, activities)

@@ -3,7 +3,8 @@ from django.db.models.signals import post_migrate
 
 
 class CampaignsConfig(AppConfig):
-    """Targets and lists, campaigns, chains (workspaces and members are the kernel's: campaigns.platform)."""
+    """Targets and lists, campaigns and their lifecycle (workspaces and members are the kernel's:
+    campaigns.platform; groups and chains an app of their own on top: campaigns.chains)."""
 
     name = "campaigns"
     verbose_name = "کمپین‌ها و مخاطبان"
@@ -26,30 +27,12 @@ class CampaignsConfig(AppConfig):
         show_admin_dates_in_jalali()
         field_labels_apply()
 
-        from campaigns.chains.runs.receivers import connect as connect_chain_runs
-
-        connect_chain_runs()
-
-        from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
-        from campaigns.chains.schedule import CALENDAR_SETTING, JALALI
-        from campaigns.platform.registry import register_workspace_defaults
-
-        # New workspaces (every path: workspace_create, the admin, the ORM) approve with four eyes and count
-        # schedule months in the Jalali calendar; existing rows carry their own values explicitly.
-        register_workspace_defaults("chains", {FOUR_EYES_SETTING: True, CALENDAR_SETTING: JALALI})
-
-        from campaigns.chains.guards import chain_edit_policy, chain_transition_policy
-        from campaigns.services.lifecycle import register_campaign_policy
-
-        register_campaign_policy("chains", transition=chain_transition_policy, edit=chain_edit_policy)
-
         from campaigns.notifications.views import target_activities_panel
         from campaigns.platform.registry import register_target_panel
 
         register_target_panel("followups", order=5, render=target_activities_panel)
 
         from campaigns import navigation
-        from campaigns.chains import navigation as chain_navigation
         from campaigns.platform.navigation import register_menu
 
-        register_menu(*navigation.MENU, *chain_navigation.MENU)
+        register_menu(*navigation.MENU)

@@ -34,7 +34,7 @@ class CampaignChainFields(models.Model):
     """Abstract mixin: group, parent, root, inheritance, chain control, approval package."""
 
     group = models.ForeignKey(
-        "campaigns.CampaignGroup",
+        "chains.CampaignGroup",
         verbose_name="گروه",
         on_delete=models.PROTECT,
         null=True,
@@ -53,7 +53,7 @@ class CampaignChainFields(models.Model):
         "کنترل زنجیره", max_length=8, choices=ChainControl.choices, default=ChainControl.NORMAL
     )
     approval_package = models.ForeignKey(
-        "campaigns.ChainApprovalPackage",
+        "chains.ChainApprovalPackage",
         verbose_name="بسته تأیید جاری",
         on_delete=models.SET_NULL,
         null=True,

@@ -3,7 +3,6 @@
 from celery import shared_task
 from django.utils import timezone
 
-from campaigns.chains.runs import tasks as chain_run_tasks  # noqa: F401  (registers the chain run tasks)
 from campaigns.models import PlatformHeartbeat
 from campaigns.platform import partitions
 from campaigns.services import imports

@@ -14,6 +14,5 @@ urlpatterns = [
     path("targets/<int:target_id>/edit/", views.target_edit, name="target-edit"),
     path("targets/import/", views.target_import, name="target-import"),
     path("targets/import/<int:import_id>/", views.target_import_detail, name="target-import-detail"),
-    path("", include("campaigns.chains.urls")),
     path("", include("campaigns.notifications.urls")),
 ]

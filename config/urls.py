@@ -50,6 +50,7 @@ urlpatterns = [
     path("api/webhooks/", include("sms.webhook_urls")),
     path("api/<path:rest>", api_not_found),
     path("", include("campaigns.urls")),
+    path("", include("campaigns.chains.urls")),
     path("", include("automation.urls")),
     path("", include("sms.urls")),
     path("", include("workers.urls")),

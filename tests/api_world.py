@@ -96,7 +96,7 @@ def _chain_root(world: World):
 
 
 def _package(world: World):
-    from campaigns.models import ChainApprovalPackage
+    from campaigns.chains.models import ChainApprovalPackage
 
     return ChainApprovalPackage.objects.create(
         workspace=world.workspace, root=world.get("chain_root"), submitted_revision=2, submitted_at=T0
@@ -104,8 +104,8 @@ def _package(world: World):
 
 
 def _run(world: World):
+    from campaigns.chains.models import CampaignRun
     from campaigns.chains.runs.choices import RunType
-    from campaigns.models import CampaignRun
 
     root = world.get("chain_root")
     return CampaignRun.objects.create(
@@ -114,7 +114,7 @@ def _run(world: World):
 
 
 def _conversion(world: World):
-    from campaigns.models import ConversionEvent
+    from campaigns.chains.models import ConversionEvent
 
     return ConversionEvent.objects.create(
         workspace=world.workspace, target=world.get("target_id"), name="purchase", occurred_at=T0

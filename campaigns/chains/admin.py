@@ -1,7 +1,7 @@
 """Admin for groups, chains (tree on the change page) and approval packages (read-only snapshot).
 
-Registered from ``campaigns/admin.py`` (``from .chains import admin``) so
-Django's admin autodiscovery finds it.
+Found by Django's admin autodiscovery (``campaigns.chains`` is an installed app); the run admins come
+with it (``campaigns.chains.runs.admin``).
 """
 
 import json
@@ -59,7 +59,7 @@ def chain_tree_html(root: Campaign) -> str:
         return {
             "id": node.id,
             "name": node.name,
-            "url": reverse("admin:campaigns_campaignchain_change", args=[root.id])
+            "url": reverse("admin:chains_campaignchain_change", args=[root.id])
             if node.id == root.id
             else reverse("admin:campaigns_campaign_change", args=[node.id]),
             "status_display": node.get_status_display(),

@@ -1,8 +1,8 @@
-"""Campaign groups and chain approval packages.
+"""Campaign groups and chain approval packages; the run models (``campaigns.chains.run_models``) are gathered here.
 
-Gathered by the ``campaigns.models`` package, so they belong to the ``campaigns``
-app label. Chain fields of the campaign itself live in
-``campaigns/campaign_chain_fields.py``.
+Every model belongs to the ``chains`` app label and keeps the table it was created with under the
+``campaigns`` label (``db_table``): the move to an app of its own copied no row. Chain fields of the
+campaign itself live in ``campaigns/campaign_chain_fields.py``.
 """
 
 from django.conf import settings
@@ -50,6 +50,7 @@ class CampaignGroup(TimeStamped):
         ordering = ["-created_at", "-id"]
         verbose_name = "گروه کمپین"
         verbose_name_plural = "گروه‌های کمپین"
+        db_table = "campaigns_campaigngroup"
         constraints = [
             models.UniqueConstraint(
                 fields=["workspace", "name_key"],
@@ -103,6 +104,7 @@ class ChainApprovalPackage(TimeStamped):
         ordering = ["-created_at", "-id"]
         verbose_name = "بسته تأیید زنجیره"
         verbose_name_plural = "بسته‌های تأیید زنجیره"
+        db_table = "campaigns_chainapprovalpackage"
         indexes = [
             models.Index(fields=["workspace", "root", "-created_at"], name="chainpkg_ws_root_created"),
             models.Index(fields=["workspace", "status", "created_at"], name="chainpkg_ws_status_created"),
@@ -129,3 +131,23 @@ class CampaignChain(Campaign):
 
     def __str__(self) -> str:
         return self.name
+
+
+from campaigns.chains.run_models import (  # noqa: E402  (the run models register under this app)
+    CampaignRun,
+    ConversionEvent,
+    RunAudienceMember,
+    RunAudienceSnapshot,
+    RunExecution,
+)
+
+__all__ = [
+    "CampaignChain",
+    "CampaignGroup",
+    "CampaignRun",
+    "ChainApprovalPackage",
+    "ConversionEvent",
+    "RunAudienceMember",
+    "RunAudienceSnapshot",
+    "RunExecution",
+]

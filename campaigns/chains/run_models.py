@@ -1,7 +1,7 @@
 """Chain runs: campaign runs, frozen audience snapshots, run→execution links, conversion events.
 
-Gathered by the ``campaigns.models`` package, so every model belongs to the
-``campaigns`` app label. Run status changes go through the FSM below and are
+Gathered by ``campaigns.chains.models``: every model belongs to the ``chains`` app label and keeps
+its ``campaigns_…`` table. Run status changes go through the FSM below and are
 persisted by ``campaigns.chains.runs.transitions.run_apply`` (compare-and-set on
 id + status + revision).
 """
@@ -40,7 +40,7 @@ class CampaignRun(TimeStamped):
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="runs")
     root = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="+", null=True, blank=True)
     package = models.ForeignKey(
-        "campaigns.ChainApprovalPackage", on_delete=models.PROTECT, related_name="+", null=True, blank=True
+        "chains.ChainApprovalPackage", on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )
     run_type = models.CharField("نوع اجرا", max_length=10, choices=RunType.choices)
     status = FSMField("وضعیت", max_length=20, choices=RunStatus.choices, default=R.SCHEDULED)
@@ -59,7 +59,7 @@ class CampaignRun(TimeStamped):
     failure_reason = models.CharField("دلیل شکست", max_length=200, blank=True)
     selection_rule_snapshot = models.JSONField("قاعده انتخاب", default=dict, blank=True)
     target_snapshot = models.ForeignKey(
-        "campaigns.RunAudienceSnapshot", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "chains.RunAudienceSnapshot", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     audience_count = models.PositiveIntegerField("تعداد مخاطبان", null=True, blank=True)
     control_count = models.PositiveIntegerField("گروه کنترل", default=0)
@@ -82,6 +82,7 @@ class CampaignRun(TimeStamped):
         ordering = ["-created_at", "-id"]
         verbose_name = "اجرای کمپین"
         verbose_name_plural = "اجراهای کمپین"
+        db_table = "campaigns_campaignrun"
         constraints = [
             models.UniqueConstraint(
                 fields=["workspace", "campaign", "period_key"],
@@ -175,6 +176,7 @@ class RunAudienceSnapshot(models.Model):
         ordering = ["run_id", "attempt_no"]
         verbose_name = "مخاطبان منجمد اجرا"
         verbose_name_plural = "مخاطبان منجمد اجراها"
+        db_table = "campaigns_runaudiencesnapshot"
         constraints = [
             models.UniqueConstraint(fields=["run", "attempt_no"], name="runsnapshot_unique_attempt"),
             models.UniqueConstraint(fields=["run"], condition=Q(status="FROZEN"), name="runsnapshot_one_frozen"),
@@ -200,6 +202,7 @@ class RunAudienceMember(models.Model):
         ordering = ["id"]
         verbose_name = "عضو مخاطبان اجرا"
         verbose_name_plural = "اعضای مخاطبان اجرا"
+        db_table = "campaigns_runaudiencemember"
         constraints = [models.UniqueConstraint(fields=["snapshot", "target"], name="runmember_unique_target")]
         indexes = [models.Index(fields=["build_id", "id"], name="runmember_build")]
 
@@ -235,6 +238,7 @@ class RunExecution(models.Model):
         ordering = ["id"]
         verbose_name = "اجرای مخاطب در اجرای کمپین"
         verbose_name_plural = "اجراهای مخاطبان در اجرای کمپین"
+        db_table = "campaigns_runexecution"
         indexes = [models.Index(fields=["run", "execution_id"], name="runexec_run")]
 
     def __str__(self) -> str:
@@ -263,6 +267,7 @@ class ConversionEvent(models.Model):
         ordering = ["-occurred_at", "-id"]
         verbose_name = "رویداد تبدیل"
         verbose_name_plural = "رویدادهای تبدیل"
+        db_table = "campaigns_conversionevent"
         constraints = [
             models.UniqueConstraint(
                 fields=["workspace", "external_id"],

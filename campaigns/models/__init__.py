@@ -4,19 +4,10 @@ The tenancy models (Workspace, Membership, ApiToken, PlatformHeartbeat) belong t
 (``campaigns.platform.models``, label ``platform``); they are re-exported here so product code keeps
 ``from campaigns.models import Workspace``.
 
-``campaigns.models.core``: tenancy, audience, the one Campaign table. ``campaigns.chains.models`` (groups,
-chains, approval packages) and ``campaigns.chains.run_models`` (runs) import ``core``, never this package,
-so the models import in one direction. App label and model names are those of the migrations.
+``campaigns.models.core``: audience and the one Campaign table. Groups, chains, approval packages and runs
+are the models of the chains app (``campaigns.chains.models``, label ``chains``), which builds on this one.
 """
 
-from campaigns.chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage
-from campaigns.chains.run_models import (
-    CampaignRun,
-    ConversionEvent,
-    RunAudienceMember,
-    RunAudienceSnapshot,
-    RunExecution,
-)
 from campaigns.models.core import (
     Campaign,
     CampaignEvent,
@@ -41,18 +32,10 @@ __all__ = [
     "Activity",
     "ApiToken",
     "Campaign",
-    "CampaignChain",
     "CampaignEvent",
-    "CampaignGroup",
-    "CampaignRun",
-    "ChainApprovalPackage",
-    "ConversionEvent",
     "Membership",
     "Notification",
     "PlatformHeartbeat",
-    "RunAudienceMember",
-    "RunAudienceSnapshot",
-    "RunExecution",
     "Target",
     "TargetImport",
     "TargetImportRow",

@@ -8,7 +8,7 @@ migrations, are unchanged. A new field needs a ``verbose_name`` or an entry here
 
 from django.apps import apps
 
-PROJECT_APPS = ("platform", "campaigns", "automation", "sms", "workers")
+PROJECT_APPS = ("platform", "campaigns", "chains", "automation", "sms", "workers")
 
 LABELS = {
     "id": "شناسه",

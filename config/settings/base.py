@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "campaigns.platform.apps.PlatformConfig",
     "campaigns.apps.CampaignsConfig",
+    "campaigns.chains.apps.ChainsConfig",
     "automation.apps.AutomationConfig",
     "sms.apps.SmsConfig",
     "workers.apps.WorkersConfig",

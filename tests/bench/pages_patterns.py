@@ -18,10 +18,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
 
 from automation.models import EnrollmentBatch, Execution, ExecutionEvent, Workflow
-from campaigns.chains.models import ChainApprovalPackage
-from campaigns.chains.run_models import ConversionEvent
+from campaigns.chains.models import CampaignRun, ChainApprovalPackage, ConversionEvent
 from campaigns.choices import TargetStatus
-from campaigns.models import Campaign, CampaignRun, Target, TargetImport, TargetList
+from campaigns.models import Campaign, Target, TargetImport, TargetList
 from campaigns.platform.jalali import to_jalali
 from campaigns.platform.keyset import encode_cursor
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
@@ -306,5 +305,5 @@ def patterns_of(workspace) -> list[Pattern]:
         P("admin enrollment items", reverse("admin:automation_enrollmentitem_changelist")),
         P("admin follow-ups", reverse("admin:campaigns_activity_changelist")),
         P("admin notifications", reverse("admin:campaigns_notification_changelist")),
-        P("admin campaign runs", reverse("admin:campaigns_campaignrun_changelist")),
+        P("admin campaign runs", reverse("admin:chains_campaignrun_changelist")),
     ]

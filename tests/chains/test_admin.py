@@ -21,17 +21,17 @@ def staff_client(client, db, settings):
 class TestChainsAdmin:
     def test_group_changelist_and_search(self, staff_client, workspace):
         make_group(workspace, "Chiến dịch Tết")
-        response = staff_client.get("/admin/campaigns/campaigngroup/", {"q": "chien"})
+        response = staff_client.get("/admin/chains/campaigngroup/", {"q": "chien"})
         assert response.status_code == 200
         assert "Chiến dịch Tết" in response.content.decode()
 
     def test_chain_change_page_shows_tree(self, staff_client, workspace):
         chain = make_chain(workspace, make_group(workspace), shape="A>B>D,A>C")
-        listing = staff_client.get("/admin/campaigns/campaignchain/")
+        listing = staff_client.get("/admin/chains/campaignchain/")
         assert listing.status_code == 200
         page = listing.content.decode()
         assert chain["A"].name in page and chain["B"].name not in page  # roots only
-        response = staff_client.get(f"/admin/campaigns/campaignchain/{chain['A'].id}/change/")
+        response = staff_client.get(f"/admin/chains/campaignchain/{chain['A'].id}/change/")
         assert response.status_code == 200
         html = response.content.decode()
         for node in chain.values():
@@ -47,10 +47,10 @@ class TestChainsAdmin:
             submitted_at="2026-01-01T00:00:00Z",
             items=[{"campaign_id": chain["A"].id, "name": "اسنپ‌شات"}],
         )
-        response = staff_client.get(f"/admin/campaigns/chainapprovalpackage/{package.id}/change/")
+        response = staff_client.get(f"/admin/chains/chainapprovalpackage/{package.id}/change/")
         assert response.status_code == 200
         assert "اسنپ‌شات" in response.content.decode()
-        posted = staff_client.post(f"/admin/campaigns/chainapprovalpackage/{package.id}/change/", {"reason": "x"})
+        posted = staff_client.post(f"/admin/chains/chainapprovalpackage/{package.id}/change/", {"reason": "x"})
         assert posted.status_code == 403
         package.refresh_from_db()
         assert package.reason == ""

@@ -90,8 +90,8 @@ def _action_configs(world: World, n: int) -> None:
 
 
 def _runs(world: World, n: int) -> None:
+    from campaigns.chains.models import CampaignRun
     from campaigns.chains.runs.choices import RunType
-    from campaigns.models import CampaignRun
 
     root = world.get("chain_root")
     for i in range(n):
@@ -105,7 +105,7 @@ def _runs(world: World, n: int) -> None:
 
 
 def _conversions(world: World, n: int) -> None:
-    from campaigns.models import ConversionEvent
+    from campaigns.chains.models import ConversionEvent
 
     for target in _targets(world, n):
         ConversionEvent.objects.create(workspace=world.workspace, target=target, name="purchase", occurred_at=T0)

@@ -6,10 +6,9 @@ permissions and the admin history are all still there, now under the ``platform`
 """
 
 import pytest
-from django.db import connections
-from django.db.migrations.executor import MigrationExecutor
-from django.test import override_settings
 from django.utils import timezone
+
+from tests.platform.scratch_db import migrate, schema, scratch_database
 
 BEFORE = [
     ("campaigns", "0013_campaign_chain_code"),
@@ -24,52 +23,8 @@ AFTER = [("campaigns", "0014_tenancy_models_moved_to_platform"), ("admin", "0003
 
 @pytest.fixture
 def scratch():
-    """A database of its own, migrated from its files (the test database is built without migrations).
-
-    It stands in as the default connection while the test runs: the data migrations on the way query
-    through the default manager.
-    """
-    original = connections["default"]
-    if original.vendor != "postgresql":
-        pytest.skip("the migration check runs on PostgreSQL (the production database)")
-    name = f"{original.settings_dict['NAME']}_tenancy_move"
-    server = original.__class__({**original.settings_dict, "NAME": "postgres"}, alias="tenancy_move_server")
-    with server.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        cursor.execute(f'CREATE DATABASE "{name}"')
-    connections["default"] = original.__class__({**original.settings_dict, "NAME": name}, alias="default")
-    try:
-        with override_settings(MIGRATION_MODULES={}):
-            yield connections["default"]
-    finally:
-        connections["default"].close()
-        connections["default"] = original
-        with server.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        server.close()
-
-
-def migrate(scratch, targets):
-    """Migrate the scratch database to ``targets``; the models as they are there."""
-    executor = MigrationExecutor(scratch)
-    executor.migrate(targets)
-    return executor.loader.project_state([node for node in targets if node[1]]).apps
-
-
-def schema(scratch) -> set[tuple]:
-    with scratch.cursor() as cursor:
-        tables = set(scratch.introspection.table_names(cursor))
-        constraints = {
-            (table, name, tuple(info["columns"]), info["foreign_key"], info["unique"], info["index"])
-            for table in tables
-            for name, info in scratch.introspection.get_constraints(cursor, table).items()
-        }
-        columns = {
-            (table, column.name, column.type_code, column.null_ok)
-            for table in tables
-            for column in scratch.introspection.get_table_description(cursor, table)
-        }
-    return constraints | columns
+    with scratch_database("tenancy_move") as connection:
+        yield connection
 
 
 def seed_before_the_move(old):

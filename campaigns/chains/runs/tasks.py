@@ -1,4 +1,4 @@
-"""Celery entry points of chain runs (take ids, call one service). Imported by ``campaigns.tasks``."""
+"""Celery entry points of chain runs (take ids, call one service). Imported by ``campaigns.chains.tasks``."""
 
 from celery import shared_task
 

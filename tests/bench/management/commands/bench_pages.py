@@ -38,9 +38,9 @@ from automation.journey_counts import fold
 from automation.models import EnrollmentItem, Execution, ExecutionEvent, JourneyCount, WorkflowNode
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
-from campaigns.chains.run_models import ConversionEvent, RunAudienceMember
+from campaigns.chains.models import CampaignRun, ConversionEvent, RunAudienceMember
 from campaigns.choices import CampaignStatus, Role, TargetStatus
-from campaigns.models import Campaign, CampaignRun, Target, TargetImportRow, TargetList, TargetListSize, Workspace
+from campaigns.models import Campaign, Target, TargetImportRow, TargetList, TargetListSize, Workspace
 from campaigns.models.core import target_search_text
 from campaigns.notifications.models import Activity, Notification
 from campaigns.platform.collector import freeze_loaded
