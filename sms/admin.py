@@ -10,6 +10,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.text import StrictTextFormMixin
 from sms.models import (
     BlacklistEntry,
+    InboundSms,
     SmsAttempt,
     SmsChannelEvent,
     SmsLogEvent,
@@ -97,7 +98,8 @@ class SmsSettingsAdmin(WorkspaceScopedAdmin):
     list_filter = ("enabled",)
     search_fields = ("workspace__name",)
     exclude = ("webhook_token",)
-    readonly_fields = ("paused_until", "pause_reason", "outage_notified_at")
+    # The opt-out / opt-in words change through ``inbound_words_update`` (validated: no word is both).
+    readonly_fields = ("paused_until", "pause_reason", "outage_notified_at", "opt_out_words", "opt_in_words")
 
 
 @admin.register(SmsAttempt)
@@ -145,3 +147,13 @@ class SmsChannelEventAdmin(ReadOnlyAdmin):
     list_filter = ("type", "workspace")
     search_fields = ("type",)
     created_jalali = jalali_column("created_at", "زمان")
+
+
+@admin.register(InboundSms)
+class InboundSmsAdmin(ReadOnlyAdmin):
+    """Replies as received (stored once; their opt-out / opt-in already applied)."""
+
+    list_display = ("number", "line", "target", "outcome", "is_read", "received_jalali")
+    list_filter = ("outcome", "is_read", "provider", "workspace")
+    search_fields = ("=number", "=provider_message_id")
+    received_jalali = jalali_column("received_at", "زمان دریافت")

@@ -54,6 +54,18 @@ class BlacklistSource(models.TextChoices):
     OPT_OUT = "opt_out", "لغو توسط گیرنده"
     API = "api", "API"
     TARGET_STATUS = "target_status", "وضعیت مخاطب"
+    # The recipient replied with an opt-out word (sms.inbound): the only entries an opt-in word lifts.
+    REPLY = "reply", "پاسخ لغو گیرنده"
+
+
+class InboundOutcome(models.TextChoices):
+    """What a stored reply did (sms.inbound.keywords)."""
+
+    NONE = "", "—"
+    OPT_OUT = "opt_out", "لغو دریافت"
+    OPT_IN = "opt_in", "شروع دوباره دریافت"
+    # An opt-in word while the number is on the blacklist by staff (or another route): the entry stays.
+    OPT_IN_REFUSED = "opt_in_refused", "شروع دوباره؛ لیست سیاه کارمند ماند"
 
 
 class SmsChannelEventType(models.TextChoices):

@@ -16,6 +16,7 @@ from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
 from campaigns.platform.events import WorkspaceEvent
 from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource, SmsChannelEventType
+from sms.inbound.keywords import default_opt_in_words, default_opt_out_words
 
 
 class ImmutableError(RuntimeError):
@@ -83,6 +84,10 @@ class SmsSettings(TimeStamped):
         related_name="+",
     )
     opt_out_text = models.CharField("متن لغو", max_length=60, blank=True, default="لغو۱۱")
+    # A reply that is one of these words (whole text, normalised: sms.inbound.keywords) blacklists its number; an
+    # opt-in word lifts such an opt-out again (never a staff entry).
+    opt_out_words = models.JSONField("کلمه‌های لغو", default=default_opt_out_words, blank=True)
+    opt_in_words = models.JSONField("کلمه‌های شروع دوباره", default=default_opt_in_words, blank=True)
     webhook_token = models.CharField("توکن وب‌هوک", max_length=64, default=new_webhook_token, unique=True)
     paused_until = models.DateTimeField("توقف کانال تا", null=True, blank=True)
     pause_reason = models.CharField("دلیل توقف", max_length=200, blank=True)
@@ -343,3 +348,6 @@ class SmsChannelEvent(WorkspaceEvent):
     class Meta(WorkspaceEvent.Meta):
         verbose_name = "رویداد کانال پیامک"
         verbose_name_plural = "رویدادهای کانال پیامک"
+
+
+from sms.inbound.models import InboundSms  # noqa: E402,F401  (registered with the app's models)

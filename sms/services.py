@@ -54,10 +54,29 @@ def _upsert_entry(
         if entry.is_active:
             return entry, False
         BlacklistEntry.objects.filter(pk=entry.pk).update(
-            is_active=True, reason=reason, source=source, removed_at=None, removed_by=None, updated_at=timezone.now()
+            is_active=True,
+            reason=reason,
+            source=source,
+            description=description,
+            removed_at=None,
+            removed_by=None,
+            updated_at=timezone.now(),
         )
         entry.refresh_from_db()
         return entry, True
+
+
+def blacklist_opt_out(*, workspace_id: int, number: str, source: str, description: str = "") -> BlacklistEntry:
+    """The recipient asked to receive nothing more (a webhook's opt-out, a reply's opt-out word): the number is
+    blacklisted now with reason ``opt_out`` (an entry already active is left as it is)."""
+    entry, _ = _upsert_entry(
+        workspace_id=workspace_id,
+        number=number,
+        reason=BlacklistReason.OPT_OUT,
+        source=source,
+        description=description[:300],
+    )
+    return entry
 
 
 def blacklist_add(
@@ -281,12 +300,7 @@ def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: li
         raw = item.get("number") if isinstance(item, dict) else item
         number = channel.normalize_number(str(raw or ""))
         if number:
-            _upsert_entry(
-                workspace_id=settings.workspace_id,
-                number=number,
-                reason=BlacklistReason.OPT_OUT,
-                source=BlacklistSource.OPT_OUT,
-            )
+            blacklist_opt_out(workspace_id=settings.workspace_id, number=number, source=BlacklistSource.OPT_OUT)
 
 
 # --- provider accounts -----------------------------------------------------------------------------------

@@ -1,0 +1,149 @@
+"""Writes of two-way SMS: store received messages once, match them, apply opt-out / opt-in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaigns.models import Target
+from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.permissions import Perm
+from campaigns.platform.search import search_digits
+from campaigns.platform.tenancy import Actor
+from sms import channel
+from sms.choices import ACCEPTED, BlacklistSource, InboundOutcome
+from sms.inbound.keywords import OPT_IN, OPT_OUT, clean_words, keyword_of, words_problem
+from sms.inbound.models import InboundSms
+from sms.inbound.types import ReceivedSms
+from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettings
+from sms.services import blacklist_opt_out
+
+MAX_TEXT = 2000
+
+
+def _line(raw: str) -> str:
+    return "".join(search_digits(raw).split())[:30]
+
+
+def _sender(raw: str) -> tuple[str, bool]:
+    """(E.164, True) when the sender parses as a phone number, else (its folded text, False)."""
+    number = channel.normalize_number(str(raw or ""))
+    return (number, True) if number else ("".join(search_digits(str(raw or "")).split())[:40], False)
+
+
+def _last_attempt(workspace_id: int, number: str, line: str, before) -> SmsAttempt | None:
+    """The last message accepted for ``number`` on ``line`` (any line when the line is unknown) before ``before``."""
+    attempts = SmsAttempt.objects.filter(
+        workspace_id=workspace_id, phone=number, request_at__lte=before, status__in=ACCEPTED
+    )
+    if line:
+        attempts = attempts.filter(sender=line)
+    return attempts.order_by("-request_at", "-id").only("id", "campaign_id").first()
+
+
+def _apply_keyword(settings: SmsSettings, message: InboundSms, phone: bool) -> str:
+    """Blacklist (opt-out word) or lift a reply's own opt-out (opt-in word); the outcome to record."""
+    if not phone:
+        return InboundOutcome.NONE
+    word = keyword_of(message.text, opt_out_words=settings.opt_out_words, opt_in_words=settings.opt_in_words)
+    if word == OPT_OUT:
+        blacklist_opt_out(
+            workspace_id=message.workspace_id,
+            number=message.number,
+            source=BlacklistSource.REPLY,
+            description=f"پاسخ گیرنده: {message.text}",
+        )
+        return InboundOutcome.OPT_OUT
+    if word == OPT_IN:
+        active = BlacklistEntry.objects.filter(
+            workspace_id=message.workspace_id, channel="sms", value=message.number, is_active=True
+        )
+        now = timezone.now()
+        lifted = active.filter(source=BlacklistSource.REPLY).update(is_active=False, removed_at=now, updated_at=now)
+        if lifted:
+            return InboundOutcome.OPT_IN
+        return InboundOutcome.OPT_IN_REFUSED if active.exists() else InboundOutcome.NONE
+    return InboundOutcome.NONE
+
+
+def inbound_store(*, account: SmsProviderAccount, messages: list[ReceivedSms]) -> list[InboundSms]:
+    """Store each received message once (unique by account + provider message id) and return the new ones.
+
+    Each is matched to the workspace's live target with that mobile (an unknown number is kept unmatched), linked
+    to the last message accepted for it on that line, and its opt-out / opt-in word applied — in one transaction
+    per message, so a message is either stored with its effect or not at all (the next poll brings it again)."""
+    settings = channel.sms_settings(account.workspace_id)
+    now = timezone.now()
+    wanted = [m for m in messages if str(m.provider_message_id or "").strip()]
+    known = set(
+        InboundSms.objects.filter(
+            account=account, provider_message_id__in=[str(m.provider_message_id)[:64] for m in wanted]
+        ).values_list("provider_message_id", flat=True)
+    )
+    senders = {m.sender: _sender(m.sender) for m in wanted}
+    targets = {
+        t.mobile: t
+        for t in Target.objects.filter(
+            workspace_id=account.workspace_id,
+            deleted_at__isnull=True,
+            mobile__in=[number for number, phone in senders.values() if phone],
+        ).only("id", "mobile")
+    }
+    stored: list[InboundSms] = []
+    for received in wanted:
+        message_id = str(received.provider_message_id).strip()[:64]
+        if message_id in known:
+            continue
+        known.add(message_id)
+        number, phone = senders[received.sender]
+        line = _line(received.line)
+        received_at = received.received_at or now
+        attempt = _last_attempt(account.workspace_id, number, line, received_at) if phone else None
+        target = targets.get(number) if phone else None
+        message = InboundSms(
+            workspace_id=account.workspace_id,
+            account=account,
+            provider=account.provider,
+            provider_message_id=message_id,
+            line=line,
+            number=number,
+            text=str(received.text or "")[:MAX_TEXT],
+            received_at=received_at,
+            target=target,
+            attempt_id=attempt.id if attempt else None,
+            campaign_id=attempt.campaign_id if attempt else None,
+        )
+        try:
+            with transaction.atomic():
+                message.save()
+                message.outcome = _apply_keyword(settings, message, phone)
+                if message.outcome:
+                    InboundSms.objects.filter(pk=message.pk).update(outcome=message.outcome)
+        except IntegrityError:  # stored meanwhile by another poll or push
+            continue
+        stored.append(message)
+    return stored
+
+
+def inbound_words_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
+    """Change the workspace's opt-out / opt-in words; a word cannot be both."""
+    actor.require(Perm.MANAGE_WORKSPACE)
+    unknown = set(data) - {"opt_out_words", "opt_in_words"}
+    if unknown:
+        raise ValidationFailed(details={key: ["فیلد ناشناخته"] for key in sorted(unknown)})
+    settings = channel.sms_settings(actor.workspace.id)
+    values = {}
+    for field in ("opt_out_words", "opt_in_words"):
+        words = data.get(field, getattr(settings, field))
+        problem = words_problem(words)
+        if problem:
+            raise ValidationFailed.field(field, problem)
+        values[field] = clean_words(words)
+    both = {keyword_of(w, opt_out_words=values["opt_out_words"], opt_in_words=()) for w in values["opt_in_words"]}
+    if OPT_OUT in both:
+        raise ValidationFailed.field("opt_in_words", "یک کلمه نمی‌تواند هم لغو باشد و هم شروع دوباره.")
+    SmsSettings.objects.filter(pk=settings.pk).update(**values, updated_at=timezone.now())
+    settings.refresh_from_db()
+    return settings
