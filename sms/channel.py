@@ -19,6 +19,7 @@ from campaigns.platform.phones import PhoneError, parse_phone
 from sms import events, rate_limits
 from sms.models import BlacklistEntry, SmsProviderAccount, SmsSettings
 from sms.providers import SendRequest, SendResponse, StatusAnswer, provider_for
+from sms.segments import count_segments
 
 logger = logging.getLogger(__name__)
 
@@ -147,38 +148,100 @@ def send_through_gateway(
     primary_rate_taken: bool = False,
     before_fallback: Callable[[str, str], None] | None = None,
 ) -> GatewayResult:
-    """Primary account first; the fallback only when the primary is unusable (never after an unknown outcome).
+    """One send through ``send_batch_through_gateway`` (previews, tests, one-off sends)."""
+    fallback = (lambda kind, line, positions: before_fallback(kind, line)) if before_fallback else None
+    return send_batch_through_gateway(
+        settings,
+        [BatchItem(phone, text, sender, local_id)],
+        provider_kind=provider_kind,
+        primary_rate_taken=primary_rate_taken,
+        before_fallback=fallback,
+    )[0]
 
-    Each account's rate limit is taken right before its call (the caller may have taken the primary's:
-    ``rate_take_first``): a limited primary returns ``retry_after`` without calling anything (the step is
-    deferred); a limited fallback leaves the primary's answer. ``before_fallback(provider kind, sender)`` runs
-    just before the fallback's call, so a crash during it is asked about at the account that was called.
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One receptor of a batched send: the step's sender line (None = the account's default) and local id."""
+
+    phone: str
+    text: str
+    sender: str | None
+    local_id: str
+
+
+def _line(account: SmsProviderAccount, sender: str | None) -> str:
+    return sender if sender and sender in (account.senders or []) else account.default_sender
+
+
+def send_batch_through_gateway(
+    settings: SmsSettings,
+    items: list[BatchItem],
+    *,
+    provider_kind: str | None,
+    primary_rate_taken: bool = False,
+    before_fallback: Callable[[str, str, list[int]], None] | None = None,
+) -> list[GatewayResult]:
+    """One batch through the primary account (in the provider's calls of up to ``batch_size``); the items it
+    answered ``unavailable`` go to the fallback (never after an unknown outcome). One result per item.
+
+    The primary's rate limit is taken by the caller for the whole batch (``primary_rate_taken``), else here; a
+    limited primary returns ``retry_after`` without calling anything (the step is deferred); a limited fallback
+    leaves the primary's answer. A provider's "too many requests"/"busy" answer (``throttled``) backs the
+    account off for every worker and defers the items like a limit. ``before_fallback(kind, sender, positions)``
+    runs just before the fallback's call, so a crash during it is asked about at the account that was called.
     """
     accounts = [pick_account(settings, provider_kind)]
     if settings.fallback_account_id and not provider_kind:
         accounts.append(settings.fallback_account)
-    last: GatewayResult | None = None
+    results: list[GatewayResult | None] = [None] * len(items)
+    pending = list(range(len(items)))
+    tried = False
     for account in accounts:
+        if not pending:
+            break
         if account is None or account.workspace_id != settings.workspace_id or _account_problem(account):
             continue  # never another workspace's account (its credit), whatever the settings row says
-        line = sender if sender and sender in (account.senders or []) else account.default_sender
-        taken = primary_rate_taken and last is None and account is accounts[0]
-        wait = 0.0 if taken else rate_limits.take_or_wait(account, requests=1, messages=1)
-        if wait:
-            if last is None:
-                limited = SendResponse("limited", error_code=RATE_LIMITED, error_message=f"retry in {wait:.1f}s")
-                return GatewayResult(limited, account.provider, line, retry_after=wait)
-            break
-        if last is not None and before_fallback is not None:
-            before_fallback(account.provider, line)
-        response = provider_for(account.provider).send(
-            account_credentials(account), SendRequest(phone=phone, text=text, sender=line, local_id=local_id)
-        )
-        count_send(provider=account.provider, result=response.status)
-        last = GatewayResult(response, account.provider, line)
-        if response.status != "unavailable":
-            return last
-    return last or GatewayResult(SendResponse("unavailable", error_code="not_configured"), "", "")
+        provider = provider_for(account.provider)
+        going = pending
+        if not (primary_rate_taken and not tried and account is accounts[0]):
+            granted, wait = rate_limits.take_batch_or_wait(
+                account, [count_segments(items[i].text).segments for i in pending]
+            )
+            if not granted:
+                if not tried:
+                    limited = SendResponse("limited", error_code=RATE_LIMITED, error_message=f"retry in {wait:.1f}s")
+                    for i in pending:
+                        results[i] = GatewayResult(limited, account.provider, _line(account, items[i].sender), wait)
+                break
+            going = pending[:granted]
+            if not tried:  # the primary's limit holds the rest of the batch back (deferred shortly)
+                limited = SendResponse("limited", error_code=RATE_LIMITED, error_message="retry in 1.0s")
+                for i in pending[granted:]:
+                    results[i] = GatewayResult(limited, account.provider, _line(account, items[i].sender), 1.0)
+        if tried and before_fallback is not None:
+            for line in {_line(account, items[i].sender) for i in going}:
+                before_fallback(account.provider, line, [i for i in going if _line(account, items[i].sender) == line])
+        requests = [
+            SendRequest(
+                phone=items[i].phone,
+                text=items[i].text,
+                sender=_line(account, items[i].sender),
+                local_id=items[i].local_id,
+            )
+            for i in going
+        ]
+        responses = provider.send_batch(account_credentials(account), requests)
+        backoff = 0.0
+        if any(r.status == "throttled" for r in responses):
+            backoff = rate_limits.back_off(account)
+        for i, request, response in zip(going, requests, responses, strict=True):
+            count_send(provider=account.provider, result=response.status)
+            throttled = backoff if response.status == "throttled" else 0.0
+            results[i] = GatewayResult(response, account.provider, request.sender, throttled)
+        tried = True
+        pending = [i for i in going if results[i].response.status == "unavailable"]
+    missing = GatewayResult(SendResponse("unavailable", error_code="not_configured"), "", "")
+    return [r or missing for r in results]
 
 
 def first_account(settings: SmsSettings, provider_kind: str | None) -> SmsProviderAccount | None:
@@ -189,16 +252,22 @@ def first_account(settings: SmsSettings, provider_kind: str | None) -> SmsProvid
     return account
 
 
-def rate_take_first(settings: SmsSettings, provider_kind: str | None) -> GatewayResult | None:
-    """Take one send from the first account's rate limit; a result (``retry_after`` > 0) when it is limited."""
+def rate_take_first(settings: SmsSettings, provider_kind: str | None, parts: list[int]) -> tuple[int, float]:
+    """Take a batch's cost (one call, ``parts`` message parts per receptor) from the first account's rate
+    limit, shared by every worker: ``(granted, wait)`` — the first ``granted`` receptors may go; with none,
+    ``wait`` seconds until one may. No usable account: everything may go (the gateway answers for it)."""
     account = first_account(settings, provider_kind)
     if account is None:
-        return None
-    wait = rate_limits.take_or_wait(account, requests=1, messages=1)
-    if not wait:
-        return None
+        return len(parts), 0.0
+    return rate_limits.take_batch_or_wait(account, parts)
+
+
+def limited_result(settings: SmsSettings, provider_kind: str | None, wait: float) -> GatewayResult:
+    account = first_account(settings, provider_kind)
     limited = SendResponse("limited", error_code=RATE_LIMITED, error_message=f"retry in {wait:.1f}s")
-    return GatewayResult(limited, account.provider, account.default_sender, retry_after=wait)
+    return GatewayResult(
+        limited, account.provider if account else "", account.default_sender if account else "", max(wait, 1.0)
+    )
 
 
 def status_account(settings: SmsSettings, provider_kind: str) -> SmsProviderAccount | None:

@@ -106,7 +106,8 @@ def _claim(now: datetime, kinds: list[str], batch: int) -> list[int]:
 
 def delivery_poll(*, now: datetime | None = None, batch: int | None = None) -> dict[str, int]:
     """Beat: ask the providers that can answer (by message id, else by local id) what became of accepted
-    attempts, in small batches through each account's rate limit, and apply the answers."""
+    attempts, in the providers' batches (Kavenegar ``sms/status``: 500 message ids, by local id 200) through
+    each account's rate limit, and apply the answers."""
     now = now or timezone.now()
     kinds = [p.kind for p in PROVIDERS.values() if p.polls_delivery]
     report = {"asked": 0, "moved": 0, "limited": 0}
@@ -128,9 +129,9 @@ def delivery_poll(*, now: datetime | None = None, batch: int | None = None) -> d
         by_local = [
             m for m in members if m not in by_message and provider.status_by_local_id and m["local_id"] is not None
         ]
+        size = provider.message_batch_size
         chunks = [
-            ("message_ids", "provider_message_id", by_message[i : i + provider.status_batch_size])
-            for i in range(0, len(by_message), provider.status_batch_size)
+            ("message_ids", "provider_message_id", by_message[i : i + size]) for i in range(0, len(by_message), size)
         ] + [
             ("local_ids", "local_id", by_local[i : i + provider.status_batch_size])
             for i in range(0, len(by_local), provider.status_batch_size)

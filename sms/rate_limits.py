@@ -1,7 +1,10 @@
-"""Per provider account rate limits: token buckets for requests/second and messages/minute.
+"""Per provider account rate limits: token buckets for requests/second and messages/minute, and the
+account's back-off after the provider itself answered "too many requests" or "busy".
 
-With ``REDIS_URL`` the buckets live in Redis (one Lua script takes from every bucket of a call
-atomically, so all workers share them); without it (the embedded default: one solo worker) they live in
+A call takes its whole cost at once: one request, and the message parts of every receptor it carries (a
+3-part Persian text costs 3). A batch takes the largest prefix of its receptors the buckets hold; the rest
+waits. With ``REDIS_URL`` the buckets live in Redis (one Lua script takes from every bucket of a call
+atomically, so all workers on all hosts share them); without it (the embedded default: one solo worker) they live in
 this process behind a lock — no database either way. ``take`` answers 0 when the call may go (its
 tokens are taken) or the seconds until it may; a refused call takes nothing.
 """
@@ -21,34 +24,63 @@ logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "sms-rate"
 
+# KEYS[1]: the account's back-off ("until" time); KEYS[2..]: its buckets. ARGV: now, the number of items, then
+# per bucket rate, capacity, per-call cost and whether each item adds its own cost (1: the messages bucket), then
+# the items' costs. The largest prefix of the items that every bucket holds is taken at once (0 items: nothing
+# taken); answers {granted, wait} — wait: the seconds until the first item could go.
 _SCRIPT = """
 local now = tonumber(ARGV[1])
+local n = tonumber(ARGV[2])
+local nb = #KEYS - 1
+local base = 3 + nb * 4
+local backoff = tonumber(redis.call('GET', KEYS[1]) or '0')
+if backoff > now then return {0, tostring(backoff - now)} end
+local granted = n
 local wait = 0
 local state = {}
-for i = 1, #KEYS do
-  local rate = tonumber(ARGV[(i - 1) * 3 + 2])
-  local capacity = tonumber(ARGV[(i - 1) * 3 + 3])
-  local cost = tonumber(ARGV[(i - 1) * 3 + 4])
-  local saved = redis.call('HMGET', KEYS[i], 't', 'ts')
+for i = 1, nb do
+  local o = 3 + (i - 1) * 4
+  local rate, capacity = tonumber(ARGV[o]), tonumber(ARGV[o + 1])
+  local per_call, per_item = tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3])
+  local saved = redis.call('HMGET', KEYS[i + 1], 't', 'ts')
   local tokens = tonumber(saved[1]) or capacity
   local ts = tonumber(saved[2]) or now
   if now > ts then
     tokens = math.min(capacity, tokens + (now - ts) * rate)
     ts = now
   end
-  state[i] = {tokens, ts, rate, capacity, cost}
-  if tokens + 1e-9 < cost then
-    local need = (cost - tokens) / rate
+  state[i] = {tokens, ts, rate, capacity, per_call, per_item}
+  local fit = 0
+  local spent = per_call
+  if tokens + 1e-9 >= spent then
+    for k = 1, n do
+      local c = per_item * tonumber(ARGV[base + k - 1])
+      if tokens + 1e-9 < spent + c then break end
+      spent = spent + c
+      fit = k
+    end
+  end
+  if fit < granted then granted = fit end
+  if fit == 0 then
+    local need = (per_call + per_item * tonumber(ARGV[base]) - tokens) / rate
     if need > wait then wait = need end
   end
 end
-if wait > 0 then return tostring(wait) end
-for i = 1, #KEYS do
+if granted == 0 then return {0, tostring(wait)} end
+for i = 1, nb do
   local s = state[i]
-  redis.call('HSET', KEYS[i], 't', tostring(math.max(0, s[1] - s[5])), 'ts', tostring(s[2]))
-  redis.call('PEXPIRE', KEYS[i], math.ceil(s[4] / s[3] * 1000) + 60000)
+  local cost = s[5]
+  for k = 1, granted do cost = cost + s[6] * tonumber(ARGV[base + k - 1]) end
+  redis.call('HSET', KEYS[i + 1], 't', tostring(math.max(0, s[1] - cost)), 'ts', tostring(s[2]))
+  redis.call('PEXPIRE', KEYS[i + 1], math.ceil(s[4] / s[3] * 1000) + 60000)
 end
-return '0'
+return {granted, '0'}
+"""
+_BACKOFF_SCRIPT = """
+local until_ = tonumber(ARGV[1])
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if until_ > current then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+return 1
 """
 
 
@@ -62,45 +94,70 @@ class Bucket:
     key: str
     rate: float  # tokens per second
     capacity: float
-    cost: float
+    per_call: float  # taken once per call (requests)
+    per_item: float  # 1: each item of the call adds its own cost (messages)
 
 
-def buckets_for(account, *, requests: int = 1, messages: int = 0) -> list[Bucket]:
-    """The buckets one provider call of ``account`` draws from (none when the account has no limits)."""
+def buckets_for(account, *, requests: int = 1, messages: bool = True) -> list[Bucket]:
+    """The buckets one provider call of ``account`` draws from (none when the account has no limits): a call
+    costs ``requests`` of the requests/s bucket and, with ``messages``, its items' parts of the messages/min
+    bucket."""
     found = []
     rps = getattr(account, "max_requests_per_second", None)
     if rps and requests:
-        found.append(Bucket(f"{KEY_PREFIX}:{account.pk}:rps", float(rps), float(rps), float(requests)))
+        found.append(Bucket(f"{KEY_PREFIX}:{account.pk}:rps", float(rps), float(rps), float(requests), 0.0))
     mpm = getattr(account, "max_messages_per_minute", None)
     if mpm and messages:
-        found.append(Bucket(f"{KEY_PREFIX}:{account.pk}:mpm", mpm / 60.0, float(mpm), float(messages)))
+        found.append(Bucket(f"{KEY_PREFIX}:{account.pk}:mpm", mpm / 60.0, float(mpm), 0.0, 1.0))
     return found
+
+
+def backoff_key(account) -> str:
+    return f"{KEY_PREFIX}:{account.pk}:backoff"
 
 
 class _LocalBuckets:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.state: dict[str, tuple[float, float]] = {}
+        self.backoff: dict[str, float] = {}
 
-    def take(self, buckets: list[Bucket], now: float) -> float:
+    def take(self, key: str, buckets: list[Bucket], costs: list[float], now: float) -> tuple[int, float]:
         with self.lock:
-            wait, fresh = 0.0, []
+            until = self.backoff.get(key, 0.0)
+            if until > now:
+                return 0, until - now
+            granted, wait, fresh = len(costs), 0.0, []
             for b in buckets:
                 tokens, ts = self.state.get(b.key, (b.capacity, now))
                 if now > ts:
                     tokens, ts = min(b.capacity, tokens + (now - ts) * b.rate), now
                 fresh.append((b, tokens, ts))
-                if tokens + 1e-9 < b.cost:
-                    wait = max(wait, (b.cost - tokens) / b.rate)
-            if wait > 0:
-                return wait
+                fit, spent = 0, b.per_call
+                if tokens + 1e-9 >= spent:
+                    for cost in costs:
+                        if tokens + 1e-9 < spent + b.per_item * cost:
+                            break
+                        spent += b.per_item * cost
+                        fit += 1
+                granted = min(granted, fit)
+                if fit == 0:
+                    wait = max(wait, (b.per_call + b.per_item * costs[0] - tokens) / b.rate)
+            if granted == 0:
+                return 0, wait
             for b, tokens, ts in fresh:
-                self.state[b.key] = (max(0.0, tokens - b.cost), ts)
-            return 0.0
+                cost = b.per_call + b.per_item * sum(costs[:granted])
+                self.state[b.key] = (max(0.0, tokens - cost), ts)
+            return granted, 0.0
+
+    def back_off(self, key: str, until: float) -> None:
+        with self.lock:
+            self.backoff[key] = max(self.backoff.get(key, 0.0), until)
 
     def clear(self) -> None:
         with self.lock:
             self.state.clear()
+            self.backoff.clear()
 
 
 LOCAL = _LocalBuckets()
@@ -120,34 +177,67 @@ def _redis_client():
         return _redis[url]
 
 
-def take(account, *, requests: int = 1, messages: int = 0, now: float | None = None) -> float:
-    """Take the tokens of one call of ``account``: 0 = go; else the seconds until it may go (nothing taken)."""
-    buckets = buckets_for(account, requests=requests, messages=messages)
-    if not buckets:
-        return 0.0
+def take_batch(account, costs: list[float], *, requests: int = 1, now: float | None = None) -> tuple[int, float]:
+    """Take one call of ``account`` carrying items of these costs (message parts per receptor), at once and
+    shared by every worker: ``(granted, 0)`` = the first ``granted`` items may go (their tokens are taken);
+    ``(0, wait)`` = nothing may go for ``wait`` seconds (the account backs off, or its buckets are empty).
+    ``costs`` empty = a call without messages (a status request)."""
+    items = list(costs) or [0.0]
+    buckets = buckets_for(account, requests=requests, messages=bool(costs))
     now = clock() if now is None else now
     client = _redis_client()
     if client is None:
-        return LOCAL.take(buckets, now)
-    args: list = [repr(now)]
+        return LOCAL.take(backoff_key(account), buckets, items, now)
+    args: list = [repr(now), str(len(items))]
     for b in buckets:
-        args += [repr(b.rate), repr(b.capacity), repr(b.cost)]
+        args += [repr(b.rate), repr(b.capacity), repr(b.per_call), repr(b.per_item)]
+    args += [repr(float(c)) for c in items]
     try:
-        return float(client.eval(_SCRIPT, len(buckets), *[b.key for b in buckets], *args))
+        granted, wait = client.eval(_SCRIPT, len(buckets) + 1, backoff_key(account), *[b.key for b in buckets], *args)
     except RedisError:  # Redis unreachable: this process's own buckets, never a lost send
         logger.warning("sms rate limit: redis unavailable, using process-local buckets")
-        return LOCAL.take(buckets, now)
+        return LOCAL.take(backoff_key(account), buckets, items, now)
+    return int(granted), float(wait)
+
+
+def take(account, *, requests: int = 1, messages: int = 0, now: float | None = None) -> float:
+    """Take the tokens of one call of ``account`` with ``messages`` parts: 0 = go; else the seconds until it
+    may go (nothing taken)."""
+    granted, wait = take_batch(account, [messages] if messages else [], requests=requests, now=now)
+    return 0.0 if granted else max(wait, 1e-6)
+
+
+def take_batch_or_wait(account, costs: list[float]) -> tuple[int, float]:
+    """Like ``take_batch``, but a short wait (≤ ``SMS_RATE_LIMIT_MAX_WAIT_SECONDS``) is slept once in place of a
+    deferral, so a busy account is paced rather than pushed to the next tick."""
+    granted, wait = take_batch(account, costs)
+    max_wait = float(settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS)
+    if not granted and 0 < wait <= max_wait:
+        time.sleep(wait)
+        granted, wait = take_batch(account, costs)
+    return granted, wait
 
 
 def take_or_wait(account, *, requests: int = 1, messages: int = 0) -> float:
-    """Like ``take``, but a short wait (≤ ``SMS_RATE_LIMIT_MAX_WAIT_SECONDS``) is slept once in place of a
-    deferral, so a busy account is paced rather than pushed to the next tick."""
-    wait = take(account, requests=requests, messages=messages)
-    max_wait = float(settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS)
-    if 0 < wait <= max_wait:
-        time.sleep(wait)
-        wait = take(account, requests=requests, messages=messages)
-    return wait
+    """``take`` with the same short wait in place of a deferral."""
+    granted, wait = take_batch_or_wait(account, [messages] if messages else [])
+    return 0.0 if granted else max(wait, 1e-6)
+
+
+def back_off(account, seconds: float | None = None) -> float:
+    """The provider answered "too many requests" or "busy": no call of this account goes for ``seconds``
+    (``SMS_PROVIDER_BACKOFF_SECONDS``), from any worker. Returns the seconds."""
+    seconds = float(settings.SMS_PROVIDER_BACKOFF_SECONDS if seconds is None else seconds)
+    until = clock() + seconds
+    client = _redis_client()
+    if client is not None:
+        try:
+            client.eval(_BACKOFF_SCRIPT, 1, backoff_key(account), repr(until), str(int(seconds * 1000) + 1000))
+            return seconds
+        except RedisError:
+            logger.warning("sms rate limit: redis unavailable, backing off in this process only")
+    LOCAL.back_off(backoff_key(account), until)
+    return seconds
 
 
 def defer_seconds(wait: float) -> int:
@@ -165,6 +255,7 @@ def reset(account=None) -> None:
             with LOCAL.lock:
                 for key in [k for k in LOCAL.state if k.startswith(f"{KEY_PREFIX}:{account.pk}:")]:
                     del LOCAL.state[key]
+                LOCAL.backoff.pop(backoff_key(account), None)
         return
     pattern = f"{KEY_PREFIX}:{account.pk}:*" if account is not None else f"{KEY_PREFIX}:*"
     keys = list(client.scan_iter(match=pattern))

@@ -1,4 +1,5 @@
-"""The SMS channel tells the workspace's owners when it goes down (once per outage, at most every 6 h)."""
+"""The SMS channel tells the workspace's owners when it goes down (once per outage, at most every 6 h) and
+when sends stay unknown for hours (once per day)."""
 
 from django.urls import reverse
 
@@ -30,5 +31,22 @@ def notify_outage(sender, *, workspace_id: int, reason: str, **kwargs) -> None:
     )
 
 
+def notify_unknowns_aged(sender, *, workspace_id: int, count: int, day, **kwargs) -> None:
+    """Sends whose outcome nobody could confirm for hours: once per workspace and day."""
+    notification_send(
+        workspace=workspace_id,
+        recipients=workspace_owners(workspace_id),
+        kind="sms_unknown_aged",
+        title="وضعیت برخی پیامک‌ها نامعلوم مانده است",
+        body=f"{count} پیامک بیش از ۶ ساعت است که وضعیت ارسالشان از سرویس‌دهنده معلوم نشده است. "
+        "این پیامک‌ها دوباره فرستاده نمی‌شوند؛ گزارش پیامک‌ها را بررسی کنید.",
+        link=reverse("sms-home"),
+        dedupe_key=f"sms_unknown_aged:{day.isoformat()}",
+    )
+
+
 def connect() -> None:
+    from sms.unknown_watch import unknowns_aged
+
     channel_outage.connect(notify_outage, dispatch_uid="sms.notify_outage")
+    unknowns_aged.connect(notify_unknowns_aged, dispatch_uid="sms.notify_unknowns_aged")

@@ -17,3 +17,11 @@ def retention_purge() -> dict:
     from sms.retention import sms_retention_purge_all
 
     return {str(k): v for k, v in sms_retention_purge_all().items()}
+
+
+@shared_task(name="sms.unknown_watch", ignore_result=True, max_retries=0)
+def unknown_watch() -> dict:
+    """Beat, every 10 minutes: settle unknown outcomes the providers can vouch for; alarm about old ones."""
+    from sms.unknown_watch import unknown_watch as watch
+
+    return watch()

@@ -8,6 +8,7 @@ counters come from the engine and the workers:
 - ``automation_claims_total`` / ``automation_reaped_total``: executions claimed by scheduler ticks, and
   executions whose lease ran out (their worker died or stalled);
 - ``sms_sends_total{provider, result}``: provider send calls by result (submitted, failed, unknown, …);
+- ``sms_unknown_aged_total{provider}``: SMS attempts whose outcome stayed unknown past the alarm age (6 h);
 - ``celery_queue_depth{queue}``: messages waiting in each broker queue (Redis), read at each scrape.
 
 Web and workers are separate processes: set ``PROMETHEUS_MULTIPROC_DIR`` (an empty folder shared by
@@ -28,6 +29,9 @@ TASKS = Counter("platform_tasks", "Celery tasks finished, by task name and state
 CLAIMS = Counter("automation_claims", "Executions claimed by scheduler ticks")
 REAPED = Counter("automation_reaped", "Executions whose lease expired, reaped by scheduler ticks")
 SMS_SENDS = Counter("sms_sends", "SMS provider send calls, by provider and result", ["provider", "result"])
+SMS_UNKNOWN_AGED = Counter(
+    "sms_unknown_aged", "SMS attempts whose outcome stayed unknown past the alarm age, by provider", ["provider"]
+)
 
 
 def count_tick(*, claimed: int, reaped: int) -> None:
@@ -37,6 +41,10 @@ def count_tick(*, claimed: int, reaped: int) -> None:
 
 def count_send(*, provider: str, result: str) -> None:
     SMS_SENDS.labels(provider=provider or "none", result=result or "none").inc()
+
+
+def count_unknown_aged(*, provider: str) -> None:
+    SMS_UNKNOWN_AGED.labels(provider=provider or "none").inc()
 
 
 def count_task(*, task: str, state: str) -> None:

@@ -11,9 +11,11 @@ row is inserted with its unique idempotency key and the step's numeric local
 id (one ``SmsSendSlot`` per execution + cycle + node, the same on every
 attempt, sent as Kavenegar's ``localid``). Where the provider can be asked
 "was local id N sent?" the row is inserted ``sending``; elsewhere it is
-inserted ``queued`` and stamped ``sending`` (committed) just before its own
-HTTP call. Calls run with no transaction open; the result is written once
-(``UPDATE … WHERE status='sending'``).
+inserted ``queued`` and stamped ``sending`` (committed) just before the HTTP
+call that carries it. A job's attempts of one workspace and provider go in
+batched calls (up to the provider's ``batch_size`` receptors per call, a local
+id and a result per receptor); calls run with no transaction open; each result
+is written once (``UPDATE … WHERE status='sending'``).
 
 After a crash: a ``queued`` row was never called — its reservation is given
 back and the row dropped, the step runs as if nothing happened; a ``sending``
@@ -41,7 +43,7 @@ from sms.action import sending
 from sms.action.attempts import CHANNEL, AttemptRef, Plan, assign_local_ids, insert_attempts
 from sms.action.guards import blacklist_guard, circuit_breaker_guard
 from sms.action.planning import attempt_fields, plan_step
-from sms.action.unknowns import earlier_attempts
+from sms.action.unknowns import ask_batch, earlier_attempts
 from sms.choices import AWAITING_DELIVERY, AttemptStatus
 from sms.models import SmsAttempt, SmsSettings
 from sms.providers import provider_kinds
@@ -212,6 +214,7 @@ class SendSmsAction(Action):
         stamped ``sending`` just before it, unless its row was written ``sending``), then one UPDATE of the
         results."""
         results: list[ActionResult | None] = [None] * len(ctxs)
+        ask_batch(ctxs)  # the batch's undecided attempts: one status request per provider batch
         groups: dict[tuple, list[tuple[int, Plan]]] = {}
         for index, ctx in enumerate(ctxs):
             plan = plan_step(ctx)

@@ -79,10 +79,12 @@ def stamp_sending(attempt_id: int) -> int:
         return cursor.rowcount
 
 
-def name_provider(attempt_id: int, kind: str, sender: str) -> None:
-    """The fallback account is about to be called: the row names it first (committed), so an outcome lost in a
+def name_provider_many(attempt_ids: list[int], kind: str, sender: str) -> None:
+    """The fallback account is about to be called: the rows name it first (committed), so an outcome lost in a
     crash is asked about at the provider that got the call."""
-    SmsAttempt.objects.filter(pk=attempt_id, status=AttemptStatus.SENDING).update(provider=kind, sender=sender or "")
+    SmsAttempt.objects.filter(pk__in=attempt_ids, status=AttemptStatus.SENDING).update(
+        provider=kind, sender=sender or ""
+    )
 
 
 def record_many(updates: list[tuple]) -> None:

@@ -10,12 +10,13 @@ from automation.engine.guards import next_opening_tomorrow
 from automation.engine.lease import STOP_EXCEPTIONS
 from automation.engine.registry import RETRY_STRATEGIES, ActionResult, ResultStatus
 from sms import channel, rate_limits
-from sms.action.attempts import Plan, name_provider, record_many, stamp_sending
+from sms.action.attempts import Plan, name_provider_many, record_many, stamp_sending
 from sms.action.guards import cached_settings
 from sms.action.unknowns import release_kept_units, settle_delay, unknown_result
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.models import SmsAttempt
-from sms.providers import SendResponse
+from sms.providers import SendResponse, provider_for
+from sms.segments import count_segments
 
 logger = logging.getLogger("sms.action")
 
@@ -38,47 +39,71 @@ def deferred_by_limit(ctx) -> ActionResult:
 
 
 def send(plans: list[Plan]) -> None:
-    """Call the provider for each attempt, in order, with no transaction of ours open.
+    """Call the provider for the planned attempts in batches, with no transaction of ours open.
+
+    The batch is what the job holds of one workspace and provider: the provider's calls of up to its
+    ``batch_size`` receptors (grouped by text where it needs one text per call). Before each call the
+    account's rate limit takes the call's whole cost at once (one request, every receptor's message parts);
+    what it cannot take now is deferred without a call (row dropped, unit back).
 
     An attempt whose every possible account answers "was local id N sent?" was written ``sending`` by its
     INSERT: after a crash it is asked about, and if it was never called it is sent again with the same
-    local id. Any other attempt is written ``queued`` and stamped ``sending`` (committed) just before its
-    own call, so a crash leaves at most that one send undecided (journeys.md "Decisions")."""
+    local id. Any other attempt is written ``queued`` and the call's attempts are stamped ``sending``
+    (committed) just before that call, so a crash leaves at most that call's sends undecided and every
+    attempt of a later call ``queued`` (journeys.md "Decisions")."""
+    groups: dict[tuple, list[Plan]] = {}
     for plan in plans:
-        plan.ctx.heartbeat()
-        # The account's rate limit first: a limited step is deferred without any call (row dropped, unit back).
-        plan.gateway = channel.rate_take_first(cached_settings(plan.ctx), plan.ctx.node.config.get("provider"))
-        if plan.gateway is not None:
-            continue
-        if not plan.answerable and not stamp_sending(plan.attempt.id):
-            plan.lost = True  # pragma: no cover - one job holds an execution at a time
-            continue
-        call(plan)
+        groups.setdefault((plan.ctx.workspace.id, plan.ctx.node.config.get("provider") or ""), []).append(plan)
+    for members in groups.values():
+        ctx = members[0].ctx
+        settings, kind = cached_settings(ctx), ctx.node.config.get("provider")
+        account = channel.first_account(settings, kind)
+        provider = provider_for(account.provider) if account is not None else None
+        size = max(1, provider.batch_size if provider is not None else 1)
+        for chunk in (members[i : i + size] for i in range(0, len(members), size)):
+            ctx.heartbeat()
+            # The account's rate limit first: what it holds back is deferred without any call.
+            granted, wait = channel.rate_take_first(settings, kind, [count_segments(p.text).segments for p in chunk])
+            for plan in chunk[granted:]:
+                plan.gateway = channel.limited_result(settings, kind, wait)
+            going = []
+            for plan in chunk[:granted]:
+                if not plan.answerable and not stamp_sending(plan.attempt.id):
+                    plan.lost = True  # pragma: no cover - one job holds an execution at a time
+                    continue
+                going.append(plan)
+            if going:
+                call(going)
 
 
-def call(plan: Plan) -> None:
-    """The provider call of a stamped attempt (no transaction of ours is open)."""
-    config = plan.ctx.node.config
+def call(plans: list[Plan]) -> None:
+    """One batched provider call of stamped attempts of one workspace (no transaction of ours is open)."""
+    ctx = plans[0].ctx
+    items = [channel.BatchItem(p.phone, p.text, p.ctx.node.config.get("sender"), str(p.local_id)) for p in plans]
     try:
-        plan.gateway = channel.send_through_gateway(
-            cached_settings(plan.ctx),
-            phone=plan.phone,
-            text=plan.text,
-            sender=config.get("sender"),
-            local_id=str(plan.local_id),
-            provider_kind=config.get("provider"),
+        gateways = channel.send_batch_through_gateway(
+            cached_settings(ctx),
+            items,
+            provider_kind=ctx.node.config.get("provider"),
             primary_rate_taken=True,
-            before_fallback=lambda kind, sender: name_provider(plan.attempt.id, kind, sender),
+            before_fallback=lambda kind, sender, positions: name_provider_many(
+                [plans[i].attempt.id for i in positions], kind, sender
+            ),
         )
     except STOP_EXCEPTIONS:
         raise  # the task's time is up; the rows stay ``sending`` and are settled by the next run
     except Exception as exc:  # the outcome is unknown: never resend blindly
-        logger.exception("provider call raised for attempt %s", plan.attempt.id)
-        plan.gateway = channel.GatewayResult(
-            SendResponse("unknown", error_code="exception", error_message=type(exc).__name__),
-            plan.attempt.provider,
-            plan.attempt.sender,
-        )
+        logger.exception("provider call raised for attempts %s", [p.attempt.id for p in plans])
+        gateways = [
+            channel.GatewayResult(
+                SendResponse("unknown", error_code="exception", error_message=type(exc).__name__),
+                p.attempt.provider,
+                p.attempt.sender,
+            )
+            for p in plans
+        ]
+    for plan, gateway in zip(plans, gateways, strict=True):
+        plan.gateway = gateway
 
 
 def settle(plans: list[Plan]) -> list[ActionResult]:

@@ -18,10 +18,10 @@ from campaigns.platform.bulk import ids_match
 from sms import channel, rate_limits
 from sms.action.attempts import CHANNEL, record_id
 from sms.action.guards import cached_settings, primary_kind
-from sms.choices import AttemptStatus
+from sms.choices import ACCEPTED, AttemptStatus
 from sms.delivery import attempt_status_apply
 from sms.models import SmsAttempt, SmsLogEvent
-from sms.providers import provider_for
+from sms.providers import StatusAnswer, provider_for
 
 
 def settle_delay() -> timedelta:
@@ -107,6 +107,50 @@ def drop_queued(ctx, rows: list[Earlier]) -> None:
             budget_of(ctx, e.request_at).release()
 
 
+ASKED = "sms_asked"  # job cache: (ASKED, provider kind, local id) → the batch's answer about that local id
+
+
+def ask_batch(ctxs: list) -> None:
+    """Ask the provider about the undecided attempts of a whole batch at once — each step's latest
+    ``unknown`` (or interrupted ``sending``) attempt, by local id, one status request per provider batch
+    (Kavenegar: 200 ids) — instead of one request per step; ``settle_unknown`` reads the answers from the
+    job's cache. A step a person chose to resend, or already accepted, is not asked about."""
+    wanted: dict[tuple[int, str], dict[str, object]] = {}
+    for ctx in ctxs:
+        ex = ctx.execution
+        if (ex.metadata or {}).get(RESEND_UNKNOWN) == ctx.node.id:
+            continue
+        earlier = earlier_attempts(ctx, ex.id, ex.cycle, ctx.node.id)
+        if any(e.status in ACCEPTED for e in earlier):
+            continue
+        undecided = [e for e in earlier if e.status in (AttemptStatus.UNKNOWN, AttemptStatus.SENDING)]
+        if not undecided or not undecided[-1].local_id:
+            continue
+        latest = undecided[-1]
+        kind = latest.provider or ctx.node.config.get("provider") or primary_kind(ctx)
+        provider = provider_for(kind or "")
+        if provider is None or not provider.has_status_query:
+            continue
+        wanted.setdefault((ctx.workspace.id, kind), {})[str(latest.local_id)] = ctx
+    for (_, kind), by_id in wanted.items():
+        if len(by_id) < 2:
+            continue  # one step: asked as before, in its own settling
+        first = next(iter(by_id.values()))
+        account = channel.status_account(cached_settings(first), kind)
+        if account is None:
+            continue
+        ids, size = list(by_id), max(1, provider_for(kind).status_batch_size)
+        for chunk in (ids[i : i + size] for i in range(0, len(ids), size)):
+            first.heartbeat()
+            answers = channel.ask_status(account, local_ids=chunk)
+            for local_id in chunk:
+                if answers is None:
+                    answer = StatusAnswer("unknown", error_code=channel.RATE_LIMITED)
+                else:
+                    answer = answers.get(local_id) or StatusAnswer("unknown", error_code="no_answer")
+                first.cache[(ASKED, kind, local_id)] = answer
+
+
 def settle_unknown(ctx, unknown: list[Earlier]) -> ActionResult | None:
     """Decide an unknown attempt of this step; None means "surely not sent: send again (same local id)"."""
     latest = unknown[-1]
@@ -119,8 +163,12 @@ def settle_unknown(ctx, unknown: list[Earlier]) -> ActionResult | None:
     answer = None
     provider_kind = latest.provider or ctx.node.config.get("provider") or primary_kind(ctx)
     if latest.local_id and provider_kind:
-        ctx.heartbeat()
-        answer = channel.query_sent(cached_settings(ctx), provider_kind=provider_kind, local_id=str(latest.local_id))
+        answer = ctx.cache.pop((ASKED, provider_kind, str(latest.local_id)), None)  # asked with its batch
+        if answer is None:
+            ctx.heartbeat()
+            answer = channel.query_sent(
+                cached_settings(ctx), provider_kind=provider_kind, local_id=str(latest.local_id)
+            )
     if answer is None:  # this provider cannot be asked: the step's on_unknown_outcome decides
         reason = latest.error_code or "no_status_query"
         return ActionResult(ResultStatus.UNKNOWN, message=reason, data={**data, "reason": reason})

@@ -7,7 +7,9 @@ fixtures for the fake servers of the tests — and one line in ``sms.providers.B
 Send results (sms-providers.md "Mapping to our results"): ``submitted`` (accepted, message id kept),
 ``rejected`` (bad number/sender/text: not retryable), ``failed`` (the request never left — DNS,
 refused, TLS handshake — or the provider itself answered with a retryable refusal), ``unavailable``
-(credit, disabled account, auth: circuit breaker, no retry consumed), ``unknown`` (anything after the
+(credit, disabled account, auth: circuit breaker, no retry consumed), ``throttled`` (the provider refused
+the call for its rate — "too many requests" or "busy": nothing accepted, the account backs off for every
+worker and the send is deferred, never failed), ``unknown`` (anything after the
 request bytes were written: read timeout, reset, truncated or unreadable body, a gateway/proxy 5xx —
 the provider may have accepted it; settled by a status query by local id, never resent blindly).
 """
@@ -16,9 +18,13 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import select
 import ssl
+import threading
 import urllib.parse
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -35,7 +41,7 @@ class SendRequest:
 
 @dataclass
 class SendResponse:
-    status: str  # submitted | rejected | failed | unavailable | unknown
+    status: str  # submitted | rejected | failed | unavailable | throttled | unknown
     message_id: str = ""
     error_code: str = ""
     error_message: str = ""
@@ -81,8 +87,14 @@ class Provider:
     status_by_local_id: ClassVar[bool] = False
     # Answers "what became of message id M?" (Kavenegar ``sms/status``, Melipayamak ``GetDeliveries2``).
     status_by_message_id: ClassVar[bool] = False
-    # Ids per status request (one HTTP call).
+    # Answers "what was sent to this number in this day?" (Kavenegar ``sms/statusbyreceptor``): the fallback
+    # for unknown outcomes older than the local-id window.
+    status_by_receptor: ClassVar[bool] = False
+    # Ids per status request (one HTTP call): by local id, and by message id (0 = the same).
     status_batch_size: ClassVar[int] = 1
+    message_status_batch_size: ClassVar[int] = 0
+    # Recipients per send call (``send_batch`` splits a longer list into calls of at most this many).
+    batch_size: ClassVar[int] = 1
     # Send result per provider code, and delivery meaning per provider entry/delivery code.
     send_codes: ClassVar[dict[int, str]] = {}
     delivery_codes: ClassVar[dict[int, CodeMeaning]] = {}
@@ -97,14 +109,30 @@ class Provider:
     def polls_delivery(self) -> bool:
         return self.status_by_message_id or self.status_by_local_id
 
-    def send(self, credentials: dict[str, Any], request: SendRequest) -> SendResponse:  # pragma: no cover
-        raise NotImplementedError
+    @property
+    def message_batch_size(self) -> int:
+        return self.message_status_batch_size or self.status_batch_size
+
+    def send(self, credentials: dict[str, Any], request: SendRequest) -> SendResponse:
+        return self.send_batch(credentials, [request])[0]
+
+    def send_batch(self, credentials: dict[str, Any], requests: list[SendRequest]) -> list[SendResponse]:
+        """One answer per request, in order. Providers that take many recipients per call override it; the
+        default sends one by one."""
+        return [self.send(credentials, r) for r in requests]
 
     def query_status(
         self, credentials: dict[str, Any], *, local_ids: list[str] = (), message_ids: list[str] = ()
     ) -> dict[str, StatusAnswer]:
         """Answers keyed by the id asked (local or message id); a missing key means no usable answer."""
         return {}
+
+    def query_by_receptor(
+        self, credentials: dict[str, Any], *, phone: str, start: datetime, end: datetime
+    ) -> list[dict] | None:
+        """Messages sent to ``phone`` between ``start`` and ``end`` (at most a day) as the provider's entries
+        (``messageid``, ``message``, ``status``, ``date``); None = no usable answer."""
+        return None
 
     def parse_delivery_report(self, payload: Any) -> list[dict] | None:
         """The provider's own push format → ``[{"message_id", "status", "provider_status", "at"}]``; None
@@ -156,24 +184,92 @@ class HttpOutcome:
 
 # Errors of the network and of HTTP parsing; nothing else is caught (a Celery time limit must propagate).
 _TRANSPORT_ERRORS = (OSError, http.client.HTTPException, ssl.SSLError)
+_TLS = ssl.create_default_context()  # certificates and host names verified
+
+
+class ConnectionPool:
+    """Kept-alive connections per provider host, a few per worker process (``SMS_HTTP_POOL_SIZE``).
+
+    A connection is taken for one request and given back only when its answer was read whole and the server
+    keeps it open. Before a reused connection carries a request it is checked for a close by the server (an
+    idle timeout): a closed one is dropped and a fresh one opened, so nothing was written on it — still
+    "surely not sent". Once a request's bytes may have left, any failure is ``unknown`` (settled by local id)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: dict[tuple, list[http.client.HTTPConnection]] = {}
+        self.pid = os.getpid()
+
+    def take(self, key: tuple) -> http.client.HTTPConnection | None:
+        with self.lock:
+            if self.pid != os.getpid():  # a forked worker never shares its parent's sockets
+                self.idle, self.pid = {}, os.getpid()
+            while self.idle.get(key):
+                conn = self.idle[key].pop()
+                if _usable(conn):
+                    return conn
+                conn.close()
+        return None
+
+    def give_back(self, key: tuple, conn: http.client.HTTPConnection) -> None:
+        with self.lock:
+            if self.pid == os.getpid() and len(self.idle.setdefault(key, [])) < settings.SMS_HTTP_POOL_SIZE:
+                self.idle[key].append(conn)
+                return
+        conn.close()
+
+    def clear(self) -> None:
+        with self.lock:
+            for conns in self.idle.values():
+                for conn in conns:
+                    conn.close()
+            self.idle = {}
+
+
+POOL = ConnectionPool()
+
+
+def _usable(conn: http.client.HTTPConnection) -> bool:
+    """An idle kept-alive socket that reads as ready has been closed by the server (or holds stray bytes)."""
+    sock = conn.sock
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return False
+    return not readable
+
+
+def _new_connection(parts: urllib.parse.SplitResult, timeout: float) -> http.client.HTTPConnection:
+    if parts.scheme == "https":
+        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+            parts.hostname, parts.port, timeout=timeout, context=_TLS
+        )
+    else:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    conn.auto_open = 0  # never reconnect silently in the middle of a request
+    return conn
 
 
 def post_form(url: str, data: dict[str, Any]) -> HttpOutcome:
-    """POST form data. Connecting (DNS, TCP, TLS handshake) is separated from sending, so a failure
-    before any byte left is ``sent=False`` and everything after is ``sent=True``."""
+    """POST form data on a kept-alive connection. Connecting (DNS, TCP, TLS handshake) is separated from
+    sending, so a failure before any byte left is ``sent=False`` and everything after is ``sent=True``."""
     timeout = settings.SMS_HTTP_TIMEOUT
     parts = urllib.parse.urlsplit(url)
+    key = (parts.scheme, parts.hostname, parts.port, timeout)
     body = urllib.parse.urlencode(data).encode()
-    if parts.scheme == "https":
-        conn: http.client.HTTPConnection = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout)
-    else:
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     path = parts.path + (f"?{parts.query}" if parts.query else "")
-    try:
+    conn = POOL.take(key)
+    if conn is None:
+        conn = _new_connection(parts, timeout)
         try:
             conn.connect()
         except _TRANSPORT_ERRORS as exc:
+            conn.close()
             return HttpOutcome(None, None, f"connection failed: {type(exc).__name__}", sent=False)
+    keep = False
+    try:
         try:
             conn.request(
                 "POST",
@@ -187,10 +283,14 @@ def post_form(url: str, data: dict[str, Any]) -> HttpOutcome:
             return HttpOutcome(None, None, "read timeout")
         except _TRANSPORT_ERRORS as exc:
             return HttpOutcome(None, None, f"connection dropped: {type(exc).__name__}")
+        keep = not response.will_close
         parsed, readable = _json(raw)
         return HttpOutcome(response.status, parsed, readable=readable)
     finally:
-        conn.close()
+        if keep:
+            POOL.give_back(key, conn)
+        else:
+            conn.close()
 
 
 def _json(raw: bytes) -> tuple[Any, bool]:
@@ -198,6 +298,24 @@ def _json(raw: bytes) -> tuple[Any, bool]:
         return json.loads(raw.decode() or "null"), True
     except (ValueError, UnicodeDecodeError):
         return {"_text": raw[:500].decode(errors="replace")}, False
+
+
+def groups_of(requests: list[SendRequest], size: int, *, by_text: bool = True) -> list[list[int]]:
+    """Positions of ``requests`` in calls of at most ``size``: one call per sender and text (``by_text``), in
+    first-seen order."""
+    groups: dict[tuple, list[int]] = {}
+    for position, request in enumerate(requests):
+        key = (request.sender, request.text) if by_text else (request.sender,)
+        groups.setdefault(key, []).append(position)
+    return [members[i : i + size] for members in groups.values() for i in range(0, len(members), size)]
+
+
+def copies(response: SendResponse, count: int) -> list[SendResponse]:
+    """The same whole-call answer for every request of the call."""
+    return [
+        SendResponse(response.status, "", response.error_code, response.error_message, response.raw)
+        for _ in range(count)
+    ]
 
 
 def transport_failure(outcome: HttpOutcome) -> SendResponse | None:

@@ -43,6 +43,7 @@ class ConsoleProvider(Provider):
     label = "کنسول (آزمایشی)"
     status_by_local_id = True
     status_batch_size = 100
+    batch_size = 200
 
     def __init__(self) -> None:
         self.memory = _Memory(REMEMBERED)

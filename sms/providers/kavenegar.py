@@ -1,11 +1,17 @@
 """Kavenegar: ``POST /v1/{APIKEY}/sms/{method}.json`` (form) → ``return.status`` + ``entries[]``.
 
-``sms/send`` carries our numeric ``localid``; ``sms/statuslocalmessageid`` answers "was local id N
+Sends go in batches (docs/sms.md "Batched sends"): ``sms/send`` takes one text for up to 200 receptors with
+one ``localid`` per receptor (both comma-separated, same order); ``sms/sendarray`` takes per-row senders,
+receptors and texts (JSON arrays of equal length) with ``localmessageids``. Each entry of the answer is one
+receptor's result. ``sms/send`` carries our numeric ``localid``; ``sms/statuslocalmessageid`` answers "was local id N
 sent?" (unknown outcomes are settled with it) and ``sms/status`` answers by message id (delivery is
 polled: the push format is not verified, seed D6). Both take comma-separated ids.
 """
 
 from __future__ import annotations
+
+import json
+from datetime import datetime
 
 from rest_framework import serializers
 
@@ -17,6 +23,8 @@ from sms.providers.base import (
     SendResponse,
     StatusAnswer,
     base_url,
+    copies,
+    groups_of,
     national,
     post_form,
     transport_failure,
@@ -33,15 +41,20 @@ SEND_CODES = {
     405: "rejected",  # wrong verb
     406: "rejected",  # missing field
     407: "unavailable",  # no permission
-    409: "failed",  # server unavailable
+    409: "throttled",  # server busy: back off, never a failure of the target
     411: "rejected",  # bad receptor
     412: "rejected",  # bad sender
     413: "rejected",  # bad message
-    414: "failed",  # request limit
+    414: "throttled",  # too many requests/records
     417: "rejected",  # bad time
     418: "unavailable",  # insufficient credit
+    419: "rejected",  # array lengths differ (sendarray)
     424: "rejected",  # template not found
+    451: "throttled",  # too many calls from this address
 }
+BATCH = 200  # receptors per sms/send, rows per sms/sendarray
+STATUS_BY_LOCAL_ID = 200  # ids per sms/statuslocalmessageid
+STATUS_BY_MESSAGE_ID = 500  # ids per sms/status
 # Entry status (send answer, ``sms/status``, ``sms/statuslocalmessageid``).
 ENTRY_CODES = {
     1: CodeMeaning("sent", "submitted", "queued"),
@@ -62,6 +75,29 @@ class KavenegarCredentials(serializers.Serializer):
     api_key = StrictCharField(label="کلید API", max_length=200)
 
 
+def _match_entries(entries: list[dict], rows: list[SendRequest]) -> list[dict | None]:
+    """Each row's entry: by its local id when the entries carry them, else by position when there is one
+    entry per row, else by receptor (first unused); None when the answer names no entry for it."""
+    if not entries:
+        return [{} for _ in rows]
+    found: list[dict | None] = [None] * len(rows)
+    by_local = {str(e.get("localid")): e for e in entries if e.get("localid") not in (None, "")}
+    if by_local:
+        found = [by_local.get(r.local_id) for r in rows]
+        if all(f is not None for f in found):
+            return found
+    if len(entries) == len(rows) and not by_local:
+        return list(entries)
+    unused: dict[str, list[dict]] = {}
+    for e in entries:
+        if e not in found:
+            unused.setdefault(str(e.get("receptor", "")), []).append(e)
+    for position, row in enumerate(rows):
+        if found[position] is None and unused.get(national(row.phone)):
+            found[position] = unused[national(row.phone)].pop(0)
+    return found
+
+
 def _answer(outcome):
     """(return.status, message, body) of a Kavenegar answer, or None when it is not Kavenegar's JSON."""
     body = outcome.body if isinstance(outcome.body, dict) else {}
@@ -78,50 +114,89 @@ class KavenegarProvider(Provider):
     credentials_serializer = KavenegarCredentials
     status_by_local_id = True
     status_by_message_id = True
-    status_batch_size = 100
+    status_by_receptor = True
+    status_batch_size = STATUS_BY_LOCAL_ID
+    message_status_batch_size = STATUS_BY_MESSAGE_ID
+    batch_size = BATCH
     send_codes = SEND_CODES
     delivery_codes = ENTRY_CODES
 
     def _url(self, credentials, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/v1/{credentials.get('api_key', '')}/sms/{method}.json"
 
-    def send(self, credentials, request: SendRequest) -> SendResponse:
-        outcome = post_form(
-            self._url(credentials, "send"),
-            {
-                "receptor": national(request.phone),
-                "sender": request.sender,
-                "message": request.text,
-                "localid": request.local_id,
-            },
-        )
+    def send_batch(self, credentials, requests: list[SendRequest]) -> list[SendResponse]:
+        """One text to many receptors per ``sms/send``; the texts met once go together through
+        ``sms/sendarray`` (per-row sender, receptor, text)."""
+        answers: list[SendResponse | None] = [None] * len(requests)
+        calls = groups_of(requests, BATCH)
+        singles = [c[0] for c in calls if len(c) == 1]
+        calls = [c for c in calls if len(c) > 1]
+        if len(singles) == 1:
+            calls.append(singles)
+        elif singles:
+            calls += [["array", *singles[i : i + BATCH]] for i in range(0, len(singles), BATCH)]
+        for call in calls:
+            if call[0] == "array":
+                positions = call[1:]
+                rows = [requests[p] for p in positions]
+                form = {
+                    "receptor": json.dumps([national(r.phone) for r in rows]),
+                    "sender": json.dumps([r.sender for r in rows]),
+                    "message": json.dumps([r.text for r in rows], ensure_ascii=False),
+                    "localmessageids": json.dumps([r.local_id for r in rows]),
+                }
+                method = "sendarray"
+            else:
+                positions = call
+                rows = [requests[p] for p in positions]
+                form = {
+                    "receptor": ",".join(national(r.phone) for r in rows),
+                    "sender": rows[0].sender,
+                    "message": rows[0].text,
+                    "localid": ",".join(r.local_id for r in rows),
+                }
+                method = "send"
+            for position, answer in zip(positions, self._send_call(credentials, method, form, rows), strict=True):
+                answers[position] = answer
+        return answers
+
+    def _send_call(self, credentials, method: str, form: dict, rows: list[SendRequest]) -> list[SendResponse]:
+        outcome = post_form(self._url(credentials, method), form)
         failure = transport_failure(outcome)
         if failure:
-            return failure
+            return copies(failure, len(rows))
         answer = _answer(outcome)
         if answer is None:  # a proxy/gateway page or foreign JSON: the request may have been accepted
-            return SendResponse(
-                "unknown",
-                error_code=f"http_{outcome.status}",
-                error_message="not a provider answer",
-                raw=outcome.body if isinstance(outcome.body, dict) else {},
+            raw = outcome.body if isinstance(outcome.body, dict) else {}
+            return copies(
+                SendResponse("unknown", "", f"http_{outcome.status}", "not a provider answer", raw), len(rows)
             )
         code, message, body = answer
-        if code == 200:
-            entries = body.get("entries") or []
-            entry = entries[0] if entries and isinstance(entries[0], dict) else {}
-            meaning = self.meaning(entry.get("status"))
-            if meaning.state in ("rejected", "not_sent"):
-                return SendResponse(
-                    "rejected",
-                    str(entry.get("messageid", "")),
-                    f"entry_{entry.get('status')}",
-                    str(entry.get("statustext", "")),
-                    body,
-                )
-            return SendResponse("submitted", str(entry.get("messageid", "") or ""), raw=body)
-        # Any other refusal the provider itself answered with is retryable.
-        return SendResponse(SEND_CODES.get(code, "failed"), error_code=str(code), error_message=message, raw=body)
+        if code != 200:  # a refusal of the whole call (any the table does not name is retryable)
+            return copies(SendResponse(SEND_CODES.get(code, "failed"), "", str(code), message, body), len(rows))
+        entries = [e for e in (body.get("entries") or []) if isinstance(e, dict)]
+        return [self._entry_result(entry) for entry in _match_entries(entries, rows)]
+
+    def _entry_result(self, entry: dict | None) -> SendResponse:
+        if entry == {}:  # the call was accepted without any entry: accepted, no message id (polled by local id)
+            return SendResponse("submitted")
+        if entry is None:  # other receptors have entries, this one none: asked by local id
+            return SendResponse("unknown", error_code="no_entry", error_message="no entry for this receptor")
+        meaning = self.meaning(entry.get("status"))
+        message_id = str(entry.get("messageid", "") or "")
+        if meaning.state in ("rejected", "not_sent"):
+            code = f"entry_{entry.get('status')}"
+            return SendResponse("rejected", message_id, code, str(entry.get("statustext", "")), entry)
+        return SendResponse("submitted", message_id, raw=entry)
+
+    def query_by_receptor(self, credentials, *, phone: str, start: datetime, end: datetime) -> list[dict] | None:
+        """``sms/statusbyreceptor``: a receptor and a range of at most a day (unix seconds)."""
+        form = {"receptor": national(phone), "startdate": int(start.timestamp()), "enddate": int(end.timestamp())}
+        outcome = post_form(self._url(credentials, "statusbyreceptor"), form)
+        answer = _answer(outcome) if outcome.status is not None and outcome.readable else None
+        if answer is None or answer[0] != 200:
+            return None
+        return [e for e in (answer[2].get("entries") or []) if isinstance(e, dict)]
 
     def query_status(self, credentials, *, local_ids=(), message_ids=()) -> dict[str, StatusAnswer]:
         answers: dict[str, StatusAnswer] = {}

@@ -17,6 +17,8 @@ from sms.providers.base import (
     SendResponse,
     StatusAnswer,
     base_url,
+    copies,
+    groups_of,
     national,
     post_form,
     transport_failure,
@@ -27,8 +29,8 @@ SEND_CODES = {
     0: "unavailable",  # wrong username/password
     1: "submitted",
     2: "unavailable",  # insufficient credit
-    3: "failed",  # daily send limit
-    4: "failed",  # volume limit
+    3: "throttled",  # daily send limit: back off, never a failure of the target
+    4: "throttled",  # volume limit
     5: "rejected",  # invalid sender
     6: "failed",  # system updating
     7: "rejected",  # filtered word
@@ -54,6 +56,7 @@ SEND_LABELS = {
     14: "text contains a link",
     15: "several recipients without opt-out",
 }
+BATCH = 100  # numbers per SendSMS (one text)
 # GetDeliveries2 ``Value`` → meaning.
 DELIVERY_CODES = {
     0: CodeMeaning("sent", "sent", "sent to telecom"),
@@ -84,39 +87,52 @@ class MelipayamakProvider(Provider):
     credentials_serializer = MelipayamakCredentials
     status_by_message_id = True
     status_batch_size = 1
+    batch_size = BATCH
     send_codes = SEND_CODES
     delivery_codes = DELIVERY_CODES
 
     def _url(self, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/api/SendSMS/{method}"
 
-    def send(self, credentials, request: SendRequest) -> SendResponse:
-        outcome = post_form(
-            self._url("SendSMS"),
-            {
+    def send_batch(self, credentials, requests: list[SendRequest]) -> list[SendResponse]:
+        """One ``SendSMS`` per sender and text, up to 100 numbers (comma-separated ``to``); the answer's
+        ``Value`` holds one ``recId`` per number, in order."""
+        answers: list[SendResponse | None] = [None] * len(requests)
+        for positions in groups_of(requests, BATCH):
+            rows = [requests[p] for p in positions]
+            form = {
                 "username": credentials.get("username", ""),
                 "password": credentials.get("password", ""),
-                "to": national(request.phone),
-                "from": request.sender,
-                "text": request.text,
+                "to": ",".join(national(r.phone) for r in rows),
+                "from": rows[0].sender,
+                "text": rows[0].text,
                 "isFlash": "false",
-            },
-        )
+            }
+            for position, answer in zip(positions, self._send_call(form, len(rows)), strict=True):
+                answers[position] = answer
+        return answers
+
+    def _send_call(self, form: dict, count: int) -> list[SendResponse]:
+        outcome = post_form(self._url("SendSMS"), form)
         failure = transport_failure(outcome)
         if failure:
-            return failure
+            return copies(failure, count)
         body = outcome.body if isinstance(outcome.body, dict) else {}
         try:
             ret = int(body.get("RetStatus"))
         except (TypeError, ValueError):  # a gateway 5xx page or foreign JSON: the request may have been accepted
-            return SendResponse(
-                "unknown", error_code=f"http_{outcome.status}", error_message="not a provider answer", raw=body
-            )
+            return copies(SendResponse("unknown", "", f"http_{outcome.status}", "not a provider answer", body), count)
         text = str(body.get("StrRetStatus", ""))[:500]
         result = SEND_CODES.get(ret, "failed")
-        if result == "submitted":
-            return SendResponse("submitted", message_id=str(body.get("Value", "")), raw=body)
-        return SendResponse(result, error_code=str(ret), error_message=text or SEND_LABELS.get(ret, "error"), raw=body)
+        if result != "submitted":
+            return copies(SendResponse(result, "", str(ret), text or SEND_LABELS.get(ret, "error"), body), count)
+        value = body.get("Value", "")
+        rec_ids = [str(v).strip() for v in (value if isinstance(value, list) else str(value).split(","))]
+        if len(rec_ids) != count:  # accepted, but the ids cannot be told apart: no delivery poll for these
+            rec_ids = [""] * count
+        return [
+            SendResponse("submitted", message_id=rec_id, raw={"Value": rec_id, "RetStatus": ret}) for rec_id in rec_ids
+        ]
 
     def query_status(self, credentials, *, local_ids=(), message_ids=()) -> dict[str, StatusAnswer]:
         answers: dict[str, StatusAnswer] = {}

@@ -55,11 +55,11 @@ def _report(attempt: SmsAttempt, status: str) -> None:
     )
 
 
-def _source_sent_with_reports_pending(actor):
-    """A → B (B = A's failed deliveries, 2 days after A). A's October run completed with three sends accepted
-    and their delivery reports outstanding."""
+def _source_sent_with_reports_pending(actor, child_schedules=FAILED_DELIVERY_AFTER_2):
+    """A → B (B = A's failed deliveries, 2 days after A unless told). A's October run completed with three sends
+    accepted and their delivery reports outstanding."""
     with time_machine.travel(at(2026, 9, 20), tick=False):
-        nodes, people = approved_chain(actor, shape="A>B", targets=3, child_schedules=FAILED_DELIVERY_AFTER_2)
+        nodes, people = approved_chain(actor, shape="A>B", targets=3, child_schedules=child_schedules)
     tick(at(2026, 10, 1, 9, 0))
     a10 = root_run(nodes["A"], at(2026, 10, 1))
     settle(a10)  # every step saw the provider accept its send
@@ -96,7 +96,7 @@ def test_a_failed_delivery_child_waits_until_its_source_reports_are_settled(acto
 def test_the_default_report_window_has_passed_by_a_follow_up_two_days_later(actor):
     nodes, people, a10, attempts = _source_sent_with_reports_pending(actor)
     _report(attempts[people[0].id], AttemptStatus.FAILED)
-    tick(at(2026, 10, 3, 9, 0))  # 24 h after A completed the window ended: B freezes at its own time
+    tick(at(2026, 10, 3, 9, 0))  # 30 h after A completed the window ended: B freezes at its own time
     (b10,) = runs_of(nodes["B"], period_key=a10.id)
     assert b10.target_snapshot_id is not None
     assert set(b10.target_snapshot.members.values_list("target_id", flat=True)) == {people[0].id}
@@ -134,3 +134,20 @@ def test_a_not_converted_child_does_not_wait_for_delivery_reports(actor, setting
     tick(at(2026, 10, 3, 9, 0))
     (b10,) = runs_of(nodes["B"], period_key=a10.id)
     assert b10.wait_reason != WaitReason.DELIVERY_DATA_PENDING and b10.target_snapshot_id is not None
+
+
+def test_a_follow_up_a_day_later_still_waits_for_reports_iranian_operators_send_up_to_30_hours_late(actor):
+    # The default window is 30 h: a report 24–30 h late (operators keep them intermediate that long) still
+    # reaches a FAILED_DELIVERY follow-up planned a day after its source.
+    after_1 = {"B": {**FAILED_DELIVERY_AFTER_2["B"], "schedule": {**FAILED_DELIVERY_AFTER_2["B"]["schedule"]}}}
+    after_1["B"]["schedule"]["offset_days"] = 1
+    nodes, people, a10, attempts = _source_sent_with_reports_pending(actor, child_schedules=after_1)
+    tick(at(2026, 10, 2, 9, 1))  # B's time
+    tick(at(2026, 10, 2, 12, 0))  # 27 h after A completed: still inside the window
+    (b10,) = runs_of(nodes["B"], period_key=a10.id)
+    assert (b10.status, b10.wait_reason) == (RunStatus.WAITING_SOURCE, WaitReason.DELIVERY_DATA_PENDING)
+    _report(attempts[people[0].id], AttemptStatus.FAILED)  # 28 h late
+    tick(at(2026, 10, 2, 15, 20))  # past 30 h: frozen with what is known
+    b10.refresh_from_db()
+    assert b10.target_snapshot_id is not None
+    assert set(b10.target_snapshot.members.values_list("target_id", flat=True)) == {people[0].id}

@@ -33,6 +33,7 @@ KAVENEGAR_SEND = "/sms/send.json"
 KAVENEGAR_SEND_ARRAY = "/sms/sendarray.json"
 KAVENEGAR_BY_LOCAL_ID = "/sms/statuslocalmessageid.json"
 KAVENEGAR_BY_MESSAGE_ID = "/sms/status.json"
+KAVENEGAR_BY_RECEPTOR = "/sms/statusbyreceptor.json"
 MELIPAYAMAK_SEND = "/api/SendSMS/SendSMS"
 MELIPAYAMAK_DELIVERY = "/api/SendSMS/GetDeliveries2"
 SEND_PATHS = (KAVENEGAR_SEND, KAVENEGAR_SEND_ARRAY, MELIPAYAMAK_SEND)
@@ -67,7 +68,11 @@ class FakeProvider:
         latency: float = 0.0,
         max_requests_per_second: float | None = None,
         max_messages_per_second: float | None = None,
+        keep_alive: float = 0.0,
     ) -> None:
+        """``keep_alive`` > 0: HTTP/1.1, connections kept open between requests and closed by the server after
+        that many idle seconds (like a provider's front end); 0: one request per connection."""
+        self.connections: set[tuple] = set()  # client (address, port) pairs: one per TCP connection used
         self.requests: list[dict] = []
         self.responses: list = []
         self.status_responses: list = []
@@ -92,11 +97,17 @@ class FakeProvider:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+            timeout = keep_alive or None
+
             def do_POST(self):
                 arrived = time.monotonic()
+                with server.lock:
+                    server.connections.add(self.client_address)
                 length = int(self.headers.get("Content-Length", 0))
                 raw = self.rfile.read(length)
                 if len(raw) < length:  # the client died while writing: an incomplete request is not a request
+                    self.close_connection = True
                     self.connection.close()
                     return
                 form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
@@ -106,6 +117,7 @@ class FakeProvider:
                     server._wait(arrived)
                     return self._answer(*server._status_answer(self.path, form))
                 if server.on_send and server.on_send(form, self.client_address[1]) == "drop":
+                    self.close_connection = True
                     self.connection.close()
                     return
                 melipayamak = self.path.endswith(MELIPAYAMAK_SEND)
@@ -128,6 +140,7 @@ class FakeProvider:
                             server.on_accept(row.get("localid"))
                     if answer == "accept_timeout":
                         time.sleep(server.hold_seconds)
+                        self.close_connection = True
                         return
                     if melipayamak:
                         return self._answer(*Melipayamak.send(1, ",".join(a["recId"] for a in accepted)))
@@ -137,8 +150,10 @@ class FakeProvider:
                     return
                 if answer == "timeout":
                     time.sleep(server.hold_seconds)
+                    self.close_connection = True
                     return
                 if answer == "drop":
+                    self.close_connection = True
                     self.connection.close()
                     return
                 self._answer(*answer)
@@ -223,9 +238,12 @@ class FakeProvider:
         with self.lock:
             local_id = form.get("localid") or f"anon-{len(self.messages)}"
             if local_id not in self.messages:  # Kavenegar: one message per localid
-                self.messages[local_id] = Kavenegar.entry(
-                    8_000_000 + len(self.messages), 1, local_id=local_id, receptor=form.get("receptor", "")
-                )
+                self.messages[local_id] = {
+                    **Kavenegar.entry(
+                        8_000_000 + len(self.messages), 1, local_id=local_id, receptor=form.get("receptor", "")
+                    ),
+                    "message": form.get("message", ""),
+                }
                 self.log.append((form.get("receptor", ""), time.monotonic()))
             return dict(self.messages[local_id])
 
@@ -258,6 +276,9 @@ class FakeProvider:
                 meli = self.messages.get(f"meli-{form.get('recId', '')}")
                 return Melipayamak.delivery(meli["delivery"] if meli else 100)
             entries = []
+            if path.endswith(KAVENEGAR_BY_RECEPTOR):
+                receptor = form.get("receptor", "")
+                return Kavenegar.ok([dict(e) for e in self.messages.values() if e.get("receptor") == receptor])
             if path.endswith(KAVENEGAR_BY_LOCAL_ID):
                 for local_id in form.get("localid", "").split(","):
                     entry = self.messages.get(local_id)
@@ -272,8 +293,15 @@ class FakeProvider:
     def sends(self) -> list[dict]:
         return [r for r in self.requests if r["path"].endswith(SEND_PATHS)]
 
+    def sent_rows(self) -> list[dict]:
+        """Every recipient of every send request, in order (a batch counts once per recipient)."""
+        return [row for r in self.sends() for row in self._rows(r["path"], r["form"])[0]]
+
     def queries(self) -> list[dict]:
         return [r for r in self.requests if r["path"].endswith(KAVENEGAR_BY_LOCAL_ID)]
+
+    def receptor_queries(self) -> list[dict]:
+        return [r for r in self.requests if r["path"].endswith(KAVENEGAR_BY_RECEPTOR)]
 
     def status_requests(self) -> list[dict]:
         return [r for r in self.requests if r["path"].endswith((KAVENEGAR_BY_MESSAGE_ID, MELIPAYAMAK_DELIVERY))]

@@ -139,19 +139,19 @@ def test_a_crash_during_the_fallback_call_is_settled_at_the_fallback(actor, work
     # worker dies before the answer is written. The row must name Melipayamak: asking Kavenegar would hear
     # "no such message" and send the step a second time.
     campaign = _journey_failing_over(actor, workspace, kavenegar)
-    real_send = MelipayamakProvider.send
+    real_send = MelipayamakProvider.send_batch
 
     def send_then_die(*args, **kwargs):
         real_send(*args, **kwargs)
         raise Killed
 
-    monkeypatch.setattr(MelipayamakProvider, "send", send_then_die)
+    monkeypatch.setattr(MelipayamakProvider, "send_batch", send_then_die)
     driver = Driver()
     with pytest.raises(Killed):
         driver.tick(T0 + timedelta(minutes=1))
     attempt = SmsAttempt.objects.get(campaign=campaign)
     assert (attempt.status, attempt.provider, attempt.sender) == ("sending", "melipayamak", "5000")
-    monkeypatch.setattr(MelipayamakProvider, "send", real_send)
+    monkeypatch.setattr(MelipayamakProvider, "send_batch", real_send)
     for minute in (15, 16, 30):  # reaped, run again: Melipayamak cannot be asked, on_unknown_outcome decides
         driver.tick(T0 + timedelta(minutes=minute))
     attempt.refresh_from_db()

@@ -34,10 +34,11 @@ def _kavenegar(status, entries=None):
         ((418, _kavenegar(418)), "unavailable"),
         ((403, _kavenegar(403)), "unavailable"),
         ((401, _kavenegar(401)), "unavailable"),
-        ((414, _kavenegar(414)), "failed"),
-        ((409, _kavenegar(409)), "failed"),
+        ((414, _kavenegar(414)), "throttled"),  # too many requests: the account backs off
+        ((451, _kavenegar(451)), "throttled"),
+        ((409, _kavenegar(409)), "throttled"),  # busy
         ((502, {"oops": True}), "unknown"),  # a gateway/proxy 5xx: the provider may have it
-        ((409, _kavenegar(409)), "failed"),  # the provider itself refused: retryable
+        ((402, _kavenegar(402)), "failed"),  # the provider itself refused: retryable
         ("timeout", "unknown"),  # read timeout: the request left
         ("drop", "unknown"),
     ],
@@ -59,8 +60,8 @@ def test_kavenegar_mapping(fake, answer, expected):
         (1, "submitted"),
         (0, "unavailable"),
         (2, "unavailable"),
-        (3, "failed"),
-        (4, "failed"),
+        (3, "throttled"),
+        (4, "throttled"),
         (5, "rejected"),
         (6, "failed"),
         (7, "rejected"),

@@ -82,9 +82,9 @@ def test_read_timeout_maps_to_unknown_and_connect_error_to_failed(actor, workspa
 
 def test_local_id_is_the_same_on_every_retry_and_a_not_sent_answer_allows_one_resend(actor, workspace, kavenegar):
     campaign = _journey(actor, workspace)
-    kavenegar.responses += [(409, {"return": {"status": 409, "message": "busy"}}), "timeout"]
+    kavenegar.responses += [(402, {"return": {"status": 402, "message": "failed"}}), "timeout"]
     driver = Driver()
-    driver.tick(T0 + timedelta(minutes=1))  # provider refused (409) → failed, retry in 15 min
+    driver.tick(T0 + timedelta(minutes=1))  # provider refused (402) → failed, retry in 15 min
     driver.tick(T0 + timedelta(minutes=17))  # retry: read timeout → unknown
     driver.tick(T0 + timedelta(minutes=20))  # status query: no such message (it asks, never sends)
     driver.tick(T0 + timedelta(minutes=21))  # the resend is budgeted like any send: same local id
@@ -147,72 +147,75 @@ class Killed(BaseException):
     """The worker process dies (SIGKILL): nothing after this point runs."""
 
 
-def _kill_after_second_call(monkeypatch):
-    """Make the 2nd provider call kill the job; returns the real send function."""
-    calls = []
-    real_send = channel.send_through_gateway
+def _kill_after_first_call(monkeypatch):
+    """Make the job die right after the provider answered its first (batched) call; returns the real
+    send function."""
+    real_send = channel.send_batch_through_gateway
 
     def send(*args, **kwargs):
-        calls.append(kwargs["local_id"])
-        result = real_send(*args, **kwargs)
-        if len(calls) == 2:
-            raise Killed  # right after the provider accepted the 2nd message
-        return result
+        real_send(*args, **kwargs)
+        raise Killed  # the provider accepted the whole call; nothing of its answer is written
 
-    monkeypatch.setattr(channel, "send_through_gateway", send)
+    monkeypatch.setattr(channel, "send_batch_through_gateway", send)
     return real_send
 
 
-def test_batch_killed_after_the_second_of_five_calls_asks_about_all_five(actor, workspace, kavenegar, monkeypatch):
-    # Kavenegar can be asked by local id: the batch's attempts are written ``sending`` (no per-send stamp);
-    # after the crash each is asked about, the three never called are sent again with their own local id.
+def test_batch_killed_after_the_provider_accepted_it_is_settled_with_one_status_request(
+    actor, workspace, kavenegar, monkeypatch
+):
+    # Kavenegar can be asked by local id: the batch's attempts are written ``sending`` (no per-send stamp) and
+    # go in one ``sms/send`` call. The worker dies right after the provider accepted all five: one status
+    # request by local id settles the five, nothing is sent again.
     if connection.vendor != "postgresql":
         pytest.skip("the batched job runs on PostgreSQL")
     campaign = _journey(actor, workspace, count=5)
-    real_send = _kill_after_second_call(monkeypatch)
+    real_send = _kill_after_first_call(monkeypatch)
     driver = Driver()
     with pytest.raises(Killed):
         driver.tick(T0 + timedelta(minutes=1))
     statuses = Counter(SmsAttempt.objects.filter(campaign=campaign).values_list("status", flat=True))
     assert statuses == {"sending": 5}
-    assert len(kavenegar.messages) == 2
-    monkeypatch.setattr(channel, "send_through_gateway", real_send)
+    assert len(kavenegar.messages) == 5 and len(kavenegar.sends()) == 1  # one call for the five
+    monkeypatch.setattr(channel, "send_batch_through_gateway", real_send)
     for minute in (5, 12, 13, 16, 30):  # lease expires (10 min from processing start), reaped, run again
         driver.tick(T0 + timedelta(minutes=minute))
     attempts = SmsAttempt.objects.filter(campaign=campaign)
-    assert Counter(attempts.values_list("status", flat=True)) == {"submitted": 5, "failed": 3}
-    assert set(attempts.filter(status="failed").values_list("error_code", flat=True)) <= {"not_sent", ""}
-    local_ids = Counter(attempts.values_list("local_id", flat=True))
-    assert len(local_ids) == 5 and max(local_ids.values()) <= 2  # a resend keeps its step's local id
-    assert len(kavenegar.messages) == 5 and len(kavenegar.sends()) == 5  # 0 duplicates, 0 lost
-    assert len(kavenegar.queries()) == 5  # every one was asked about before anything was sent again
+    assert Counter(attempts.values_list("status", flat=True)) == {"submitted": 5}
+    assert len(kavenegar.messages) == 5 and len(kavenegar.sends()) == 1  # 0 duplicates, 0 lost
+    queries = kavenegar.queries()
+    assert len(queries) == 1  # the five asked about in one request
+    assert sorted(queries[0]["form"]["localid"].split(",")) == sorted(
+        str(i) for i in attempts.values_list("local_id", flat=True)
+    )
     assert set(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"completed"}
-    assert DailyCounter.objects.get(scope="campaign", scope_id=campaign.id).used == 5  # reservations given back
+    assert DailyCounter.objects.get(scope="campaign", scope_id=campaign.id).used == 5
 
 
-def test_batch_killed_after_the_second_of_five_calls_requeues_the_three_never_called(
-    actor, workspace, kavenegar, monkeypatch
-):
-    # Melipayamak cannot be asked by local id: each attempt is stamped ``sending`` just before its own call.
+def test_batch_killed_after_its_first_call_requeues_the_calls_never_made(actor, workspace, kavenegar, monkeypatch):
+    # Melipayamak cannot be asked by local id: each call's attempts are stamped ``sending`` just before it.
+    # With two numbers per call, five targets take three calls; the job dies after the first.
     if connection.vendor != "postgresql":
         pytest.skip("the batched job runs on PostgreSQL")
+    from sms.providers.melipayamak import MelipayamakProvider
+
+    monkeypatch.setattr(MelipayamakProvider, "batch_size", 2)
     campaign = _journey(
         actor, workspace, count=5, provider="melipayamak", credentials={"username": "u", "password": "p"}
     )
-    real_send = _kill_after_second_call(monkeypatch)
+    real_send = _kill_after_first_call(monkeypatch)
     driver = Driver()
     with pytest.raises(Killed):
         driver.tick(T0 + timedelta(minutes=1))
     statuses = Counter(SmsAttempt.objects.filter(campaign=campaign).values_list("status", flat=True))
     assert statuses == {"queued": 3, "sending": 2}  # never called ≠ unknown
-    assert len(kavenegar.sends()) == 2
-    monkeypatch.setattr(channel, "send_through_gateway", real_send)
+    assert len(kavenegar.sent_rows()) == 2
+    monkeypatch.setattr(channel, "send_batch_through_gateway", real_send)
     for minute in (5, 12, 13, 16, 30):
         driver.tick(T0 + timedelta(minutes=minute))
     attempts = SmsAttempt.objects.filter(campaign=campaign)
     # The two called are unknown (on_unknown_outcome "continue" moves on); the three never called went once.
     assert Counter(attempts.values_list("status", flat=True)) == {"unknown": 2, "submitted": 3}
-    assert len(kavenegar.sends()) == 5  # 0 duplicates, 0 lost
+    assert len(kavenegar.sent_rows()) == 5  # 0 duplicates, 0 lost
     assert set(Execution.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"completed"}
 
 
@@ -223,7 +226,7 @@ def test_soft_time_limit_inside_the_provider_call_propagates(actor, workspace, k
     def send(*args, **kwargs):
         raise SoftTimeLimitExceeded
 
-    monkeypatch.setattr(channel, "send_through_gateway", send)
+    monkeypatch.setattr(channel, "send_batch_through_gateway", send)
     driver = Driver()
     _, batch = driver.tick(T0 + timedelta(minutes=1), process=False)
     with pytest.raises(SoftTimeLimitExceeded):
@@ -248,14 +251,14 @@ def test_lease_starts_at_processing_and_the_reaper_spares_a_live_job(
     _, batch = driver.tick(T0 + timedelta(minutes=1), process=False)  # claimed at T0+1
     start = T0 + timedelta(minutes=9)  # the batch waited 8 minutes in the broker
     reaped = []
-    real_send = channel.send_through_gateway
+    real_send = channel.send_batch_through_gateway
 
     def send(*args, **kwargs):
         # While this job is inside its provider call, a tick 15 minutes after the claim runs the reaper.
         reaped.append(reap_expired_leases(T0 + timedelta(minutes=16)))
         return real_send(*args, **kwargs)
 
-    monkeypatch.setattr(channel, "send_through_gateway", send)
+    monkeypatch.setattr(channel, "send_batch_through_gateway", send)
     assert process_batch(batch, now=start) == {"complete": 1}
     assert reaped == [0]
     assert len(kavenegar.messages) == 1
@@ -315,17 +318,17 @@ def test_a_job_killed_after_the_send_on_the_days_last_unit_is_settled_after_its_
     actor, workspace, kavenegar, monkeypatch
 ):
     campaign = _limited_journey(actor, workspace, 2, daily_limit=1)
-    real_send = channel.send_through_gateway
+    real_send = channel.send_batch_through_gateway
 
     def send(*args, **kwargs):
         real_send(*args, **kwargs)
         raise Killed  # the provider accepted; the worker dies before it records anything
 
-    monkeypatch.setattr(channel, "send_through_gateway", send)
+    monkeypatch.setattr(channel, "send_batch_through_gateway", send)
     driver = Driver()
     with pytest.raises(Killed):
         driver.tick(T0 + timedelta(minutes=1))
-    monkeypatch.setattr(channel, "send_through_gateway", real_send)
+    monkeypatch.setattr(channel, "send_batch_through_gateway", real_send)
     for minute in (12, 13, 16, 20):  # the lease (10 min) runs out, the reaper brings it back
         driver.tick(T0 + timedelta(minutes=minute))
     attempt = SmsAttempt.objects.get(campaign=campaign)
@@ -353,17 +356,17 @@ def test_a_request_that_lands_after_it_was_settled_not_sent_never_breaks_the_dai
         first, second = make_target(workspace), make_target(workspace)
         enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[first.id, second.id])
     on_its_way = []
-    real_send = channel.send_through_gateway
+    real_send = channel.send_batch_through_gateway
 
     def paused(*args, **kwargs):
         on_its_way.append((args, kwargs))
         raise Killed  # the job goes no further; its request has not reached the provider yet
 
-    monkeypatch.setattr(channel, "send_through_gateway", paused)
+    monkeypatch.setattr(channel, "send_batch_through_gateway", paused)
     driver = Driver()
     with pytest.raises(Killed):
         driver.tick(T0 + timedelta(minutes=1))
-    monkeypatch.setattr(channel, "send_through_gateway", real_send)
+    monkeypatch.setattr(channel, "send_batch_through_gateway", real_send)
     for minute in (5, 12, 13, 16, 17, 18, 20, 30, 40, 60):  # reaped, taken over, asked: "no such message"
         driver.tick(T0 + timedelta(minutes=minute))
     late = SmsAttempt.objects.get(campaign=campaign, subject_id=first.id, attempt_number=1)

@@ -42,7 +42,8 @@ from .processes import CeleryWorker, children, database_url, kill_pids, pid_of_c
 
 POINTS = ("accepted", "request", "answered")
 LEASE_SECONDS = 4
-SENDS_PER_TRIAL = 4  # one kill every few send requests; targets = trials × this (at least 50)
+SENDS_PER_TRIAL = 4  # one kill every few send requests; targets = trials × this × a batch (at least 50)
+BATCH = 10  # executions per engine job: one send request carries up to this many recipients
 
 
 @dataclass
@@ -91,11 +92,11 @@ def run(
 ) -> Report:
     """``workers`` engine worker processes run side by side (each kill hits the one that made the call)."""
     rng = random.Random(seed)
-    targets_n = max(50, trials * SENDS_PER_TRIAL)
+    targets_n = max(50, trials * SENDS_PER_TRIAL * BATCH)
     report = Report(pool=pool, targets=targets_n)
     fake = FakeProvider()
     settings.AUTOMATION_LEASE_SECONDS = LEASE_SECONDS  # the reaper runs in this process's ticks
-    settings.AUTOMATION_DISPATCH_BATCH = 10
+    settings.AUTOMATION_DISPATCH_BATCH = BATCH
     # Claims per tick bounded to what the workers take in about a lease: with 0.3 s ticks and 4 s leases an
     # unbounded tick would claim everything, let queued rows expire and re-dispatch them over and over.
     settings.AUTOMATION_TICK_MAX_CLAIMS = 30 * workers
@@ -142,8 +143,8 @@ def run(
     def on_send(form: dict, client_port: int) -> str | None:
         with lock:
             report.send_requests += 1
-            if form.get("localid") in fake.messages:
-                report.resends += 1
+            local_ids = (form.get("localid") or "").split(",")  # a batch: one local id per receptor
+            report.resends += sum(1 for local_id in local_ids if local_id in fake.messages)
             if report.send_requests in schedule:
                 carried.append(schedule[report.send_requests])
             if not carried:
@@ -157,7 +158,7 @@ def run(
                     return "drop"  # the request never makes it into the provider
                 carried.insert(0, point)
                 return None
-            doomed[form.get("localid")] = (point, pid)
+            doomed[local_ids[0]] = (point, pid)  # "accepted": killed while the provider takes the batch
         return None
 
     def on_accept(local_id: str) -> None:
@@ -168,7 +169,7 @@ def run(
 
     def after_answer(form: dict) -> None:
         with lock:
-            entry = doomed.pop(form.get("localid"), None)
+            entry = doomed.pop((form.get("localid") or "").split(",")[0], None)
         if entry is not None:
             time.sleep(rng.uniform(0.0, 0.03))
             with lock:

@@ -81,8 +81,8 @@ def run(
     def on_send(form: dict, client_port: int) -> None:
         with lock:
             outcome.send_requests += 1
-            if form.get("localid") in fake.messages:
-                outcome.resends += 1
+            local_ids = (form.get("localid") or "").split(",")  # a batch: one local id per receptor
+            outcome.resends += sum(1 for local_id in local_ids if local_id in fake.messages)
         time.sleep(send_delay)  # sends take a moment, so the faults land while work is in flight
         started.set()
 

@@ -1,0 +1,268 @@
+"""Batched sends (docs/sms.md "Batched sends"): many receptors per provider call with a result per receptor,
+kept-alive connections that keep "surely not sent" apart from "maybe sent", one rate limit shared by every
+worker at batch scale, and the provider's "too many requests" answers backing the account off without a
+target failed or dropped. Real HTTP against the local fake providers."""
+
+import json
+import threading
+import time
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.db import connection
+
+from automation.choices import ExecutionStatus
+from automation.models import DailyCounter, Execution
+from automation.services.enrollment import enroll_subjects
+from sms import rate_limits
+from sms.models import SmsAttempt, SmsProviderAccount
+from sms.providers import SendRequest
+from sms.providers.base import POOL
+from sms.providers.kavenegar import Fixtures as Kavenegar
+from sms.providers.kavenegar import KavenegarProvider
+from sms.providers.melipayamak import MelipayamakProvider
+from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
+from tests.conftest import make_target
+
+from .fake_provider import FakeProvider
+
+T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
+KEY = {"api_key": "K"}
+MELI = {"username": "u", "password": "p"}
+PERSIAN_3_PARTS = "سلام " * 30  # 150 UCS-2 units: three parts
+
+
+def _requests(count: int, text="سلام", start: int = 1) -> list[SendRequest]:
+    return [
+        SendRequest(
+            phone=f"+98912{i:07d}", text=text if isinstance(text, str) else text(i), sender="3000", local_id=str(i)
+        )
+        for i in range(start, start + count)
+    ]
+
+
+@pytest.fixture
+def fake(settings):
+    POOL.clear()
+    server = FakeProvider(hold_seconds=2.5)
+    settings.SMS_PROVIDER_BASE_URLS = {"kavenegar": server.url, "melipayamak": server.url}
+    settings.SMS_HTTP_TIMEOUT = 2.0  # a shared CI box can be slow; lost answers are held longer than this
+    settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS = 0  # defer at once (no sleeping in tests)
+    rate_limits.reset()
+    yield server
+    rate_limits.reset()
+    server.close()
+    POOL.clear()
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    now = {"t": 1_000_000.0}
+    monkeypatch.setattr(rate_limits, "clock", lambda: now["t"])
+    return now
+
+
+# --- the providers' batch calls --------------------------------------------------------------------------
+def test_kavenegar_sends_one_text_to_200_receptors_per_call_with_a_local_id_each(fake):
+    answers = KavenegarProvider().send_batch(KEY, _requests(250))
+    sends = fake.sends()
+    assert [r["path"] for r in sends] == ["/v1/K/sms/send.json"] * 2
+    first = sends[0]["form"]
+    assert (
+        first["receptor"].split(",")[:2] == ["09120000001", "09120000002"] and len(first["receptor"].split(",")) == 200
+    )
+    assert first["localid"].split(",") == [str(i) for i in range(1, 201)]  # same order as the receptors
+    assert len(sends[1]["form"]["localid"].split(",")) == 50
+    assert [a.status for a in answers] == ["submitted"] * 250
+    assert len({a.message_id for a in answers}) == 250  # each receptor's own entry
+    assert answers[0].message_id == str(fake.messages["1"]["messageid"])
+
+
+def test_kavenegar_sends_different_texts_in_one_sendarray_call_with_per_entry_results(fake):
+    requests = _requests(3, text=lambda i: f"سلام {i}")
+    entries = [
+        Kavenegar.entry(9001, 1, local_id="1", receptor="09120000001"),
+        Kavenegar.entry(9002, 14, local_id="2", receptor="09120000002"),  # filtered for this number
+        Kavenegar.entry(9003, 5, local_id="3", receptor="09120000003"),
+    ]
+    fake.responses.append(Kavenegar.ok(entries))
+    answers = KavenegarProvider().send_batch(KEY, requests)
+    (sent,) = fake.sends()
+    assert sent["path"] == "/v1/K/sms/sendarray.json"
+    assert json.loads(sent["form"]["receptor"]) == ["09120000001", "09120000002", "09120000003"]
+    assert json.loads(sent["form"]["message"]) == ["سلام 1", "سلام 2", "سلام 3"]
+    assert json.loads(sent["form"]["sender"]) == ["3000"] * 3
+    assert json.loads(sent["form"]["localmessageids"]) == ["1", "2", "3"]
+    assert [(a.status, a.message_id) for a in answers] == [
+        ("submitted", "9001"),
+        ("rejected", "9002"),
+        ("submitted", "9003"),
+    ]
+    assert answers[1].error_code == "entry_14"
+
+
+def test_kavenegar_refusal_of_the_whole_call_answers_every_receptor(fake):
+    fake.responses.append(Kavenegar.error(418))
+    answers = KavenegarProvider().send_batch(KEY, _requests(3))
+    assert [a.status for a in answers] == ["unavailable"] * 3 and len(fake.sends()) == 1
+
+
+def test_kavenegar_lost_answer_of_a_batch_leaves_each_receptor_unknown(fake):
+    fake.responses.append("accept_timeout")
+    answers = KavenegarProvider().send_batch(KEY, _requests(3))
+    assert [a.status for a in answers] == ["unknown"] * 3  # accepted, answer lost: asked by local id
+    found = KavenegarProvider().query_status(KEY, local_ids=["1", "2", "3"])
+    assert {k: v.state for k, v in found.items()} == {"1": "sent", "2": "sent", "3": "sent"}
+    assert len(fake.queries()) == 1  # one status request for the batch
+
+
+def test_melipayamak_sends_one_text_to_100_numbers_per_call_with_a_rec_id_each(fake):
+    answers = MelipayamakProvider().send_batch(MELI, _requests(150))
+    sends = fake.sends()
+    assert [len(r["form"]["to"].split(",")) for r in sends] == [100, 50]
+    assert sends[0]["form"]["text"] == "سلام" and sends[0]["form"]["from"] == "3000"
+    assert [a.status for a in answers] == ["submitted"] * 150
+    rec_ids = [a.message_id for a in answers]
+    assert len(set(rec_ids)) == 150 and all(f"meli-{r}" in fake.messages for r in rec_ids)
+    assert fake.messages[f"meli-{rec_ids[1]}"]["receptor"] == "09120000002"  # in the numbers' order
+
+
+# --- a journey's batch ------------------------------------------------------------------------------------
+def _journey(actor, workspace, count, provider=("kavenegar", KEY), body="سلام {first_name|دوست}", **account):
+    settings = setup_sms(workspace, provider[0], provider[1])
+    if account:
+        SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(**account)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a", body=body), end_node()))
+        enroll_subjects(
+            actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id for _ in range(count)]
+        )
+    return campaign
+
+
+def test_a_journeys_claimed_executions_go_in_one_call(actor, workspace, fake):
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(actor, workspace, 6, body="سلام")
+    Driver().tick(T0 + timedelta(minutes=1))
+    assert len(fake.sends()) == 1 and len(fake.sent_rows()) == 6
+    attempts = SmsAttempt.objects.filter(campaign=campaign)
+    assert Counter(attempts.values_list("status", flat=True)) == {"submitted": 6}
+    assert len(set(attempts.values_list("provider_message_id", flat=True))) == 6
+    sent = {row["localid"]: row["receptor"] for row in fake.sent_rows()}
+    assert sent == {str(a.local_id): "0" + a.phone[3:] for a in attempts}  # each local id with its own number
+
+
+# --- kept-alive connections -------------------------------------------------------------------------------
+def test_connections_are_kept_alive_and_a_closed_one_is_surely_not_sent(settings):
+    POOL.clear()
+    server = FakeProvider(keep_alive=0.3)
+    settings.SMS_PROVIDER_BASE_URLS = {"kavenegar": server.url}
+    settings.SMS_HTTP_TIMEOUT = 0.5
+    try:
+        provider = KavenegarProvider()
+        for i in range(3):
+            assert provider.send(KEY, _requests(1, start=i + 1)[0]).status == "submitted"
+        assert len(server.connections) == 1  # three requests, one TCP connection
+        time.sleep(0.6)  # the server closes the idle connection
+        assert provider.send(KEY, _requests(1, start=10)[0]).status == "submitted"  # a fresh one, nothing lost
+        assert len(server.connections) == 2 and len(server.messages) == 4
+        time.sleep(0.6)
+        server.close()  # the idle connection was closed and nobody listens any more
+        answer = provider.send(KEY, _requests(1, start=11)[0])
+        assert answer.status == "failed"  # the closed connection was seen before a byte was written
+        assert answer.error_code == "connection"
+    finally:
+        POOL.clear()
+
+
+def test_a_request_lost_on_a_kept_alive_connection_is_unknown(settings):
+    POOL.clear()
+    server = FakeProvider(keep_alive=5.0, hold_seconds=1.0)
+    settings.SMS_PROVIDER_BASE_URLS = {"kavenegar": server.url}
+    settings.SMS_HTTP_TIMEOUT = 0.5
+    try:
+        provider = KavenegarProvider()
+        assert provider.send(KEY, _requests(1)[0]).status == "submitted"
+        server.responses.append("drop")  # the reused connection is cut after the request was written
+        assert provider.send(KEY, _requests(1, start=2)[0]).status == "unknown"
+        assert len(server.connections) == 1
+    finally:
+        server.close()
+        POOL.clear()
+
+
+# --- the account's rate limit at batch scale ----------------------------------------------------------------
+def test_two_workers_sharing_one_account_never_take_more_than_its_limit(workspace, settings, clock):
+    if not settings.REDIS_URL:
+        pytest.skip("REDIS_URL not set")
+    account = SmsProviderAccount.objects.create(
+        workspace=workspace, name="k", provider="kavenegar", max_requests_per_second=50, max_messages_per_minute=600
+    )
+    rate_limits.reset(account)
+    granted: list[int] = []
+    barrier = threading.Barrier(2)
+
+    def worker():
+        barrier.wait()
+        for _ in range(5):
+            count, _ = rate_limits.take_batch(account, [3] * 100)  # 100 receptors of a 3-part text
+            granted.append(count)
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(granted) * 3 == 600  # exactly the minute's parts, across both workers
+    assert max(granted) <= 100
+    count, wait = rate_limits.take_batch(account, [3])
+    assert count == 0 and 0 < wait <= 3 / 10  # the next 3 parts, at 10 parts a second
+    rate_limits.reset(account)
+
+
+def test_a_three_part_text_costs_three_of_the_accounts_messages(actor, workspace, fake, clock):
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(actor, workspace, 4, body=PERSIAN_3_PARTS, max_messages_per_minute=6)
+    Driver().tick(T0 + timedelta(minutes=1))
+    assert len(fake.sent_rows()) == 2  # 2 × 3 parts fill the minute; the other two wait
+    executions = Execution.objects.filter(campaign=campaign)
+    assert executions.filter(status=ExecutionStatus.WAITING).count() == 2
+    assert set(executions.values_list("retry_count", flat=True)) == {0}
+
+
+@pytest.mark.parametrize(
+    ("provider", "refusal"),
+    [
+        (("kavenegar", KEY), Kavenegar.error(414)),
+        (("kavenegar", KEY), Kavenegar.error(451)),
+        (("kavenegar", KEY), Kavenegar.error(409)),
+        (("melipayamak", MELI), (200, {"Value": "3", "RetStatus": 3, "StrRetStatus": "limit"})),
+        (("melipayamak", MELI), (200, {"Value": "4", "RetStatus": 4, "StrRetStatus": "limit"})),
+    ],
+)
+def test_too_many_requests_backs_the_account_off_for_every_worker_and_drops_nobody(
+    actor, workspace, fake, clock, provider, refusal
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(actor, workspace, 5, provider=provider, body="سلام")
+    fake.responses.append(refusal)
+    driver = Driver()
+    driver.tick(T0 + timedelta(minutes=1))
+    executions = Execution.objects.filter(campaign=campaign)
+    assert Counter(executions.values_list("status", flat=True)) == {ExecutionStatus.WAITING: 5}
+    assert set(executions.values_list("retry_count", flat=True)) == {0}  # not a failure: no retry used
+    assert not SmsAttempt.objects.filter(campaign=campaign).exists()  # refused rows gone, units back
+    assert not DailyCounter.objects.filter(scope="campaign", scope_id=campaign.id, used__gt=0).exists()
+    account = SmsProviderAccount.objects.get(workspace=workspace)
+    assert rate_limits.take(account) > 0  # another worker's call of this account waits too
+    clock["t"] += 10  # the back-off is over
+    driver.tick(T0 + timedelta(minutes=2))
+    assert set(executions.values_list("status", flat=True)) == {ExecutionStatus.COMPLETED}
+    assert len(fake.sent_rows()) == 10  # five refused, five accepted: everyone messaged once
+    accepted = fake.messages.values()
+    assert len(accepted) == 5 and len({m["receptor"] for m in accepted}) == 5
