@@ -10,4 +10,4 @@ CHAIN_RUN_COMPLETION_DEADLINE_HOURS = int(os.environ.get("CHAIN_RUN_COMPLETION_D
 CHAIN_RUN_DISPATCH_MAX_ATTEMPTS = int(os.environ.get("CHAIN_RUN_DISPATCH_MAX_ATTEMPTS", "5"))
 # A FAILED_DELIVERY follow-up waits (DELIVERY_DATA_PENDING) for its source run's delivery reports at most this
 # long after the source run completed; then it freezes with what is known (a send still unreported counts as sent).
-CHAIN_DELIVERY_REPORT_WINDOW_HOURS = int(os.environ.get("CHAIN_DELIVERY_REPORT_WINDOW_HOURS", "24"))
+CHAIN_DELIVERY_REPORT_WINDOW_HOURS = int(os.environ.get("CHAIN_DELIVERY_REPORT_WINDOW_HOURS", "30"))
