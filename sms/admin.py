@@ -45,6 +45,7 @@ class AccountForm(StrictTextFormMixin, forms.ModelForm):
             "is_active",
             "max_requests_per_second",
             "max_messages_per_minute",
+            "inbound_push",
         ]
 
     def clean_credentials(self):

@@ -42,6 +42,10 @@ class SmsProviderAccount(TimeStamped):
     # Rate limits of this account (token buckets, sms.rate_limits); empty = no limit.
     max_requests_per_second = models.PositiveIntegerField("سقف درخواست در ثانیه", null=True, blank=True)
     max_messages_per_minute = models.PositiveIntegerField("سقف پیامک در دقیقه", null=True, blank=True)
+    # Replies: the secret of this account's push address (sms.inbound.push), and whether the provider pushes them
+    # (then the inbox is not polled: a reply would come twice, under two ids).
+    inbound_token = models.CharField("توکن دریافت", max_length=64, default=new_webhook_token, unique=True)
+    inbound_push = models.BooleanField("دریافت پاسخ‌ها با فراخوانی نشانی (push)", default=False)
 
     objects = WorkspaceQuerySet.as_manager()
 
@@ -350,4 +354,4 @@ class SmsChannelEvent(WorkspaceEvent):
         verbose_name_plural = "رویدادهای کانال پیامک"
 
 
-from sms.inbound.models import InboundSms  # noqa: E402,F401  (registered with the app's models)
+from sms.inbound.models import InboundSms, SmsInboxCursor  # noqa: E402,F401  (registered with the app's models)

@@ -11,6 +11,14 @@ def delivery_poll() -> dict:
     return poll()
 
 
+@shared_task(name="sms.inbox_poll", ignore_result=True, max_retries=0)
+def inbox_poll() -> dict:
+    """Beat, every minute: read the replies of every account that can receive (fair, bounded per run)."""
+    from sms.inbound.poll import inbox_poll as poll
+
+    return poll()
+
+
 @shared_task(name="sms.retention_purge", ignore_result=True, max_retries=0)
 def retention_purge() -> dict:
     """Beat, daily: erase texts and numbers of attempts older than each workspace's retention period."""

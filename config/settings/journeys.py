@@ -43,6 +43,9 @@ SMS_DELIVERY_POLL_INTERVAL_SECONDS = int(os.environ.get("SMS_DELIVERY_POLL_INTER
 SMS_DELIVERY_POLL_MAX_AGE_HOURS = int(os.environ.get("SMS_DELIVERY_POLL_MAX_AGE_HOURS", "72"))
 SMS_DELIVERY_POLL_BATCH = int(os.environ.get("SMS_DELIVERY_POLL_BATCH", "5000"))
 SMS_RATE_LIMIT_MAX_WAIT_SECONDS = float(os.environ.get("SMS_RATE_LIMIT_MAX_WAIT_SECONDS", "1"))
+# The inbox poll of replies (docs/sms.md "Replies"): inboxes read per run, and between two reads of one inbox.
+SMS_INBOX_POLL_BATCH = int(os.environ.get("SMS_INBOX_POLL_BATCH", "100"))
+SMS_INBOX_POLL_INTERVAL_SECONDS = int(os.environ.get("SMS_INBOX_POLL_INTERVAL_SECONDS", "55"))
 # Provider base URL overrides by provider kind (tests point them at a local fake server; never the internet
 # in tests). A provider without an entry uses its own ``default_url`` (sms/providers/).
 SMS_PROVIDER_BASE_URLS = {

@@ -75,3 +75,30 @@ class InboundSms(models.Model):
         from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "account", "target", "attempt", "campaign")
+
+
+class SmsInboxCursor(models.Model):
+    """One inbox the poll reads: an account's line (Kavenegar) or the whole account (``line`` "", Melipayamak),
+    where the next request starts (``cursor``), and when it was last claimed (the fair, bounded poll)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey("sms.SmsProviderAccount", on_delete=models.CASCADE, related_name="+")
+    line = models.CharField("خط دریافت", max_length=30, blank=True)
+    cursor = models.CharField("نشانگر", max_length=64, blank=True)
+    polled_at = models.DateTimeField("آخرین خواندن", null=True, blank=True)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "صندوق دریافت"
+        verbose_name_plural = "صندوق‌های دریافت"
+        constraints = [models.UniqueConstraint(fields=["account", "line"], name="inbox_cursor_once_per_line")]
+        indexes = [models.Index(fields=["polled_at"], name="inbox_cursor_due")]
+
+    def __str__(self) -> str:
+        return f"{self.account_id}:{self.line or '*'}"
+
+    def clean(self) -> None:
+        from campaigns.platform.integrity import require_same_workspace
+
+        require_same_workspace(self, "account")

@@ -13,3 +13,12 @@ class ReceivedSms:
     line: str  # our number that received it
     text: str
     received_at: datetime | None = None  # the provider's time; None = when we store it
+
+
+@dataclass(frozen=True)
+class ReceiveAnswer:
+    """One inbox answer: the messages, and where the next request starts ("" = no cursor: the provider marks what
+    it handed over as read)."""
+
+    messages: list[ReceivedSms]
+    cursor: str = ""

@@ -134,6 +134,20 @@ class Provider:
         (``messageid``, ``message``, ``status``, ``date``); None = no usable answer."""
         return None
 
+    # Reads the replies of a line (``receive``); ``receive_lines(account)``: the lines polled one by one ("" = the
+    # whole account at once, with a cursor). ``parse_inbound_push``: the provider's push of one reply, or None.
+    receives: ClassVar[bool] = False
+
+    def receive_lines(self, account: Any) -> list[str]:
+        return []
+
+    def receive(self, credentials: dict[str, Any], *, line: str, cursor: str) -> Any:
+        """One inbox request → ``sms.inbound.types.ReceiveAnswer``, or None without a usable answer."""
+        return None
+
+    def parse_inbound_push(self, params: dict[str, str]) -> Any:
+        return None
+
     def parse_delivery_report(self, payload: Any) -> list[dict] | None:
         """The provider's own push format → ``[{"message_id", "status", "provider_status", "at"}]``; None
         while no push format is verified against the real provider (seed D6: poll instead)."""

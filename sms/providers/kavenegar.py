@@ -219,6 +219,19 @@ class KavenegarProvider(Provider):
                     )
         return answers
 
+    # --- inbox (sms/receive: one line per request; ``isread=0`` hands over the unread ones, marked read) ---
+    receives = True
+
+    def receive_lines(self, account) -> list[str]:
+        return list(account.senders or [])
+
+    def receive(self, credentials, *, line: str, cursor: str):
+        from sms.inbound.providers import kavenegar_inbox
+
+        outcome = post_form(self._url(credentials, "receive"), {"linenumber": line, "isread": 0})
+        answer = _answer(outcome) if outcome.status is not None and outcome.readable else None
+        return kavenegar_inbox(answer[2] if answer and answer[0] == 200 else None, line=line)
+
 
 class Fixtures:
     """Kavenegar's wire answers, for the fake server of the tests."""
@@ -240,6 +253,11 @@ class Fixtures:
     @staticmethod
     def error(code: int) -> tuple[int, dict]:
         return code, {"return": {"status": code, "message": "خطا"}, "entries": None}
+
+    @staticmethod
+    def inbox_entry(message_id: int, sender: str, receptor: str, message: str, date: int) -> dict:
+        """An ``sms/receive`` entry."""
+        return {"messageid": message_id, "message": message, "sender": sender, "receptor": receptor, "date": date}
 
 
 KavenegarProvider.fixtures = Fixtures

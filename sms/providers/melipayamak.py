@@ -156,6 +156,34 @@ class MelipayamakProvider(Provider):
             answers[rec_id] = self.answer_for(value, message_id=rec_id, raw=body)
         return answers
 
+    # --- inbox: ``GetMessagesAfterID`` (Receive.asmx, HTTP POST, XML) with a message-id cursor, or the push ---
+    receives = True
+
+    def receive_lines(self, account) -> list[str]:
+        return [""]  # every line of the account in one request (``from`` empty), after the cursor
+
+    def receive(self, credentials, *, line: str, cursor: str):
+        from sms.inbound.providers import MELIPAYAMAK_RECEIVE_BATCH, melipayamak_inbox
+        from sms.inbound.transport import post_form_text
+
+        status, text = post_form_text(
+            f"{base_url('melipayamak_receive', 'https://api.payamak-panel.com')}/post/Receive.asmx/GetMessagesAfterID",
+            {
+                "username": credentials.get("username", ""),
+                "password": credentials.get("password", ""),
+                "location": 1,  # received messages
+                "from": line,
+                "count": MELIPAYAMAK_RECEIVE_BATCH,
+                "msgId": cursor or "0",
+            },
+        )
+        return melipayamak_inbox(text if status == 200 else None, cursor=cursor)
+
+    def parse_inbound_push(self, params):
+        from sms.inbound.providers import melipayamak_push
+
+        return melipayamak_push(params)
+
 
 class Fixtures:
     """Melipayamak's wire answers, for the fake server of the tests."""
@@ -168,6 +196,21 @@ class Fixtures:
     @staticmethod
     def delivery(code: int) -> tuple[int, dict]:
         return 200, {"Value": str(code), "RetStatus": 1, "StrRetStatus": "Ok"}
+
+    @staticmethod
+    def inbox(rows: list[dict]) -> str:
+        """A ``GetMessagesAfterID`` answer (ASMX HTTP POST: ``ArrayOfMessagesBL``); rows: MsgID, Body, SendDate,
+        Sender, Receiver."""
+        from xml.sax.saxutils import escape
+
+        items = "".join(
+            "<MessagesBL>" + "".join(f"<{k}>{escape(str(v))}</{k}>" for k, v in row.items()) + "</MessagesBL>"
+            for row in rows
+        )
+        return (
+            '<?xml version="1.0" encoding="utf-8"?>'
+            f'<ArrayOfMessagesBL xmlns="http://tempuri.org/">{items}</ArrayOfMessagesBL>'
+        )
 
 
 MelipayamakProvider.fixtures = Fixtures

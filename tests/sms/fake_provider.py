@@ -37,6 +37,11 @@ KAVENEGAR_BY_RECEPTOR = "/sms/statusbyreceptor.json"
 MELIPAYAMAK_SEND = "/api/SendSMS/SendSMS"
 MELIPAYAMAK_DELIVERY = "/api/SendSMS/GetDeliveries2"
 SEND_PATHS = (KAVENEGAR_SEND, KAVENEGAR_SEND_ARRAY, MELIPAYAMAK_SEND)
+# Inboxes: Kavenegar ``sms/receive`` (per line, ``isread=0`` hands over the unread ones and marks them read),
+# Melipayamak ``GetMessagesAfterID`` (ASMX HTTP POST, XML: the rows after ``msgId``, at most ``count``).
+KAVENEGAR_RECEIVE = "/sms/receive.json"
+MELIPAYAMAK_RECEIVE = "/post/Receive.asmx/GetMessagesAfterID"
+INBOX_PATHS = (KAVENEGAR_RECEIVE, MELIPAYAMAK_RECEIVE)
 KAVENEGAR_MAX_ROWS = 200  # receptors of sms/send, rows of sms/sendarray
 MELIPAYAMAK_MAX_NUMBERS = 100
 
@@ -83,6 +88,9 @@ class FakeProvider:
         self.on_send = None
         self.after_answer = None
         self.lock = threading.Lock()
+        # Replies waiting in the inboxes (``reply()``): Kavenegar entries with a read flag, Melipayamak rows.
+        self.inbox: list[dict] = []
+        self.inbox_responses: list = []  # answers to inbox requests, popped first (e.g. an error)
         self.hold_seconds = hold_seconds
         self.latency = latency
         self.caps = {
@@ -113,6 +121,9 @@ class FakeProvider:
                 form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
                 with server.lock:
                     server.requests.append({"path": self.path, "form": form})
+                if self.path.endswith(INBOX_PATHS):
+                    server._wait(arrived)
+                    return self._answer(*server._inbox_answer(self.path, form))
                 if not self.path.endswith(SEND_PATHS):
                     server._wait(arrived)
                     return self._answer(*server._status_answer(self.path, form))
@@ -159,10 +170,11 @@ class FakeProvider:
                 self._answer(*answer)
 
             def _answer(self, status, body):
-                raw = json.dumps(body).encode()
+                text = isinstance(body, str)  # Melipayamak's inbox answers XML
+                raw = body.encode() if text else json.dumps(body).encode()
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", "text/xml; charset=utf-8" if text else "application/json")
                     self.send_header("Content-Length", str(len(raw)))
                     self.end_headers()
                     self.wfile.write(raw)
@@ -289,6 +301,45 @@ class FakeProvider:
                     entry = by_id.get(message_id)
                     entries.append(dict(entry) if entry else {**Kavenegar.entry(0, 100), "messageid": message_id})
         return Kavenegar.ok(entries)
+
+    def reply(self, sender: str, text: str, *, line: str = "10004346", at: int = 1_790_000_000) -> int:
+        """A recipient answers on ``line``: the message waits in both providers' inboxes; returns its id."""
+        with self.lock:
+            message_id = 7_000_000 + len(self.inbox)
+            self.inbox.append(
+                {"id": message_id, "sender": sender, "line": line, "text": text, "date": at, "read": False}
+            )
+            return message_id
+
+    def _inbox_answer(self, path: str, form: dict):
+        with self.lock:
+            if self.inbox_responses:
+                return self.inbox_responses.pop(0)
+            if path.endswith(MELIPAYAMAK_RECEIVE):
+                after, count = int(form.get("msgId") or 0), int(form.get("count") or 100)
+                rows = [m for m in self.inbox if m["id"] > after and form.get("from", "") in ("", m["line"])]
+                return 200, Melipayamak.inbox(
+                    [
+                        {
+                            "MsgID": m["id"],
+                            "Body": m["text"],
+                            "SendDate": "2026-12-04T21:50:00",
+                            "Sender": m["sender"],
+                            "Receiver": m["line"],
+                        }
+                        for m in rows[:count]
+                    ]
+                )
+            unread = [m for m in self.inbox if m["line"] == form.get("linenumber") and not m["read"]]
+            if str(form.get("isread")) == "0":
+                for m in unread:
+                    m["read"] = True
+            return Kavenegar.ok(
+                [Kavenegar.inbox_entry(m["id"], m["sender"], m["line"], m["text"], m["date"]) for m in unread]
+            )
+
+    def inbox_requests(self) -> list[dict]:
+        return [r for r in self.requests if r["path"].endswith(INBOX_PATHS)]
 
     def sends(self) -> list[dict]:
         return [r for r in self.requests if r["path"].endswith(SEND_PATHS)]
