@@ -164,3 +164,11 @@ class EnrollmentClass(models.TextChoices):
 class Decision(models.TextChoices):
     ADD = "add", "افزودن"
     SKIP = "skip", "رد کردن"
+
+
+# Execution metadata keys: the node an execution was held at after an unknown outcome, and a person's
+# decision to send that step again or skip it (read by the action through ``ctx.execution.metadata``;
+# ``automation.engine.outcome`` hands them on to the engine).
+HELD_UNKNOWN = "_held_unknown"
+RESEND_UNKNOWN = "_resend_unknown"
+SKIP_UNKNOWN = "_skip_unknown"

@@ -4,8 +4,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import Count, Q
 
 from automation import journey_counts
-from automation.choices import ExecutionStatus
-from automation.engine.outcome import HELD_UNKNOWN
+from automation.choices import HELD_UNKNOWN, ExecutionStatus
 from automation.models import AutoEnrollRule, CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from campaigns.models import Campaign, Target, Workspace
 from campaigns.platform.permissions import Perm

@@ -33,14 +33,8 @@ from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.registry import ACTIONS
 from automation.engine.runner import Finished, failed_outcome, finish_run, process_execution, start_run
 from automation.engine.subjects import subject_rows
-from automation.engine.transitions import (
-    EXECUTION_ROW_COLUMNS,
-    ExecutionRow,
-    encode_json,
-    event_row,
-    insert_events,
-    transition_target,
-)
+from automation.engine.transitions import EXECUTION_ROW_COLUMNS, ExecutionRow, transition_target
+from automation.events import encode_json, event_row, insert_events
 from automation.models import Execution
 from campaigns.platform.collector import collector_paused
 from campaigns.platform.database import is_postgresql

@@ -14,8 +14,9 @@ from automation.choices import EndReason, EventType
 from automation.engine.counters import Budget, campaign_budget
 from automation.engine.graph import Graph, NodeSpec, published_graph
 from automation.engine.outcome import Outcome
-from automation.engine.transitions import ExecutionRow, PendingEvent
+from automation.engine.transitions import ExecutionRow
 from automation.engine.window import SendWindow, local_day
+from automation.events import PendingEvent
 from automation.models import AutomationSettings, Execution
 from campaigns.models import Campaign, Workspace
 

@@ -1,7 +1,8 @@
 """What one step of a job decides, and the execution metadata keys the engine and people share.
 
 Imported by the runner, the node handlers and the services alike; it imports nothing of the engine
-but the event type, so every side reads the same values without importing each other.
+(the event type is the history writer's, ``automation.events``; the metadata keys are choices), so every side
+reads the same values without importing each other.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from automation.engine.transitions import PendingEvent
+from automation.choices import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
+from automation.events import PendingEvent
 
 __all__ = [
     "ERROR_BACKOFF",
@@ -21,11 +23,6 @@ __all__ = [
     "PendingEvent",
 ]
 
-# Execution metadata keys: the node an execution was held at after an unknown outcome, and a person's
-# decision to send that step again (read by the action through ``ctx.execution.metadata``).
-HELD_UNKNOWN = "_held_unknown"
-RESEND_UNKNOWN = "_resend_unknown"
-SKIP_UNKNOWN = "_skip_unknown"
 # How long a step that failed (or a deferral without a time) waits before the next try.
 ERROR_BACKOFF = timedelta(minutes=5)
 

@@ -27,7 +27,8 @@ from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.nodes import NODE_TYPES
 from automation.engine.outcome import ERROR_BACKOFF, Outcome
 from automation.engine.registry import ACTIONS
-from automation.engine.transitions import ExecutionRow, PendingEvent, apply_transition
+from automation.engine.transitions import ExecutionRow, apply_transition
+from automation.events import PendingEvent
 from automation.models import Execution
 from campaigns.models import Campaign
 

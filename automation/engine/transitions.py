@@ -15,32 +15,16 @@ named transition leads, so its hot path builds no model instances.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
-from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection
 from django.utils import timezone
 
-from automation.models import Execution, ExecutionEvent
-from campaigns.platform.database import is_postgresql
+from automation.events import PendingEvent, event_row, insert_events
+from automation.models import Execution
 from campaigns.platform.fsm import fsm_apply
-
-# One encoder for the hot paths (json.dumps(cls=...) builds a new one per value).
-encode_json = DjangoJSONEncoder().encode
-
-
-@dataclass
-class PendingEvent:
-    type: str
-    node_id: int | None = None
-    message: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
-    occurred_at: datetime | None = None
-    from_status: str = ""
-    to_status: str = ""
 
 
 @dataclass(slots=True)
@@ -95,58 +79,6 @@ def transition_target(name: str, from_status: str) -> str | None:
     return targets.get((name, from_status), targets.get((name, "*")))
 
 
-class EventRow(NamedTuple):
-    """One ``ExecutionEvent`` to insert (a plain tuple: hot paths insert thousands at once)."""
-
-    workspace_id: int
-    execution_id: int
-    campaign_id: int
-    subject_type_id: int
-    subject_id: int
-    node_id: int | None
-    type: str
-    from_status: str
-    to_status: str
-    message: str
-    data: dict
-    actor_id: int | None
-    occurred_at: datetime
-
-
-def event_row(execution: Execution, event: PendingEvent, *, actor=None, now: datetime | None = None) -> EventRow:
-    return EventRow(
-        execution.workspace_id,
-        execution.id,
-        execution.campaign_id,
-        execution.subject_type_id,
-        execution.subject_id,
-        event.node_id,
-        event.type,
-        event.from_status,
-        event.to_status,
-        event.message[:500],
-        event.data,
-        getattr(actor, "pk", actor),
-        event.occurred_at or now or timezone.now(),
-    )
-
-
-def insert_events(rows: list[EventRow]) -> None:
-    """Append events: ``COPY … FROM STDIN`` on PostgreSQL (the cheapest bulk insert), bulk_create elsewhere."""
-    if not rows:
-        return
-    if not is_postgresql(connection):
-        ExecutionEvent.objects.bulk_create([ExecutionEvent(**r._asdict()) for r in rows], batch_size=1000)
-        return
-    data_index = EventRow._fields.index("data")
-    sql = f"COPY {ExecutionEvent._meta.db_table} ({', '.join(EventRow._fields)}) FROM STDIN"
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-        for row in rows:
-            values = list(row)
-            values[data_index] = encode_json(values[data_index] or {})
-            copy.write_row(values)
-
-
 def apply_transition(
     execution: Execution,
     name: str,
@@ -171,28 +103,3 @@ def apply_transition(
         insert_events([event_row(execution, e, actor=actor, now=now) for e in rows])
 
     return fsm_apply(execution, name, values=extra, now=now, strict=strict, on_applied=record)
-
-
-def bulk_events(executions, *, type: str, from_status: str, to_status: str, message: str = "", data=None, now=None):
-    """Insert one event per execution in one multi-row INSERT (bulk transitions)."""
-    now = now or timezone.now()
-    insert_events(
-        [
-            EventRow(
-                e["workspace_id"],
-                e["id"],
-                e["campaign_id"],
-                e["subject_type_id"],
-                e["subject_id"],
-                e.get("current_node_id"),
-                type,
-                from_status or e.get("status", ""),
-                to_status,
-                message,
-                data or {},
-                None,
-                now,
-            )
-            for e in executions
-        ]
-    )
