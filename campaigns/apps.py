@@ -27,6 +27,14 @@ class CampaignsConfig(AppConfig):
         show_admin_dates_in_jalali()
         field_labels_apply()
 
+        from campaigns.approval_selectors import FOUR_EYES_SETTING
+        from campaigns.calendar import CALENDAR_SETTING, JALALI
+        from campaigns.platform.registry import register_workspace_defaults
+
+        # New workspaces (every path: workspace_create, the admin, the ORM) approve with four eyes and count
+        # schedule months in the Jalali calendar; existing rows carry their own values explicitly.
+        register_workspace_defaults("approval", {FOUR_EYES_SETTING: True, CALENDAR_SETTING: JALALI})
+
         from campaigns.notifications.views import target_activities_panel
         from campaigns.platform.registry import register_target_panel
 

@@ -14,7 +14,7 @@ import secrets
 
 from django.db import models
 
-from campaigns.chains.choices import ChainControl
+from campaigns.choices import ChainControl
 
 
 def new_ab_seed() -> int:

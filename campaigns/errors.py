@@ -1,6 +1,6 @@
-"""Typed errors of targets and target lists (stable codes, Persian messages)."""
+"""Typed errors of targets, target lists and campaign approval (stable codes, Persian messages)."""
 
-from campaigns.platform.errors import Conflict
+from campaigns.platform.errors import Conflict, PermissionDenied
 from campaigns.platform.jalali import fa_digits
 
 MAX_NAMED = 5  # campaigns named in the message; ``details`` lists them all
@@ -22,3 +22,20 @@ class TargetListInUse(Conflict):
             "ابتدا فهرست مبدأ آن‌ها را عوض کنید یا کمپین‌ها را به پایان برسانید.",
             details={"campaigns": [{"id": c.id, "name": c.name} for c in campaigns]},
         )
+
+
+class ApprovalNotRequired(Conflict):
+    code = "APPROVAL_NOT_REQUIRED"
+    default_message = "این فضای کاری برای کمپین‌های مستقل تأیید لازم ندارد؛ کمپین را مستقیم فعال کنید."
+
+
+class ApprovalRequired(Conflict):
+    code = "APPROVAL_REQUIRED"
+    default_message = "این کمپین پیش از فعال‌شدن باید تأیید شود."
+
+
+class SubmitterCannotApprove(PermissionDenied):
+    code = "SUBMITTER_CANNOT_APPROVE"
+    default_message = (
+        "در این فضای کاری فرستنده بسته نمی‌تواند آن را تأیید کند (تأیید چهارچشمی)؛ تأییدکننده دیگری باید تأیید کند."
+    )

@@ -1,9 +1,11 @@
 """One FilterSet per listable model, shared by the API, the pages and exports."""
 
 import django_filters
+from django import forms
 from django.db.models import Q
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
-from campaigns.chains.filters import GroupFilter
 from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, TargetStatus
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.filters import IdFilter, IsoDateTimeFilter
@@ -59,6 +61,29 @@ class TargetFilter(django_filters.FilterSet):
             if len(digits) >= 4:
                 condition |= Q(search_text__contains=digits.lstrip("0"))  # 0912… is stored as 98912…
         return queryset.filter(condition)
+
+
+class GroupField(forms.CharField):
+    def clean(self, value):
+        text = (super().clean(value) or "").strip().upper()
+        if text in ("", "ALL", "NONE") or text.isdigit():
+            return text
+        raise forms.ValidationError("گروه باید ALL، NONE یا شناسه یک گروه باشد.")
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class GroupFilter(django_filters.Filter):
+    """Campaigns by group: ``ALL`` (no filter), ``NONE`` (not in a group) or a group id."""
+
+    field_class = GroupField
+
+    def filter(self, qs, value):
+        if value in ("", "ALL", None):
+            return qs
+        if value == "NONE":
+            return qs.filter(group__isnull=True)
+        # The queryset is already workspace-scoped: another workspace's group id simply matches nothing.
+        return qs.filter(group_id=int(value))
 
 
 class CampaignFilter(django_filters.FilterSet):

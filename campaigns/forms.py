@@ -6,7 +6,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
-from campaigns.chains.schedule import GREGORIAN, JALALI
+from campaigns.calendar import GREGORIAN, JALALI
 from campaigns.choices import TargetStatus
 from campaigns.models import Target
 from campaigns.platform.jalali import fa_digits

@@ -7,9 +7,8 @@ from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Coalesce
 
-from campaigns.chains.approval_selectors import approver_ids, four_eyes
-from campaigns.chains.schedule import workspace_calendar
-from campaigns.chains.selectors import workspace_needs_approval
+from campaigns.approval_selectors import approver_ids, four_eyes, workspace_needs_approval
+from campaigns.calendar import workspace_calendar
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList, WorkspaceSettingsEvent
 from campaigns.platform.database import is_postgresql

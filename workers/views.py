@@ -7,13 +7,14 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaigns.chains.services.approval import campaign_submit, single_approve, workspace_needs_approval
+from campaigns.approval_selectors import workspace_needs_approval
 from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
+from campaigns.services.approval import campaign_single_approve, campaign_single_submit
 from campaigns.services.campaigns import campaign_transition
 from workers import page_selectors, selectors
 from workers.choices import TaskStatus
@@ -94,10 +95,10 @@ def browser_campaign_control(request, actor, campaign_id: int):
             n = campaign_retry_failed(actor=actor, campaign_id=campaign.pk)
             messages.success(request, f"{fa_digits(n)} کار ناموفق دوباره در صف رفت.")
         elif action == "submit":
-            campaign_submit(actor=actor, campaign_id=campaign.pk)
+            campaign_single_submit(actor=actor, campaign=campaign)
             messages.success(request, "کمپین برای تأیید ارسال شد.")
         elif action == "approve":
-            single_approve(actor=actor, campaign_id=campaign.pk)
+            campaign_single_approve(actor=actor, campaign_id=campaign.pk)
             messages.success(request, "کمپین تأیید شد و در زمان شروع اجرا می‌شود.")
         else:
             messages.error(request, "کار ناشناخته است.")

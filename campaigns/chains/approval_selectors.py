@@ -1,4 +1,5 @@
-"""Reads of chain approval: what blocks a package, what a late approval misses, who may approve (four eyes).
+"""Reads of chain approval: what blocks a package, what a late approval misses (who may approve, four eyes
+and the workspace settings are the core's: ``campaigns.approval_selectors``).
 
 The approval service, the chain pages and the API read them here; the service's writes stay in
 ``campaigns.chains.services.approval`` / ``four_eyes``.
@@ -6,7 +7,6 @@ The approval service, the chain pages and the API read them here; the service's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.utils import timezone
@@ -16,51 +16,8 @@ from campaigns.chains.audience import audience_problems
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.chains.tree import chain_queryset, has_action, tree_reasons
-from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign, CampaignEvent, Membership
-from campaigns.platform.permissions import Perm
+from campaigns.models import Campaign
 from campaigns.platform.tenancy import Actor
-
-FOUR_EYES_SETTING = "approval_four_eyes"
-
-
-def four_eyes(workspace) -> bool:
-    """The workspace's rule now: what a submission binds (a package's ``four_eyes``, a submit event's data)."""
-    return bool((workspace.settings or {}).get(FOUR_EYES_SETTING, False))
-
-
-@dataclass(frozen=True)
-class SingleSubmission:
-    """Who last submitted a standalone campaign and the four-eyes rule bound at that moment."""
-
-    submitter_id: int | None
-    four_eyes: bool
-
-
-def single_submission(campaign: Campaign, workspace) -> SingleSubmission:
-    """Read from the campaign's latest ``submitted`` event (its events are the record). The rule is bound in the
-    event's data at submit; an event written before binding existed falls back to the workspace's rule now."""
-    event = CampaignEvent.objects.filter(campaign=campaign, to_status=CampaignStatus.SUBMITTED).order_by("-id").first()
-    bound = (event.data or {}).get(FOUR_EYES_SETTING) if event else None
-    return SingleSubmission(
-        submitter_id=event.actor_id if event else None,
-        four_eyes=four_eyes(workspace) if bound is None else bool(bound),
-    )
-
-
-def approver_ids(workspace, *, submitter_id: int | None, bound_four_eyes: bool) -> list[int]:
-    """Members who may decide: ``approve_chains``, minus the submitter when the submission bound four eyes."""
-    members = Membership.objects.filter(workspace=workspace).order_by("user_id")
-    ids = [m.user_id for m in members if m.has(Perm.APPROVE_CHAINS)]
-    if bound_four_eyes and submitter_id is not None:
-        ids = [i for i in ids if i != submitter_id]
-    return ids
-
-
-def approvers(workspace, *, submitter_id: int | None, bound_four_eyes: bool) -> list[Membership]:
-    ids = approver_ids(workspace, submitter_id=submitter_id, bound_four_eyes=bound_four_eyes)
-    members = Membership.objects.filter(workspace=workspace, user_id__in=ids).select_related("user")
-    return list(members.order_by("user_id"))
 
 
 def load_chain(actor: Actor, root: Campaign) -> list[Campaign]:

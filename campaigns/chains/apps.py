@@ -18,17 +18,11 @@ class ChainsConfig(AppConfig):
         # The admin (campaigns.chains.admin) and the Celery tasks (campaigns.chains.tasks) are found by
         # Django's and Celery's autodiscovery of every installed app.
         from campaigns.chains import navigation
-        from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
         from campaigns.chains.guards import chain_edit_policy, chain_transition_policy
         from campaigns.chains.runs.receivers import connect as connect_chain_runs
-        from campaigns.chains.schedule import CALENDAR_SETTING, JALALI
         from campaigns.platform.navigation import register_menu
-        from campaigns.platform.registry import register_workspace_defaults
         from campaigns.services.lifecycle import register_campaign_policy
 
         connect_chain_runs()
-        # New workspaces (every path: workspace_create, the admin, the ORM) approve with four eyes and count
-        # schedule months in the Jalali calendar; existing rows carry their own values explicitly.
-        register_workspace_defaults("chains", {FOUR_EYES_SETTING: True, CALENDAR_SETTING: JALALI})
         register_campaign_policy("chains", transition=chain_transition_policy, edit=chain_edit_policy)
         register_menu(*navigation.MENU)

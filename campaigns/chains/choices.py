@@ -2,16 +2,14 @@
 
 from django.db import models
 
+from campaigns.choices import ChainControl  # a column of the campaign itself (campaigns/campaign_chain_fields.py)
+
+__all__ = ["ChainControl", "GroupStatus", "InheritanceType", "PackageStatus"]
+
 
 class GroupStatus(models.TextChoices):
     ACTIVE = "ACTIVE", "فعال"
     DELETED = "DELETED", "حذف‌شده"
-
-
-class ChainControl(models.TextChoices):
-    NORMAL = "NORMAL", "عادی"
-    PAUSED = "PAUSED", "متوقف موقت"
-    STOPPED = "STOPPED", "متوقف‌شده"
 
 
 class InheritanceType(models.TextChoices):

@@ -1,6 +1,6 @@
 """Typed errors of groups/chains/approval (stable codes, Persian messages)."""
 
-from campaigns.platform.errors import Conflict, PermissionDenied, StaleRevision, ValidationFailed
+from campaigns.platform.errors import Conflict, StaleRevision, ValidationFailed
 
 
 class GroupNameTaken(Conflict):
@@ -83,16 +83,6 @@ class ChainMemberNeedsPackage(Conflict):
     default_message = "کمپین‌های زنجیره فقط با بسته تأیید زنجیره تأیید می‌شوند."
 
 
-class ApprovalNotRequired(Conflict):
-    code = "APPROVAL_NOT_REQUIRED"
-    default_message = "این فضای کاری برای کمپین‌های مستقل تأیید لازم ندارد؛ کمپین را مستقیم فعال کنید."
-
-
-class ApprovalRequired(Conflict):
-    code = "APPROVAL_REQUIRED"
-    default_message = "این کمپین پیش از فعال‌شدن باید تأیید شود."
-
-
 class ChainMemberControlled(Conflict):
     """The old per-campaign pause/stop on a chain child: the chain is controlled at its root."""
 
@@ -123,10 +113,3 @@ class ScheduleEnded(Conflict):
 class RunNotFinished(Conflict):
     code = "RUN_NOT_FINISHED"
     default_message = "فقط اجرایی که به پایان رسیده و مخاطبانش منجمد شده‌اند دوباره اجرا می‌شود."
-
-
-class SubmitterCannotApprove(PermissionDenied):
-    code = "SUBMITTER_CANNOT_APPROVE"
-    default_message = (
-        "در این فضای کاری فرستنده بسته نمی‌تواند آن را تأیید کند (تأیید چهارچشمی)؛ تأییدکننده دیگری باید تأیید کند."
-    )

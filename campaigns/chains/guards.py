@@ -1,28 +1,28 @@
-"""One shared guard for old single-campaign APIs (edit, approve, activate) touching chain members.
+"""The chains policy of the campaign lifecycle: chain members change only through their chain.
 
-Nothing outside this module calls them directly: every status change and configuration edit of a campaign
-runs them through the campaign lifecycle's chain policy (below), whoever asks:
+Nothing outside this module calls these directly: every status change and configuration edit of a campaign
+runs them through the policy registered below, whoever asks:
 
 * ``assert_campaign_editable`` — config edits of a chain member must go
   through the chain services (root lock + revision), approved chains are locked;
-* ``assert_can_activate_directly`` — chain members are activated by their
-  package; standalone campaigns in a workspace with "campaigns need approval"
-  must be approved first, elsewhere they activate directly;
+* ``assert_not_chain_member`` — chain members are submitted, approved and activated by their
+  package (the approval of a standalone campaign and the workspace's approval gate are the core's:
+  ``campaigns.services.approval``, ``campaigns.services.lifecycle``);
 * ``route_campaign_control`` — the old per-campaign pause / resume / stop
   (cancel) on a chain root runs chain control (the same code as
   ``/campaign/{root}/chain/...``); on a child it answers 409 ``CHAIN_MEMBER``.
 
-``ready()`` of the app registers the policy with the campaign lifecycle (``campaigns.services.lifecycle``):
+``campaigns.chains.apps`` registers them with the campaign lifecycle (``campaigns.services.lifecycle``):
 ``chain_transition_policy`` runs before every requested status change, ``chain_edit_policy``
-(``assert_campaign_editable``) before every configuration edit.
+before every configuration edit.
 """
 
-from campaigns.chains.errors import ApprovalRequired, ChainLocked, ChainMemberControlled, ChainMemberNeedsPackage
-from campaigns.choices import CampaignStatus
+from campaigns.chains.errors import ChainLocked, ChainMemberControlled, ChainMemberNeedsPackage
 from campaigns.models import Campaign
+from campaigns.services.lifecycle import START_TRANSITIONS
 
-# Transitions that start a campaign (``scheduled`` turns ``active`` at its start without a person).
-START_TRANSITIONS = ("schedule", "activate")
+# Requests a chain member never takes alone: its package submits, approves and starts it.
+PACKAGE_TRANSITIONS = (*START_TRANSITIONS, "submit", "approve", "reject")
 # The old per-campaign lifecycle actions → chain control at the root.
 CHAIN_CONTROL_OF = {"pause": "pause", "resume": "resume", "cancel": "stop", "stop": "stop"}
 
@@ -36,13 +36,9 @@ def assert_campaign_editable(campaign: Campaign) -> None:
         raise ChainLocked("کمپین‌های زنجیره فقط از مسیر ویرایش زنجیره تغییر می‌کنند.")
 
 
-def assert_can_activate_directly(campaign: Campaign) -> None:
-    from campaigns.chains.services.approval import workspace_needs_approval
-
+def assert_not_chain_member(campaign: Campaign) -> None:
     if is_chain_member(campaign):
         raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
-    if campaign.status == CampaignStatus.DRAFT and workspace_needs_approval(campaign.workspace):
-        raise ApprovalRequired()
 
 
 def route_campaign_control(*, actor, campaign: Campaign, action: str) -> Campaign | None:
@@ -73,8 +69,9 @@ def chain_edit_policy(*, campaign: Campaign) -> None:
 
 
 def chain_transition_policy(*, actor, campaign: Campaign, transition: str) -> Campaign | None:
-    """The lifecycle policy of chains: a start passes the approval/chain guard, control is routed."""
-    if transition in START_TRANSITIONS:
-        assert_can_activate_directly(campaign)
+    """The lifecycle policy of chains: a member is submitted, approved and started by its package, control
+    is routed to the chain."""
+    if transition in PACKAGE_TRANSITIONS:
+        assert_not_chain_member(campaign)
         return None
     return route_campaign_control(actor=actor, campaign=campaign, action=transition)

@@ -5,13 +5,9 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
+from campaigns.approval_selectors import approvers, single_submission
 from campaigns.chains import selectors
-from campaigns.chains.approval_selectors import (
-    approvers,
-    package_problems,
-    package_warnings,
-    single_submission,
-)
+from campaigns.chains.approval_selectors import package_problems, package_warnings
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.filters import CampaignGroupFilter
 from campaigns.chains.models import ChainApprovalPackage

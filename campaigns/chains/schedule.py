@@ -39,9 +39,9 @@ from datetime import date, datetime, time, timedelta
 
 import jdatetime
 
+from campaigns.calendar import CALENDAR_SETTING, GREGORIAN, JALALI, workspace_calendar
+
 LAST = -1
-GREGORIAN, JALALI = "gregorian", "jalali"
-CALENDAR_SETTING = "calendar"  # Workspace.settings key
 WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 ROOT_TYPES = ("DAILY", "WEEKLY", "MONTHLY", "ONCE", "EVENT")
 RECURRING_ROOT_TYPES = ("DAILY", "WEEKLY", "MONTHLY")
@@ -583,16 +583,14 @@ def zone(name: str | None, cal: str = GREGORIAN) -> zoneinfo.ZoneInfo:
         return cls("UTC")
 
 
-def workspace_calendar(workspace) -> str:
-    """``Workspace.settings["calendar"]``: "jalali" (written for every new workspace) or "gregorian" (absent)."""
-    return JALALI if (workspace.settings or {}).get(CALENDAR_SETTING) == JALALI else GREGORIAN
-
-
 def workspace_zone(workspace) -> zoneinfo.ZoneInfo:
     return zone(workspace.time_zone, workspace_calendar(workspace))
 
 
 __all__ = [
+    "CALENDAR_SETTING",
+    "GREGORIAN",
+    "JALALI",
     "LAST",
     "WEEKDAYS",
     "ChildSchedule",
@@ -616,6 +614,7 @@ __all__ = [
     "preview",
     "root_occurrences",
     "root_periods",
+    "workspace_calendar",
     "workspace_zone",
     "zone",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
+from campaigns.approval_selectors import workspace_needs_approval
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, GroupStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
@@ -12,13 +13,6 @@ from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
-
-WORKSPACE_APPROVAL_SETTING = "campaigns_need_approval"
-
-
-def workspace_needs_approval(workspace) -> bool:
-    """The workspace setting: campaigns (chains and single campaigns) start only once approved."""
-    return bool((workspace.settings or {}).get(WORKSPACE_APPROVAL_SETTING, False))
 
 
 def group_queryset(*, actor: Actor) -> QuerySet:

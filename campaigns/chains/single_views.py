@@ -7,7 +7,6 @@ from django.contrib import messages
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from campaigns.chains.services import approval
 from campaigns.chains.services import groups as group_services
 from campaigns.chains.views import _back, _error_text, _int
 from campaigns.models import Campaign
@@ -15,6 +14,7 @@ from campaigns.platform.errors import PlatformError
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped
+from campaigns.services.approval import campaign_single_approve, campaign_single_reject
 
 
 @require_POST
@@ -45,11 +45,11 @@ def campaign_decide(request, actor, campaign_id: int, decision: str):
     expected = _int(request.POST.get("expected_revision"))
     try:
         if decision == "approve":
-            approval.single_approve(actor=actor, campaign_id=campaign.id, expected_revision=expected)
+            campaign_single_approve(actor=actor, campaign_id=campaign.id, expected_revision=expected)
             messages.success(request, f"کمپین «{campaign.name}» تأیید شد.")
         else:
             reason = (request.POST.get("reason") or "").strip()
-            approval.single_reject(actor=actor, campaign_id=campaign.id, expected_revision=expected, reason=reason)
+            campaign_single_reject(actor=actor, campaign_id=campaign.id, expected_revision=expected, reason=reason)
             messages.success(request, f"کمپین «{campaign.name}» رد شد.")
     except PlatformError as exc:
         messages.error(request, _error_text(exc))

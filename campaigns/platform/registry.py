@@ -357,7 +357,7 @@ def target_delete_warnings(*, actor, target) -> list[str]:
 # --- workspace defaults -------------------------------------------------------------------------------------
 # What ``Workspace.settings`` starts with, whichever path creates the row (``workspace_create``, the Django
 # admin, the ORM): the model's default reads this registry, so no path gets fewer defaults than another. An
-# app registers the keys it owns (chains: four eyes, the Jalali calendar) from its ``AppConfig.ready()``.
+# app registers the keys it owns (campaigns: four eyes, the Jalali calendar) from its ``AppConfig.ready()``.
 WORKSPACE_DEFAULTS: Registry[Mapping] = Registry("workspace_defaults")
 
 

@@ -3,9 +3,11 @@
 ``campaign_status_change`` runs, in this order:
 
 1. the **policies** other parts of the product registered (``register_campaign_policy``; chains
-   registers the approval / chain-member guard and routes a chain root's pause / resume / cancel to chain
+   registers the chain-member guard and routes a chain root's pause / resume / cancel to chain
    control) — only for a request (``guarded=True``, the default). A policy raises to refuse, returns a
-   ``Campaign`` when it handled the request itself, or ``None`` to go on;
+   ``Campaign`` when it handled the request itself, or ``None`` to go on; then the **approval gate**
+   (``campaign_assert_startable``): a draft does not start where the workspace's campaigns need approval
+   (``campaigns.services.approval``);
 2. the request's own ``check`` (e.g. a journey's channels must be usable to start or resume it), after
    the policies so that a chain member is routed before its channels are looked at;
 3. the compare-and-set UPDATE (``campaigns.platform.fsm.fsm_apply``) with the lifecycle's own columns
@@ -18,8 +20,9 @@
 A lost race (another writer changed the row first) raises ``StaleRevision``: no event, no effect.
 System paths that only continue what a request or an approval already allowed (the scheduler at
 ``starts_at`` / ``ends_at``, the browser creation job, chain approval, runs and chain control) pass
-``guarded=False``. ``tests/platform/test_activation_guard.py`` fails when another module applies a
-Campaign transition itself.
+``guarded=False``; ``UNGUARDED`` below names each of them and why, and
+``tests/platform/test_unguarded_transitions.py`` fails on any other. ``tests/platform/test_activation_guard.py``
+fails when another module applies a Campaign transition itself.
 """
 
 from collections.abc import Callable
@@ -29,6 +32,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns.approval_selectors import workspace_needs_approval
+from campaigns.choices import CampaignStatus
+from campaigns.errors import ApprovalRequired
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.fsm import fsm_apply
@@ -42,6 +48,24 @@ MOMENTS = {
     "resume": "resume",
     "cancel": "cancel",
     "complete": "finish",
+}
+
+# Transitions that start a campaign (``scheduled`` turns ``active`` at its start without a person).
+START_TRANSITIONS = ("schedule", "activate")
+
+# The system paths that change a status with ``guarded=False`` (module, function) → why they skip the
+# policies and the approval gate: each only continues what a request or an approval already allowed.
+UNGUARDED: dict[tuple[str, str], str] = {
+    ("automation/engine/scheduler.py", "_campaign_transition"): "the journey scheduler at starts_at / ends_at",
+    ("workers/services/creation.py", "scheduled_campaigns_activate"): "the browser creation job at the start date",
+    ("workers/services/campaigns.py", "campaign_follow_platforms"): "a browser campaign follows its platforms",
+    ("campaigns/chains/services/approval.py", "campaign_submit"): "a chain submits as one package",
+    ("campaigns/chains/services/approval.py", "package_approve"): "chain approval",
+    ("campaigns/chains/services/approval.py", "_close"): "chain approval: reject / withdraw a package",
+    ("campaigns/chains/services/common.py", "withdraw_current_package"): "an edit returns a package to draft",
+    ("campaigns/chains/runs/dispatch.py", "_campaign_started"): "the first chain run starts its campaign",
+    ("campaigns/chains/runs/completion.py", "_finish"): "the chain's schedule is exhausted",
+    ("campaigns/chains/runs/control.py", "chain_control_effects"): "chain control (pause / resume / stop)",
 }
 
 # transition(*, actor: Actor | None, campaign: Campaign, transition: str) → Campaign | None (raise to refuse)
@@ -62,6 +86,13 @@ def campaign_assert_editable(*, campaign: Campaign) -> None:
     """Before a service changes a campaign's configuration (a chain member is edited through its chain)."""
     for _, edit in EDIT_POLICIES:
         edit(campaign=campaign)
+
+
+def campaign_assert_startable(*, campaign: Campaign, transition: str = "activate") -> None:
+    """The approval gate: a draft does not start without approval where the workspace's campaigns need it."""
+    if transition in START_TRANSITIONS and campaign.status == CampaignStatus.DRAFT:
+        if workspace_needs_approval(campaign.workspace):
+            raise ApprovalRequired()
 
 
 def _own_updates(transition: str, actor: Actor | None, now: datetime) -> dict[str, Any]:
@@ -90,6 +121,7 @@ def campaign_status_change(
             handled = policy(actor=actor, campaign=campaign, transition=transition)
             if handled is not None:
                 return handled
+        campaign_assert_startable(campaign=campaign, transition=transition)
     if check is not None:
         check()
     user = actor.user if actor else None

@@ -14,7 +14,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.selectors import target_list_campaigns, target_number_clashes, target_queryset
-from campaigns.signals import target_soft_deleted
+from campaigns.signals import target_soft_deleted, target_status_changed
 
 MSG_DUPLICATE = "این شماره قبلاً برای مخاطب «{name}» ثبت شده است."
 MSG_NUMBER_TAKEN = "این شماره قبلاً برای مخاطب دیگری ثبت شده است."
@@ -154,9 +154,8 @@ def target_update(*, actor: Actor, target_id: int, data: dict[str, Any]) -> Targ
         if lists is not None:
             target.lists.set(lists)
         if target.status != old_status:
-            from campaigns.chains.runs.conversions import conversion_on_target_status
-
-            conversion_on_target_status(target=target, status=target.status)  # goal reached: recorded now
+            # A goal reached is recorded now (chains: ``campaigns.chains.runs.receivers``).
+            target_status_changed.send(sender=Target, target=target, status=target.status)
     return target
 
 

@@ -5,9 +5,13 @@ import zoneinfo
 from django.db import transaction
 from django.utils.text import slugify
 
-from campaigns.chains.approval_selectors import FOUR_EYES_SETTING, four_eyes
-from campaigns.chains.schedule import CALENDAR_SETTING, GREGORIAN, JALALI, workspace_calendar
-from campaigns.chains.selectors import WORKSPACE_APPROVAL_SETTING, workspace_needs_approval
+from campaigns.approval_selectors import (
+    FOUR_EYES_SETTING,
+    WORKSPACE_APPROVAL_SETTING,
+    four_eyes,
+    workspace_needs_approval,
+)
+from campaigns.calendar import CALENDAR_SETTING, GREGORIAN, JALALI, workspace_calendar
 from campaigns.choices import Role
 from campaigns.events import workspace_settings_changed_event
 from campaigns.models import Membership, Workspace

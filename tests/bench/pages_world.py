@@ -18,8 +18,8 @@ from automation.services.campaigns import journey_campaign_create
 from automation.services.enrollment import MAX_SUBJECTS
 from automation.services.enrollment_batches import enrollment_batch_preview
 from automation.services.workflows import workflow_create
+from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
 from campaigns.chains.models import CampaignGroup, CampaignRun, ConversionEvent, RunAudienceMember, RunAudienceSnapshot
-from campaigns.chains.selectors import WORKSPACE_APPROVAL_SETTING
 from campaigns.chains.services.approval import campaign_submit
 from campaigns.chains.text import name_key, search_text
 from campaigns.choices import ImportOutcome, ImportStatus

@@ -2,7 +2,8 @@
 
 import pytest
 
-from campaigns.chains.errors import ApprovalRequired, ChainMemberNeedsPackage
+from campaigns.chains.errors import ChainMemberNeedsPackage
+from campaigns.errors import ApprovalRequired
 from campaigns.platform.errors import ValidationFailed
 from campaigns.services.campaigns import campaign_transition
 

@@ -8,8 +8,8 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from campaigns.approval_selectors import FOUR_EYES_SETTING, four_eyes
 from campaigns.chains import schedule as sched
-from campaigns.chains.approval_selectors import FOUR_EYES_SETTING, four_eyes
 from campaigns.models import Workspace
 from campaigns.services.workspaces import workspace_create
 

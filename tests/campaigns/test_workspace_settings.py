@@ -8,9 +8,13 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
+from campaigns.approval_selectors import (
+    FOUR_EYES_SETTING,
+    WORKSPACE_APPROVAL_SETTING,
+    four_eyes,
+    workspace_needs_approval,
+)
 from campaigns.chains import schedule as sched
-from campaigns.chains.approval_selectors import FOUR_EYES_SETTING, four_eyes
-from campaigns.chains.selectors import WORKSPACE_APPROVAL_SETTING, workspace_needs_approval
 from campaigns.choices import Role
 from campaigns.models import Workspace, WorkspaceSettingsEvent
 from campaigns.platform.errors import PermissionDenied, ValidationFailed

@@ -8,13 +8,15 @@ import time_machine
 from django.test import override_settings
 
 from campaigns.chains.choices import ChainControl, PackageStatus
-from campaigns.chains.errors import ApprovalRequired, ChainLocked, ChainMemberNeedsPackage
-from campaigns.chains.guards import assert_campaign_editable, assert_can_activate_directly
+from campaigns.chains.errors import ChainLocked, ChainMemberNeedsPackage
+from campaigns.chains.guards import assert_campaign_editable, chain_transition_policy
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.chains.services import approval as approval_services
 from campaigns.choices import CampaignStatus, Role
+from campaigns.errors import ApprovalRequired
 from campaigns.models import Campaign, CampaignEvent
 from campaigns.platform.errors import StaleRevision
+from campaigns.services.lifecycle import campaign_assert_startable
 
 from ..api_base import TenantIsolationCases
 from ..conftest import api_client_for, make_campaign, make_member
@@ -261,14 +263,14 @@ class TestSingleApproval:
         campaign = make_campaign(workspace)
         response = api.post(f"/api/v1/campaign/{campaign.id}/submit", {}, format="json")
         assert response.status_code == 409 and response.json()["error"]["code"] == "APPROVAL_NOT_REQUIRED"
-        assert_can_activate_directly(campaign)  # no approval needed: activates directly
+        campaign_assert_startable(campaign=campaign)  # no approval needed: activates directly
 
     def test_standalone_submit_approve_reject(self, api, workspace):
         workspace.settings = {"campaigns_need_approval": True}
         workspace.save()
         one, two = make_campaign(workspace), make_campaign(workspace)
         with pytest.raises(ApprovalRequired):
-            assert_can_activate_directly(one)
+            campaign_assert_startable(campaign=one)
         for campaign in (one, two):
             response = api.post(f"/api/v1/campaign/{campaign.id}/submit", {}, format="json")
             assert response.status_code == 200 and response.json()["package"] is None
@@ -284,8 +286,9 @@ class TestSingleApproval:
         assert statuses(chain) == {CampaignStatus.SUBMITTED}
 
     def test_case_old_apis_blocked_by_one_shared_guard(self, chain):
-        with pytest.raises(ChainMemberNeedsPackage):
-            assert_can_activate_directly(chain["B"])
+        for transition in ("activate", "schedule", "submit", "approve", "reject"):
+            with pytest.raises(ChainMemberNeedsPackage):
+                chain_transition_policy(actor=None, campaign=chain["B"], transition=transition)
         with pytest.raises(ChainLocked):
             assert_campaign_editable(chain["A"])
 

@@ -5,7 +5,7 @@ import pytest
 from django.core import mail
 from django.test import TestCase
 
-from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
+from campaigns.approval_selectors import FOUR_EYES_SETTING
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.choices import CampaignStatus, Role

@@ -2,7 +2,7 @@
 
 import pytest
 
-from campaigns.chains.services.approval import WORKSPACE_APPROVAL_SETTING
+from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
 from campaigns.models import Campaign
 
 from .conftest import make_chain, make_group

@@ -18,9 +18,10 @@ from automation.models import EnrollmentBatch, Workflow
 from automation.services.enrollment import enroll_subjects
 from automation.services.enrollment_batches import enrollment_batch_preview
 from automation.services.workflows import workflow_create
+from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import RunType
-from campaigns.chains.services.approval import WORKSPACE_APPROVAL_SETTING, campaign_submit
+from campaigns.chains.services.approval import campaign_submit
 from campaigns.choices import CampaignKind
 from campaigns.models import Campaign, Target, TargetImport, Workspace
 from campaigns.notifications.services import notification_send

@@ -11,7 +11,7 @@ import pytest
 import time_machine
 from playwright.sync_api import expect
 
-from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
+from campaigns.approval_selectors import FOUR_EYES_SETTING
 from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.choices import Role

@@ -353,7 +353,7 @@ def test_a_chain_that_reaches_nobody_is_blocked_on_submit_and_on_the_package_pag
 
 
 def test_four_eyes_the_submitter_sees_who_approves_and_another_approver_approves(page, live_server):
-    from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
+    from campaigns.approval_selectors import FOUR_EYES_SETTING
     from campaigns.models import Notification
     from tests.chains.conftest import make_chain
 

@@ -137,8 +137,7 @@ def test_chain_members_cannot_be_moved_from_the_page(page, live_server):
 
 
 def test_single_campaign_approval_submit_reject_and_approve_by_another_member(page, live_server):
-    from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
-    from campaigns.chains.services.approval import WORKSPACE_APPROVAL_SETTING
+    from campaigns.approval_selectors import FOUR_EYES_SETTING, WORKSPACE_APPROVAL_SETTING
     from campaigns.choices import CampaignStatus
 
     shop = make_workspace("shop", settings={WORKSPACE_APPROVAL_SETTING: True, FOUR_EYES_SETTING: True})

@@ -10,9 +10,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from campaigns.chains.approval_selectors import FOUR_EYES_SETTING
-from campaigns.chains.schedule import CALENDAR_SETTING, JALALI
-from campaigns.chains.selectors import WORKSPACE_APPROVAL_SETTING
+from campaigns.approval_selectors import FOUR_EYES_SETTING, WORKSPACE_APPROVAL_SETTING
+from campaigns.calendar import CALENDAR_SETTING, JALALI
 from campaigns.choices import CampaignStatus, Role
 from campaigns.models import Campaign, Workspace
 

@@ -75,7 +75,7 @@ def test_the_demo_has_a_second_approver_printed_with_the_login(demo):
 
     from django.contrib.auth import authenticate
 
-    from campaigns.chains.approval_selectors import approver_ids, four_eyes
+    from campaigns.approval_selectors import approver_ids, four_eyes
     from campaigns.choices import Role
 
     out = demo()

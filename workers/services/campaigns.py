@@ -6,7 +6,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from campaigns.chains.services.approval import workspace_needs_approval
+from campaigns.approval_selectors import workspace_needs_approval
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import InvalidTransition, NotFound, StaleRevision, ValidationFailed

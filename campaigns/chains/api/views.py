@@ -4,6 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from campaigns.approval_selectors import approver_ids
 from campaigns.chains import selectors
 from campaigns.chains.api.serializers import (
     AudienceCountInput,
@@ -23,7 +24,6 @@ from campaigns.chains.api.serializers import (
     SingleRejectInput,
     SubmitOutput,
 )
-from campaigns.chains.approval_selectors import approver_ids
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.preview import inheritance_preview
@@ -33,6 +33,7 @@ from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped
+from campaigns.services.approval import campaign_single_approve, campaign_single_reject
 
 
 def _campaign_out(actor, campaign_id) -> dict:
@@ -199,7 +200,7 @@ class SingleApproveApi(WorkspaceAPIView):
         get_scoped(Campaign, self.actor.workspace, campaign_id)
         serializer = SingleApproveInput(data=request.data)
         serializer.is_valid(raise_exception=True)
-        approval.single_approve(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        campaign_single_approve(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
         return Response(_campaign_out(self.actor, campaign_id))
 
 
@@ -215,7 +216,7 @@ class SingleRejectApi(WorkspaceAPIView):
         get_scoped(Campaign, self.actor.workspace, campaign_id)
         serializer = SingleRejectInput(data=request.data)
         serializer.is_valid(raise_exception=True)
-        approval.single_reject(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        campaign_single_reject(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
         return Response(_campaign_out(self.actor, campaign_id))
 
 

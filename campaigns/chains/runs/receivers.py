@@ -1,4 +1,5 @@
-"""Receivers: an approved chain gets its runs (registered in ``campaigns.apps``)."""
+"""Receivers: an approved chain gets its runs, a target's new status may reach a run's goal (connected in
+``campaigns.chains.apps``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,16 @@ def activate_runs_on_approval(sender, root_id: int, **kwargs) -> None:
     root_runs_reconcile(now=timezone.now(), root_ids=[root_id])
 
 
+def record_conversion_on_target_status(sender, target, status: str, **kwargs) -> None:
+    """A person changed a target's status: a goal of a run it was sent in is reached now."""
+    from campaigns.chains.runs.conversions import conversion_on_target_status
+
+    conversion_on_target_status(target=target, status=status)
+
+
 def connect() -> None:
     from campaigns.chains.services.approval import chain_approved
+    from campaigns.signals import target_status_changed
 
     chain_approved.connect(activate_runs_on_approval, dispatch_uid="chain-runs-on-approval")
+    target_status_changed.connect(record_conversion_on_target_status, dispatch_uid="chain-conversion-on-status")

@@ -1,4 +1,8 @@
-"""Approval: chain packages (submit/approve/reject/withdraw), single-campaign approval, chain control.
+"""Approval of chains: packages (submit/approve/reject/withdraw) and chain control.
+
+A standalone campaign's approval, the four-eyes rule and the workspace's approval setting are the core's
+(``campaigns.services.approval``, ``campaigns.approval_selectors``); ``campaign_submit`` hands a standalone
+campaign over to it.
 
 A chain is approved as one package holding a snapshot of every node. Submit
 and approve are all-or-nothing transactions under the root's row lock; the
@@ -16,24 +20,20 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from campaigns.approval_selectors import four_eyes
 from campaigns.chains import schedule as sched
 from campaigns.chains.approval_selectors import (
-    FOUR_EYES_SETTING,
-    four_eyes,
     load_chain,
     package_problems,
     package_warnings,
-    single_submission,
     validation_problems,
     workspace_zone,
 )
 from campaigns.chains.choices import ChainControl, PackageStatus
 from campaigns.chains.errors import (
-    ApprovalNotRequired,
     ChainControlInvalid,
     ChainInvalid,
     ChainLocked,
-    ChainMemberNeedsPackage,
     ChainSubmitted,
     NotChainRoot,
     PackageNotCurrent,
@@ -41,26 +41,22 @@ from campaigns.chains.errors import (
     PackageTooLarge,
 )
 from campaigns.chains.models import ChainApprovalPackage
-from campaigns.chains.selectors import WORKSPACE_APPROVAL_SETTING, workspace_needs_approval
 from campaigns.chains.services.common import (
     bump_chain,
     chain_codes_assign,
     check_chain_revision,
     lock_roots,
 )
-from campaigns.chains.services.four_eyes import (
-    assert_may_approve,
-    package_decided_notify,
-    package_requested_notify,
-)
+from campaigns.chains.services.four_eyes import package_decided_notify, package_requested_notify
 from campaigns.chains.tree import chain_state
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
-from campaigns.platform.errors import InvalidTransition, NotFound, StaleRevision
+from campaigns.platform.errors import NotFound, StaleRevision
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
-from campaigns.services.lifecycle import campaign_status_change, campaign_status_change_all
+from campaigns.services.approval import assert_may_approve, campaign_single_submit
+from campaigns.services.lifecycle import campaign_status_change_all
 
 # Sent after commit when a chain is approved (the run scheduler registers the root's occurrences here).
 chain_approved = Signal()
@@ -109,7 +105,7 @@ def campaign_submit(
     actor.require(Perm.MANAGE_CAMPAIGNS)
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     if campaign.root_id is None:
-        return _single_submit(actor, campaign), None
+        return campaign_single_submit(actor=actor, campaign=campaign), None
     with transaction.atomic():
         root = lock_roots(actor, [campaign.root_id]).get(campaign.root_id)
         if root is None:
@@ -152,14 +148,6 @@ def campaign_submit(
         package_requested_notify(package, root.name)
     campaign.refresh_from_db()
     return campaign, package
-
-
-def _single_submit(actor: Actor, campaign: Campaign) -> Campaign:
-    if not workspace_needs_approval(actor.workspace):
-        raise ApprovalNotRequired()
-    # The four-eyes rule is bound in the submit event: approval reads it there, not the setting later.
-    bound = {FOUR_EYES_SETTING: four_eyes(actor.workspace)}
-    return campaign_status_change(campaign=campaign, transition="submit", actor=actor, event_data=bound, guarded=False)
 
 
 # --------------------------------------------------------------------------- decide
@@ -258,34 +246,6 @@ def _close(actor, package_id, expected, status, transition, reason) -> ChainAppr
     return package
 
 
-# --------------------------------------------------------------------------- single-campaign approval
-
-
-def single_approve(*, actor: Actor, campaign_id: int, expected_revision: int | None = None) -> Campaign:
-    actor.require(Perm.APPROVE_CHAINS)
-    return _single_decide(actor, campaign_id, expected_revision, "approve")
-
-
-def single_reject(
-    *, actor: Actor, campaign_id: int, expected_revision: int | None = None, reason: str = ""
-) -> Campaign:
-    actor.require(Perm.APPROVE_CHAINS)
-    text_check(texts={"reason": reason})
-    return _single_decide(actor, campaign_id, expected_revision, "reject", reason=reason)
-
-
-def _single_decide(actor: Actor, campaign_id: int, expected_revision, transition: str, **data) -> Campaign:
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
-    if campaign.root_id is not None:  # chain members are approved as one package
-        raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
-    if expected_revision is not None and campaign.revision != expected_revision:
-        raise StaleRevision(details={"current_revision": campaign.revision})
-    if transition == "approve":
-        submission = single_submission(campaign, actor.workspace)
-        assert_may_approve(actor, submission.submitter_id, bound_four_eyes=submission.four_eyes)
-    return campaign_status_change(campaign=campaign, transition=transition, actor=actor, event_data=data, guarded=False)
-
-
 # --------------------------------------------------------------------------- chain control
 
 _CONTROL = {
@@ -319,9 +279,6 @@ def chain_control_set(*, actor: Actor, campaign_id: int, action: str, expected_c
 
 
 __all__ = [
-    "WORKSPACE_APPROVAL_SETTING",
-    "ChainMemberNeedsPackage",
-    "InvalidTransition",
     "campaign_submit",
     "chain_control_set",
     "package_approve",
@@ -329,8 +286,5 @@ __all__ = [
     "package_reject",
     "package_warnings",
     "package_withdraw",
-    "single_approve",
-    "single_reject",
     "snapshot_item",
-    "workspace_needs_approval",
 ]

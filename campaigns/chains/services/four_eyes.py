@@ -1,10 +1,11 @@
-"""Four-eyes approval and the approval notifications.
+"""The approval notifications of chain packages.
 
-Workspace setting ``Workspace.settings["approval_four_eyes"]`` (absent = off): the member who submitted a
-package (or a single campaign) may not approve it — 403 ``SUBMITTER_CANNOT_APPROVE``; another member with
-``approve_chains`` can. The rule is bound at submit (``ChainApprovalPackage.four_eyes``, the single campaign's
-submit event data) and approval is decided by the bound value: switching the setting off after submitting does
-not open self-approval. Rejecting stays open to the submitter's peers and the submitter withdraws instead.
+Four eyes (``Workspace.settings["approval_four_eyes"]``, absent = off) is the core's rule
+(``campaigns.services.approval.assert_may_approve``): the member who submitted a package (or a single
+campaign) may not approve it — 403 ``SUBMITTER_CANNOT_APPROVE``; another member with ``approve_chains`` can.
+The rule is bound at submit (``ChainApprovalPackage.four_eyes``, the single campaign's submit event data) and
+approval is decided by the bound value: switching the setting off after submitting does not open
+self-approval. Rejecting stays open to the submitter's peers and the submitter withdraws instead.
 
 Notifications (bell, and e-mail when the workspace has ``notifications_email``), sent after commit, once per
 package and event: approval requested → every member who may approve it; approved / rejected → the submitter.
@@ -15,18 +16,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.urls import reverse
 
-from campaigns.chains.approval_selectors import approver_ids
-from campaigns.chains.errors import SubmitterCannotApprove
+from campaigns.approval_selectors import approver_ids
 from campaigns.chains.models import ChainApprovalPackage
 from campaigns.notifications.services import notification_send
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.tenancy import Actor
-
-
-def assert_may_approve(actor: Actor, submitter_id: int | None, *, bound_four_eyes: bool) -> None:
-    """``bound_four_eyes``: the rule the submission bound, never the workspace's setting now."""
-    if bound_four_eyes and submitter_id is not None and submitter_id == actor.user.id:
-        raise SubmitterCannotApprove(details={"submitted_by_id": submitter_id})
 
 
 def _package_notice(package: ChainApprovalPackage, event: str, recipients: list[int], title: str, body: str) -> None:
