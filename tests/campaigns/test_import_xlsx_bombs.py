@@ -203,9 +203,11 @@ except FileTooLarge as exc:
 except MemoryError:
     result = "MemoryError"
 seconds = time.monotonic() - started
+usage = resource.getrusage(resource.RUSAGE_SELF)
+cpu_seconds = usage.ru_utime + usage.ru_stime
 # the high-water mark of this process's own memory (ru_maxrss would carry the forking parent's over exec)
 peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-print(json.dumps({"result": result, "seconds": seconds, "peak_mb": peak_kb / 1024}))
+print(json.dumps({"result": result, "seconds": seconds, "cpu_seconds": cpu_seconds, "peak_mb": peak_kb / 1024}))
 """
 PHONE_HEADER = '<row r="1"><c r="A1" t="inlineStr"><is><t>phone</t></is></c></row>'
 
@@ -254,8 +256,9 @@ def test_a_small_xml_bomb_is_refused_quickly_within_200_mb(bomb, tmp_path):
     measured = read_in_a_process(tmp_path / "bomb.xlsx")
     assert message in measured["result"], measured
     assert measured["peak_mb"] < 200, measured
-    # bounded work (IMPORT_MAX_XML_ELEMENTS at most): ~10 s of one core; unbounded, the fillers took a minute
-    assert measured["seconds"] < 90, measured
+    # bounded work (IMPORT_MAX_XML_ELEMENTS at most): ~10 s of one core, Django's start included; unbounded, the
+    # fillers took a minute. CPU time, not wall time: a shared machine's load does not make it fail.
+    assert measured["cpu_seconds"] < 45, measured
 
 
 def test_an_ordinary_workbook_reads_within_the_bounds_in_a_process(tmp_path):

@@ -18,6 +18,12 @@ def _long_back_off(settings):
     settings.LOGIN_BACKOFF_SECONDS = 60  # a back-off never runs out in the middle of a test (no timed tests)
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    """Hundreds of wrong passwords per module: a cheap hasher (the throttle acts before any hashing anyway)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def login(client, username, password, ip, **extra):
     return client.post("/login/", {"username": username, "password": password}, REMOTE_ADDR=ip, **extra)
 
