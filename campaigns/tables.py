@@ -68,6 +68,51 @@ def map_header(value) -> str | None:
     return HEADER_ALIASES.get(normalize_header(value))
 
 
+# A bare «نام» / "name" beside a surname column is the first name (a Persian sheet's «نام», «نام خانوادگی»).
+_BARE_NAMES = {normalize_header(n) for n in ("name", "نام")}
+
+
+# What each mapped column fills, in the words of the import report.
+FIELD_LABELS = {
+    "name": "نام کامل",
+    "first_name": "نام کوچک",
+    "last_name": "نام خانوادگی",
+    "phone": "شماره تلفن",
+    "province": "استان",
+    "city": "شهر",
+    "priority": "اولویت",
+    "status": "وضعیت",
+    "lists": "فهرست‌ها",
+    "ignore": "نادیده (ستون فقط‌خواندنی خروجی)",
+}
+CUSTOM_ATTRIBUTE_LABEL = "ویژگی سفارشی مخاطب"
+
+
+def column_labels(column_map: list) -> list[tuple[str, str]]:
+    """(header cell, what it fills) of a stored column map, for the import report; a full name built
+    from the first and last name is named as such."""
+    labels = [(str(h), FIELD_LABELS.get(f or "", CUSTOM_ATTRIBUTE_LABEL)) for h, f in column_map]
+    fields = {f for _h, f in column_map}
+    if "name" not in fields and fields & {"first_name", "last_name"}:
+        parts = " + ".join(f"«{h}»" for h, f in column_map if f in ("first_name", "last_name"))
+        labels.append((parts, FIELD_LABELS["name"]))
+    return labels
+
+
+def map_columns(header: list[str]) -> list[str | None]:
+    """The target field of each header cell (None: kept as a custom attribute).
+
+    When the sheet has a surname column and no first-name column, a bare «نام» is the first name,
+    and the full name is built from the first and last name (unless a full-name column exists too).
+    """
+    columns = [map_header(h) for h in header]
+    if "last_name" in columns and "first_name" not in columns:
+        bare = [i for i, h in enumerate(header) if columns[i] == "name" and normalize_header(h) in _BARE_NAMES]
+        if len(bare) == 1:
+            columns[bare[0]] = "first_name"
+    return columns
+
+
 def _cell(value) -> str:
     if value is None:
         return ""

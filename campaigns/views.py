@@ -30,6 +30,7 @@ from campaigns.platform.uploads import upload_too_large
 from campaigns.services import imports
 from campaigns.services import targets as targets_service
 from campaigns.services.workspaces import workspace_approval_settings_update
+from campaigns.tables import column_labels
 
 
 def page_not_found_or_json(request, exception=None):
@@ -251,6 +252,7 @@ def target_import_detail(request, actor, import_id: int):
         "querystring": querystring,
         "page_query": "&".join(q for q in (querystring, f"page={page.number}" if page.number > 1 else "") if q),
         "running": target_import.status in (ImportStatus.PENDING, ImportStatus.PROCESSING),
+        "column_mapping": column_labels(target_import.column_map),
     }
     template = (
         "campaigns/_import_report.html" if request.headers.get("HX-Request") else "campaigns/target_import_detail.html"

@@ -319,6 +319,8 @@ class TargetImport(TimeStamped):
     # Runs that ended without committing progress (crash, lost worker); the import fails at a cap.
     attempts = models.PositiveSmallIntegerField("تلاش‌های بی‌نتیجه", default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # [[header cell, target field or null (a custom attribute)], ...] as the import reads the file.
+    column_map = models.JSONField("نگاشت ستون‌ها", default=list, blank=True, editable=False)
 
     objects = WorkspaceQuerySet.as_manager()
 

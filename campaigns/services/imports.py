@@ -32,7 +32,7 @@ from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.platform.xlsx import EXCEL_MAX_CELL_CHARS
 from campaigns.services.targets import target_list_create
-from campaigns.tables import SUPPORTED, FileTooLarge, map_header, read_header, read_rows
+from campaigns.tables import SUPPORTED, FileTooLarge, map_columns, read_header, read_rows
 
 BATCH_SIZE = 200
 MAX_ATTRIBUTE_CHARS = 1000  # one custom attribute value (JSON has no column limit of its own)
@@ -69,7 +69,11 @@ PHONE_COLUMN_MESSAGE = "ستون شماره تلفن (مثلاً «موبایل�
 
 
 def _has_phone_column(header: list[str]) -> bool:
-    return "phone" in {map_header(h) for h in header}
+    return "phone" in map_columns(header)
+
+
+def _column_map(header: list[str]) -> list[list]:
+    return [[cell, field] for cell, field in zip(header, map_columns(header), strict=True) if cell]
 
 
 def size_message() -> str:
@@ -132,6 +136,7 @@ def target_import_start(
             content=bytes(content),
             target_list=target_list,
             update_existing=update_existing,
+            column_map=_column_map(header or []),
         )
         _queue_import(target_import.id)
     return target_import
@@ -179,7 +184,9 @@ def _run(target_import: TargetImport) -> None:
             total_rows=total, status=ImportStatus.PROCESSING, updated_at=timezone.now()
         )
     header, rows = read_rows(target_import.file_name, content)
-    ctx = _RowContext(target_import, header=header, columns=[map_header(h) for h in header])
+    columns = map_columns(header)
+    TargetImport.objects.filter(pk=target_import.pk).update(column_map=_column_map(header))
+    ctx = _RowContext(target_import, header=header, columns=columns)
     cursor = target_import.processed_rows
     remaining = itertools.islice(rows, cursor, None)  # one parse per run: skip what is done, then walk on
     while True:

@@ -234,3 +234,34 @@ def test_a_new_list_is_made_only_for_an_accepted_file(actor, workspace, django_c
         )
     assert "new_list" in taken.value.details
     assert TargetImport.objects.count() == 1
+
+
+def test_a_persian_sheet_fills_first_and_last_name_and_the_full_name(
+    actor, client, owner, django_capture_on_commit_callbacks
+):
+    from types import SimpleNamespace
+
+    from automation.engine.variables import render
+
+    content = xlsx_bytes([["نام", "نام خانوادگی", "موبایل"], ["بابک", "احمدی", "09123456789"]])
+    done = run_import(actor, "people.xlsx", content, django_capture_on_commit_callbacks)
+    target = Target.objects.get()
+    assert (target.first_name, target.last_name, target.name) == ("بابک", "احمدی", "بابک احمدی")
+    rendered = render("یادآوری برای {target.name}", SimpleNamespace(subject=target, target=target))
+    assert rendered.text == "یادآوری برای بابک احمدی"
+
+    client.force_login(owner)
+    html = client.get(f"/targets/import/{done.id}/").content.decode()
+    mapping = html.split('data-testid="import-mapping"')[1].split("</details>")[0]
+    rows = [r.split("</tr>")[0] for r in mapping.split('data-testid="import-mapping-row"')[1:]]
+    assert "<td>نام</td><td>نام کوچک</td>" in rows[0]
+    assert "<td>نام خانوادگی</td><td>نام خانوادگی</td>" in rows[1]
+    assert "<td>موبایل</td><td>شماره تلفن</td>" in rows[2]
+    assert "<td>«نام» + «نام خانوادگی»</td><td>نام کامل</td>" in rows[3]
+
+
+def test_a_full_name_column_stays_the_full_name(actor, django_capture_on_commit_callbacks):
+    content = csv_bytes(["نام,نام کامل,نام خانوادگی,موبایل", "بابک,بابک احمدی‌نژاد,احمدی‌نژاد,09123456789"])
+    run_import(actor, "people.csv", content, django_capture_on_commit_callbacks)
+    target = Target.objects.get()
+    assert (target.first_name, target.name) == ("بابک", "بابک احمدی‌نژاد")
