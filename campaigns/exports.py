@@ -9,17 +9,18 @@ in batches (``StreamingHttpResponse``): constant memory, the download starts at 
 """
 
 import csv
+import datetime as dt
 import re
 from collections.abc import Iterable, Iterator
 
 from django.conf import settings
 from django.db import connection
-from django.utils import timezone
 
 from campaigns.platform.database import is_postgresql
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.phones import display_phone
+from campaigns.platform.tenancy import workspace_zone
 from campaigns.platform.xlsx_stream import xlsx_stream
 from campaigns.selectors import ListMembers
 
@@ -103,12 +104,11 @@ def _row_chunks(queryset, members) -> Iterator[list]:
         yield list(rows.filter(pk__in=ids))
 
 
-def target_rows(queryset, members=None) -> Iterator[list]:
+def target_rows(queryset, members=None, *, zone: dt.tzinfo) -> Iterator[list]:
     """The header, then one row per target: plain values, the lists' names in one query per chunk of 2,000 (no
     model instance or related manager per row)."""
     through = queryset.model.lists.through
     statuses = dict(queryset.model._meta.get_field("status").flatchoices)
-    zone = timezone.get_current_timezone()
     yield HEADERS
     for chunk in _row_chunks(queryset, members):
         names: dict[int, list[str]] = {}
@@ -132,8 +132,9 @@ def target_rows(queryset, members=None) -> Iterator[list]:
             ]
 
 
-def targets_xlsx_stream(queryset, *, list_id: int | None = None) -> Iterator[bytes]:
+def targets_xlsx_stream(queryset, *, workspace, list_id: int | None = None) -> Iterator[bytes]:
     """The workbook in pieces for a ``StreamingHttpResponse``; the size check runs now, before any byte.
+    Times are written in the ``workspace``'s zone and calendar.
 
     ``list_id``: the queryset is filtered by that list; on PostgreSQL its members are walked by the list's own
     index (``campaigns.selectors.ListMembers``) — for the count and for the rows — instead of a join that
@@ -145,7 +146,7 @@ def targets_xlsx_stream(queryset, *, list_id: int | None = None) -> Iterator[byt
     export_size_check(
         queryset if members is None else members, noun="مخاطب", hint=" (مثلاً فهرست، شهر یا تاریخ)", limit=limit
     )
-    return xlsx_stream(target_rows(queryset, members), sheet_name="مخاطبان")
+    return xlsx_stream(target_rows(queryset, members, zone=workspace_zone(workspace)), sheet_name="مخاطبان")
 
 
 class _Echo:

@@ -111,7 +111,8 @@ def target_list(request, actor):
     list_id = int(list_id) if list_id else None
     if request.GET.get("export") == "xlsx":
         try:
-            content = targets_xlsx_stream(qs, list_id=list_id)  # the size check runs now, the rows as it streams
+            # the size check runs now, the rows as it streams
+            content = targets_xlsx_stream(qs, workspace=actor.workspace, list_id=list_id)
         except PlatformError as exc:  # too many rows for one export
             messages.error(request, exc.message)
         else:

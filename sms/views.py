@@ -143,7 +143,9 @@ def blacklist(request, actor):
     active = {"active": True, "inactive": False}.get(state)
     entries = selectors.blacklist_queryset(actor=actor, q=q, active=active)
     if request.GET.get("export") == "csv":
-        response = StreamingHttpResponse(blacklist_csv(entries), content_type="text/csv; charset=utf-8")
+        response = StreamingHttpResponse(
+            blacklist_csv(entries, workspace=actor.workspace), content_type="text/csv; charset=utf-8"
+        )
         response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'
         return response
     page = CappedPaginator(entries, 50).get_page(request.GET.get("page"))

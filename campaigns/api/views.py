@@ -173,7 +173,9 @@ class TargetExportApi(WorkspaceAPIView):
         # 400 above TARGETS_EXPORT_MAX_ROWS (checked before the stream starts), then the rows as they are written
         targets = self.filter_queryset(self.scoped_queryset())  # a bad ?list= is a 400 here
         list_id = request.query_params.get("list")
-        content = targets_xlsx_stream(targets, list_id=int(list_id) if list_id else None)
+        content = targets_xlsx_stream(
+            targets, workspace=self.actor.workspace, list_id=int(list_id) if list_id else None
+        )
         response = StreamingHttpResponse(content, content_type=XLSX)
         response["Content-Disposition"] = 'attachment; filename="targets.xlsx"'
         return response

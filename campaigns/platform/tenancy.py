@@ -8,6 +8,7 @@ Every selector starts from ``scoped(Model, workspace)`` so no query can forget
 the tenant; ``get_scoped(...)`` turns "not yours" into 404 like "not there".
 """
 
+import datetime as dt
 import zoneinfo
 from dataclasses import dataclass
 
@@ -93,6 +94,15 @@ def resolve_actor(user, *, header: str | None, session_workspace_id: int | None)
         m = memberships[0]
         return Actor(user=user, workspace=m.workspace, membership=m)
     raise WorkspaceRequired()
+
+
+def workspace_zone(workspace: Workspace) -> dt.tzinfo:
+    """The workspace's time zone (the server's when its name is unknown). A streamed export resolves it
+    before the response starts: the body is written after the request's activated zone is gone."""
+    try:
+        return zoneinfo.ZoneInfo(workspace.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return timezone.get_default_timezone()
 
 
 def activate_workspace_timezone(workspace: Workspace | None) -> None:

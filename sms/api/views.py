@@ -135,7 +135,8 @@ class BlacklistExportApi(WorkspaceAPIView):
     )
     def get(self, request):
         response = StreamingHttpResponse(
-            blacklist_csv(scoped(BlacklistEntry, self.actor.workspace)), content_type="text/csv; charset=utf-8"
+            blacklist_csv(scoped(BlacklistEntry, self.actor.workspace), workspace=self.actor.workspace),
+            content_type="text/csv; charset=utf-8",
         )
         response["Content-Disposition"] = 'attachment; filename="blacklist.csv"'
         return response

@@ -4,7 +4,7 @@ and the child-parameter rule (story 446)."""
 from __future__ import annotations
 
 import io
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
@@ -367,3 +367,21 @@ def test_the_runs_page_streams_the_frozen_audience_and_names_an_export_too_big(w
     refused = client.get(f"/chains/runs/{run.id}/audience.xlsx", follow=True)
     assert refused.redirect_chain[-1][0].endswith(f"/chains/campaigns/{run.campaign_id}/runs/")
     assert "در یک فایل صادر نمی‌شوند" in refused.content.decode()
+
+
+def test_the_run_audience_export_stamps_the_freeze_in_the_workspace_time(workspace, owner, api):
+    """16:08 UTC is read as 19:38 in Tehran, on the page's download and the API's."""
+    from django.test import Client
+
+    workspace.time_zone = "Asia/Tehran"
+    workspace.save(update_fields=["time_zone"])
+    run = _frozen_run(workspace, "الف")
+    RunAudienceSnapshot.objects.filter(run=run).update(frozen_at=datetime(2026, 12, 4, 16, 8, tzinfo=UTC))
+    client = Client()
+    client.force_login(owner)
+    for response in (
+        client.get(f"/chains/runs/{run.id}/audience.xlsx"),
+        api.get(f"/api/v1/campaign-runs/{run.id}/audience/export"),
+    ):
+        first = next(load_workbook(io.BytesIO(response.getvalue())).worksheets[0].iter_rows(values_only=True))
+        assert first[2] == "1405/09/13 19:38"

@@ -7,24 +7,24 @@ The members sheet then the lift sheet, written by ``campaigns.platform.xlsx_stre
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 
 from django.conf import settings
-from django.utils import timezone
 
 from campaigns.chains.run_models import CampaignRun, RunExecution
 from campaigns.chains.runs.lift import lift_rows, run_lift
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.phones import display_phone
+from campaigns.platform.tenancy import workspace_zone
 from campaigns.platform.xlsx_stream import xlsx_sheets_stream
 
 HEADERS = ["شناسه مخاطب", "نام", "نام کوچک", "نام خانوادگی", "موبایل", "گروه کنترل", "اجرا", "دلیل رد کانال"]
 MEMBER_FIELDS = ("target_id", "target__name", "target__first_name", "target__last_name", "target__mobile")
 
 
-def _member_rows(run: CampaignRun, snapshot, members) -> Iterator[list]:
-    zone = timezone.get_current_timezone()
+def _member_rows(run: CampaignRun, snapshot, members, *, zone: dt.tzinfo) -> Iterator[list]:
     yield [f"اجرای {run.pk}", run.campaign.name, to_jalali(snapshot.frozen_at, with_time=True, tz=zone)]
     yield HEADERS
     links: dict[int, tuple[int | None, str]] = {}
@@ -51,5 +51,6 @@ def run_audience_xlsx(run: CampaignRun, snapshot, members) -> Iterator[bytes]:
     if members.order_by()[: limit + 1].count() > limit:
         message = f"مخاطبان این اجرا بیش از {fa_digits(limit)} نفرند و در یک فایل صادر نمی‌شوند."
         raise ValidationFailed(message, details={"non_field_errors": [message]})
-    sheets = [(f"اجرای {run.pk}", _member_rows(run, snapshot, members)), ("اثر پیام", _lift_rows(run))]
+    rows = _member_rows(run, snapshot, members, zone=workspace_zone(run.workspace))  # resolved before streaming
+    sheets = [(f"اجرای {run.pk}", rows), ("اثر پیام", _lift_rows(run))]
     return xlsx_sheets_stream(sheets)
