@@ -17,6 +17,7 @@ tick's reaper brings the orphaned executions back quickly; unknown sends are set
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import random
 import threading
@@ -87,6 +88,14 @@ class Report:
         return {k: v for k, v in asdict(self).items() if k != "logs"}
 
 
+def batch_local_ids(form: dict) -> list[str]:
+    """The local ids of a send request, one per receptor (``sms/send``: comma-separated ``localid``;
+    ``sms/sendarray``: a JSON array ``localmessageids``)."""
+    if form.get("localmessageids"):
+        return [str(i) for i in json.loads(form["localmessageids"])]
+    return (form.get("localid") or "").split(",")
+
+
 def run(
     actor, workspace, tmp_path: Path, *, trials: int, pool: str = "solo", workers: int = 1, points=POINTS, seed: int = 1
 ) -> Report:
@@ -143,7 +152,7 @@ def run(
     def on_send(form: dict, client_port: int) -> str | None:
         with lock:
             report.send_requests += 1
-            local_ids = (form.get("localid") or "").split(",")  # a batch: one local id per receptor
+            local_ids = batch_local_ids(form)
             report.resends += sum(1 for local_id in local_ids if local_id in fake.messages)
             if report.send_requests in schedule:
                 carried.append(schedule[report.send_requests])
@@ -169,7 +178,7 @@ def run(
 
     def after_answer(form: dict) -> None:
         with lock:
-            entry = doomed.pop((form.get("localid") or "").split(",")[0], None)
+            entry = doomed.pop(batch_local_ids(form)[0], None)
         if entry is not None:
             time.sleep(rng.uniform(0.0, 0.03))
             with lock:

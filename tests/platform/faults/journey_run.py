@@ -21,6 +21,7 @@ from pathlib import Path
 from sms.providers.base import national
 from tests.sms.fake_provider import FakeProvider
 
+from .engine_kill import batch_local_ids
 from .processes import ROOT, CeleryWorker
 
 LEASE_SECONDS = 4
@@ -81,7 +82,7 @@ def run(
     def on_send(form: dict, client_port: int) -> None:
         with lock:
             outcome.send_requests += 1
-            local_ids = (form.get("localid") or "").split(",")  # a batch: one local id per receptor
+            local_ids = batch_local_ids(form)
             outcome.resends += sum(1 for local_id in local_ids if local_id in fake.messages)
         time.sleep(send_delay)  # sends take a moment, so the faults land while work is in flight
         started.set()
