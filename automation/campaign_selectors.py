@@ -20,6 +20,7 @@ from automation.engine.registry import ACTIONS
 from automation.engine.scheduler import HEARTBEAT
 from automation.health import due_unclaimed, stale_queued
 from automation.models import Execution, ExecutionEvent, Workflow
+from automation.reasons import reason_label
 from automation.selectors import execution_queryset, execution_status_counts
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign, PlatformHeartbeat
@@ -237,6 +238,8 @@ def labelled(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
             row["message"] = END_REASON_LABELS[message]  # why it ended, in Persian
         elif _CODE.fullmatch(message):
             row["message"] = ""  # a machine code (the why-not-sent line or the label already says it)
+        else:
+            row["message"] = reason_label(message)  # the engine's reason in Persian (the row keeps its own)
         if entry.get("send"):
             status = entry["send"]["status"]
             row["send"] = entry["send"] | {"status_label": SEND_STATUS_LABELS.get(status, status)}

@@ -21,6 +21,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from automation.choices import EndReason, EventType, ExecutionStatus
 from automation.models import STEP_OUTCOME_EVENTS, ExecutionEvent
+from automation.reasons import reason_label
 from campaigns.models import Target
 from campaigns.platform.keyset import BadCursor, KeysetPage, decode_source_cursor, encode_cursor
 from campaigns.platform.keyset import _after as keyset_after
@@ -31,11 +32,6 @@ from sms.models import SmsAttempt
 from sms.selectors import attempt_queryset, number_filter
 
 SMS_ACTION = "send_sms"
-SKIP_REASONS = {
-    "missing variable": "متغیری از متن پیام خالی بود؛ گام رد شد.",
-    "retries exhausted": "تلاش‌ها تمام شد و گام رد شد.",
-    "unknown outcome skipped by a person": "نتیجه ارسال نامعلوم بود؛ با تصمیم کاربر رد شد.",
-}
 END_REASON_LABELS = dict(EndReason.choices)
 
 
@@ -192,7 +188,8 @@ def _step_reason(event: ExecutionEvent, status: str) -> str:
     if status == "cancelled":
         why = END_REASON_LABELS.get(event.message) or END_REASON_LABELS.get(str(event.data.get("reason", "")))
         return f"سفر پیش از این ارسال لغو شد{f' ({why})' if why else ''}؛ پیامکی فرستاده نشد."
-    return SKIP_REASONS.get(event.message) or (event.message if event.message and not event.message.isascii() else "")
+    label = reason_label(event.message)
+    return "" if label.isascii() else label  # an English reason with no label is not shown
 
 
 def sms_log_page(*, actor: Actor, size: int, cursor: str | None, **filters: Any) -> KeysetPage:
