@@ -25,8 +25,10 @@ class TargetStatus(models.TextChoices):
 
 
 class CampaignKind(models.TextChoices):
+    """The core's kind; each channel brings its own (``channel.campaign_kind``; every kind:
+    ``campaigns.platform.channels.campaign_kind_choices``)."""
+
     JOURNEY = "journey", "سفر پیامکی"
-    BROWSER = "browser", "وظایف مرورگر"
 
 
 class CampaignStatus(models.TextChoices):

@@ -6,8 +6,9 @@ from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, TargetStatus
+from campaigns.choices import CampaignStatus, ImportOutcome, TargetStatus
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
+from campaigns.platform.channels import campaign_kind_choices
 from campaigns.platform.filters import IdFilter, IsoDateTimeFilter
 from campaigns.platform.phones import PhoneError, parse_phone
 from campaigns.platform.search import search_digits
@@ -88,7 +89,7 @@ class GroupFilter(django_filters.Filter):
 
 class CampaignFilter(django_filters.FilterSet):
     q = django_filters.CharFilter(field_name="name", lookup_expr="icontains", label="جستجو")
-    kind = django_filters.ChoiceFilter(choices=CampaignKind.choices, label="نوع")
+    kind = django_filters.ChoiceFilter(choices=campaign_kind_choices, label="نوع")
     status = django_filters.MultipleChoiceFilter(choices=CampaignStatus.choices, label="وضعیت")
     group = GroupFilter(label="گروه")  # ALL | NONE | <id>
 

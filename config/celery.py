@@ -1,4 +1,4 @@
-"""The Celery app: queues ``default``, ``engine``, ``sms`` and ``browser``.
+"""The Celery app: queues ``default`` and ``engine``, then each installed channel's (``sms``, ``browser``).
 
 Periodic jobs are declared here in code; django-celery-beat's
 DatabaseScheduler copies them into its tables when beat starts, so staff can
@@ -59,10 +59,28 @@ def _refuse_development_secrets(sender=None, **kwargs) -> None:
 
 from automation.schedule import BEAT_SCHEDULE as AUTOMATION  # noqa: E402
 from campaigns.schedule import BEAT_SCHEDULE as CAMPAIGNS  # noqa: E402
-from sms.schedule import BEAT_SCHEDULE as SMS  # noqa: E402
-from workers.schedule import BEAT_SCHEDULE as WORKERS  # noqa: E402
 
-BEAT_SCHEDULE = {**CAMPAIGNS, **AUTOMATION, **SMS, **WORKERS}
+
+def channel_beat_schedules(channels) -> dict:
+    """The periodic jobs each channel declares (``channel.beat_schedule``, a dotted path to its dict)."""
+    from django.utils.module_loading import import_string
+
+    out: dict = {}
+    for channel in channels:
+        if channel.beat_schedule:
+            out.update(import_string(channel.beat_schedule))
+    return out
+
+
+def _settings_channels():
+    from django.conf import settings
+
+    from campaigns.platform.channels import channels_in
+
+    return channels_in(settings.INSTALLED_APPS)
+
+
+BEAT_SCHEDULE = {**CAMPAIGNS, **AUTOMATION, **channel_beat_schedules(_settings_channels())}
 
 
 def scaled(schedule: dict, scale: float) -> dict:

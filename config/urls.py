@@ -1,4 +1,4 @@
-"""URLs: Persian pages, admin, API v1, OpenAPI schema and docs."""
+"""URLs: Persian pages, admin, API v1, OpenAPI schema and docs; each installed channel mounts its own."""
 
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
@@ -11,6 +11,7 @@ from rest_framework.permissions import IsAuthenticated
 
 from campaigns.forms import AdminLoginForm
 from campaigns.platform.api.envelope import json_error
+from campaigns.platform.channels import installed_channels
 from campaigns.platform.healthz import healthz
 from campaigns.platform.metrics import metrics_view
 from campaigns.views import AdminPasswordChangeView, page_not_found_or_json, server_error_or_json
@@ -19,6 +20,8 @@ admin.site.site_header = "مدیریت سامانه کمپین"
 admin.site.site_title = "سامانه کمپین"
 admin.site.index_title = "مدیریت"
 admin.site.login_form = AdminLoginForm  # says how long the login throttle asks to wait
+
+CHANNELS = installed_channels()
 
 
 @csrf_exempt
@@ -45,15 +48,14 @@ urlpatterns = [
     path("api/v1/", include("campaigns.api.urls")),
     path("api/v1/", include("campaigns.chains.api.urls")),
     path("api/v1/", include("automation.api.urls")),
-    path("api/v1/", include("sms.api.urls")),
-    path("api/v1/", include("workers.api.urls")),
-    path("api/webhooks/", include("sms.webhook_urls")),
+    # each installed channel's API and other mounts (its AppConfig's ``channel``: campaigns/platform/channels.py)
+    *(path("api/v1/", include(c.api_urls)) for c in CHANNELS if c.api_urls),
+    *(path(prefix, include(urlconf)) for c in CHANNELS for prefix, urlconf in c.mounts),
     path("api/<path:rest>", api_not_found),
     path("", include("campaigns.urls")),
     path("", include("campaigns.chains.urls")),
     path("", include("automation.urls")),
-    path("", include("sms.urls")),
-    path("", include("workers.urls")),
+    *(path("", include(c.urls)) for c in CHANNELS if c.urls),
 ]
 
 handler404 = page_not_found_or_json

@@ -2,6 +2,8 @@
 
 from django.apps import AppConfig
 
+from campaigns.platform.channels import ApiArea, Channel
+
 
 class SmsConfig(AppConfig):
     """SMS channel plugged into the engine (actions registered by key)."""
@@ -9,6 +11,20 @@ class SmsConfig(AppConfig):
     name = "sms"
     verbose_name = "پیامک"
     default_auto_field = "django.db.models.BigAutoField"
+    channel = Channel(
+        name="sms",
+        label="پیامک",
+        queues=("sms",),
+        routes={"sms.*": "sms"},
+        beat_schedule="sms.schedule.BEAT_SCHEDULE",
+        urls="sms.urls",
+        api_urls="sms.api.urls",
+        mounts=(("api/webhooks/", "sms.webhook_urls"),),
+        api_area=ApiArea(
+            "SMS", "قالب‌ها، فهرست سیاه، تنظیمات و پیش‌نمایش پیامک — SMS templates, blacklist, settings", "sms"
+        ),
+        chain_action="send_sms",
+    )
 
     def ready(self) -> None:
         from campaigns.platform.registry import register_demo

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from campaigns.platform.channels import ApiArea, Channel
+
 
 class WorkersConfig(AppConfig):
     """Browser-task campaigns run by Playwright workers."""
@@ -7,6 +9,28 @@ class WorkersConfig(AppConfig):
     name = "workers"
     verbose_name = "وظایف مرورگر"
     default_auto_field = "django.db.models.BigAutoField"
+    channel = Channel(
+        name="browser",
+        label="وظایف مرورگر",
+        queues=("browser",),
+        routes={"workers.browser.*": "browser"},
+        beat_schedule="workers.schedule.BEAT_SCHEDULE",
+        urls="workers.urls",
+        api_urls="workers.api.urls",
+        api_area=ApiArea(
+            "Browser", "حساب‌ها، پراکسی‌ها، پلتفرم‌ها و کارهای مرورگر — browser accounts, proxies, tasks", "browser"
+        ),
+        enum_names={
+            "BrowserCampaignKindEnum": ["browser"],
+            "BrowserActionTypeEnum": "workers.choices.ActionType",
+            "BrowserTaskStatusEnum": "workers.choices.TaskStatus",
+            "BrowserPlatformStatusEnum": "workers.choices.PlatformStatus",
+            "BrowserSessionStatusEnum": "workers.choices.SessionStatus",
+            "ProxyProtocolEnum": "workers.choices.ProxyProtocol",
+        },
+        history_tables={"workers_browserevent": "created_at"},
+        campaign_kind=("browser", "وظایف مرورگر"),
+    )
 
     def ready(self) -> None:
         from campaigns.platform.permissions import Perm
@@ -20,7 +44,7 @@ class WorkersConfig(AppConfig):
         register_builtin_steps()
 
         register_campaign_kind(
-            "browser",
+            self.channel.campaign_kind[0],
             input_serializer=BrowserCampaignInput,
             create=browser_campaign_create,
             permission=Perm.MANAGE_CAMPAIGNS,

@@ -2,6 +2,9 @@
 
 from django.db import models
 
+# The campaign kind this channel brings (WorkersConfig.channel.campaign_kind).
+BROWSER_KIND = "browser"
+
 
 class SessionStatus(models.TextChoices):
     ACTIVE = "active", "فعال"

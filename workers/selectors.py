@@ -2,11 +2,10 @@
 
 from django.db.models import BooleanField, Case, Count, Q, QuerySet, Value, When
 
-from campaigns.choices import CampaignKind
 from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
-from workers.choices import TaskStatus
+from workers.choices import BROWSER_KIND, TaskStatus
 from workers.errors import CampaignNotFound, PlatformNotFound
 from workers.models import (
     ActionConfig,
@@ -85,7 +84,7 @@ def browser_campaign_rows(*, actor: Actor) -> QuerySet:
     """Browser campaigns of the workspace with their stored counters."""
     return (
         scoped(Campaign, actor.workspace)
-        .filter(kind=CampaignKind.BROWSER)
+        .filter(kind=BROWSER_KIND)
         .select_related("browser_statistics")
         .order_by("-created_at", "-id")
     )
@@ -97,7 +96,7 @@ def browser_campaign_get(*, actor: Actor, campaign_id: int) -> Campaign:
             Campaign,
             actor.workspace,
             campaign_id,
-            queryset=scoped(Campaign, actor.workspace).filter(kind=CampaignKind.BROWSER),
+            queryset=scoped(Campaign, actor.workspace).filter(kind=BROWSER_KIND),
         )
     except NotFound as exc:
         raise CampaignNotFound() from exc

@@ -20,15 +20,15 @@ from automation.services.enrollment_core import execution_template, subject_prob
 from automation.services.enrollment_writer import executions_insert
 from automation.services.workflows import _write_graph, workflow_version_publish
 from campaigns.models import Campaign, Target
+from campaigns.platform.channels import chain_channels
 
-# chain_action channel → the engine action that sends it.
-CHANNEL_ACTIONS = {"sms": "send_sms"}
 RESULT_EVENTS = (EventType.ACTION_RESULT, EventType.ACTION_ATTEMPT)
 
 
-def _chain_action_graph(campaign: Campaign) -> Graph:
+def chain_action_graph(campaign: Campaign) -> Graph:
     action = campaign.chain_action or {}
-    subtype = CHANNEL_ACTIONS.get(action.get("channel") or "")
+    # chain_action channel → the engine action that sends it (each channel's ``channel.chain_action``)
+    subtype = {channel.name: channel.chain_action for channel in chain_channels()}.get(action.get("channel") or "")
     if subtype is None:
         raise ValueError(f"channel {action.get('channel')!r} cannot be sent by the engine")
     return Graph.from_dict(
@@ -70,7 +70,7 @@ def ensure_pinned_version(campaign: Campaign) -> Campaign:
     version = WorkflowVersion.objects.create(
         workspace_id=locked.workspace_id, workflow=workflow, version_number=1, settings={}
     )
-    _write_graph(version, _chain_action_graph(locked))
+    _write_graph(version, chain_action_graph(locked))
     workflow_version_publish(version=version)
     CampaignJourney.objects.create(
         campaign=locked, workspace_id=locked.workspace_id, workflow=workflow, workflow_version=version

@@ -2,9 +2,10 @@
 
 from rest_framework import serializers
 
-from campaigns.choices import CampaignKind, CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
+from campaigns.choices import CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
 from campaigns.platform.api.fields import IdField, ObjectField
+from campaigns.platform.channels import CampaignKindChoices
 from campaigns.platform.phones import display_phone
 from campaigns.platform.text import (
     TARGET_ATTRIBUTES_MAX_BYTES,
@@ -135,7 +136,7 @@ class TargetImportRowOutput(serializers.ModelSerializer):
 
 
 class CampaignOutput(serializers.ModelSerializer):
-    kind = serializers.ChoiceField(choices=CampaignKind.choices)
+    kind = serializers.ChoiceField(choices=CampaignKindChoices())
     status = serializers.ChoiceField(choices=CampaignStatus.choices)
     status_display = serializers.CharField(source="get_status_display", read_only=True)
 

@@ -12,6 +12,7 @@ from datetime import date
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import InheritanceType
 from campaigns.choices import TargetStatus
+from campaigns.platform.channels import chain_channels
 from campaigns.platform.jalali import fa_digits, parse_jalali, to_jalali
 
 WEEKDAY_LABELS = {
@@ -26,7 +27,17 @@ WEEKDAY_LABELS = {
 WEEK_LABELS = {"1": "اول", "2": "دوم", "3": "سوم", "4": "چهارم", "LAST": "آخر"}
 ROOT_TYPES = [("", "بدون زمان‌بندی تکرار"), ("DAILY", "روزانه"), ("WEEKLY", "هفتگی"), ("MONTHLY", "ماهانه")]
 CHILD_TYPES = [("AFTER_INTERVAL", "پس از فاصله"), ("FIXED_DAY_IN_PERIOD", "روز ثابت در دوره")]
-CHANNELS = [("sms", "پیامک")]
+
+
+def channel_choices() -> list[tuple[str, str]]:
+    """The channels a chain step can send over: every installed channel with an engine action."""
+    return [(channel.name, channel.label) for channel in chain_channels()]
+
+
+def default_channel() -> str:
+    """What a new chain step sends over: the first such channel ("" when none is installed)."""
+    choices = channel_choices()
+    return choices[0][0] if choices else ""
 
 
 _LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
@@ -152,7 +163,7 @@ def initial_from_campaign(campaign) -> dict:
         "name": campaign.name,
         "description": campaign.description or "",
         "attribution_window_days": str(campaign.attribution_window_days),
-        "action_channel": (campaign.chain_action or {}).get("channel") or "sms",
+        "action_channel": (campaign.chain_action or {}).get("channel") or default_channel(),
         "action_content": (campaign.chain_action or {}).get("content") or "",
         "control_percent": str((campaign.chain_action or {}).get("control_percent") or ""),
         "daily_limit": str(campaign.daily_limit or ""),
@@ -208,7 +219,6 @@ NEW_CHILD_DEFAULTS = {
     "run_time": "09:00",
     "fixed_mode": "DAY_OF_MONTH",
     "attribution_window_days": "7",
-    "action_channel": "sms",
 }
 NEW_ROOT_DEFAULTS = {
     "when_type": "MONTHLY",
@@ -217,7 +227,6 @@ NEW_ROOT_DEFAULTS = {
     "goal_type": "TARGET_STATUS",
     "goal_statuses": [TargetStatus.CONVERTED],
     "attribution_window_days": "7",
-    "action_channel": "sms",
 }
 
 
@@ -380,6 +389,6 @@ def list_id_text(value) -> str:
 def action_text(stored: dict | None) -> str:
     if not stored or not stored.get("channel"):
         return "بدون اقدام"
-    channel = dict(CHANNELS).get(stored["channel"], stored["channel"])
+    channel = dict(channel_choices()).get(stored["channel"], stored["channel"])
     control = f" (گروه کنترل {_num(stored['control_percent'])}٪)" if stored.get("control_percent") else ""
     return f"{channel}: {stored.get('content') or ''}{control}"

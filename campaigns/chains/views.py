@@ -256,7 +256,7 @@ def _form_context(
         "weekdays": list(pf.WEEKDAY_LABELS.items()),
         "weeks": list(pf.WEEK_LABELS.items()),
         "target_statuses": TargetStatus.choices,
-        "channels": pf.CHANNELS,
+        "channels": pf.channel_choices(),
         "target_lists": [] if is_child else list(target_list_queryset(actor=actor)),
         "members": [] if is_child else members_of(actor.workspace),
         "window": window or _window_form(actor, campaign),
@@ -307,7 +307,7 @@ def chain_campaign_new(request, actor, group_id: int):
     if parent is not None and parent.group_id != group.id:
         raise Http404
     if request.method != "POST":
-        data = dict(pf.NEW_CHILD_DEFAULTS if parent else pf.NEW_ROOT_DEFAULTS)
+        data = dict(pf.NEW_CHILD_DEFAULTS if parent else pf.NEW_ROOT_DEFAULTS, action_channel=pf.default_channel())
         data["parent"] = str(parent.id) if parent else ""
         return render(request, "chains/campaign_form.html", _form_context(actor, group, parent=parent, data=data))
     errors: dict[str, str] = {}

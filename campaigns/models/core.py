@@ -21,6 +21,7 @@ from campaigns.choices import (
     TargetStatus,
     WorkspaceSettingsEventType,
 )
+from campaigns.platform.channels import campaign_kind_choices
 from campaigns.platform.events import WorkspaceEvent
 from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
 from campaigns.platform.models import Membership, TimeStamped, Workspace, WorkspaceQuerySet
@@ -176,7 +177,7 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="campaigns")
     name = models.CharField("نام", max_length=200)
     description = models.TextField("توضیحات", blank=True)
-    kind = models.CharField("نوع", max_length=16, choices=CampaignKind.choices, default=CampaignKind.JOURNEY)
+    kind = models.CharField("نوع", max_length=16, choices=campaign_kind_choices, default=CampaignKind.JOURNEY)
     status = FSMField("وضعیت", max_length=24, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
     revision = models.PositiveIntegerField("نسخه", default=1)
     created_by = models.ForeignKey(

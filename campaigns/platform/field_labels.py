@@ -8,7 +8,14 @@ migrations, are unchanged. A new field needs a ``verbose_name`` or an entry here
 
 from django.apps import apps
 
-PROJECT_APPS = ("platform", "campaigns", "chains", "automation", "sms", "workers")
+CORE_APPS = ("platform", "campaigns", "chains", "automation")  # then every installed channel's app
+
+
+def project_apps() -> tuple[str, ...]:
+    from campaigns.platform.channels import installed_channel_apps
+
+    return (*CORE_APPS, *installed_channel_apps())
+
 
 LABELS = {
     "id": "شناسه",
@@ -106,8 +113,9 @@ LABELS = {
 
 
 def field_labels_apply() -> None:
+    labelled = project_apps()
     for model in apps.get_models():
-        if model._meta.app_label not in PROJECT_APPS:
+        if model._meta.app_label not in labelled:
             continue
         for field in model._meta.get_fields():
             if getattr(field, "concrete", False) and getattr(field, "_verbose_name", "") is None:

@@ -1,7 +1,8 @@
 """History tables partitioned by month (PostgreSQL declarative range partitioning); one plain table elsewhere.
 
-``HISTORY_TABLES`` names each append-only history table and its time column: execution events by
-``occurred_at``, browser events by ``created_at``. On PostgreSQL each is a partitioned parent with one
+``history_tables()`` names each append-only history table and its time column: the engine's execution events
+by ``occurred_at`` (``HISTORY_TABLES``), then each installed channel's (``channel.history_tables``: browser
+events by ``created_at``). On PostgreSQL each is a partitioned parent with one
 partition per calendar month in UTC (``<table>_pYYYYMM``, bounds ``[first day, first day of the next
 month)``) and a default partition (``<table>_default``) that catches a row of a month not created (a clock far
 off, a time-travel test); the primary key is ``(id, time)`` — PostgreSQL requires the partition key in it —
@@ -31,7 +32,17 @@ from django.db import connection, transaction
 
 from campaigns.platform.database import is_postgresql
 
-HISTORY_TABLES = {"automation_executionevent": "occurred_at", "workers_browserevent": "created_at"}
+HISTORY_TABLES = {"automation_executionevent": "occurred_at"}
+
+
+def history_tables() -> dict[str, str]:
+    """The engine's history tables, then every installed channel's (campaigns/platform/channels.py)."""
+    from campaigns.platform.channels import installed_channels
+
+    out = dict(HISTORY_TABLES)
+    for channel in installed_channels():
+        out.update(channel.history_tables)
+    return out
 
 
 def _q(name: str) -> str:
@@ -169,7 +180,7 @@ def partitions_ensure(*, now: datetime | None = None, since: datetime | None = N
     now = now or datetime.now(UTC)
     created = []
     with transaction.atomic(), connection.cursor() as cursor:
-        for table, column in HISTORY_TABLES.items():
+        for table, column in history_tables().items():
             if not is_partitioned(cursor, table):
                 continue
             month = month_start(since or now)
@@ -192,7 +203,7 @@ def partitions_retain(*, now: datetime | None = None) -> list[str]:
     cutoff = add_months(month_start(now or datetime.now(UTC)), -months)  # months before it are dropped whole
     dropped = []
     with transaction.atomic(), connection.cursor() as cursor:
-        for table, column in HISTORY_TABLES.items():
+        for table, column in history_tables().items():
             if not is_partitioned(cursor, table):
                 continue
             for month, name in sorted(month_partitions(cursor, table).items()):

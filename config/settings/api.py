@@ -2,6 +2,11 @@
 
 import os
 
+from campaigns.platform.channels import channels_in
+from config.settings.base import INSTALLED_APPS
+
+_channels = channels_in(INSTALLED_APPS)
+
 API_JSON_MAX_DEPTH = int(os.environ.get("API_JSON_MAX_DEPTH", "64"))
 # Entries of any one array or object of a JSON body (the largest list field of the API holds 20,000).
 API_JSON_MAX_ITEMS = int(os.environ.get("API_JSON_MAX_ITEMS", "20000"))
@@ -56,14 +61,8 @@ SPECTACULAR_SETTINGS = {
             "name": "Workflows and journeys",
             "description": "گردش‌کارها، سفرها، ثبت‌نام و اجراها — workflows, journeys, enrollments, executions",
         },
-        {
-            "name": "SMS",
-            "description": "قالب‌ها، فهرست سیاه، تنظیمات و پیش‌نمایش پیامک — SMS templates, blacklist, settings",
-        },
-        {
-            "name": "Browser",
-            "description": "حساب‌ها، پراکسی‌ها، پلتفرم‌ها و کارهای مرورگر — browser accounts, proxies, tasks",
-        },
+        # each installed channel's area (its AppConfig's ``channel.api_area``)
+        *({"name": c.api_area.name, "description": c.api_area.description} for c in _channels if c.api_area),
         {
             "name": "Campaigns, groups and chains",
             "description": "کمپین‌ها، گروه‌ها و زنجیره‌های پیگیری — campaigns, groups, follow-up chains",
@@ -84,20 +83,14 @@ SPECTACULAR_SETTINGS = {
         "TargetStatusEnum": "campaigns.choices.TargetStatus",
         "CampaignStatusEnum": "campaigns.choices.CampaignStatus",
         "ImportStatusEnum": "campaigns.choices.ImportStatus",
-        "CampaignKindEnum": "campaigns.choices.CampaignKind",
+        # the core's journey and every installed channel's kind, read when the schema is built
+        "CampaignKindEnum": "campaigns.platform.channels.campaign_kind_choices",
     },
 }
 
-SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
-    {
-        "BrowserCampaignKindEnum": ["browser"],
-        "BrowserActionTypeEnum": "workers.choices.ActionType",
-        "BrowserTaskStatusEnum": "workers.choices.TaskStatus",
-        "BrowserPlatformStatusEnum": "workers.choices.PlatformStatus",
-        "BrowserSessionStatusEnum": "workers.choices.SessionStatus",
-        "ProxyProtocolEnum": "workers.choices.ProxyProtocol",
-    }
-)
+# Each channel's enums (``channel.enum_names``).
+for _channel in _channels:
+    SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(_channel.enum_names)
 # Journey enrollment review (automation): batch status and the add/skip decision.
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
     {

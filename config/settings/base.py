@@ -45,6 +45,9 @@ INSTALLED_APPS = [
 BENCHMARKS = env_bool("BENCHMARKS", DEBUG)
 if BENCHMARKS:
     INSTALLED_APPS.append("tests.bench.apps.BenchConfig")
+# More apps (comma-separated AppConfig paths) without editing this list: a channel installed for a trial, a
+# test's throw-away channel (docs/architecture.md "Adding a channel"). Empty by default.
+INSTALLED_APPS += env_list("EXTRA_APPS")
 
 MIDDLEWARE = [
     # 405 for a method nothing serves, before any metric or log sees it (campaigns/platform/methods.py)

@@ -1,10 +1,12 @@
-"""Celery: the broker, the four queues and their routes, time limits, beat's scheduler."""
+"""Celery: the broker, the queues and their routes (the core's, then each installed channel's), time limits,
+beat's scheduler."""
 
 import os
 
 from kombu import Exchange, Queue
 
-from config.settings.base import VAR_DIR
+from campaigns.platform.channels import channels_in
+from config.settings.base import INSTALLED_APPS, VAR_DIR
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 BROKER_DIR = VAR_DIR / "broker"
@@ -28,15 +30,16 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
-QUEUE_NAMES = ("default", "engine", "sms", "browser")
+# The core's queues, then the ones each channel declares (campaigns/platform/channels.py).
+_channels = channels_in(INSTALLED_APPS)
+QUEUE_NAMES = ("default", "engine", *(queue for channel in _channels for queue in channel.queues))
 # One direct exchange per queue with its own routing key, so a message lands in exactly one queue.
 CELERY_TASK_QUEUES = [Queue(name, Exchange(name, type="direct"), routing_key=name) for name in QUEUE_NAMES]
 CELERY_TASK_DEFAULT_EXCHANGE = "default"
 CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
 CELERY_TASK_ROUTES = {
     "automation.*": {"queue": "engine"},
-    "sms.*": {"queue": "sms"},
-    "workers.browser.*": {"queue": "browser"},
+    **{glob: {"queue": queue} for channel in _channels for glob, queue in channel.routes.items()},
 }
 CELERY_TASK_SOFT_TIME_LIMIT = 300
 CELERY_TASK_TIME_LIMIT = 360

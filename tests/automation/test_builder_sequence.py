@@ -36,6 +36,12 @@ from sms.workflow_templates import BUILTIN_TEMPLATES
 from .helpers import end_node, linear_graph, sms_node, wait_node
 
 PROPERTY = settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def sms_step(key: str, body: str, **kwargs) -> Send:
+    return Send.message(key, body, action="send_sms", **kwargs)
+
+
 RULES = [{"field": "target.status", "operator": "in", "value": ["interested"]}]
 
 
@@ -96,7 +102,7 @@ def valid_sequences(draw):
     def sms():
         retry = Retry(max_attempts=draw(st.integers(0, 3)), on_exhausted=draw(st.sampled_from(["fail", "continue"])))
         body = draw(st.sampled_from(["سلام {target.first_name|دوست}", "یادآوری", "{campaign.name} منتظر شماست"]))
-        return Send.sms(key(), body, title=draw(names), retry=retry, on_missing_variable="blank")
+        return sms_step(key(), body, title=draw(names), retry=retry, on_missing_variable="blank")
 
     def step_list(depth: int) -> list:
         steps = []
@@ -176,7 +182,7 @@ def test_a_saved_draft_reads_back_as_the_sequence_that_was_compiled(actor):
     workflow = workflow_create(actor=actor, name="سفر", template="three_step_intro")
     sequence = decompile(graph_of_version(draft_of(workflow)))
     # a condition before the last end: the end becomes its "yes" list, the "no" list is left open
-    edited = sequence.insert_after((4,), Condition.when("c1", RULES, no=[Send.sms("s_no", "پیام دیگر")]))
+    edited = sequence.insert_after((4,), Condition.when("c1", RULES, no=[sms_step("s_no", "پیام دیگر")]))
     assert edited.path_of(sequence.steps[-1].key) == (5, "yes", 0)
     _, errors = workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=edited.compile())
     assert decompile(graph_of_version(draft_of(workflow))) == edited
@@ -278,15 +284,15 @@ def test_decompiled_sequence_does_not_share_configs_with_the_graph():
 
 def test_an_end_or_condition_must_close_its_list():
     with pytest.raises(SequenceError):
-        WorkflowSequence(steps=[End.complete("e"), Send.sms("s", "x")])
+        WorkflowSequence(steps=[End.complete("e"), sms_step("s", "x")])
     with pytest.raises(SequenceError):
         WorkflowSequence(steps=[Condition.when("c", RULES), Wait.duration("w", 1)])
     with pytest.raises(SequenceError):
-        WorkflowSequence(steps=[Send.sms("s", "x"), End.complete("s")])
+        WorkflowSequence(steps=[sms_step("s", "x"), End.complete("s")])
 
 
 def test_a_condition_inserted_before_steps_takes_them_as_its_yes_branch():
-    sequence = WorkflowSequence(steps=[Send.sms("s1", "a"), Wait.duration("w", 3), End.complete("e")])
+    sequence = WorkflowSequence(steps=[sms_step("s1", "a"), Wait.duration("w", 3), End.complete("e")])
     edited = sequence.insert_after((0,), Condition.when("c", RULES, no=[End.stop("e2")]))
     (s1, cond) = edited.steps
     assert s1.key == "s1"
@@ -302,7 +308,7 @@ def test_a_condition_inserted_before_steps_takes_them_as_its_yes_branch():
 
 
 def test_retry_editor_round_trip():
-    send = Send.sms("s", "x").with_retry(Retry(strategy="exponential", max_attempts=4, on_exhausted="skip_step"))
+    send = sms_step("s", "x").with_retry(Retry(strategy="exponential", max_attempts=4, on_exhausted="skip_step"))
     assert send.retry == Retry(strategy="exponential", max_attempts=4, on_exhausted="skip_step")
     assert send.with_retry(None).retry is None
     assert send.send_only_in_window is True
@@ -322,8 +328,8 @@ def test_paths_format_and_parse():
 def test_validator_problems_link_to_their_steps():
     sequence = WorkflowSequence(
         steps=[
-            Send.sms("s1", "سلام {target.first_name}"),
-            Condition.when("c", RULES, yes=[End.complete("e")], no=[Send.sms("s2", "{nope}"), Wait.duration("w", 0)]),
+            sms_step("s1", "سلام {target.first_name}"),
+            Condition.when("c", RULES, yes=[End.complete("e")], no=[sms_step("s2", "{nope}"), Wait.duration("w", 0)]),
         ]
     )
     problems = validate_sequence(sequence)
@@ -335,7 +341,7 @@ def test_validator_problems_link_to_their_steps():
 
 
 def test_problems_without_a_step_belong_to_the_whole_journey():
-    sequence = WorkflowSequence(steps=[Send.sms("s1", "x"), End.complete("e")])
+    sequence = WorkflowSequence(steps=[sms_step("s1", "x"), End.complete("e")])
     errors = [
         {"node_key": None, "code": "INVALID_SEND_WINDOW", "message": "…"},
         {"node_key": "e", "code": "X", "message": "…"},
@@ -361,19 +367,19 @@ def test_branches_nested_too_deep_for_the_list_are_refused_not_crashed():
 
 def test_a_new_wait_takes_the_nearest_timed_wait_above_it_else_the_journeys_first_else_one_day():
     from automation.builder.editing import journey_wait, new_step
-    from automation.builder.sequence import Condition, End, Send, Wait, WorkflowSequence
+    from automation.builder.sequence import Condition, End, Wait, WorkflowSequence
 
     seq = WorkflowSequence(
         steps=(
-            Send.sms("s1", "a"),
+            sms_step("s1", "a"),
             Wait.duration("w1", 30, "days"),
-            Send.sms("s2", "b"),
+            sms_step("s2", "b"),
             Wait.duration("w2", 6, "hours"),
             Condition.when(
                 "c",
                 [{"field": "target.status", "operator": "in", "value": ["new"]}],
                 yes=(End.complete("e1"),),
-                no=(Send.sms("s3", "c"), End.complete("e2")),
+                no=(sms_step("s3", "c"), End.complete("e2")),
             ),
         )
     )

@@ -11,7 +11,7 @@ import time_machine
 from django.apps import apps
 
 from campaigns.models import ApiToken
-from campaigns.platform.field_labels import PROJECT_APPS
+from campaigns.platform.field_labels import project_apps
 
 from ..conftest import make_campaign, make_target
 
@@ -75,7 +75,7 @@ def test_every_field_of_the_project_has_a_persian_label():
     english = [
         f"{model.__name__}.{field.name}: {field.verbose_name}"
         for model in apps.get_models()
-        if model._meta.app_label in PROJECT_APPS
+        if model._meta.app_label in project_apps()
         for field in model._meta.get_fields()
         if getattr(field, "concrete", False)
         and LATIN_WORD.search(str(field.verbose_name))

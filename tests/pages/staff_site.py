@@ -22,13 +22,13 @@ from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import RunType
 from campaigns.chains.services.approval import campaign_submit
-from campaigns.choices import CampaignKind
 from campaigns.models import Campaign, Target, TargetImport, Workspace
 from campaigns.notifications.services import notification_send
 from campaigns.platform.tenancy import Actor
 from campaigns.services.imports import target_import_process, target_import_start
 from sms.models import SmsProviderAccount, SmsTemplate
 from sms.services import blacklist_add, sms_template_create
+from workers.choices import BROWSER_KIND
 from workers.models import BrowserAccount
 from workers.services.accounts import proxy_create
 from workers.services.campaigns import browser_campaign_create
@@ -212,7 +212,7 @@ def staff_site_create() -> StaffSite:
     blacklist_add(actor=actor, number="09121234567", description="درخواست مشتری")
     rows["template"] = sms_template_create(actor=actor, name="خوش‌آمد", body=f"کد تخفیف شما {CODE}")
     rows["account"] = SmsProviderAccount.objects.filter(workspace=workspace).first()
-    rows["browser_campaign"] = Campaign.objects.filter(workspace=workspace, kind=CampaignKind.BROWSER).first()
+    rows["browser_campaign"] = Campaign.objects.filter(workspace=workspace, kind=BROWSER_KIND).first()
     rows["browser_account"] = BrowserAccount.objects.filter(workspace=workspace).first()
     with override_settings(BROWSER_ALLOWED_PRIVATE_HOSTS=["127.0.0.1:8766", "127.0.0.1:3128"]):  # loopback only
         rows["browser_proxy"] = proxy_create(actor=actor, host="127.0.0.1", port=3128, label="پراکسی دفتر")

@@ -100,7 +100,7 @@ def test_a_table_that_another_references_is_not_partitioned():
 
 
 def test_history_tables_are_the_partitioned_ones():
-    assert partitions.HISTORY_TABLES == {
+    assert partitions.history_tables() == {
         "automation_executionevent": "occurred_at",
         "workers_browserevent": "created_at",
     }

@@ -7,7 +7,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from campaigns.approval_selectors import workspace_needs_approval
-from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import InvalidTransition, NotFound, StaleRevision, ValidationFailed
 from campaigns.platform.fsm import fsm_apply
@@ -16,7 +16,7 @@ from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from campaigns.platform.text import text_check
 from campaigns.services.lifecycle import campaign_assert_editable, campaign_status_change
 from workers import conf, events
-from workers.choices import ActionType, PlatformStatus, SessionStatus
+from workers.choices import BROWSER_KIND, ActionType, PlatformStatus, SessionStatus
 from workers.errors import (
     AccountInactive,
     AccountNotFound,
@@ -130,7 +130,7 @@ def browser_campaign_create(
     platform: str,
     start_date: datetime | None = None,
     description: str = "",
-    kind: str = CampaignKind.BROWSER,
+    kind: str = BROWSER_KIND,
     **body,
 ) -> Campaign:
     """Campaign + platform + metadata in one transaction (the seed's CampaignService.create).
@@ -147,7 +147,7 @@ def browser_campaign_create(
             workspace=actor.workspace,
             name=name.strip(),
             description=description,
-            kind=CampaignKind.BROWSER,
+            kind=BROWSER_KIND,
             created_by=actor.user,
         )
         CampaignPlatform.objects.create(
@@ -185,7 +185,7 @@ def campaign_follow_platforms(*, campaign_id: int, retried: bool = False) -> str
     campaign staff completed by hand stays completed). A lost race changes nothing (the next refresh
     looks again).
     """
-    campaign = Campaign.objects.filter(pk=campaign_id, kind=CampaignKind.BROWSER).first()
+    campaign = Campaign.objects.filter(pk=campaign_id, kind=BROWSER_KIND).first()
     if campaign is None:
         return None
     statuses = set(CampaignPlatform.objects.filter(campaign_id=campaign_id).values_list("status", flat=True))
@@ -219,7 +219,7 @@ def browser_campaign_update(
     """A draft's whole body again (same rules as creation); submitted or started campaigns are refused (409)."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
-    if campaign.kind != CampaignKind.BROWSER:
+    if campaign.kind != BROWSER_KIND:
         raise NotFound()
     if campaign.status not in EDITABLE:
         raise CampaignNotEditable(details={"status": campaign.status})

@@ -25,12 +25,12 @@ from django.db.models import F, Q, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import InvalidTransition, StaleRevision
 from campaigns.services.lifecycle import campaign_status_change
 from workers import conf, events
-from workers.choices import PlatformStatus, TaskStatus
+from workers.choices import BROWSER_KIND, PlatformStatus, TaskStatus
 from workers.links import link_hash
 from workers.models import BrowserAccount, BrowserTask, CampaignPlatform, CampaignStatistics
 from workers.services.lifecycle import platform_start
@@ -46,7 +46,7 @@ def scheduled_campaigns_activate(*, now=None) -> int:
     """Browser campaigns waiting for their start: activate those whose platforms are due."""
     now = now or timezone.now()
     due = Campaign.objects.filter(
-        kind=CampaignKind.BROWSER,
+        kind=BROWSER_KIND,
         status=CampaignStatus.SCHEDULED,
         deleted_at__isnull=True,
         browser_platforms__start_date__lte=now,

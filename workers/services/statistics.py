@@ -9,8 +9,7 @@ counters live; this job is the authoritative recount.
 from django.db.models import Q
 from django.utils import timezone
 
-from campaigns.choices import CampaignKind
-from workers.choices import PlatformStatus, TaskStatus
+from workers.choices import BROWSER_KIND, PlatformStatus, TaskStatus
 from workers.models import BrowserTask, CampaignPlatform, CampaignStatistics
 from workers.selectors import campaign_counts
 from workers.services.campaigns import campaign_follow_platforms
@@ -23,7 +22,7 @@ def statistics_refresh(*, campaign_ids: list[int] | None = None, now=None) -> in
     """Recount campaigns with running/paused platforms (or the given ones); complete finished platforms
     (``platform_complete``: through the platform's FSM, with its event)."""
     now = now or timezone.now()
-    platforms = CampaignPlatform.objects.filter(campaign__kind=CampaignKind.BROWSER)
+    platforms = CampaignPlatform.objects.filter(campaign__kind=BROWSER_KIND)
     if campaign_ids is None:
         platforms = platforms.filter(
             Q(status__in=[PlatformStatus.RUNNING, PlatformStatus.PAUSED])

@@ -8,6 +8,7 @@ from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.api.fields import IdField, JSONValueField
+from campaigns.platform.channels import CampaignKindChoices
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
@@ -151,7 +152,7 @@ def _raw(field_name):
 class ChainCampaignCreateInput(serializers.Serializer):
     name = VisibleNameField(max_length=200)
     description = StrictCharField(required=False, allow_blank=True)
-    kind = serializers.ChoiceField(choices=CampaignKind.choices, required=False, default=CampaignKind.JOURNEY)
+    kind = serializers.ChoiceField(choices=CampaignKindChoices(), required=False, default=CampaignKind.JOURNEY)
     campaign_group_id = IdField(required=False, allow_null=True)
     parent_campaign_id = IdField(required=False, allow_null=True)
     expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)

@@ -93,8 +93,6 @@ def add_generic_errors(result, generator, request, public):
 # The names and their one-line descriptions are SPECTACULAR_SETTINGS["TAGS"] (config/settings/api.py).
 TARGETS = "Targets"
 WORKFLOWS = "Workflows and journeys"
-SMS = "SMS"
-BROWSER = "Browser"
 CHAINS = "Campaigns, groups and chains"
 APPROVALS = "Approvals"
 RUNS = "Runs"
@@ -109,28 +107,42 @@ _PATH_AREAS = [
     (r"^/api/v1/campaigns/[^/]+/(journey|enrollments|executions)(/|$)", WORKFLOWS),
     (r"^/api/v1/(workflows|executions|automation)(/|$)", WORKFLOWS),
     (r"^/api/v1/(targets|target-lists)(/|$)", TARGETS),
-    (r"^/api/v1/sms(/|$)", SMS),
-    (r"^/api/v1/browser(/|$)", BROWSER),
     (r"^/api/v1/(campaigns|campaign|campaign-groups)(/|$)", CHAINS),
     (r"^/api/v1/me$", PLATFORM),
 ]
 # A path no rule knows: the area of the app whose view serves it (longest module prefix).
 _APP_AREAS = {
     "automation": WORKFLOWS,
-    "sms": SMS,
-    "workers": BROWSER,
     "campaigns.chains": CHAINS,
     "campaigns": PLATFORM,
 }
 
 
+def _channel_areas() -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """Each installed channel's area: its path prefix and its app (``channel.api_area``)."""
+    from django.apps import apps
+
+    from campaigns.platform.channels import Channel
+
+    paths, modules = [], {}
+    for config in apps.get_app_configs():
+        channel = getattr(config, "channel", None)
+        if isinstance(channel, Channel) and channel.api_area:
+            paths.append((rf"^/api/v1/{re.escape(channel.api_area.path_prefix)}(/|$)", channel.api_area.name))
+            modules[config.name] = channel.api_area.name
+    return paths, modules
+
+
 def operation_area(path: str, view_module: str) -> str:
-    for pattern, area in _PATH_AREAS:
+    channel_paths, channel_modules = _channel_areas()
+    rules = _PATH_AREAS[:-2] + channel_paths + _PATH_AREAS[-2:]  # a channel's prefix before the generic ones
+    for pattern, area in rules:
         if re.search(pattern, path):
             return area
-    for module in sorted(_APP_AREAS, key=len, reverse=True):
+    app_areas = {**_APP_AREAS, **channel_modules}
+    for module in sorted(app_areas, key=len, reverse=True):
         if view_module == module or view_module.startswith(module + "."):
-            return _APP_AREAS[module]
+            return app_areas[module]
     return PLATFORM
 
 

@@ -116,10 +116,10 @@ def _action_config(action: Action | None, data: Mapping, old: dict[str, Any]) ->
 
 @dataclass(frozen=True)
 class Send(Step):
-    """An action step (``send_sms`` or any registered action); ``config`` is the action's config."""
+    """An action step: any registered action (a channel's, e.g. ``send_sms``); ``config`` is its config."""
 
     key: str
-    action: str = "send_sms"
+    action: str  # no default: the engine knows no channel
     name: str = ""
     config: JSON = field(default_factory=dict)
     enabled: bool = True
@@ -136,11 +136,14 @@ class Send(Step):
         object.__setattr__(self, "on_failure", as_steps(self.on_failure))
 
     @classmethod
-    def sms(cls, key: str, body: str, *, title: str = "", retry: Retry | None = None, **config: Any) -> Send:
+    def message(
+        cls, key: str, body: str, *, action: str, title: str = "", retry: Retry | None = None, **config: Any
+    ) -> Send:
+        """A step of a message action (``action``: the channel's, e.g. ``send_sms``) sending ``body``."""
         cfg: JSON = {"title": title, "body": body, **config}
         if retry is not None:
             cfg["retry"] = retry.as_config()
-        return cls(key=key, action="send_sms", name=title, config=cfg)
+        return cls(key=key, action=action, name=title, config=cfg)
 
     @classmethod
     def for_action(cls, key: str, kind: str, action: Action) -> Send:
