@@ -5,14 +5,15 @@
     python manage.py bench_sms --targets 20000 --workers 2 --scaling   # 1 worker process, then 2: the ratio
 
 A local fake Kavenegar or Melipayamak (the tests' fake, ``tests/sms/fake_provider.py``: threaded, on 127.0.0.1)
-answers every request after ``--latency-ms``, takes the batches the provider takes (Kavenegar ``sms/send`` ≤ 200
-receptors, ``sms/sendarray`` ≤ 200 rows of equal lengths, else 419; Melipayamak ``SendSMS`` ≤ 100 numbers),
-refuses a request over its rate cap (``--cap-requests`` / ``--cap-messages`` per second) with the provider's own
-"too many" answer, and logs every message it accepts. A one-SMS journey (start → SMS → end, one single-part
-Persian text) goes to N targets; real ``celery -A config worker -c <concurrency>`` processes (``--workers`` of
-them, the Procfile's worker shape, on a queue of this run) run the engine's batches through Redis and this
-process ticks whenever an execution is due (beat's tick comes once a minute). ``--texts distinct`` gives every
-target a text of its own (Kavenegar's rows of ``sms/sendarray`` instead of one text for a whole request).
+answers every request after ``--latency-ms`` and keeps idle connections open ``--keep-alive`` seconds (HTTP/1.1,
+like a provider's front end); it takes the batches the provider takes (Kavenegar ``sms/send`` ≤ 200 receptors,
+``sms/sendarray`` ≤ 200 rows of equal lengths, else 419; Melipayamak ``SendSMS`` ≤ 100 numbers), refuses a
+request over its rate cap (``--cap-requests`` / ``--cap-messages`` per second) with the provider's own "too
+many" answer, and logs every message it accepts. A one-SMS journey (start → SMS → end, one single-part Persian
+text) goes to N targets; real ``celery -A config worker -c <concurrency>`` processes (``--workers`` of them, the
+Procfile's worker shape, on a queue of this run) run the engine's batches through Redis and this process ticks
+whenever an execution is due (beat's tick comes once a minute). ``--texts distinct`` gives every target a text
+of its own (Kavenegar's rows of ``sms/sendarray`` instead of one text for a whole request).
 
 Printed: messages/s from the arrival of the first accepted send request to the last accepted message, the bound
 of the run — min(provider cap, account limit, worker slots × largest batch / latency) — and the ratio, the
@@ -74,6 +75,12 @@ class Command(BaseCommand):
         parser.add_argument("--targets", type=int, default=100_000)
         parser.add_argument("--provider", choices=sorted(CREDENTIALS), default="kavenegar")
         parser.add_argument("--latency-ms", type=float, default=100, help="the provider answers this long after")
+        parser.add_argument(
+            "--keep-alive",
+            type=float,
+            default=30,
+            help="the provider keeps an idle connection open this many seconds (0: one request per connection)",
+        )
         parser.add_argument("--workers", type=int, default=1, help="worker processes (hosts' worth)")
         parser.add_argument("--concurrency", type=int, default=4, help="-c of each worker (the Procfile's 4)")
         parser.add_argument("--cap-requests", type=float, help="provider: send requests per second, then refused")
@@ -131,6 +138,7 @@ class Command(BaseCommand):
             latency=options["latency_ms"] / 1000,
             max_requests_per_second=options["cap_requests"],
             max_messages_per_second=cap_messages,
+            keep_alive=options["keep_alive"],
         )
         try:
             with bench_database():
