@@ -45,7 +45,7 @@ class SmsProviderAccount(TimeStamped):
     # Replies: the secret of this account's push address (sms.inbound.push), and whether the provider pushes them
     # (then the inbox is not polled: a reply would come twice, under two ids).
     inbound_token = models.CharField("توکن دریافت", max_length=64, default=new_webhook_token, unique=True)
-    inbound_push = models.BooleanField("دریافت پاسخ‌ها با فراخوانی نشانی (push)", default=False)
+    inbound_push = models.BooleanField("دریافت پاسخ‌ها با فراخوانی نشانی ما از سوی سرویس‌دهنده", default=False)
 
     objects = WorkspaceQuerySet.as_manager()
 

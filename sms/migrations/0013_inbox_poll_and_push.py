@@ -24,7 +24,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='smsprovideraccount',
             name='inbound_push',
-            field=models.BooleanField(default=False, verbose_name='دریافت پاسخ\u200cها با فراخوانی نشانی (push)'),
+            field=models.BooleanField(default=False, verbose_name='دریافت پاسخ\u200cها با فراخوانی نشانی ما از سوی سرویس\u200cدهنده'),
         ),
         migrations.AddField(
             model_name='smsprovideraccount',
