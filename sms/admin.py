@@ -13,6 +13,7 @@ from sms.models import (
     InboundSms,
     SmsAttempt,
     SmsChannelEvent,
+    SmsInboxCursor,
     SmsLogEvent,
     SmsProviderAccount,
     SmsSendSlot,
@@ -158,3 +159,13 @@ class InboundSmsAdmin(ReadOnlyAdmin):
     list_filter = ("outcome", "is_read", "provider", "workspace")
     search_fields = ("=number", "=provider_message_id")
     received_jalali = jalali_column("received_at", "زمان دریافت")
+
+
+@admin.register(SmsInboxCursor)
+class SmsInboxCursorAdmin(ReadOnlyAdmin):
+    """Where each inbox poll starts next (an account's line, or the whole account)."""
+
+    list_display = ("account", "line", "cursor", "polled_jalali")
+    list_filter = ("workspace",)
+    search_fields = ("=line",)
+    polled_jalali = jalali_column("polled_at", "آخرین خواندن")

@@ -19,7 +19,7 @@ def superuser_client(client, django_user_model):
 
 
 def test_every_project_model_is_registered():
-    project_apps = {"platform", "campaigns", "automation", "sms", "workers"}
+    project_apps = {"platform", "campaigns", "chains", "automation", "sms", "workers"}
     missing = [
         m._meta.label
         for m in apps.get_models()
