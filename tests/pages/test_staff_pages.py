@@ -80,7 +80,7 @@ def test_import_page_uploads_and_shows_live_progress(page, live_server, tmp_path
     expect(page.locator("#import-progress")).to_contain_text("ایجاد شد: ۲")
     expect(page.locator("#import-progress")).to_contain_text("نامعتبر: ۱")
     page.click("a:has-text('نامعتبر')")
-    expect(page.locator("table")).to_contain_text("«12»")
+    expect(page.get_by_test_id("import-rows")).to_contain_text("«12»")
     assert Target.objects.filter(workspace=shop).count() == 2
 
 
