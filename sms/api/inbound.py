@@ -7,7 +7,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from campaigns.models import Target
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.fields import IdField
 from campaigns.platform.api.pagination import HistoryPagination
@@ -18,7 +17,6 @@ from campaigns.platform.tenancy import get_scoped
 from sms import channel
 from sms.choices import InboundOutcome
 from sms.inbound import selectors
-from sms.inbound.keywords import MAX_WORD_LENGTH, MAX_WORDS
 from sms.inbound.models import InboundSms
 from sms.inbound.services import MAX_MARK, inbound_mark_read, inbound_words_update
 from sms.selectors import number_filter
@@ -93,12 +91,8 @@ class ConversationMessageOutput(serializers.Serializer):
 
 
 class InboundWordsSerializer(serializers.Serializer):
-    opt_out_words = serializers.ListField(
-        child=serializers.CharField(max_length=MAX_WORD_LENGTH, trim_whitespace=False), max_length=MAX_WORDS
-    )
-    opt_in_words = serializers.ListField(
-        child=serializers.CharField(max_length=MAX_WORD_LENGTH, trim_whitespace=False), max_length=MAX_WORDS
-    )
+    opt_out_words = serializers.ListField(child=serializers.CharField(max_length=40, trim_whitespace=False))
+    opt_in_words = serializers.ListField(child=serializers.CharField(max_length=40, trim_whitespace=False))
 
 
 class InboundListApi(WorkspaceAPIView):
@@ -146,7 +140,6 @@ class InboundMarkReadApi(WorkspaceAPIView):
 class ConversationApi(WorkspaceAPIView):
     read_permission = Perm.VIEW_SMS_LOGS
     serializer_class = ConversationMessageOutput
-    queryset = Target.objects.none()  # the path's target (for the schema generator)
     pagination_class = None
 
     @extend_schema(
