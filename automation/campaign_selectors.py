@@ -43,6 +43,7 @@ WHY_NOT_SENT_LABELS = {
     "blacklisted": "شماره در لیست سیاه است",
     "circuit_open": "کانال پیامک موقتاً قطع است",
     "no_valid_mobile": "موبایل معتبر ندارد",
+    "telecom_blocked": "شماره در فهرست سیاه مخابرات برای پیامک تبلیغاتی است",
     "conflict_skipped": "در کمپین دیگری فعال بود و افزوده نشد",
 }
 PROBLEM_LABELS = {

@@ -41,6 +41,9 @@ WHY_NOT_SENT = {
     EventType.BLACKLISTED: "blacklisted",
     EventType.DEFERRED_CHANNEL: "circuit_open",
 }
+# A step's own refusal (its result's ``error``) shown as why-not-sent: no mobile, or the number refuses advertising
+# and the step's line advertises (the SMS channel's ``telecom_blocked``).
+STEP_REFUSALS = ("no_valid_mobile", "telecom_blocked")
 
 
 def _step(node_type: str | None, subtype: str | None, name: str | None) -> str:
@@ -242,8 +245,8 @@ def why_not_sent(event: ExecutionEvent) -> str | None:
     if event.type in WHY_NOT_SENT:
         return WHY_NOT_SENT[event.type]
     data = event.data or {}
-    if data.get("error") == "no_valid_mobile":
-        return "no_valid_mobile"
+    if data.get("error") in STEP_REFUSALS:
+        return data["error"]
     return None
 
 

@@ -19,6 +19,7 @@ from sms.models import (
     SmsSendSlot,
     SmsSettings,
     SmsTemplate,
+    TelecomBlockedNumber,
 )
 from sms.providers import provider_choices, provider_for
 
@@ -47,6 +48,10 @@ class AccountForm(StrictTextFormMixin, forms.ModelForm):
             "max_requests_per_second",
             "max_messages_per_minute",
             "inbound_push",
+            "line_kind",
+            "price_mci",
+            "price_irancell",
+            "price_rightel",
         ]
 
     def clean_credentials(self):
@@ -77,13 +82,16 @@ class SmsProviderAccountAdmin(WorkspaceScopedAdmin):
     list_display = (
         "name",
         "provider",
+        "line_kind",
         "workspace",
         "is_active",
+        "credit",
         "max_requests_per_second",
         "max_messages_per_minute",
         "created_jalali",
     )
-    list_filter = ("provider", "is_active", "workspace")
+    list_filter = ("provider", "line_kind", "is_active", "workspace")
+    readonly_fields = ("credit", "credit_checked_at")
     search_fields = ("name",)
 
 
@@ -133,6 +141,15 @@ class BlacklistEntryAdmin(AppendOnlyMixin, WorkspaceScopedAdmin):
     list_filter = ("is_active", "reason", "source", "workspace")
     search_fields = ("value", "description")
     readonly_fields = ("source", "created_by", "removed_by", "removed_at")
+
+
+@admin.register(TelecomBlockedNumber)
+class TelecomBlockedNumberAdmin(ReadOnlyAdmin):
+    """Numbers a provider answered "blocked for advertising" (written by the sends and delivery reports)."""
+
+    list_display = ("phone", "provider", "code", "workspace", "last_seen_at")
+    list_filter = ("provider", "workspace")
+    search_fields = ("=phone",)
 
 
 @admin.register(SmsTemplate)

@@ -39,6 +39,34 @@ STATUS_RANK = {
 }
 
 
+class LineKind(models.TextChoices):
+    """What an account's lines may send: advertising lines are refused a multi-recipient send without the
+    opt-out line and never reach numbers blocked for advertising; service lines send transactional texts."""
+
+    ADVERTISING = "advertising", "تبلیغاتی"
+    SERVICE = "service", "خدماتی"
+
+
+class Operator(models.TextChoices):
+    """Iranian mobile operators, decided by a number's prefix (``sms.operators``)."""
+
+    MCI = "mci", "همراه اول"
+    IRANCELL = "irancell", "ایرانسل"
+    RIGHTEL = "rightel", "رایتل"
+    OTHER = "other", "سایر"
+
+
+# The account's price field of each operator (one message part, rials); another operator is priced like MCI.
+OPERATOR_PRICE_FIELD = {
+    Operator.MCI: "price_mci",
+    Operator.IRANCELL: "price_irancell",
+    Operator.RIGHTEL: "price_rightel",
+    Operator.OTHER: "price_mci",
+}
+PRICE_FIELDS = ("price_mci", "price_irancell", "price_rightel")
+MAX_PRICE = 10**7
+
+
 class BlacklistReason(models.TextChoices):
     MANUAL = "manual", "دستی"
     OPT_OUT = "opt_out", "درخواست لغو"

@@ -18,7 +18,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from campaigns.platform.fairness import fair_rounds, workspaces_with_rows
-from sms import channel
+from sms import channel, telecom_blocks
 from sms.choices import AWAITING_DELIVERY, STATUS_RANK, AttemptStatus
 from sms.models import SmsAttempt, SmsLogEvent
 from sms.providers import PROVIDERS, provider_for
@@ -54,12 +54,25 @@ def attempt_status_apply(
             )
     except IntegrityError:
         return False  # the same report again: recorded once
+    if str(provider_status) in _ad_blocked_codes():
+        attempt = (
+            SmsAttempt.objects.filter(pk=attempt_id, workspace_id=workspace_id).values("phone", "provider").first()
+        )
+        if attempt is not None:
+            telecom_blocks.remember_if_blocked(
+                workspace_id=workspace_id, phone=attempt["phone"], provider=attempt["provider"], code=provider_status
+            )
     if status not in STATUS_RANK:
         return False
     lower = [s for s in _MOVABLE if STATUS_RANK[s] < STATUS_RANK[status]]
     return (
         SmsAttempt.objects.filter(pk=attempt_id, workspace_id=workspace_id, status__in=lower).update(status=status) == 1
     )
+
+
+def _ad_blocked_codes() -> set[str]:
+    """Every provider's "blocked for advertising" codes (a report carrying one is looked at more closely)."""
+    return {code for provider in PROVIDERS.values() for code in provider.ad_blocked_codes}
 
 
 def poll_interval() -> timedelta:

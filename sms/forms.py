@@ -12,7 +12,7 @@ from django import forms
 
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
 from campaigns.platform.widgets import WeekWindowFields
-from sms.choices import LOG_STATUS_CHOICES, BlacklistReason
+from sms.choices import LOG_STATUS_CHOICES, MAX_PRICE, PRICE_FIELDS, BlacklistReason, LineKind
 from sms.providers import credential_fields
 from sms.selectors import latin_digits, provider_kind_choices
 from sms.services import MAX_RETENTION_DAYS
@@ -141,6 +141,23 @@ class AccountForm(StrictTextFormMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 2, "dir": "ltr"}),
     )
     is_active = forms.BooleanField(label="فعال", required=False, initial=True)
+    line_kind = forms.ChoiceField(
+        label="نوع خط",
+        choices=LineKind.choices,
+        initial=LineKind.SERVICE,
+        required=False,
+        help_text="خط تبلیغاتی به شماره‌های مسدود تبلیغاتی نمی‌فرستد و ارسال گروهی آن بدون «لغو۱۱» پذیرفته نمی‌شود.",
+    )
+    # Price of one message part per operator (rials); labels short: the fieldset says what they are.
+    price_mci = forms.IntegerField(label="همراه اول", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
+    price_irancell = forms.IntegerField(label="ایرانسل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
+    price_rightel = forms.IntegerField(label="رایتل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
+
+    def clean_line_kind(self) -> str:
+        return self.cleaned_data.get("line_kind") or LineKind.SERVICE
+
+    def prices(self) -> dict[str, int]:
+        return {field: self.cleaned_data.get(field) or 0 for field in PRICE_FIELDS}
 
     def __init__(self, *args, editing: bool = False, **kwargs):
         super().__init__(*args, **kwargs)

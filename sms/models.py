@@ -15,7 +15,7 @@ from django.db import models
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
 from campaigns.platform.events import WorkspaceEvent
-from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource, SmsChannelEventType
+from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource, LineKind, SmsChannelEventType
 from sms.inbound.keywords import default_opt_in_words, default_opt_out_words
 
 
@@ -46,6 +46,16 @@ class SmsProviderAccount(TimeStamped):
     # (then the inbox is not polled: a reply would come twice, under two ids).
     inbound_token = models.CharField("توکن دریافت", max_length=64, default=new_webhook_token, unique=True)
     inbound_push = models.BooleanField("دریافت پاسخ‌ها با فراخوانی نشانی ما از سوی سرویس‌دهنده", default=False)
+    # Advertising lines skip numbers blocked for advertising and need the opt-out line on multi-recipient sends;
+    # existing accounts keep sending as before (service) until staff say otherwise (docs/sms.md "Line kinds").
+    line_kind = models.CharField("نوع خط", max_length=12, choices=LineKind.choices, default=LineKind.SERVICE)
+    # Price of one message part per operator, in rials (the launch check's cost; editable per account).
+    price_mci = models.PositiveIntegerField("بهای هر بخش — همراه اول (ریال)", default=0)
+    price_irancell = models.PositiveIntegerField("بهای هر بخش — ایرانسل (ریال)", default=0)
+    price_rightel = models.PositiveIntegerField("بهای هر بخش — رایتل (ریال)", default=0)
+    # The provider's last answer about the account's credit (rials), read on a timer; null = never read.
+    credit = models.BigIntegerField("اعتبار (ریال)", null=True, blank=True)
+    credit_checked_at = models.DateTimeField("زمان خواندن اعتبار", null=True, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()
 
@@ -320,6 +330,29 @@ class BlacklistEntry(TimeStamped):
 
     def delete(self, *args, **kwargs):
         raise ImmutableError("deactivate blacklist entries instead of deleting them")
+
+
+class TelecomBlockedNumber(models.Model):
+    """A number the provider answered "blocked for advertising" (Melipayamak 35, Kavenegar 14): advertising
+    sends of the workspace skip it; service lines still reach it (``sms.telecom_blocks``)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    phone = models.CharField("شماره", max_length=20)
+    provider = models.CharField("سرویس‌دهنده", max_length=20)
+    code = models.CharField("کد پاسخ", max_length=40)
+    created_at = models.DateTimeField("اولین بار", auto_now_add=True)
+    last_seen_at = models.DateTimeField("آخرین بار")
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-last_seen_at", "-id"]
+        verbose_name = "شماره مسدود تبلیغاتی"
+        verbose_name_plural = "شماره‌های مسدود تبلیغاتی"
+        constraints = [models.UniqueConstraint(fields=["workspace", "phone"], name="telecom_block_unique_phone")]
+
+    def __str__(self) -> str:
+        return f"telecom block {self.workspace_id}:{self.pk}"
 
 
 class SmsTemplate(TimeStamped):

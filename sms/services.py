@@ -17,7 +17,7 @@ from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.workspaces import workspace_settings_set
 from sms import channel, events
-from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource
+from sms.choices import MAX_PRICE, PRICE_FIELDS, AttemptStatus, BlacklistReason, BlacklistSource, LineKind
 from sms.delivery import attempt_status_apply
 from sms.errors import AlreadyBlacklisted, InvalidNumber
 from sms.models import (
@@ -304,7 +304,7 @@ def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: li
 
 
 # --- provider accounts -----------------------------------------------------------------------------------
-ACCOUNT_FIELDS = {"name", "credentials", "senders", "is_active"}
+ACCOUNT_FIELDS = {"name", "credentials", "senders", "is_active", "line_kind", *PRICE_FIELDS}
 
 
 def _clean_senders(raw: Any) -> list[str]:
@@ -314,6 +314,18 @@ def _clean_senders(raw: Any) -> list[str]:
         if len(sender) > 30:
             raise ValidationFailed.field("senders", "هر خط ارسال حداکثر ۳۰ نویسه است.")
     return list(dict.fromkeys(senders))
+
+
+def _line_kind(value: Any) -> str:
+    if value not in LineKind.values:
+        raise ValidationFailed.field("line_kind", "نوع خط باید تبلیغاتی یا خدماتی باشد.")
+    return str(value)
+
+
+def _price(field: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PRICE:
+        raise ValidationFailed.field(field, f"بها باید عددی از ۰ تا {MAX_PRICE} ریال باشد.")
+    return value
 
 
 def _credentials_json(provider_kind: str, credentials: dict[str, Any]) -> str:
@@ -337,8 +349,11 @@ def sms_account_create(
     credentials: dict[str, Any] | None = None,
     senders: Any = None,
     is_active: bool = True,
+    line_kind: str = LineKind.SERVICE,
+    prices: dict[str, int] | None = None,
 ) -> SmsProviderAccount:
-    """A provider account of the workspace; credentials are stored encrypted and never read back to staff."""
+    """A provider account of the workspace; credentials are stored encrypted and never read back to staff.
+    ``prices``: price of one message part per operator (``price_mci``, ``price_irancell``, ``price_rightel``)."""
     actor.require(Perm.MANAGE_WORKSPACE)
     text_check(names={"name": name})
     if not str(name or "").strip():
@@ -350,11 +365,14 @@ def sms_account_create(
         credentials=_credentials_json(provider, credentials or {}),
         senders=_clean_senders(senders),
         is_active=bool(is_active),
+        line_kind=_line_kind(line_kind),
+        **{field: _price(field, value) for field, value in (prices or {}).items() if field in PRICE_FIELDS},
     )
 
 
 def sms_account_update(*, actor: Actor, account_id: int, data: dict[str, Any]) -> SmsProviderAccount:
-    """Change name, senders, active flag; new credentials replace the old ones only when given (write-only)."""
+    """Change name, senders, active flag, line kind, prices per operator; new credentials replace the old ones
+    only when given (write-only)."""
     actor.require(Perm.MANAGE_WORKSPACE)
     unknown = set(data) - ACCOUNT_FIELDS
     if unknown:
@@ -369,6 +387,11 @@ def sms_account_update(*, actor: Actor, account_id: int, data: dict[str, Any]) -
         account.senders = _clean_senders(data["senders"])
     if "is_active" in data:
         account.is_active = bool(data["is_active"])
+    if "line_kind" in data:
+        account.line_kind = _line_kind(data["line_kind"])
+    for field in PRICE_FIELDS:
+        if field in data:
+            setattr(account, field, _price(field, data[field]))
     if any(str(v or "").strip() for v in (data.get("credentials") or {}).values()):
         account.credentials = _credentials_json(account.provider, data["credentials"])
     account.save()

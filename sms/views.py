@@ -25,7 +25,7 @@ from campaigns.platform.phones import display_phone
 from campaigns.services.workspaces import workspace_time_zone_set
 from sms import log as sms_log
 from sms import selectors, services
-from sms.choices import BlacklistReason
+from sms.choices import PRICE_FIELDS, BlacklistReason
 from sms.exports import blacklist_csv
 from sms.forms import (
     AccountForm,
@@ -324,6 +324,8 @@ def _account_new(request, actor):
                 credentials=form.credentials(),
                 senders=data["senders"],
                 is_active=data["is_active"],
+                line_kind=data["line_kind"],
+                prices=form.prices(),
             )
         except PlatformError as exc:
             service_errors_to_form(form, exc)
@@ -346,6 +348,8 @@ def account_edit(request, actor, account_id: int):
         "provider": account.provider,
         "senders": "\n".join(account.senders or []),
         "is_active": account.is_active,
+        "line_kind": account.line_kind,
+        **{field: getattr(account, field) for field in PRICE_FIELDS},
     }
     form = AccountForm(request.POST or None, initial=initial, editing=True)
     if request.method == "POST" and form.is_valid():
@@ -358,6 +362,8 @@ def account_edit(request, actor, account_id: int):
                     "name": data["name"],
                     "senders": data["senders"],
                     "is_active": data["is_active"],
+                    "line_kind": data["line_kind"],
+                    **form.prices(),
                     "credentials": form.credentials(),
                 },
             )

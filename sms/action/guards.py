@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from automation.choices import EventType
 from automation.engine.registry import GuardDecision
-from sms import channel
+from sms import channel, telecom_blocks
 from sms.providers import provider_for
 
 
@@ -67,3 +67,28 @@ def blacklist_guard(ctx) -> GuardDecision:
     if _blacklisted(ctx, mobile(ctx.subject)):
         return GuardDecision("block", reason="blacklisted")
     return GuardDecision.allow()
+
+
+def advertising(ctx) -> bool:
+    """Whether this step sends through an advertising line (the account it calls first), read once per job."""
+    kind = ctx.node.config.get("provider") or ""
+    key = ("sms_advertising", ctx.workspace.id, kind)
+    if key not in ctx.cache:
+        ctx.cache[key] = telecom_blocks.is_advertising(channel.pick_account(cached_settings(ctx), kind or None))
+    return ctx.cache[key]
+
+
+def ad_blocked(ctx, number: str) -> bool:
+    """The number refuses advertising (remembered from a provider's answer) and this step's line advertises; one
+    query for the whole batch's numbers when the runner batches."""
+    if not advertising(ctx):
+        return False
+    subjects = ctx.cache.get("batch_subjects")
+    key = ("sms_ad_blocked", ctx.workspace.id)
+    if subjects and key not in ctx.cache:
+        numbers = [mobile(s) for s in subjects if getattr(s, "workspace_id", None) == ctx.workspace.id]
+        ctx.cache[key] = telecom_blocks.blocked_numbers(ctx.workspace.id, [n for n in numbers if n])
+        ctx.cache[(*key, "numbers")] = set(numbers)
+    if key not in ctx.cache or number not in ctx.cache[(*key, "numbers")]:
+        return bool(telecom_blocks.blocked_numbers(ctx.workspace.id, [number]))
+    return number in ctx.cache[key]

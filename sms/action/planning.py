@@ -8,7 +8,7 @@ from automation.choices import EventType
 from automation.engine.registry import ActionResult, ResultStatus
 from automation.engine.variables import render
 from sms.action.attempts import CHANNEL, Plan, record_id
-from sms.action.guards import answerable, cached_settings, mobile, primary_kind
+from sms.action.guards import ad_blocked, answerable, cached_settings, mobile, primary_kind
 from sms.action.unknowns import drop_queued, earlier_attempts, settle_unknown
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.segments import count_segments
@@ -20,6 +20,9 @@ def plan_step(ctx):
     phone = mobile(ctx.subject)  # always the live number
     if not phone:
         return ActionResult(ResultStatus.REJECTED, message="no valid mobile", data={"error": "no_valid_mobile"})
+    if ad_blocked(ctx, phone):  # the operators refuse advertising to it: skipped, a service line still reaches it
+        data = {"error": "telecom_blocked", "event": EventType.SKIPPED}
+        return ActionResult(ResultStatus.SKIPPED, message="blocked for advertising", data=data)
     config = node.config
     body = config.get("body") or ""
     settings = cached_settings(ctx)

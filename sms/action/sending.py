@@ -9,7 +9,7 @@ from automation.choices import EventType
 from automation.engine.guards import next_opening_tomorrow
 from automation.engine.lease import STOP_EXCEPTIONS
 from automation.engine.registry import RETRY_STRATEGIES, ActionResult, ResultStatus
-from sms import channel, rate_limits
+from sms import channel, rate_limits, telecom_blocks
 from sms.action.attempts import Plan, name_provider_many, record_many, stamp_sending
 from sms.action.guards import cached_settings
 from sms.action.unknowns import release_kept_units, settle_delay, unknown_result
@@ -139,6 +139,9 @@ def settle(plans: list[Plan]) -> list[ActionResult]:
         elif status == AttemptStatus.UNKNOWN:
             results.append(unknown_result(ctx, gateway.provider, response.error_code, data))
         elif status == AttemptStatus.REJECTED:
+            telecom_blocks.remember_if_blocked(
+                workspace_id=ctx.workspace.id, phone=plan.phone, provider=gateway.provider, code=response.error_code
+            )
             results.append(ActionResult(ResultStatus.REJECTED, message=response.error_code, data=data))
         else:
             results.append(ActionResult(ResultStatus.FAILED, retryable=True, message=response.error_code, data=data))

@@ -5,7 +5,7 @@ from rest_framework import serializers
 from campaigns.platform.api.fields import IdField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 from sms.choices import BlacklistReason
-from sms.models import BlacklistEntry, SmsAttempt, SmsTemplate
+from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 
 
 class SmsPreviewInput(serializers.Serializer):
@@ -87,6 +87,25 @@ class SmsAttemptOutput(serializers.ModelSerializer):
         ]
 
 
+class SmsAccountOutput(serializers.ModelSerializer):
+    """A provider account as the launch check sees it (credentials never read back)."""
+
+    class Meta:
+        model = SmsProviderAccount
+        fields = [
+            "id",
+            "name",
+            "provider",
+            "is_active",
+            "line_kind",
+            "price_mci",
+            "price_irancell",
+            "price_rightel",
+            "credit",
+            "credit_checked_at",
+        ]
+
+
 class SmsSettingsOutput(serializers.Serializer):
     enabled = serializers.BooleanField()
     primary_account_id = serializers.IntegerField(allow_null=True)
@@ -98,6 +117,9 @@ class SmsSettingsOutput(serializers.Serializer):
     webhook_path = serializers.CharField()
     notifications_email = serializers.BooleanField(help_text="Every notification is also e-mailed to the owners.")
     sms_retention_days = serializers.IntegerField(help_text="SMS texts and numbers are erased after it; 0 = kept.")
+    accounts = SmsAccountOutput(
+        many=True, help_text="The provider accounts: line kind, price of one part per operator (rials), last credit."
+    )
 
 
 class CredentialFieldOutput(serializers.Serializer):

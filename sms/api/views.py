@@ -19,6 +19,7 @@ from sms.api.serializers import (
     BlacklistImportOutput,
     BlacklistInput,
     BlacklistOutput,
+    SmsAccountOutput,
     SmsAttemptOutput,
     SmsPreviewInput,
     SmsPreviewOutput,
@@ -234,6 +235,9 @@ def _settings_payload(settings) -> dict:
         "webhook_path": f"/api/webhooks/sms/generic/{settings.webhook_token}",
         "notifications_email": bool((workspace.settings or {}).get("notifications_email", False)),
         "sms_retention_days": retention_days(workspace),
+        "accounts": SmsAccountOutput(
+            SmsProviderAccount.objects.filter(workspace_id=settings.workspace_id).order_by("name", "id"), many=True
+        ).data,
     }
 
 

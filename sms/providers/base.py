@@ -98,6 +98,9 @@ class Provider:
     # Send result per provider code, and delivery meaning per provider entry/delivery code.
     send_codes: ClassVar[dict[int, str]] = {}
     delivery_codes: ClassVar[dict[int, CodeMeaning]] = {}
+    # The codes that say "this number is on the operators' blacklist for advertising" (a send entry's error code
+    # or a delivery status, as stored on the attempt): the number is remembered (``sms.telecom_blocks``).
+    ad_blocked_codes: ClassVar[frozenset[str]] = frozenset()
     # Builders of the provider's wire answers (used by the fake servers of the tests).
     fixtures: ClassVar[Any] = None
 

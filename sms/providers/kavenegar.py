@@ -120,6 +120,8 @@ class KavenegarProvider(Provider):
     batch_size = BATCH
     send_codes = SEND_CODES
     delivery_codes = ENTRY_CODES
+    # Entry status 14 (filtered: the number refuses advertising), at the send (``entry_14``) or in a status answer.
+    ad_blocked_codes = frozenset({"14", "entry_14"})
 
     def _url(self, credentials, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/v1/{credentials.get('api_key', '')}/sms/{method}.json"

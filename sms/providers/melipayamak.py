@@ -90,6 +90,8 @@ class MelipayamakProvider(Provider):
     batch_size = BATCH
     send_codes = SEND_CODES
     delivery_codes = DELIVERY_CODES
+    # Delivery status 35: the number is on the operators' advertising blacklist.
+    ad_blocked_codes = frozenset({"35"})
 
     def _url(self, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/api/SendSMS/{method}"
