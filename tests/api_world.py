@@ -152,6 +152,14 @@ def _attempt(world: World):
     return SmsAttempt.objects.filter(execution=execution).first() or SmsAttempt.objects.get(pk=0)
 
 
+def _inbound(world: World):
+    from sms.inbound.services import inbound_store
+    from tests.sms.inbound_helpers import make_account, received
+
+    account = make_account(world.workspace)
+    return inbound_store(account=account, messages=[received("سلام", world.get("target_id").mobile)])[0]
+
+
 def _blacklist(world: World):
     from sms.models import BlacklistEntry
 
@@ -216,6 +224,7 @@ def _task_with_screenshot(world: World):
 
 FACTORIES: dict[str, Callable[[World], object]] = {
     "target_id": lambda w: make_target(w.workspace),
+    "message_id": _inbound,
     "list_id": lambda w: make_list(w.workspace),
     "import_id": _import,
     "campaign_id": _journey,

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from sms.api import views
+from sms.api import inbound, views
 
 urlpatterns = [
     path("sms/preview", views.PreviewApi.as_view(), name="api-sms-preview"),
@@ -23,4 +23,9 @@ urlpatterns = [
     path("sms/providers", views.SmsProviderListApi.as_view(), name="api-sms-providers"),
     path("sms/attempts", views.SmsAttemptListApi.as_view(), name="api-sms-attempts"),
     path("sms/attempts/<int:attempt_id>", views.SmsAttemptDetailApi.as_view(), name="api-sms-attempt"),
+    path("sms/inbound", inbound.InboundListApi.as_view(), name="api-sms-inbound"),
+    path("sms/inbound/read", inbound.InboundMarkReadApi.as_view(), name="api-sms-inbound-read"),
+    path("sms/inbound/words", inbound.InboundWordsApi.as_view(), name="api-sms-inbound-words"),
+    path("sms/inbound/<int:message_id>", inbound.InboundDetailApi.as_view(), name="api-sms-inbound-message"),
+    path("sms/conversations/<int:target_id>", inbound.ConversationApi.as_view(), name="api-sms-conversation"),
 ]

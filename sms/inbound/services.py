@@ -147,3 +147,18 @@ def inbound_words_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
     SmsSettings.objects.filter(pk=settings.pk).update(**values, updated_at=timezone.now())
     settings.refresh_from_db()
     return settings
+
+
+MAX_MARK = 500
+
+
+def inbound_mark_read(*, actor: Actor, ids: list[int], read: bool = True) -> int:
+    """Mark the workspace's replies read (or unread again); other workspaces' ids change nothing."""
+    actor.require(Perm.VIEW_SMS_LOGS)
+    if len(ids) > MAX_MARK:
+        raise ValidationFailed.field("ids", f"حداکثر {MAX_MARK} پیام در هر بار.")
+    return (
+        InboundSms.objects.filter(workspace_id=actor.workspace.id, id__in=ids)
+        .exclude(is_read=read)
+        .update(is_read=read)
+    )

@@ -23,6 +23,7 @@ from campaigns.choices import TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetList
 from campaigns.platform.jalali import to_jalali
 from campaigns.platform.keyset import encode_cursor
+from sms.inbound.models import InboundSms
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 from workers.models import ActionConfig, BrowserAccount, BrowserTask, CampaignPlatform, Proxy
 
@@ -120,6 +121,9 @@ def patterns_of(workspace) -> list[Pattern]:
     account = SmsProviderAccount.objects.filter(workspace=ws).order_by("id").first()
     blocked = BlacklistEntry.objects.filter(workspace=ws).order_by("-id").first()
     conversion = ConversionEvent.objects.filter(workspace=ws).order_by("-id").first()
+    reply = InboundSms.objects.filter(workspace=ws, target__isnull=False).order_by("-id").first()
+    deep_reply = InboundSms.objects.filter(workspace=ws).order_by("-received_at", "-id")[5000:5001].first()
+    deep_replies = encode_cursor(deep_reply.received_at, deep_reply.id, "n") if deep_reply else ""
     browser_account = BrowserAccount.objects.filter(workspace=ws).latest("id")
     proxy = Proxy.objects.filter(workspace=ws).latest("id")
     config = ActionConfig.objects.filter(workspace=ws).latest("id")
@@ -266,6 +270,16 @@ def patterns_of(workspace) -> list[Pattern]:
         P("api sms template", _url("api-sms-template", template_id=template.id)),
         P("api sms settings", _url("api-sms-settings")),
         P("api sms providers", _url("api-sms-providers")),
+        P("api sms inbound", _url("api-sms-inbound")),
+        P("api sms inbound ?unread", _url("api-sms-inbound", "unread=true")),
+        P("api sms inbound ?matched=false", _url("api-sms-inbound", "matched=false")),
+        P("api sms inbound ?opt_outs&line", _url("api-sms-inbound", "opt_outs=true&line=1000")),
+        P("api sms inbound ?campaign", _url("api-sms-inbound", f"campaign={journey.id}")),
+        P("api sms inbound ?number", _url("api-sms-inbound", f"number={phone}")),
+        P("api sms inbound ?cursor (row 5,000)", _url("api-sms-inbound", f"cursor={deep_replies}")),
+        P("api sms inbound message", _url("api-sms-inbound-message", message_id=reply.id)),
+        P("api sms inbound words", _url("api-sms-inbound-words")),
+        P("api sms conversation", _url("api-sms-conversation", target_id=reply.target_id)),
         P("api campaign groups", _url("api-campaign-groups")),
         P("api campaign group", _url("api-campaign-group", group_id=chain.group_id)),
         P("api campaign tree", _url("api-campaign-tree", group_id=chain.group_id)),

@@ -3,7 +3,8 @@
 Written after the big tables (``tests.bench.management.commands.bench_pages.Seed``), into the same data template: an
 import report of ``IMPORT_MAX_ROWS`` rows, an enrollment review of ``MAX_SUBJECTS`` targets (many of them live
 in other journeys: conflicts to decide), a chain waiting for approval in a package, a year of follow-ups and
-notifications for the owner, conversions for the chains' lift, SMS templates, a draft workflow, browser
+notifications for the owner, conversions for the chains' lift, a year of replies (a tenth from unknown numbers, a
+twentieth opt-outs, a quarter unread), SMS templates, a draft workflow, browser
 accounts, proxies and action configs. Services write what has rules (the preview, the package, the workflow);
 COPY writes what is only rows. Every app is read through its public models.
 """
@@ -25,7 +26,11 @@ from campaigns.chains.text import name_key, search_text
 from campaigns.choices import ImportOutcome, ImportStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow
 from campaigns.notifications.models import Activity, Notification
+from sms.choices import InboundOutcome
+from sms.inbound.models import InboundSms
+from sms.models import SmsProviderAccount
 from sms.services import sms_template_create
+from tests.bench.pages_patterns import BASE_MOBILE
 from workers.models import ActionConfig, BrowserAccount, CampaignPlatform, Proxy
 
 FULL = {  # rows at --scale 1
@@ -35,6 +40,7 @@ FULL = {  # rows at --scale 1
     "conversions": 100_000,
     "accounts": 500,
     "proxies": 100,
+    "replies": 200_000,
 }
 TEMPLATES, ACTION_CONFIGS = 50, 10
 GOAL = {"type": "TARGET_STATUS", "statuses": ["converted"]}
@@ -57,6 +63,7 @@ class PagesWorld:
         self._review(actor, targets, workflow_id)
         self._package(actor, lists[0])
         self._people(actor, targets, now)
+        self._replies(workspace, targets, now)
         for k in range(TEMPLATES):
             sms_template_create(actor=actor, name=f"قالب {k + 1}", body=f"سلام {{{{first_name}}}}، پیشنهاد {k + 1}")
         workflow_create(actor=actor, name="پیش‌نویس معرفی", template="three_step_intro")
@@ -188,6 +195,38 @@ class PagesWorld:
                 yield (workspace.id, targets[(i * 13) % len(targets)], "purchase", now - timedelta(minutes=i))
 
         self.copy_rows(ConversionEvent, ["workspace_id", "target_id", "name", "occurred_at"], conversions(), now=now)
+
+    def _replies(self, workspace, targets: range, now) -> None:
+        """A year of replies on the console line: most from targets (matched), some from unknown numbers."""
+        account = SmsProviderAccount.objects.filter(workspace=workspace).order_by("id").first()
+        count, span = self.n["replies"], 365 * 86400
+
+        def rows():
+            for i in range(count):
+                k = (i * 17) % len(targets)
+                matched = i % 10 != 0
+                number = f"+98{BASE_MOBILE + k}" if matched else f"+98935{i:07d}"
+                outcome = InboundOutcome.OPT_OUT if i % 20 == 1 else InboundOutcome.NONE
+                text = "لغو۱۱" if outcome else f"ممنون، پاسخ {i + 1}"
+                at = now - timedelta(seconds=(count - i) * span // count)
+                target = targets[k] if matched else None
+                yield (
+                    workspace.id,
+                    account.id,
+                    "console",
+                    f"bench:{i}",
+                    "1000",
+                    number,
+                    text,
+                    at,
+                    target,
+                    i % 4 != 0,
+                    outcome,
+                )
+
+        columns = ["workspace_id", "account_id", "provider", "provider_message_id", "line", "number", "text"]
+        columns += ["received_at", "target_id", "is_read", "outcome"]
+        self.copy_rows(InboundSms, columns, rows(), now=now)
 
     def browser_accounts(self, workspace) -> list:
         """Accounts (cookies encrypted by their field) behind proxies: written before the browser tasks, which

@@ -2,7 +2,7 @@
 
 ``seed_workspace`` builds, through the services where they exist, one object of every kind a path of the
 API names (targets and lists, an import, journey workflow/campaign/enrollment batch/executions, SMS
-attempts/templates/blacklist, groups and chains with an approval package and runs, browser accounts,
+attempts/templates/blacklist, a reply, groups and chains with an approval package and runs, browser accounts,
 proxies, action configs, campaigns with tasks and a screenshot, notifications and activities) and returns
 their ids by name. ``path_ids`` maps an operation's path template to the ids of its path parameters,
 ``body_seeds`` to body parts that name seeded objects.
@@ -28,7 +28,9 @@ from campaigns.chains.services.groups import group_create
 from campaigns.models import TargetImport
 from campaigns.notifications.services import activity_create, notification_send
 from campaigns.platform.tenancy import Actor
-from sms.models import SmsAttempt
+from sms.inbound.services import inbound_store
+from sms.inbound.types import ReceivedSms
+from sms.models import SmsAttempt, SmsSettings
 from sms.services import blacklist_add, sms_template_create
 from tests.automation.helpers import T0, Driver, end_node, journey, linear_graph, setup_sms, sms_node
 from tests.conftest import make_list, make_target
@@ -152,6 +154,12 @@ def seed_workspace(actor: Actor) -> dict[str, int]:
     _browser_part(actor, ids)
     ids["template"] = sms_template_create(actor=actor, name="خوشامد", body="سلام {first_name}").id
     ids["blacklist"] = blacklist_add(actor=actor, number="09120001122").id
+    account = SmsSettings.objects.get(workspace=workspace).primary_account
+    [reply] = inbound_store(
+        account=account,
+        messages=[ReceivedSms(provider_message_id="fuzz-1", sender=targets[0].mobile, line="3000", text="سلام")],
+    )
+    ids["inbound"] = reply.id
     ids["conversion"] = ConversionEvent.objects.create(
         workspace=workspace, target=targets[0], name="purchase", occurred_at=timezone.now()
     ).id
@@ -194,6 +202,8 @@ def path_ids(path: str, ids: dict[str, int]) -> dict[str, int]:
         ("/api/v1/notifications/", {"notification_id": "notification"}),
         ("/api/v1/sms/attempts/", {"attempt_id": "attempt"}),
         ("/api/v1/sms/blacklist/", {"entry_id": "blacklist"}),
+        ("/api/v1/sms/conversations/", {"target_id": "first_target"}),
+        ("/api/v1/sms/inbound/", {"message_id": "inbound"}),
         ("/api/v1/sms/templates/", {"template_id": "template"}),
         ("/api/v1/target-lists/", {"list_id": "list"}),
         ("/api/v1/targets/imports/", {"import_id": "import"}),

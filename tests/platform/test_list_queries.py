@@ -118,6 +118,16 @@ def _blacklist(world: World, n: int) -> None:
         BlacklistEntry.objects.create(workspace=world.workspace, value=f"+98935{next(_seq):07d}")
 
 
+def _replies(world: World, n: int) -> None:
+    from sms.inbound.services import inbound_store
+    from tests.sms.inbound_helpers import make_account, received
+
+    account = make_account(world.workspace)
+    for target in _targets(world, n):
+        inbound_store(account=account, messages=[received("سلام", target.mobile)])
+    inbound_store(account=account, messages=[received("کی؟", f"0935{next(_seq):07d}")])  # unmatched
+
+
 def _templates(world: World, n: int) -> None:
     from sms.models import SmsTemplate
 
@@ -206,6 +216,7 @@ API_LISTS: dict[str, Maker] = {
     "/api/v1/notifications": _notifications,
     "/api/v1/sms/attempts": _attempts,
     "/api/v1/sms/blacklist": _blacklist,
+    "/api/v1/sms/inbound": _replies,
     "/api/v1/sms/templates": _templates,
     "/api/v1/target-lists": lambda w, n: [make_list(w.workspace) for _ in range(n)] and None,
     "/api/v1/targets": _targets,

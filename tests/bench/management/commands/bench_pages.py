@@ -48,6 +48,7 @@ from campaigns.platform.partitions import partitions_ensure
 from campaigns.platform.tenancy import Actor
 from campaigns.services.workspaces import membership_set
 from sms.choices import AttemptStatus
+from sms.inbound.models import InboundSms
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettings
 from tests.bench.harness import bench_database, vacuum_analyze
 from tests.bench.management.commands.bench_engine import GRAPH
@@ -55,7 +56,7 @@ from tests.bench.pages_patterns import BASE_MOBILE, patterns_of, unmeasured
 from tests.bench.pages_world import PagesWorld
 from workers.models import BrowserTask, CampaignPlatform, CampaignStatistics
 
-SEED_VERSION = 6  # raised whenever the rows a template holds change (a template of another version is rebuilt)
+SEED_VERSION = 7  # raised whenever the rows a template holds change (a template of another version is rebuilt)
 SLUG = "bench-pages"
 OWNER = "bench-pages-owner"
 FULL = {  # rows at --scale 1
@@ -152,7 +153,7 @@ class Seed:
         CampaignRun._meta.db_table,
     ]
     world_tables = [
-        m._meta.db_table for m in (TargetImportRow, EnrollmentItem, Activity, Notification, ConversionEvent)
+        m._meta.db_table for m in (TargetImportRow, EnrollmentItem, Activity, Notification, ConversionEvent, InboundSms)
     ] + [RunAudienceMember._meta.db_table]
 
     def sizes(self) -> str:

@@ -1,0 +1,186 @@
+"""Replies API: the inbox (filtered, mark read), a target's conversation, the opt-out / opt-in words."""
+
+from __future__ import annotations
+
+import django_filters
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from campaigns.models import Target
+from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.fields import IdField
+from campaigns.platform.api.pagination import HistoryPagination
+from campaigns.platform.api.schema import errors
+from campaigns.platform.filters import IdFilter, IsoDateTimeFilter, StrictBooleanFilter
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tenancy import get_scoped
+from sms import channel
+from sms.choices import InboundOutcome
+from sms.inbound import selectors
+from sms.inbound.keywords import MAX_WORD_LENGTH, MAX_WORDS
+from sms.inbound.models import InboundSms
+from sms.inbound.services import MAX_MARK, inbound_mark_read, inbound_words_update
+from sms.selectors import number_filter
+
+
+class InboundFilter(django_filters.FilterSet):
+    campaign = IdFilter(field_name="campaign_id")
+    line = django_filters.CharFilter(field_name="line", max_length=30)
+    matched = StrictBooleanFilter(field_name="target", lookup_expr="isnull", exclude=True)
+    outcome = django_filters.ChoiceFilter(choices=[c for c in InboundOutcome.choices if c[0]])
+    opt_outs = StrictBooleanFilter(method="filter_opt_outs")
+    unread = StrictBooleanFilter(field_name="is_read", exclude=True)
+    number = django_filters.CharFilter(method="filter_number", max_length=40)
+    since = IsoDateTimeFilter(field_name="received_at", lookup_expr="gte")
+    until = IsoDateTimeFilter(field_name="received_at", lookup_expr="lt")
+
+    class Meta:
+        model = InboundSms
+        fields = ["campaign", "line", "matched", "outcome", "opt_outs", "unread", "number", "since", "until"]
+
+    def filter_opt_outs(self, queryset, name, value):
+        opt_out = {"outcome": InboundOutcome.OPT_OUT}
+        return queryset.filter(**opt_out) if value else queryset.exclude(**opt_out)
+
+    def filter_number(self, queryset, name, value):
+        return number_filter(queryset, "number", value)
+
+
+class InboundOutput(serializers.ModelSerializer):
+    target_id = serializers.IntegerField(allow_null=True, read_only=True)
+    target_name = serializers.CharField(source="target.name", allow_null=True, default=None, read_only=True)
+    campaign_id = serializers.IntegerField(allow_null=True, read_only=True)
+    attempt_id = serializers.IntegerField(allow_null=True, read_only=True)
+    account_id = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = InboundSms
+        fields = [
+            "id",
+            "account_id",
+            "provider",
+            "line",
+            "number",
+            "text",
+            "received_at",
+            "target_id",
+            "target_name",
+            "campaign_id",
+            "attempt_id",
+            "is_read",
+            "outcome",
+        ]
+
+
+class MarkReadInput(serializers.Serializer):
+    ids = serializers.ListField(child=IdField(), max_length=MAX_MARK, allow_empty=False)
+    read = serializers.BooleanField(default=True)
+
+
+class MarkReadOutput(serializers.Serializer):
+    marked = serializers.IntegerField()
+
+
+class ConversationMessageOutput(serializers.Serializer):
+    direction = serializers.ChoiceField(choices=["out", "in"], help_text="out = sent to the target, in = its reply")
+    id = serializers.IntegerField(help_text="the attempt's id (out) or the reply's id (in)")
+    at = serializers.DateTimeField()
+    text = serializers.CharField(allow_blank=True)
+    line = serializers.CharField(allow_blank=True)
+    status = serializers.CharField(help_text="the attempt's delivery status (out); read / unread (in)")
+    campaign_id = serializers.IntegerField(allow_null=True)
+
+
+class InboundWordsSerializer(serializers.Serializer):
+    opt_out_words = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_WORD_LENGTH, trim_whitespace=False), max_length=MAX_WORDS
+    )
+    opt_in_words = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_WORD_LENGTH, trim_whitespace=False), max_length=MAX_WORDS
+    )
+
+
+class InboundListApi(WorkspaceAPIView):
+    read_permission = Perm.VIEW_SMS_LOGS
+    serializer_class = InboundOutput
+    queryset = InboundSms.objects.none()
+    pagination_class = HistoryPagination
+    keyset_time_field, keyset_descending = "received_at", True
+    filterset_class = InboundFilter
+
+    def scoped_queryset(self):
+        return selectors.inbound_queryset(actor=self.actor)
+
+    @extend_schema(operation_id="sms_inbound_list", responses={200: InboundOutput(many=True), **errors(400, 403, 404)})
+    def get(self, request):
+        """Replies, newest first: filter by campaign, line, matched / unmatched, opt-outs, unread, number, time."""
+        return self.paginated(self.filter_queryset(self.scoped_queryset()), InboundOutput)
+
+
+class InboundDetailApi(WorkspaceAPIView):
+    read_permission = Perm.VIEW_SMS_LOGS
+    serializer_class = InboundOutput
+
+    @extend_schema(operation_id="sms_inbound_retrieve", responses={200: InboundOutput, **errors(403, 404)})
+    def get(self, request, message_id: int):
+        return Response(InboundOutput(get_scoped(InboundSms, self.actor.workspace, message_id)).data)
+
+
+class InboundMarkReadApi(WorkspaceAPIView):
+    write_permission = Perm.VIEW_SMS_LOGS
+    serializer_class = MarkReadOutput
+
+    @extend_schema(
+        operation_id="sms_inbound_mark_read",
+        request=MarkReadInput,
+        responses={200: MarkReadOutput, **errors(400, 403, 404)},
+        description="Mark replies read (or unread again with read=false); ids of other workspaces change nothing.",
+    )
+    def post(self, request):
+        serializer = MarkReadInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response({"marked": inbound_mark_read(actor=self.actor, **serializer.validated_data)})
+
+
+class ConversationApi(WorkspaceAPIView):
+    read_permission = Perm.VIEW_SMS_LOGS
+    serializer_class = ConversationMessageOutput
+    queryset = Target.objects.none()  # the path's target (for the schema generator)
+    pagination_class = None
+
+    @extend_schema(
+        operation_id="sms_conversation_retrieve",
+        responses={200: ConversationMessageOutput(many=True), **errors(403, 404)},
+    )
+    def get(self, request, target_id: int):
+        """The last 200 messages sent to and received from the target (its mobile), oldest first."""
+        return Response(
+            ConversationMessageOutput(selectors.conversation(actor=self.actor, target_id=target_id), many=True).data
+        )
+
+
+class InboundWordsApi(WorkspaceAPIView):
+    read_permission = Perm.VIEW_SMS_LOGS
+    write_permission = Perm.MANAGE_WORKSPACE
+    serializer_class = InboundWordsSerializer
+
+    @extend_schema(
+        operation_id="sms_inbound_words_retrieve", responses={200: InboundWordsSerializer, **errors(403, 404)}
+    )
+    def get(self, request):
+        settings = channel.sms_settings(self.actor.workspace.id)
+        return Response({"opt_out_words": settings.opt_out_words, "opt_in_words": settings.opt_in_words})
+
+    @extend_schema(
+        operation_id="sms_inbound_words_update",
+        request=InboundWordsSerializer(partial=True),
+        responses={200: InboundWordsSerializer, **errors(400, 403, 404)},
+        description="A reply whose whole text (normalised) is an opt-out word blacklists its number; an opt-in word "
+        "lifts such an opt-out. A word cannot be both.",
+    )
+    def patch(self, request):
+        serializer = InboundWordsSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        settings = inbound_words_update(actor=self.actor, data=dict(serializer.validated_data))
+        return Response({"opt_out_words": settings.opt_out_words, "opt_in_words": settings.opt_in_words})
