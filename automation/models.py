@@ -28,6 +28,7 @@ from automation.choices import (
     execution_status_label,
 )
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
+from campaigns.platform.jalali import fa_digits
 
 S = ExecutionStatus
 
@@ -111,7 +112,7 @@ class WorkflowVersion(TimeStamped):
         ]
 
     def __str__(self) -> str:
-        return f"{self.workflow_id} v{self.version_number} ({self.status})"
+        return f"نسخهٔ {fa_digits(self.version_number)} ({self.get_status_display()})"
 
     def clean(self) -> None:
         super().clean()
@@ -316,7 +317,7 @@ class CampaignJourney(TimeStamped):
         verbose_name_plural = "سفرهای کمپین"
 
     def __str__(self) -> str:
-        return f"journey of campaign {self.campaign_id}: v{self.workflow_version_id}"
+        return f"مسیر کمپین {fa_digits(self.campaign_id)}"
 
     def clean(self) -> None:
         super().clean()
@@ -348,7 +349,7 @@ class AutomationSettings(TimeStamped):
         verbose_name_plural = "تنظیمات اتوماسیون"
 
     def __str__(self) -> str:
-        return f"automation settings of {self.workspace_id}"
+        return f"تنظیمات خودکارسازی فضای کاری {fa_digits(self.workspace_id)}"
 
 
 class Execution(TimeStamped):
@@ -450,7 +451,7 @@ class Execution(TimeStamped):
         return execution_status_badge(self.status, self.end_reason)
 
     def __str__(self) -> str:
-        return f"execution {self.pk} ({self.status})"
+        return f"اجرای مسیر {fa_digits(self.pk)} ({self.get_status_display()})"
 
     def clean(self) -> None:
         super().clean()
@@ -704,7 +705,7 @@ class EnrollmentBatch(TimeStamped):
         indexes = [models.Index(fields=["status", "lease_until"], name="enrollbatch_status_lease")]
 
     def __str__(self) -> str:
-        return f"batch {self.pk} of campaign {self.campaign_id} ({self.status})"
+        return f"دستهٔ ثبت‌نام {fa_digits(self.pk)} ({self.get_status_display()})"
 
     def clean(self) -> None:
         super().clean()
@@ -779,7 +780,7 @@ class AutoEnrollRule(TimeStamped):
         verbose_name_plural = "قاعده‌های افزودن خودکار"
 
     def __str__(self) -> str:
-        return f"auto-enroll of campaign {self.campaign_id}"
+        return f"ثبت‌نام خودکار کمپین {fa_digits(self.campaign_id)}"
 
     def clean(self) -> None:
         super().clean()

@@ -214,6 +214,29 @@ class TestMessageForm(StrictTextFormMixin, forms.Form):
     text = forms.CharField(label="متن", initial="پیام آزمایشی سامانه کمپین", max_length=300)
 
 
+# The zones a workspace here most likely uses, named in Persian, above the whole IANA list.
+COMMON_TIME_ZONES = (
+    ("Asia/Tehran", "تهران (ایران)"),
+    ("Asia/Kabul", "کابل (افغانستان)"),
+    ("Asia/Dubai", "دبی (امارات)"),
+    ("Europe/Istanbul", "استانبول (ترکیه)"),
+    ("Asia/Baghdad", "بغداد (عراق)"),
+    ("Asia/Ho_Chi_Minh", "هوشی‌مین (ویتنام)"),
+    ("Europe/London", "لندن"),
+    ("Europe/Berlin", "برلین"),
+    ("America/New_York", "نیویورک"),
+    ("UTC", "زمان هماهنگ جهانی (UTC)"),
+)
+
+
+def time_zone_choices() -> list:
+    """The common zones by Persian name first, then every IANA zone by its name."""
+    return [
+        ("پرکاربرد", list(COMMON_TIME_ZONES)),
+        ("همهٔ منطقه‌ها", [(z, z) for z in sorted(zoneinfo.available_timezones())]),
+    ]
+
+
 class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
     automation_enabled = forms.BooleanField(
         label="اجرای سفرها (اتوماسیون) روشن",
@@ -224,7 +247,7 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         label="منطقه زمانی فضای کاری",
         required=False,
         help_text="روز سقف‌های روزانه، بازه‌های ارسال و تاریخ‌های صفحه‌ها با این منطقه حساب می‌شوند.",
-        widget=forms.Select(attrs={"dir": "ltr", "lang": "en"}),
+        widget=forms.Select(),
     )
     enabled = forms.BooleanField(label="ارسال پیامک فعال", required=False)
     primary_account = forms.TypedChoiceField(label="حساب اصلی", required=False, coerce=int, empty_value=None)
@@ -253,8 +276,8 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
 
     def __init__(self, *args, accounts=(), window=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["time_zone"].choices = [(z, z) for z in sorted(zoneinfo.available_timezones())]
-        choices = [("", "—")] + [(a.id, f"{a.name} ({a.provider_label})") for a in accounts]
+        self.fields["time_zone"].choices = time_zone_choices()
+        choices = [("", "—")] + [(a.id, str(a)) for a in accounts]
         self.fields["primary_account"].choices = choices
         self.fields["fallback_account"].choices = choices
         # The workspace's default window (the workspace's time zone); all empty: always open.

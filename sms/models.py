@@ -15,8 +15,10 @@ from django.db import models
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
 from campaigns.platform.events import WorkspaceEvent
+from campaigns.platform.jalali import fa_digits
 from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource, LineKind, SmsChannelEventType
 from sms.inbound.keywords import default_opt_in_words, default_opt_out_words
+from sms.providers import provider_for, provider_label
 
 
 class ImmutableError(RuntimeError):
@@ -65,7 +67,12 @@ class SmsProviderAccount(TimeStamped):
         verbose_name_plural = "حساب‌های پیامک"
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.provider})"
+        return f"{self.name} — {self.provider_label}"
+
+    @property
+    def provider_label(self) -> str:
+        """The provider as staff read it («کاوه‌نگار»); an unregistered kind as stored."""
+        return provider_label(self.provider)
 
     @property
     def default_sender(self) -> str:
@@ -74,8 +81,6 @@ class SmsProviderAccount(TimeStamped):
     def clean(self) -> None:
         super().clean()
         from django.core.exceptions import ValidationError
-
-        from sms.providers import provider_for
 
         if provider_for(self.provider) is None:
             raise ValidationError({"provider": "سرویس‌دهنده ناشناخته است."})
@@ -115,7 +120,7 @@ class SmsSettings(TimeStamped):
         verbose_name_plural = "تنظیمات پیامک"
 
     def __str__(self) -> str:
-        return f"sms settings of {self.workspace_id}"
+        return f"تنظیمات پیامک فضای کاری {fa_digits(self.workspace_id)}"
 
     def clean(self) -> None:
         super().clean()

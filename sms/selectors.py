@@ -102,16 +102,6 @@ def provider_kind_choices() -> list[tuple[str, str]]:
     return providers.provider_kind_choices()
 
 
-def provider_label(kind: str) -> str:
-    return dict(provider_kind_choices()).get(kind, kind)
-
-
-def _labelled(accounts):
-    for account in accounts:
-        account.provider_label = provider_label(account.provider)
-    return accounts
-
-
 def account_queryset(*, actor: Actor) -> QuerySet:
     actor.require(Perm.MANAGE_WORKSPACE)
     return scoped(SmsProviderAccount, actor.workspace)
@@ -119,7 +109,7 @@ def account_queryset(*, actor: Actor) -> QuerySet:
 
 def account_get(*, actor: Actor, account_id: int) -> SmsProviderAccount:
     account = get_scoped(SmsProviderAccount, actor.workspace, account_id, queryset=account_queryset(actor=actor))
-    return _labelled([account])[0]
+    return account
 
 
 @dataclass(frozen=True)
@@ -141,7 +131,7 @@ def settings_overview(*, actor: Actor) -> SettingsOverview:
     settings = channel.sms_settings(actor.workspace.id)
     return SettingsOverview(
         settings=settings,
-        accounts=_labelled(list(account_queryset(actor=actor))),
+        accounts=list(account_queryset(actor=actor)),
         problem=channel.channel_problem(actor.workspace.id),
         paused_until=channel.paused_until(actor.workspace.id, channel.now()),
         webhook_path=webhook_path(settings),

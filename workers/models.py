@@ -15,6 +15,7 @@ from django_fsm import RETURN_VALUE, FSMField, transition
 from campaigns.models import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
 from campaigns.platform.events import WorkspaceEvent
+from campaigns.platform.jalali import fa_digits
 from workers.choices import (
     ActionType,
     BrowserEventType,
@@ -331,7 +332,7 @@ class BrowserTask(TimeStamped):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.action_type} {self.status}"
+        return f"وظیفهٔ {fa_digits(self.pk)} ({self.get_action_type_display()}، {self.get_status_display()})"
 
     def clean(self) -> None:
         super().clean()
@@ -390,7 +391,7 @@ class BrowserTaskScreenshot(models.Model):
         verbose_name_plural = "تصاویر خطا"
 
     def __str__(self) -> str:
-        return f"screenshot of task {self.task_id}"
+        return f"تصویر وظیفهٔ {fa_digits(self.task_id)}"
 
     def clean(self) -> None:
         super().clean()

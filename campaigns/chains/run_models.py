@@ -24,6 +24,7 @@ from campaigns.chains.runs.choices import (
 )
 from campaigns.models.core import Target, TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.integrity import MSG_OTHER_WORKSPACE, require_same_workspace
+from campaigns.platform.jalali import fa_digits
 
 R = RunStatus
 
@@ -102,7 +103,7 @@ class CampaignRun(TimeStamped):
         ]
 
     def __str__(self) -> str:
-        return f"run {self.pk} ({self.status})"
+        return f"اجرای {fa_digits(self.pk)} ({self.get_status_display()})"
 
     def clean(self) -> None:
         super().clean()
@@ -183,7 +184,8 @@ class RunAudienceSnapshot(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"snapshot {self.run_id}#{self.attempt_no} ({self.status})"
+        run, attempt = fa_digits(self.run_id), fa_digits(self.attempt_no)
+        return f"فهرست مخاطبان اجرای {run}، تلاش {attempt} ({self.get_status_display()})"
 
     def clean(self) -> None:
         super().clean()

@@ -45,6 +45,12 @@ def provider_choices() -> list[tuple[str, str]]:
 provider_kind_choices = provider_choices
 
 
+def provider_label(kind: str) -> str:
+    """A kind as staff read it («کاوه‌نگار», «کنسول (آزمایشی)»); an unregistered kind as stored."""
+    provider = provider_for(kind)
+    return (provider.label or provider.kind) if provider else (kind or "")
+
+
 def credential_fields(kind: str) -> list[dict]:
     """The credential schema of a kind as plain data (pages and the API): name, label, required, secret."""
     provider = provider_for(kind)

@@ -2,6 +2,7 @@
 
 from django import template
 
+from sms import providers
 from sms.models import SmsTemplate
 from sms.providers import provider_choices
 
@@ -19,3 +20,9 @@ def sms_templates_of(workspace_id: int) -> list[SmsTemplate]:
 def sms_provider_choices() -> list[tuple[str, str]]:
     """(kind, Persian label) of every registered SMS provider, for the step's provider choice."""
     return provider_choices()
+
+
+@register.filter
+def provider_label(kind: str) -> str:
+    """A provider kind as staff read it («کاوه‌نگار», «کنسول (آزمایشی)»); an unknown kind as stored."""
+    return providers.provider_label(kind or "")

@@ -159,3 +159,20 @@ def test_one_interval_a_day_is_edited_and_saved_as_before(owner_client, actor):
     assert response.status_code == 400
     assert "win_sun_start" in response.context["channel_form"].errors
     assert automation_settings_get(actor=actor).default_send_window["days"]["sat"] == [["08:30", "21:00"]]
+
+
+def test_the_time_zone_list_starts_with_common_zones_named_in_persian_and_keeps_every_zone(owner_client, workspace):
+    page = owner_client.get("/sms/settings/").content.decode()
+    [select] = re.findall(r'<select[^>]*name="time_zone".*?</select>', page, re.S)
+    options = re.findall(r'<option value="([^"]+)"[^>]*>([^<]+)</option>', select)
+    assert options[0] == ("Asia/Tehran", "تهران (ایران)")
+    assert ("Asia/Tokyo", "Asia/Tokyo") in options  # a zone outside the common ones is still there
+
+    _save_channel(owner_client, time_zone="Asia/Tokyo")
+    assert Workspace.objects.get(pk=workspace.pk).time_zone == "Asia/Tokyo"
+
+
+def test_an_account_reads_as_its_provider_name_not_its_kind(workspace):
+    account = SmsProviderAccount.objects.create(workspace=workspace, name="اصلی", provider="kavenegar")
+    assert str(account) == "اصلی — کاوه‌نگار"
+    assert "kavenegar" not in str(account)
