@@ -10,10 +10,11 @@ from campaigns.platform.filters import IdFilter
 
 class WorkflowFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=WorkflowStatus.choices)
+    category = django_filters.CharFilter(field_name="category", max_length=30)
 
     class Meta:
         model = Workflow
-        fields = ["status"]
+        fields = ["status", "category"]
 
 
 class ExecutionFilter(django_filters.FilterSet):

@@ -23,7 +23,7 @@ from automation.builder.sequence import (
     try_decompile,
     validate_sequence,
 )
-from automation.choices import VersionStatus
+from automation.choices import VersionStatus, WorkflowStatus
 from automation.engine.graph import graph_of_version
 from automation.engine.registry import ACTIONS, VARIABLES
 from automation.errors import GraphInvalid
@@ -56,7 +56,17 @@ def _is_htmx(request) -> bool:
 
 @workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_list(request, actor):
-    return render(request, "automation/workflow_list.html", {"workflows": selectors.workflow_rows(actor=actor)})
+    category = request.GET.get("category", "")[:30]
+    status = request.GET.get("status", "")
+    status = status if status in WorkflowStatus.values else ""
+    context = {
+        "workflows": selectors.workflow_rows(actor=actor, category=category, status=status),
+        "categories": selectors.workflow_categories(actor=actor),
+        "statuses": WorkflowStatus.choices,
+        "category": category,
+        "status": status,
+    }
+    return render(request, "automation/workflow_list.html", context)
 
 
 @workspace_page(Perm.MANAGE_WORKFLOWS)
@@ -75,6 +85,7 @@ def workflow_new(request, actor):
                 actor=actor,
                 name=request.POST.get("name", ""),
                 description=request.POST.get("description", ""),
+                category=request.POST.get("category", ""),
                 template=template,
                 template_id=template_id,
             )
@@ -84,7 +95,13 @@ def workflow_new(request, actor):
         else:
             messages.success(request, f"گردش‌کار «{workflow.name}» ساخته شد.")
             return redirect("workflow-builder", workflow_id=workflow.id)
-    context = {"templates": templates, "chosen": chosen, "errors": errors, "data": request.POST}
+    context = {
+        "templates": templates,
+        "chosen": chosen,
+        "errors": errors,
+        "data": request.POST,
+        "categories": selectors.workflow_categories(actor=actor),
+    }
     return render(request, "automation/workflow_new.html", context, status=400 if errors else 200)
 
 

@@ -26,13 +26,33 @@ from campaigns.selectors import target_queryset
 CAMPAIGN_FINISHED = (CampaignStatus.COMPLETED, CampaignStatus.CANCELLED, CampaignStatus.REJECTED)
 
 
-def workflow_rows(*, actor: Actor):
-    """Workflows with their published version number, whether a draft exists and unfinished campaigns."""
-    drafts = WorkflowVersion.objects.filter(workflow=OuterRef("pk"), status=VersionStatus.DRAFT)
-    return (
+MAX_CATEGORIES = 200
+
+
+def workflow_categories(*, actor: Actor) -> list[str]:
+    """The categories the workspace's workflows use (the list's filter and the new-workflow suggestions)."""
+    rows = (
         scoped(Workflow, actor.workspace)
         .filter(deleted_at__isnull=True)
-        .select_related("published_version", "updated_by")
+        .exclude(category="")
+        .values_list("category", flat=True)
+        .distinct()
+        .order_by("category")
+    )
+    return list(rows[:MAX_CATEGORIES])
+
+
+def workflow_rows(*, actor: Actor, category: str = "", status: str = ""):
+    """Workflows with their published version number, whether a draft exists and unfinished campaigns;
+    ``category`` / ``status`` narrow the list (empty: all)."""
+    drafts = WorkflowVersion.objects.filter(workflow=OuterRef("pk"), status=VersionStatus.DRAFT)
+    workflows = scoped(Workflow, actor.workspace).filter(deleted_at__isnull=True)
+    if category:
+        workflows = workflows.filter(category=category)
+    if status:
+        workflows = workflows.filter(status=status)
+    return (
+        workflows.select_related("published_version", "updated_by")
         .annotate(
             has_draft=Exists(drafts),
             live_campaigns=Count(

@@ -30,6 +30,7 @@ class JourneyCampaignInput(serializers.Serializer):
 class WorkflowInput(serializers.Serializer):
     name = VisibleNameField(max_length=200)
     description = StrictCharField(required=False, allow_blank=True, default="")
+    category = StrictCharField(required=False, allow_blank=True, default="", max_length=30)
     template = StrictCharField(required=False, allow_null=True, default=None)
     template_id = IdField(required=False, allow_null=True, default=None)
 

@@ -174,11 +174,21 @@ def _audit_text_changes(*, actor: Actor, version: WorkflowVersion, old: Graph, n
 
 
 def workflow_create(
-    *, actor: Actor, name: str, description: str = "", template: str | None = None, template_id: int | None = None
+    *,
+    actor: Actor,
+    name: str,
+    description: str = "",
+    category: str = "",
+    template: str | None = None,
+    template_id: int | None = None,
 ) -> Workflow:
-    """A workflow with a draft v1: blank, a built-in template (by key) or a workspace template (by id)."""
+    """A workflow with a draft v1: blank, a built-in template (by key) or a workspace template (by id); the
+    category is a free label (≤ 30 characters) the workflow list filters by."""
     actor.require(Perm.MANAGE_WORKFLOWS)
-    text_check(names={"name": name}, texts={"description": description})
+    category = (category or "").strip()
+    text_check(names={"name": name, "category": category}, texts={"description": description})
+    if len(category) > Workflow._meta.get_field("category").max_length:
+        raise ValidationFailed.field("category", "دسته حداکثر ۳۰ نویسه است.")
     if not (name or "").strip():
         raise ValidationFailed.field("name", "نام گردش‌کار لازم است.")
     if template_id is not None:
@@ -196,6 +206,7 @@ def workflow_create(
             workspace=actor.workspace,
             name=name.strip(),
             description=description,
+            category=category,
             created_by=actor.user,
             updated_by=actor.user,
         )

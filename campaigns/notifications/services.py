@@ -232,8 +232,17 @@ def _campaign_link(campaign) -> str:
 
 
 def campaign_recipients(campaign) -> list[int]:
-    """Who is told about a campaign: whoever created it, else the workspace's owners."""
-    return [campaign.created_by_id] if campaign.created_by_id else workspace_owners(campaign.workspace_id)
+    """Who is told about a campaign: whoever created it while they are an active member of its workspace, else
+    the workspace's owners (a creator deleted, deactivated or removed from the workspace hears nothing)."""
+    creator = campaign.created_by_id
+    if (
+        creator
+        and Membership.objects.filter(
+            workspace_id=campaign.workspace_id, user_id=creator, user__is_active=True
+        ).exists()
+    ):
+        return [creator]
+    return workspace_owners(campaign.workspace_id)
 
 
 def campaign_status_notify(*, campaign, from_status: str, to_status: str, data: dict | None = None) -> None:

@@ -113,3 +113,27 @@ def test_archive_is_refused_while_a_campaign_uses_the_workflow(workspace):
         workflows.workflow_archive(actor=actor, workflow_id=workflow.id)
     Campaign.objects.filter(pk=campaign.pk).update(status="completed")
     assert workflows.workflow_archive(actor=actor, workflow_id=workflow.id).status == WorkflowStatus.ARCHIVED
+
+
+def test_workflows_are_filed_by_category_and_the_list_filters_by_it(client, workspace, api):
+    owner = make_actor(workspace)
+    client.force_login(owner.user)
+    response = client.post("/automation/workflows/new/", {"name": "خوش‌آمد", "category": " فروش ", "template": "blank"})
+    assert response.status_code == 302
+    workflows.workflow_create(actor=owner, name="یادآوری قسط", category="وصول")
+    workflows.workflow_create(actor=owner, name="بی‌دسته")
+    assert Workflow.objects.get(name="خوش‌آمد").category == "فروش"  # trimmed
+
+    page = client.get("/automation/workflows/?category=فروش").content.decode()
+    assert "خوش‌آمد" in page and "یادآوری قسط" not in page and "بی‌دسته" not in page
+    listing = client.get("/automation/workflows/").content.decode()
+    assert '<option value="فروش">فروش</option>' in listing and '<option value="وصول">وصول</option>' in listing
+    assert "یادآوری قسط" in listing and "بی‌دسته" in listing
+    assert 'list="workflow-categories"' in client.get("/automation/workflows/new/").content.decode()
+
+    names = [w["name"] for w in api.get("/api/v1/workflows", {"category": "وصول"}).json()["results"]]
+    assert names == ["یادآوری قسط"]
+    created = api.post("/api/v1/workflows", {"name": "تازه", "category": "فروش"}, format="json")
+    assert created.status_code == 201 and created.json()["category"] == "فروش"
+    too_long = api.post("/api/v1/workflows", {"name": "بلند", "category": "ک" * 31}, format="json")
+    assert too_long.status_code == 400

@@ -225,6 +225,23 @@ def test_waiting_source_over_48_hours_is_skipped_source_timeout(seed_chain, acto
     assert (c10.status, c10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
 
 
+def test_the_postponement_notice_goes_to_the_owners_when_the_creator_is_gone(seed_chain, actor, workspace):
+    from django.contrib.auth import get_user_model
+
+    from campaigns.choices import Role
+    from campaigns.models import Membership
+
+    nodes, _ = seed_chain
+    gone = get_user_model().objects.create_user(username="left-the-team", password="x", is_active=False)
+    Membership.objects.create(workspace=workspace, user=gone, role=Role.MANAGER)
+    nodes["B"].created_by = gone
+    nodes["B"].save(update_fields=["created_by"])
+    tick(at(2026, 10, 1, 9, 0))  # A-10 dispatched, never settles
+    tick(at(2026, 10, 3, 9, 0))  # B-10 waits for its source: postponed
+    postponed = Notification.objects.filter(kind="chain_run_postponed")
+    assert [n.recipient_id for n in postponed] == [actor.user.id]  # the owner, not the deactivated creator
+
+
 def test_new_period_skips_old_unsent_child_runs(actor):
     long_wait = {
         "B": {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 20, "run_time": "09:00"}},

@@ -398,16 +398,16 @@ def _wait(run: CampaignRun, reason: str, now: datetime, until: datetime) -> None
 def _notify_postponed(run: CampaignRun, reason: str) -> None:
     from django.urls import reverse
 
-    from campaigns.notifications.services import notification_send
+    from campaigns.notifications.services import campaign_recipients, notification_send
 
-    campaign = Campaign.objects.filter(pk=run.campaign_id).values("name", "created_by_id").first()
-    if not campaign or not campaign["created_by_id"]:
+    campaign = Campaign.objects.filter(pk=run.campaign_id).only("name", "created_by_id", "workspace_id").first()
+    if not campaign:
         return
     notification_send(
         workspace=run.workspace_id,
-        recipients=[campaign["created_by_id"]],
+        recipients=campaign_recipients(campaign),
         kind="chain_run_postponed",
-        title=f"اجرای کمپین «{campaign['name']}» به تعویق افتاد",
+        title=f"اجرای کمپین «{campaign.name}» به تعویق افتاد",
         body=f"دلیل: {WaitReason(reason).label if reason in WaitReason.values else reason}",
         link=reverse("chain-campaign-runs", args=[run.campaign_id]),
         dedupe_key=f"run_postponed:{run.pk}:{run.scheduled_at.isoformat() if run.scheduled_at else ''}",
