@@ -47,6 +47,7 @@ class AccountForm(StrictTextFormMixin, forms.ModelForm):
             "is_active",
             "max_requests_per_second",
             "max_messages_per_minute",
+            "max_line_messages_per_second",
             "inbound_push",
             "line_kind",
             "price_mci",

@@ -205,7 +205,9 @@ def send_batch_through_gateway(
         going = pending
         if not (primary_rate_taken and not tried and account is accounts[0]):
             granted, wait = rate_limits.take_batch_or_wait(
-                account, [count_segments(items[i].text).segments for i in pending]
+                account,
+                [count_segments(items[i].text).segments for i in pending],
+                lines=[_line(account, items[i].sender) for i in pending],
             )
             if not granted:
                 if not tried:
@@ -252,14 +254,18 @@ def first_account(settings: SmsSettings, provider_kind: str | None) -> SmsProvid
     return account
 
 
-def rate_take_first(settings: SmsSettings, provider_kind: str | None, parts: list[int]) -> tuple[int, float]:
-    """Take a batch's cost (one call, ``parts`` message parts per receptor) from the first account's rate
-    limit, shared by every worker: ``(granted, wait)`` — the first ``granted`` receptors may go; with none,
-    ``wait`` seconds until one may. No usable account: everything may go (the gateway answers for it)."""
+def rate_take_first(
+    settings: SmsSettings, provider_kind: str | None, parts: list[int], *, senders: list[str | None] | None = None
+) -> tuple[int, float]:
+    """Take a batch's cost (one call, ``parts`` message parts per receptor, sent from the steps' ``senders``)
+    from the first account's rate limit, shared by every worker: ``(granted, wait)`` — the first ``granted``
+    receptors may go; with none, ``wait`` seconds until one may. No usable account: everything may go (the
+    gateway answers for it)."""
     account = first_account(settings, provider_kind)
     if account is None:
         return len(parts), 0.0
-    return rate_limits.take_batch_or_wait(account, parts)
+    lines = [_line(account, sender) for sender in (senders if senders is not None else [None] * len(parts))]
+    return rate_limits.take_batch_or_wait(account, parts, lines=lines)
 
 
 def limited_result(settings: SmsSettings, provider_kind: str | None, wait: float) -> GatewayResult:

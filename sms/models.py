@@ -44,6 +44,8 @@ class SmsProviderAccount(TimeStamped):
     # Rate limits of this account (token buckets, sms.rate_limits); empty = no limit.
     max_requests_per_second = models.PositiveIntegerField("سقف درخواست در ثانیه", null=True, blank=True)
     max_messages_per_minute = models.PositiveIntegerField("سقف پیامک در دقیقه", null=True, blank=True)
+    # Each sender line of this account on its own (a line's messages per second, on top of the account's).
+    max_line_messages_per_second = models.PositiveIntegerField("سقف پیامک هر خط در ثانیه", null=True, blank=True)
     # Replies: the secret of this account's push address (sms.inbound.push), and whether the provider pushes them
     # (then the inbox is not polled: a reply would come twice, under two ids).
     inbound_token = models.CharField("توکن دریافت", max_length=64, default=new_webhook_token, unique=True)

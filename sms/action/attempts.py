@@ -61,22 +61,28 @@ def insert_attempts(rows: list[dict[str, Any]]) -> list[AttemptRef]:
     return [AttemptRef(ids[row["idempotency_key"]], row["provider"], row["sender"]) for row in rows]
 
 
-STAMP_SQL = f"UPDATE {SmsAttempt._meta.db_table} SET status = %s WHERE id = %s AND status = %s"  # noqa: S608
+STAMP_SQL = f"UPDATE {SmsAttempt._meta.db_table} SET status = %s WHERE id = ANY(%s) AND status = %s RETURNING id"  # noqa: S608
 
 
-def stamp_sending(attempt_id: int) -> int:
-    """queued → sending, committed before the call (journeys.md "Leases"). ``SMS_STAMP_DURABLE = False`` commits
+def stamp_sending(attempt_ids: list[int]) -> set[int]:
+    """queued → sending for one provider call's attempts, committed once before that call (journeys.md
+    "Leases"): the ids stamped (a row no longer ``queued`` is not ours). ``SMS_STAMP_DURABLE = False`` commits
     it without waiting for the WAL flush: still safe when a worker dies, not when PostgreSQL itself crashes
-    within a fraction of a second (the stamp may be lost and the step sent again) — off by default."""
-    params = [AttemptStatus.SENDING, attempt_id, AttemptStatus.QUEUED]
-    if django_settings.SMS_STAMP_DURABLE or not is_postgresql(connection):
-        with connection.cursor() as cursor:  # one short committed statement: no query building
-            cursor.execute(STAMP_SQL, params)
-            return cursor.rowcount
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL synchronous_commit TO OFF")
+    within a fraction of a second (the stamp may be lost and the call sent again) — off by default."""
+    if not attempt_ids:
+        return set()
+    if not is_postgresql(connection):
+        stamped = set(
+            SmsAttempt.objects.filter(pk__in=attempt_ids, status=AttemptStatus.QUEUED).values_list("pk", flat=True)
+        )
+        SmsAttempt.objects.filter(pk__in=stamped, status=AttemptStatus.QUEUED).update(status=AttemptStatus.SENDING)
+        return stamped
+    params = [AttemptStatus.SENDING, list(attempt_ids), AttemptStatus.QUEUED]
+    with transaction.atomic(), connection.cursor() as cursor:  # one short committed statement: no query building
+        if not django_settings.SMS_STAMP_DURABLE:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
         cursor.execute(STAMP_SQL, params)
-        return cursor.rowcount
+        return {row[0] for row in cursor.fetchall()}
 
 
 def name_provider_many(attempt_ids: list[int], kind: str, sender: str) -> None:

@@ -44,13 +44,14 @@ def send(plans: list[Plan]) -> None:
     The batch is what the job holds of one workspace and provider: the provider's calls of up to its
     ``batch_size`` receptors (grouped by text where it needs one text per call). Before each call the
     account's rate limit takes the call's whole cost at once (one request, every receptor's message parts);
-    what it cannot take now is deferred without a call (row dropped, unit back).
+    a part it holds goes and the rest takes again (waiting in place up to ``SMS_RATE_LIMIT_MAX_WAIT_SECONDS``);
+    what it cannot take soon is deferred without a call (row dropped, unit back).
 
     An attempt whose every possible account answers "was local id N sent?" was written ``sending`` by its
     INSERT: after a crash it is asked about, and if it was never called it is sent again with the same
     local id. Any other attempt is written ``queued`` and the call's attempts are stamped ``sending``
-    (committed) just before that call, so a crash leaves at most that call's sends undecided and every
-    attempt of a later call ``queued`` (journeys.md "Decisions")."""
+    (one committed UPDATE per call) just before that call, so a crash leaves at most that call's sends
+    undecided and every attempt of a later call ``queued`` (journeys.md "Decisions")."""
     groups: dict[tuple, list[Plan]] = {}
     for plan in plans:
         groups.setdefault((plan.ctx.workspace.id, plan.ctx.node.config.get("provider") or ""), []).append(plan)
@@ -61,19 +62,27 @@ def send(plans: list[Plan]) -> None:
         provider = provider_for(account.provider) if account is not None else None
         size = max(1, provider.batch_size if provider is not None else 1)
         for chunk in (members[i : i + size] for i in range(0, len(members), size)):
-            ctx.heartbeat()
-            # The account's rate limit first: what it holds back is deferred without any call.
-            granted, wait = channel.rate_take_first(settings, kind, [count_segments(p.text).segments for p in chunk])
-            for plan in chunk[granted:]:
-                plan.gateway = channel.limited_result(settings, kind, wait)
-            going = []
-            for plan in chunk[:granted]:
-                if not plan.answerable and not stamp_sending(plan.attempt.id):
-                    plan.lost = True  # pragma: no cover - one job holds an execution at a time
-                    continue
-                going.append(plan)
-            if going:
-                call(going)
+            rest = chunk
+            while rest:  # the account's rate limit first: what it cannot take soon is deferred without a call
+                ctx.heartbeat()
+                granted, wait = channel.rate_take_first(
+                    settings,
+                    kind,
+                    [count_segments(p.text).segments for p in rest],
+                    senders=[p.ctx.node.config.get("sender") for p in rest],
+                )
+                if not granted:
+                    for plan in rest:
+                        plan.gateway = channel.limited_result(settings, kind, wait)
+                    break
+                going, rest = rest[:granted], rest[granted:]
+                stamped = stamp_sending([p.attempt.id for p in going if not p.answerable])
+                for plan in going:
+                    if not plan.answerable and plan.attempt.id not in stamped:
+                        plan.lost = True  # pragma: no cover - one job holds an execution at a time
+                going = [p for p in going if not p.lost]
+                if going:
+                    call(going)
 
 
 def call(plans: list[Plan]) -> None:

@@ -8,6 +8,7 @@ import threading
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
 import pytest
 import time_machine
@@ -195,43 +196,127 @@ def test_a_request_lost_on_a_kept_alive_connection_is_unknown(settings):
 
 
 # --- the account's rate limit at batch scale ----------------------------------------------------------------
-def test_two_workers_sharing_one_account_never_take_more_than_its_limit(workspace, settings, clock):
+def _provider_refusals(grants: list[tuple[float, int]], rate: float) -> int:
+    """How many of these calls (time, message parts) a provider counting "``rate`` a second" (a bucket holding
+    one second's worth, like the fake provider's cap) would refuse."""
+    tokens, at, refused = rate, None, 0
+    for t, parts in sorted(grants):
+        tokens = tokens if at is None else min(rate, tokens + (t - at) * rate)
+        at = t
+        if parts > tokens + 1e-9:
+            refused += 1
+        else:
+            tokens -= parts
+    return refused
+
+
+def test_two_workers_sharing_one_account_stay_at_its_rate_and_the_provider_never_refuses(workspace, settings, clock):
     if not settings.REDIS_URL:
         pytest.skip("REDIS_URL not set")
     account = SmsProviderAccount.objects.create(
         workspace=workspace, name="k", provider="kavenegar", max_requests_per_second=50, max_messages_per_minute=600
-    )
+    )  # 600 parts a minute: 10 a second
     rate_limits.reset(account)
-    granted: list[int] = []
-    barrier = threading.Barrier(2)
+    grants: list[tuple[float, int]] = []
+    step = threading.Barrier(3)  # two workers and the clock
 
     def worker():
-        barrier.wait()
-        for _ in range(5):
+        for _ in range(600):  # 30 s in steps of 50 ms, both workers calling at every step
+            step.wait()
             count, _ = rate_limits.take_batch(account, [3] * 100)  # 100 receptors of a 3-part text
-            granted.append(count)
+            if count:
+                grants.append((clock["t"], 3 * count))
+            step.wait()
 
     threads = [threading.Thread(target=worker) for _ in range(2)]
     for t in threads:
         t.start()
+    for _ in range(600):
+        step.wait()
+        step.wait()
+        clock["t"] += 0.05
     for t in threads:
         t.join()
-    assert sum(granted) * 3 == 600  # exactly the minute's parts, across both workers
-    assert max(granted) <= 100
-    count, wait = rate_limits.take_batch(account, [3])
-    assert count == 0 and 0 < wait <= 3 / 10  # the next 3 parts, at 10 parts a second
+    parts = sum(p for _, p in grants)
+    assert 0.8 * 300 <= parts <= 300 + 5  # 30 s at 10 parts a second (+ the bucket's half second)
+    assert _provider_refusals(grants, 10) == 0  # never a burst the provider would refuse
+    for start, _ in grants:  # over any minute, never more than the minute's limit
+        assert sum(p for t, p in grants if start <= t < start + 60) <= 600
+    rate_limits.reset(account)
+
+
+def test_a_minute_limit_is_not_a_minutes_burst(workspace, settings, clock):
+    """The account's 18,000 parts a minute are 300 a second: a full minute's worth at once would be refused by
+    a provider counting per second, and so would a full second's when the calls reach it unevenly."""
+    account = SmsProviderAccount.objects.create(
+        workspace=workspace, name="k", provider="kavenegar", max_messages_per_minute=18_000
+    )
+    rate_limits.reset(account)
+    assert rate_limits.take_batch(account, [1] * 200) == (150, 0.0)  # the bucket holds half a second's worth
+    granted, wait = rate_limits.take_batch(account, [1] * 200)
+    assert granted == 0 and wait == pytest.approx(75 / 300)  # the next call waits for half the bucket ...
+    clock["t"] += wait
+    assert rate_limits.take_batch(account, [1] * 200) == (75, 0.0)  # ... and goes with it, not one at a time
+    clock["t"] += 60  # a quiet minute: still half a second's worth at once, not the minute's 18,000
+    assert [rate_limits.take_batch(account, [1] * 200)[0] for _ in range(3)] == [150, 0, 0]
+    rate_limits.reset(account)
+
+
+def test_each_sender_line_has_its_own_limit_besides_the_accounts(workspace, settings, clock):
+    account = SmsProviderAccount.objects.create(
+        workspace=workspace,
+        name="k",
+        provider="kavenegar",
+        senders=["3000", "2000"],
+        max_messages_per_minute=1200,  # 20 a second for the account
+        max_line_messages_per_second=8,  # 8 a second for each of its lines
+    )
+    rate_limits.reset(account)
+    assert rate_limits.take_batch(account, [1] * 20, lines=["3000"] * 20) == (4, 0.0)  # the line's half second
+    granted, wait = rate_limits.take_batch(account, [1] * 20, lines=["3000"] * 20)
+    assert granted == 0 and wait == pytest.approx(2 / 8)  # until the line holds half its bucket again
+    assert rate_limits.take_batch(account, [1] * 20, lines=["2000"] * 20) == (4, 0.0)  # the other line is free
+    granted, wait = rate_limits.take_batch(account, [1] * 10, lines=[None] * 10)  # no line: the account's own
+    assert granted == 0 and wait == pytest.approx(3 / 20)  # 2 of its 10 are left; it waits for 5
+    clock["t"] += 1
+    mixed = ["2000", "3000"] * 10
+    assert rate_limits.take_batch(account, [1] * 20, lines=mixed) == (8, 0.0)  # 4 of each line, in their order
     rate_limits.reset(account)
 
 
 def test_a_three_part_text_costs_three_of_the_accounts_messages(actor, workspace, fake, clock):
     if connection.vendor != "postgresql":
         pytest.skip("the batched job runs on PostgreSQL")
-    campaign = _journey(actor, workspace, 4, body=PERSIAN_3_PARTS, max_messages_per_minute=6)
+    campaign = _journey(actor, workspace, 4, body=PERSIAN_3_PARTS, max_messages_per_minute=720)  # 12 parts a second
     Driver().tick(T0 + timedelta(minutes=1))
-    assert len(fake.sent_rows()) == 2  # 2 × 3 parts fill the minute; the other two wait
+    assert len(fake.sent_rows()) == 2  # 2 × 3 parts fill the bucket (half a second); the other two wait
     executions = Execution.objects.filter(campaign=campaign)
     assert executions.filter(status=ExecutionStatus.WAITING).count() == 2
     assert set(executions.values_list("retry_count", flat=True)) == {0}
+    clock["t"] += 1
+    Driver().tick(T0 + timedelta(minutes=2))
+    assert len(fake.sent_rows()) == 4 and len(fake.messages) == 4  # everyone, once
+
+
+def test_a_part_of_a_batch_the_limit_holds_goes_and_the_rest_follows_in_the_same_job(
+    actor, workspace, fake, settings, clock, monkeypatch
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS = 1
+    naps: list[float] = []
+
+    def sleep(seconds):
+        naps.append(seconds)
+        clock["t"] += seconds
+
+    monkeypatch.setattr(rate_limits, "time", SimpleNamespace(sleep=sleep, time=time.time))
+    campaign = _journey(actor, workspace, 30, body="سلام", max_messages_per_minute=2400)  # 40 a second
+    Driver().tick(T0 + timedelta(minutes=1))
+    sizes = [len(r["form"]["receptor"].split(",")) for r in fake.sends()]
+    assert sizes == [20, 10] and naps == [pytest.approx(0.25)]  # the bucket's 20, then 10 once refilled
+    executions = Execution.objects.filter(campaign=campaign)
+    assert set(executions.values_list("status", flat=True)) == {ExecutionStatus.COMPLETED}
 
 
 @pytest.mark.parametrize(
