@@ -782,6 +782,13 @@ class AutoEnrollRule(TimeStamped):
     def __str__(self) -> str:
         return f"ثبت‌نام خودکار کمپین {fa_digits(self.campaign_id)}"
 
+    @property
+    def last_useful_at(self):
+        """When the check that ``last_check`` describes ran (the last one that examined somebody)."""
+        from django.utils.dateparse import parse_datetime
+
+        return parse_datetime(self.last_check["at"]) if self.last_check.get("at") else None
+
     def clean(self) -> None:
         super().clean()
         from campaigns.platform.integrity import require_same_workspace

@@ -321,7 +321,9 @@ class AutoEnrollRuleOutput(serializers.Serializer):
     day_count = serializers.IntegerField()
     last_check_at = serializers.DateTimeField(allow_null=True)
     last_check = serializers.DictField(
-        help_text="examined, enrolled, conflicts, blacklisted, invalid, already_live, added_concurrently, "
+        help_text="The last check that examined somebody (a check that found nobody new leaves it as it was; "
+        "`last_check_at` is the latest check, `last_check.at` this one): "
+        "examined, enrolled, conflicts, blacklisted, invalid, already_live, added_concurrently, "
         "waiting (more matches wait for the next check), capped_by (daily_cap | per_check | scan)."
     )
     updated_at = serializers.DateTimeField(allow_null=True)

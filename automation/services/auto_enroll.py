@@ -182,7 +182,8 @@ def auto_enroll_check(*, rule_id: int, now: datetime | None = None) -> dict[str,
         stats = _scan(rule, campaign, budget)
         rule.day_count += stats["enrolled"]
         rule.last_check_at = now
-        rule.last_check = {"at": now.isoformat(), "day": today.isoformat(), "day_count": rule.day_count, **stats}
+        if stats["examined"] or not rule.last_check:  # a check that found nobody new keeps the last useful numbers
+            rule.last_check = {"at": now.isoformat(), "day": today.isoformat(), "day_count": rule.day_count, **stats}
         rule.save(update_fields=["cursor", "day", "day_count", "last_check_at", "last_check", "updated_at"])
     return stats
 

@@ -254,3 +254,20 @@ class TestAutoEnrollIsolation(TenantIsolationCases):
         assert client.put(url, {"filters": RULE}, format="json").status_code == 404
         assert client.post(f"{url}/existing-count", {"filters": RULE}, format="json").status_code == 404
         assert not AutoEnrollRule.objects.filter(campaign=foreign).exists()
+
+
+@pytest.mark.django_db
+def test_a_check_that_finds_nobody_new_keeps_the_last_useful_numbers(actor, workspace, campaign, client):
+    rule = auto_enroll_rule_set(actor=actor, campaign_id=campaign.id, filters=RULE)
+    _targets(workspace, 2)
+    useful_at = datetime(2026, 11, 2, 8, 0, tzinfo=UTC)
+    assert auto_enroll_check(rule_id=rule.id, now=useful_at)["enrolled"] == 2
+    empty_at = useful_at + timedelta(minutes=5)
+    assert auto_enroll_check(rule_id=rule.id, now=empty_at)["examined"] == 0
+
+    rule.refresh_from_db()
+    assert rule.last_check_at == empty_at  # the latest check is recorded…
+    assert rule.last_check["enrolled"] == 2 and rule.last_useful_at == useful_at  # …without erasing the numbers
+    client.force_login(actor.user)
+    page = client.get(f"/automation/campaigns/{campaign.id}/auto-enroll/").content.decode()
+    assert "مخاطب تازه‌ای نبود" in page and "آخرین بررسی با مخاطب تازه" in page and "۲ افزوده" in page
