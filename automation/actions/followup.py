@@ -30,7 +30,7 @@ MAX_DESCRIPTION = 2000
 
 class CreateFollowupAction(Action):
     key = "create_followup"
-    label = "ایجاد پیگیری"
+    label = "پیگیری برای مسئول"
     consumes_budget = False
     channel = ""
     guards = ()

@@ -208,3 +208,29 @@ def test_number_changed_after_enrollment_uses_live_data(actor, workspace):
     target.save()
     Driver().tick(T0 + timedelta(minutes=1))
     assert SmsAttempt.objects.get(campaign=campaign).phone == "+989351234567"
+
+
+@pytest.mark.django_db
+def test_the_opt_out_line_is_appended_only_where_the_step_asks_for_it(actor, workspace):
+    setup_sms(workspace, opt_out_text="لغو۱۱")
+    with time_machine.travel(T0, tick=False):
+        graph = linear_graph(
+            sms_node("ad", body="تخفیف ویژه {target.first_name}", append_opt_out=True),
+            sms_node("service", body="کد شما ۱۲۳۴"),
+            end_node(),
+        )
+        campaign = journey(actor, graph)
+        enroll(actor, campaign, [make_target(workspace, first_name="سارا")])
+    driver = Driver()
+    driver.tick(T0 + timedelta(minutes=1))
+    driver.tick(T0 + timedelta(minutes=2))
+    bodies = [a.message for a in SmsAttempt.objects.filter(campaign=campaign).order_by("id")]
+    assert bodies == ["تخفیف ویژه سارا\nلغو۱۱", "کد شما ۱۲۳۴"]  # its own line, after the rendered text
+
+    SmsSettings.objects.filter(workspace=workspace).update(opt_out_text="")  # no opt-out text: nothing appended
+    with time_machine.travel(T0, tick=False):
+        enroll(actor, campaign, [make_target(workspace, first_name="نیما")])
+    driver.tick(T0 + timedelta(minutes=3))
+    assert SmsAttempt.objects.filter(campaign=campaign).order_by("-id").values_list("message", flat=True)[0] == (
+        "تخفیف ویژه نیما"
+    )

@@ -244,7 +244,7 @@ def test_follow_up_step_edited_in_the_builder_creates_the_activity_it_describes(
     expect(page.get_by_test_id("entry-delay-help")).to_contain_text("اولین گام را «انتظار» بگذارید")
     menu = page.get_by_test_id("add-0")
     menu.locator("summary").click()
-    menu.get_by_role("button", name="ایجاد پیگیری", exact=True).click()
+    menu.get_by_role("button", name="پیگیری برای مسئول", exact=True).click()
     expect(page.locator('[data-testid=step][data-path="0"]')).to_have_attribute("data-kind", "action")
     dialog = page.get_by_test_id("editor-0")
     expect(dialog).to_be_visible()  # a step just added opens its editor at once
@@ -280,6 +280,10 @@ def test_follow_up_step_edited_in_the_builder_creates_the_activity_it_describes(
     assert activity.description == "پیگیری پس از پیامک سارا"
     assert activity.due_at == now + timedelta(days=2)
     assert not Notification.objects.filter(kind="activity_assigned").exists()  # notify was switched off
+    page.goto(f"{live_server.url}/targets/{lead.id}/edit/")
+    timeline = page.get_by_test_id("timeline")
+    expect(timeline).to_contain_text("پیگیری برای مسئول ساخته شد.")  # the engine's reason, in Persian
+    expect(timeline).not_to_contain_text("activity created")
 
 
 def test_sms_step_inserts_a_template_holds_on_unknown_outcome_and_conditions_read_the_last_result(
