@@ -1,3 +1,16 @@
+// Narrow screens: the menu folds behind its «منو» button (CSS shows the button only there).
+(function () {
+  document.addEventListener("DOMContentLoaded", function () {
+    var bar = document.querySelector(".topbar"), button = bar && bar.querySelector(".menu-toggle");
+    if (!button) return;
+    bar.classList.add("foldable");
+    button.addEventListener("click", function () {
+      var open = bar.classList.toggle("menu-open");
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  });
+})();
+
 // Staff pages: a table that scrolls sideways (narrow screens) can be focused and scrolled with the keyboard.
 (function () {
   function markScrollable(root) {

@@ -32,6 +32,7 @@ from tests.automation.helpers import (
 )
 
 from ..conftest import make_actor, make_list, make_member, make_target, make_workspace
+from .axe import axe_violations
 from .test_campaign_pages import LATIN_DIGIT, login, named_journey, rtl, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -391,3 +392,11 @@ def test_sms_log_shows_the_provider_message_id_its_response_and_a_pending_retry(
     expect(row.get_by_test_id("provider-message-id")).to_have_text("PM-778")
     expect(row.get_by_test_id("provider-response")).to_contain_text("messageid")
     shot(page, "sms-attempt-log-details")
+    page.set_viewport_size({"width": 390, "height": 800})  # a phone: the row is a card, its message on screen
+    message = row.locator("td.msg")
+    expect(message).to_be_visible()
+    box = message.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["width"] > 200
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
+    assert axe_violations(page) == []
+    shot(page, "sms-attempt-log-390")
