@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from django import forms
 
+from automation.engine.registry import FACTS
 from campaigns.choices import TargetStatus
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictTextFormMixin
 from campaigns.platform.widgets import JalaliDateTimeField, WeekWindowFields
 
 LTR_NUMBER = {"dir": "ltr", "lang": "en", "inputmode": "numeric"}
+
+
+def stop_fact_choices() -> list[tuple[str, str]]:
+    """The facts channels offer as a campaign's stop (``Fact.stop_label``)."""
+    return [(key, fact.stop_label) for key, fact in FACTS if fact.stop_label]
 
 
 class JourneyCampaignForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
@@ -40,8 +46,16 @@ class JourneyCampaignForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         help_text="پیش از هر گام بررسی می‌شود؛ مثلاً مخاطبی که «علاقه‌مند» شد دیگر پیامکی نمی‌گیرد.",
     )
 
+    stop_when_facts = forms.MultipleChoiceField(
+        label="توقف سفر مخاطب وقتی",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="پیش از هر گام بررسی می‌شود؛ مثلاً مخاطبی که به پیامک پاسخ داد دیگر پیامکی از این سفر نمی‌گیرد.",
+    )
+
     def __init__(self, *args, workflows=(), lists=(), time_zone: str = "Asia/Tehran", window=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["stop_when_facts"].choices = stop_fact_choices()
         self.fields["workflow"].choices = [("", "— انتخاب کنید —")] + [
             (w.id, f"{w.name} — نسخه {fa_digits(w.published_version.version_number)}") for w in workflows
         ]
@@ -73,8 +87,14 @@ class JourneyCampaignForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
     def settings_data(self, current: dict | None = None) -> dict:
         settings = dict(current or {})
         settings.pop("stop_when_target_status_in", None)
+        settings.pop("stop_when_facts", None)
         stop = self.cleaned_data.get("stop_when_target_status_in")
-        return settings | ({"stop_when_target_status_in": stop} if stop else {})
+        facts = self.cleaned_data.get("stop_when_facts")
+        return (
+            settings
+            | ({"stop_when_target_status_in": stop} if stop else {})
+            | ({"stop_when_facts": facts} if facts else {})
+        )
 
     def add_service_errors(self, details: dict) -> None:
         names = {
@@ -103,6 +123,7 @@ class JourneyCampaignEditForm(JourneyCampaignForm):
             "starts_at": campaign.starts_at,
             "ends_at": campaign.ends_at,
             "stop_when_target_status_in": (campaign.journey_settings or {}).get("stop_when_target_status_in", []),
+            "stop_when_facts": (campaign.journey_settings or {}).get("stop_when_facts", []),
         }
         super().__init__(*args, initial=initial, time_zone=time_zone, window=campaign.send_window, **kwargs)
         for name in ("workflow", "source_list"):

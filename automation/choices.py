@@ -103,6 +103,7 @@ class EndReason(models.TextChoices):
     CAMPAIGN_CANCELLED = "campaign_cancelled", "لغو کمپین"
     TARGET_REMOVED = "target_removed", "حذف مخاطب"
     TARGET_STATUS_CHANGED = "target_status_changed", "تغییر وضعیت مخاطب"
+    TARGET_RESPONDED = "target_responded", "پاسخ مخاطب"
     REMOVED = "removed", "حذف دستی"
     BLACKLISTED = "blacklisted", "لیست سیاه"
     VERSION_MISSING = "version_missing", "نسخه گردش‌کار موجود نیست"
@@ -172,3 +173,6 @@ class Decision(models.TextChoices):
 HELD_UNKNOWN = "_held_unknown"
 RESEND_UNKNOWN = "_resend_unknown"
 SKIP_UNKNOWN = "_skip_unknown"
+# When the execution's last send was accepted (ISO time): the facts "since the last send" read it (journeys.md "Facts").
+LAST_SEND_AT = "_last_send_at"
+FIRST_SEND_AT = "_first_send_at"

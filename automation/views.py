@@ -235,6 +235,8 @@ def _builder_context(request, actor, workflow, *, error: str = ""):
         "on_exhausted": editing.ON_EXHAUSTED,
         "strategies": editing.STRATEGIES,
         "condition_fields": editing.condition_fields(),
+        "condition_facts": editing.condition_facts(),
+        "wait_end_facts": editing.wait_end_facts(),
         "operators": editing.operators(),
         "window_rows": editing.window_rows(version.settings),
         "window_enabled": bool((version.settings or {}).get("send_window")),

@@ -35,6 +35,9 @@ class SmsConfig(AppConfig):
 
         register_builtin_providers()
         register()
+        from sms.inbound.facts import register as register_reply_facts
+
+        register_reply_facts()
         register_workflow_templates()
         from sms.receivers import connect
 

@@ -118,6 +118,9 @@ class PublishInput(serializers.Serializer):
 class CatalogOutput(serializers.Serializer):
     actions = serializers.ListField(child=serializers.DictField())
     operators = serializers.ListField(child=serializers.CharField())
+    # Channels' facts a condition rule may read (journeys.md "Facts"): key, label, kind, operators, ends_wait,
+    # stop_label (offered as the campaign setting ``stop_when_facts`` when not empty).
+    facts = serializers.ListField(child=serializers.DictField())
     variables = serializers.ListField(child=serializers.DictField())
     guards = serializers.ListField(child=serializers.CharField())
     retry_strategies = serializers.ListField(child=serializers.DictField())

@@ -35,7 +35,15 @@ from automation.api.serializers import (
 )
 from automation.engine.graph import graph_of_version
 from automation.engine.nodes import NODE_TYPES
-from automation.engine.registry import ACTIONS, GUARDS, OPERATORS, RETRY_STRATEGIES, VARIABLES
+from automation.engine.registry import (
+    ACTIONS,
+    FACTS,
+    GUARDS,
+    OPERATORS,
+    RETRY_STRATEGIES,
+    VARIABLES,
+    fact_operators,
+)
 from automation.engine.validator import validate_graph
 from automation.errors import NoDraftVersion
 from automation.filters import EnrollmentItemFilter, ExecutionFilter, WorkflowFilter
@@ -64,6 +72,17 @@ class CatalogApi(WorkspaceAPIView):
                 for key, action in ACTIONS
             ],
             "operators": OPERATORS.keys(),
+            "facts": [
+                {
+                    "key": key,
+                    "label": fact.label,
+                    "kind": fact.kind,
+                    "operators": list(fact_operators(fact)),
+                    "ends_wait": fact.ends_wait,
+                    "stop_label": fact.stop_label,
+                }
+                for key, fact in FACTS
+            ],
             "variables": [{"key": v.key, "label": v.label, "aliases": list(v.aliases)} for _, v in VARIABLES],
             "guards": GUARDS.keys(),
             "retry_strategies": [{"key": k, "label": s.label} for k, s in RETRY_STRATEGIES],

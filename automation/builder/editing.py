@@ -24,10 +24,10 @@ from automation.builder.sequence import (
 from automation.choices import port_label
 from automation.engine.nodes import builder_steps, step_display_name, step_type_label
 from automation.engine.nodes.action.step import ON_EXHAUSTED, STRATEGIES
-from automation.engine.nodes.condition.step import condition_fields, operators
+from automation.engine.nodes.condition.step import condition_facts, condition_fields, operators
 from automation.engine.nodes.end.step import END_BEHAVIORS
 from automation.engine.nodes.step import UNITS, form_text
-from automation.engine.nodes.wait.step import journey_wait
+from automation.engine.nodes.wait.step import journey_wait, wait_end_facts
 from automation.engine.registry import ACTIONS, Action
 from campaigns.platform.jalali import fa_digits
 
@@ -36,9 +36,11 @@ __all__ = [
     "ON_EXHAUSTED",
     "STRATEGIES",
     "UNITS",
+    "condition_facts",
     "condition_fields",
     "journey_wait",
     "operators",
+    "wait_end_facts",
 ]
 
 

@@ -1,14 +1,17 @@
 """Condition rule trees: ``{"logic": "all|any", "rules": [{field, operator, value} | nested tree]}``.
 
 Fields: ``target.<field>``, ``target.attributes.<name>``, ``execution.metadata.<name>``,
-``execution.cycle``, ``last_action.status``. Operators come from the OPERATORS registry.
+``execution.cycle``, ``last_action.status`` and every fact a channel registered (``FACTS``, e.g. the SMS
+channel's ``reply.received``); a rule on a fact may use only its kind's operators (``fact_operators``).
+Operators come from the OPERATORS registry.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from automation.engine.registry import OPERATORS
+from automation.engine.registry import FACTS, OPERATORS, fact_operators
+from campaigns.platform.words import has_word, text_words
 
 # Caps of one condition tree (the top group is depth 1); checked before any walk of the tree, and
 # the walks are iterative, so a hostile tree is refused instead of raising RecursionError.
@@ -49,9 +52,14 @@ def register_builtin_operators() -> None:
     OPERATORS.register("lte", _cmp(lambda a, b: a <= b))
     OPERATORS.register("is_empty", lambda a, b: a in (None, "", [], {}))
     OPERATORS.register("is_not_empty", lambda a, b: a not in (None, "", [], {}))
+    OPERATORS.register("is_true", lambda a, b: a is True)
+    OPERATORS.register("is_false", lambda a, b: a is not True)
+    OPERATORS.register("has_word", has_word)
 
 
 def field_is_known(name: str) -> bool:
+    if name in FACTS:
+        return True
     parts = name.split(".")
     if parts[0] == "target":
         return (len(parts) == 2 and parts[1] in TARGET_FIELDS) or (len(parts) == 3 and parts[1] == "attributes")
@@ -61,6 +69,9 @@ def field_is_known(name: str) -> bool:
 
 
 def field_value(name: str, ctx) -> Any:
+    fact = FACTS.get(name)
+    if fact is not None:
+        return fact.resolve(ctx)
     parts = name.split(".")
     if parts[0] == "target":
         subject = ctx.subject
@@ -139,6 +150,11 @@ def tree_errors(tree: Any) -> list[str]:
         else:
             if not field_is_known(str(item.get("field", ""))):
                 errors.append(f"فیلد «{item.get('field')}» ناشناخته است.")
+            fact = FACTS.get(str(item.get("field", "")))
             if item.get("operator") not in OPERATORS:
                 errors.append(f"عملگر «{item.get('operator')}» ناشناخته است.")
+            elif fact is not None and item.get("operator") not in fact_operators(fact):
+                errors.append(f"عملگر «{item.get('operator')}» برای «{fact.label}» به کار نمی‌رود.")
+            elif item.get("operator") == "has_word" and not [w for w in _as_list(item.get("value")) if text_words(w)]:
+                errors.append("برای «شامل یکی از کلمه‌ها» دست‌کم یک کلمه لازم است.")
     return errors

@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from automation.choices import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
+from automation.choices import FIRST_SEND_AT, HELD_UNKNOWN, LAST_SEND_AT, RESEND_UNKNOWN, SKIP_UNKNOWN
 from automation.events import PendingEvent
 
 __all__ = [
     "ERROR_BACKOFF",
+    "FIRST_SEND_AT",
     "HELD_UNKNOWN",
+    "LAST_SEND_AT",
     "RESEND_UNKNOWN",
     "SKIP_UNKNOWN",
     "Outcome",

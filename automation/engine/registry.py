@@ -134,6 +134,36 @@ class Variable:
 VARIABLES: Registry[Variable] = Registry("variables")
 
 
+@dataclass(frozen=True)
+class Fact:
+    """Something a channel knows about a running execution's subject, read by conditions (a rule's ``field``),
+    by a wait that ends early and by a campaign's "stop when" setting (journeys.md "Facts").
+
+    ``resolve`` gets the run context (``execution``, ``subject``, ``campaign``, ``workspace``, ``now``,
+    ``cache``) and must answer from the database alone. ``kind`` is ``bool`` or ``text`` (it decides the
+    operators a rule may use). A ``bool`` fact with ``ends_wait`` may end a wait early (the channel wakes the
+    waiting executions through ``automation.services.executions.executions_wake``); one with ``stop_label``
+    is offered as a campaign's stop setting (``stop_when_facts``)."""
+
+    key: str
+    label: str
+    resolve: Callable[[Any], Any]
+    kind: str = "bool"
+    ends_wait: bool = False
+    stop_label: str = ""
+    help: str = ""
+
+
+FACTS: Registry[Fact] = Registry("facts")
+BOOL_OPERATORS = ("is_true", "is_false")
+TEXT_OPERATORS = ("has_word", "contains", "eq", "neq", "is_empty", "is_not_empty")
+
+
+def fact_operators(fact: Fact) -> tuple[str, ...]:
+    """The operators a rule on this fact may use."""
+    return BOOL_OPERATORS if fact.kind == "bool" else TEXT_OPERATORS
+
+
 class RetryStrategy:
     key = ""
     label = ""

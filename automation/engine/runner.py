@@ -26,7 +26,7 @@ from automation.engine.context import RunContext
 from automation.engine.lease import STOP_EXCEPTIONS, Lease
 from automation.engine.nodes import NODE_TYPES
 from automation.engine.outcome import ERROR_BACKOFF, Outcome
-from automation.engine.registry import ACTIONS
+from automation.engine.registry import ACTIONS, FACTS
 from automation.engine.transitions import ExecutionRow, apply_transition
 from automation.events import PendingEvent
 from automation.models import Execution
@@ -56,7 +56,11 @@ class _Run(RunContext):
         receives its ActionResult, so a batch driver can execute many executions' actions together.
 
         Each node type's handler (``automation.engine.nodes``) runs its step; an Outcome ends the pass."""
-        stop_statuses = (self.campaign.journey_settings or {}).get("stop_when_target_status_in") or []
+        journey_settings = self.campaign.journey_settings or {}
+        stop_statuses = journey_settings.get("stop_when_target_status_in") or []
+        stop_facts = [FACTS.get(key) for key in journey_settings.get("stop_when_facts") or [] if key in FACTS]
+        if self.subject is not None and any(fact.resolve(self) is True for fact in stop_facts):
+            return self.finish("cancel", EndReason.TARGET_RESPONDED, EventType.CANCELLED)
         for step in range(STEP_BUDGET):
             if self.subject is None or getattr(self.subject, "deleted_at", None) is not None:
                 return self.finish("cancel", EndReason.TARGET_REMOVED, EventType.CANCELLED)

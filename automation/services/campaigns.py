@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from automation.choices import EndReason
 from automation.engine.campaign_effects import cancel_live_executions
+from automation.engine.registry import FACTS
 from automation.engine.scheduler import channel_problems
 from automation.engine.window import WindowError, window_for_save
 from automation.errors import CampaignClosed, CampaignNotDraft, CampaignNotJourney, ChannelUnusable, NotPublished
@@ -32,7 +33,18 @@ from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.lifecycle import campaign_assert_editable, campaign_status_change
 
-SETTINGS_KEYS = {"stop_when_target_status_in"}
+SETTINGS_KEYS = {"stop_when_target_status_in", "stop_when_facts"}
+
+
+def _stop_facts_problem(value: Any) -> str | None:
+    """``stop_when_facts``: a list of registered facts offered as a stop (``Fact.stop_label``)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) > 20:
+        return "stop_when_facts باید فهرستی از حداکثر ۲۰ کلید باشد."
+    offered = {key for key, fact in FACTS if fact.stop_label}
+    unknown = [str(key)[:60] for key in value if key not in offered]
+    return f"شرط توقف ناشناخته: {unknown}" if unknown else None
 
 
 def _validate_journey_fields(*, starts_at, ends_at, daily_limit, send_window, settings) -> None:
@@ -48,6 +60,8 @@ def _validate_journey_fields(*, starts_at, ends_at, daily_limit, send_window, se
     unknown = set(settings or {}) - SETTINGS_KEYS
     if unknown:
         errors["settings"] = [f"کلیدهای ناشناخته: {sorted(unknown)}"]
+    elif problem := _stop_facts_problem((settings or {}).get("stop_when_facts")):
+        errors["settings"] = [problem]
     if errors:
         raise ValidationFailed(details=errors)
 

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from automation import events
-from automation.choices import EndReason, ExecutionStatus
+from automation.choices import EndReason, ExecutionStatus, NodeType
 from automation.engine.graph import published_graph
 from automation.engine.outcome import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
 from automation.engine.transitions import apply_transition
@@ -175,3 +175,21 @@ def executions_bulk_control(
         },
     )
     return {"action": action, "done": done, "refused": refused, "counts": {"done": len(done), "refused": len(refused)}}
+
+
+def executions_wake(*, workspace_id: int, subject_type_id: int, subject_ids: list[int], fact: str, now=None) -> int:
+    """A channel learned ``fact`` may now hold for these subjects (e.g. a reply arrived): their executions waiting
+    at a wait that ends early on it (``until_fact``) become due now, so the next tick reads the fact and leaves
+    the wait. Only waiting rows move (a claimed or running one is the job's); nothing else changes."""
+    if not subject_ids:
+        return 0
+    now = now or timezone.now()
+    return Execution.objects.filter(
+        workspace_id=workspace_id,
+        subject_type_id=subject_type_id,
+        subject_id__in=subject_ids,
+        status=S.WAITING,
+        next_run_at__gt=now,
+        current_node__type=NodeType.WAIT,
+        current_node__config__until_fact=fact,
+    ).update(next_run_at=now)

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from automation.services.executions import executions_wake
 from campaigns.models import Target
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.search import search_digits
 from campaigns.platform.tenancy import Actor
+from campaigns.signals import target_replied
 from sms import channel
 from sms.choices import ACCEPTED, BlacklistSource, InboundOutcome
+from sms.inbound.facts import REPLIED
 from sms.inbound.keywords import OPT_IN, OPT_OUT, clean_words, keyword_of, words_problem
 from sms.inbound.models import InboundSms
 from sms.inbound.types import ReceivedSms
@@ -124,7 +128,33 @@ def inbound_store(*, account: SmsProviderAccount, messages: list[ReceivedSms]) -
         except IntegrityError:  # stored meanwhile by another poll or push
             continue
         stored.append(message)
+    _wake_waiting_journeys(stored)
+    for message in stored:
+        if message.target_id is not None:
+            target_replied.send(
+                sender=InboundSms,
+                workspace_id=message.workspace_id,
+                target_id=message.target_id,
+                reply_id=message.id,
+                text=message.text,
+                received_at=message.received_at,
+            )
     return stored
+
+
+def _wake_waiting_journeys(messages: list[InboundSms]) -> int:
+    """Journeys waiting for these targets' replies (a wait with ``until_fact`` ``reply.received``) become due now."""
+    by_workspace: dict[int, set[int]] = {}
+    for message in messages:
+        if message.target_id is not None:
+            by_workspace.setdefault(message.workspace_id, set()).add(message.target_id)
+    if not by_workspace:
+        return 0
+    target_type = ContentType.objects.get_for_model(Target).id
+    return sum(
+        executions_wake(workspace_id=ws, subject_type_id=target_type, subject_ids=sorted(ids), fact=REPLIED)
+        for ws, ids in by_workspace.items()
+    )
 
 
 def inbound_words_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:

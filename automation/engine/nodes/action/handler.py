@@ -12,7 +12,15 @@ from automation.choices import EndReason, EventType, ExecutionStatus, NodeType, 
 from automation.engine.context import StepContext
 from automation.engine.nodes.action.step import Send
 from automation.engine.nodes.base import NodeHandler
-from automation.engine.outcome import ERROR_BACKOFF, HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN, Outcome
+from automation.engine.outcome import (
+    ERROR_BACKOFF,
+    FIRST_SEND_AT,
+    HELD_UNKNOWN,
+    LAST_SEND_AT,
+    RESEND_UNKNOWN,
+    SKIP_UNKNOWN,
+    Outcome,
+)
 from automation.engine.registry import ACTIONS, GUARDS, RETRY_STRATEGIES, ActionResult, ResultStatus
 from automation.engine.retry import retry_config_errors
 from automation.engine.variables import unknown_variables
@@ -97,6 +105,9 @@ class ActionNode(NodeHandler):
         result = yield ctx
         run.metadata.pop(RESEND_UNKNOWN, None)  # a person's "resend" is used by this one run of the step
         run.metadata["last_action_status"] = result.status
+        if node.consumes_budget and result.status in (ResultStatus.SUCCESS, ResultStatus.UNKNOWN):
+            run.metadata[LAST_SEND_AT] = run.now.isoformat()  # facts read "since the last send" from it
+            run.metadata.setdefault(FIRST_SEND_AT, run.now.isoformat())  # ... and "during this journey"
         return self._result(run, node, result, step)
 
     def _result(self, run, node, result: ActionResult, step: int):

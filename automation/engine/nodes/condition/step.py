@@ -22,6 +22,9 @@ OPERATOR_LABELS = {
     "lte": "کوچک‌تر یا برابر",
     "is_empty": "خالی",
     "is_not_empty": "خالی نیست",
+    "is_true": "بله است",
+    "is_false": "نه است",
+    "has_word": "شامل یکی از کلمه‌ها",
 }
 FIELD_LABELS = {
     "target.status": "وضعیت مخاطب",
@@ -36,15 +39,34 @@ FIELD_LABELS = {
     "execution.cycle": "شماره دور",
     "last_action.status": "نتیجه آخرین اقدام",
 }
-LIST_OPERATORS = {"in", "not_in"}
-NO_VALUE_OPERATORS = {"is_empty", "is_not_empty"}
+LIST_OPERATORS = {"in", "not_in", "has_word"}
+NO_VALUE_OPERATORS = {"is_empty", "is_not_empty", "is_true", "is_false"}
+
+
+def field_label(key: str) -> str:
+    """A rule's field for people: the built-in labels, then the channels' facts (``FACTS``)."""
+    from automation.engine.registry import FACTS
+
+    fact = FACTS.get(key)
+    return fact.label if fact is not None else FIELD_LABELS.get(key, key)
 
 
 def condition_fields() -> list[tuple[str, str]]:
     from automation.engine.conditions import TARGET_FIELDS
+    from automation.engine.registry import FACTS
 
-    keys = [*sorted(f"target.{f}" for f in TARGET_FIELDS), "execution.cycle", "last_action.status"]
-    return [(k, FIELD_LABELS.get(k, k)) for k in keys]
+    keys = [*sorted(f"target.{f}" for f in TARGET_FIELDS), "execution.cycle", "last_action.status", *FACTS.keys()]
+    return [(k, field_label(k)) for k in keys]
+
+
+def condition_facts() -> list[tuple[str, str, str]]:
+    """(label, its operators for people, help) of every fact a channel registered: the editor's notes."""
+    from automation.engine.registry import FACTS, fact_operators
+
+    return [
+        (fact.label, "، ".join(f"«{OPERATOR_LABELS.get(op, op)}»" for op in fact_operators(fact)), fact.help)
+        for _, fact in FACTS
+    ]
 
 
 def operators() -> list[tuple[str, str]]:
@@ -137,7 +159,7 @@ class Condition(Step):
             value = rule.get("value")
             shown = "، ".join(map(str, value)) if isinstance(value, list) else ("" if value is None else str(value))
             parts.append(
-                f"{FIELD_LABELS.get(rule['field'], rule['field'])} "
+                f"{field_label(rule['field'])} "
                 f"{OPERATOR_LABELS.get(rule.get('operator'), rule.get('operator'))} {shown}".strip()
             )
         joiner = " و " if cfg.get("logic", "all") == "all" else " یا "

@@ -1,4 +1,8 @@
-"""Wait: a duration after entering the node, or until a moment; the one timed node type."""
+"""Wait: a duration after entering the node, or until a moment; the one timed node type.
+
+``until_fact`` (optional, a ``bool`` fact with ``ends_wait``, e.g. ``reply.received``) ends the wait early when
+the fact holds at a run of the step: the channel wakes the waiting executions when it learns something
+(``executions_wake``), and the fact is read again when the wait ends anyway."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from automation.engine.graph import WAIT_UNITS, wait_seconds
 from automation.engine.nodes.base import NodeHandler
 from automation.engine.nodes.wait.step import Wait
 from automation.engine.outcome import Outcome
+from automation.engine.registry import FACTS
 from automation.engine.window import SendWindow, WindowError
 
 
@@ -34,6 +39,11 @@ class WaitNode(NodeHandler):
                 check.add(node, "INVALID_WAIT", "زمان یا منطقه زمانی انتظار نامعتبر است.")
         else:
             check.add(node, "INVALID_WAIT", "نوع انتظار باید duration یا until باشد.")
+        until_fact = config.get("until_fact")
+        if until_fact not in (None, ""):
+            fact = FACTS.get(str(until_fact))
+            if fact is None or fact.kind != "bool" or not fact.ends_wait:
+                check.add(node, "INVALID_WAIT", f"«{until_fact}» نمی‌تواند انتظار را زودتر تمام کند.")
         check.require(node, Port.DEFAULT)
 
     def run(self, run, node, step):
@@ -43,6 +53,11 @@ class WaitNode(NodeHandler):
             wake = naive if naive.tzinfo else naive.replace(tzinfo=zoneinfo.ZoneInfo(config.get("timezone", run.tz)))
         else:
             wake = run.entered_at() + timedelta(seconds=wait_seconds(config))
+        fact = FACTS.get(str(config.get("until_fact") or ""))
+        if wake > run.now and fact is not None and fact.resolve(run) is True:
+            run.metadata.pop("_waiting", None)
+            run.event(EventType.WAIT_FINISHED, node, early=fact.key)
+            return run.after_move(run.move(node, Port.DEFAULT), step)
         if wake > run.now:
             if not run.metadata.get("_waiting") == node.node_key:
                 run.event(EventType.WAIT_STARTED, node, until=wake.isoformat())

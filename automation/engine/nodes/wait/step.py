@@ -13,6 +13,20 @@ from campaigns.platform.jalali import fa_digits, naive_to_jalali, parse_jalali
 DEFAULT_WAIT = (1, "days")
 
 
+def wait_end_facts() -> list[tuple[str, str]]:
+    """(key, label) of the facts that may end a wait early (``Fact.ends_wait``): the editor's choice."""
+    from automation.engine.registry import FACTS
+
+    return [(key, fact.label) for key, fact in FACTS if fact.kind == "bool" and fact.ends_wait]
+
+
+def _end_early_label(config: Mapping) -> str:
+    from automation.engine.registry import FACTS
+
+    fact = FACTS.get(str(config.get("until_fact") or ""))
+    return f"؛ زودتر با {fact.label}" if fact is not None else ""
+
+
 def _timed(step: Step) -> tuple[int, str] | None:
     config = step.config if isinstance(step, Wait) else None
     if config and config.get("mode") == "duration":
@@ -86,15 +100,19 @@ class Wait(Step):
     def summary(self) -> str:
         cfg = self.config
         if cfg.get("mode", self.subtype) == "until":
-            return f"تا {fa_digits(naive_to_jalali(cfg.get('at'))) or '؟'}"
-        return f"{fa_digits(cfg.get('amount')) or '؟'} {UNIT_LABELS.get(cfg.get('unit', 'days'), '')}"
+            return f"تا {fa_digits(naive_to_jalali(cfg.get('at'))) or '؟'}{_end_early_label(cfg)}"
+        amount = fa_digits(cfg.get("amount")) or "؟"
+        return f"{amount} {UNIT_LABELS.get(cfg.get('unit', 'days'), '')}{_end_early_label(cfg)}"
 
     @staticmethod
     def describe(node, config) -> list[tuple[str, str]]:
+        early = (
+            [("پایان زودتر", _end_early_label(config).removeprefix("؛ زودتر با "))] if config.get("until_fact") else []
+        )
         if config.get("mode", node.subtype) == "until":
-            return [("انتظار تا", fa_digits(naive_to_jalali(config.get("at", ""))))]
+            return [("انتظار تا", fa_digits(naive_to_jalali(config.get("at", "")))), *early]
         unit = config.get("unit", "days")
-        return [("انتظار", f"{config.get('amount')} {dict(UNITS).get(unit, unit)}")]
+        return [("انتظار", f"{config.get('amount')} {dict(UNITS).get(unit, unit)}"), *early]
 
     def from_form(self, data: Mapping, *, name: str, enabled: bool, timezone: str) -> Wait:
         mode = form_text(data, "mode", self.config.get("mode", "duration"))
@@ -115,4 +133,7 @@ class Wait(Step):
                 "amount": form_int(data.get("amount")),
                 "unit": form_text(data, "unit", "days"),
             }
+        until_fact = form_text(data, "until_fact").strip()
+        if until_fact:
+            config["until_fact"] = until_fact
         return replace(self, name=name, enabled=enabled, subtype=mode, config=config)
