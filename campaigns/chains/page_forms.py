@@ -91,6 +91,9 @@ def goal_from_post(post) -> dict | None:
         return {"type": kind, "statuses": post.getlist("goal_statuses")}
     if kind == "EVENT":
         return {"type": kind, "event": (post.get("goal_event") or "").strip()}
+    if kind == "REPLIED":
+        words = [w.strip() for w in (post.get("goal_words") or "").replace("،", ",").split(",") if w.strip()]
+        return {"type": kind, "words": words}
     return None
 
 
@@ -187,6 +190,7 @@ def initial_from_campaign(campaign) -> dict:
     data["goal_type"] = goal.get("type") or ""
     data["goal_statuses"] = list(goal.get("statuses") or [])
     data["goal_event"] = goal.get("event") or ""
+    data["goal_words"] = "، ".join(goal.get("words") or [])
     inheritance = campaign.inheritance or {}
     data["inherit_type"] = inheritance.get("type") or ""
     schedule = inheritance.get("schedule") or {}
@@ -347,6 +351,9 @@ def goal_text(stored: dict | None) -> str:
         return f"وضعیت مخاطب: {names}"
     if stored.get("type") == "EVENT":
         return f"رویداد «{stored.get('event')}»"
+    if stored.get("type") == "REPLIED":
+        words = "، ".join(f"«{w}»" for w in stored.get("words") or [])
+        return f"پاسخ مخاطب با یکی از {words}" if words else "پاسخ مخاطب (هر پاسخی)"
     return str(stored.get("type"))
 
 

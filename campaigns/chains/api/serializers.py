@@ -102,9 +102,15 @@ class RootScheduleInput(serializers.Serializer):
 
 
 class GoalInput(serializers.Serializer):
-    type = serializers.ChoiceField(choices=["TARGET_STATUS", "EVENT"])
+    type = serializers.ChoiceField(choices=["TARGET_STATUS", "EVENT", "REPLIED"])
     statuses = serializers.ListField(child=StrictCharField(), required=False)
     event = StrictCharField(required=False, max_length=80)
+    words = serializers.ListField(
+        child=StrictCharField(max_length=40),
+        required=False,
+        max_length=20,
+        help_text="REPLIED: a reply counts only when it holds one of these words whole (empty: any reply)",
+    )
 
 
 class ChainActionInput(serializers.Serializer):

@@ -14,7 +14,9 @@ segment version, never accumulated across runs):
   run. Two children choosing the same class may still message the same person.
 * CONVERTED / NOT_CONVERTED: successful send and a conversion event matching
   the root goal in [source started_at, min(cutoff, started_at + the source
-  campaign's attribution window)].
+  campaign's attribution window)]. Goal "REPLIED": a ``reply`` event (one per
+  stored reply, recorded by ``conversion_on_reply``), and with ``words`` only a
+  reply holding one of them as a whole word.
 * The source's CONTROL members have no execution and are never inherited;
   targets the channel refused (blacklisted, no number, already live) neither.
 """
@@ -31,8 +33,10 @@ from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienc
 from campaigns.chains.runs.choices import AudienceClass, ConversionSource
 from campaigns.models import Campaign, Target
 from campaigns.platform.registry import run_engine
+from campaigns.platform.words import has_word
 
 SUCCESS_RESULTS = {"success", "unknown"}
+REPLY_EVENT = "reply"  # the conversion event of a target's reply (goal "REPLIED")
 FAILED_RESULTS = {"failed", "rejected"}
 
 
@@ -88,6 +92,8 @@ def goal_event_names(goal: dict | None) -> list[str]:
         return [str(goal["event"])]
     if goal.get("type") == "TARGET_STATUS":
         return [f"target_status:{s}" for s in goal.get("statuses") or []]
+    if goal.get("type") == "REPLIED":
+        return [REPLY_EVENT]
     return []
 
 
@@ -100,18 +106,25 @@ def attribution_window(source_run: CampaignRun, cutoff: datetime) -> tuple[datet
 
 def converted_targets(source_run: CampaignRun, target_ids, *, cutoff: datetime) -> set[int]:
     window = attribution_window(source_run, cutoff)
-    names = goal_event_names(source_run.campaign.goal)
+    goal = source_run.campaign.goal or {}
+    names = goal_event_names(goal)
     if window is None or not names:
         return set()
-    return set(
-        ConversionEvent.objects.filter(
-            workspace_id=source_run.workspace_id,
-            target_id__in=list(target_ids),
-            name__in=names,
-            occurred_at__gte=window[0],
-            occurred_at__lte=window[1],
-        ).values_list("target_id", flat=True)
+    events = ConversionEvent.objects.filter(
+        workspace_id=source_run.workspace_id,
+        target_id__in=list(target_ids),
+        name__in=names,
+        occurred_at__gte=window[0],
+        occurred_at__lte=window[1],
     )
+    words = goal.get("words") or [] if goal.get("type") == "REPLIED" else []
+    if words:  # "replied with one of these words": the reply's text, kept on its event
+        return {target_id for target_id, data in events.values_list("target_id", "data") if reply_matches(data, words)}
+    return set(events.values_list("target_id", flat=True))
+
+
+def reply_matches(data: dict | None, words: list[str]) -> bool:
+    return has_word((data or {}).get("text"), words)
 
 
 def inherited_audience(run: CampaignRun, *, cutoff: datetime) -> list[int]:

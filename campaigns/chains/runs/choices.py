@@ -61,3 +61,4 @@ class AudienceClass(models.TextChoices):
 class ConversionSource(models.TextChoices):
     API = "API", "API"
     TARGET_STATUS = "TARGET_STATUS", "تغییر وضعیت مخاطب"
+    REPLY = "REPLY", "پاسخ مخاطب"

@@ -1,4 +1,5 @@
-"""Conversion events: recorded from the API and from target status changes matching the campaign goal.
+"""Conversion events: recorded from the API, from target status changes matching the campaign goal and from
+a target's replies when a run it was sent in has the goal "replied".
 
 Conversions never block run completion or campaign FINISHED and never touch a
 frozen audience; a child reads them once, at its build, up to its cutoff.
@@ -12,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
-from campaigns.chains.runs.audience import attribution_window, conversions_from_target_status
+from campaigns.chains.runs.audience import REPLY_EVENT, attribution_window, conversions_from_target_status
 from campaigns.chains.runs.choices import ConversionSource
 from campaigns.models import Target
 from campaigns.platform.errors import ValidationFailed
@@ -115,4 +116,49 @@ def conversion_on_target_status(*, target: Target, status: str, now: datetime | 
                 data={"status": status},
             )
             created += 1
+    return created
+
+
+def _runs_sent_to(workspace_id: int, target_id: int, now: datetime):
+    return (
+        CampaignRun.objects.filter(
+            workspace_id=workspace_id,
+            executions__target_id=target_id,
+            executions__execution_id__isnull=False,
+            started_at__isnull=False,
+            started_at__lte=now,
+            started_at__gte=now - timedelta(days=366),
+        )
+        .select_related("campaign")
+        .distinct()
+    )
+
+
+def conversion_on_reply(*, workspace_id: int, target_id: int, reply_id: int, text: str, received_at: datetime) -> bool:
+    """A target's reply, recorded as one ``reply`` conversion event (external id ``reply:<id>``: once per reply)
+    when a run it was sent in has the goal "replied" and the reply falls in that run's attribution window. The
+    goal's words are matched at the child's build (``converted_targets``), so the event keeps the text."""
+    wanted = False
+    for run in _runs_sent_to(workspace_id, target_id, received_at):
+        window = attribution_window(run, received_at)
+        if (run.campaign.goal or {}).get("type") == "REPLIED" and window is not None and received_at <= window[1]:
+            wanted = True
+            break
+    if not wanted:
+        return False
+    try:
+        with transaction.atomic():
+            _, created = ConversionEvent.objects.get_or_create(
+                workspace_id=workspace_id,
+                external_id=f"reply:{reply_id}",
+                defaults={
+                    "target_id": target_id,
+                    "name": REPLY_EVENT,
+                    "occurred_at": received_at,
+                    "source": ConversionSource.REPLY,
+                    "data": {"text": str(text or "")[:500]},
+                },
+            )
+    except IntegrityError:
+        return False
     return created

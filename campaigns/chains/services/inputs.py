@@ -7,6 +7,7 @@ from campaigns.chains.choices import InheritanceType
 from campaigns.choices import TargetStatus
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.registry import run_engine
+from campaigns.platform.words import words_problem
 
 
 def parse_inheritance(data) -> dict:
@@ -36,7 +37,8 @@ def parse_when(data) -> dict | None:
 
 
 def parse_goal(data) -> dict | None:
-    """Conversion definition: target status in a set, or a named conversion event."""
+    """Conversion definition: target status in a set, a named conversion event, or a reply (any, or holding one of
+    ``words`` as a whole word)."""
     if data is None:
         return None
     if not isinstance(data, dict):
@@ -52,7 +54,13 @@ def parse_goal(data) -> dict | None:
         if not event or len(event) > 80:
             raise ValidationFailed.field("goal.event", "نام رویداد تبدیل لازم است (حداکثر ۸۰ نویسه).")
         return {"type": kind, "event": event}
-    raise ValidationFailed.field("goal.type", "نوع هدف باید TARGET_STATUS یا EVENT باشد.")
+    if kind == "REPLIED":
+        words = data.get("words") or []
+        problem = words_problem(words)
+        if problem:
+            raise ValidationFailed.field("goal.words", problem)
+        return {"type": kind, "words": [" ".join(word.split()) for word in words]} if words else {"type": kind}
+    raise ValidationFailed.field("goal.type", "نوع هدف باید TARGET_STATUS، EVENT یا REPLIED باشد.")
 
 
 MAX_CONTROL_PERCENT = 50
