@@ -71,6 +71,8 @@ def browser_campaign_detail(request, actor, campaign_id: int):
         "querystring": f"status={status}" if status else "",
         "section": "campaigns",
     }
+    if request.GET.get("part") == "tasks":  # the task table refreshes itself while the campaign runs
+        return render(request, "workers/_tasks.html", context)
     return render(request, "workers/campaign_detail.html", context)
 
 

@@ -9,10 +9,13 @@ workspace's object answers 404; a write the role may not do answers 403.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib import messages
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from campaigns.chains import page_forms as pf
@@ -24,7 +27,7 @@ from campaigns.chains.preview import inheritance_preview
 from campaigns.chains.runs import lift as lift_math
 from campaigns.chains.runs import manual as manual_runs
 from campaigns.chains.runs import selectors as run_selectors
-from campaigns.chains.runs.choices import RunStatus, RunType, SnapshotStatus, WaitReason
+from campaigns.chains.runs.choices import TERMINAL, RunStatus, RunType, SnapshotStatus, WaitReason
 from campaigns.chains.runs.export import run_audience_xlsx
 from campaigns.chains.runs.scheduler import delivery_report_end
 from campaigns.chains.services import approval
@@ -598,8 +601,21 @@ def campaign_runs(request, actor, campaign_id: int):
         ),
         "children_not_triggered": manual_runs.CHILDREN_NOT_TRIGGERED,
         "lift_rows": lift_math.lift_rows(run_selectors.campaign_lift_get(actor=actor, campaign_id=campaign.id)),
+        "live": _runs_moving(page.object_list),
     }
     return render(request, "chains/campaign_runs.html", context)
+
+
+LIVE_HORIZON = timedelta(minutes=10)
+
+
+def _runs_moving(runs) -> bool:
+    """Whether a run shown is under way or due within minutes: the table then refreshes itself (htmx)."""
+    soon = timezone.now() + LIVE_HORIZON
+    return any(
+        r.status not in TERMINAL and not (r.status == RunStatus.SCHEDULED and r.scheduled_at and r.scheduled_at > soon)
+        for r in runs
+    )
 
 
 def _start_run(request, campaign_id: int, create, done):

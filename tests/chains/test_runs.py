@@ -437,3 +437,19 @@ def test_control_group_gets_no_execution_and_is_never_inherited(actor):
     tick(at(2026, 10, 3, 9, 0))
     b10 = runs_of(nodes["B"])[0]
     assert not controls & set(b10.target_snapshot.members.values_list("target_id", flat=True))
+
+
+def test_the_runs_page_refreshes_itself_only_while_a_run_moves_or_is_due_soon():
+    from types import SimpleNamespace
+
+    from campaigns.chains.views import _runs_moving
+
+    now = timezone.now()
+
+    def run(status, scheduled_at=None):
+        return SimpleNamespace(status=status, scheduled_at=scheduled_at)
+
+    assert _runs_moving([run(RunStatus.DISPATCHED)])
+    assert _runs_moving([run(RunStatus.SCHEDULED, now + timedelta(minutes=5))])
+    assert not _runs_moving([run(RunStatus.SCHEDULED, now + timedelta(days=20))])  # next month's run: no polling
+    assert not _runs_moving([run(RunStatus.COMPLETED), run(RunStatus.SKIPPED), run(RunStatus.FAILED)])

@@ -136,6 +136,9 @@ def test_create_a_campaign_on_the_page_and_watch_it_finish(page, live_server, br
     expect(page.locator("[data-testid=summary]")).to_have_text("۳/۴ موفق", timeout=20000)
     expect(page.locator("[data-testid=campaign-status]")).to_have_text("پایان‌یافته", timeout=20000)
     expect(page.locator("[data-testid=chart] rect.bar-done").first).to_be_attached()
+    tasks = page.get_by_test_id("tasks")  # the task table refreshes with the numbers, no reload
+    expect(tasks.locator("tbody tr")).to_have_count(BrowserTask.objects.filter(campaign=campaign).count())
+    expect(tasks.locator("tbody tr", has_text="انجام شد")).to_have_count(3, timeout=20000)
     groups = page.locator("[data-testid=failure-group]")
     expect(groups.filter(has_text="COOKIE_EXPIRED")).to_contain_text("۲ کار")
     expect(groups.filter(has_text="VERIFY_FAILED")).to_contain_text("۱ کار")

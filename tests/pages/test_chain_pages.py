@@ -453,6 +453,12 @@ def test_the_runs_page_shows_the_lift_against_the_control_group(page, live_serve
     expect(row.get_by_test_id("run-lift")).to_contain_text("تا")
     shot(page, "chains-runs-lift")
 
+    # A run under way: its row follows it on the open page (htmx, every 5 s), no reload.
+    run.refresh_from_db()
+    assert run.status != RunStatus.COMPLETED
+    CampaignRun.objects.filter(pk=run.pk).update(status=RunStatus.COMPLETED, completed_at=run.started_at)
+    expect(row.locator(".badge")).to_have_text("کامل", timeout=15000)
+
 
 def test_add_existing_campaigns_to_a_group_and_clone_a_chain_from_the_tree(page, live_server):
     from tests.chains.conftest import make_chain
