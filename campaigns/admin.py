@@ -34,6 +34,7 @@ from campaigns.platform.admin import (
     phone_column,
     run_service_action,
 )
+from campaigns.platform.models import IdempotencyKey
 from campaigns.platform.permissions import Perm
 from campaigns.selectors import target_list_campaigns
 from campaigns.services.workspaces import workspace_time_zone_set
@@ -298,6 +299,15 @@ class TargetImportAdmin(AppendOnlyMixin, WorkspaceScopedAdmin):
 class PlatformHeartbeatAdmin(SuperuserOnlyMixin, admin.ModelAdmin):
     list_display = ("name", "beat_jalali")
     beat_jalali = jalali_column("beat_at", "آخرین ضربان")
+
+
+@admin.register(IdempotencyKey)
+class IdempotencyKeyAdmin(SuperuserOnlyMixin, ReadOnlyAdmin):
+    """The kept first answers of POSTs sent with an Idempotency-Key (24 hours; campaigns/platform/idempotency.py)."""
+
+    list_display = ("key", "path", "status_code", "workspace", "created_jalali")
+    list_filter = ("workspace",)
+    created_jalali = jalali_column("created_at", "زمان")
 
 
 @admin.register(TargetListSize)

@@ -8,6 +8,11 @@ BEAT_SCHEDULE: dict = {
         "options": {"expires": 290},
     },
     "chain-runs-tick": {"task": "campaigns.chain_runs_tick", "schedule": 60.0, "options": {"expires": 55}},
+    "idempotency-keys-purge": {
+        "task": "campaigns.idempotency_keys_purge",
+        "schedule": 3600.0,
+        "options": {"expires": 3500},
+    },
     "history-partitions": {"task": "campaigns.history_partitions", "schedule": 86400.0, "options": {"expires": 3600}},
     "chain-run-conversions": {
         "task": "campaigns.chain_run_conversions",

@@ -4,7 +4,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from campaigns.models import PlatformHeartbeat
-from campaigns.platform import partitions
+from campaigns.platform import idempotency, partitions
 from campaigns.services import imports
 
 
@@ -27,6 +27,12 @@ def target_imports_resume() -> None:
 @shared_task(name="campaigns.heartbeat")
 def heartbeat() -> None:
     PlatformHeartbeat.objects.update_or_create(name="beat", defaults={"beat_at": timezone.now()})
+
+
+@shared_task(name="campaigns.idempotency_keys_purge")
+def idempotency_keys_purge() -> int:
+    """Hourly: the Idempotency-Key answers older than 24 hours deleted."""
+    return idempotency.idempotency_keys_purge()
 
 
 @shared_task(name="campaigns.history_partitions")

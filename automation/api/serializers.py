@@ -5,11 +5,11 @@ from rest_framework import serializers
 from automation.choices import Decision
 from automation.engine.graph import MAX_EDGES, MAX_NODES
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
-from campaigns.platform.api.fields import IdField, JSONValueField, ObjectField
+from campaigns.platform.api.fields import BodyInput, IdField, JSONValueField, ObjectField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
-class JourneyCampaignInput(serializers.Serializer):
+class JourneyCampaignInput(BodyInput):
     kind = StrictCharField(help_text='"journey"')
     name = VisibleNameField(max_length=200)
     description = StrictCharField(required=False, allow_blank=True, default="")
@@ -27,7 +27,7 @@ class JourneyCampaignInput(serializers.Serializer):
         return value
 
 
-class WorkflowInput(serializers.Serializer):
+class WorkflowInput(BodyInput):
     name = VisibleNameField(max_length=200)
     description = StrictCharField(required=False, allow_blank=True, default="")
     category = StrictCharField(required=False, allow_blank=True, default="", max_length=30)
@@ -59,7 +59,7 @@ class WorkflowOutput(serializers.ModelSerializer):
         ]
 
 
-class NodeIO(serializers.Serializer):
+class NodeIO(BodyInput):
     node_key = StrictCharField(max_length=40)
     type = StrictCharField(max_length=16)
     subtype = StrictCharField(max_length=50)
@@ -71,7 +71,7 @@ class NodeIO(serializers.Serializer):
     position_y = serializers.IntegerField(required=False, allow_null=True, default=None)
 
 
-class EdgeIO(serializers.Serializer):
+class EdgeIO(BodyInput):
     # "from" is a Python keyword: declared through the fields dict below.
     to = StrictCharField(max_length=40)
     port = StrictCharField(max_length=30, required=False, default="default")
@@ -89,7 +89,7 @@ class GraphError(serializers.Serializer):
     message = serializers.CharField()
 
 
-class GraphInput(serializers.Serializer):
+class GraphInput(BodyInput):
     nodes = NodeIO(many=True, max_length=MAX_NODES)
     edges = EdgeIO(many=True, max_length=MAX_EDGES)
     settings = JSONValueField(required=False, default=dict)
@@ -111,7 +111,7 @@ class ValidationOutput(serializers.Serializer):
     errors = GraphError(many=True)
 
 
-class PublishInput(serializers.Serializer):
+class PublishInput(BodyInput):
     note = StrictCharField(required=False, allow_blank=True, default="", max_length=300)
 
 
@@ -128,7 +128,7 @@ class CatalogOutput(serializers.Serializer):
     templates = serializers.ListField(child=serializers.DictField())
 
 
-class EnrollmentInput(serializers.Serializer):
+class EnrollmentInput(BodyInput):
     target_ids = serializers.ListField(child=IdField(), allow_empty=False, max_length=20000)
     on_conflict = serializers.ChoiceField(
         choices=Decision.choices,
@@ -150,7 +150,7 @@ class EnrollmentOutput(serializers.Serializer):
     counts = serializers.DictField(child=serializers.IntegerField())
 
 
-class EnrollmentPreviewInput(serializers.Serializer):
+class EnrollmentPreviewInput(BodyInput):
     target_ids = serializers.ListField(child=IdField(), required=False, max_length=20000)
     filters = ObjectField(
         required=False,
@@ -161,12 +161,12 @@ class EnrollmentPreviewInput(serializers.Serializer):
     )
 
 
-class EnrollmentOverrideInput(serializers.Serializer):
+class EnrollmentOverrideInput(BodyInput):
     subject_id = IdField()
     decision = serializers.ChoiceField(choices=Decision.choices, allow_null=True)
 
 
-class EnrollmentDecisionsInput(serializers.Serializer):
+class EnrollmentDecisionsInput(BodyInput):
     default = serializers.ChoiceField(
         choices=Decision.choices, required=False, allow_null=True, help_text="For every conflict without an override."
     )
@@ -234,7 +234,7 @@ class ExecutionOutput(serializers.ModelSerializer):
         ]
 
 
-class ExecutionControlInput(serializers.Serializer):
+class ExecutionControlInput(BodyInput):
     unknown_outcome = serializers.ChoiceField(
         choices=["skip", "resend"],
         required=False,
@@ -288,7 +288,7 @@ class TargetExecutionOutput(serializers.ModelSerializer):
         ]
 
 
-class AutoEnrollRuleInput(serializers.Serializer):
+class AutoEnrollRuleInput(BodyInput):
     enabled = serializers.BooleanField(required=False, default=True)
     filters = ObjectField(
         help_text="The targets list's filter (q, status, list, province, city, owner, created_after, "
@@ -303,7 +303,7 @@ class AutoEnrollRuleInput(serializers.Serializer):
     confirmed_existing_count = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
 
 
-class AutoEnrollCountInput(serializers.Serializer):
+class AutoEnrollCountInput(BodyInput):
     filters = ObjectField()
 
 
@@ -371,7 +371,7 @@ class AutoEnrollRuleOutput(serializers.Serializer):
         }
 
 
-class JourneyCampaignUpdateInput(serializers.Serializer):
+class JourneyCampaignUpdateInput(BodyInput):
     """Only the keys sent change. The workflow and its pinned version never change after creation (400)."""
 
     name = VisibleNameField(max_length=200, required=False)

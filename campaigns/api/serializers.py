@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
-from campaigns.platform.api.fields import IdField, ObjectField
+from campaigns.platform.api.fields import BodyInput, IdField, ObjectField
 from campaigns.platform.channels import CampaignKindChoices
 from campaigns.platform.phones import display_phone
 from campaigns.platform.text import (
@@ -66,7 +66,7 @@ def _validate_attributes(value) -> None:
     )
 
 
-class TargetInput(serializers.Serializer):
+class TargetInput(BodyInput):
     """A target: `name` and at least one of `mobile` or `landline` (a 400 VALIDATION_ERROR otherwise)."""
 
     name = VisibleNameField(max_length=200)
@@ -91,12 +91,12 @@ class TargetListOutput(serializers.ModelSerializer):
         fields = ["id", "name", "description", "target_count", "created_at", "updated_at"]
 
 
-class TargetListInput(serializers.Serializer):
+class TargetListInput(BodyInput):
     name = VisibleNameField(max_length=120)
     description = StrictCharField(max_length=500, required=False, allow_blank=True)
 
 
-class TargetImportInput(serializers.Serializer):
+class TargetImportInput(BodyInput):
     file = serializers.FileField()
     list_id = IdField(required=False, allow_null=True)
     update_existing = serializers.BooleanField(required=False, default=True)

@@ -22,7 +22,7 @@ from campaigns.exports import XLSX, targets_xlsx_stream
 from campaigns.filters import CampaignFilter, TargetFilter, TargetImportRowFilter, TargetListFilter
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.api.base import WorkspaceAPIView
-from campaigns.platform.api.parsers import SafeFormParser, SafeMultiPartParser
+from campaigns.platform.api.parsers import SafeMultiPartParser
 from campaigns.platform.api.schema import errors
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
@@ -106,7 +106,7 @@ class TargetDetailApi(WorkspaceAPIView):
 
 class TargetImportApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_TARGETS
-    parser_classes = [SafeMultiPartParser, SafeFormParser]
+    parser_classes = [SafeMultiPartParser]  # the one body with a file
     serializer_class = TargetImportOutput
 
     @extend_schema(

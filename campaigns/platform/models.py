@@ -114,3 +114,30 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
+
+
+class IdempotencyKey(models.Model):
+    """The first answer to a POST sent with an ``Idempotency-Key`` header, per key + workspace + path.
+
+    The row is claimed (``status_code`` null) before the view runs, then holds the answer for 24 hours
+    (``campaigns.platform.idempotency``); the unique constraint lets exactly one of two concurrent
+    requests run. ``fingerprint`` is the SHA-256 of the parsed body: the same key with another body is a 409.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    path = models.CharField(max_length=500)
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    response = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "key", "path"], name="idempotency_key_unique"),
+        ]
+        verbose_name = "کلید تکرارناپذیری"
+        verbose_name_plural = "کلیدهای تکرارناپذیری"
+
+    def __str__(self) -> str:
+        return f"{self.key} {self.path}"

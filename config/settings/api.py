@@ -10,6 +10,8 @@ _channels = channels_in(INSTALLED_APPS)
 API_JSON_MAX_DEPTH = int(os.environ.get("API_JSON_MAX_DEPTH", "64"))
 # Entries of any one array or object of a JSON body (the largest list field of the API holds 20,000).
 API_JSON_MAX_ITEMS = int(os.environ.get("API_JSON_MAX_ITEMS", "20000"))
+# A POST repeating the Idempotency-Key of one still running waits this long for its answer, then gets a 409.
+IDEMPOTENCY_WAIT_SECONDS = float(os.environ.get("IDEMPOTENCY_WAIT_SECONDS", "30"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -22,13 +24,10 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "campaigns.platform.api.schema.AreaAutoSchema",
     "EXCEPTION_HANDLER": "campaigns.platform.api.envelope.exception_handler",
-    # JSON deeper than API_JSON_MAX_DEPTH, or any body carrying a control character, is a 400; OPTIONS
+    # Request bodies are JSON only (multipart only where a file is uploaded: the view says so); JSON
+    # deeper than API_JSON_MAX_DEPTH, or any body carrying a control character, is a 400; OPTIONS
     # never builds a serializer.
-    "DEFAULT_PARSER_CLASSES": [
-        "campaigns.platform.api.parsers.SafeJSONParser",
-        "campaigns.platform.api.parsers.SafeFormParser",
-        "campaigns.platform.api.parsers.SafeMultiPartParser",
-    ],
+    "DEFAULT_PARSER_CLASSES": ["campaigns.platform.api.parsers.SafeJSONParser"],
     "DEFAULT_METADATA_CLASS": "campaigns.platform.api.parsers.PlainMetadata",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
@@ -39,6 +38,8 @@ REST_FRAMEWORK = {
         "user": os.environ.get("THROTTLE_USER", "2000/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # the API's test client sends JSON, as every client must (multipart only with `format="multipart"`)
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
 SPECTACULAR_SETTINGS = {
@@ -78,6 +79,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "campaigns.platform.api.schema.add_workspace_header",
         "campaigns.platform.api.schema.add_generic_errors",
+        "campaigns.platform.api.schema.add_idempotency_header",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TargetStatusEnum": "campaigns.choices.TargetStatus",

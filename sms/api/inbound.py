@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from campaigns.models import Target
 from campaigns.platform.api.base import WorkspaceAPIView
-from campaigns.platform.api.fields import IdField
+from campaigns.platform.api.fields import BodyInput, IdField
 from campaigns.platform.api.pagination import HistoryPagination
 from campaigns.platform.api.schema import errors
 from campaigns.platform.filters import IdFilter, IsoDateTimeFilter, StrictBooleanFilter
@@ -73,7 +73,7 @@ class InboundOutput(serializers.ModelSerializer):
         ]
 
 
-class MarkReadInput(serializers.Serializer):
+class MarkReadInput(BodyInput):
     ids = serializers.ListField(child=IdField(), max_length=MAX_MARK, allow_empty=False)
     read = serializers.BooleanField(default=True)
 
@@ -92,7 +92,7 @@ class ConversationMessageOutput(serializers.Serializer):
     campaign_id = serializers.IntegerField(allow_null=True)
 
 
-class InboundWordsSerializer(serializers.Serializer):
+class InboundWordsSerializer(BodyInput):
     opt_out_words = serializers.ListField(
         child=serializers.CharField(max_length=MAX_WORD_LENGTH, trim_whitespace=False), max_length=MAX_WORDS
     )

@@ -2,13 +2,13 @@
 
 from rest_framework import serializers
 
-from campaigns.platform.api.fields import IdField
+from campaigns.platform.api.fields import BodyInput, IdField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 from sms.choices import BlacklistReason
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 
 
-class SmsPreviewInput(serializers.Serializer):
+class SmsPreviewInput(BodyInput):
     body = StrictCharField(max_length=2000, allow_blank=True)
     target_id = IdField(required=False, allow_null=True, default=None)
     on_missing_variable = serializers.ChoiceField(choices=["skip", "blank"], default="blank")
@@ -29,13 +29,13 @@ class SmsPreviewOutput(serializers.Serializer):
     long_text_warning = serializers.BooleanField()
 
 
-class BlacklistInput(serializers.Serializer):
+class BlacklistInput(BodyInput):
     number = StrictCharField(max_length=40)
     reason = serializers.ChoiceField(choices=BlacklistReason.choices, default=BlacklistReason.MANUAL)
     description = StrictCharField(max_length=300, required=False, allow_blank=True, default="")
 
 
-class BlacklistImportInput(serializers.Serializer):
+class BlacklistImportInput(BodyInput):
     numbers = serializers.ListField(child=StrictCharField(max_length=40), allow_empty=False, max_length=20000)
 
 
@@ -51,7 +51,7 @@ class BlacklistOutput(serializers.ModelSerializer):
         fields = ["id", "channel", "value", "reason", "source", "description", "is_active", "created_at", "removed_at"]
 
 
-class SmsTemplateInput(serializers.Serializer):
+class SmsTemplateInput(BodyInput):
     name = VisibleNameField(max_length=200)
     body = StrictCharField(max_length=2000)
 

@@ -98,7 +98,9 @@ class TestCreate:
         response = child_of(api, root["id"], 1, goal={"type": "EVENT", "event": "buy"})
         assert response.status_code == 400 and "goal" in response.json()["error"]["details"]
         response = child_of(api, root["id"], 1, root_campaign_id=999, chain_control="STOPPED")
-        assert response.status_code == 201
+        assert response.status_code == 400  # read-only fields are refused, not ignored
+        assert set(response.json()["error"]["details"]) == {"root_campaign_id", "chain_control"}
+        response = child_of(api, root["id"], 1)
         assert response.json()["root_campaign_id"] == root["id"] and response.json()["chain_control"] == "NORMAL"
 
     def test_child_needs_expected_chain_revision_and_inheritance(self, api, group):

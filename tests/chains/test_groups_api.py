@@ -56,9 +56,10 @@ class TestCreateUpdate:
         assert group.workspace == workspace
         assert group.name_key == "chiến dịch tết" and group.name_search == "chien dich tet"
 
-    def test_workspace_in_body_is_ignored(self, api, workspace, other_workspace):
+    def test_workspace_in_body_is_refused(self, api, workspace, other_workspace):
         response = api.post(URL, {"name": "g", "workspace": other_workspace.id}, format="json")
-        assert CampaignGroup.objects.get(pk=response.json()["id"]).workspace == workspace
+        assert response.status_code == 400 and list(response.json()["error"]["details"]) == ["workspace"]
+        assert not CampaignGroup.objects.filter(workspace=other_workspace).exists()
 
     @pytest.mark.parametrize("name", ["", "   ", "x" * 256])
     def test_name_length(self, api, name):

@@ -184,8 +184,9 @@ def test_api_fuzz(case, fuzz_headers):
 
 
 def test_seeded_bodies_in_every_content_type(fuzz_headers):
-    """Each seeded body (``fuzz_seed.body_seeds``) is sent once per media type its operation accepts,
-    to the seeded object, under the same checks: the combinations a few generated examples may miss."""
+    """Each seeded body (``fuzz_seed.body_seeds``) is sent once per media type its operation accepts (JSON:
+    multipart only where a file is uploaded), to the seeded object, under the same checks: the combinations
+    a few generated examples may miss."""
     checks = [not_a_server_error, error_in_envelope, object_fields_are_objects]
     sent = 0
     for result in schema.get_all_operations():
@@ -203,7 +204,7 @@ def test_seeded_bodies_in_every_content_type(fuzz_headers):
                     finally:
                         transaction.set_rollback(True)
                 sent += 1
-    assert sent >= 12
+    assert sent >= 4
 
 
 def test_every_id_in_a_path_names_a_seeded_object():

@@ -4,7 +4,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus
-from campaigns.platform.api.fields import IdField, ObjectField
+from campaigns.platform.api.fields import BodyInput, IdField, ObjectField
 from campaigns.platform.permissions import Perm
 from campaigns.platform.text import StrictCharField, VisibleNameField
 from workers.choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
@@ -55,7 +55,7 @@ class HiddenByRoleMixin:
         return data
 
 
-class BrowserCampaignInput(serializers.Serializer):
+class BrowserCampaignInput(BodyInput):
     """The seed's body: platform, accounts[], target links[], content template, action, start date."""
 
     kind = serializers.ChoiceField(choices=["browser"])
@@ -86,7 +86,7 @@ class BrowserCampaignUpdateInput(BrowserCampaignInput):
     kind = None
 
 
-class AccountInput(serializers.Serializer):
+class AccountInput(BodyInput):
     label = VisibleNameField(max_length=120)
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
     cookie_domain = StrictCharField(
@@ -140,11 +140,11 @@ class AccountOutput(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class AccountStatusInput(serializers.Serializer):
+class AccountStatusInput(BodyInput):
     transition = serializers.ChoiceField(choices=["expire", "disable", "reactivate"])
 
 
-class ProxyInput(serializers.Serializer):
+class ProxyInput(BodyInput):
     label = VisibleNameField(required=False, allow_blank=True, max_length=120)
     protocol = serializers.ChoiceField(choices=ProxyProtocol.choices, required=False)
     host = StrictCharField(max_length=255)
@@ -182,7 +182,7 @@ class ProxyOutput(HiddenByRoleMixin, serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class ActionConfigInput(serializers.Serializer):
+class ActionConfigInput(BodyInput):
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
     action_type = serializers.ChoiceField(choices=ActionType.choices)
     steps = serializers.ListField(child=StepField(), max_length=MAX_STEPS)

@@ -9,7 +9,7 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import AudienceClass, ConversionSource, RunStatus, RunType, SkipReason, WaitReason
 from campaigns.models import Workspace
-from campaigns.platform.api.fields import IdField, ObjectField
+from campaigns.platform.api.fields import BodyInput, IdField, ObjectField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 MAX_EVENT_DATA_BYTES = 8000
@@ -100,7 +100,7 @@ class RunSummaryOutput(serializers.Serializer):
     )
 
 
-class ConversionEventInput(serializers.Serializer):
+class ConversionEventInput(BodyInput):
     target_id = IdField()
     name = VisibleNameField(max_length=100)
     occurred_at = serializers.DateTimeField()

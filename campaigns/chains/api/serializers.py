@@ -7,7 +7,7 @@ from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType,
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
-from campaigns.platform.api.fields import IdField, JSONValueField
+from campaigns.platform.api.fields import BodyInput, IdField, JSONValueField
 from campaigns.platform.channels import CampaignKindChoices
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
@@ -21,18 +21,18 @@ class GroupOutput(serializers.ModelSerializer):
         fields = ["id", "name", "description", "status", "revision", "campaign_counts", "created_at", "updated_at"]
 
 
-class GroupCreateInput(serializers.Serializer):
+class GroupCreateInput(BodyInput):
     name = VisibleNameField(max_length=300, allow_blank=True, trim_whitespace=False)
     description = StrictCharField(max_length=600, required=False, allow_blank=True)
 
 
-class GroupUpdateInput(serializers.Serializer):
+class GroupUpdateInput(BodyInput):
     name = VisibleNameField(max_length=300, required=False, allow_blank=True, trim_whitespace=False)
     description = StrictCharField(max_length=600, required=False, allow_blank=True)
     expected_revision = serializers.IntegerField(min_value=1)
 
 
-class ExpectedRevisionInput(serializers.Serializer):
+class ExpectedRevisionInput(BodyInput):
     expected_revision = serializers.IntegerField(min_value=1)
 
 
@@ -46,7 +46,7 @@ class SourcesQueryInput(serializers.Serializer):
     campaign_id = IdField(required=False, help_text="exclude this campaign and its descendants")
 
 
-class GroupAddInput(serializers.Serializer):
+class GroupAddInput(BodyInput):
     campaign_ids = serializers.ListField(child=IdField(), allow_empty=False, max_length=1000)
     expected_revision = serializers.IntegerField(min_value=1, required=False)
 
@@ -63,7 +63,7 @@ class GroupAddOutput(serializers.Serializer):
     revision = serializers.IntegerField()
 
 
-class GroupMoveInput(serializers.Serializer):
+class GroupMoveInput(BodyInput):
     to_group_id = IdField()
     expected_revision = serializers.IntegerField(min_value=1)
     expected_target_revision = serializers.IntegerField(min_value=1, required=False)
@@ -72,26 +72,26 @@ class GroupMoveInput(serializers.Serializer):
 # --------------------------------------------------------------------------- chains
 
 
-class FixedDayInput(serializers.Serializer):
+class FixedDayInput(BodyInput):
     mode = serializers.CharField()
     day = serializers.CharField(required=False, help_text='"1".."31" or "LAST"')
     week = serializers.CharField(required=False, allow_null=True, help_text='"1".."4" or "LAST"')
     weekday = serializers.CharField(required=False, help_text="MON..SUN")
 
 
-class ChildScheduleInput(serializers.Serializer):
+class ChildScheduleInput(BodyInput):
     type = serializers.ChoiceField(choices=sched.CHILD_TYPES)
     offset_days = serializers.IntegerField(required=False)
     run_time = serializers.CharField(help_text="HH:MM, workspace time zone")
     fixed_day = FixedDayInput(required=False)
 
 
-class InheritanceInput(serializers.Serializer):
+class InheritanceInput(BodyInput):
     type = serializers.ChoiceField(choices=InheritanceType.choices)
     schedule = ChildScheduleInput()
 
 
-class RootScheduleInput(serializers.Serializer):
+class RootScheduleInput(BodyInput):
     type = serializers.ChoiceField(choices=sched.ROOT_TYPES)
     time = serializers.CharField(required=False, help_text="HH:MM, workspace time zone")
     weekdays = serializers.ListField(child=serializers.CharField(), required=False)
@@ -101,7 +101,7 @@ class RootScheduleInput(serializers.Serializer):
     at = serializers.DateTimeField(required=False)
 
 
-class GoalInput(serializers.Serializer):
+class GoalInput(BodyInput):
     type = serializers.ChoiceField(choices=["TARGET_STATUS", "EVENT", "REPLIED"])
     statuses = serializers.ListField(child=StrictCharField(), required=False)
     event = StrictCharField(required=False, max_length=80)
@@ -113,7 +113,7 @@ class GoalInput(serializers.Serializer):
     )
 
 
-class ChainActionInput(serializers.Serializer):
+class ChainActionInput(BodyInput):
     channel = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=40)
     content = StrictCharField(required=False, allow_blank=True, max_length=2000)
     control_percent = serializers.IntegerField(
@@ -121,7 +121,7 @@ class ChainActionInput(serializers.Serializer):
     )
 
 
-class AudienceFiltersInput(serializers.Serializer):
+class AudienceFiltersInput(BodyInput):
     """The targets page's filters narrowing a root's list (empty = the whole list)."""
 
     status = serializers.ListField(child=serializers.CharField(max_length=20), required=False, max_length=10)
@@ -140,7 +140,7 @@ class AudienceFiltersInput(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-class AudienceCountInput(serializers.Serializer):
+class AudienceCountInput(BodyInput):
     source_target_list_id = IdField()
     audience_filters = AudienceFiltersInput(required=False, allow_null=True)
 
@@ -155,7 +155,7 @@ def _raw(field_name):
     return JSONValueField(required=False, allow_null=True, help_text=field_name)
 
 
-class ChainCampaignCreateInput(serializers.Serializer):
+class ChainCampaignCreateInput(BodyInput):
     name = VisibleNameField(max_length=200)
     description = StrictCharField(required=False, allow_blank=True)
     kind = serializers.ChoiceField(choices=CampaignKindChoices(), required=False, default=CampaignKind.JOURNEY)
@@ -179,7 +179,7 @@ class ChainCampaignCreateInput(serializers.Serializer):
     )
 
 
-class ChainCampaignUpdateInput(serializers.Serializer):
+class ChainCampaignUpdateInput(BodyInput):
     name = VisibleNameField(max_length=200, required=False)
     description = StrictCharField(required=False, allow_blank=True)
     parent_campaign_id = IdField(required=False, allow_null=True)
@@ -263,11 +263,11 @@ class ChainCampaignOutput(serializers.ModelSerializer):
         return sched.api_root_schedule(obj.root_schedule)
 
 
-class ExpectedChainRevisionInput(serializers.Serializer):
+class ExpectedChainRevisionInput(BodyInput):
     expected_chain_revision = serializers.IntegerField(min_value=1)
 
 
-class CloneInput(serializers.Serializer):
+class CloneInput(BodyInput):
     campaign_group_id = serializers.IntegerField(required=False, allow_null=True)
 
 
@@ -311,7 +311,7 @@ class SourcesOutput(serializers.Serializer):
     results = SourceOutput(many=True)
 
 
-class PreviewInput(serializers.Serializer):
+class PreviewInput(BodyInput):
     source_campaign_id = IdField()
     schedule = JSONValueField(help_text="ChildScheduleInput")
     periods = serializers.IntegerField(required=False, min_value=1, max_value=4, default=4)
@@ -389,7 +389,7 @@ class PackageOutput(serializers.ModelSerializer):
         ]
 
 
-class PackageDecisionInput(serializers.Serializer):
+class PackageDecisionInput(BodyInput):
     expected_submitted_revision = serializers.IntegerField(min_value=1)
 
 
@@ -402,10 +402,10 @@ class SubmitOutput(serializers.Serializer):
     package = PackageOutput(allow_null=True)
 
 
-class SingleRejectInput(serializers.Serializer):
+class SingleRejectInput(BodyInput):
     reason = StrictCharField(max_length=1000, required=False, allow_blank=True)
     expected_revision = serializers.IntegerField(min_value=1, required=False)
 
 
-class SingleApproveInput(serializers.Serializer):
+class SingleApproveInput(BodyInput):
     expected_revision = serializers.IntegerField(min_value=1, required=False)

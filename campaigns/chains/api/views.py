@@ -122,6 +122,7 @@ class ChainCampaignCloneApi(WorkspaceAPIView):
         responses={201: CloneOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, campaign_id: int):
+        get_scoped(Campaign, self.actor.workspace, campaign_id)  # another workspace's campaign: 404 before the body
         serializer = CloneInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         copy, id_map = chains.chain_campaign_clone(

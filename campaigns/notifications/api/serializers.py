@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from campaigns.notifications.models import Activity, Notification
+from campaigns.platform.api.fields import BodyInput
 
 
 class NotificationOutput(serializers.ModelSerializer):
@@ -14,7 +15,7 @@ class NotificationOutput(serializers.ModelSerializer):
         return obj.read_at is not None
 
 
-class NotificationMarkInput(serializers.Serializer):
+class NotificationMarkInput(BodyInput):
     read = serializers.BooleanField(default=True)
 
 

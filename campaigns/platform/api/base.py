@@ -7,10 +7,17 @@ parse, call one service or selector, and render.
 
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import SAFE_METHODS
+from rest_framework.response import Response
 
+from campaigns.platform import idempotency
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import SESSION_KEY, Actor, resolve_actor
+
+
+class _Replay(Exception):  # not an error: the stored answer short-circuits the view
+    def __init__(self, answer: idempotency.StoredAnswer):
+        self.answer = answer
 
 
 class WorkspaceAPIView(GenericAPIView):
@@ -18,6 +25,7 @@ class WorkspaceAPIView(GenericAPIView):
     write_permission: str | None = None
     filterset_class = None
     actor: Actor
+    idempotency_claim: int | None = None
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -30,6 +38,40 @@ class WorkspaceAPIView(GenericAPIView):
         perm = self.read_permission if request.method in SAFE_METHODS else self.write_permission
         if perm:
             self.actor.require(perm)
+        if request.method == "POST":
+            self._idempotency_begin(request)
+
+    def _idempotency_begin(self, request) -> None:
+        """``Idempotency-Key``: claim the key, or answer with what the first request with it answered."""
+        key = idempotency.idempotency_key_read(request.headers)
+        if key is None:
+            return
+        claim = idempotency.idempotency_claim(
+            workspace_id=self.actor.workspace.pk,
+            key=key,
+            path=request.path,
+            fingerprint=idempotency.body_fingerprint(request.data),
+        )
+        if isinstance(claim, idempotency.StoredAnswer):
+            raise _Replay(claim)
+        self.idempotency_claim = claim
+
+    def handle_exception(self, exc):
+        if isinstance(exc, _Replay):
+            response = Response(exc.answer.body, status=exc.answer.status_code)
+            response["Idempotent-Replayed"] = "true"
+            return response
+        return super().handle_exception(exc)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if self.idempotency_claim is not None:
+            claim, self.idempotency_claim = self.idempotency_claim, None
+            if isinstance(response, Response):
+                idempotency.idempotency_store(claim_id=claim, status_code=response.status_code, body=response.data)
+            else:  # a file or stream is not kept: the key is released
+                idempotency.idempotency_release(claim_id=claim)
+        return response
 
     def get_queryset(self):
         # drf-spectacular inspects views without a request: give it the typed empty queryset.

@@ -2,17 +2,13 @@
 
 ``IdField``: an object id in a request body — a positive integer that fits a PostgreSQL ``bigint``
 (larger numbers are a field error, not a database error on insert or lookup).
-``ObjectField`` / ``JSONValueField``: a JSON object / any JSON value in a request body, also in form
-and multipart bodies (where the part holds the JSON text and the JSON body rules apply).
+``ObjectField`` / ``JSONValueField``: a JSON object / any JSON value in a request body.
+``BodyInput``: the base of every request-body serializer (unknown fields are a 400 naming them).
 """
 
-import json
+from collections.abc import Mapping
 
 from rest_framework import serializers
-from rest_framework.fields import empty
-from rest_framework.utils import html
-
-from campaigns.platform.api.parsers import check_json_value
 
 MAX_ID = 2**63 - 1
 
@@ -24,50 +20,28 @@ class IdField(serializers.IntegerField):
         super().__init__(**kwargs)
 
 
-class _NotJSON(str):
-    """A form or multipart part that is not one JSON document (invalid text, repeated parts, a file)."""
-
-
-def _form_json(field: serializers.Field, dictionary):
-    """The JSON value of a form or multipart part (``empty`` when absent), under the JSON body rules."""
-    if field.field_name not in dictionary:
-        return empty
-    values = dictionary.getlist(field.field_name)
-    if len(values) != 1 or not isinstance(values[0], str):
-        return _NotJSON(values)
-    try:
-        value = json.loads(values[0])
-    except (ValueError, RecursionError):
-        return _NotJSON(values[0])
-    check_json_value(value, field=field.field_name)
-    return value
-
-
 class ObjectField(serializers.DictField):
-    """A JSON object in a request body, in every content type.
-
-    DRF's ``DictField`` reads a form or multipart body only from dotted ``name.key`` parts and turns
-    anything else — a ``name`` part holding ``[null, null]``, or no part at all — into ``{}`` silently.
-    Here the ``name`` part holds the object's JSON text (the body rules of JSON requests apply to it);
-    a part that is not a JSON object is the field's "expected an object" error, an absent one is absent.
-    """
-
-    def get_value(self, dictionary):
-        if html.is_html_input(dictionary):
-            return _form_json(self, dictionary)
-        return super().get_value(dictionary)
+    """A JSON object in a request body (anything else is the field's "expected an object" error)."""
 
 
 class JSONValueField(serializers.JSONField):
-    """Any JSON value in a request body; in a form or multipart body the part's JSON text, under the
-    JSON body rules (DRF's ``JSONField`` decodes it without them: a deeply nested part was a 500)."""
+    """Any JSON value in a request body (the JSON body rules of ``SafeJSONParser`` already applied)."""
 
-    def get_value(self, dictionary):
-        if html.is_html_input(dictionary):
-            return _form_json(self, dictionary)
-        return super().get_value(dictionary)
+
+class BodyInput(serializers.Serializer):
+    """The base of every request-body serializer: a field it does not declare is a 400 naming it.
+
+    A client's typo (``nmae``) or a field of another operation is refused instead of being dropped in
+    silence; nested bodies (a ``BodyInput`` inside another) name the path (``nodes.0.typo``). The schema
+    says the same: ``additionalProperties: false`` on every request component
+    (``campaigns.platform.api.schema.AreaAutoSchema``)."""
+
+    default_error_messages = {"unknown_field": "این فیلد شناخته نیست."}
 
     def to_internal_value(self, data):
-        if isinstance(data, _NotJSON):
-            self.fail("invalid")
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key) for key in data if key not in self.fields or self.fields[key].read_only)
+            if unknown:
+                message = self.error_messages["unknown_field"]
+                raise serializers.ValidationError({key: [message] for key in unknown}, code="unknown_field")
         return super().to_internal_value(data)

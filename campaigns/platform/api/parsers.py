@@ -7,9 +7,9 @@ entries (a 400 VALIDATION_ERROR naming it, before any serializer runs: DRF check
 other control characters (except tab and newlines) anywhere in the document (a 400 VALIDATION_ERROR
 naming the field: PostgreSQL cannot store ``\\u0000`` in text or jsonb, and no field of this API needs
 a control character).
-``SafeFormParser`` and ``SafeMultiPartParser`` apply the same control-character rule to every field of a
-form or multipart body (file contents excepted), so a control character gets the same error whatever the
-content type — not a field's own "invalid URL" or "invalid choice".
+Request bodies are JSON (``SafeJSONParser``, the default); a view that receives a file takes
+``SafeMultiPartParser``, which applies the same control-character rule to every field of the multipart
+body (file contents excepted) — not a field's own "invalid URL" or "invalid choice".
 ``PlainMetadata`` answers ``OPTIONS`` with the view's name, description and media types only: it never
 builds a serializer or loads an object, so views without a ``serializer_class`` answer 200 too.
 """
@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import exceptions, serializers
 from rest_framework.metadata import BaseMetadata
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import JSONParser, MultiPartParser
 
 from campaigns.platform.text import CONTROL_MESSAGE, NUL_MESSAGE, has_control_characters
 
@@ -51,24 +51,12 @@ def _check_tree(data, max_depth: int, prefix: str = "") -> None:
             raise serializers.ValidationError({path or "non_field_errors": [_control_message(value)]})
 
 
-def check_json_value(value, *, field: str) -> None:
-    """The JSON body rules (depth, control characters) for a JSON document sent inside a form field."""
-    _check_tree(value, settings.API_JSON_MAX_DEPTH, prefix=field)
-
-
 def _check_form(data) -> None:
     for key, values in data.lists():
         for value in (key, *values):
             if isinstance(value, str) and has_control_characters(value):
                 name = key if not has_control_characters(key) else "non_field_errors"
                 raise serializers.ValidationError({name: [_control_message(value)]})
-
-
-class SafeFormParser(FormParser):
-    def parse(self, stream, media_type=None, parser_context=None):
-        data = super().parse(stream, media_type, parser_context)
-        _check_form(data)
-        return data
 
 
 class SafeMultiPartParser(MultiPartParser):

@@ -3,8 +3,11 @@
 import re
 
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
+
+from campaigns.platform.api.fields import BodyInput
 
 ErrorEnvelope = inline_serializer(
     name="ErrorEnvelope",
@@ -73,7 +76,8 @@ def add_generic_errors(result, generator, request, public):
     """Postprocessing hook: errors any operation of a kind can answer, whatever its view declares.
 
     A paginated list answers 404 for a page past the last; an operation with a body answers 415 for
-    a content type (or a multipart body) it cannot parse and 413 for a body over the size limit."""
+    a content type it does not take (JSON; multipart where a file is uploaded) and 413 for a body over
+    the size limit."""
     for path, operations in result.get("paths", {}).items():
         if not path.startswith("/api/v1/"):
             continue
@@ -86,6 +90,28 @@ def add_generic_errors(result, generator, request, public):
             if "requestBody" in operation:
                 responses.setdefault("413", _envelope("PAYLOAD_TOO_LARGE"))
                 responses.setdefault("415", _envelope("UNSUPPORTED_MEDIA_TYPE"))
+    return result
+
+
+def add_idempotency_header(result, generator, request, public):
+    """Postprocessing hook: every POST accepts ``Idempotency-Key`` (campaigns.platform.idempotency)."""
+    header = {
+        "in": "header",
+        "name": "Idempotency-Key",
+        "required": False,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+        "description": "Any unique string (e.g. a UUID): a retry with the same key and body gets the first "
+        "answer again (kept 24 h, header `Idempotent-Replayed: true`) instead of repeating the work; the same "
+        "key with another body is a 409 IDEMPOTENCY_KEY_REUSED.",
+    }
+    for path, operations in result.get("paths", {}).items():
+        operation = operations.get("post")
+        if path.startswith("/api/v1/") and isinstance(operation, dict):
+            operation.setdefault("parameters", []).append(header)
+            operation.setdefault("responses", {}).setdefault(
+                "409",
+                _envelope("IDEMPOTENCY_KEY_REUSED / IDEMPOTENCY_KEY_IN_PROGRESS (or a conflict of the operation)"),
+            )
     return result
 
 
@@ -151,3 +177,10 @@ class AreaAutoSchema(AutoSchema):
 
     def get_tags(self) -> list[str]:
         return [operation_area(self.path, type(self.view).__module__)]
+
+    def _map_basic_serializer(self, serializer, direction):
+        # A request body refuses fields it does not declare (``BodyInput``): the schema says so.
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(force_instance(serializer), BodyInput):
+            schema["additionalProperties"] = False
+        return schema
