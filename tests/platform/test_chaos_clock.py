@@ -4,6 +4,7 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 from django.utils import timezone
 
 from tests.platform.chaos import clock as chaos_clock
@@ -77,3 +78,33 @@ def test_a_message_is_counted_on_the_attempt_the_platform_counted_for_its_local_
         SimpleNamespace(id=4, status="failed"),
     ]
     assert [r.id for r in sorted(rows, key=_counted_last)] == [1, 4, 2, 3]
+
+
+@pytest.mark.django_db
+def test_the_reply_check_finds_an_answer_stored_twice_and_when_each_opt_out_was_stored(workspace):
+    """checks.replies (the chaos run's replies): one answer under two accounts of a provider is stored twice; a
+    keyword opt-out's moment is the store's, on the run's real clock; answers never polled are reported."""
+    from types import SimpleNamespace
+
+    from sms.inbound.services import inbound_store
+    from tests.platform.chaos.checks import earliest, replies
+    from tests.sms.inbound_helpers import make_account, received
+
+    first, second = make_account(workspace), make_account(workspace)
+    inbound_store(account=first, messages=[received("لغو۱۱", "09350000001", message_id="7000000")])
+    inbound_store(account=second, messages=[received("لغو۱۱", "09350000001", message_id="7000000")])
+    inbound_store(account=first, messages=[received("بله", "09350000002", message_id="7000001")])
+    shifted = SimpleNamespace(real=lambda fast: fast - 1000.0)
+    placed = [("kavenegar", "7000000"), ("kavenegar", "7000001"), ("kavenegar", "7000002")]
+    found = replies(SimpleNamespace(workspace_id=workspace.id), placed, shifted)
+    assert {k: v for k, v in found.items() if k != "opt_outs"} == {
+        "replies": 3,
+        "replies_stored": 2,
+        "replies_stored_twice": 1,
+        "replies_unstored": 1,
+        "reply_opt_outs": 1,
+    }
+    (moment,) = found["opt_outs"].values()
+    assert list(found["opt_outs"]) == ["09350000001"]
+    assert abs(moment - (timezone.now().timestamp() - 1000.0)) < 60
+    assert earliest({"09350000001": moment - 5}, found["opt_outs"]) == {"09350000001": moment - 5}

@@ -200,7 +200,9 @@ def main() -> int:
         except OSError as exc:
             metrics = {"error": str(exc)}
         accepted_after = checks.accepted_total(providers)
-        result = checks.evaluate(world, providers, activity.opt_outs, run_clock, stuck=stuck, open_ids=open_ids)
+        answers = checks.replies(world, activity.replies, run_clock)
+        opt_outs = checks.earliest(activity.opt_outs, answers["opt_outs"])
+        result = checks.evaluate(world, providers, opt_outs, run_clock, stuck=stuck, open_ids=open_ids)
         clicks = checks.browser(world, site)
         chain = checks.chain(world)
         counted = metrics.get("sms_sends_total{result=submitted}", 0)
@@ -223,6 +225,8 @@ def main() -> int:
             )
             if result[k]
         ]
+        if answers["replies_stored_twice"]:
+            failures.append("replies_stored_twice")
         if clicks["double_clicks"]:
             failures.append("double_clicks")
         if unexpected:
@@ -236,6 +240,8 @@ def main() -> int:
             f"double_clicks={clicks['double_clicks']} period_duplicates={result['period_duplicates']} "
             f"api_5xx={api_5xx} (unexpected {len(unexpected)}) "
             f"opt_out_breaches={result['opt_out_breaches']} unknown_held_by_limit={result['unknown_held_by_limit']} "
+            f"replies={answers['replies']} replies_stored={answers['replies_stored']} "
+            f"replies_stored_twice={answers['replies_stored_twice']} reply_opt_outs={answers['reply_opt_outs']} "
             f"metrics_sms={counted:g} sms_kavenegar={result['sms_kavenegar']} "
             f"sms_melipayamak={result['sms_melipayamak']} chain_sms={result['chain_sms']} "
             f"chain_periods={chain['periods']} seed={args.seed}",
@@ -247,7 +253,8 @@ def main() -> int:
             f"late landings {result['late_landings']}, "
             f"chain runs {chain['runs']}, chain executions {chain['executions']}, clock {run_clock.describe()}, "
             f"api calls {len(activity.calls)} (no answer {sum(1 for c in activity.calls if c.status == 0)}), "
-            f"batches {len(activity.batches)}, opt-outs {len(activity.opt_outs)}, settle {state}, "
+            f"batches {len(activity.batches)}, opt-outs {len(activity.opt_outs)}, "
+            f"replies not stored yet {answers['replies_unstored']}, settle {state}, "
             f"attempts {result['attempts']}, executions {result['executions']}, "
             f"browser: likes {clicks['likes']}, tasks {clicks['tasks']}, "
             f"metrics {_ops_view(metrics)}, {time.monotonic() - started:.0f} s",

@@ -11,7 +11,10 @@
   the run's clock jumps across midnight while a job sends (docs/reliability.md "The chaos run");
 - window_breaches: a window journey's message requested outside its daily window on the run's calendar
   clock (clock.py; 1 s grace: the guard runs a moment before the request);
-- opt_out_breaches: a message requested more than 2 s (real time) after its number's opt-out was acknowledged;
+- opt_out_breaches: a message requested more than 2 s (real time) after its number's opt-out was acknowledged —
+  the webhook's 200, or a reply that is an opt-out word stored by the inbox poll (``replies``): the journey's
+  next step meets the blacklist, so nothing goes after the next tick;
+- replies_stored_twice: a recipient's answer (one message id in a provider's inbox) stored more than once;
 - period_duplicates: a chain node's messages beyond one per (campaign, period, person), and its executions
   beyond one per (campaign, period, person).
 
@@ -98,6 +101,44 @@ def accepted_total(providers: dict) -> int:
     kavenegar = [k for k in providers["kavenegar"].messages() if not k.startswith("meli-")]
     meli = [k for k in providers["melipayamak"].messages() if k.startswith("meli-")]
     return len(kavenegar) + len(meli)
+
+
+def replies(world, placed: list[tuple[str, str]], clock) -> dict:
+    """The answers the workload left in the providers' inboxes against what the platform stored: stored twice
+    (the promise), not stored (yet: the poll may still be behind after the settle — reported only), and when
+    each keyword opt-out was stored (real time, national number), for ``opt_out_breaches``."""
+    from sms.choices import InboundOutcome
+    from sms.inbound.models import InboundSms
+    from sms.providers.base import national
+
+    rows = list(
+        InboundSms.objects.filter(workspace_id=world.workspace_id).values_list(
+            "provider", "provider_message_id", "number", "outcome", "stored_at"
+        )
+    )
+    stored = Counter((provider, message_id) for provider, message_id, *_ in rows)
+    opt_outs: dict[str, float] = {}
+    for *_, number, outcome, stored_at in rows:
+        if outcome == InboundOutcome.OPT_OUT:
+            moment = clock.real(stored_at.timestamp())
+            opt_outs[national(number)] = min(opt_outs.get(national(number), moment), moment)
+    return {
+        "replies": len(placed),
+        "replies_stored": len(stored),
+        "replies_stored_twice": sum(n - 1 for n in stored.values() if n > 1),
+        "replies_unstored": sum(1 for key in set(placed) if key not in stored),
+        "reply_opt_outs": len(opt_outs),
+        "opt_outs": opt_outs,
+    }
+
+
+def earliest(*opt_outs: dict[str, float]) -> dict[str, float]:
+    """Opt-out moments by number from several sources, the earliest of each."""
+    merged: dict[str, float] = {}
+    for source in opt_outs:
+        for number, moment in source.items():
+            merged[number] = min(merged.get(number, moment), moment)
+    return merged
 
 
 def evaluate(world, providers: dict, opt_outs: dict[str, float], clock, *, stuck: int, open_ids: set[int]) -> dict:

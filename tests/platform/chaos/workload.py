@@ -7,7 +7,8 @@ clock, clock.py), one with both — the first enrollment batch of 5,000 through 
 conflicts skipped, commit in the background job), a browser Like campaign and an approved chain root →
 child → grandchild with two periods a week. ``Activity`` then runs, each bounded in count and time: more
 enrollment batches, API clients reading and writing through gunicorn, delivery reports and opt-outs
-through the public webhook.
+through the public webhook, and recipients' answers waiting in the providers' inboxes (some «لغو» in its
+spellings) for the platform's poll.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ COND_RULES = [{"field": "target.status", "operator": "in", "value": ["interested
 FIRST_BATCH = 5000
 LIMITS = {"limit": 120, "window": None, "both": 80}
 PROVIDERS = {"limit": "melipayamak"}  # the other journeys and the chain send through the primary, Kavenegar
+# What recipients answer: «لغو» in its spellings (Persian and Arabic-Indic digits, a space, ZWNJ, Latin), and
+# replies that are no opt-out (a word inside a sentence never is).
+REPLY_TEXTS = ("لغو", "لغو۱۱", "لغو 11", "لغو‌۱۱", "لغو١١", "11", "STOP", "بله", "ممنون", "لغو نکنید")
+REPLY_LINES = {"kavenegar": "3000", "melipayamak": "5000"}  # each account's line (setup)
 
 
 def graph(name: str, provider: str | None = None) -> dict:
@@ -224,6 +229,7 @@ class Activity:
     reported: set[str] = field(default_factory=set)
     batches: list[int] = field(default_factory=list)
     batch_errors: int = 0
+    replies: list[tuple[str, str]] = field(default_factory=list)  # (provider kind, message id) placed in an inbox
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -296,6 +302,21 @@ class Activity:
                     self.opt_outs.setdefault(number, time.time())
             time.sleep(rng.uniform(1.0, 2.5))
 
+    def answers(self, providers) -> None:
+        """Recipients of accepted messages answer now and then; each answer waits in its provider's inbox for the
+        platform's poll (``sms-inbox-poll``), which must store it once and honour an opt-out word at once."""
+        rng = random.Random(self.seed * 11)
+        while self._running():
+            for provider in providers:
+                accepted = list(provider.messages().values())
+                if not accepted:
+                    continue
+                receptor = str(accepted[rng.randrange(len(accepted))].get("receptor") or "")
+                text = rng.choice(REPLY_TEXTS)
+                message_id = provider.fake.reply(receptor, text, line=REPLY_LINES[provider.kind], at=int(time.time()))
+                self.replies.append((provider.kind, str(message_id)))
+            time.sleep(rng.uniform(2.0, 5.0))
+
     def enrollments(self, every: float = 45.0, size: int = 400) -> None:
         """Batches through the review, into the journeys without the first batch, one at a time."""
         from automation.services.enrollment_batches import (
@@ -337,6 +358,7 @@ class Activity:
         threads = [threading.Thread(target=self.api_client, args=(i,), daemon=True) for i in range(api_clients)]
         threads.append(threading.Thread(target=self.webhooks, args=(providers,), daemon=True))
         threads.append(threading.Thread(target=self.enrollments, daemon=True))
+        threads.append(threading.Thread(target=self.answers, args=(providers,), daemon=True))
         for thread in threads:
             thread.start()
         return threads
