@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from automation import events
@@ -12,7 +13,8 @@ from automation.engine.outcome import HELD_UNKNOWN, RESEND_UNKNOWN, SKIP_UNKNOWN
 from automation.engine.transitions import apply_transition
 from automation.errors import CampaignClosed
 from automation.models import Execution
-from campaigns.choices import CampaignStatus
+from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.models import Campaign
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
@@ -177,19 +179,29 @@ def executions_bulk_control(
     return {"action": action, "done": done, "refused": refused, "counts": {"done": len(done), "refused": len(refused)}}
 
 
-def executions_wake(*, workspace_id: int, subject_type_id: int, subject_ids: list[int], fact: str, now=None) -> int:
-    """A channel learned ``fact`` may now hold for these subjects (e.g. a reply arrived): their executions waiting
-    at a wait that ends early on it (``until_fact``) become due now, so the next tick reads the fact and leaves
-    the wait. Only waiting rows move (a claimed or running one is the job's); nothing else changes."""
-    if not subject_ids:
+def executions_wake(
+    *, workspace_id: int, subject_type_id: int, subject_ids: list[int], facts: list[str], now=None
+) -> int:
+    """A channel learned ``facts`` may now hold for these subjects (e.g. a reply arrived): their waiting executions
+    that would act on one — at a wait that ends early on it (``until_fact``), or in a campaign that stops on it
+    (``stop_when_facts``) — become due now, so the next tick reads the fact (leaves the wait, or ends the journey).
+    Only waiting rows move (a claimed or running one is the job's); nothing else changes."""
+    if not subject_ids or not facts:
         return 0
     now = now or timezone.now()
-    return Execution.objects.filter(
+    stopping = [
+        campaign_id
+        for campaign_id, settings in Campaign.objects.filter(
+            workspace_id=workspace_id, kind=CampaignKind.JOURNEY, status=CampaignStatus.ACTIVE
+        ).values_list("id", "journey_settings")
+        if set(facts) & set((settings or {}).get("stop_when_facts") or [])
+    ]
+    waiting = Execution.objects.filter(
         workspace_id=workspace_id,
         subject_type_id=subject_type_id,
         subject_id__in=subject_ids,
         status=S.WAITING,
         next_run_at__gt=now,
-        current_node__type=NodeType.WAIT,
-        current_node__config__until_fact=fact,
-    ).update(next_run_at=now)
+    )
+    ends_wait = Q(current_node__type=NodeType.WAIT, current_node__config__until_fact__in=facts)
+    return waiting.filter(ends_wait | Q(campaign_id__in=stopping)).update(next_run_at=now)

@@ -17,7 +17,7 @@ from campaigns.platform.tenancy import Actor
 from campaigns.signals import target_replied
 from sms import channel
 from sms.choices import ACCEPTED, BlacklistSource, InboundOutcome
-from sms.inbound.facts import REPLIED
+from sms.inbound.facts import REPLIED, REPLIED_IN_JOURNEY
 from sms.inbound.keywords import OPT_IN, OPT_OUT, clean_words, keyword_of, words_problem
 from sms.inbound.models import InboundSms
 from sms.inbound.types import ReceivedSms
@@ -25,6 +25,7 @@ from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettin
 from sms.services import blacklist_opt_out
 
 MAX_TEXT = 2000
+WAKING_FACTS = [REPLIED, REPLIED_IN_JOURNEY]  # a stored reply may end a wait or a journey at once
 
 
 def _line(raw: str) -> str:
@@ -143,7 +144,8 @@ def inbound_store(*, account: SmsProviderAccount, messages: list[ReceivedSms]) -
 
 
 def _wake_waiting_journeys(messages: list[InboundSms]) -> int:
-    """Journeys waiting for these targets' replies (a wait with ``until_fact`` ``reply.received``) become due now."""
+    """Journeys waiting for these targets' replies (a wait with ``until_fact`` ``reply.received``) or stopping on
+    one (``stop_when_facts``) become due now."""
     by_workspace: dict[int, set[int]] = {}
     for message in messages:
         if message.target_id is not None:
@@ -152,7 +154,7 @@ def _wake_waiting_journeys(messages: list[InboundSms]) -> int:
         return 0
     target_type = ContentType.objects.get_for_model(Target).id
     return sum(
-        executions_wake(workspace_id=ws, subject_type_id=target_type, subject_ids=sorted(ids), fact=REPLIED)
+        executions_wake(workspace_id=ws, subject_type_id=target_type, subject_ids=sorted(ids), facts=WAKING_FACTS)
         for ws, ids in by_workspace.items()
     )
 

@@ -183,11 +183,14 @@ def test_stop_when_the_target_replies(actor, workspace):
     # Replied to the first message after the second went: still "during this journey".
     with time_machine.travel(T0 + timedelta(days=1, hours=1), tick=False):
         _reply(workspace, answering, "کی تماس می‌گیرید؟", T0 + timedelta(days=1, hours=1))
+    # The reply wakes the journey: it ends at the next tick, not when its wait would have ended.
+    driver.tick(T0 + timedelta(days=1, hours=1, minutes=1))
+    ex = Execution.objects.get(campaign=campaign, subject_id=answering.id)
+    assert (ex.status, ex.end_reason) == (ExecutionStatus.CANCELLED, EndReason.TARGET_RESPONDED)
+    assert Execution.objects.get(campaign=campaign, subject_id=silent.id).status == ExecutionStatus.WAITING
     _ticks(driver, T0 + timedelta(days=2, minutes=3))
     assert _texts(campaign, answering) == ["اول", "دوم"]
     assert _texts(campaign, silent) == ["اول", "دوم", "سوم"]
-    ex = Execution.objects.get(campaign=campaign, subject_id=answering.id)
-    assert (ex.status, ex.end_reason) == (ExecutionStatus.CANCELLED, EndReason.TARGET_RESPONDED)
 
 
 @pytest.mark.django_db
