@@ -22,6 +22,9 @@ def test_catalog_lists_registries(api):
     assert any(v["key"] == "target.first_name" and "first_name" in v["aliases"] for v in data["variables"])
     assert {s["key"] for s in data["retry_strategies"]} == {"fixed", "exponential"}
     assert len([t for t in data["templates"] if t["builtin"]]) == 3
+    facts = {f["key"]: f for f in data["facts"]}
+    assert facts["reply.received"]["operators"] == ["is_true", "is_false"] and facts["reply.received"]["ends_wait"]
+    assert "has_word" in facts["reply.text"]["operators"] and facts["reply.in_journey"]["stop_label"]
 
 
 @pytest.mark.django_db
@@ -187,3 +190,24 @@ def test_owner_only_role_sees_only_its_targets_executions(actor, workspace):
     assert [e["subject_id"] for e in listed] == [mine.id]
     hidden = Execution.objects.get(subject_id=theirs.id)
     assert client.get(f"/api/v1/executions/{hidden.id}").status_code == 404
+
+
+@pytest.mark.django_db
+def test_reply_steps_are_validated_through_the_api(api, actor, workspace):
+    created = api.post("/api/v1/workflows", {"name": "پاسخ"}, format="json")
+    wid = created.json()["id"]
+    wait = wait_node("w", amount=2)
+    wait["config"]["until_fact"] = "reply.text"  # a text, not a yes/no fact: cannot end a wait
+    saved = api.put(f"/api/v1/workflows/{wid}/graph", linear_graph(sms_node("a"), wait, end_node()), format="json")
+    assert saved.status_code == 200, saved.content
+    assert [(e["node_key"], e["code"]) for e in saved.json()["errors"]] == [("w", "INVALID_WAIT")]
+    wait["config"]["until_fact"] = "reply.received"
+    api.put(f"/api/v1/workflows/{wid}/graph", linear_graph(sms_node("a"), wait, end_node()), format="json")
+    assert api.post(f"/api/v1/workflows/{wid}/validate").json() == {"valid": True, "errors": []}
+    assert api.post(f"/api/v1/workflows/{wid}/publish", {}, format="json").status_code == 200
+    body = {"kind": "journey", "name": "کمپین", "workflow_id": wid, "settings": {"stop_when_facts": ["reply.text"]}}
+    refused = api.post("/api/v1/campaigns", body, format="json")
+    assert refused.status_code == 400 and "settings" in refused.json()["error"]["details"]
+    body["settings"] = {"stop_when_facts": ["reply.in_journey"]}
+    created = api.post("/api/v1/campaigns", body, format="json")
+    assert created.status_code == 201, created.content

@@ -130,3 +130,28 @@ def test_a_root_end_date_that_is_not_a_jalali_date_is_a_field_error(manager_clie
     assert response.status_code == 400
     assert "این تاریخ وجود ندارد" in response.content.decode() or "تاریخ را به شکل" in response.content.decode()
     assert not Campaign.objects.filter(workspace=shop, name="ریشه").exists()
+
+
+def test_a_root_whose_goal_is_a_reply_with_words(manager_client, shop):
+    group = make_group(shop)
+    body = {
+        "name": "ریشه پاسخ",
+        "when_type": "MONTHLY",
+        "when_time": "09:00",
+        "when_day": "1",
+        "goal_type": "REPLIED",
+        "goal_words": "بله، آره ,  ",
+        "action_channel": "sms",
+        "action_content": "سلام",
+        "attribution_window_days": "7",
+    }
+    response = manager_client.post(f"/chains/groups/{group.id}/campaigns/new/", body)
+    assert response.status_code == 302, response.content.decode()[:500]
+    root = Campaign.objects.get(workspace=shop, name="ریشه پاسخ")
+    assert root.goal == {"type": "REPLIED", "words": ["بله", "آره"]}
+    page = manager_client.get(f"/chains/campaigns/{root.id}/edit/").content.decode()
+    assert 'value="REPLIED" selected' in page and 'value="بله، آره"' in page
+    body |= {"name": "ریشه بد", "goal_words": "x" * 41}
+    response = manager_client.post(f"/chains/groups/{group.id}/campaigns/new/", body)
+    assert response.status_code == 400 and "هر کلمه حداکثر" in response.content.decode()
+    assert not Campaign.objects.filter(workspace=shop, name="ریشه بد").exists()
