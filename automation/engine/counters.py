@@ -102,21 +102,28 @@ def reserve_many(
     """Take up to ``wanted`` units in one statement: ``used = LEAST(limit, used + wanted)``; returns the units taken."""
     if wanted <= 0:
         return 0
-    _ensure(workspace_id, scope, scope_id, channel, day)
+    taken = _take_many(scope, scope_id, channel, day, limit, wanted)
+    if taken is None:  # the day's first reservation of this scope: its row is created once
+        _ensure(workspace_id, scope, scope_id, channel, day)
+        taken = _take_many(scope, scope_id, channel, day, limit, wanted)
+    return taken or 0
+
+
+def _take_many(scope: str, scope_id: int, channel: str, day: date, limit: int | None, wanted: int) -> int | None:
+    """One statement on the day's row: the units taken; None = the row does not exist yet."""
     qs = DailyCounter.objects.filter(scope=scope, scope_id=scope_id, channel=channel, day=day)
     if limit is None:
-        qs.update(used=F("used") + wanted)
-        return wanted
+        return wanted if qs.update(used=F("used") + wanted) else None
     table = DailyCounter._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
             f"WITH old AS (SELECT id, used FROM {table} WHERE scope = %s AND scope_id = %s AND channel = %s"  # noqa: S608
-            f" AND day = %s FOR UPDATE) UPDATE {table} AS d SET used = LEAST(%s, old.used + %s) FROM old"
-            " WHERE d.id = old.id AND old.used < %s RETURNING d.used - old.used",
-            [scope, scope_id, channel, day, limit, wanted, limit],
+            f" AND day = %s FOR UPDATE) UPDATE {table} AS d SET used = GREATEST(old.used, LEAST(%s, old.used + %s))"
+            " FROM old WHERE d.id = old.id RETURNING d.used - old.used",
+            [scope, scope_id, channel, day, limit, wanted],
         )
         row = cursor.fetchone()
-    return int(row[0]) if row else 0
+    return None if row is None else int(row[0])
 
 
 def release(workspace_id: int, scope: str, scope_id: int, channel: str, day: date, count: int = 1) -> None:

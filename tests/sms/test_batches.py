@@ -17,8 +17,9 @@ from django.db import connection
 from automation.choices import ExecutionStatus
 from automation.models import DailyCounter, Execution
 from automation.services.enrollment import enroll_subjects
+from campaigns.models import Notification
 from sms import rate_limits
-from sms.models import SmsAttempt, SmsProviderAccount
+from sms.models import SmsAttempt, SmsProviderAccount, SmsSettings
 from sms.providers import SendRequest
 from sms.providers.base import POOL
 from sms.providers.kavenegar import Fixtures as Kavenegar
@@ -351,3 +352,40 @@ def test_too_many_requests_backs_the_account_off_for_every_worker_and_drops_nobo
     assert len(fake.sent_rows()) == 10  # five refused, five accepted: everyone messaged once
     accepted = fake.messages.values()
     assert len(accepted) == 5 and len({m["receptor"] for m in accepted}) == 5
+
+
+@pytest.mark.parametrize(
+    ("provider", "no_credit"),
+    [
+        (("kavenegar", KEY), Kavenegar.error(418)),
+        (("melipayamak", MELI), (200, {"Value": "2", "RetStatus": 2, "StrRetStatus": "credit"})),
+    ],
+)
+def test_insufficient_credit_pauses_the_sends_with_a_notice_and_resumes_when_credit_returns(
+    actor, workspace, fake, provider, no_credit
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(actor, workspace, 5, provider=provider, body="سلام")
+    fake.responses.append(no_credit)
+    driver = Driver()
+    driver.tick(T0 + timedelta(minutes=1))
+    settings = SmsSettings.objects.get(workspace=workspace)
+    assert settings.paused_until == T0 + timedelta(minutes=31)  # the account's sends pause ...
+    notices = Notification.objects.filter(workspace=workspace, kind="channel_outage")
+    assert list(notices.values_list("recipient_id", flat=True)) == [actor.user.id]  # ... with the owner's notice
+    executions = Execution.objects.filter(campaign=campaign)
+    assert Counter(executions.values_list("status", flat=True)) == {ExecutionStatus.WAITING: 5}
+    assert set(executions.values_list("retry_count", flat=True)) == {0}  # not a failure of the targets
+    assert not DailyCounter.objects.filter(scope="campaign", scope_id=campaign.id, used__gt=0).exists()
+    for minutes in (5, 15, 30):
+        driver.tick(T0 + timedelta(minutes=minutes))
+    assert len(fake.sends()) == 1 and fake.messages == {}  # nothing called while paused
+    for minutes in (32, 33):  # credit is back: the probe, then the rest
+        driver.tick(T0 + timedelta(minutes=minutes))
+    settings.refresh_from_db()
+    assert settings.paused_until is None
+    assert set(executions.values_list("status", flat=True)) == {ExecutionStatus.COMPLETED}
+    accepted = list(fake.messages.values())
+    assert len(accepted) == 5 and len({m["receptor"] for m in accepted}) == 5  # everyone, once
+    assert notices.count() == 1

@@ -33,7 +33,8 @@ from automation.choices import ExecutionStatus
 from automation.engine.scheduler import tick
 from automation.models import Execution, ExecutionEvent
 from automation.services.enrollment import enroll_subjects
-from sms.models import SmsAttempt, SmsLogEvent
+from sms import rate_limits
+from sms.models import SmsAttempt, SmsLogEvent, SmsProviderAccount
 from sms.providers.base import national
 from tests.automation.helpers import end_node, journey, linear_graph, setup_sms, sms_node
 from tests.conftest import make_target
@@ -45,6 +46,7 @@ POINTS = ("accepted", "request", "answered")
 LEASE_SECONDS = 4
 SENDS_PER_TRIAL = 4  # one kill every few send requests; targets = trials × this × a batch (at least 50)
 BATCH = 10  # executions per engine job: one send request carries up to this many recipients
+SPLIT_MESSAGES_PER_MINUTE = 600  # ``split``: 10 a second, a bucket of 5: a job's 10 in 2+ calls
 
 
 @dataclass
@@ -62,6 +64,7 @@ class Report:
     unknown_held: int = 0  # attempts still unknown at the end
     not_completed: int = 0  # executions not completed at the end
     lease_expired_events: int = 0
+    calls_per_job: float = 0.0  # send requests per engine job (``split``: more than one)
     seconds: float = 0.0
     workers_started: int = 0
     logs: str = field(default="", repr=False)
@@ -81,7 +84,7 @@ class Report:
             f"duplicates {self.duplicates}, lost {self.lost}, unknown settled {self.unknown_settled}, "
             f"unknown held {self.unknown_held}, not completed {self.not_completed}, "
             f"lease expiries {self.lease_expired_events}, workers started {self.workers_started}, "
-            f"{self.seconds:.0f} s"
+            f"send requests per job {self.calls_per_job:.1f}, {self.seconds:.0f} s"
         )
 
     def as_dict(self) -> dict:
@@ -97,9 +100,21 @@ def batch_local_ids(form: dict) -> list[str]:
 
 
 def run(
-    actor, workspace, tmp_path: Path, *, trials: int, pool: str = "solo", workers: int = 1, points=POINTS, seed: int = 1
+    actor,
+    workspace,
+    tmp_path: Path,
+    *,
+    trials: int,
+    pool: str = "solo",
+    workers: int = 1,
+    points=POINTS,
+    seed: int = 1,
+    split: bool = False,
 ) -> Report:
-    """``workers`` engine worker processes run side by side (each kill hits the one that made the call)."""
+    """``workers`` engine worker processes run side by side (each kill hits the one that made the call).
+    ``split``: the account's rate limit (``SPLIT_MESSAGES_PER_MINUTE``) holds less than a job's batch, so every
+    job makes several provider calls and each kill lands in the middle of a batch — calls of the job answered
+    and not yet written, later calls of it not made."""
     rng = random.Random(seed)
     targets_n = max(50, trials * SENDS_PER_TRIAL * BATCH)
     report = Report(pool=pool, targets=targets_n)
@@ -186,7 +201,12 @@ def run(
                     carried.append("answered")
 
     fake.on_send, fake.on_accept, fake.after_answer = on_send, on_accept, after_answer
-    setup_sms(workspace, "kavenegar", {"api_key": "K"})
+    sms_settings = setup_sms(workspace, "kavenegar", {"api_key": "K"})
+    if split:
+        SmsProviderAccount.objects.filter(pk=sms_settings.primary_account_id).update(
+            max_messages_per_minute=SPLIT_MESSAGES_PER_MINUTE
+        )
+    rate_limits.reset()
     campaign = journey(actor, linear_graph(sms_node("a"), end_node()))
     targets = [make_target(workspace) for _ in range(targets_n)]
     for start in range(0, targets_n, 5000):
@@ -238,4 +258,6 @@ def run(
     report.not_completed = executions.exclude(status=ExecutionStatus.COMPLETED).count()
     report.lease_expired_events = ExecutionEvent.objects.filter(campaign=campaign, type="lease_expired").count()
     report.logs = "\n".join(w.text()[-1500:] for w in started_workers[-2:])
+    report.calls_per_job = report.send_requests / max(1, -(-targets_n // BATCH))
+    rate_limits.reset()
     return report
