@@ -44,6 +44,11 @@ class SmsConfig(AppConfig):
         connect()
         register_demo("sms", order=10, contribute=sms_demo)
 
+        from campaigns.platform.registry import register_target_panel
+        from sms.inbound.target_panel import render_conversation_panel
+
+        register_target_panel("sms", order=8, render=render_conversation_panel)
+
         from campaigns.platform.navigation import register_menu
         from sms.navigation import MENU
 

@@ -2,4 +2,13 @@
 
 from campaigns.platform.navigation import MenuGroup, MenuItem
 
-MENU = (MenuGroup("sms", order=60, items=(MenuItem("sms-home", "پیامک", testid="nav-sms"),)),)
+MENU = (
+    MenuGroup(
+        "sms",
+        order=60,
+        items=(
+            MenuItem("sms-home", "پیامک", testid="nav-sms"),
+            MenuItem("sms-inbox", "پاسخ‌ها", testid="nav-sms-inbox"),
+        ),
+    ),
+)

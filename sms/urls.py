@@ -1,11 +1,14 @@
 from django.urls import path
 
 from sms import views
+from sms.inbound import views as inbox_views
 
 # Persian pages of this app, mounted at the site root by config/urls.py.
 urlpatterns = [
     path("sms/", views.sms_home, name="sms-home"),
     path("sms/log/", views.attempt_log, name="sms-attempts"),
+    path("sms/inbox/", inbox_views.inbox, name="sms-inbox"),
+    path("sms/inbox/read/", inbox_views.inbox_mark_read, name="sms-inbox-read"),
     path("sms/blacklist/", views.blacklist, name="sms-blacklist"),
     path(
         "sms/blacklist/<int:entry_id>/<str:action>/",

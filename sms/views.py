@@ -42,6 +42,7 @@ from sms.retention import retention_days
 # The SMS section's tabs, each shown only with its permission (the first allowed one is the section's home).
 TABS = [
     ("sms-attempts", "گزارش ارسال", Perm.VIEW_SMS_LOGS),
+    ("sms-inbox", "پاسخ‌ها", Perm.VIEW_SMS_LOGS),
     ("sms-blacklist", "لیست سیاه", Perm.MANAGE_BLACKLIST),
     ("sms-templates", "قالب‌های پیامک", Perm.MANAGE_WORKFLOWS),
     ("sms-settings", "تنظیمات", Perm.MANAGE_WORKSPACE),
@@ -54,7 +55,8 @@ PROBLEM_LABELS = {
 }
 
 
-def _render(request, template: str, tab: str, context: dict, status: int = 200):
+def render_tab(request, template: str, tab: str, context: dict, status: int = 200):
+    """A page of the SMS section, under the tabs the role may see."""
     actor = request.actor
     tabs = [(name, label, name == tab) for name, label, perm in TABS if actor.has(perm)]
     return render(request, template, {"tabs": tabs, **context}, status=status)
@@ -101,7 +103,7 @@ def attempt_log(request, actor):
     }
     if request.headers.get("HX-Request"):
         return render(request, "sms/_attempt_rows.html", context)
-    return _render(request, "sms/attempt_log.html", "sms-attempts", context)
+    return render_tab(request, "sms/attempt_log.html", "sms-attempts", context)
 
 
 # --- blacklist --------------------------------------------------------------------------------------------
@@ -160,7 +162,7 @@ def blacklist(request, actor):
     }
     if request.headers.get("HX-Request") and request.method == "GET":
         return render(request, "sms/_blacklist_rows.html", context)
-    return _render(request, "sms/blacklist.html", "sms-blacklist", context, status=400 if open_dialog else 200)
+    return render_tab(request, "sms/blacklist.html", "sms-blacklist", context, status=400 if open_dialog else 200)
 
 
 @require_POST
@@ -189,7 +191,7 @@ def blacklist_entry_action(request, actor, entry_id: int, action: str):
 @workspace_page(Perm.MANAGE_WORKFLOWS)
 def template_list(request, actor):
     page = CappedPaginator(selectors.sms_template_queryset(actor=actor), 50).get_page(request.GET.get("page"))
-    return _render(request, "sms/template_list.html", "sms-templates", {"page": page, "querystring": ""})
+    return render_tab(request, "sms/template_list.html", "sms-templates", {"page": page, "querystring": ""})
 
 
 @workspace_page(Perm.MANAGE_WORKFLOWS)
@@ -221,7 +223,7 @@ def template_form(request, actor, template_id: int | None = None):
         else:
             messages.success(request, f"قالب «{template.name}» ذخیره شد.")
             return redirect("sms-templates")
-    return _render(request, "sms/template_form.html", "sms-templates", {"form": form, "template": template})
+    return render_tab(request, "sms/template_form.html", "sms-templates", {"form": form, "template": template})
 
 
 # --- settings ---------------------------------------------------------------------------------------------
@@ -272,7 +274,7 @@ def settings_page(request, actor):
         except PlatformError as exc:
             messages.error(request, exc.message)
         return redirect("sms-settings")
-    return _render(request, "sms/settings.html", "sms-settings", _settings_context(actor))
+    return render_tab(request, "sms/settings.html", "sms-settings", _settings_context(actor))
 
 
 def _save_channel(request, actor):
@@ -307,7 +309,7 @@ def _save_channel(request, actor):
         else:
             messages.success(request, "تنظیمات پیامک ذخیره شد.")
             return redirect("sms-settings")
-    return _render(
+    return render_tab(
         request, "sms/settings.html", "sms-settings", _settings_context(actor, channel_form=form), status=400
     )
 
@@ -334,7 +336,7 @@ def _account_new(request, actor):
             return redirect("sms-settings")
     context = _settings_context(actor, account_form=form)
     context["open_dialog"] = "dlg-account-new"
-    return _render(request, "sms/settings.html", "sms-settings", context, status=400)
+    return render_tab(request, "sms/settings.html", "sms-settings", context, status=400)
 
 
 @workspace_page(Perm.MANAGE_WORKSPACE)
@@ -377,7 +379,7 @@ def account_edit(request, actor, account_id: int):
         "account": account,
         "credential_inputs": form.credential_inputs().get(account.provider, []),
     }
-    return _render(request, "sms/account_form.html", "sms-settings", context)
+    return render_tab(request, "sms/account_form.html", "sms-settings", context)
 
 
 @require_POST

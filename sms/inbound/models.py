@@ -65,6 +65,11 @@ class InboundSms(models.Model):
             models.Index(fields=["workspace", "-received_at"], name="inbound_ws_time"),
             models.Index(fields=["workspace", "number", "-received_at"], name="inbound_ws_number_time"),
             models.Index(fields=["target", "-received_at"], name="inbound_target_time"),
+            # The inbox's common reads: a journey's replies, the unread ones (a small part of a year's replies).
+            models.Index(fields=["campaign", "-received_at"], name="inbound_campaign_time"),
+            models.Index(
+                fields=["workspace", "-received_at"], condition=models.Q(is_read=False), name="inbound_ws_unread_time"
+            ),
         ]
 
     def __str__(self) -> str:

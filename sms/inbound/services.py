@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
@@ -20,9 +21,12 @@ from sms.choices import ACCEPTED, BlacklistSource, InboundOutcome
 from sms.inbound.facts import REPLIED, REPLIED_IN_JOURNEY
 from sms.inbound.keywords import OPT_IN, OPT_OUT, clean_words, keyword_of, words_problem
 from sms.inbound.models import InboundSms
+from sms.inbound.notify import inbound_notify
 from sms.inbound.types import ReceivedSms
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsSettings
 from sms.services import blacklist_opt_out
+
+logger = logging.getLogger(__name__)
 
 MAX_TEXT = 2000
 WAKING_FACTS = [REPLIED, REPLIED_IN_JOURNEY]  # a stored reply may end a wait or a journey at once
@@ -94,7 +98,7 @@ def inbound_store(*, account: SmsProviderAccount, messages: list[ReceivedSms]) -
             workspace_id=account.workspace_id,
             deleted_at__isnull=True,
             mobile__in=[number for number, phone in senders.values() if phone],
-        ).only("id", "mobile")
+        ).only("id", "mobile", "name")
     }
     stored: list[InboundSms] = []
     for received in wanted:
@@ -140,6 +144,10 @@ def inbound_store(*, account: SmsProviderAccount, messages: list[ReceivedSms]) -
                 text=message.text,
                 received_at=message.received_at,
             )
+    try:
+        inbound_notify(messages=stored)
+    except Exception:  # stored already: a notification must never turn the provider's OK (push) into an error
+        logger.exception("reply notifications of account %s failed", account.id)
     return stored
 
 

@@ -26,6 +26,8 @@ from campaigns.models import Campaign, Target, TargetImport, Workspace
 from campaigns.notifications.services import notification_send
 from campaigns.platform.tenancy import Actor
 from campaigns.services.imports import target_import_process, target_import_start
+from sms.inbound.services import inbound_store
+from sms.inbound.types import ReceivedSms
 from sms.models import SmsProviderAccount, SmsTemplate
 from sms.services import blacklist_add, sms_template_create
 from workers.choices import BROWSER_KIND
@@ -72,6 +74,7 @@ PAGES = {
     "journey-campaign-auto-enroll": {"campaign_id": "journey"},
     "sms-home": {},
     "sms-attempts": {},
+    "sms-inbox": {},
     "sms-blacklist": {},
     "sms-templates": {},
     "sms-template-new": {},
@@ -135,6 +138,7 @@ NOT_PAGES = {
     "journey-auto-enroll-count": "an htmx partial of the auto-enroll page",
     "journey-health": "an htmx partial: the health banner",
     "sms-blacklist-action": "POST",
+    "sms-inbox-read": "POST (the inbox's mark-read buttons)",
     "sms-account-test": "POST: a dialog partial",
     "browser-campaign-accounts": "an htmx partial of the campaign form",
     "browser-campaign-progress": "an htmx partial of the campaign page",
@@ -212,6 +216,18 @@ def staff_site_create() -> StaffSite:
     blacklist_add(actor=actor, number="09121234567", description="درخواست مشتری")
     rows["template"] = sms_template_create(actor=actor, name="خوش‌آمد", body=f"کد تخفیف شما {CODE}")
     rows["account"] = SmsProviderAccount.objects.filter(workspace=workspace).first()
+    line = rows["account"].senders[0] if rows["account"].senders else ""
+    answering = Target.objects.filter(workspace=workspace, mobile__startswith="+").order_by("pk")[:2]
+    inbound_store(  # a reply to the journey, an opt-out, a stranger's message: the inbox and the thread show them
+        account=rows["account"],
+        messages=[
+            ReceivedSms(
+                provider_message_id="demo-1", sender=answering[0].mobile, line=line, text="ممنون، کی تماس می‌گیرید؟"
+            ),
+            ReceivedSms(provider_message_id="demo-2", sender=answering[1].mobile, line=line, text="لغو۱۱"),
+            ReceivedSms(provider_message_id="demo-3", sender="09350000001", line=line, text="شما؟"),
+        ],
+    )
     rows["browser_campaign"] = Campaign.objects.filter(workspace=workspace, kind=BROWSER_KIND).first()
     rows["browser_account"] = BrowserAccount.objects.filter(workspace=workspace).first()
     with override_settings(BROWSER_ALLOWED_PRIVATE_HOSTS=["127.0.0.1:8766", "127.0.0.1:3128"]):  # loopback only

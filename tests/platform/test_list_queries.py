@@ -271,6 +271,7 @@ PAGE_LISTS: dict[str, Maker] = {
     "target-import-detail": _import_page,
     "chain-campaign-runs": _chain_runs_page,
     "sms-attempts": _attempts,
+    "sms-inbox": _replies,
     "sms-blacklist": _blacklist,
     "sms-templates": _templates,
     "browser-campaigns": _browser_campaigns,
