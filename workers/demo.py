@@ -7,12 +7,13 @@ from campaigns.platform.tenancy import Actor
 
 CAMPAIGN_NAME = "پسندیدن پست‌های سایت نمونه"
 PLATFORM = "demo"
+PROXY_LABEL = "پراکسی نمونه"
 
 
 def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
-    from workers.management.commands.demo_site import DEMO_SITE_PORT
-    from workers.models import ActionConfig, BrowserAccount
-    from workers.services.accounts import account_create, account_update
+    from workers.management.commands.demo_site import DEMO_PROXY_CREDENTIALS, DEMO_PROXY_PORT, DEMO_SITE_PORT
+    from workers.models import ActionConfig, BrowserAccount, Proxy
+    from workers.services.accounts import account_create, account_update, proxy_create
     from workers.services.action_configs import action_config_create
     from workers.services.campaigns import browser_campaign_create
 
@@ -26,6 +27,12 @@ def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
         elif not account.cookie_domain:  # stored before cookies were bound to a site
             account = account_update(actor=actor, account_id=account.pk, data=session)
         accounts.append(account)
+    if not Proxy.objects.filter(workspace=workspace, host="127.0.0.1", port=DEMO_PROXY_PORT).exists():
+        username, password = DEMO_PROXY_CREDENTIALS  # `make run` serves it in front of the demo site
+        proxy_create(
+            actor=actor, label=PROXY_LABEL, host="127.0.0.1", port=DEMO_PROXY_PORT, username=username, password=password
+        )
+        stdout.write(f"demo browser: proxy «{PROXY_LABEL}» (127.0.0.1:{DEMO_PROXY_PORT})")
     if not ActionConfig.objects.filter(workspace=workspace, platform=PLATFORM, action_type="like").exists():
         action_config_create(
             actor=actor,

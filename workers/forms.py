@@ -195,8 +195,10 @@ class AccountForm(ServiceErrorsMixin, StrictTextFormMixin, forms.Form):
     visible_name_fields = ("label",)
 
     label = forms.CharField(label="نام", max_length=120)
-    platform = forms.RegexField(
-        label="سکو", regex=r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40, widget=forms.TextInput(attrs=LTR)
+    platform = forms.ChoiceField(
+        label="سکو",
+        help_text="سکوهایی که کارشان تعریف شده است (پیکربندی کار در مدیریت)؛ "
+        "کارهای هر سکو فقط به حساب‌های همان سکو می‌رسند.",
     )
     cookie_domain = forms.CharField(
         label="دامنه سکو",
@@ -234,9 +236,12 @@ class AccountForm(ServiceErrorsMixin, StrictTextFormMixin, forms.Form):
         "خاموش: حسابی که کوکی دارد مستقیم می‌رود، نه از پراکسی‌ای که کسی برایش انتخاب نکرده.",
     )
 
-    def __init__(self, *args, proxies=(), **kwargs):
+    def __init__(self, *args, proxies=(), platforms=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["proxy"].choices = [("", "— بدون پراکسی ثابت —")] + [(p.id, str(p)) for p in proxies]
+        current = (self.initial or {}).get("platform")
+        names = sorted({*platforms, *([current] if current else [])})  # an account keeps its platform
+        self.fields["platform"].choices = [("", "— انتخاب کنید —")] + [(name, name) for name in names]
 
     def service_data(self, *, editing: bool) -> dict:
         data = dict(self.cleaned_data)

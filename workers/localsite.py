@@ -229,13 +229,13 @@ def _make_proxy_handler(proxy: LocalProxy):
 class LocalProxy:
     """A minimal forwarding HTTP proxy (plain requests and CONNECT) for 127.0.0.1 targets only."""
 
-    def __init__(self, credentials: tuple[str, str] | None = None) -> None:
+    def __init__(self, credentials: tuple[str, str] | None = None, port: int = 0) -> None:
         self.credentials = credentials
         self.lock = threading.Lock()
         self.requests = 0
         self.refused: list[str] = []
         ThreadingTCPServer.allow_reuse_address = True
-        self.server = ThreadingTCPServer(("127.0.0.1", 0), _make_proxy_handler(self))
+        self.server = ThreadingTCPServer(("127.0.0.1", port), _make_proxy_handler(self))
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

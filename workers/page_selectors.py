@@ -43,6 +43,11 @@ def live_proxies(*, actor: Actor):
     return proxy_queryset(actor=actor).filter(deleted_at__isnull=True)
 
 
+def configured_platforms(*, actor: Actor) -> list[str]:
+    """Platforms with an action config: the ones a new account may be for (its tasks come from those configs)."""
+    return sorted(set(scoped(ActionConfig, actor.workspace).values_list("platform", flat=True)))
+
+
 def platform_names(*, actor: Actor) -> list[str]:
     """Platforms the workspace has accounts or action configs for (the create page's choices)."""
     names = set(live_accounts(actor=actor).values_list("platform", flat=True))

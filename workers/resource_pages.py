@@ -67,6 +67,7 @@ def account_edit(request, actor, account_id: int | None = None):
         initial=initial,
         save=save,
         proxies=page_selectors.live_proxies(actor=actor),
+        platforms=page_selectors.configured_platforms(actor=actor),
     )
 
 

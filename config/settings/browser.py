@@ -46,4 +46,5 @@ BROWSER_TASKS = {
 # (workers.netguard). Empty by default; the embedded default (no DATABASE_URL) adds the demo site.
 BROWSER_ALLOWED_PRIVATE_HOSTS = env_list("BROWSER_ALLOWED_PRIVATE_HOSTS")
 if "DATABASE_URL" not in os.environ:
-    BROWSER_ALLOWED_PRIVATE_HOSTS.append("127.0.0.1:8766")  # `make run`'s demo site (workers demo_site)
+    # `make run`'s demo site and demo proxy (workers demo_site)
+    BROWSER_ALLOWED_PRIVATE_HOSTS += ["127.0.0.1:8766", "127.0.0.1:8767"]

@@ -28,6 +28,7 @@ from ..workers.conftest import (  # noqa: F401  (fixtures)
     published,
     site,
 )
+from .axe import axe_violations
 from .test_jalali_picker import pick_day
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -169,12 +170,18 @@ def test_accounts_and_proxies_pages_keep_secrets_write_only(page, live_server, s
     make_member(shop, Role.MANAGER, username="nima")
     make_member(shop, Role.VIEWER, username="vida")
     settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:3128", "127.0.0.1:3129"]
+    ActionConfig.objects.create(workspace=shop, platform="demo", action_type="like", steps=LIKE_STEPS)
     base = live_server.url
     login(page, base, "nima")
     page.goto(f"{base}/browser/accounts/")
     page.click("[data-testid=new-account]")
     page.fill("#id_label", "حساب اینستا")
-    page.fill("#id_platform", "demo")
+    platforms = page.locator("#id_platform option")
+    expect(platforms).to_have_text(["— انتخاب کنید —", "demo"])  # only platforms whose actions are configured
+    page.select_option("#id_platform", "demo")
+    page.get_by_test_id("cookie-formats").locator("summary").click()
+    expect(page.get_by_test_id("cookie-formats")).to_contain_text("Netscape")
+    shot(page, "account-new-cookie-formats")
     page.fill("#id_cookies", "sid=secret-cookie-1; theme=dark")
     page.click("[data-testid=account-form] button[type=submit]")
     expect(page.locator(".field-error")).to_contain_text("دامنه سکو")  # cookies need their site
@@ -305,3 +312,35 @@ def test_five_accounts_imported_from_a_workbook_with_one_bad_row(page, live_serv
     expect(page.locator("[data-testid=account-row]")).to_have_count(4)
     assert BrowserAccount.objects.get(workspace=shop, label="حساب 1").cookie_count == 1
     shot(page, "accounts-imported")
+
+
+def test_nothing_ticked_vanishes_while_the_account_list_follows_the_platform(page, live_server, site):  # noqa: F811
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="sara")
+    ActionConfig.objects.create(
+        workspace=shop, platform="demo", action_type="like", steps=LIKE_STEPS, login_check=LOGIN_CHECK
+    )
+    first, second = make_account(shop, label="حساب یک"), make_account(shop, label="حساب دو")
+    elsewhere = make_account(shop, label="حساب سکوی دیگر", platform="other")
+    login(page, live_server.url, "sara")
+    page.goto(f"{live_server.url}/browser/campaigns/new/")
+    page.check(f"input[name=accounts][value='{elsewhere.pk}']")
+    expect(page.get_by_test_id("account-summary")).to_have_text("اصلی (۱): حساب سکوی دیگر")
+
+    held = []  # the list's answer is held back: the person ticks an account while it is on its way
+    page.route("**/browser/campaigns/accounts/**", lambda route: held.append(route))
+    page.select_option("#id_platform", "demo")
+    page.wait_for_function("document.querySelector('.htmx-request') !== null")
+    page.check(f"input[name=accounts][value='{first.pk}']")
+    assert len(held) == 1
+    held[0].fulfill(response=held[0].fetch())
+    htmx_idle(page)
+
+    expect(page.locator(f"input[name=accounts][value='{first.pk}']")).to_be_checked()  # carried into the new list
+    expect(page.locator(f"input[name=accounts][value='{second.pk}']")).not_to_be_checked()
+    expect(page.get_by_test_id("account-dropped")).to_contain_text("حساب سکوی دیگر")  # named, not silently gone
+    expect(page.get_by_test_id("account-summary")).to_have_text("اصلی (۱): حساب یک")
+    page.check(f"input[name=spare_accounts][value='{second.pk}']")
+    expect(page.get_by_test_id("account-summary")).to_have_text("اصلی (۱): حساب یک · یدک (۱): حساب دو")
+    assert axe_violations(page) == []
+    shot(page, "campaign-form-accounts-kept")

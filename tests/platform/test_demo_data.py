@@ -16,7 +16,7 @@ from campaigns.platform.tenancy import Actor
 def demo(db, settings, tmp_path):
     settings.VAR_DIR = tmp_path
     settings.DEBUG = True
-    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:8766"]  # the demo site, allowed with DEBUG
+    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:8766", "127.0.0.1:8767"]  # the demo site and proxy
 
     def run() -> str:
         out = io.StringIO()
@@ -46,6 +46,7 @@ def test_demo_data_twice_is_idempotent(demo):
     before = snapshot()
     assert before["campaigns.Campaign"] == 2 and before["campaigns.Target"] == 40
     assert before["sms.SmsProviderAccount"] == 1 and before["workers.BrowserAccount"] == 3
+    assert before["workers.Proxy"] == 1  # a demo proxy to try (`make run` serves it in front of the demo site)
 
     second = demo()
 
