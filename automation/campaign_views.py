@@ -20,6 +20,7 @@ from automation import journey_stats
 from automation.campaign_forms import JourneyCampaignEditForm, JourneyCampaignForm
 from automation.choices import BatchStatus, Decision, EnrollmentClass, EventType, ExecutionStatus
 from automation.errors import ChannelUnusable, ConflictsUnresolved
+from automation.launch_check import journey_launch_check
 from automation.selectors import (
     enrollment_batch_get,
     enrollment_batch_items,
@@ -393,6 +394,8 @@ def campaign_dashboard(request, actor, campaign_id: int):
     )
     if request.GET.get("part") == "live":  # htmx polling: the numbers only
         return render(request, "automation/_dashboard_live.html", context)
+    if "activate" in controls:  # what Start would do now; a blocker disables it (docs/journeys.md "Launch check")
+        context["launch_check"] = journey_launch_check(actor=actor, campaign_id=campaign.id)
     return render(request, "automation/campaign_dashboard.html", context)
 
 

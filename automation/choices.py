@@ -176,3 +176,15 @@ SKIP_UNKNOWN = "_skip_unknown"
 # When the execution's last send was accepted (ISO time): the facts "since the last send" read it (journeys.md "Facts").
 LAST_SEND_AT = "_last_send_at"
 FIRST_SEND_AT = "_first_send_at"
+
+
+class LaunchReason(models.TextChoices):
+    """Why a target of a campaign's audience gets no message (the launch check), in the order a send meets them."""
+
+    NO_MOBILE = "no_mobile", "موبایل ندارد"
+    BLACKLISTED = "blacklisted", "در لیست سیاه"
+    OPT_OUT = "opt_out", "لغو با پیامک (کلمه لغو)"
+    TELECOM_BLOCKED = "telecom_blocked", "مسدود تبلیغاتی مخابرات"
+    LIVE_ELSEWHERE = "live_elsewhere", "هم‌زمان در سفر دیگری فعال"
+    FREQUENCY_CAP = "frequency_cap", "سقف ارسال"
+    CONTROL_GROUP = "control_group", "گروه کنترل"

@@ -24,6 +24,8 @@ class SmsConfig(AppConfig):
             "SMS", "قالب‌ها، فهرست سیاه، تنظیمات و پیش‌نمایش پیامک — SMS templates, blacklist, settings", "sms"
         ),
         chain_action="send_sms",
+        # The blacklist's reason keeps its name beside the launch check's (``LaunchReasonEnum``).
+        enum_names={"ReasonEnum": "sms.choices.BlacklistReason", "SmsLineKindEnum": "sms.choices.LineKind"},
     )
 
     def ready(self) -> None:

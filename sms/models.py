@@ -53,6 +53,8 @@ class SmsProviderAccount(TimeStamped):
     # Advertising lines skip numbers blocked for advertising and need the opt-out line on multi-recipient sends;
     # existing accounts keep sending as before (service) until staff say otherwise (docs/sms.md "Line kinds").
     line_kind = models.CharField("نوع خط", max_length=12, choices=LineKind.choices, default=LineKind.SERVICE)
+    # Whether the provider lets this account send texts with a link (Kavenegar 420, Melipayamak 13/14 otherwise).
+    links_allowed = models.BooleanField("ارسال پیوند مجاز است", default=True)
     # Price of one message part per operator, in rials (the launch check's cost; editable per account).
     price_mci = models.PositiveIntegerField("بهای هر بخش — همراه اول (ریال)", default=0)
     price_irancell = models.PositiveIntegerField("بهای هر بخش — ایرانسل (ریال)", default=0)

@@ -16,6 +16,11 @@ urlpatterns = [
     path("workflows/<int:workflow_id>/versions", views.WorkflowNewDraftApi.as_view(), name="api-workflow-new-draft"),
     path("campaigns/<int:campaign_id>/journey", views.JourneyCampaignApi.as_view(), name="api-journey-campaign"),
     path("campaigns/<int:campaign_id>/journey/stats", views.JourneyStatsApi.as_view(), name="api-journey-stats"),
+    path(
+        "campaigns/<int:campaign_id>/journey/launch-check",
+        views.JourneyLaunchCheckApi.as_view(),
+        name="api-journey-launch-check",
+    ),
     path("targets/<int:target_id>/timeline", views.TargetTimelineApi.as_view(), name="api-target-timeline"),
     path("targets/<int:target_id>/executions", views.TargetExecutionsApi.as_view(), name="api-target-executions"),
     path(

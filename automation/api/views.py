@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from automation import journey_stats, selectors
+from automation.api.launch_serializers import LaunchCheckOutput
 from automation.api.serializers import (
     AutoEnrollCountInput,
     AutoEnrollCountOutput,
@@ -47,6 +48,7 @@ from automation.engine.registry import (
 from automation.engine.validator import validate_graph
 from automation.errors import NoDraftVersion
 from automation.filters import EnrollmentItemFilter, ExecutionFilter, WorkflowFilter
+from automation.launch_check import journey_launch_check
 from automation.models import EnrollmentItem, Execution, ExecutionEvent, Workflow
 from automation.services import auto_enroll, enrollment, enrollment_batches, executions, workflows
 from automation.services import campaigns as campaign_services
@@ -435,6 +437,20 @@ class JourneyStatsApi(WorkspaceAPIView):
     )
     def get(self, request, campaign_id: int):
         return Response(journey_stats.journey_stats(actor=self.actor, campaign_id=campaign_id))
+
+
+class JourneyLaunchCheckApi(WorkspaceAPIView):
+    serializer_class = LaunchCheckOutput
+
+    @extend_schema(
+        operation_id="journey_campaigns_launch_check",
+        responses={200: LaunchCheckOutput, **errors(404)},
+        description="A dry run of Start (changes nothing): the audience now, who gets nothing and why (counts "
+        "capped at `count_cap`), cost per operator against the account's last credit, the estimated finish "
+        "time, and the blockers that disable Start and warnings.",
+    )
+    def get(self, request, campaign_id: int):
+        return Response(LaunchCheckOutput(journey_launch_check(actor=self.actor, campaign_id=campaign_id)).data)
 
 
 class TargetExecutionsApi(WorkspaceAPIView):

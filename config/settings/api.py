@@ -99,5 +99,6 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "EnrollmentBatchStatusEnum": "automation.choices.BatchStatus",
         "EnrollmentDecisionEnum": "automation.choices.Decision",
         "ExecutionStatusEnum": "automation.choices.ExecutionStatus",
+        "LaunchReasonEnum": "automation.choices.LaunchReason",
     }
 )

@@ -45,6 +45,7 @@ from sms.action.guards import blacklist_guard, circuit_breaker_guard
 from sms.action.planning import attempt_fields, plan_step
 from sms.action.unknowns import ask_batch, earlier_attempts
 from sms.choices import AWAITING_DELIVERY, AttemptStatus
+from sms.launch import launch_facts
 from sms.models import SmsAttempt, SmsSettings
 from sms.providers import provider_kinds
 from sms.segments import count_segments
@@ -153,6 +154,17 @@ class SendSmsAction(Action):
         )
         rows = refused.values_list("pk", "mobile")
         return {pk: "blacklisted" if mobile else "no_valid_mobile" for pk, mobile in rows}
+
+    def launch_facts(self, workspace, *, configs, subjects, audience: int, sample, cap: int) -> dict[str, Any]:
+        """The launch check's SMS part (``sms.launch``): refusals by reason, cost, credit, rate, blockers."""
+        return launch_facts(
+            workspace,
+            configs=configs,
+            subjects=subjects,
+            audience=audience,
+            sample_text=lambda config: self.preview(config, sample)["text"] if sample is not None else config["body"],
+            cap=cap,
+        ).as_dict()
 
     def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
         """Timeline hook: what each send was (text, number, status, provider id, error, retry time)."""

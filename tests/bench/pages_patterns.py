@@ -165,6 +165,7 @@ def patterns_of(workspace) -> list[Pattern]:
         P("page journey health", _url("journey-health")),
         P("page journey health ?campaign", _url("journey-health", f"campaign={journey.id}")),
         P("page journey edit", _url("journey-campaign-edit", campaign_id=review.id)),
+        P("page journey dashboard (draft: launch check)", _url("journey-campaign-dashboard", campaign_id=review.id)),
         P("page journey enroll", _url("journey-campaign-enroll", campaign_id=review.id)),
         P("page journey review (20,000)", _url("journey-enrollment-review", campaign_id=review.id, batch_id=batch.id)),
         P(
@@ -250,6 +251,7 @@ def patterns_of(workspace) -> list[Pattern]:
         P("api notifications unread", _url("api-notifications-unread")),
         P("api activities", _url("api-activities")),
         P("api journey stats", _url("api-journey-stats", campaign_id=journey.id)),
+        P("api journey launch-check", _url("api-journey-launch-check", campaign_id=journey.id)),
         P("api journey health", _url("api-health-journeys")),
         P("api automation catalog", _url("api-automation-catalog")),
         P("api workflows", _url("api-workflows")),

@@ -238,6 +238,10 @@ def test_start_refused_without_sms_and_health_banner(page, live_server):
     SmsSettings.objects.filter(workspace=shop).update(primary_account=None)
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/automation/campaigns/{draft.id}/")
+    # the launch check disables Start and says why; the server refuses it all the same
+    expect(page.get_by_test_id("control-activate")).to_be_disabled()
+    expect(page.get_by_test_id("launch-blockers").locator("[data-code=no_account]")).to_be_visible()
+    page.get_by_test_id("control-activate").evaluate("button => { button.disabled = false; }")
     page.get_by_test_id("control-activate").click()
     expect(page.locator(".flash-error")).to_contain_text("سرویس پیامک تنظیم نشده است")
     expect(page.get_by_test_id("campaign-status")).to_have_text(CampaignStatus.DRAFT.label)

@@ -1,0 +1,86 @@
+"""The launch check's answer (``GET …/journey/launch-check``), typed for the OpenAPI schema."""
+
+from rest_framework import serializers
+
+from automation.choices import LaunchReason
+
+
+class LaunchExclusionOutput(serializers.Serializer):
+    reason = serializers.ChoiceField(choices=LaunchReason.choices)
+    label = serializers.CharField()
+    count = serializers.IntegerField(allow_null=True, help_text="null: the reason is not built yet.")
+    capped = serializers.BooleanField(help_text="The count stopped at `count_cap`: there are more.")
+    available = serializers.BooleanField()
+    subtracted = serializers.BooleanField(help_text="false: shown only (live elsewhere still gets the message).")
+    text = serializers.CharField(help_text="The count for people («بیش از …» when capped).")
+
+
+class LaunchProblemOutput(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class LaunchFinishOutput(serializers.Serializer):
+    at = serializers.DateTimeField(allow_null=True, help_text="null: not within a year (window, daily limit).")
+    at_text = serializers.CharField(help_text="Jalali, in the workspace's time zone.")
+    rate_per_minute = serializers.IntegerField(allow_null=True, help_text="null: the account has no rate limit.")
+    daily_limit = serializers.IntegerField(allow_null=True)
+    time_zone = serializers.CharField()
+
+
+class LaunchAccountOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    provider = serializers.CharField()
+    line_kind = serializers.CharField()
+    links_allowed = serializers.BooleanField()
+    credit = serializers.IntegerField(allow_null=True, help_text="Rials, the provider's last answer.")
+    credit_checked_at = serializers.DateTimeField(allow_null=True)
+
+
+class LaunchStepOutput(serializers.Serializer):
+    title = serializers.CharField()
+    parts = serializers.IntegerField(help_text="Message parts of the text for a sample target.")
+    has_link = serializers.BooleanField()
+    has_opt_out = serializers.BooleanField()
+
+
+class LaunchOperatorOutput(serializers.Serializer):
+    operator = serializers.CharField()
+    label = serializers.CharField()
+    receivers = serializers.IntegerField()
+    price = serializers.IntegerField(help_text="Rials per message part on the account.")
+
+
+class LaunchChannelOutput(serializers.Serializer):
+    channel = serializers.CharField()
+    account = LaunchAccountOutput(allow_null=True)
+    steps = LaunchStepOutput(many=True)
+    operators = LaunchOperatorOutput(many=True)
+    operators_estimated = serializers.BooleanField(help_text="Shares read from a sample of the audience.")
+    cost = serializers.IntegerField(help_text="Rials: receivers × parts × price per operator, every step.")
+
+
+class LaunchCheckOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    checked_at = serializers.DateTimeField()
+    audience = serializers.IntegerField(help_text="Live journeys of the campaign now (the kept counts).")
+    audience_text = serializers.CharField()
+    receivers = serializers.IntegerField(help_text="The audience less every subtracted reason.")
+    receivers_text = serializers.CharField()
+    receivers_estimated = serializers.BooleanField(help_text="A reason's count was capped.")
+    count_cap = serializers.IntegerField()
+    exclusions = LaunchExclusionOutput(many=True)
+    messages = serializers.IntegerField(help_text="Sends: receivers × send steps.")
+    channels = LaunchChannelOutput(many=True)
+    finish = LaunchFinishOutput()
+    blockers = LaunchProblemOutput(many=True, help_text="Any blocker disables Start.")
+    warnings = LaunchProblemOutput(many=True)
+    ok = serializers.BooleanField()
+
+
+class PackageLaunchCheckOutput(serializers.Serializer):
+    package_id = serializers.IntegerField()
+    members = LaunchCheckOutput(many=True)
+    blockers = LaunchProblemOutput(many=True, help_text="Every member's blockers: any disables Approve.")
+    ok = serializers.BooleanField()

@@ -1,0 +1,166 @@
+"""The launch check of a journey campaign: what pressing «شروع» would do now, computed without changing anything.
+
+The audience is the campaign's live executions (the counts kept with the writes); each channel of the journey's
+steps answers for its part (``Action.launch_facts``: who it will not reach and why, the cost against the
+account's credit, its rate, what its provider would refuse); the engine adds the journeys live elsewhere, the
+finish time in the workspace calendar and the blockers that disable Start (docs/journeys.md "Launch check").
+Counts are capped at ``COUNT_CAP`` (said as such: «بیش از …»), never a scan of a million rows per reason.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from automation.choices import LIVE_STATUSES, LaunchReason
+from automation.engine.context import effective_window, workspace_tz
+from automation.engine.graph import published_graph
+from automation.engine.registry import ACTIONS
+from automation.engine.window import WindowError
+from automation.journey_stats import _campaign_limit
+from automation.launch_estimate import finish_at
+from automation.models import AutomationSettings, Execution
+from automation.selectors import campaign_journey_version_id, execution_queryset, execution_status_counts
+from automation.services.enrollment_core import journey_campaign
+from campaigns.platform.jalali import fa_digits, to_jalali
+from campaigns.platform.tenancy import Actor
+from campaigns.selectors import target_queryset
+
+COUNT_CAP = 10_000
+# Why a target of the audience gets no message, in the order they are met; ``subtracted``: the reason keeps
+# the message from going (live elsewhere is shown, not subtracted: the journey still sends to it).
+REASONS = dict(LaunchReason.choices)
+NOT_BUILT = ("frequency_cap", "control_group")
+BLOCKER_MESSAGES = {"empty_audience": "کسی نیست که پیامی بگیرد: مخاطبی افزوده نشده یا همه کنار گذاشته شده‌اند."}
+WARNING_MESSAGES = {
+    "finish_after_end": "برآورد پایان ارسال بعد از پایان کمپین است؛ بخشی از پیام‌ها نمی‌رود.",
+    "finish_unknown": "با بازه ارسال و سقف روزانه، پایان ارسال در یک سال آینده نیست.",
+}
+
+
+def said(count: int, capped: bool) -> str:
+    """A count for people: «بیش از ۱۰٬۰۰۰» when it was capped."""
+    text = fa_digits(f"{count:,}").replace(",", "٬")
+    return f"بیش از {text}" if capped else text
+
+
+def _row(reason: str, count: int | None, capped: bool) -> dict[str, Any]:
+    available = reason not in NOT_BUILT
+    return {
+        "reason": reason,
+        "label": REASONS[reason],
+        "count": count if available else None,
+        "capped": capped,
+        "available": available,
+        "subtracted": reason != "live_elsewhere",
+        "text": said(count or 0, capped) if available else "هنوز ساخته نشده",
+    }
+
+
+def _live_elsewhere(campaign, executions, cap: int) -> dict[str, Any]:
+    others = Execution.objects.filter(
+        workspace_id=campaign.workspace_id,
+        subject_type_id=OuterRef("subject_type_id"),
+        subject_id=OuterRef("subject_id"),
+        status__in=LIVE_STATUSES,
+    ).exclude(campaign_id=campaign.id)
+    n = executions.filter(Exists(others)).values("pk")[: cap + 1].count()
+    return {"count": min(n, cap), "capped": n > cap}
+
+
+def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The launch check of one journey campaign (read only)."""
+    now = now or timezone.now()
+    campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
+    # Read, never created (a dry run writes nothing): a workspace without its row has the defaults.
+    settings = AutomationSettings.objects.filter(workspace=actor.workspace).first() or AutomationSettings(
+        workspace=actor.workspace
+    )
+    tz = workspace_tz(actor.workspace, settings)
+    counts = execution_status_counts(actor=actor, campaign_ids=[campaign.id])[campaign.id]
+    audience = sum(counts.get(s, 0) for s in LIVE_STATUSES)
+    executions = execution_queryset(actor=actor, campaign_id=campaign.id).filter(status__in=LIVE_STATUSES).order_by()
+    subjects = target_queryset(actor=actor).select_related(None).prefetch_related(None).order_by()
+    subjects = subjects.filter(pk__in=executions.values("subject_id"))
+    version_id = campaign_journey_version_id(campaign)
+    graph = published_graph(version_id) if version_id else None
+    sample = subjects.first() if audience else None
+
+    exclusions: dict[str, dict[str, Any]] = {}
+    channels: list[dict[str, Any]] = []
+    blockers: list[dict[str, str]] = []
+    warnings: list[dict[str, str]] = []
+    messages, rate = 0, None
+    steps = [n for n in (graph.nodes if graph else []) if n.type == "action"]
+    for key in sorted({n.subtype for n in steps}):
+        action = ACTIONS.get(key)
+        hook = getattr(action, "launch_facts", None)
+        if hook is None:
+            continue
+        facts = hook(
+            actor.workspace,
+            configs=[n.config for n in steps if n.subtype == key],
+            subjects=subjects,
+            audience=audience,
+            sample=sample,
+            cap=COUNT_CAP,
+        )
+        for reason, found in facts["exclusions"].items():
+            exclusions.setdefault(reason, found)
+        messages += facts["messages"]
+        rate = facts["rate_per_minute"] if rate is None else min(rate, facts["rate_per_minute"] or rate)
+        blockers += facts["blockers"]
+        warnings += facts["warnings"]
+        channels.append(facts["details"])
+    exclusions["live_elsewhere"] = _live_elsewhere(campaign, executions, COUNT_CAP)
+    rows = [_row(r, exclusions.get(r, {}).get("count", 0), exclusions.get(r, {}).get("capped", False)) for r in REASONS]
+    capped = any(r["capped"] for r in rows)
+    receivers = max(0, audience - sum(r["count"] or 0 for r in rows if r["subtracted"]))
+    if receivers == 0:
+        blockers.insert(0, {"code": "empty_audience", "message": BLOCKER_MESSAGES["empty_audience"]})
+
+    try:
+        window = effective_window(campaign, graph.settings if graph else {}, settings, tz)
+    except WindowError:
+        window = None
+    start = max(now, campaign.starts_at) if campaign.starts_at else now
+    limits = [x for x in (_campaign_limit(campaign), settings.global_daily_limit) if x is not None]
+    finish = finish_at(
+        start=start,
+        messages=messages,
+        rate_per_minute=rate,
+        window=window,
+        daily_limit=min(limits) if limits else None,
+        tz=tz,
+    )
+    if finish is None and messages:
+        warnings.append({"code": "finish_unknown", "message": WARNING_MESSAGES["finish_unknown"]})
+    elif finish is not None and campaign.ends_at and finish > campaign.ends_at:
+        warnings.append({"code": "finish_after_end", "message": WARNING_MESSAGES["finish_after_end"]})
+    return {
+        "campaign_id": campaign.id,
+        "checked_at": now,
+        "audience": audience,
+        "audience_text": said(audience, False),
+        "receivers": receivers,
+        "receivers_text": said(receivers, False) + (" (برآورد)" if capped else ""),
+        "receivers_estimated": capped,
+        "count_cap": COUNT_CAP,
+        "exclusions": rows,
+        "messages": messages,
+        "channels": channels,
+        "finish": {
+            "at": finish,
+            "at_text": to_jalali(finish, with_time=True, tz=zoneinfo.ZoneInfo(tz)) if finish else "",
+            "rate_per_minute": rate,
+            "daily_limit": min(limits) if limits else None,
+            "time_zone": tz,
+        },
+        "blockers": blockers,
+        "warnings": warnings,
+        "ok": not blockers,
+    }

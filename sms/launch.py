@@ -1,0 +1,226 @@
+"""The SMS channel's part of a launch check (``SendSmsAction.launch_facts``): who of the audience the channel
+will not reach and why, what the sends cost against the account's last known credit, how fast the account
+may send, and what the provider would refuse halfway (docs/sms.md "Launch check"). Reads only.
+
+Counts are bounded: each reason counts at most ``cap`` + 1 rows (a capped count is said as «بیش از …»);
+the operators' shares are read from a sample of the audience when it is larger than ``SAMPLE``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from sms import channel, telecom_blocks
+from sms.choices import OPERATOR_PRICE_FIELD, BlacklistSource, LineKind, Operator
+from sms.lint import lint_text
+from sms.models import BlacklistEntry, SmsProviderAccount, SmsSettings
+from sms.operators import operator_of
+from sms.providers import provider_for
+
+SAMPLE = 2000
+OPT_OUT_SOURCES = (BlacklistSource.REPLY, BlacklistSource.OPT_OUT)
+
+BLOCKER_MESSAGES = {
+    "no_account": "حساب پیامک قابل استفاده‌ای برای این کمپین نیست (تنظیمات ← پیامک).",
+    "credit_below_cost": "اعتبار حساب پیامک از هزینه برآوردی این ارسال کمتر است.",
+    "opt_out_missing": "خط تبلیغاتی بدون سطر «{opt_out}» به چند شماره نمی‌فرستد (گام «{step}»).",
+    "link_not_allowed": "این حساب اجازه ارسال پیوند ندارد و متن گام «{step}» پیوند دارد.",
+}
+WARNING_MESSAGES = {
+    "credit_unknown": "اعتبار حساب پیامک هنوز خوانده نشده است؛ هزینه با اعتبار سنجیده نشد.",
+}
+
+
+def capped_count(queryset: QuerySet, cap: int) -> dict[str, Any]:
+    """At most ``cap`` + 1 rows counted: ``{"count": n, "capped": n > cap}`` (a capped count is ``cap``)."""
+    n = queryset.order_by().values("pk")[: cap + 1].count()
+    return {"count": min(n, cap), "capped": n > cap}
+
+
+@dataclass
+class StepText:
+    """One SMS step as the check reads it (title, parts of its text for a sample target, link, opt-out line)."""
+
+    title: str
+    parts: int
+    has_link: bool
+    has_opt_out: bool
+    account: SmsProviderAccount | None
+
+
+@dataclass
+class SmsLaunchFacts:
+    exclusions: dict[str, dict[str, Any]]
+    steps: list[StepText]
+    account: SmsProviderAccount | None
+    operators: dict[str, int]
+    operators_estimated: bool
+    receivers: int
+    messages: int
+    cost: int
+    blockers: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def rate_per_minute(self) -> int | None:
+        """Messages per minute the account's limits allow (None: no limit); a request carries up to the
+        provider's batch of receptors, each message part counts against messages per minute."""
+        account = self.account
+        if account is None:
+            return None
+        provider = provider_for(account.provider)
+        parts = max(1, max((s.parts for s in self.steps), default=1))
+        rates = []
+        if account.max_messages_per_minute:
+            rates.append(max(1, account.max_messages_per_minute // parts))
+        if account.max_requests_per_second:
+            rates.append(account.max_requests_per_second * 60 * (provider.batch_size if provider else 1))
+        return min(rates) if rates else None
+
+    def as_dict(self) -> dict[str, Any]:
+        account = self.account
+        return {
+            "exclusions": self.exclusions,
+            "messages": self.messages,
+            "rate_per_minute": self.rate_per_minute,
+            "blockers": self.blockers,
+            "warnings": self.warnings,
+            "details": {
+                "channel": "sms",
+                "account": None
+                if account is None
+                else {
+                    "id": account.id,
+                    "name": account.name,
+                    "provider": account.provider,
+                    "line_kind": account.line_kind,
+                    "links_allowed": account.links_allowed,
+                    "credit": account.credit,
+                    "credit_checked_at": account.credit_checked_at,
+                },
+                "steps": [
+                    {"title": s.title, "parts": s.parts, "has_link": s.has_link, "has_opt_out": s.has_opt_out}
+                    for s in self.steps
+                ],
+                "operators": [
+                    {
+                        "operator": op,
+                        "label": Operator(op).label,
+                        "receivers": n,
+                        "price": getattr(account, OPERATOR_PRICE_FIELD[op]) if account is not None else 0,
+                    }
+                    for op, n in self.operators.items()
+                ],
+                "operators_estimated": self.operators_estimated,
+                "cost": self.cost,
+            },
+        }
+
+
+def _exclusions(workspace_id: int, subjects: QuerySet, *, advertising: bool, cap: int) -> dict[str, dict]:
+    """Disjoint reasons, in the order a send meets them: no mobile, blacklisted (staff, imports, …),
+    opted out by keyword, blocked by the operators for advertising (advertising lines only)."""
+    entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
+    no_mobile = Q(mobile__isnull=True) | Q(mobile="")
+    opt_out = entries.filter(source__in=OPT_OUT_SOURCES).values("value")
+    other = entries.exclude(source__in=OPT_OUT_SOURCES).values("value")
+    found = {
+        "no_mobile": capped_count(subjects.filter(no_mobile), cap),
+        "blacklisted": capped_count(subjects.filter(mobile__in=other), cap),
+        "opt_out": capped_count(subjects.filter(mobile__in=opt_out), cap),
+    }
+    if advertising:
+        blocked = subjects.filter(mobile__in=telecom_blocks.blocked_values(workspace_id)).exclude(
+            mobile__in=entries.values("value")
+        )
+        found["telecom_blocked"] = capped_count(blocked, cap)
+    else:
+        found["telecom_blocked"] = {"count": 0, "capped": False}
+    return found
+
+
+def _operators(subjects: QuerySet, receivers: int) -> tuple[dict[str, int], bool]:
+    """Receivers per operator: exact for a small audience, else scaled from a sample of ``SAMPLE`` numbers."""
+    numbers = list(subjects.exclude(mobile__isnull=True).order_by().values_list("mobile", flat=True)[: SAMPLE + 1])
+    estimated = len(numbers) > SAMPLE
+    numbers = numbers[:SAMPLE]
+    shares = dict.fromkeys(Operator.values, 0)
+    for number in numbers:
+        shares[operator_of(number)] += 1
+    total = sum(shares.values())
+    if not total:
+        return shares, False
+    scaled = {op: round(receivers * n / total) for op, n in shares.items()}
+    return scaled, estimated
+
+
+def launch_facts(
+    workspace, *, configs: list[dict[str, Any]], subjects: QuerySet, audience: int, sample_text, cap: int
+) -> SmsLaunchFacts:
+    """The SMS channel's facts for the SMS steps ``configs`` of a campaign whose audience is ``subjects`` (a
+    target queryset, ``audience`` of them); ``sample_text(config)`` renders a step's text for a sample target."""
+    # Read, never created (a dry run writes nothing).
+    settings = SmsSettings.objects.select_related("primary_account", "fallback_account").filter(
+        workspace_id=workspace.id
+    ).first() or SmsSettings(workspace_id=workspace.id)
+    steps: list[StepText] = []
+    for config in configs:
+        account = channel.pick_account(settings, config.get("provider") or None)
+        lint = lint_text(
+            sample_text(config), append_opt_out=bool(config.get("append_opt_out")), opt_out_text=settings.opt_out_text
+        )
+        steps.append(
+            StepText(config.get("title") or "ارسال پیامک", lint.parts, lint.has_link, lint.has_opt_out, account)
+        )
+    accounts = [s.account for s in steps]
+    account = accounts[0] if accounts else settings.primary_account
+    advertising = any(a is not None and a.line_kind == LineKind.ADVERTISING for a in accounts)
+    exclusions = _exclusions(workspace.id, subjects, advertising=advertising, cap=cap)
+    receivers = max(0, audience - sum(e["count"] for e in exclusions.values()))
+    reached = subjects.exclude(
+        mobile__in=BlacklistEntry.objects.filter(workspace_id=workspace.id, channel="sms", is_active=True).values(
+            "value"
+        )
+    )
+    if advertising:
+        reached = reached.exclude(mobile__in=telecom_blocks.blocked_values(workspace.id))
+    operators, estimated = _operators(reached, receivers)
+    cost = 0
+    for step in steps:
+        if step.account is None:
+            continue
+        for operator, n in operators.items():
+            cost += n * step.parts * getattr(step.account, OPERATOR_PRICE_FIELD[operator])
+    facts = SmsLaunchFacts(
+        exclusions=exclusions,
+        steps=steps,
+        account=account,
+        operators=operators,
+        operators_estimated=estimated,
+        receivers=receivers,
+        messages=receivers * len(steps),
+        cost=cost,
+    )
+    problem = channel.channel_problem(workspace.id)
+    if problem or any(a is None or not a.is_active for a in accounts):
+        facts.blockers.append({"code": "no_account", "message": BLOCKER_MESSAGES["no_account"]})
+    credits = {a.pk: a.credit for a in accounts if a is not None}
+    if any(c is None for c in credits.values()):
+        facts.warnings.append({"code": "credit_unknown", "message": WARNING_MESSAGES["credit_unknown"]})
+    elif credits and cost > sum(credits.values()):
+        facts.blockers.append({"code": "credit_below_cost", "message": BLOCKER_MESSAGES["credit_below_cost"]})
+    for step in steps:
+        if step.account is None:
+            continue
+        if step.account.line_kind == LineKind.ADVERTISING and receivers > 1 and not step.has_opt_out:
+            message = BLOCKER_MESSAGES["opt_out_missing"].format(
+                opt_out=settings.opt_out_text or "لغو۱۱", step=step.title
+            )
+            facts.blockers.append({"code": "opt_out_missing", "message": message})
+        if step.has_link and not step.account.links_allowed:
+            message = BLOCKER_MESSAGES["link_not_allowed"].format(step=step.title)
+            facts.blockers.append({"code": "link_not_allowed", "message": message})
+    return facts

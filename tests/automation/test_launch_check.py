@@ -1,0 +1,174 @@
+"""The launch check of a journey campaign (docs/journeys.md "Launch check"): the audience now, who gets nothing
+and why (counts per reason that match what the sends then do), the cost per operator against the account's
+credit, the finish time from the rate limit, window and daily limit, and the blockers of Start. Read only."""
+
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.apps import apps
+
+from automation.choices import ExecutionStatus
+from automation.journey_stats import target_timeline_events, timeline_entries
+from automation.launch_check import journey_launch_check
+from automation.launch_estimate import finish_at
+from automation.models import Execution
+from automation.services.enrollment import enroll_subjects
+from campaigns.models import Target
+from sms import services as sms_services
+from sms import telecom_blocks
+from sms.choices import BlacklistSource, LineKind
+from sms.models import SmsAttempt, SmsProviderAccount
+from tests.automation.helpers import CountingConsole, Driver, end_node, journey, linear_graph, setup_sms, sms_node
+from tests.conftest import api_client_for, make_member, make_target, make_workspace
+
+T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)  # a Sunday, 10:30 in Tehran
+
+
+def _reasons(check) -> dict[str, int | None]:
+    return {row["reason"]: row["count"] for row in check["exclusions"]}
+
+
+@pytest.fixture
+def world(actor, workspace, monkeypatch):
+    CountingConsole(monkeypatch)
+    settings = setup_sms(workspace, "console")
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(
+        line_kind=LineKind.ADVERTISING, price_mci=1000, price_irancell=900, price_rightel=800, credit=10**6
+    )
+    people = {
+        "mci": make_target(workspace, mobile="+989121110001"),
+        "irancell": make_target(workspace, mobile="+989351110002"),
+        "rightel": make_target(workspace, mobile="+989211110003"),
+        "staff_blacklisted": make_target(workspace),
+        "opted_out": make_target(workspace),
+        "telecom_blocked": make_target(workspace),
+        "no_mobile": make_target(workspace),
+        "elsewhere": make_target(workspace, mobile="+989121110008"),
+    }
+    with time_machine.travel(T0, tick=False):
+        other = journey(actor, linear_graph(sms_node("x", body="دیگری"), end_node()), activate=False)
+        enroll_subjects(actor=actor, campaign_id=other.id, target_ids=[people["elsewhere"].id])
+        campaign = journey(
+            actor,
+            linear_graph(sms_node("a", body="تخفیف ویژه", append_opt_out=True), end_node()),
+            activate=False,
+            ends_at=T0 + timedelta(days=30),
+        )
+        enroll_subjects(
+            actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in people.values()], on_conflict="add"
+        )
+    sms_services.blacklist_add(actor=actor, number=people["staff_blacklisted"].mobile)
+    sms_services.blacklist_opt_out(
+        workspace_id=workspace.id, number=people["opted_out"].mobile, source=BlacklistSource.REPLY
+    )
+    telecom_blocks.remember(
+        workspace_id=workspace.id, phone=people["telecom_blocked"].mobile, provider="kavenegar", code="14"
+    )
+    Target.objects.filter(pk=people["no_mobile"].pk).update(mobile=None, landline="+982188776655")
+    return campaign, people
+
+
+def _row_counts() -> dict[str, int]:
+    return {m._meta.label: m._default_manager.count() for m in apps.get_models() if not m._meta.proxy}
+
+
+def test_counts_by_reason_cost_and_finish_then_the_sends_do_what_it_said(actor, workspace, world):
+    campaign, people = world
+    before = _row_counts()
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    assert _row_counts() == before  # a dry run: nothing written
+
+    assert check["audience"] == 8
+    assert _reasons(check) == {
+        "no_mobile": 1,
+        "blacklisted": 1,
+        "opt_out": 1,
+        "telecom_blocked": 1,
+        "live_elsewhere": 1,
+        "frequency_cap": None,
+        "control_group": None,
+    }
+    assert check["receivers"] == 4 and check["messages"] == 4  # live elsewhere still gets it
+    (sms,) = check["channels"]
+    assert {o["operator"]: o["receivers"] for o in sms["operators"]} == {
+        "mci": 2,
+        "irancell": 1,
+        "rightel": 1,
+        "other": 0,
+    }
+    parts = sms["steps"][0]["parts"]
+    assert sms["steps"][0]["has_opt_out"] and parts == 1
+    assert sms["cost"] == parts * (2 * 1000 + 900 + 800)
+    assert check["blockers"] == [] and check["ok"]
+    assert check["finish"]["at"] == T0  # no rate limit, no window: at once
+
+    # the sends: the same people get nothing, for the same reasons
+    with time_machine.travel(T0, tick=False):
+        from automation.services.campaigns import journey_campaign_transition
+
+        journey_campaign_transition(actor=actor, campaign_id=campaign.id, action="activate")
+    Driver().tick(T0 + timedelta(minutes=1))
+    sent = set(SmsAttempt.objects.filter(campaign=campaign).values_list("phone", flat=True))
+    assert len(sent) == check["receivers"]
+    statuses = Counter(Execution.objects.filter(campaign=campaign).values_list("status", flat=True))
+    assert statuses[ExecutionStatus.BLACKLISTED] == 2  # staff blacklist + opt-out
+    events = list(target_timeline_events(actor=actor, target_id=people["telecom_blocked"].id))
+    assert [e["why_not_sent"] for e in timeline_entries(actor=actor, events=events) if e["why_not_sent"]] == [
+        "telecom_blocked"
+    ]
+    assert people["no_mobile"].mobile not in sent
+
+
+def test_blockers_advertising_without_opt_out_link_not_allowed_credit_below_cost_empty(actor, workspace, world):
+    assert world  # the SMS account and people; this test adds its own campaigns
+    account = SmsProviderAccount.objects.get(workspace=workspace)
+    account.links_allowed = False
+    account.credit = 100
+    account.save()
+    graph = linear_graph(sms_node("a", body="تخفیف ویژه https://example.ir/x"), end_node())
+    with time_machine.travel(T0, tick=False):
+        bare = journey(actor, graph, activate=False)
+        enroll_subjects(actor=actor, campaign_id=bare.id, target_ids=[make_target(workspace).id for _ in range(2)])
+        check = journey_launch_check(actor=actor, campaign_id=bare.id)
+        empty = journey_launch_check(actor=actor, campaign_id=journey(actor, graph, activate=False).id)
+    assert [b["code"] for b in check["blockers"]] == ["credit_below_cost", "opt_out_missing", "link_not_allowed"]
+    assert "لغو۱۱" in check["blockers"][1]["message"] and not check["ok"]
+    assert empty["blockers"][0]["code"] == "empty_audience"
+
+    SmsProviderAccount.objects.filter(pk=account.pk).update(line_kind=LineKind.SERVICE, links_allowed=True, credit=None)
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=bare.id)
+    assert check["blockers"] == [] and [w["code"] for w in check["warnings"]] == ["credit_unknown"]
+
+
+def test_finish_time_follows_rate_window_and_daily_limit():
+    from automation.engine.window import SendWindow
+
+    window = SendWindow.from_config(
+        {"timezone": "Asia/Tehran", "days": {"sun": [["09:00", "12:00"]], "mon": [["09:00", "12:00"]]}}
+    )
+    # Sunday 10:30 Tehran: 90 minutes left today at 10/min = 900, the daily limit 500 holds it to 500 today
+    at = finish_at(start=T0, messages=700, rate_per_minute=10, window=window, daily_limit=500, tz="Asia/Tehran")
+    assert at == datetime(2026, 11, 2, 5, 50, tzinfo=UTC)  # Monday 09:00 Tehran + 200/10 minutes
+    assert finish_at(start=T0, messages=10, rate_per_minute=None, window=None, daily_limit=None, tz="UTC") == T0
+    assert finish_at(start=T0, messages=10, rate_per_minute=1, window=None, daily_limit=0, tz="UTC") is None
+
+
+def test_the_api_dry_run_changes_nothing_and_stays_in_its_workspace(api, actor, workspace, world):
+    campaign, _ = world
+    stranger_ws = make_workspace("x")
+    stranger = api_client_for(make_member(stranger_ws), stranger_ws)
+    before = _row_counts()
+    with time_machine.travel(T0, tick=False):
+        response = api.get(f"/api/v1/campaigns/{campaign.id}/journey/launch-check")
+    assert response.status_code == 200
+    assert _row_counts() == before
+    data = response.json()
+    assert data["receivers"] == 4 and data["ok"] is True
+    assert {r["reason"]: r["text"] for r in data["exclusions"]}["blacklisted"] == "۱"
+    assert data["channels"][0]["account"]["line_kind"] == "advertising"
+    assert "credentials" not in data["channels"][0]["account"]
+    assert stranger.get(f"/api/v1/campaigns/{campaign.id}/journey/launch-check").status_code == 404

@@ -1,0 +1,114 @@
+"""The launch check in Chromium (docs/journeys.md "Launch check"): the campaign dashboard shows, before Start,
+who gets nothing and why, the cost against the credit and the finish time; the counts by reason match what the
+sends then do; a blocker disables «شروع» with its reason. axe-clean; screenshots at 1366 and 390 px."""
+
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from automation.choices import ExecutionStatus
+from automation.journey_stats import target_timeline_events, timeline_entries
+from automation.models import Execution
+from automation.services.enrollment import enroll_subjects
+from campaigns.choices import CampaignStatus, Role
+from campaigns.models import Target
+from sms import telecom_blocks
+from sms.choices import BlacklistSource, LineKind
+from sms.models import SmsAttempt, SmsProviderAccount
+from sms.services import blacklist_add, blacklist_opt_out
+from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
+
+from ..conftest import make_actor, make_member, make_target, make_workspace
+from .axe import axe_violations
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path("var/screenshots")
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1366, "height": 900})
+
+
+def login(page, base: str, username: str) -> None:
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw-123456")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_contain_text("پیشخوان")
+
+
+def test_the_check_counts_what_the_sends_then_do_and_a_blocker_disables_start(page, live_server, monkeypatch):
+    shop = make_workspace("shop")
+    user = make_member(shop, Role.MANAGER, username="mina")
+    actor = make_actor(shop, user=user)
+    settings = setup_sms(shop)  # console provider: logged, not sent
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(
+        line_kind=LineKind.ADVERTISING, price_mci=1200, price_irancell=1100, price_rightel=1000, credit=500_000
+    )
+    people = [make_target(shop) for _ in range(6)] + [make_target(shop, mobile="+989351230000")]
+    blacklisted, opted_out, blocked, no_mobile = people[:4]
+    campaign = journey(
+        actor, linear_graph(sms_node("a", body="تخفیف پاییزه", append_opt_out=True), end_node()), activate=False
+    )
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[p.id for p in people])
+    blacklist_add(actor=actor, number=blacklisted.mobile)
+    blacklist_opt_out(workspace_id=shop.id, number=opted_out.mobile, source=BlacklistSource.REPLY)
+    telecom_blocks.remember(workspace_id=shop.id, phone=blocked.mobile, provider="kavenegar", code="14")
+    Target.objects.filter(pk=no_mobile.pk).update(mobile=None, landline="+982188776655")
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
+    check = page.get_by_test_id("launch-check")
+    expect(check).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.get_by_test_id("launch-audience")).to_have_text("۷")
+    expect(page.get_by_test_id("launch-receivers")).to_have_text("۳")
+    shown = {
+        reason: page.get_by_test_id(f"launch-count-{reason}").inner_text()
+        for reason in ("no_mobile", "blacklisted", "opt_out", "telecom_blocked")
+    }
+    assert shown == {"no_mobile": "۱", "blacklisted": "۱", "opt_out": "۱", "telecom_blocked": "۱"}
+    expect(page.get_by_test_id("launch-count-frequency_cap")).to_have_text("هنوز ساخته نشده")
+    expect(page.get_by_test_id("launch-cost")).to_have_text("۳٬۵۰۰ ریال")  # 2 × 1,200 (MCI) + 1,100 (Irancell)
+    expect(page.get_by_test_id("launch-credit")).to_have_text("۵۰۰٬۰۰۰ ریال")
+    expect(page.get_by_test_id("control-activate")).to_be_enabled()
+    assert axe_violations(page) == []
+    shot(page, "launch-check-journey")
+
+    # Start, then the sends: the same numbers of people get nothing, for the same reasons
+    page.get_by_test_id("control-activate").click()
+    expect(page.locator(".flash-success")).to_contain_text("شروع شد")
+    Driver().tick(timezone.now() + timedelta(seconds=5))
+    assert SmsAttempt.objects.filter(campaign=campaign).count() == 3
+    statuses = Counter(Execution.objects.filter(campaign=campaign).values_list("status", flat=True))
+    assert statuses[ExecutionStatus.BLACKLISTED] == 2  # blacklisted + opted out
+    why = [
+        e["why_not_sent"]
+        for target in (blocked, no_mobile)
+        for e in timeline_entries(actor=actor, events=list(target_timeline_events(actor=actor, target_id=target.id)))
+        if e["why_not_sent"]
+    ]
+    assert sorted(why) == ["no_valid_mobile", "telecom_blocked"]
+
+    # an advertising line to several numbers without the opt-out line: Start is disabled, the reason shown
+    bare = journey(actor, linear_graph(sms_node("b", body="تخفیف بدون لغو"), end_node()), activate=False)
+    enroll_subjects(actor=actor, campaign_id=bare.id, target_ids=[make_target(shop).id for _ in range(2)])
+    page.goto(f"{live_server.url}/automation/campaigns/{bare.id}/")
+    start = page.get_by_test_id("control-activate")
+    expect(start).to_be_disabled()
+    blockers = page.get_by_test_id("launch-blockers")
+    expect(blockers.locator("[data-code=opt_out_missing]")).to_contain_text("لغو۱۱")
+    expect(start).to_have_attribute("aria-describedby", f"launch-blockers-{bare.id}")
+    assert axe_violations(page) == []
+    shot(page, "launch-check-blocked")
+    bare.refresh_from_db()
+    assert bare.status == CampaignStatus.DRAFT
