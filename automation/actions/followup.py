@@ -23,7 +23,7 @@ from campaigns.models import Membership
 from campaigns.notifications.models import ActivityKind
 from campaigns.notifications.services import activity_create
 
-UNITS = {"minutes": 60, "hours": 3600, "days": 86400}
+UNITS = {"minutes": 60, "hours": 3600, "days": 86400, "weeks": 7 * 86400}
 MAX_TITLE = 200
 MAX_DESCRIPTION = 2000
 
@@ -71,7 +71,7 @@ class CreateFollowupAction(Action):
         due = config.get("due_in") or {}
         value = due.get("value", 0)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0 or due.get("unit", "hours") not in UNITS:
-            errors.append("موعد پیگیری باید عددی نامنفی با واحد minutes، hours یا days باشد.")
+            errors.append("موعد پیگیری باید عددی نامنفی با واحد دقیقه، ساعت، روز یا هفته باشد.")
         assignee = config.get("assignee", "owner")
         if assignee != "owner" and not (isinstance(assignee, int) and not isinstance(assignee, bool)):
             errors.append("مسئول پیگیری باید «owner» یا شناسه یک عضو باشد.")

@@ -9,7 +9,7 @@ from typing import Any
 from automation.choices import NodeType, Port
 
 END_BEHAVIORS = ("complete", "stop", "loop", "restart")
-WAIT_UNITS = {"minutes": 60, "hours": 3600, "days": 86400}
+WAIT_UNITS = {"minutes": 60, "hours": 3600, "days": 86400, "weeks": 7 * 86400}
 
 # Size caps of one workflow version (not settings: the editor, the validator and the engine rely on them).
 # Checked before any graph walk, so an oversized graph is refused at once instead of pinning a worker.

@@ -79,6 +79,31 @@ def test_restart_resets_metadata_and_respects_max_cycles(actor, workspace, monke
     for step in range(6):
         driver.tick(T0 + timedelta(hours=12 * step, minutes=1))
     execution = Execution.objects.get(campaign=campaign)
-    assert len(provider.calls) == 2
+    execution.refresh_from_db()
+    assert len(provider.calls) == 2, (
+        execution.status,
+        execution.next_run_at,
+        list(ExecutionEvent.objects.filter(execution=execution).values_list("type", "message")),
+    )
     assert execution.status == ExecutionStatus.COMPLETED and execution.cycle == 2
     assert ExecutionEvent.objects.filter(execution=execution, type=EventType.RESTARTED).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_wait_in_weeks_sends_the_next_step_a_week_later(actor, workspace, monkeypatch):
+    from .helpers import wait_node
+
+    setup_sms(workspace)
+    provider = CountingConsole(monkeypatch)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), wait_node("w", 2, "weeks"), sms_node("b"), end_node()))
+        enroll(actor, campaign, [make_target(workspace)])
+    driver = Driver()
+    driver.tick(T0 + timedelta(minutes=1))
+    execution = Execution.objects.get(campaign=campaign)
+    assert execution.next_run_at == T0 + timedelta(minutes=1, weeks=2)
+    driver.tick(T0 + timedelta(days=13))
+    assert len(provider.calls) == 1  # not before the two weeks are over
+    driver.tick(T0 + timedelta(weeks=2, minutes=2))  # the wait ends…
+    driver.tick(T0 + timedelta(weeks=2, minutes=3))  # …and the next step sends
+    assert len(provider.calls) == 2

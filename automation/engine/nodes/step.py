@@ -32,7 +32,7 @@ class SequenceError(ValueError):
     """A sequence that breaks the list rules (an end or condition not last, repeated keys, bad path)."""
 
 
-UNITS = [("minutes", "دقیقه"), ("hours", "ساعت"), ("days", "روز")]
+UNITS = [("minutes", "دقیقه"), ("hours", "ساعت"), ("days", "روز"), ("weeks", "هفته")]
 UNIT_LABELS = dict(UNITS)
 _LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 
