@@ -261,7 +261,7 @@ class SmsSendSlot(models.Model):
         constraints = [models.UniqueConstraint(fields=["execution", "cycle", "node"], name="smsslot_one_per_step")]
 
     def __str__(self) -> str:
-        return f"slot {self.pk}: {self.execution_id}:{self.cycle}:{self.node_id}"
+        return f"نوبت ارسال {fa_digits(self.pk)} (اجرای مسیر {fa_digits(self.execution_id)})"
 
     def clean(self) -> None:
         from campaigns.platform.integrity import require_same_workspace
@@ -361,7 +361,7 @@ class TelecomBlockedNumber(models.Model):
         constraints = [models.UniqueConstraint(fields=["workspace", "phone"], name="telecom_block_unique_phone")]
 
     def __str__(self) -> str:
-        return f"telecom block {self.workspace_id}:{self.pk}"
+        return f"شمارهٔ مسدود تبلیغاتی {fa_digits(self.pk)}"
 
 
 class SmsTemplate(TimeStamped):
