@@ -147,3 +147,15 @@ def test_a_failing_notification_never_costs_the_reply_or_the_push_answer(client,
     response = client.get(url, {"from": target.mobile, "to": "50001000", "body": "سلام"})
     assert (response.status_code, response.content) == (200, b"OK")
     assert InboundSms.objects.get(workspace=workspace).campaign_id is not None
+
+
+def test_a_campaign_whose_creator_left_notifies_the_workspace_owners(workspace, owner):
+    from campaigns.models import Membership
+
+    creator = make_member(workspace, Role.MANAGER)
+    campaign = make_campaign(workspace, name="رهاشده", created_by=creator)
+    Membership.objects.filter(workspace=workspace, user=creator).delete()  # left the workspace
+    target = make_target(workspace)
+    sent(target, campaign=campaign)
+    inbound_store(account=make_account(workspace), messages=[received("سلام", target.mobile)])
+    assert list(Notification.objects.filter(kind="sms_reply").values_list("recipient_id", flat=True)) == [owner.id]
