@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('campaigns', '0019_campaign_kinds_from_channels'),
         ('platform', '0002_workspace_default_settings'),
-        ('sms', '0015_line_rate_limit'),
+        ('sms', '0016_account_links_allowed'),
     ]
 
     operations = [
