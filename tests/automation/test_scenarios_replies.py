@@ -163,7 +163,7 @@ def test_opt_out_reply_stops_the_next_send(actor, workspace, word):
 
 
 @pytest.mark.django_db
-def test_stop_when_the_target_replies(actor, workspace):
+def test_stop_when_the_target_replies(actor, workspace, owner, client):
     setup_sms(workspace)
     graph = linear_graph(
         sms_node("a", body="اول"),
@@ -191,6 +191,9 @@ def test_stop_when_the_target_replies(actor, workspace):
     _ticks(driver, T0 + timedelta(days=2, minutes=3))
     assert _texts(campaign, answering) == ["اول", "دوم"]
     assert _texts(campaign, silent) == ["اول", "دوم", "سوم"]
+    client.force_login(owner)
+    timeline = client.get(f"/targets/{answering.id}/edit/").content.decode()
+    assert "پاسخ مخاطب" in timeline and "target_responded" not in timeline
 
 
 @pytest.mark.django_db
