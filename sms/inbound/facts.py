@@ -9,7 +9,7 @@
 
 A reply counts when it is matched to the execution's target (``InboundSms.target``) and was received after
 the send (the provider's receive time). Before any send none of them holds: there is nothing to reply to.
-Each resolves with one indexed query (``inbound_target_time``), memoised for the job.
+A job reads each target's latest reply once (``inbound_target_time``), for its whole batch in one query.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
+from django.db import connections
 
 from automation.choices import FIRST_SEND_AT, LAST_SEND_AT
 from automation.engine.registry import FACTS, VARIABLES, Fact, Variable
 from campaigns.models import Target
+from campaigns.platform.database import is_postgresql
 from sms.inbound.models import InboundSms
 
 REPLIED = "reply.received"
@@ -38,28 +40,38 @@ def _since(scope: Any, key: str) -> datetime | None:
         return None
 
 
+def _latest_replies(workspace_id: int, target_ids: list[int]) -> dict[int, tuple[datetime, str]]:
+    """Each target's latest reply (receive time, text): one query on PostgreSQL (``DISTINCT ON``)."""
+    replies = InboundSms.objects.filter(workspace_id=workspace_id, target_id__in=target_ids)
+    if is_postgresql(connections[replies.db]):
+        rows = replies.order_by("target_id", "-received_at", "-id").distinct("target_id")
+        return {t: (at, text) for t, at, text in rows.values_list("target_id", "received_at", "text")}
+    found = {}
+    for target_id in target_ids:
+        row = replies.filter(target_id=target_id).order_by("-received_at", "-id").values_list("received_at", "text")
+        if latest := row.first():
+            found[target_id] = latest
+    return found
+
+
 def _latest_reply(scope: Any, key: str) -> tuple[str] | None:
-    """(text,) of the target's latest reply after the moment ``key`` names, None without one (or without a send)."""
+    """(text,) of the target's latest reply when it came after the moment ``key`` names; None without one (or
+    without a send). The latest reply answers both "since the last send" and "during the journey", so a job reads
+    it once per target: for every target of its batch at the first question (memoised in the job's cache)."""
     execution = getattr(scope, "execution", None)
     since = _since(scope, key)
-    if since is None or execution.subject_type_id != ContentType.objects.get_for_model(Target).id:
+    target_type = ContentType.objects.get_for_model(Target).id
+    if since is None or execution.subject_type_id != target_type:
         return None
-    memo = getattr(scope, "cache", None)
-    memo_key = ("sms_reply", execution.subject_id, since)
-    if isinstance(memo, dict) and memo_key in memo:
-        return memo[memo_key]
-    text = (
-        InboundSms.objects.filter(
-            workspace_id=execution.workspace_id, target_id=execution.subject_id, received_at__gt=since
-        )
-        .order_by("-received_at", "-id")
-        .values_list("text", flat=True)
-        .first()
-    )
-    found = None if text is None else (text,)
-    if isinstance(memo, dict):
-        memo[memo_key] = found
-    return found
+    memo = scope.cache if isinstance(getattr(scope, "cache", None), dict) else {}
+    latest: dict[int, tuple[datetime, str] | None] = memo.setdefault(("sms_latest_reply", execution.workspace_id), {})
+    if execution.subject_id not in latest:
+        batch = {k[2] for k in memo if isinstance(k, tuple) and len(k) == 3 and k[:2] == ("subject", target_type)}
+        wanted = sorted(({execution.subject_id} | batch) - latest.keys())
+        latest.update(dict.fromkeys(wanted))
+        latest.update(_latest_replies(execution.workspace_id, wanted))
+    found = latest[execution.subject_id]
+    return (found[1],) if found is not None and found[0] > since else None
 
 
 def replied(scope: Any) -> bool:

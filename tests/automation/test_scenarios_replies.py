@@ -235,3 +235,27 @@ def test_stop_setting_names_only_offered_facts(actor, workspace):
     setup_sms(workspace)
     with pytest.raises(ValidationFailed):
         journey(actor, linear_graph(sms_node(), end_node()), settings={"stop_when_facts": ["reply.text"]})
+
+
+@pytest.mark.django_db
+def test_a_batch_reads_its_targets_replies_in_one_query(actor, workspace):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, _ask_then_branch_graph())
+        people = [make_target(workspace) for _ in range(6)]
+        enroll(actor, campaign, people)
+    driver = Driver()
+    driver.tick(T0 + timedelta(minutes=1))
+    for person in people[:2]:
+        with time_machine.travel(T0 + timedelta(hours=1), tick=False):
+            _reply(workspace, person, "بله", T0 + timedelta(hours=1))
+    Execution.objects.filter(campaign=campaign).update(next_run_at=T0 + timedelta(hours=1))  # all due together
+    with CaptureQueriesContext(connection) as queries:
+        driver.tick(T0 + timedelta(hours=1, minutes=1))
+    assert sum("sms_inbound" in q["sql"] for q in queries.captured_queries) == 1
+    driver.tick(T0 + timedelta(hours=1, minutes=2))
+    thanked = [p for p in people if len(_texts(campaign, p)) == 2]
+    assert thanked == people[:2] and all(_texts(campaign, p)[1] == "ممنون از پاسخ «بله»" for p in thanked)
