@@ -133,22 +133,37 @@ def inbound_store(*, account: SmsProviderAccount, messages: list[ReceivedSms]) -
         except IntegrityError:  # stored meanwhile by another poll or push
             continue
         stored.append(message)
-    _wake_waiting_journeys(stored)
-    for message in stored:
-        if message.target_id is not None:
-            target_replied.send(
-                sender=InboundSms,
-                workspace_id=message.workspace_id,
-                target_id=message.target_id,
-                reply_id=message.id,
-                text=message.text,
-                received_at=message.received_at,
-            )
+    _announce(account, stored)
     try:
         inbound_notify(messages=stored)
     except Exception:  # stored already: a notification must never turn the provider's OK (push) into an error
         logger.exception("reply notifications of account %s failed", account.id)
     return stored
+
+
+def _announce(account: SmsProviderAccount, stored: list[InboundSms]) -> None:
+    """After the store: journeys waiting on these replies wake, and the matched ones are announced
+    (``target_replied``: chains record reply conversions). Like the notifications, a failure here is logged and
+    never turns the provider's OK (push) into an error — the replies are stored; a waiting journey reads them at
+    the end of its wait anyway."""
+    try:
+        _wake_waiting_journeys(stored)
+    except Exception:
+        logger.exception("waking journeys on replies of account %s failed", account.id)
+    for message in stored:
+        if message.target_id is None:
+            continue
+        answers = target_replied.send_robust(
+            sender=InboundSms,
+            workspace_id=message.workspace_id,
+            target_id=message.target_id,
+            reply_id=message.id,
+            text=message.text,
+            received_at=message.received_at,
+        )
+        for receiver, answer in answers:
+            if isinstance(answer, Exception):
+                logger.error("reply %s: %s failed", message.id, receiver.__name__, exc_info=answer)
 
 
 def _wake_waiting_journeys(messages: list[InboundSms]) -> int:

@@ -88,3 +88,25 @@ def test_goal_input_is_checked():
         parse_goal({"type": "REPLIED", "words": ["…"]})
     with pytest.raises(ValidationFailed):
         parse_goal({"type": "REPLIED", "words": ["x" * 41]})
+
+
+def test_a_failing_reply_listener_never_fails_the_store(actor, monkeypatch, caplog):
+    """The push answers OK only after the store: a broken wake or conversion is logged, the reply is kept."""
+    import campaigns.chains.runs.conversions as conversions
+    import sms.inbound.services as services
+    from campaigns.chains.runs.receivers import record_conversion_on_reply
+    from sms.inbound.models import InboundSms
+
+    def broken(**kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(conversions, "conversion_on_reply", broken)
+    monkeypatch.setattr(services, "executions_wake", broken)
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        _nodes, people = approved_chain(actor, shape="A>B", child_schedules=ONLY_B, goal={"type": "REPLIED"})
+    account = make_account(actor.workspace)
+    stored = _reply(account, people[0], "بله", at(2026, 10, 1, 11))
+    assert [m.text for m in stored] == ["بله"] and InboundSms.objects.filter(target=people[0]).count() == 1
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("waking journeys" in m for m in messages)
+    assert any(record_conversion_on_reply.__name__ in m for m in messages)
