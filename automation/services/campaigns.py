@@ -140,7 +140,19 @@ def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) 
         if campaign.status == CampaignStatus.DRAFT:
             transition = "schedule"
     check = (lambda: _channels_usable(campaign)) if action in ("activate", "resume") else None
-    return campaign_status_change(campaign=campaign, transition=transition, actor=actor, check=check, now=now)
+    campaign = campaign_status_change(campaign=campaign, transition=transition, actor=actor, check=check, now=now)
+    if campaign.status == CampaignStatus.ACTIVE:
+        _tick_soon()
+    return campaign
+
+
+def _tick_soon() -> None:
+    """Run the scheduler right after the commit rather than at the next minute's beat, so the first sends of a
+    campaign just started or resumed leave within seconds. Safe to add: ticks never overlap (advisory lock),
+    and a tick with nothing due claims nothing."""
+    from automation.tasks import tick
+
+    tick.delay_on_commit()
 
 
 # --------------------------------------------------------------------------- update / delete
