@@ -124,13 +124,13 @@ class IdempotencyKey(models.Model):
     requests run. ``fingerprint`` is the SHA-256 of the parsed body: the same key with another body is a 409.
     """
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=255)
-    path = models.CharField(max_length=500)
-    fingerprint = models.CharField(max_length=64)
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    response = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    workspace = models.ForeignKey(Workspace, verbose_name="فضای کاری", on_delete=models.CASCADE, related_name="+")
+    key = models.CharField("کلید", max_length=255)
+    path = models.CharField("مسیر", max_length=500)
+    fingerprint = models.CharField("اثر انگشت بدنه", max_length=64)
+    status_code = models.PositiveSmallIntegerField("کد پاسخ", null=True, blank=True)
+    response = models.JSONField("پاسخ", null=True, blank=True)
+    created_at = models.DateTimeField("زمان", auto_now_add=True, db_index=True)
 
     class Meta:
         constraints = [
@@ -140,4 +140,4 @@ class IdempotencyKey(models.Model):
         verbose_name_plural = "کلیدهای تکرارناپذیری"
 
     def __str__(self) -> str:
-        return f"{self.key} {self.path}"
+        return f"کلید {self.key}"
