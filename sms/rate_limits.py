@@ -249,12 +249,14 @@ def take(account, *, requests: int = 1, messages: int = 0, now: float | None = N
 
 
 def take_batch_or_wait(account, costs: list[float], *, lines: list[str | None] | None = None) -> tuple[int, float]:
-    """Like ``take_batch``, but a short wait (≤ ``SMS_RATE_LIMIT_MAX_WAIT_SECONDS``) is slept in place of a
-    deferral, so a busy account is paced rather than pushed to the next tick."""
+    """Like ``take_batch``, but short waits (≤ ``SMS_RATE_LIMIT_MAX_WAIT_SECONDS`` in all) are slept in place of a
+    deferral, so a busy account is paced rather than pushed to the next tick: when another worker took the
+    tokens first, this one waits again while its waits still fit."""
     granted, wait = take_batch(account, costs, lines=lines)
-    max_wait = float(settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS)
-    if not granted and 0 < wait <= max_wait:
+    max_wait, slept = float(settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS), 0.0
+    while not granted and 0 < wait and slept + wait <= max_wait:
         time.sleep(wait)
+        slept += wait
         granted, wait = take_batch(account, costs, lines=lines)
     return granted, wait
 

@@ -285,6 +285,31 @@ def test_each_sender_line_has_its_own_limit_besides_the_accounts(workspace, sett
     rate_limits.reset(account)
 
 
+def test_a_worker_that_lost_the_tokens_to_another_waits_again_within_its_wait(workspace, settings, clock, monkeypatch):
+    settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS = 1
+    account = SmsProviderAccount.objects.create(
+        workspace=workspace, name="k", provider="kavenegar", max_messages_per_minute=1200
+    )  # 20 a second: a bucket of 10, a waiting call goes with 5
+    rate_limits.reset(account)
+    assert rate_limits.take_batch(account, [1] * 10) == (10, 0.0)
+    naps: list[float] = []
+
+    def sleep(seconds):
+        naps.append(seconds)
+        clock["t"] += seconds
+        if len(naps) == 1:  # another worker takes the refill first
+            assert rate_limits.take_batch(account, [1] * 5) == (5, 0.0)
+
+    monkeypatch.setattr(rate_limits, "time", SimpleNamespace(sleep=sleep, time=time.time))
+    assert rate_limits.take_batch_or_wait(account, [1] * 10) == (5, 0.0)  # paced, not deferred
+    assert naps == [pytest.approx(0.25)] * 2
+    settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS = 0.3  # a second wait would not fit: deferred
+    naps.clear()
+    granted, wait = rate_limits.take_batch_or_wait(account, [1] * 10)
+    assert granted == 0 and wait == pytest.approx(0.25) and naps == [pytest.approx(0.25)]
+    rate_limits.reset(account)
+
+
 def test_a_three_part_text_costs_three_of_the_accounts_messages(actor, workspace, fake, clock):
     if connection.vendor != "postgresql":
         pytest.skip("the batched job runs on PostgreSQL")
