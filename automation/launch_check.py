@@ -13,6 +13,7 @@ import zoneinfo
 from datetime import datetime
 from typing import Any
 
+from django.contrib.contenttypes.models import ContentType
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -25,9 +26,13 @@ from automation.journey_stats import _campaign_limit
 from automation.launch_estimate import finish_at
 from automation.models import AutomationSettings, Execution
 from automation.selectors import campaign_journey_version_id, execution_queryset, execution_status_counts
+from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
+from campaigns.chains.audience import audience_queryset
+from campaigns.chains.selectors import package_get
+from campaigns.models import Campaign, Target
 from campaigns.platform.jalali import fa_digits, to_jalali
-from campaigns.platform.tenancy import Actor
+from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_queryset
 
 COUNT_CAP = 10_000
@@ -61,26 +66,26 @@ def _row(reason: str, count: int | None, capped: bool) -> dict[str, Any]:
     }
 
 
-def _live_elsewhere(campaign, executions, cap: int) -> dict[str, Any]:
+def _live_elsewhere(campaign, subjects, cap: int) -> dict[str, Any]:
+    """The audience's targets live in another campaign's journey (counted up to ``cap``)."""
     others = Execution.objects.filter(
         workspace_id=campaign.workspace_id,
-        subject_type_id=OuterRef("subject_type_id"),
-        subject_id=OuterRef("subject_id"),
+        subject_type_id=ContentType.objects.get_for_model(Target).id,
+        subject_id=OuterRef("pk"),
         status__in=LIVE_STATUSES,
     ).exclude(campaign_id=campaign.id)
-    n = executions.filter(Exists(others)).values("pk")[: cap + 1].count()
+    n = subjects.filter(Exists(others)).values("pk")[: cap + 1].count()
     return {"count": min(n, cap), "capped": n > cap}
 
 
-def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None = None) -> dict[str, Any]:
-    """The launch check of one journey campaign (read only)."""
-    now = now or timezone.now()
-    campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
+def _settings(workspace) -> AutomationSettings:
     # Read, never created (a dry run writes nothing): a workspace without its row has the defaults.
-    settings = AutomationSettings.objects.filter(workspace=actor.workspace).first() or AutomationSettings(
-        workspace=actor.workspace
-    )
-    tz = workspace_tz(actor.workspace, settings)
+    return AutomationSettings.objects.filter(workspace=workspace).first() or AutomationSettings(workspace=workspace)
+
+
+def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The launch check of one journey campaign (read only): its audience is its live executions."""
+    campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
     counts = execution_status_counts(actor=actor, campaign_ids=[campaign.id])[campaign.id]
     audience = sum(counts.get(s, 0) for s in LIVE_STATUSES)
     executions = execution_queryset(actor=actor, campaign_id=campaign.id).filter(status__in=LIVE_STATUSES).order_by()
@@ -88,8 +93,19 @@ def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None
     subjects = subjects.filter(pk__in=executions.values("subject_id"))
     version_id = campaign_journey_version_id(campaign)
     graph = published_graph(version_id) if version_id else None
-    sample = subjects.first() if audience else None
+    return campaign_check(
+        actor=actor, campaign=campaign, graph=graph, subjects=subjects, audience=audience, capped=False, now=now
+    )
 
+
+def campaign_check(
+    *, actor: Actor, campaign, graph, subjects, audience: int, capped: bool, now: datetime | None = None
+) -> dict[str, Any]:
+    """The check of one campaign sending ``graph``'s steps to ``subjects`` (``audience`` of them)."""
+    now = now or timezone.now()
+    settings = _settings(actor.workspace)
+    tz = workspace_tz(actor.workspace, settings)
+    sample = subjects.first() if audience else None
     exclusions: dict[str, dict[str, Any]] = {}
     channels: list[dict[str, Any]] = []
     blockers: list[dict[str, str]] = []
@@ -116,9 +132,9 @@ def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None
         blockers += facts["blockers"]
         warnings += facts["warnings"]
         channels.append(facts["details"])
-    exclusions["live_elsewhere"] = _live_elsewhere(campaign, executions, COUNT_CAP)
+    exclusions["live_elsewhere"] = _live_elsewhere(campaign, subjects, COUNT_CAP)
     rows = [_row(r, exclusions.get(r, {}).get("count", 0), exclusions.get(r, {}).get("capped", False)) for r in REASONS]
-    capped = any(r["capped"] for r in rows)
+    capped = capped or any(r["capped"] for r in rows)
     receivers = max(0, audience - sum(r["count"] or 0 for r in rows if r["subtracted"]))
     if receivers == 0:
         blockers.insert(0, {"code": "empty_audience", "message": BLOCKER_MESSAGES["empty_audience"]})
@@ -143,9 +159,10 @@ def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None
         warnings.append({"code": "finish_after_end", "message": WARNING_MESSAGES["finish_after_end"]})
     return {
         "campaign_id": campaign.id,
+        "campaign_name": campaign.name,
         "checked_at": now,
         "audience": audience,
-        "audience_text": said(audience, False),
+        "audience_text": said(audience, capped and audience >= COUNT_CAP),
         "receivers": receivers,
         "receivers_text": said(receivers, False) + (" (برآورد)" if capped else ""),
         "receivers_estimated": capped,
@@ -164,3 +181,38 @@ def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None
         "warnings": warnings,
         "ok": not blockers,
     }
+
+
+def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The check of every member of a chain approval package (read only). The root sends to its audience now
+    (its list and filters as submitted); a follow-up reaches at most the root's audience (who is in it depends on
+    the runs), so its counts are that upper bound."""
+    package = package_get(actor=actor, package_id=package_id)
+    items = package.items or []
+    members = {c.id: c for c in scoped(Campaign, actor.workspace).filter(pk__in=[i["campaign_id"] for i in items])}
+    root_item = next((i for i in items if i.get("campaign_id") == package.root_id), {})
+    subjects = audience_queryset(
+        workspace_id=actor.workspace.id,
+        target_list_id=root_item.get("source_target_list_id"),
+        filters=root_item.get("audience_filters") or {},
+    )
+    n = subjects.values("pk")[: COUNT_CAP + 1].count()
+    audience, capped = min(n, COUNT_CAP), n > COUNT_CAP
+    checks = []
+    for item in items:
+        member = members.get(item.get("campaign_id"))
+        if member is None or not member.chain_action:
+            continue
+        try:
+            graph = chain_action_graph(member)
+        except ValueError:
+            graph = None
+        checks.append(
+            campaign_check(
+                actor=actor, campaign=member, graph=graph, subjects=subjects, audience=audience, capped=capped, now=now
+            )
+        )
+    blockers = [
+        {"code": b["code"], "message": f"«{c['campaign_name']}»: {b['message']}"} for c in checks for b in c["blockers"]
+    ]
+    return {"package_id": package.id, "members": checks, "blockers": blockers, "ok": not blockers}

@@ -63,6 +63,7 @@ class LaunchChannelOutput(serializers.Serializer):
 
 class LaunchCheckOutput(serializers.Serializer):
     campaign_id = serializers.IntegerField()
+    campaign_name = serializers.CharField()
     checked_at = serializers.DateTimeField()
     audience = serializers.IntegerField(help_text="Live journeys of the campaign now (the kept counts).")
     audience_text = serializers.CharField()
@@ -81,6 +82,8 @@ class LaunchCheckOutput(serializers.Serializer):
 
 class PackageLaunchCheckOutput(serializers.Serializer):
     package_id = serializers.IntegerField()
-    members = LaunchCheckOutput(many=True)
+    members = LaunchCheckOutput(
+        many=True, help_text="One check per member; a follow-up's audience is the root's (an upper bound)."
+    )
     blockers = LaunchProblemOutput(many=True, help_text="Every member's blockers: any disables Approve.")
     ok = serializers.BooleanField()

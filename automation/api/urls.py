@@ -21,6 +21,11 @@ urlpatterns = [
         views.JourneyLaunchCheckApi.as_view(),
         name="api-journey-launch-check",
     ),
+    path(
+        "campaign-chain-approvals/<int:package_id>/launch-check",
+        views.PackageLaunchCheckApi.as_view(),
+        name="api-chain-approval-launch-check",
+    ),
     path("targets/<int:target_id>/timeline", views.TargetTimelineApi.as_view(), name="api-target-timeline"),
     path("targets/<int:target_id>/executions", views.TargetExecutionsApi.as_view(), name="api-target-executions"),
     path(

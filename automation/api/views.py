@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from automation import journey_stats, selectors
-from automation.api.launch_serializers import LaunchCheckOutput
+from automation.api.launch_serializers import LaunchCheckOutput, PackageLaunchCheckOutput
 from automation.api.serializers import (
     AutoEnrollCountInput,
     AutoEnrollCountOutput,
@@ -48,7 +48,7 @@ from automation.engine.registry import (
 from automation.engine.validator import validate_graph
 from automation.errors import NoDraftVersion
 from automation.filters import EnrollmentItemFilter, ExecutionFilter, WorkflowFilter
-from automation.launch_check import journey_launch_check
+from automation.launch_check import journey_launch_check, package_launch_check
 from automation.models import EnrollmentItem, Execution, ExecutionEvent, Workflow
 from automation.services import auto_enroll, enrollment, enrollment_batches, executions, workflows
 from automation.services import campaigns as campaign_services
@@ -451,6 +451,19 @@ class JourneyLaunchCheckApi(WorkspaceAPIView):
     )
     def get(self, request, campaign_id: int):
         return Response(LaunchCheckOutput(journey_launch_check(actor=self.actor, campaign_id=campaign_id)).data)
+
+
+class PackageLaunchCheckApi(WorkspaceAPIView):
+    serializer_class = PackageLaunchCheckOutput
+
+    @extend_schema(
+        operation_id="campaign_chain_approvals_launch_check",
+        responses={200: PackageLaunchCheckOutput, **errors(404)},
+        description="A dry run of approving a chain package (changes nothing): the launch check of every member "
+        "campaign; any blocker disables Approve.",
+    )
+    def get(self, request, package_id: int):
+        return Response(PackageLaunchCheckOutput(package_launch_check(actor=self.actor, package_id=package_id)).data)
 
 
 class TargetExecutionsApi(WorkspaceAPIView):

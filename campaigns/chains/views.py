@@ -40,6 +40,7 @@ from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
+from campaigns.platform.registry import package_check
 from campaigns.platform.tenancy import get_scoped, members_of
 from campaigns.platform.widgets import WeekWindowForm
 from campaigns.selectors import target_list_queryset
@@ -474,6 +475,9 @@ def package_list(request, actor):
 @workspace_page(Perm.VIEW)
 def package_detail(request, actor, package_id: int):
     context = page_selectors.package_page(actor=actor, package_id=package_id)
+    # What approving would send (shown: a run starts later, so its blockers are to be fixed before the first run).
+    if context["package"].status == PackageStatus.SUBMITTED:
+        context["launch"] = package_check(actor=actor, package_id=context["package"].id)
     context["can_approve"] = actor.has(Perm.APPROVE_CHAINS)
     context["can_manage"] = actor.has(Perm.MANAGE_CAMPAIGNS)
     names = {r["campaign_id"]: r["name"] for r in context["rows"]}

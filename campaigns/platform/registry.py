@@ -232,6 +232,25 @@ def campaign_journey(campaign) -> dict | None:
     return lookup(campaign) if lookup else None
 
 
+# --------------------------------------------------------------------------- launch check of an approval package
+#
+# What approving a chain package would send, computed by the engine (``automation.launch_check``); the chain
+# pages ask here (the core names no engine). ``check(*, actor, package_id) → dict`` with ``members`` (one check
+# per member campaign), ``blockers`` (any disables Approve) and ``ok``.
+
+PACKAGE_CHECKS: Registry[Callable] = Registry("package_checks")  # one entry: "check"
+
+
+def register_package_check(*, check: Callable) -> None:
+    PACKAGE_CHECKS.register("check", check)
+
+
+def package_check(*, actor, package_id: int) -> dict | None:
+    """The package's launch check, or None when no engine is installed."""
+    check = PACKAGE_CHECKS.get("check")
+    return check(actor=actor, package_id=package_id) if check else None
+
+
 # --------------------------------------------------------------------------- home page counters
 #
 # Apps add a number to the home page's counters: ``register_dashboard_count("workflows", count)``

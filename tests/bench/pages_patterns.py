@@ -295,6 +295,7 @@ def patterns_of(workspace) -> list[Pattern]:
         P("api inheritance sources", _url("api-inheritance-sources", group_id=chain.group_id)),
         P("api chain campaign", _url("api-chain-campaign", campaign_id=chain.id)),
         P("api chain approval", _url("api-chain-approval", package_id=package.id)),
+        P("api chain approval launch-check", _url("api-chain-approval-launch-check", package_id=package.id)),
         P("api campaign runs", _url("api-runs")),
         P("api chain runs", _url("api-campaign-runs", campaign_id=chain.id)),
         P("api chain run summary", _url("api-campaign-run-summary", campaign_id=chain.id)),

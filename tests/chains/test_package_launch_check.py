@@ -1,0 +1,68 @@
+"""The launch check of a chain approval package (docs/journeys.md "Launch check"): every member's check on the
+root's audience as submitted, through the engine's registered hook; a dry run over the API; the package page
+shows it."""
+
+from django.apps import apps
+
+from automation.launch_check import package_launch_check
+from campaigns.chains.services.approval import campaign_submit
+from campaigns.platform.registry import package_check
+from sms.choices import LineKind
+from sms.models import SmsProviderAccount
+from sms.services import blacklist_add
+from tests.automation.helpers import setup_sms
+from tests.conftest import api_client_for, make_list, make_member, make_target, make_workspace
+
+from .conftest import make_chain
+
+
+def _row_counts() -> dict[str, int]:
+    return {m._meta.label: m._default_manager.count() for m in apps.get_models() if not m._meta.proxy}
+
+
+def _submitted(actor, workspace, people=4):
+    lst = make_list(workspace)
+    targets = [make_target(workspace) for _ in range(people)]
+    for person in targets:
+        person.lists.add(lst)
+    nodes = make_chain(workspace, shape="A>B", source_target_list=lst)
+    _, package = campaign_submit(
+        actor=actor, campaign_id=nodes["A"].id, expected_chain_revision=nodes["A"].chain_revision
+    )
+    return package, nodes, targets
+
+
+def test_every_member_is_checked_on_the_roots_audience(actor, workspace):
+    settings = setup_sms(workspace)
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(
+        line_kind=LineKind.ADVERTISING, price_mci=1000, credit=10**6
+    )
+    package, nodes, people = _submitted(actor, workspace)
+    blacklist_add(actor=actor, number=people[0].mobile)
+    before = _row_counts()
+    check = package_check(actor=actor, package_id=package.id)  # the hook the chain pages call
+    assert _row_counts() == before
+    assert [m["campaign_id"] for m in check["members"]] == [nodes["A"].id, nodes["B"].id]
+    root = check["members"][0]
+    assert root["audience"] == 4 and root["receivers"] == 3
+    assert {r["reason"]: r["count"] for r in root["exclusions"]}["blacklisted"] == 1
+    assert root["channels"][0]["cost"] == 3 * 1000  # «سلام»: one part, MCI numbers
+    # an advertising line to several numbers without the opt-out line: each member says so
+    assert [b["code"] for b in check["blockers"]] == ["opt_out_missing", "opt_out_missing"]
+    assert check["blockers"][0]["message"].startswith(f"«{nodes['A'].name}»")
+
+
+def test_the_api_dry_run_and_the_package_page(actor, workspace, api, client, owner):
+    client.force_login(owner)
+    setup_sms(workspace)
+    package, nodes, _ = _submitted(actor, workspace, people=2)
+    before = _row_counts()
+    response = api.get(f"/api/v1/campaign-chain-approvals/{package.id}/launch-check")
+    assert response.status_code == 200 and _row_counts() == before
+    assert response.json()["ok"] is True and len(response.json()["members"]) == 2
+    assert package_launch_check(actor=actor, package_id=package.id)["members"][1]["receivers"] == 2
+    stranger_ws = make_workspace("x")
+    stranger = api_client_for(make_member(stranger_ws), stranger_ws)
+    assert stranger.get(f"/api/v1/campaign-chain-approvals/{package.id}/launch-check").status_code == 404
+    page = client.get(f"/chains/approvals/{package.id}/").content.decode()
+    assert 'data-testid="launch-check"' in page and "بررسی پیش از تأیید" in page and nodes["B"].name in page
