@@ -19,6 +19,7 @@ from automation.models import DailyCounter, Execution
 from automation.services.enrollment import enroll_subjects
 from campaigns.models import Notification
 from sms import rate_limits
+from sms.channel import BatchItem, send_batch_through_gateway
 from sms.models import SmsAttempt, SmsProviderAccount, SmsSettings
 from sms.providers import SendRequest
 from sms.providers.base import POOL
@@ -28,6 +29,7 @@ from sms.providers.melipayamak import MelipayamakProvider
 from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
 from tests.conftest import make_target
 
+from .fake_provider import Bucket as FakeBucket
 from .fake_provider import FakeProvider
 
 T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)
@@ -414,3 +416,39 @@ def test_insufficient_credit_pauses_the_sends_with_a_notice_and_resumes_when_cre
     accepted = list(fake.messages.values())
     assert len(accepted) == 5 and len({m["receptor"] for m in accepted}) == 5  # everyone, once
     assert notices.count() == 1
+
+
+@pytest.mark.parametrize("provider", [("kavenegar", KEY), ("melipayamak", MELI)], ids=["kavenegar", "melipayamak"])
+def test_two_workers_calling_one_account_at_once_are_never_refused_for_rate(workspace, fake, settings, provider):
+    """Two workers send batches through one account limited to the provider's own cap (400 a second, counted
+    by the fake as the provider does): their calls share one bucket, so the provider refuses none, and what the
+    limit holds back is answered "limited" (deferred by the engine), never lost or sent twice."""
+    if not settings.REDIS_URL:
+        pytest.skip("REDIS_URL not set")
+    settings.SMS_RATE_LIMIT_MAX_WAIT_SECONDS = 1
+    fake.caps["messages"] = FakeBucket(400)
+    sms = setup_sms(workspace, provider[0], provider[1])
+    SmsProviderAccount.objects.filter(pk=sms.primary_account_id).update(max_messages_per_minute=400 * 60)
+    sms = SmsSettings.objects.select_related("primary_account").get(pk=sms.pk)
+    size = MelipayamakProvider.batch_size if provider[0] == "melipayamak" else KavenegarProvider.batch_size
+    answers: list[str] = []
+    start = threading.Barrier(2)
+
+    def worker(first: int):
+        start.wait()
+        for call in range(3):
+            base = first + call * size
+            items = [BatchItem(f"+98912{base + i:07d}", "سلام", None, str(base + i)) for i in range(size)]
+            answers.extend(r.response.status for r in send_batch_through_gateway(sms, items, provider_kind=None))
+
+    threads = [threading.Thread(target=worker, args=(n * 10_000,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(fake.refused.values()) == 0  # the provider refused nothing
+    counts = Counter(answers)
+    assert set(counts) <= {"submitted", "limited"} and counts["submitted"] >= 2 * size  # most of a second's worth
+    receptors = Counter(m["receptor"] for m in fake.messages.values())
+    assert len(receptors) == counts["submitted"] and set(receptors.values()) == {1}  # each accepted once
+    assert counts["submitted"] + counts["limited"] == 2 * 3 * size  # nobody dropped: the rest is deferred
