@@ -132,6 +132,9 @@ def run(
         "SMS_HTTP_TIMEOUT": "3",
         "SMS_UNKNOWN_SETTLE_SECONDS": "1",
         "AUTOMATION_LEASE_SECONDS": str(LEASE_SECONDS),
+        # A tick a worker runs (starting the journey queues one) claims and dispatches like this process's.
+        "AUTOMATION_DISPATCH_BATCH": str(BATCH),
+        "AUTOMATION_TICK_MAX_CLAIMS": str(settings.AUTOMATION_TICK_MAX_CLAIMS),
     }
     slots: list[CeleryWorker | None] = [None] * workers
     started_workers: list[CeleryWorker] = []
