@@ -45,8 +45,26 @@ def notify_unknowns_aged(sender, *, workspace_id: int, count: int, day, **kwargs
     )
 
 
+def notify_credit_low(sender, *, workspace_id: int, account_id: int, account_name: str, credit: int, day, **kw):
+    """An account's credit below the threshold: once per account and day."""
+    from campaigns.platform.jalali import fa_digits
+
+    notification_send(
+        workspace=workspace_id,
+        recipients=workspace_owners(workspace_id),
+        kind="sms_credit_low",
+        title="اعتبار حساب پیامک رو به پایان است",
+        body=f"اعتبار حساب «{account_name}» {fa_digits(f'{credit:,}').replace(',', '٬')} ریال است. پیش از تمام شدن "
+        "آن، حساب را شارژ کنید تا ارسال‌ها متوقف نشود.",
+        link=reverse("sms-settings"),
+        dedupe_key=f"sms_credit_low:{account_id}:{day.isoformat()}",
+    )
+
+
 def connect() -> None:
+    from sms.credit import credit_low
     from sms.unknown_watch import unknowns_aged
 
+    credit_low.connect(notify_credit_low, dispatch_uid="sms.notify_credit_low")
     channel_outage.connect(notify_outage, dispatch_uid="sms.notify_outage")
     unknowns_aged.connect(notify_unknowns_aged, dispatch_uid="sms.notify_unknowns_aged")

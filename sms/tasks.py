@@ -33,3 +33,11 @@ def unknown_watch() -> dict:
     from sms.unknown_watch import unknown_watch as watch
 
     return watch()
+
+
+@shared_task(name="sms.credit_read", ignore_result=True, max_retries=0)
+def credit_read() -> dict:
+    """Beat, every 15 minutes: read each account's credit from its provider; owners told of a low one."""
+    from sms.credit import credit_read as read
+
+    return read()

@@ -26,6 +26,7 @@ from campaigns.services.workspaces import workspace_time_zone_set
 from sms import log as sms_log
 from sms import selectors, services
 from sms.choices import PRICE_FIELDS, BlacklistReason
+from sms.credit import low_credit_threshold
 from sms.exports import blacklist_csv
 from sms.forms import (
     AccountForm,
@@ -229,6 +230,7 @@ def template_form(request, actor, template_id: int | None = None):
 # --- settings ---------------------------------------------------------------------------------------------
 def _settings_context(actor, **forms) -> dict:
     overview = selectors.settings_overview(actor=actor)
+    forms["low_credit"] = low_credit_threshold()
     engine = automation_settings_get(actor=actor)
     if "channel_form" not in forms:
         initial = {

@@ -2,8 +2,6 @@
 
 from django import template
 
-from automation.launch_check import said
-
 register = template.Library()
 
 
@@ -39,12 +37,3 @@ def jiso(value) -> str:
     except ValueError:
         return str(value)
     return fa_digits(to_jalali(moment, with_time=True))
-
-
-@register.filter
-def fa_number(value) -> str:
-    """A whole number grouped in thousands, in Persian digits (``1500000`` → «۱٬۵۰۰٬۰۰۰»)."""
-    try:
-        return said(int(value), False)
-    except (TypeError, ValueError):
-        return ""

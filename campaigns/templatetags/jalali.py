@@ -25,5 +25,14 @@ def fa_digits(value) -> str:
 
 
 @register.filter
+def fa_number(value) -> str:
+    """A whole number grouped in thousands, in Persian digits (``1500000`` → «۱٬۵۰۰٬۰۰۰»); "" for a non-number."""
+    try:
+        return _fa_digits(f"{int(value):,}").replace(",", "٬")
+    except (TypeError, ValueError):
+        return ""
+
+
+@register.filter
 def jalali_input(value) -> str:
     return naive_to_jalali(value) if value else ""

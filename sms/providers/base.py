@@ -101,6 +101,8 @@ class Provider:
     # The codes that say "this number is on the operators' blacklist for advertising" (a send entry's error code
     # or a delivery status, as stored on the attempt): the number is remembered (``sms.telecom_blocks``).
     ad_blocked_codes: ClassVar[frozenset[str]] = frozenset()
+    # Answers "how much credit is left?" (Kavenegar ``account/info``, Melipayamak ``GetCredit``): read on a timer.
+    credit_query: ClassVar[bool] = False
     # Builders of the provider's wire answers (used by the fake servers of the tests).
     fixtures: ClassVar[Any] = None
 
@@ -118,6 +120,10 @@ class Provider:
 
     def send(self, credentials: dict[str, Any], request: SendRequest) -> SendResponse:
         return self.send_batch(credentials, [request])[0]
+
+    def query_credit(self, credentials: dict[str, Any]) -> int | None:
+        """The account's credit left (rials, as the provider reports it), or None (no usable answer)."""
+        return None
 
     def send_batch(self, credentials: dict[str, Any], requests: list[SendRequest]) -> list[SendResponse]:
         """One answer per request, in order. Providers that take many recipients per call override it; the

@@ -122,9 +122,22 @@ class KavenegarProvider(Provider):
     delivery_codes = ENTRY_CODES
     # Entry status 14 (filtered: the number refuses advertising), at the send (``entry_14``) or in a status answer.
     ad_blocked_codes = frozenset({"14", "entry_14"})
+    credit_query = True
 
     def _url(self, credentials, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/v1/{credentials.get('api_key', '')}/sms/{method}.json"
+
+    def query_credit(self, credentials) -> int | None:
+        """``account/info``: ``entries.remaincredit`` (rials)."""
+        url = f"{base_url(self.kind, self.default_url)}/v1/{credentials.get('api_key', '')}/account/info.json"
+        answer = _answer(post_form(url, {}))
+        if answer is None or answer[0] != 200:
+            return None
+        entries = answer[2].get("entries")
+        try:
+            return int(float(entries.get("remaincredit")))
+        except (AttributeError, TypeError, ValueError):
+            return None
 
     def send_batch(self, credentials, requests: list[SendRequest]) -> list[SendResponse]:
         """One text to many receptors per ``sms/send``; the texts met once go together through
@@ -237,6 +250,11 @@ class KavenegarProvider(Provider):
 
 class Fixtures:
     """Kavenegar's wire answers, for the fake server of the tests."""
+
+    @staticmethod
+    def account_info(credit: int) -> tuple[int, dict]:
+        entries = {"remaincredit": credit, "expiredate": 1893456000, "type": "master"}
+        return 200, {"return": {"status": 200, "message": "تایید شد"}, "entries": entries}
 
     @staticmethod
     def entry(message_id: int, status: int, local_id: str = "", receptor: str = "") -> dict:

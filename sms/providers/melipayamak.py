@@ -92,9 +92,22 @@ class MelipayamakProvider(Provider):
     delivery_codes = DELIVERY_CODES
     # Delivery status 35: the number is on the operators' advertising blacklist.
     ad_blocked_codes = frozenset({"35"})
+    credit_query = True
 
     def _url(self, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/api/SendSMS/{method}"
+
+    def query_credit(self, credentials) -> int | None:
+        """``GetCredit``: ``Value`` is the credit left (``RetStatus`` 1)."""
+        form = {"username": credentials.get("username", ""), "password": credentials.get("password", "")}
+        outcome = post_form(self._url("GetCredit"), form)
+        body = outcome.body if outcome.sent and isinstance(outcome.body, dict) else {}
+        try:
+            if int(body.get("RetStatus")) != 1:
+                return None
+            return int(float(body.get("Value")))
+        except (TypeError, ValueError):
+            return None
 
     def send_batch(self, credentials, requests: list[SendRequest]) -> list[SendResponse]:
         """One ``SendSMS`` per sender and text, up to 100 numbers (comma-separated ``to``); the answer's
@@ -189,6 +202,10 @@ class MelipayamakProvider(Provider):
 
 class Fixtures:
     """Melipayamak's wire answers, for the fake server of the tests."""
+
+    @staticmethod
+    def credit(value: float) -> tuple[int, dict]:
+        return 200, {"Value": str(value), "RetStatus": 1, "StrRetStatus": "Ok"}
 
     @staticmethod
     def send(ret: int, rec_id: str = "") -> tuple[int, dict]:
