@@ -224,3 +224,38 @@ def launch_facts(
             message = BLOCKER_MESSAGES["link_not_allowed"].format(step=step.title)
             facts.blockers.append({"code": "link_not_allowed", "message": message})
     return facts
+
+
+LINT_MESSAGES = {
+    "opt_out_missing": "خط تبلیغاتی است: بدون سطر «{opt_out}» ارسال به چند شماره پذیرفته نمی‌شود؛ "
+    "«متن لغو اشتراک» را بزنید.",
+    "link_not_allowed": "این حساب اجازه ارسال پیوند ندارد؛ پیوند را بردارید یا از سرویس‌دهنده مجوز بگیرید.",
+    "link": "متن پیوند دارد؛ برخی خط‌ها پیوند را نمی‌پذیرند.",
+}
+
+
+def text_lint(config: dict[str, Any], text: str, *, workspace_id: int | None) -> dict[str, Any]:
+    """The step editor's live lint of a text as it will go: parts (the opt-out line included when appended), the
+    opt-out line an advertising line needs, a link on an account not allowed links (``sms.lint``)."""
+    settings = None
+    if workspace_id is not None:
+        settings = SmsSettings.objects.select_related("primary_account").filter(workspace_id=workspace_id).first()
+    opt_out_text = settings.opt_out_text if settings is not None else "لغو۱۱"
+    account = channel.pick_account(settings, config.get("provider") or None) if settings is not None else None
+    lint = lint_text(text, append_opt_out=bool(config.get("append_opt_out")), opt_out_text=opt_out_text)
+    problems = []
+    if account is not None and account.line_kind == LineKind.ADVERTISING and not lint.has_opt_out:
+        problems.append(
+            {
+                "code": "opt_out_missing",
+                "message": LINT_MESSAGES["opt_out_missing"].format(opt_out=opt_out_text or "لغو۱۱"),
+            }
+        )
+    if lint.has_link:
+        code = "link_not_allowed" if account is not None and not account.links_allowed else "link"
+        problems.append({"code": code, "message": LINT_MESSAGES[code]})
+    return {
+        **lint.as_dict(),
+        "line_kind": account.line_kind if account is not None else "",
+        "problems": problems,
+    }

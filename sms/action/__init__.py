@@ -45,7 +45,7 @@ from sms.action.guards import blacklist_guard, circuit_breaker_guard
 from sms.action.planning import attempt_fields, plan_step
 from sms.action.unknowns import ask_batch, earlier_attempts
 from sms.choices import AWAITING_DELIVERY, AttemptStatus
-from sms.launch import launch_facts
+from sms.launch import launch_facts, text_lint
 from sms.models import SmsAttempt, SmsSettings
 from sms.providers import provider_kinds
 from sms.segments import count_segments
@@ -105,6 +105,7 @@ class SendSmsAction(Action):
             "unknown": unknown_variables(body),
             "segments": info.as_dict(),
             "long_text_warning": info.segments > 3,
+            "lint": text_lint(config, rendered.text, workspace_id=getattr(subject, "workspace_id", None)),
         }
 
     @property

@@ -21,12 +21,28 @@ class SmsSegmentsOutput(serializers.Serializer):
     per_segment = serializers.IntegerField()
 
 
+class SmsLintProblemOutput(serializers.Serializer):
+    code = serializers.ChoiceField(choices=["opt_out_missing", "link_not_allowed", "link"])
+    message = serializers.CharField()
+
+
+class SmsLintOutput(serializers.Serializer):
+    parts = serializers.IntegerField(help_text="Message parts with the opt-out line when the step appends it.")
+    has_link = serializers.BooleanField()
+    has_opt_out = serializers.BooleanField()
+    line_kind = serializers.CharField(
+        help_text="advertising / service of the account the step sends through; empty: none."
+    )
+    problems = SmsLintProblemOutput(many=True)
+
+
 class SmsPreviewOutput(serializers.Serializer):
     text = serializers.CharField()
     missing = serializers.ListField(child=serializers.CharField())
     unknown = serializers.ListField(child=serializers.CharField())
     segments = SmsSegmentsOutput()
     long_text_warning = serializers.BooleanField()
+    lint = SmsLintOutput(help_text="What the provider would refuse: opt-out line on an advertising line, links.")
 
 
 class BlacklistInput(BodyInput):

@@ -112,3 +112,32 @@ def test_the_check_counts_what_the_sends_then_do_and_a_blocker_disables_start(pa
     shot(page, "launch-check-blocked")
     bare.refresh_from_db()
     assert bare.status == CampaignStatus.DRAFT
+
+
+def test_the_step_editor_lints_the_text_live(page, live_server):
+    from .test_workflow_pages import add_step
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    make_target(shop, name="سارا احمدی", first_name="سارا")
+    settings = setup_sms(shop)
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(
+        line_kind=LineKind.ADVERTISING, links_allowed=False
+    )
+    login(page, live_server.url, "mina")
+    page.get_by_test_id("nav-automation").click()
+    page.get_by_role("link", name="گردش‌کار تازه").click()
+    page.fill("#id_name", "تخفیف‌ها")
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    dialog = add_step(page, "0", "ارسال پیامک", keep_open=True)
+    dialog.locator("textarea").fill("تخفیف ویژه در https://shop.example.ir/x")
+    expect(dialog.get_by_test_id("lint-opt_out_missing")).to_contain_text("لغو۱۱")
+    expect(dialog.get_by_test_id("lint-link_not_allowed")).to_be_visible()
+    expect(dialog.get_by_test_id("lint-parts")).to_contain_text("۱ پیامک")
+    assert axe_violations(page) == []
+    shot(page, "launch-lint-editor")
+    dialog.locator("input[name=cfg_append_opt_out]").check()  # the opt-out line: the lint follows at once
+    expect(dialog.get_by_test_id("lint-opt_out_missing")).to_have_count(0)
+    expect(dialog.get_by_test_id("lint-parts")).to_contain_text("سطر لغو دارد")
+    dialog.locator("textarea").fill("تخفیف ویژه")
+    expect(dialog.get_by_test_id("lint-link_not_allowed")).to_have_count(0)
