@@ -31,6 +31,7 @@ from automation.services.enrollment_core import journey_campaign
 from campaigns.chains.audience import audience_queryset
 from campaigns.chains.selectors import package_get
 from campaigns.models import Campaign, Target
+from campaigns.platform.counts import scanned_count
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_queryset
@@ -53,29 +54,32 @@ def said(count: int, capped: bool) -> str:
     return f"بیش از {text}" if capped else text
 
 
-def _row(reason: str, count: int | None, capped: bool) -> dict[str, Any]:
+def _row(reason: str, found: dict[str, Any]) -> dict[str, Any]:
     available = reason not in NOT_BUILT
+    count, capped, estimated = found.get("count", 0), found.get("capped", False), found.get("estimated", False)
+    text = said(count or 0, capped)
     return {
         "reason": reason,
         "label": REASONS[reason],
         "count": count if available else None,
         "capped": capped,
+        "estimated": estimated,
         "available": available,
         "subtracted": reason != "live_elsewhere",
-        "text": said(count or 0, capped) if available else "هنوز ساخته نشده",
+        "text": (f"حدود {text}" if estimated else text) if available else "هنوز ساخته نشده",
     }
 
 
-def _live_elsewhere(campaign, subjects, cap: int) -> dict[str, Any]:
-    """The audience's targets live in another campaign's journey (counted up to ``cap``)."""
+def _live_elsewhere(campaign, subjects, audience: int, cap: int) -> dict[str, Any]:
+    """The audience's targets live in another campaign's journey (``scanned_count``: every audience row is
+    probed, so a large audience is counted among its first rows and scaled)."""
     others = Execution.objects.filter(
         workspace_id=campaign.workspace_id,
         subject_type_id=ContentType.objects.get_for_model(Target).id,
         subject_id=OuterRef("pk"),
         status__in=LIVE_STATUSES,
     ).exclude(campaign_id=campaign.id)
-    n = subjects.filter(Exists(others)).values("pk")[: cap + 1].count()
-    return {"count": min(n, cap), "capped": n > cap}
+    return scanned_count(subjects, lambda qs: qs.filter(Exists(others)), audience=audience, cap=cap)
 
 
 def _settings(workspace) -> AutomationSettings:
@@ -132,9 +136,9 @@ def campaign_check(
         blockers += facts["blockers"]
         warnings += facts["warnings"]
         channels.append(facts["details"])
-    exclusions["live_elsewhere"] = _live_elsewhere(campaign, subjects, COUNT_CAP)
-    rows = [_row(r, exclusions.get(r, {}).get("count", 0), exclusions.get(r, {}).get("capped", False)) for r in REASONS]
-    capped = capped or any(r["capped"] for r in rows)
+    exclusions["live_elsewhere"] = _live_elsewhere(campaign, subjects, audience, COUNT_CAP)
+    rows = [_row(r, exclusions.get(r, {})) for r in REASONS]
+    capped = capped or any(r["capped"] or r["estimated"] for r in rows)
     receivers = max(0, audience - sum(r["count"] or 0 for r in rows if r["subtracted"]))
     if receivers == 0:
         blockers.insert(0, {"code": "empty_audience", "message": BLOCKER_MESSAGES["empty_audience"]})

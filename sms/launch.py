@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from campaigns.platform.counts import capped_count, scanned_count
 from sms import channel, telecom_blocks
 from sms.choices import OPERATOR_PRICE_FIELD, BlacklistSource, LineKind, Operator
 from sms.lint import lint_text
@@ -32,12 +33,6 @@ BLOCKER_MESSAGES = {
 WARNING_MESSAGES = {
     "credit_unknown": "اعتبار حساب پیامک هنوز خوانده نشده است؛ هزینه با اعتبار سنجیده نشد.",
 }
-
-
-def capped_count(queryset: QuerySet, cap: int) -> dict[str, Any]:
-    """At most ``cap`` + 1 rows counted: ``{"count": n, "capped": n > cap}`` (a capped count is ``cap``)."""
-    n = queryset.order_by().values("pk")[: cap + 1].count()
-    return {"count": min(n, cap), "capped": n > cap}
 
 
 @dataclass
@@ -120,7 +115,7 @@ class SmsLaunchFacts:
         }
 
 
-def _exclusions(workspace_id: int, subjects: QuerySet, *, advertising: bool, cap: int) -> dict[str, dict]:
+def _exclusions(workspace_id: int, subjects: QuerySet, *, advertising: bool, audience: int, cap: int) -> dict:
     """Disjoint reasons, in the order a send meets them: no mobile, blacklisted (staff, imports, …),
     opted out by keyword, blocked by the operators for advertising (advertising lines only)."""
     entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
@@ -128,7 +123,7 @@ def _exclusions(workspace_id: int, subjects: QuerySet, *, advertising: bool, cap
     opt_out = entries.filter(source__in=OPT_OUT_SOURCES).values("value")
     other = entries.exclude(source__in=OPT_OUT_SOURCES).values("value")
     found = {
-        "no_mobile": capped_count(subjects.filter(no_mobile), cap),
+        "no_mobile": scanned_count(subjects, lambda qs: qs.filter(no_mobile), audience=audience, cap=cap),
         "blacklisted": capped_count(subjects.filter(mobile__in=other), cap),
         "opt_out": capped_count(subjects.filter(mobile__in=opt_out), cap),
     }
@@ -138,7 +133,7 @@ def _exclusions(workspace_id: int, subjects: QuerySet, *, advertising: bool, cap
         )
         found["telecom_blocked"] = capped_count(blocked, cap)
     else:
-        found["telecom_blocked"] = {"count": 0, "capped": False}
+        found["telecom_blocked"] = {"count": 0, "capped": False, "estimated": False}
     return found
 
 
@@ -178,7 +173,7 @@ def launch_facts(
     accounts = [s.account for s in steps]
     account = accounts[0] if accounts else settings.primary_account
     advertising = any(a is not None and a.line_kind == LineKind.ADVERTISING for a in accounts)
-    exclusions = _exclusions(workspace.id, subjects, advertising=advertising, cap=cap)
+    exclusions = _exclusions(workspace.id, subjects, advertising=advertising, audience=audience, cap=cap)
     receivers = max(0, audience - sum(e["count"] for e in exclusions.values()))
     reached = subjects.exclude(
         mobile__in=BlacklistEntry.objects.filter(workspace_id=workspace.id, channel="sms", is_active=True).values(

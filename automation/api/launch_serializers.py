@@ -10,6 +10,7 @@ class LaunchExclusionOutput(serializers.Serializer):
     label = serializers.CharField()
     count = serializers.IntegerField(allow_null=True, help_text="null: the reason is not built yet.")
     capped = serializers.BooleanField(help_text="The count stopped at `count_cap`: there are more.")
+    estimated = serializers.BooleanField(help_text="Counted among the audience's first rows and scaled («حدود …»).")
     available = serializers.BooleanField()
     subtracted = serializers.BooleanField(help_text="false: shown only (live elsewhere still gets the message).")
     text = serializers.CharField(help_text="The count for people («بیش از …» when capped).")

@@ -172,3 +172,19 @@ def test_the_api_dry_run_changes_nothing_and_stays_in_its_workspace(api, actor, 
     assert data["channels"][0]["account"]["line_kind"] == "advertising"
     assert "credentials" not in data["channels"][0]["account"]
     assert stranger.get(f"/api/v1/campaigns/{campaign.id}/journey/launch-check").status_code == 404
+
+
+def test_a_large_audience_counts_the_scanned_reasons_among_its_first_rows_said_as_an_estimate(
+    actor, workspace, world, monkeypatch
+):
+    from campaigns.platform import counts
+
+    campaign, _ = world
+    monkeypatch.setattr(counts, "SCAN", 4)  # the audience (8) is "large": its first 4 rows are looked at
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    rows = {r["reason"]: r for r in check["exclusions"]}
+    assert rows["no_mobile"]["estimated"] and rows["live_elsewhere"]["estimated"]
+    assert rows["no_mobile"]["count"] in (0, 2) and rows["no_mobile"]["text"].startswith("حدود")
+    assert not rows["blacklisted"]["estimated"] and rows["blacklisted"]["count"] == 1  # from the blacklist side
+    assert check["receivers_estimated"] and check["receivers_text"].endswith("(برآورد)")
