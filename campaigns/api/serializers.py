@@ -156,6 +156,14 @@ class CampaignOutput(serializers.ModelSerializer):
         ]
 
 
+class CampaignApproveInput(BodyInput):
+    expected_revision = serializers.IntegerField(min_value=1, required=False)
+
+
+class CampaignRejectInput(CampaignApproveInput):
+    reason = StrictCharField(max_length=1000, required=False, allow_blank=True)
+
+
 class MembershipOutput(serializers.Serializer):
     workspace_id = serializers.IntegerField()
     workspace_slug = serializers.CharField(source="workspace.slug")

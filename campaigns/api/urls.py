@@ -14,5 +14,8 @@ urlpatterns = [
     path("target-lists/<int:list_id>", views.TargetListDetailApi.as_view(), name="api-target-list"),
     path("campaigns", views.CampaignListApi.as_view(), name="api-campaigns"),
     path("campaigns/<int:campaign_id>", views.CampaignDetailApi.as_view(), name="api-campaign"),
+    # a standalone campaign's approval decision (submit serves chains and standalone alike: the chains API)
+    path("campaign/<int:campaign_id>/approve", views.CampaignApproveApi.as_view(), name="api-campaign-approve"),
+    path("campaign/<int:campaign_id>/reject", views.CampaignRejectApi.as_view(), name="api-campaign-reject"),
     path("", include("campaigns.notifications.api.urls")),
 ]

@@ -8,7 +8,9 @@ from rest_framework.response import Response
 
 from campaigns import selectors
 from campaigns.api.serializers import (
+    CampaignApproveInput,
     CampaignOutput,
+    CampaignRejectInput,
     MeOutput,
     TargetImportInput,
     TargetImportOutput,
@@ -30,6 +32,7 @@ from campaigns.platform.registry import campaign_kind_handler, campaign_kind_han
 from campaigns.platform.tenancy import memberships_of
 from campaigns.platform.uploads import upload_too_large
 from campaigns.services import imports, targets
+from campaigns.services.approval import campaign_single_approve, campaign_single_reject
 
 
 class MeApi(WorkspaceAPIView):
@@ -279,4 +282,38 @@ class CampaignDetailApi(WorkspaceAPIView):
 
     @extend_schema(operation_id="campaigns_retrieve", responses={200: CampaignOutput, **errors(404)})
     def get(self, request, campaign_id: int):
+        return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)
+
+
+class CampaignApproveApi(WorkspaceAPIView):
+    write_permission = Perm.APPROVE_CHAINS
+
+    @extend_schema(
+        operation_id="campaign_approve",
+        description="Single-campaign approval (standalone campaigns only; chain members answer 409 CHAIN_MEMBER).",
+        request=CampaignApproveInput,
+        responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, campaign_id: int):
+        selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)
+        serializer = CampaignApproveInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        campaign_single_approve(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)
+
+
+class CampaignRejectApi(WorkspaceAPIView):
+    write_permission = Perm.APPROVE_CHAINS
+
+    @extend_schema(
+        operation_id="campaign_reject",
+        description="Single-campaign rejection (standalone campaigns only; chain members answer 409 CHAIN_MEMBER).",
+        request=CampaignRejectInput,
+        responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
+    )
+    def post(self, request, campaign_id: int):
+        selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)
+        serializer = CampaignRejectInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        campaign_single_reject(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
         return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)

@@ -400,12 +400,3 @@ class PackageRejectInput(PackageDecisionInput):
 class SubmitOutput(serializers.Serializer):
     campaign = ChainCampaignOutput()
     package = PackageOutput(allow_null=True)
-
-
-class SingleRejectInput(BodyInput):
-    reason = StrictCharField(max_length=1000, required=False, allow_blank=True)
-    expected_revision = serializers.IntegerField(min_value=1, required=False)
-
-
-class SingleApproveInput(BodyInput):
-    expected_revision = serializers.IntegerField(min_value=1, required=False)

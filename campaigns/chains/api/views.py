@@ -20,8 +20,6 @@ from campaigns.chains.api.serializers import (
     PackageRejectInput,
     PreviewInput,
     PreviewOutput,
-    SingleApproveInput,
-    SingleRejectInput,
     SubmitOutput,
 )
 from campaigns.chains.audience import audience_preview
@@ -33,7 +31,6 @@ from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped
-from campaigns.services.approval import campaign_single_approve, campaign_single_reject
 
 
 def _campaign_out(actor, campaign_id) -> dict:
@@ -186,39 +183,6 @@ class CampaignSubmitApi(WorkspaceAPIView):
                 "package": _package_out(self.actor, package) if package else None,
             }
         )
-
-
-class SingleApproveApi(WorkspaceAPIView):
-    write_permission = Perm.APPROVE_CHAINS
-
-    @extend_schema(
-        operation_id="campaign_approve",
-        description="Single-campaign approval (standalone campaigns only; chain members answer 409 CHAIN_MEMBER).",
-        request=SingleApproveInput,
-        responses={200: ChainCampaignOutput, **errors(400, 403, 404, 409)},
-    )
-    def post(self, request, campaign_id: int):
-        get_scoped(Campaign, self.actor.workspace, campaign_id)
-        serializer = SingleApproveInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        campaign_single_approve(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
-        return Response(_campaign_out(self.actor, campaign_id))
-
-
-class SingleRejectApi(WorkspaceAPIView):
-    write_permission = Perm.APPROVE_CHAINS
-
-    @extend_schema(
-        operation_id="campaign_reject",
-        request=SingleRejectInput,
-        responses={200: ChainCampaignOutput, **errors(400, 403, 404, 409)},
-    )
-    def post(self, request, campaign_id: int):
-        get_scoped(Campaign, self.actor.workspace, campaign_id)
-        serializer = SingleRejectInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        campaign_single_reject(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
-        return Response(_campaign_out(self.actor, campaign_id))
 
 
 def _control_view(action: str):
