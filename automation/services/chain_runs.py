@@ -25,8 +25,9 @@ from campaigns.platform.channels import chain_channels
 RESULT_EVENTS = (EventType.ACTION_RESULT, EventType.ACTION_ATTEMPT)
 
 
-def chain_action_graph(campaign: Campaign) -> Graph:
-    action = campaign.chain_action or {}
+def chain_action_graph(action: dict | None) -> Graph:
+    """The one-step workflow of a chain step's action ({"channel", "content"}: chains own it)."""
+    action = action or {}
     # chain_action channel → the engine action that sends it (each channel's ``channel.chain_action``)
     subtype = {channel.name: channel.chain_action for channel in chain_channels()}.get(action.get("channel") or "")
     if subtype is None:
@@ -57,8 +58,8 @@ def chain_action_graph(campaign: Campaign) -> Graph:
     )
 
 
-def ensure_pinned_version(campaign: Campaign) -> Campaign:
-    """A chain campaign that only has ``chain_action`` gets a published one-step workflow pinned once."""
+def ensure_pinned_version(campaign: Campaign, action: dict | None) -> Campaign:
+    """A chain campaign without a workflow gets a published one-step workflow of its action pinned once."""
     if campaign_journey_get(campaign) is not None:
         return campaign
     locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -70,7 +71,7 @@ def ensure_pinned_version(campaign: Campaign) -> Campaign:
     version = WorkflowVersion.objects.create(
         workspace_id=locked.workspace_id, workflow=workflow, version_number=1, settings={}
     )
-    _write_graph(version, chain_action_graph(locked))
+    _write_graph(version, chain_action_graph(action))
     workflow_version_publish(version=version)
     CampaignJourney.objects.create(
         campaign=locked, workspace_id=locked.workspace_id, workflow=workflow, workflow_version=version
@@ -78,10 +79,13 @@ def ensure_pinned_version(campaign: Campaign) -> Campaign:
     return Campaign.objects.get(pk=locked.pk)
 
 
-def chain_run_enroll(*, campaign: Campaign, target_ids: list[int], now: datetime) -> dict[int, tuple[str, object]]:
+def chain_run_enroll(
+    *, campaign: Campaign, target_ids: list[int], now: datetime, action: dict | None = None
+) -> dict[int, tuple[str, object]]:
     """Create one execution per target through the one writer (caller's transaction); refused targets are
-    reported, not raised (one the live index refuses — enrolled since the check — as ``already_live``)."""
-    campaign = ensure_pinned_version(campaign)
+    reported, not raised (one the live index refuses — enrolled since the check — as ``already_live``).
+    ``action``: the chain step's channel and content, for a campaign without a workflow yet."""
+    campaign = ensure_pinned_version(campaign, action)
     ct = ContentType.objects.get_for_model(Target)
     subjects = Target.objects.filter(workspace_id=campaign.workspace_id, pk__in=target_ids, deleted_at=None)
     targets = set(subjects.values_list("pk", flat=True))

@@ -5,8 +5,8 @@ class ChainsConfig(AppConfig):
     """Groups, follow-up chains, chain approval packages, runs and conversions: an app on the campaign core.
 
     Its models keep the tables they were created with (``campaigns_campaigngroup`` …). The core
-    (``campaigns``) imports nothing of it: chains plug into the core through the lifecycle policy, the menu
-    and the signals registered below.
+    (``campaigns``) imports nothing of it: chains plug into the core through the lifecycle policy, the menu,
+    a chain member's page, the campaign list's group filter and the signals registered below.
     """
 
     name = "campaigns.chains"
@@ -18,11 +18,16 @@ class ChainsConfig(AppConfig):
         # The admin (campaigns.chains.admin) and the Celery tasks (campaigns.chains.tasks) are found by
         # Django's and Celery's autodiscovery of every installed app.
         from campaigns.chains import navigation
+        from campaigns.chains.filters import GroupFilter
         from campaigns.chains.guards import chain_edit_policy, chain_transition_policy
         from campaigns.chains.runs.receivers import connect as connect_chain_runs
+        from campaigns.filters import register_campaign_filter
         from campaigns.platform.navigation import register_menu
+        from campaigns.platform.registry import register_campaign_page
         from campaigns.services.lifecycle import register_campaign_policy
 
         connect_chain_runs()
         register_campaign_policy("chains", transition=chain_transition_policy, edit=chain_edit_policy)
         register_menu(*navigation.MENU)
+        register_campaign_page("chains", navigation.chain_campaign_page)
+        register_campaign_filter("group", GroupFilter(label="گروه"))  # ALL | NONE | <id>

@@ -5,12 +5,39 @@ naming the parameter (``WorkspaceAPIView.filter_queryset``); an empty value mean
 """
 
 import django_filters
+from django import forms
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from campaigns.chains.models import CampaignGroup
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.chains.text import search_text
 from campaigns.platform.filters import IdFilter
+
+
+class GroupField(forms.CharField):
+    def clean(self, value):
+        text = (super().clean(value) or "").strip().upper()
+        if text in ("", "ALL", "NONE") or text.isdigit():
+            return text
+        raise forms.ValidationError("گروه باید ALL، NONE یا شناسه یک گروه باشد.")
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class GroupFilter(django_filters.Filter):
+    """The campaign list by group, registered as ``group`` on the core's ``CampaignFilter``: ``ALL`` (no
+    filter), ``NONE`` (not in a group) or a group id."""
+
+    field_class = GroupField
+
+    def filter(self, qs, value):
+        if value in ("", "ALL", None):
+            return qs
+        if value == "NONE":
+            return qs.filter(group__isnull=True)
+        # The queryset is already workspace-scoped: another workspace's group id simply matches nothing.
+        return qs.filter(group_id=int(value))
 
 
 class CampaignGroupFilter(django_filters.FilterSet):

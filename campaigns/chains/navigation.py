@@ -1,5 +1,7 @@
 """Groups and chains in the staff menu: for the roles that build or approve chains (viewers open the pages
-from a campaign, not from the menu)."""
+from a campaign, not from the menu); a chain member's page for the links of its notifications."""
+
+from django.urls import reverse
 
 from campaigns.platform.navigation import MenuGroup, MenuItem
 from campaigns.platform.permissions import Perm
@@ -18,3 +20,8 @@ MENU = (
         ),
     ),
 )
+
+
+def chain_campaign_page(campaign) -> str:
+    """A chain member's runs page ("" for a standalone campaign: its kind's page)."""
+    return reverse("chain-campaign-runs", args=[campaign.pk]) if campaign.root_id else ""

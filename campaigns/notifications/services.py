@@ -17,6 +17,7 @@ from campaigns.models.core import Membership, Target, Workspace
 from campaigns.notifications.models import Activity, ActivityKind, ActivityStatus, Notification
 from campaigns.platform.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from campaigns.platform.permissions import Perm
+from campaigns.platform.registry import campaign_page
 from campaigns.platform.tenancy import Actor
 
 logger = logging.getLogger(__name__)
@@ -225,8 +226,8 @@ _NOT_A_START = ("paused",)  # resuming is not starting
 def _campaign_link(campaign) -> str:
     from django.urls import reverse
 
-    if campaign.root_id:
-        return reverse("chain-campaign-runs", args=[campaign.pk])
+    if registered := campaign_page(campaign):  # a chain member: its runs page (registered by chains)
+        return registered
     name = _CAMPAIGN_PAGES.get(campaign.kind)
     return reverse(name, args=[campaign.pk]) if name else ""
 

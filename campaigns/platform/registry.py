@@ -165,11 +165,12 @@ def campaign_kind_handlers() -> list[CampaignKindHandler]:
 # campaign's pinned workflow and later read what happened, without importing
 # the engine. The engine app registers both functions in its ``ready()``:
 #
-#   enroll(campaign=Campaign, target_ids=[…], now=datetime)
+#   enroll(campaign=Campaign, target_ids=[…], now=datetime, action={"channel", "content"} | None)
 #       → {target_id: ("execution", execution_id) | ("refused", reason)}
 #     Creates executions in the caller's transaction (so the caller's link
 #     rows and the executions commit together). A chain campaign without a
-#     workflow gets a one-step workflow built from its ``chain_action``.
+#     workflow gets a one-step workflow built from ``action`` (the chain
+#     step's, passed by chains: the engine reads no chain column).
 #   outcomes(execution_ids=[…])
 #       → {execution_id: {"status": str, "terminal": bool, "results": [str, …]}}
 #     ``results`` holds the final result of every message action of the
@@ -249,6 +250,29 @@ def package_check(*, actor, package_id: int) -> dict | None:
     """The package's launch check, or None when no engine is installed."""
     check = PACKAGE_CHECKS.get("check")
     return check(actor=actor, package_id=package_id) if check else None
+
+
+# --------------------------------------------------------------------------- a campaign's page
+#
+# Where a notification about a campaign links to, when an app owns its page rather than its kind's page
+# (a chain member's runs page). The app registers a resolver in its ``ready()``:
+#
+#   register_campaign_page("chains", link)
+#   link(campaign) → str  (the page's path; "" when the campaign is not the app's)
+
+CAMPAIGN_PAGES: Registry[Callable] = Registry("campaign_pages")
+
+
+def register_campaign_page(name: str, link: Callable) -> None:
+    CAMPAIGN_PAGES.register(name, link)
+
+
+def campaign_page(campaign) -> str:
+    """The first registered page of the campaign (key order), or "" (its kind's page then)."""
+    for _, link in CAMPAIGN_PAGES:
+        if url := link(campaign):
+            return url
+    return ""
 
 
 # --------------------------------------------------------------------------- home page counters

@@ -38,7 +38,7 @@ from campaigns.platform.registry import campaign_kind_handler
 from config.celery import BEAT_SCHEDULE, app
 
 menu = menu_for(user=SimpleNamespace(is_staff=False), actor=None)
-graph = chain_action_graph(SimpleNamespace(chain_action={"channel": "example", "content": "سلام"}))
+graph = chain_action_graph({"channel": "example", "content": "سلام"})
 print(json.dumps({
     "queues": sorted(q.name for q in app.conf.task_queues),
     "route": app.amqp.router.route({}, "channel_example.poll")["queue"].name,

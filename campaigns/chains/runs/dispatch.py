@@ -219,7 +219,12 @@ def _enroll_chunk(run: CampaignRun, code: str, target_ids: list[int], engine, no
     todo = list(RunExecution.objects.filter(run=run, target_id__in=target_ids, execution_id=None, refused_reason=""))
     if not todo:
         return  # replay: every link already has its execution
-    result = engine.enroll(campaign=run.campaign, target_ids=[link.target_id for link in todo], now=now)
+    result = engine.enroll(
+        campaign=run.campaign,
+        target_ids=[link.target_id for link in todo],
+        now=now,
+        action=run.campaign.chain_action,
+    )
     for link in todo:
         kind, value = result.get(link.target_id, ("refused", "unknown"))
         if kind == "execution":
