@@ -208,7 +208,7 @@ def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None 
         if member is None or not member.chain_action:
             continue
         try:
-            graph = chain_action_graph(member)
+            graph = chain_action_graph(member.chain_action)
         except ValueError:
             graph = None
         checks.append(
