@@ -127,7 +127,7 @@ def campaign_tree(*, actor: Actor, group_id, query: str | None, page: int, size:
         nodes = [root, *by_root.get(root.id, [])]
         state = chain_state(nodes)
         items.append(_node(root, children_map(nodes), matched_ids, state, root if root.root_id else None, actor))
-    return {"total_root_items": total, "page": page, "size": size, "roots": items}
+    return {"total_root_items": total, "page": page, "size": size, "has_more": page * size < total, "roots": items}
 
 
 # --------------------------------------------------------------------------- sources and packages

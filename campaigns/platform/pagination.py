@@ -88,10 +88,18 @@ class CappedPaginator(Paginator):
         top = bottom + self.per_page
         if top + self.orphans >= self.count:
             top = self.count
+        return self._get_page(self._rows()[bottom:top], number, self)
+
+    def window(self, bottom: int, top: int) -> list:
+        """Rows ``bottom`` to ``top`` of the first ``COUNT_CAP`` (none past them: the API's empty page)."""
+        top = min(top, self.count)
+        return list(self._rows()[bottom:top]) if bottom < top else []
+
+    def _rows(self):
         rows = self.object_list
         if hasattr(rows, "query") and not self.capped:
             rows = sorted_not_walked(rows)  # few matches: read them by the filter, sort them
-        return self._get_page(rows[bottom:top], number, self)
+        return rows
 
     @property
     def count_label(self) -> str:

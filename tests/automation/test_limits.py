@@ -157,7 +157,8 @@ def test_execution_events_list_is_paginated_with_count_page_size(api, actor, wor
     assert [e["type"] for e in page["results"]] == ["paused", "paused"]
     first = api.get(url, {"size": 2}).json()
     assert first["page"] == 1 and first["results"][0]["type"] == "enrolled"  # oldest first
-    assert api.get(url, {"size": 100000}).json()["size"] == 200
+    assert api.get(url, {"size": 200}).json()["size"] == 200
+    assert api.get(url, {"size": 100000}).status_code == 400  # above the maximum: refused, not clamped
 
 
 # --- scheduler tick -----------------------------------------------------------------------------------

@@ -521,8 +521,9 @@ class TestTree:
         make_chain(workspace, group, shape="A>B>C,B>D,B>E")
         with CaptureQueriesContext(connection) as big:
             body = self._tree(api, group)
-        assert body["total_root_items"] == 3
+        assert body["total_root_items"] == 3 and body["has_more"] is False
         assert len(big) == len(small)
+        assert self._tree(api, group, size=2)["has_more"] is True
 
     def test_search_returns_whole_chain_marked_matched(self, api, workspace, group):
         chain = make_chain(workspace, group, shape="A>B>D")

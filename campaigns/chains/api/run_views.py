@@ -3,7 +3,7 @@ export, and conversion events (record idempotently by external_id, list)."""
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -30,9 +30,6 @@ from campaigns.platform.tenancy import get_scoped
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
-PAGING = [OpenApiParameter("page", int, required=False), OpenApiParameter("size", int, required=False)]
-
-
 class CampaignRunListApi(WorkspaceAPIView):
     serializer_class = RunOutput
     queryset = CampaignRun.objects.none()
@@ -41,7 +38,6 @@ class CampaignRunListApi(WorkspaceAPIView):
         operation_id="campaign_runs_list",
         description="Runs of one campaign, newest first (root runs open periods; children have one INHERITED "
         "run per period).",
-        parameters=PAGING,
         responses={200: RunOutput(many=True), **errors(400, 404)},
     )
     def get(self, request, campaign_id: int):
@@ -130,7 +126,6 @@ class RunListApi(WorkspaceAPIView):
         operation_id="campaign_runs_search",
         description="Runs of the workspace, filtered by campaign, period (period_key = the root run's id), "
         "status or type.",
-        parameters=PAGING,
         responses={200: RunOutput(many=True), **errors(400)},
     )
     def get(self, request):
@@ -166,7 +161,6 @@ class ConversionEventListApi(WorkspaceAPIView):
 
     @extend_schema(
         operation_id="conversion_events_list",
-        parameters=PAGING,
         responses={200: ConversionEventOutput(many=True), **errors(400)},
     )
     def get(self, request):

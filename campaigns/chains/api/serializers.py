@@ -295,6 +295,7 @@ class TreeOutput(serializers.Serializer):
     total_root_items = serializers.IntegerField()
     page = serializers.IntegerField()
     size = serializers.IntegerField()
+    has_more = serializers.BooleanField(help_text="top-level campaigns follow this page")
     roots = TreeNodeOutput(many=True)
 
 

@@ -75,9 +75,8 @@ def _envelope(description: str) -> dict:
 def add_generic_errors(result, generator, request, public):
     """Postprocessing hook: errors any operation of a kind can answer, whatever its view declares.
 
-    A paginated list answers 404 for a page past the last; an operation with a body answers 415 for
-    a content type it does not take (JSON; multipart where a file is uploaded) and 413 for a body over
-    the size limit."""
+    An operation with a body answers 415 for a content type it does not take (JSON; multipart where a
+    file is uploaded) and 413 for a body over the size limit."""
     for path, operations in result.get("paths", {}).items():
         if not path.startswith("/api/v1/"):
             continue
@@ -86,7 +85,7 @@ def add_generic_errors(result, generator, request, public):
                 continue
             responses = operation.setdefault("responses", {})
             if any(p.get("name") == "page" and p.get("in") == "query" for p in operation.get("parameters", [])):
-                responses.setdefault("404", _envelope("NOT_FOUND (also a page past the last)"))
+                responses.setdefault("404", _envelope("WORKSPACE_NOT_FOUND (X-Workspace names none of yours)"))
             if "requestBody" in operation:
                 responses.setdefault("413", _envelope("PAYLOAD_TOO_LARGE"))
                 responses.setdefault("415", _envelope("UNSUPPORTED_MEDIA_TYPE"))
