@@ -38,7 +38,10 @@ def test_every_api_endpoint_is_in_the_schema_with_error_responses():
         if not path.startswith("/api/v1/"):
             continue
         for method, operation in operations.items():
-            assert "401" in operation["responses"], (method, path)
+            assert {"400", "401", "403", "404", "409", "429"} <= set(operation["responses"]), (method, path)
+            for status in ("400", "404", "409", "429"):
+                body = operation["responses"][status]["content"]["application/json"]["schema"]
+                assert body == {"$ref": "#/components/schemas/ErrorEnvelope"}, (method, path, status)
             assert any(p["name"] == "X-Workspace" for p in operation.get("parameters", [])), (method, path)
 
 

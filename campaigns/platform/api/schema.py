@@ -72,11 +72,24 @@ def _envelope(description: str) -> dict:
     }
 
 
-def add_generic_errors(result, generator, request, public):
-    """Postprocessing hook: errors any operation of a kind can answer, whatever its view declares.
+_EVERY_OPERATION = (400, 401, 403, 404, 409, 429)
+_GENERIC = {
+    400: "VALIDATION_ERROR (field errors in details; also a bad Idempotency-Key, page, size or cursor)",
+    401: "NOT_AUTHENTICATED / AUTHENTICATION_FAILED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND (also another workspace's objects) / WORKSPACE_NOT_FOUND (X-Workspace)",
+    409: "CONFLICT / STALE_REVISION / INVALID_TRANSITION / IDEMPOTENCY_KEY_REUSED / IDEMPOTENCY_KEY_IN_PROGRESS",
+    429: "RATE_LIMITED (details.retry_after_seconds, header Retry-After)",
+}
 
-    An operation with a body answers 415 for a content type it does not take (JSON; multipart where a
-    file is uploaded) and 413 for a body over the size limit."""
+
+def add_generic_errors(result, generator, request, public):
+    """Postprocessing hook: errors any operation can answer, whatever its view declares.
+
+    Every operation documents 400, 401, 403, 404, 409 and 429 in the envelope (a bad header, the key, the
+    role, an unknown X-Workspace, a reused Idempotency-Key, the rate limit); an operation with a body
+    answers 415 for a content type it does not take (JSON; multipart where a file is uploaded) and 413
+    for a body over the size limit."""
     for path, operations in result.get("paths", {}).items():
         if not path.startswith("/api/v1/"):
             continue
@@ -84,8 +97,8 @@ def add_generic_errors(result, generator, request, public):
             if not isinstance(operation, dict):
                 continue
             responses = operation.setdefault("responses", {})
-            if any(p.get("name") == "page" and p.get("in") == "query" for p in operation.get("parameters", [])):
-                responses.setdefault("404", _envelope("WORKSPACE_NOT_FOUND (X-Workspace names none of yours)"))
+            for status in _EVERY_OPERATION:
+                responses.setdefault(str(status), _envelope(_GENERIC[status]))
             if "requestBody" in operation:
                 responses.setdefault("413", _envelope("PAYLOAD_TOO_LARGE"))
                 responses.setdefault("415", _envelope("UNSUPPORTED_MEDIA_TYPE"))
