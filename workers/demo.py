@@ -11,6 +11,7 @@ PROXY_LABEL = "پراکسی نمونه"
 
 
 def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
+    from workers.errors import AddressNotAllowedError
     from workers.management.commands.demo_site import DEMO_PROXY_CREDENTIALS, DEMO_PROXY_PORT, DEMO_SITE_PORT
     from workers.models import ActionConfig, BrowserAccount, Proxy
     from workers.services.accounts import account_create, account_update, proxy_create
@@ -29,10 +30,19 @@ def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
         accounts.append(account)
     if not Proxy.objects.filter(workspace=workspace, host="127.0.0.1", port=DEMO_PROXY_PORT).exists():
         username, password = DEMO_PROXY_CREDENTIALS  # `make run` serves it in front of the demo site
-        proxy_create(
-            actor=actor, label=PROXY_LABEL, host="127.0.0.1", port=DEMO_PROXY_PORT, username=username, password=password
-        )
-        stdout.write(f"demo browser: proxy «{PROXY_LABEL}» (127.0.0.1:{DEMO_PROXY_PORT})")
+        try:
+            proxy_create(
+                actor=actor,
+                label=PROXY_LABEL,
+                host="127.0.0.1",
+                port=DEMO_PROXY_PORT,
+                username=username,
+                password=password,
+            )
+        except AddressNotAllowedError:  # a loopback proxy is allowed only where the demo site is (embedded default)
+            stdout.write("demo browser: no demo proxy (127.0.0.1:8767 is not in BROWSER_ALLOWED_PRIVATE_HOSTS)")
+        else:
+            stdout.write(f"demo browser: proxy «{PROXY_LABEL}» (127.0.0.1:{DEMO_PROXY_PORT})")
     if not ActionConfig.objects.filter(workspace=workspace, platform=PLATFORM, action_type="like").exists():
         action_config_create(
             actor=actor,

@@ -83,16 +83,18 @@ def test_list_filter_cannot_reach_other_workspace_list():
 
 
 @pytest.mark.django_db
-def test_workspace_in_body_is_ignored():
+def test_workspace_in_body_is_refused():
+    from campaigns.models import Target
+
     mine, theirs = make_workspace(), make_workspace()
     client = api_client_for(make_member(mine), mine)
     response = client.post(
         "/api/v1/targets", {"name": "x", "mobile": "09120000001", "workspace": theirs.id}, format="json"
     )
-    assert response.status_code == 201
-    from campaigns.models import Target
-
-    assert Target.objects.get(pk=response.json()["id"]).workspace_id == mine.id
+    assert response.status_code == 400 and list(response.json()["error"]["details"]) == ["workspace"]
+    assert not Target.objects.filter(workspace=theirs).exists()
+    response = client.post("/api/v1/targets", {"name": "x", "mobile": "09120000001"}, format="json")
+    assert Target.objects.get(pk=response.json()["id"]).workspace_id == mine.id  # the key's workspace, always
 
 
 @pytest.mark.django_db

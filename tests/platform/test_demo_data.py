@@ -91,3 +91,11 @@ def test_the_demo_has_a_second_approver_printed_with_the_login(demo):
     who = approver_ids(workspace, submitter_id=admin.id, bound_four_eyes=four_eyes(workspace))
     assert who == [approver.id]  # who approves what admin submits
     assert re.search(r"Demo login: username=admin password=\S+", out)
+
+
+def test_demo_data_without_the_demo_proxy_allowed_skips_it(demo, settings):
+    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:8766"]  # e.g. `make run` against PostgreSQL
+    out = demo()
+    from workers.models import Proxy
+
+    assert not Proxy.objects.exists() and "no demo proxy" in out

@@ -218,8 +218,9 @@ def test_the_browser_queue_is_chosen_by_the_server(api, workspace, published, dj
         "target_links": [LINK],
         "action": "like",
         "steps": LIKE_STEPS,
-        "server": "browser-tenant-queue",
     }
+    refused = api.post("/api/v1/campaigns", {**body, "server": "browser-tenant-queue"}, format="json")
+    assert refused.status_code == 400 and "server" in refused.json()["error"]["details"]  # not the client's choice
     response = api.post("/api/v1/campaigns", body, format="json")
     assert response.status_code == 201, response.content
     creation.due_platforms_create_tasks()
