@@ -38,6 +38,8 @@ from sms.forms import (
     TestMessageForm,
     service_errors_to_form,
 )
+from sms.inbound.forms import InboundWordsForm
+from sms.inbound.services import inbound_words_update
 from sms.retention import retention_days
 
 # The SMS section's tabs, each shown only with its permission (the first allowed one is the section's home).
@@ -248,6 +250,7 @@ def _settings_context(actor, **forms) -> dict:
             initial=initial, accounts=overview.accounts, window=engine.default_send_window
         )
     forms.setdefault("account_form", AccountForm())
+    forms.setdefault("words_form", InboundWordsForm(initial=InboundWordsForm.initial_for(overview.settings)))
     return {
         "overview": overview,
         "engine": engine,
@@ -265,6 +268,8 @@ def settings_page(request, actor):
         return _save_channel(request, actor)
     if action == "account_new":
         return _account_new(request, actor)
+    if action == "words":
+        return _save_words(request, actor)
     if action in ("resume", "rotate"):
         try:
             if action == "resume":
@@ -313,6 +318,21 @@ def _save_channel(request, actor):
             return redirect("sms-settings")
     return render_tab(
         request, "sms/settings.html", "sms-settings", _settings_context(actor, channel_form=form), status=400
+    )
+
+
+def _save_words(request, actor):
+    form = InboundWordsForm(request.POST)
+    if form.is_valid():
+        try:
+            inbound_words_update(actor=actor, data=form.words())
+        except PlatformError as exc:
+            service_errors_to_form(form, exc)
+        else:
+            messages.success(request, "کلمه‌های لغو و شروع دوباره ذخیره شد.")
+            return redirect("sms-settings")
+    return render_tab(
+        request, "sms/settings.html", "sms-settings", _settings_context(actor, words_form=form), status=400
     )
 
 

@@ -95,6 +95,12 @@ def test_settings_page_adds_a_console_account_makes_it_primary_and_sends_a_test_
     assert shop.automation_settings.default_send_window["days"]["sat"] == [["09:00", "18:00"]]
     expect(page.get_by_test_id("webhook-url")).to_contain_text(settings.webhook_token)
 
+    page.fill("#id_opt_out_words", "لغو\nانصراف")  # the reply words, one per line
+    page.click("button:has-text('ذخیره کلمه‌ها')")
+    expect(page.locator(".flash-success")).to_contain_text("کلمه‌های لغو")
+    assert SmsSettings.objects.get(workspace=shop).opt_out_words == ["لغو", "انصراف"]
+    assert page.input_value("#id_opt_out_words") == "لغو\nانصراف"
+
     page.click("button:has-text('ارسال آزمایشی')")
     test_dialog = page.locator(f"#dlg-test-{account.id}")
     test_dialog.locator("input[name=number]").fill("۰۹۱۲۱۲۳۴۵۶۷")

@@ -176,3 +176,51 @@ def test_an_account_reads_as_its_provider_name_not_its_kind(workspace):
     account = SmsProviderAccount.objects.create(workspace=workspace, name="اصلی", provider="kavenegar")
     assert str(account) == "اصلی — کاوه‌نگار"
     assert "kavenegar" not in str(account)
+
+
+def _save_words(client, opt_out: str, opt_in: str = "شروع"):
+    return client.post("/sms/settings/", {"action": "words", "opt_out_words": opt_out, "opt_in_words": opt_in})
+
+
+def test_opt_out_and_opt_in_words_are_edited_on_the_settings_page_and_used_by_the_matching(owner_client, workspace):
+    from sms.inbound.keywords import OPT_IN, OPT_OUT, keyword_of
+    from sms.models import SmsSettings
+
+    page = owner_client.get("/sms/settings/").content.decode()
+    assert "لغو ۱۱" in page and "شروع" in page  # the defaults are shown, one per line
+
+    response = _save_words(owner_client, "لغو\r\n\r\n  انصراف  \r\nانصراف\r\nلغو\u200cکن\r\nلغوکن", "شروع\nعضویت")
+    assert response.status_code == 302
+    saved = SmsSettings.objects.get(workspace=workspace)
+    # Blank lines dropped, spaces trimmed, one spelling per normalised form (ZWNJ is no difference).
+    assert saved.opt_out_words == ["لغو", "انصراف", "لغو\u200cکن"]
+    assert saved.opt_in_words == ["شروع", "عضویت"]
+    words = {"opt_out_words": saved.opt_out_words, "opt_in_words": saved.opt_in_words}
+    assert keyword_of("انصراف.", **words) == OPT_OUT
+    assert keyword_of("عضويت", **words) == OPT_IN  # Arabic yeh
+    assert keyword_of("stop", **words) == ""  # no longer an opt-out word
+    page = owner_client.get("/sms/settings/").content.decode()
+    assert "انصراف" in page and "عضویت" in page
+
+
+@pytest.mark.parametrize(
+    "opt_out, opt_in, field",
+    [
+        ("\n".join(f"w{i}" for i in range(31)), "شروع", "opt_out_words"),  # more than 30 words
+        ("لغو\n" + "ب" * 41, "شروع", "opt_out_words"),  # a word longer than 40 characters
+        ("x" * 2000, "شروع", "opt_out_words"),  # the text itself is bounded before it is split
+        ("لغو", "لغو", "opt_in_words"),  # a word cannot be both
+        ("لغو", "\u0644\u063a\u0648 ", "opt_in_words"),  # … not even in another spelling
+    ],
+)
+def test_bad_words_are_field_errors_and_change_nothing(owner_client, workspace, opt_out, opt_in, field):
+    from sms.inbound.keywords import DEFAULT_OPT_IN_WORDS, DEFAULT_OPT_OUT_WORDS
+    from sms.models import SmsSettings
+
+    owner_client.get("/sms/settings/")  # the settings row exists
+    response = _save_words(owner_client, opt_out, opt_in)
+    assert response.status_code == 400
+    assert field in response.context["words_form"].errors
+    saved = SmsSettings.objects.get(workspace=workspace)
+    assert saved.opt_out_words == list(DEFAULT_OPT_OUT_WORDS)
+    assert saved.opt_in_words == list(DEFAULT_OPT_IN_WORDS)
