@@ -43,8 +43,13 @@ def test_message_event(
     )
 
 
-def retention_purge_event(*, workspace_id: int, days: int, before: datetime, attempts: int) -> SmsChannelEvent:
-    """The retention job erased the texts and numbers of ``attempts`` attempts older than ``before``."""
+def retention_purge_event(
+    *, workspace_id: int, days: int, before: datetime, attempts: int, replies: int = 0
+) -> SmsChannelEvent:
+    """The retention job erased the texts and numbers of ``attempts`` attempts and ``replies`` stored replies older
+    than ``before``."""
     return _write(
-        workspace_id, T.RETENTION_PURGE, data={"days": days, "before": before.isoformat(), "attempts": attempts}
+        workspace_id,
+        T.RETENTION_PURGE,
+        data={"days": days, "before": before.isoformat(), "attempts": attempts, "replies": replies},
     )
