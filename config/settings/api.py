@@ -80,6 +80,7 @@ SPECTACULAR_SETTINGS = {
         "campaigns.platform.api.schema.add_workspace_header",
         "campaigns.platform.api.schema.add_generic_errors",
         "campaigns.platform.api.schema.add_idempotency_header",
+        "campaigns.platform.api.schema.english_texts",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TargetStatusEnum": "campaigns.choices.TargetStatus",

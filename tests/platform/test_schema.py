@@ -92,3 +92,30 @@ def test_schema_and_docs_pages_are_served_without_a_cdn(client, django_user_mode
     html = docs.content.decode()
     assert "cdn" not in html.lower()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in html
+
+
+def test_the_schema_is_english_but_for_the_area_tags():
+    """A client generated from the schema names its classes and fields from the titles: no Persian in them
+    (model labels become the field's name, enum labels are dropped); the area tags keep both languages."""
+    import re
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    schema.pop("tags")
+    persian = re.compile(r"[\u0600-\u06ff]")
+    found = []
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if persian.search(str(key)) or (isinstance(value, str) and persian.search(value)):
+                    found.append((where, key))
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, where)
+
+    walk(schema, "")
+    assert found == []
+    parameters = schema["paths"]["/api/v1/activities"]["get"]["parameters"]
+    status = next(p for p in parameters if p["name"] == "status")
+    assert status["schema"].get("title", "Status") == "Status"

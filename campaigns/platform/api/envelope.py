@@ -11,6 +11,7 @@ import logging
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404, JsonResponse
+from django.utils import translation
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -33,7 +34,38 @@ _DRF_CODES: list[tuple[type, str, int, str]] = [
 ]
 
 
+# ``Accept-Language: en``: the message of a code in English (a code not listed reads as its words).
+ENGLISH = {
+    "VALIDATION_ERROR": "The request is not valid; see details.",
+    "PARSE_ERROR": "The request body cannot be read as JSON.",
+    "NOT_AUTHENTICATED": "Authentication credentials were not provided.",
+    "AUTHENTICATION_FAILED": "The API key is wrong, expired or revoked.",
+    "PERMISSION_DENIED": "Your role may not do this.",
+    "NOT_FOUND": "Not found.",
+    "WORKSPACE_NOT_FOUND": "No workspace of yours has this slug or id.",
+    "WORKSPACE_REQUIRED": "Choose a workspace with the X-Workspace header.",
+    "METHOD_NOT_ALLOWED": "This method is not allowed here.",
+    "NOT_ACCEPTABLE": "The requested response format is not supported.",
+    "UNSUPPORTED_MEDIA_TYPE": "Send the body as application/json.",
+    "PAYLOAD_TOO_LARGE": "The request body is too large.",
+    "RATE_LIMITED": "Too many requests; retry after the time in details.",
+    "CONFLICT": "This change conflicts with the current state.",
+    "STALE_REVISION": "This object changed in the meantime; read it again.",
+    "INVALID_TRANSITION": "This status change is not possible from the current status.",
+    "IDEMPOTENCY_KEY_REUSED": "This Idempotency-Key was used with another request body.",
+    "IDEMPOTENCY_KEY_IN_PROGRESS": "A request with this Idempotency-Key is still running; retry later.",
+    "BAD_REQUEST": "Bad request.",
+    "INTERNAL_ERROR": "Internal error; try again.",
+}
+
+
+def english_message(code: str) -> str:
+    return ENGLISH.get(code) or code.replace("_", " ").capitalize() + "."
+
+
 def error_body(code: str, message: str, details=None) -> dict:
+    if translation.get_language() == "en":
+        message = english_message(code)
     return {"success": False, "error": {"code": code, "message": message, "details": details or {}}}
 
 

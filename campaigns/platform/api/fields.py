@@ -8,6 +8,7 @@
 
 from collections.abc import Mapping
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 MAX_ID = 2**63 - 1
@@ -36,7 +37,7 @@ class BodyInput(serializers.Serializer):
     says the same: ``additionalProperties: false`` on every request component
     (``campaigns.platform.api.schema.AreaAutoSchema``)."""
 
-    default_error_messages = {"unknown_field": "این فیلد شناخته نیست."}
+    default_error_messages = {"unknown_field": _("Unknown field.")}  # Persian in locale/fa
 
     def to_internal_value(self, data):
         if isinstance(data, Mapping):

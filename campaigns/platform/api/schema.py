@@ -127,6 +127,58 @@ def add_idempotency_header(result, generator, request, public):
     return result
 
 
+_PERSIAN = re.compile(r"[\u0600-\u06ff]")
+_ENUM_LINE = re.compile(r"^(\* `[^`]*`) - ")
+
+
+def _humanized(name: str) -> str:
+    return name.replace("_", " ").replace("-", " ").strip().capitalize()
+
+
+def _english(text: str, name: str) -> str:
+    """``text`` without its Persian: an enum's Persian labels dropped (``* `open` - باز`` → ``* `open```),
+    other Persian lines left out; nothing left → the humanized ``name``."""
+    lines = []
+    for line in text.split("\n"):
+        if not _PERSIAN.search(line):
+            lines.append(line)
+        elif match := _ENUM_LINE.match(line):
+            lines.append(match.group(1))
+    return "\n".join(lines).strip() or _humanized(name)
+
+
+def _english_texts(node, name: str) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _english_texts(item, name)
+        return
+    if not isinstance(node, dict):
+        return
+    for key in ("title", "description", "summary"):
+        if isinstance(node.get(key), str) and _PERSIAN.search(node[key]):
+            node[key] = _humanized(name) if key == "title" else _english(node[key], name)
+    for key, child in node.items():
+        if key == "properties" and isinstance(child, dict):
+            for prop, schema in child.items():
+                _english_texts(schema, prop)
+        elif key == "parameters" and isinstance(child, list):
+            for parameter in child:
+                _english_texts(parameter, parameter.get("name", name) if isinstance(parameter, dict) else name)
+        else:
+            _english_texts(child, name)
+
+
+def english_texts(result, generator, request, public):
+    """Postprocessing hook: English titles and descriptions (Persian stays in the UI): a client generated from
+    the schema names its classes and fields from them. Model labels (Persian ``verbose_name``) become the
+    humanized field name, an enum's Persian labels are dropped. The area tags keep their two languages."""
+    for path, operations in result.get("paths", {}).items():
+        _english_texts(operations, path.rstrip("/").rsplit("/", 1)[-1])
+    for component, schema in result.get("components", {}).get("schemas", {}).items():
+        _english_texts(schema, component)
+    return result
+
+
 # --- Areas: Swagger UI groups operations by tag ----------------------------------------------------------
 # The names and their one-line descriptions are SPECTACULAR_SETTINGS["TAGS"] (config/settings/api.py).
 TARGETS = "Targets"
