@@ -47,6 +47,12 @@ def test_demo_data_twice_is_idempotent(demo):
     assert before["campaigns.Campaign"] == 2 and before["campaigns.Target"] == 40
     assert before["sms.SmsProviderAccount"] == 1 and before["workers.BrowserAccount"] == 3
     assert before["workers.Proxy"] == 1  # a demo proxy to try (`make run` serves it in front of the demo site)
+    assert before["sms.InboundSms"] == 3  # replies in the inbox, one «لغو» that blacklisted its sender
+    from sms.inbound.models import InboundSms
+
+    outcomes = dict(InboundSms.objects.values_list("text", "outcome"))
+    assert outcomes["لغو"] == "opt_out" and before["sms.BlacklistEntry"] == 1
+    assert InboundSms.objects.filter(target__isnull=True).count() == 1  # the unknown number is kept, unmatched
 
     second = demo()
 
