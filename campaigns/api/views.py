@@ -239,7 +239,8 @@ class TargetListDetailApi(WorkspaceAPIView):
 
 
 def _campaign_create_serializers():
-    return [handler.input_serializer for handler in campaign_kind_handlers()]
+    # keyed by kind: the schema's discriminator maps each kind to its body (a list mapped "null" and "None")
+    return {handler.kind: handler.input_serializer for handler in campaign_kind_handlers()}
 
 
 class CampaignListApi(WorkspaceAPIView):

@@ -119,3 +119,12 @@ def test_the_schema_is_english_but_for_the_area_tags():
     parameters = schema["paths"]["/api/v1/activities"]["get"]["parameters"]
     status = next(p for p in parameters if p["name"] == "status")
     assert status["schema"].get("title", "Status") == "Status"
+
+
+def test_the_campaign_create_discriminator_maps_each_kind_to_its_body():
+    from campaigns.platform.registry import campaign_kind_handlers
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    mapping = schema["components"]["schemas"]["CampaignCreateRequest"]["discriminator"]["mapping"]
+    assert set(mapping) == {handler.kind for handler in campaign_kind_handlers()}
+    assert mapping["journey"].endswith("/JourneyCampaignInputRequest")
