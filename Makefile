@@ -26,16 +26,13 @@ venv: $(STAMP) $(CHROMIUM)
 # Procfile.dev through honcho: web + Celery worker (all queues) + beat + the demo site, on the embedded
 # default (SQLite + filesystem broker) unless DATABASE_URL / CELERY_BROKER_URL are set. honcho prefixes
 # each log line with the process name and stops every process (its whole process group) on Ctrl-C,
-# SIGTERM or when any one of them exits; stopped by Ctrl-C or SIGTERM, `make run` ends quietly with status 0.
+# SIGTERM or when any one of them exits.
 run: $(STAMP) $(CHROMIUM)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(PY) manage.py demo_data
 	@echo "Platform: http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/, API docs: /api/docs/) — Ctrl-C stops everything"
 	@DEBUG=$${DEBUG:-1} WEB_ADDR=$(HOST):$(PORT) PYTHONUNBUFFERED=1 PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
-	$(VENV)/bin/honcho start --procfile Procfile.dev --app-root $(CURDIR) & pid=$$!; stopping=; \
-	trap 'stopping=1; kill -TERM $$pid 2>/dev/null' INT TERM; \
-	while kill -0 $$pid 2>/dev/null; do wait $$pid; status=$$?; done; \
-	if [ -n "$$stopping" ]; then echo "Stopped."; exit 0; fi; exit $$status
+	exec $(VENV)/bin/honcho start --procfile Procfile.dev --app-root $(CURDIR)
 
 test: $(STAMP) $(CHROMIUM)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
