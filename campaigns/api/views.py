@@ -2,7 +2,7 @@
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -286,35 +286,42 @@ class CampaignDetailApi(WorkspaceAPIView):
         return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)
 
 
-class CampaignApproveApi(WorkspaceAPIView):
-    write_permission = Perm.APPROVE_CHAINS
+class _CampaignDecisionApi(WorkspaceAPIView):
+    """Approve or reject a standalone campaign: the same shape, its own input and service."""
 
-    @extend_schema(
+    write_permission = Perm.APPROVE_CHAINS
+    input_class: type  # the subclass's input serializer
+    decide: staticmethod  # the subclass's service: campaign_single_approve / campaign_single_reject
+
+    def post(self, request, campaign_id: int):
+        selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)
+        serializer = self.input_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        self.decide(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)
+
+
+@extend_schema_view(
+    post=extend_schema(
         operation_id="campaign_approve",
         description="Single-campaign approval (standalone campaigns only; chain members answer 409 CHAIN_MEMBER).",
         request=CampaignApproveInput,
         responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
     )
-    def post(self, request, campaign_id: int):
-        selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)
-        serializer = CampaignApproveInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        campaign_single_approve(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
-        return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)
+)
+class CampaignApproveApi(_CampaignDecisionApi):
+    input_class = CampaignApproveInput
+    decide = staticmethod(campaign_single_approve)
 
 
-class CampaignRejectApi(WorkspaceAPIView):
-    write_permission = Perm.APPROVE_CHAINS
-
-    @extend_schema(
+@extend_schema_view(
+    post=extend_schema(
         operation_id="campaign_reject",
         description="Single-campaign rejection (standalone campaigns only; chain members answer 409 CHAIN_MEMBER).",
         request=CampaignRejectInput,
         responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
     )
-    def post(self, request, campaign_id: int):
-        selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)
-        serializer = CampaignRejectInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        campaign_single_reject(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
-        return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)
+)
+class CampaignRejectApi(_CampaignDecisionApi):
+    input_class = CampaignRejectInput
+    decide = staticmethod(campaign_single_reject)
