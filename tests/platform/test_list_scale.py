@@ -138,10 +138,19 @@ def test_every_sms_log_filter_and_a_deep_cursor_read_through_an_index(workspace,
     from sms.models import SmsAttempt
     from sms.selectors import attempt_queryset
     from tests.conftest import make_actor
+    from tests.platform.test_keyset import _attempt_copies
 
     actor = make_actor(workspace, user=owner)
     campaign = Campaign.objects.create(workspace=workspace, name="c")
-    with connection.cursor() as cursor:  # statistics of this (empty) table, not rows earlier tests committed
+    # A log of some size — 3,000 attempts of 30 campaigns to 300 numbers — and its statistics, so the planner
+    # weighs the indexes as on a real workspace (on a near-empty table any index is as cheap as another).
+    ids = _attempt_copies(workspace, 3000)
+    campaigns = [campaign, *(Campaign.objects.create(workspace=workspace, name=f"c{i}") for i in range(29))]
+    for i, campaign_of in enumerate(campaigns):
+        SmsAttempt.objects.filter(pk__in=ids[i::30]).update(campaign=campaign_of)
+    for i in range(300):
+        SmsAttempt.objects.filter(pk__in=ids[i::300]).update(phone=f"+98912{i:07d}")
+    with connection.cursor() as cursor:
         cursor.execute(f"ANALYZE {SmsAttempt._meta.db_table}")
     log = attempt_queryset(actor=actor).order_by("-request_at", "-id")
     moment = datetime(2026, 1, 1, tzinfo=UTC)
