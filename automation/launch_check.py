@@ -28,12 +28,12 @@ from automation.models import AutomationSettings, Execution
 from automation.selectors import campaign_journey_version_id, execution_queryset, execution_status_counts
 from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
-from campaigns.chains.audience import audience_queryset
-from campaigns.chains.selectors import package_get
-from campaigns.models import Campaign, Target
+from campaigns.models import Target
 from campaigns.platform.counts import scanned_count
+from campaigns.platform.errors import NotFound
 from campaigns.platform.jalali import fa_digits, to_jalali
-from campaigns.platform.tenancy import Actor, scoped
+from campaigns.platform.registry import package_plan
+from campaigns.platform.tenancy import Actor
 from campaigns.selectors import target_queryset
 
 COUNT_CAP = 10_000
@@ -190,25 +190,20 @@ def campaign_check(
 def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None = None) -> dict[str, Any]:
     """The check of every member of a chain approval package (read only). The root sends to its audience now
     (its list and filters as submitted); a follow-up reaches at most the root's audience (who is in it depends on
-    the runs), so its counts are that upper bound."""
-    package = package_get(actor=actor, package_id=package_id)
-    items = package.items or []
-    members = {c.id: c for c in scoped(Campaign, actor.workspace).filter(pk__in=[i["campaign_id"] for i in items])}
-    root_item = next((i for i in items if i.get("campaign_id") == package.root_id), {})
-    subjects = audience_queryset(
-        workspace_id=actor.workspace.id,
-        target_list_id=root_item.get("source_target_list_id"),
-        filters=root_item.get("audience_filters") or {},
-    )
+    the runs), so its counts are that upper bound. The package's app gives its plan through the kernel registry
+    (``package_plan``): the engine names no chain code."""
+    plan = package_plan(actor=actor, package_id=package_id)
+    if plan is None:
+        raise NotFound()
+    subjects = plan.subjects
     n = subjects.values("pk")[: COUNT_CAP + 1].count()
     audience, capped = min(n, COUNT_CAP), n > COUNT_CAP
     checks = []
-    for item in items:
-        member = members.get(item.get("campaign_id"))
-        if member is None or not member.chain_action:
+    for member, action in plan.members:
+        if not action:
             continue
         try:
-            graph = chain_action_graph(member.chain_action)
+            graph = chain_action_graph(action)
         except ValueError:
             graph = None
         checks.append(
@@ -219,4 +214,4 @@ def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None 
     blockers = [
         {"code": b["code"], "message": f"«{c['campaign_name']}»: {b['message']}"} for c in checks for b in c["blockers"]
     ]
-    return {"package_id": package.id, "members": checks, "blockers": blockers, "ok": not blockers}
+    return {"package_id": plan.package_id, "members": checks, "blockers": blockers, "ok": not blockers}

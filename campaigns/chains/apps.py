@@ -21,13 +21,15 @@ class ChainsConfig(AppConfig):
         from campaigns.chains.filters import GroupFilter
         from campaigns.chains.guards import chain_edit_policy, chain_transition_policy
         from campaigns.chains.runs.receivers import connect as connect_chain_runs
+        from campaigns.chains.selectors import package_launch_plan
         from campaigns.filters import register_campaign_filter
         from campaigns.platform.navigation import register_menu
-        from campaigns.platform.registry import register_campaign_page
+        from campaigns.platform.registry import register_campaign_page, register_package_plan
         from campaigns.services.lifecycle import register_campaign_policy
 
         connect_chain_runs()
         register_campaign_policy("chains", transition=chain_transition_policy, edit=chain_edit_policy)
         register_menu(*navigation.MENU)
         register_campaign_page("chains", navigation.chain_campaign_page)
+        register_package_plan(plan=package_launch_plan)  # what the engine's package launch check reads
         register_campaign_filter("group", GroupFilter(label="گروه"))  # ALL | NONE | <id>

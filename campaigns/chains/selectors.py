@@ -6,12 +6,14 @@ from django.db.models import Count, Q, QuerySet
 
 from campaigns.approval_selectors import workspace_needs_approval
 from campaigns.chains import schedule as sched
+from campaigns.chains.audience import audience_queryset
 from campaigns.chains.choices import ChainControl, GroupStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.chains.tree import EDITABLE_STATUSES, chain_state, children_map
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
+from campaigns.platform.registry import PackagePlan
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 
@@ -187,3 +189,22 @@ def inheritance_sources(*, actor: Actor, group_id, campaign_id: int | None = Non
 
 def package_get(*, actor: Actor, package_id) -> ChainApprovalPackage:
     return get_scoped(ChainApprovalPackage, actor.workspace, package_id)
+
+
+def package_launch_plan(*, actor: Actor, package_id) -> PackagePlan:
+    """What the engine's launch check reads of a package (``campaigns.platform.registry.package_plan``): the
+    root's audience and every member's action as submitted (the package's snapshot), the members as they are."""
+    package = package_get(actor=actor, package_id=package_id)
+    items = package.items or []
+    members = scoped(Campaign, actor.workspace).in_bulk([i["campaign_id"] for i in items])
+    root_item = next((i for i in items if i.get("campaign_id") == package.root_id), {})
+    subjects = audience_queryset(
+        workspace_id=actor.workspace.id,
+        target_list_id=root_item.get("source_target_list_id"),
+        filters=root_item.get("audience_filters") or {},
+    )
+    return PackagePlan(
+        package_id=package.id,
+        subjects=subjects,
+        members=[(members[i["campaign_id"]], i.get("chain_action")) for i in items if i["campaign_id"] in members],
+    )

@@ -252,6 +252,34 @@ def package_check(*, actor, package_id: int) -> dict | None:
     return check(actor=actor, package_id=package_id) if check else None
 
 
+# What the engine's package check reads of a package, given by the app that owns packages (chains registers
+# ``plan(*, actor, package_id) → PackagePlan`` in its ``ready()``), so the engine imports nothing of it.
+
+
+@dataclass(frozen=True)
+class PackagePlan:
+    """A submitted package as the launch check sees it: the root's audience as submitted and each member
+    campaign (in package order) with the action it was submitted with (``{"channel", "content"}``; None: its
+    own journey or none)."""
+
+    package_id: int
+    subjects: object  # a QuerySet of the workspace's targets: the root's list and filters as submitted
+    members: list[tuple[object, dict | None]]
+
+
+PACKAGE_PLANS: Registry[Callable] = Registry("package_plans")  # one entry: "plan"
+
+
+def register_package_plan(*, plan: Callable) -> None:
+    PACKAGE_PLANS.register("plan", plan)
+
+
+def package_plan(*, actor, package_id: int) -> PackagePlan | None:
+    """The package's plan (404 when it is not the workspace's), or None when no app owns packages."""
+    plan = PACKAGE_PLANS.get("plan")
+    return plan(actor=actor, package_id=package_id) if plan else None
+
+
 # --------------------------------------------------------------------------- a campaign's page
 #
 # Where a notification about a campaign links to, when an app owns its page rather than its kind's page
