@@ -6,13 +6,18 @@ again (``Idempotent-Replayed: true``). The same key with another body is a 409 `
 Of two concurrent requests with one key exactly one runs (the unique constraint): the other waits for its
 answer (up to ``IDEMPOTENCY_WAIT_SECONDS``, then a 409 ``IDEMPOTENCY_KEY_IN_PROGRESS``). A server error
 releases the key, so the retry runs again; any other answer (2xx, 4xx) is kept.
+
+A claim still unanswered ``IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS`` after it was taken is stale — its request
+died without an answer (a killed worker, a lost process): the next request with the key takes the claim
+over (a conditional UPDATE, so one of several does) and runs. The claim's time is its token: an answer
+from the request that lost it is not stored over the new one.
 """
 
 import hashlib
 import json
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
@@ -33,6 +38,14 @@ POLL_SECONDS = 0.05
 class StoredAnswer:
     status_code: int
     body: object
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claimed key: the row and the time it was claimed at (taken over, the row gets a new time)."""
+
+    id: int
+    claimed_at: datetime
 
 
 def idempotency_key_read(headers) -> str | None:
@@ -63,20 +76,22 @@ def body_fingerprint(data) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def idempotency_claim(*, workspace_id: int, key: str, path: str, fingerprint: str) -> int | StoredAnswer:
-    """The claimed row's id (the caller runs the request), or the answer stored under the key."""
+def idempotency_claim(*, workspace_id: int, key: str, path: str, fingerprint: str) -> Claim | StoredAnswer:
+    """The claim (the caller runs the request), or the answer stored under the key."""
     deadline = time.monotonic() + settings.IDEMPOTENCY_WAIT_SECONDS
     lookup = {"workspace_id": workspace_id, "key": key, "path": path}
     while True:
         try:
             with transaction.atomic():
-                return IdempotencyKey.objects.create(**lookup, fingerprint=fingerprint).pk
+                row = IdempotencyKey.objects.create(**lookup, fingerprint=fingerprint)
+            return Claim(row.pk, row.created_at)
         except IntegrityError:
             pass
         row = IdempotencyKey.objects.filter(**lookup).first()
         if row is None:  # released or purged in between: claim again
             continue
-        if row.created_at < timezone.now() - TTL:
+        now = timezone.now()
+        if row.created_at < now - TTL:
             IdempotencyKey.objects.filter(pk=row.pk, created_at=row.created_at).delete()
             continue
         if row.fingerprint != fingerprint:
@@ -86,6 +101,11 @@ def idempotency_claim(*, workspace_id: int, key: str, path: str, fingerprint: st
             )
         if row.status_code is not None:
             return StoredAnswer(row.status_code, row.response)
+        if row.created_at < now - timedelta(seconds=settings.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS):
+            taken = IdempotencyKey.objects.filter(pk=row.pk, created_at=row.created_at, status_code=None)
+            if taken.update(created_at=now):  # a stale claim: its request died; this one runs instead
+                return Claim(row.pk, now)
+            continue
         if time.monotonic() > deadline:
             raise Conflict(
                 "درخواستی با همین کلید تکرارناپذیری هنوز در جریان است؛ کمی بعد دوباره بفرستید.",
@@ -94,18 +114,21 @@ def idempotency_claim(*, workspace_id: int, key: str, path: str, fingerprint: st
         time.sleep(POLL_SECONDS)
 
 
-def idempotency_store(*, claim_id: int, status_code: int, body) -> None:
-    """Keep the answer of a claimed request (a server error releases the key instead)."""
+def idempotency_store(*, claim: Claim, status_code: int, body) -> None:
+    """Keep the answer of a claimed request (a server error releases the key instead); nothing when the
+    claim was taken over meanwhile."""
     if status_code >= 500:
-        idempotency_release(claim_id=claim_id)
+        idempotency_release(claim=claim)
         return
     stored = json.loads(json.dumps(body, cls=JSONEncoder))
-    IdempotencyKey.objects.filter(pk=claim_id).update(status_code=status_code, response=stored)
+    IdempotencyKey.objects.filter(pk=claim.id, created_at=claim.claimed_at, status_code=None).update(
+        status_code=status_code, response=stored
+    )
 
 
-def idempotency_release(*, claim_id: int) -> None:
+def idempotency_release(*, claim: Claim) -> None:
     """Give the key up (its request ended without an answer worth keeping): a retry runs again."""
-    IdempotencyKey.objects.filter(pk=claim_id).delete()
+    IdempotencyKey.objects.filter(pk=claim.id, created_at=claim.claimed_at, status_code=None).delete()
 
 
 def idempotency_keys_purge() -> int:

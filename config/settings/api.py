@@ -12,6 +12,9 @@ API_JSON_MAX_DEPTH = int(os.environ.get("API_JSON_MAX_DEPTH", "64"))
 API_JSON_MAX_ITEMS = int(os.environ.get("API_JSON_MAX_ITEMS", "20000"))
 # A POST repeating the Idempotency-Key of one still running waits this long for its answer, then gets a 409.
 IDEMPOTENCY_WAIT_SECONDS = float(os.environ.get("IDEMPOTENCY_WAIT_SECONDS", "30"))
+# A claim still unanswered this long after it was taken is stale (its request died): the next request with
+# the key takes it over. Longer than any request runs (gunicorn's worker timeout is 30 s by default).
+IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS = float(os.environ.get("IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS", "120"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -11,6 +11,7 @@ from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 
 from campaigns.models import TargetList
+from campaigns.platform import idempotency
 from campaigns.platform.idempotency import idempotency_keys_purge
 from campaigns.platform.models import IdempotencyKey
 from campaigns.services import targets
@@ -136,3 +137,37 @@ def test_of_two_concurrent_requests_with_one_key_one_runs_and_the_other_gets_its
     assert responses[0].json() == responses[1].json()
     assert "Idempotent-Replayed" not in responses[0] and responses[1]["Idempotent-Replayed"] == "true"
     assert len(calls) == 1 and TargetList.objects.filter(workspace=workspace).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_claim_left_by_a_crashed_request_is_taken_over_after_the_timeout(api, workspace, settings):
+    """A request that died holding its claim (no answer stored, no release) blocks the key only until the
+    claim is older than IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS; the retry then runs, once."""
+    settings.IDEMPOTENCY_WAIT_SECONDS = 0.2
+    first = post(api, {"name": "الف"})
+    IdempotencyKey.objects.update(status_code=None, response=None)  # as if it died before storing its answer
+    TargetList.objects.filter(workspace=workspace).delete()  # ... and before committing its work
+    assert_envelope(post(api, {"name": "الف"}), 409, "IDEMPOTENCY_KEY_IN_PROGRESS")  # a fresh claim still holds
+    stale = timezone.now() - timedelta(seconds=settings.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS + 1)
+    IdempotencyKey.objects.update(created_at=stale)
+    again = post(api, {"name": "الف"})
+    assert again.status_code == 201 and "Idempotent-Replayed" not in again and again.json()["id"] != first.json()["id"]
+    replay = post(api, {"name": "الف"})
+    assert (replay.json(), replay["Idempotent-Replayed"]) == (again.json(), "true")
+    assert TargetList.objects.filter(workspace=workspace).count() == 1
+    assert_envelope(post(api, {"name": "ب"}), 409, "IDEMPOTENCY_KEY_REUSED")
+
+
+@pytest.mark.django_db
+def test_the_request_whose_claim_was_taken_over_does_not_overwrite_the_answer(workspace, settings):
+    lookup = {"workspace_id": workspace.pk, "key": "k", "path": URL, "fingerprint": "f"}
+    lost = idempotency.idempotency_claim(**lookup)
+    IdempotencyKey.objects.update(
+        created_at=timezone.now() - timedelta(seconds=settings.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS + 1)
+    )
+    taken = idempotency.idempotency_claim(**lookup)
+    assert isinstance(taken, idempotency.Claim) and taken.id == lost.id and taken.claimed_at != lost.claimed_at
+    idempotency.idempotency_store(claim=taken, status_code=201, body={"id": 2})
+    idempotency.idempotency_store(claim=lost, status_code=201, body={"id": 1})  # the slow one ends late
+    idempotency.idempotency_release(claim=lost)
+    assert idempotency.idempotency_claim(**lookup) == idempotency.StoredAnswer(201, {"id": 2})

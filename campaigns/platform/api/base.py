@@ -25,7 +25,7 @@ class WorkspaceAPIView(GenericAPIView):
     write_permission: str | None = None
     filterset_class = None
     actor: Actor
-    idempotency_claim: int | None = None
+    idempotency_claim: idempotency.Claim | None = None
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -68,9 +68,9 @@ class WorkspaceAPIView(GenericAPIView):
         if self.idempotency_claim is not None:
             claim, self.idempotency_claim = self.idempotency_claim, None
             if isinstance(response, Response):
-                idempotency.idempotency_store(claim_id=claim, status_code=response.status_code, body=response.data)
+                idempotency.idempotency_store(claim=claim, status_code=response.status_code, body=response.data)
             else:  # a file or stream is not kept: the key is released
-                idempotency.idempotency_release(claim_id=claim)
+                idempotency.idempotency_release(claim=claim)
         return response
 
     def get_queryset(self):
