@@ -26,13 +26,14 @@ venv: $(STAMP) $(CHROMIUM)
 # Procfile.dev through honcho: web + Celery worker (all queues) + beat + the demo site, on the embedded
 # default (SQLite + filesystem broker) unless DATABASE_URL / CELERY_BROKER_URL are set. honcho prefixes
 # each log line with the process name and stops every process (its whole process group) on Ctrl-C,
-# SIGTERM or when any one of them exits.
+# SIGTERM or when any one of them exits; config/procfile_run.py makes a requested stop end with «Stopped.» and
+# status 0 (no make "Error 130"), while a process that died on its own still fails the run.
 run: $(STAMP) $(CHROMIUM)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(PY) manage.py demo_data
 	@echo "Platform: http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/, API docs: /api/docs/) — Ctrl-C stops everything"
 	@DEBUG=$${DEBUG:-1} WEB_ADDR=$(HOST):$(PORT) PYTHONUNBUFFERED=1 PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
-	exec $(VENV)/bin/honcho start --procfile Procfile.dev --app-root $(CURDIR)
+	exec $(PY) -m config.procfile_run start --procfile Procfile.dev --app-root $(CURDIR)
 
 test: $(STAMP) $(CHROMIUM)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)

@@ -302,6 +302,7 @@ def test_make_run_serves_pages_runs_the_demo_campaign_and_stops_cleanly(make_run
     assert not left, f"still running 10 s after Ctrl-C: {left}"
     out = make_runs.output(proc)
     assert "web.1" in out and "worker.1" in out and "demo.1" in out  # log lines prefixed by process name
+    assert out.rstrip().endswith("Stopped.") and "Error" not in out  # a requested stop is no failure
 
     # At once a second run on the same port; SIGTERM to make alone (as a service manager or `kill` does).
     proc = make_runs.start()
