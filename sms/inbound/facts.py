@@ -3,7 +3,7 @@
 * ``reply.received`` — the target replied since the journey's last accepted send (a condition's "replied",
   a wait that ends early on a reply);
 * ``reply.text`` — that reply's text, the latest one (a condition's "reply matches words"; the variable
-  ``{reply.text}`` / ``{reply}`` of a follow-up step);
+  ``{reply.text}`` / ``{reply}`` of a follow-up step, which previews show with a sample reply);
 * ``reply.in_journey`` — the target replied since the journey's first accepted send (the campaign's
   "stop when the target replies").
 
@@ -83,6 +83,23 @@ def reply_text(scope: Any) -> str | None:
     return found[0] if found else None
 
 
+SAMPLE_REPLY = "بله"
+
+
+def reply_text_or_sample(scope: Any) -> str | None:
+    """The variable ``{reply.text}``: in a journey the reply (``reply_text``); in a preview (no execution: the
+    builder's step preview, ``POST sms/preview``, the launch check's text) a sample — the sample target's latest
+    reply, else ``SAMPLE_REPLY`` — so the preview shows the follow-up as it would read and counts its parts."""
+    if getattr(scope, "execution", None) is not None:
+        return reply_text(scope)
+    subject = getattr(scope, "subject", None)
+    latest = None
+    if isinstance(subject, Target):
+        replies = InboundSms.objects.filter(workspace_id=subject.workspace_id, target_id=subject.pk)
+        latest = replies.exclude(text="").order_by("-received_at", "-id").values_list("text", flat=True).first()
+    return latest or SAMPLE_REPLY
+
+
 def replied_in_journey(scope: Any) -> bool:
     return _latest_reply(scope, FIRST_SEND_AT) is not None
 
@@ -119,4 +136,6 @@ def register() -> None:
             stop_label="مخاطب به پیامک پاسخ داد",
         ),
     )
-    VARIABLES.register(REPLY_TEXT, Variable(REPLY_TEXT, "متن پاسخ مخاطب (از آخرین ارسال)", reply_text, ("reply",)))
+    VARIABLES.register(
+        REPLY_TEXT, Variable(REPLY_TEXT, "متن پاسخ مخاطب (از آخرین ارسال)", reply_text_or_sample, ("reply",))
+    )

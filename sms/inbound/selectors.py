@@ -8,6 +8,7 @@ from itertools import chain
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from campaigns.models import Campaign
+from campaigns.platform.keyset import BadCursor, KeysetPage, decode_source_cursor, encode_cursor
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_get
@@ -24,14 +25,36 @@ def inbound_queryset(*, actor: Actor) -> QuerySet:
     return scoped(InboundSms, actor.workspace).select_related("target", "campaign").order_by("-received_at", "-id")
 
 
+# A thread's order: time, then a sent message before a reply at the same moment, then id (per direction).
+DIRECTIONS = ("out", "in")
+
+
+def thread_key(row: dict) -> tuple:
+    return (row["at"], DIRECTIONS.index(row["direction"]), row["id"])
+
+
+def _older(time_field: str, rank: int, before: tuple[datetime, str, int]) -> Q:
+    """Rows of the direction ranked ``rank`` that come before the keyset position ``before`` (time, direction, id)
+    in the thread's order; the time bound repeated alone so the index scan starts at it."""
+    moment, direction, pk = before
+    if rank < DIRECTIONS.index(direction):
+        return Q(**{f"{time_field}__lte": moment})
+    if rank > DIRECTIONS.index(direction):
+        return Q(**{f"{time_field}__lt": moment})
+    return Q(**{f"{time_field}__lte": moment}) & (Q(**{f"{time_field}__lt": moment}) | Q(id__lt=pk))
+
+
 def conversation(
-    *, actor: Actor, target_id: int, limit: int = CONVERSATION_LIMIT, before: datetime | None = None
+    *, actor: Actor, target_id: int, limit: int = CONVERSATION_LIMIT, before: tuple[datetime, str, int] | None = None
 ) -> list[dict]:
-    """The last ``limit`` messages between the workspace and the target (its mobile) before ``before`` (None: now),
-    oldest first: each ``{"direction": "out"|"in", "id", "at", "text", "line", "status", "campaign_id"}``.
+    """The last ``limit`` messages between the workspace and the target (its mobile) before the keyset position
+    ``before`` — (time, "out"|"in", id) of a message, None: now — oldest first: each ``{"direction": "out"|"in",
+    "id", "at", "text", "line", "status", "campaign_id", "outcome"}``, in the order of ``thread_key``.
 
     Two index range reads of ``limit`` rows each (the attempts by workspace + phone + time, the replies by target
-    and by number), merged here — a target with years of messages costs the same."""
+    and by number), merged here — a target with years of messages costs the same. A position, not an offset:
+    messages arriving meanwhile never shift an older page, and messages sharing a time are neither lost nor
+    repeated across pages."""
     target = target_get(actor=actor, target_id=target_id)
     received = scoped(InboundSms, actor.workspace).filter(
         Q(target=target) | Q(number=target.mobile) if target.mobile else Q(target=target)
@@ -42,7 +65,7 @@ def conversation(
         else SmsAttempt.objects.none()
     )
     if before is not None:
-        sent, received = sent.filter(request_at__lt=before), received.filter(received_at__lt=before)
+        sent, received = sent.filter(_older("request_at", 0, before)), received.filter(_older("received_at", 1, before))
     rows = chain(
         (
             {
@@ -53,6 +76,7 @@ def conversation(
                 "line": a.sender,
                 "status": a.status,
                 "campaign_id": a.campaign_id,
+                "outcome": "",
             }
             for a in sent.order_by("-request_at", "-id")[:limit]
         ),
@@ -65,11 +89,12 @@ def conversation(
                 "line": m.line,
                 "status": "read" if m.is_read else "unread",
                 "campaign_id": m.campaign_id,
+                "outcome": m.outcome,
             }
             for m in received.order_by("-received_at", "-id")[:limit]
         ),
     )
-    newest = sorted(rows, key=lambda row: (row["at"], row["direction"] == "in", row["id"]), reverse=True)[:limit]
+    newest = sorted(rows, key=thread_key, reverse=True)[:limit]
     return newest[::-1]
 
 
@@ -85,8 +110,8 @@ def inbox_queryset(
     matched: bool | None = None,
     outcome: str = "",
 ) -> QuerySet:
-    """The inbox page's replies, newest first (paged by keyset on ``received_at``): unread ones unless ``state``
-    says "all" or "read"; ``matched`` None = both, ``outcome`` one of ``InboundOutcome`` ("" = any)."""
+    """The inbox page's replies, newest first: unread ones unless ``state`` says "all" (paged unread first by
+    ``unread_first_page``) or "read"; ``matched`` None = both, ``outcome`` one of ``InboundOutcome`` ("" = any)."""
     actor.require(Perm.VIEW_SMS_LOGS)
     qs = inbound_queryset(actor=actor)
     if state != "all":
@@ -119,3 +144,51 @@ def inbox_lines(*, actor: Actor) -> list[str]:
     for senders in scoped(SmsProviderAccount, actor.workspace).values_list("senders", flat=True):
         lines.update(str(s) for s in senders or ())
     return sorted(lines)
+
+
+SECTIONS = ("u", "r")  # the «همه» view: the unread replies, then the read ones (each newest first)
+
+
+def _section_after(qs: QuerySet, descending: bool, moment: datetime, pk: int) -> QuerySet:
+    op = "lt" if descending else "gt"
+    bound = Q(**{f"received_at__{op}e": moment}) & (Q(**{f"received_at__{op}": moment}) | Q(**{f"pk__{op}": pk}))
+    return qs.filter(bound)
+
+
+def unread_first_page(replies: QuerySet, *, size: int, cursor: str | None) -> KeysetPage:
+    """A keyset page of ``replies`` ordered unread first, then newest first: the unread section (the partial
+    unread index) read before the read one, a page crossing from one to the other where the first runs out. The
+    cursor is the (time, id) of a row with its section; a cursor that is not one of ours shows the first page."""
+    try:
+        moment, pk, direction, source = decode_source_cursor(cursor) if cursor else (None, 0, "n", SECTIONS[0])
+    except BadCursor:
+        moment, pk, direction, source = None, 0, "n", SECTIONS[0]
+    if source not in SECTIONS:
+        moment, pk, direction, source = None, 0, "n", SECTIONS[0]
+    forward = direction == "n"
+    start = SECTIONS.index(source)
+    order = SECTIONS[start:] if forward else SECTIONS[start::-1]
+    found: list[tuple[str, InboundSms]] = []
+    for section in order:
+        qs = replies.filter(is_read=section == "r")
+        qs = qs.order_by("-received_at", "-id") if forward else qs.order_by("received_at", "id")
+        if section == source and moment is not None:
+            qs = _section_after(qs, forward, moment, pk)
+        found += [(section, row) for row in qs[: size + 1 - len(found)]]
+        if len(found) > size:
+            break
+    more = len(found) > size
+    found = found[:size] if forward else found[:size][::-1]
+    page = KeysetPage(rows=[row for _section, row in found], size=size)
+
+    def key(entry, towards: str) -> str:
+        return encode_cursor(entry[1].received_at, entry[1].pk, towards, source=entry[0])
+
+    if found:
+        if forward:
+            page.next_cursor = key(found[-1], "n") if more else None
+            page.previous_cursor = key(found[0], "p") if moment is not None else None
+        else:
+            page.previous_cursor = key(found[0], "p") if more else None
+            page.next_cursor = key(found[-1], "n")
+    return page

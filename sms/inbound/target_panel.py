@@ -9,22 +9,26 @@ from django.template.loader import render_to_string
 from django.utils.http import urlencode
 
 from campaigns.models import Campaign
+from campaigns.platform.keyset import BadCursor, decode_source_cursor, encode_cursor
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
-from sms.choices import AttemptStatus
-from sms.inbound.selectors import conversation
+from sms.choices import AttemptStatus, InboundOutcome
+from sms.inbound.selectors import DIRECTIONS, conversation
 
 THREAD_PAGE = 30
 PARAM = "thread_before"
 STATUS_LABELS = dict(AttemptStatus.choices)
+OUTCOME_LABELS = dict(InboundOutcome.choices)
 
 
-def _before(request) -> datetime | None:
+def _before(request) -> tuple[datetime, str, int] | None:
+    """The keyset position of the oldest message the previous page showed (time, direction, id); None: the newest
+    page (a cursor that is not one of ours too)."""
     try:
-        moment = datetime.fromisoformat(request.GET.get(PARAM, ""))
-    except ValueError:
+        moment, pk, _direction, source = decode_source_cursor(request.GET.get(PARAM, ""))
+    except BadCursor:
         return None
-    return moment if moment.tzinfo else None
+    return (moment, source, pk) if source in DIRECTIONS else None
 
 
 def render_conversation_panel(*, request, actor, target) -> str | None:
@@ -42,10 +46,15 @@ def render_conversation_panel(*, request, actor, target) -> str | None:
     for row in rows:
         row["campaign_name"] = names.get(row["campaign_id"], "")
         row["status_label"] = STATUS_LABELS.get(row["status"], "") if row["direction"] == "out" else ""
+        row["outcome_label"] = OUTCOME_LABELS.get(row["outcome"], "") if row["outcome"] else ""
     context = {
         "target": target,
         "messages": rows,
-        "older_query": urlencode({PARAM: rows[0]["at"].isoformat()}) if older and rows else "",
+        "older_query": urlencode({PARAM: _position(rows[0])}) if older and rows else "",
         "newer": before is not None,
     }
     return render_to_string("sms/_conversation_panel.html", context, request=request)
+
+
+def _position(row: dict) -> str:
+    return encode_cursor(row["at"], row["id"], "n", source=row["direction"])

@@ -1,4 +1,5 @@
-"""The workspace's inbox page: replies (unread ones first shown), filtered, marked read."""
+"""The workspace's inbox page: replies (the unread ones, all of them unread first, or the read ones), filtered,
+marked read."""
 
 from __future__ import annotations
 
@@ -30,9 +31,11 @@ def inbox(request, actor):
     )
     filters = form.filters()
     replies = selectors.inbox_queryset(actor=actor, **filters)
-    page = keyset_page_or_first(
-        replies, time_field="received_at", descending=True, size=PAGE_SIZE, cursor=request.GET.get("cursor")
-    )
+    cursor = request.GET.get("cursor")
+    if filters["state"] == "all":  # unread first, then the read ones, each newest first
+        page = selectors.unread_first_page(replies, size=PAGE_SIZE, cursor=cursor)
+    else:
+        page = keyset_page_or_first(replies, time_field="received_at", descending=True, size=PAGE_SIZE, cursor=cursor)
     kept = {name: request.GET[name] for name in FILTERS if request.GET.get(name)}
     context = {
         "form": form,

@@ -1,0 +1,133 @@
+"""The inbox's «همه» view (unread first, then newest, paged by keyset), the target thread's keyset pages (a
+position, not an offset: stable under new messages, nothing lost at a shared time) and the preview's sample for
+``{reply.text}`` — without a browser."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from automation.services.workflows import workflow_create
+from campaigns.platform.tenancy import Actor
+from sms.inbound import target_panel, views
+from sms.inbound.models import InboundSms
+from sms.inbound.services import inbound_store
+from sms.models import SmsAttempt
+from tests.conftest import make_target
+
+from .inbound_helpers import make_account, received, sent
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner_client(client, owner):
+    client.force_login(owner)
+    return client
+
+
+def inbox_texts(html: str) -> list[str]:
+    return re.findall(r'data-testid="inbox-text">([^<]*)<', html)
+
+
+def pager(html: str, rel: str) -> str | None:
+    found = re.search(rf'rel="{rel}" data-testid="pager-\w+" href="([^"]+)"', html)
+    return found.group(1).replace("&amp;", "&") if found else None
+
+
+def test_all_shows_unread_first_then_newest_across_pages(owner_client, workspace, monkeypatch):
+    monkeypatch.setattr(views, "PAGE_SIZE", 2)
+    account = make_account(workspace)
+    now = timezone.now()
+    # Received an hour apart, oldest first: r0 … r4; r1 and r3 stay unread.
+    replies = inbound_store(
+        account=account,
+        messages=[received(f"r{i}", f"0935000000{i}", at=now - timedelta(hours=5 - i)) for i in range(5)],
+    )
+    InboundSms.objects.filter(pk__in=[replies[i].id for i in (0, 2, 4)]).update(is_read=True)
+
+    first = owner_client.get("/sms/inbox/", {"state": "all"}).content.decode()
+    assert inbox_texts(first) == ["r3", "r1"]  # the unread ones, newest first, before any newer read one
+    second = owner_client.get("/sms/inbox/" + pager(first, "next")).content.decode()
+    assert inbox_texts(second) == ["r4", "r2"]  # then the read ones, newest first
+    third = owner_client.get("/sms/inbox/" + pager(second, "next")).content.decode()
+    assert inbox_texts(third) == ["r0"] and pager(third, "next") is None
+    back = owner_client.get("/sms/inbox/" + pager(third, "prev")).content.decode()
+    assert inbox_texts(back) == ["r4", "r2"]
+    assert inbox_texts(owner_client.get("/sms/inbox/" + pager(back, "prev")).content.decode()) == ["r3", "r1"]
+    assert "state=all" in pager(back, "prev")  # the filter is kept
+    # A cursor that is not one of ours shows the first page.
+    assert inbox_texts(owner_client.get("/sms/inbox/", {"state": "all", "cursor": "junk"}).content.decode()) == [
+        "r3",
+        "r1",
+    ]
+
+
+def test_unread_and_read_views_stay_newest_first(owner_client, workspace):
+    account = make_account(workspace)
+    now = timezone.now()
+    replies = inbound_store(
+        account=account,
+        messages=[received(f"r{i}", f"0935000001{i}", at=now - timedelta(hours=5 - i)) for i in range(4)],
+    )
+    InboundSms.objects.filter(pk__in=[replies[0].id, replies[3].id]).update(is_read=True)
+    assert inbox_texts(owner_client.get("/sms/inbox/").content.decode()) == ["r2", "r1"]
+    assert inbox_texts(owner_client.get("/sms/inbox/", {"state": "read"}).content.decode()) == ["r3", "r0"]
+
+
+def thread(client, target, query: str = "") -> tuple[list[str], str | None]:
+    html = client.get(f"/targets/{target.id}/edit/{query}").content.decode()
+    part = html.split('data-testid="thread"')[1].split("</ol>")[0]
+    texts = re.findall(r'<p class="text">([^<]*)</p>', part)
+    older = re.search(r'href="(\?thread_before=[^"#]+)#panel-sms" data-testid="thread-older"', html)
+    return texts, older.group(1).replace("&amp;", "&") if older else None
+
+
+def say(target, text: str, at) -> None:
+    SmsAttempt.objects.filter(pk=sent(target, at=at).pk).update(message=text)
+
+
+def test_thread_pages_by_position_not_offset(owner_client, workspace, monkeypatch):
+    monkeypatch.setattr(target_panel, "THREAD_PAGE", 3)
+    target = make_target(workspace)
+    account = make_account(workspace)
+    moment = timezone.now() - timedelta(hours=1)
+    # Seven messages, five of them at the same moment (sent and received): no page may lose or repeat one.
+    for i, at in enumerate([moment - timedelta(hours=1), moment, moment]):
+        say(target, f"out{i}", at)
+    inbound_store(account=account, messages=[received(f"in{i}", target.mobile, at=moment) for i in range(3)])
+    say(target, "out3", moment + timedelta(minutes=5))
+
+    newest, older = thread(owner_client, target)
+    assert newest == ["in1", "in2", "out3"]  # oldest first; at one moment the sent ones come before the replies
+    # Two new messages arrive before the staff ask for the older page: it is the page it was.
+    inbound_store(account=account, messages=[received("later", target.mobile)])
+    say(target, "out4", timezone.now())
+    middle, oldest_link = thread(owner_client, target, older)
+    assert middle == ["out1", "out2", "in0"]
+    oldest, none = thread(owner_client, target, oldest_link)
+    assert oldest == ["out0"] and none is None
+    assert thread(owner_client, target)[0] == ["out3", "later", "out4"]
+    # A cursor that is not one of ours shows the newest page.
+    assert thread(owner_client, target, "?thread_before=2026-01-01T00:00:00%2B00:00")[0][-1] == "out4"
+
+
+def test_the_preview_shows_a_sample_for_the_reply(api, workspace, owner, owner_client):
+    body = {"body": "ممنون از پاسخ «{reply.text}»"}
+    quiet = make_target(workspace)
+    answer = api.post("/api/v1/sms/preview", {**body, "target_id": quiet.id}, format="json").json()
+    assert (answer["text"], answer["missing"], answer["unknown"]) == ("ممنون از پاسخ «بله»", [], [])
+    talker = make_target(workspace)
+    inbound_store(account=make_account(workspace), messages=[received("فردا ساعت ده", talker.mobile)])
+    answer = api.post("/api/v1/sms/preview", {**body, "target_id": talker.id}, format="json").json()
+    assert answer["text"] == "ممنون از پاسخ «فردا ساعت ده»"  # the sample target's own latest reply
+    actor = Actor(user=owner, workspace=workspace, membership=owner.memberships.get(workspace=workspace))
+    workflow = workflow_create(actor=actor, name="پرسش")
+    html = owner_client.post(
+        f"/automation/workflows/{workflow.id}/builder/preview/",
+        {"step_action": "send_sms", "cfg_body": "پاسخ شما: {reply}"},
+    ).content.decode()
+    assert "پاسخ شما: فردا ساعت ده" in html and "مقدار ندارد" not in html  # the newest target is the sample
