@@ -600,3 +600,37 @@ class TestSourcesAndPreview:
             "schedule": {"type": "AFTER_INTERVAL", "offset_days": 1, "run_time": "10:00"},
         }
         assert api.post("/api/v1/campaign/inheritance/preview", body, format="json").status_code == 404
+
+
+@pytest.mark.django_db
+class TestBodiesAreValidated:
+    """Submit and the deletes read their parameters through a BodyInput: an unknown field or a bad value is
+    a 400 naming it, never dropped in silence (a dropped revision would skip the stale-edit check)."""
+
+    def test_submit_refuses_an_unknown_field_and_a_revision_that_is_not_a_number(self, api, workspace, group):
+        chain = make_chain(workspace, group)
+        url = f"/api/v1/campaign/{chain['A'].id}/submit"
+        response = api.post(url, {"expected_chain_revision": 1, "note": "x"}, format="json")
+        assert (response.status_code, list(response.json()["error"]["details"])) == (400, ["note"])
+        response = api.post(url, {"expected_chain_revision": "one"}, format="json")
+        assert (response.status_code, list(response.json()["error"]["details"])) == (400, ["expected_chain_revision"])
+        assert not ChainApprovalPackage.objects.exists()
+
+    def test_chain_delete_refuses_a_bad_revision_in_the_body_or_the_query(self, api, workspace, group):
+        chain = make_chain(workspace, group)
+        url = f"/api/v1/campaign/{chain['B'].id}"
+        for response in (
+            api.delete(f"{url}?expected_chain_revision=abc"),
+            api.delete(url, {"expected_chain_revision": "abc"}, format="json"),
+            api.delete(url, {"expected_chain_revision": 1, "force": True}, format="json"),
+        ):
+            assert response.status_code == 400, response.content
+        assert Campaign.objects.get(pk=chain["B"].id).deleted_at is None
+        assert api.delete(f"{url}?expected_chain_revision=1").status_code == 204
+
+    def test_group_delete_refuses_an_unknown_field(self, api, workspace, group):
+        url = f"/api/v1/campaign-groups/{group.id}"
+        response = api.delete(url, {"expected_revision": group.revision, "cascade": True}, format="json")
+        assert (response.status_code, list(response.json()["error"]["details"])) == (400, ["cascade"])
+        assert api.delete(f"{url}?expected_revision=x").status_code == 400
+        assert api.delete(url, {"expected_revision": group.revision}, format="json").status_code == 204

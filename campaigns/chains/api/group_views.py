@@ -26,14 +26,6 @@ from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 
 
-def expected_revision_from(request) -> int:
-    """DELETE bodies are optional in some clients: accept ``expected_revision`` in the body or the query."""
-    data = request.data if hasattr(request.data, "get") and request.data else request.query_params
-    serializer = ExpectedRevisionInput(data={"expected_revision": data.get("expected_revision")})
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data["expected_revision"]
-
-
 class GroupListApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_CAMPAIGNS
     serializer_class = GroupOutput
@@ -93,7 +85,7 @@ class GroupDetailApi(WorkspaceAPIView):
     def delete(self, request, group_id: int):
         selectors.group_get(actor=self.actor, group_id=group_id)
         group_services.group_delete(
-            actor=self.actor, group_id=group_id, expected_revision=expected_revision_from(request)
+            actor=self.actor, group_id=group_id, **self.body_or_query_input(ExpectedRevisionInput)
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -129,7 +121,7 @@ class GroupCampaignDetailApi(WorkspaceAPIView):
             actor=self.actor,
             group_id=group_id,
             campaign_id=campaign_id,
-            expected_revision=expected_revision_from(request),
+            **self.body_or_query_input(ExpectedRevisionInput),
         )
         selectors.attach_campaign_counts(actor=self.actor, groups=[group])
         return Response(GroupOutput(group).data)

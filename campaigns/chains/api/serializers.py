@@ -267,6 +267,13 @@ class ExpectedChainRevisionInput(BodyInput):
     expected_chain_revision = serializers.IntegerField(min_value=1)
 
 
+class OptionalChainRevisionInput(BodyInput):
+    """Submit (required for a chain member: the service says so; a standalone campaign has no chain) and
+    delete of a chain member."""
+
+    expected_chain_revision = serializers.IntegerField(min_value=1, required=False)
+
+
 class CloneInput(BodyInput):
     campaign_group_id = serializers.IntegerField(required=False, allow_null=True)
 

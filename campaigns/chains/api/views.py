@@ -15,6 +15,7 @@ from campaigns.chains.api.serializers import (
     CloneInput,
     CloneOutput,
     ExpectedChainRevisionInput,
+    OptionalChainRevisionInput,
     PackageDecisionInput,
     PackageOutput,
     PackageRejectInput,
@@ -91,22 +92,22 @@ class ChainCampaignDetailApi(WorkspaceAPIView):
             for k in ("expected_chain_revision", "expected_target_chain_revision", "accept_affected")
             if k in data
         }
-        data = {k: v for k, v in data.items() if k in request.data}
+        data = {k: v for k, v in data.items() if k in serializer.initial_data}
         chains.chain_campaign_update(actor=self.actor, campaign_id=campaign_id, data=data, **control)
         return Response(_campaign_out(self.actor, campaign_id))
 
     @extend_schema(
         operation_id="chain_campaign_delete",
-        request=ExpectedChainRevisionInput,
+        request=OptionalChainRevisionInput,
         parameters=[OpenApiParameter("expected_chain_revision", int, required=False)],
         responses={204: None, **errors(400, 403, 404, 409)},
     )
     def delete(self, request, campaign_id: int):
         get_scoped(Campaign, self.actor.workspace, campaign_id)
-        source = request.data if hasattr(request.data, "get") and request.data else request.query_params
-        raw = source.get("expected_chain_revision")
-        expected = int(raw) if raw not in (None, "") and str(raw).isdigit() else None
-        chains.chain_campaign_delete(actor=self.actor, campaign_id=campaign_id, expected_chain_revision=expected)
+        given = self.body_or_query_input(OptionalChainRevisionInput)
+        chains.chain_campaign_delete(
+            actor=self.actor, campaign_id=campaign_id, expected_chain_revision=given.get("expected_chain_revision")
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -167,15 +168,17 @@ class CampaignSubmitApi(WorkspaceAPIView):
         operation_id="campaign_submit",
         description="A chain member submits its whole chain as one package (expected_chain_revision required); "
         "a standalone campaign is submitted for single approval when the workspace requires approval.",
-        request=ExpectedChainRevisionInput,
+        request=OptionalChainRevisionInput,
         responses={200: SubmitOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, campaign_id: int):
         get_scoped(Campaign, self.actor.workspace, campaign_id)
-        raw = request.data.get("expected_chain_revision") if hasattr(request.data, "get") else None
-        expected = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+        serializer = OptionalChainRevisionInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
         campaign, package = approval.campaign_submit(
-            actor=self.actor, campaign_id=campaign_id, expected_chain_revision=expected
+            actor=self.actor,
+            campaign_id=campaign_id,
+            expected_chain_revision=serializer.validated_data.get("expected_chain_revision"),
         )
         return Response(
             {

@@ -100,6 +100,15 @@ class WorkspaceAPIView(GenericAPIView):
             raise ValidationFailed(details=serializer.errors)
         return serializer.validated_data
 
+    def body_or_query_input(self, serializer_class) -> dict:
+        """A DELETE's parameters: its JSON body when one is sent, else the query string (some clients send no
+        DELETE body) — either validated by the same ``BodyInput`` (unknown fields and bad values a 400)."""
+        if self.request.data:
+            serializer = serializer_class(data=self.request.data)
+            serializer.is_valid(raise_exception=True)
+            return serializer.validated_data
+        return self.query_input(serializer_class)
+
     def paginated(self, queryset, serializer_class):
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(serializer_class(page, many=True, context={"request": self.request}).data)
