@@ -233,7 +233,12 @@ def labelled(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for entry in entries:
         row = entry | {"label": EventType(entry["type"]).label if entry["type"] in EventType.values else entry["type"]}
         message = entry.get("message") or ""
-        if entry["type"] == EventType.CANCELLED and message == EndReason.CAMPAIGN_ENDED:
+        data = entry.get("data") or {}
+        if entry["type"] == EventType.VERSION_MIGRATED and data.get("to_version_number"):
+            row["message"] = "از نسخهٔ {} به نسخهٔ {}".format(
+                fa_digits(data.get("from_version_number", "")), fa_digits(data["to_version_number"])
+            )
+        elif entry["type"] == EventType.CANCELLED and message == EndReason.CAMPAIGN_ENDED:
             row |= {"label": EndReason.CAMPAIGN_ENDED.label, "message": "", "finished": True}  # reads finished
         elif message in END_REASON_LABELS and entry["type"] in ENDING_EVENTS:
             row["message"] = END_REASON_LABELS[message]  # why it ended, in Persian

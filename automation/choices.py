@@ -92,6 +92,7 @@ class EventType(models.TextChoices):
     CANCELLED = "cancelled", "لغو"
     UNKNOWN_OUTCOME = "unknown_outcome", "نتیجه نامعلوم"
     HELD = "held", "نگه‌داشته شد"
+    VERSION_MIGRATED = "version_migrated", "انتقال به نسخهٔ تازه"
 
 
 class EndReason(models.TextChoices):
@@ -108,6 +109,7 @@ class EndReason(models.TextChoices):
     BLACKLISTED = "blacklisted", "لیست سیاه"
     VERSION_MISSING = "version_missing", "نسخه گردش‌کار موجود نیست"
     STEP_ERROR = "step_error", "خطای گام"
+    NEW_VERSION_EXIT = "new_version_exit", "خروج با نسخهٔ تازه"
 
 
 ENDED_WITH_CAMPAIGN = "پایان‌یافته با کمپین"
@@ -166,6 +168,29 @@ class Decision(models.TextChoices):
     ADD = "add", "افزودن"
     SKIP = "skip", "رد کردن"
 
+
+class MigrationChoice(models.TextChoices):
+    """What a version migration does with the executions standing at one node of the old version."""
+
+    STAY = "stay", "ماندن در نسخهٔ قبلی"
+    MOVE = "move", "انتقال به گامی از نسخهٔ تازه"
+    EXIT = "exit", "خروج از سفر"
+
+
+class MigrationKind(models.TextChoices):
+    PLAN = "plan", "انتقال گام‌به‌گام"
+    TEXT_FIX = "text_fix", "اصلاح متن"
+
+
+class MigrationStatus(models.TextChoices):
+    RUNNING = "running", "در حال انتقال"
+    DONE = "done", "انجام شد"
+    FAILED = "failed", "ناموفق"
+
+
+# Execution metadata key: the due time a wait keeps after its execution moved to another version's wait
+# ({"node": node_key, "at": ISO time}); the wait handler ends the wait then instead of recomputing it.
+WAIT_DUE = "_wait_due"
 
 # Execution metadata keys: the node an execution was held at after an unknown outcome, and a person's
 # decision to send that step again or skip it (read by the action through ``ctx.execution.metadata``;

@@ -66,3 +66,8 @@ class BatchNotDraft(Conflict):
 class CampaignNotDraft(Conflict):
     code = "CAMPAIGN_NOT_DRAFT"
     default_message = "فقط کمپین پیش‌نویس حذف می‌شود؛ این کمپین را لغو کنید (تاریخچه‌اش می‌ماند)."
+
+
+class StaleVersion(Conflict):
+    code = "STALE_VERSION"
+    default_message = "نسخهٔ منتشرشدهٔ این گردش‌کار عوض شده است؛ صفحه را دوباره باز کنید."

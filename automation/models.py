@@ -21,6 +21,8 @@ from automation.choices import (
     EnrollmentClass,
     EventType,
     ExecutionStatus,
+    MigrationKind,
+    MigrationStatus,
     Port,
     VersionStatus,
     WorkflowStatus,
@@ -794,3 +796,54 @@ class AutoEnrollRule(TimeStamped):
         from campaigns.platform.integrity import require_same_workspace
 
         require_same_workspace(self, "campaign")
+
+
+class VersionMigration(TimeStamped):
+    """Moving the live executions of one workflow version to a newer one (journeys.md "Live edits").
+
+    The primary key is derived from the plan itself (old and new version, campaign scope, the choice per old
+    node, how waits are timed), so committing the same plan twice finds this row and moves nobody twice. The
+    background job moves the executions in chunks (one statement each), renewing ``lease_until``;
+    ``processed`` of ``total`` is the progress, ``result`` the counts (moved, exited, busy, held).
+    """
+
+    id = models.UUIDField(primary_key=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    workflow = models.ForeignKey(Workflow, on_delete=models.CASCADE, related_name="migrations")
+    from_version = models.ForeignKey(WorkflowVersion, on_delete=models.PROTECT, related_name="+")
+    to_version = models.ForeignKey(WorkflowVersion, on_delete=models.PROTECT, related_name="+")
+    # Only this campaign's executions (null: every campaign of the old version).
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    kind = models.CharField("نوع", max_length=16, choices=MigrationKind.choices, default=MigrationKind.PLAN)
+    # [{"node_key", "choice", "to_node_key"}] for every old node with a choice other than "stay".
+    plan = models.JSONField("برنامه", default=list, blank=True)
+    recompute_waits = models.BooleanField("محاسبهٔ دوبارهٔ انتظارها", default=False)
+    status = models.CharField("وضعیت", max_length=16, choices=MigrationStatus.choices, default=MigrationStatus.RUNNING)
+    total = models.PositiveIntegerField("کل", default=0)
+    processed = models.PositiveIntegerField("پردازش‌شده", default=0)
+    result = models.JSONField("نتیجه", default=dict, blank=True)
+    lease_until = models.DateTimeField("مهلت اجرا", null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField("دفعات اجرا", default=0)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "انتقال به نسخهٔ تازه"
+        verbose_name_plural = "انتقال‌ها به نسخهٔ تازه"
+        indexes = [models.Index(fields=["status", "lease_until"], name="versionmigration_status_lease")]
+
+    def __str__(self) -> str:
+        return f"انتقال نسخهٔ {self.from_version_id} به {self.to_version_id} ({self.get_status_display()})"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.platform.integrity import require_same_workspace
+
+        require_same_workspace(self, "workflow", "from_version", "to_version", "campaign")

@@ -7,6 +7,11 @@ BEAT_SCHEDULE: dict = {
         "schedule": 60.0,
         "options": {"queue": "engine", "expires": 55},
     },
+    "automation-version-migrations-resume": {
+        "task": "automation.version_migrations_resume",
+        "schedule": 60.0,
+        "options": {"queue": "engine", "expires": 55},
+    },
     "automation-journey-counts-fold": {
         "task": "automation.journey_counts_fold",
         "schedule": 60.0,

@@ -4,6 +4,7 @@ from celery import shared_task
 
 from automation.engine.scheduler import PROCESS_EXECUTIONS_TASK
 from automation.services.enrollment_batches import ENROLLMENT_BATCH_COMMIT_TASK
+from automation.services.version_migrations import VERSION_MIGRATION_TASK
 
 
 @shared_task(name="automation.tick", ignore_result=True)
@@ -57,3 +58,20 @@ def auto_enroll_check_task() -> dict:
     from automation.services.auto_enroll import auto_enroll_check_all
 
     return auto_enroll_check_all()
+
+
+@shared_task(name=VERSION_MIGRATION_TASK, ignore_result=True, max_retries=0)
+def version_migration_run_task(migration_id: str) -> dict:
+    """Move a version migration's executions (resumable: the beat job re-queues it when its lease runs out)."""
+    from automation.services.version_migrations import version_migration_run
+
+    migration = version_migration_run(migration_id=str(migration_id))
+    return {"status": migration.status, "processed": migration.processed, "total": migration.total}
+
+
+@shared_task(name="automation.version_migrations_resume", ignore_result=True)
+def version_migrations_resume_task() -> dict:
+    """Beat, every minute: migrations whose worker died are re-queued or marked failed."""
+    from automation.services.version_migrations import version_migrations_resume
+
+    return version_migrations_resume()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import zoneinfo
 from datetime import datetime, timedelta
 
-from automation.choices import EventType, NodeType, Port
+from automation.choices import WAIT_DUE, EventType, NodeType, Port
 from automation.engine.graph import WAIT_UNITS, wait_seconds
 from automation.engine.nodes.base import NodeHandler
 from automation.engine.nodes.wait.step import Wait
@@ -48,7 +48,11 @@ class WaitNode(NodeHandler):
 
     def run(self, run, node, step):
         config = node.config
-        if config.get("mode", node.subtype) == "until":
+        kept = run.metadata.get(WAIT_DUE)
+        if isinstance(kept, dict) and kept.get("node") == node.node_key:
+            # Moved here from another version's wait with its due time kept (a version migration).
+            wake = datetime.fromisoformat(str(kept["at"]))
+        elif config.get("mode", node.subtype) == "until":
             naive = datetime.fromisoformat(str(config["at"]))
             wake = naive if naive.tzinfo else naive.replace(tzinfo=zoneinfo.ZoneInfo(config.get("timezone", run.tz)))
         else:
@@ -56,6 +60,7 @@ class WaitNode(NodeHandler):
         fact = FACTS.get(str(config.get("until_fact") or ""))
         if wake > run.now and fact is not None and fact.resolve(run) is True:
             run.metadata.pop("_waiting", None)
+            run.metadata.pop(WAIT_DUE, None)
             run.event(EventType.WAIT_FINISHED, node, early=fact.key)
             return run.after_move(run.move(node, Port.DEFAULT), step)
         if wake > run.now:
@@ -64,6 +69,7 @@ class WaitNode(NodeHandler):
             run.metadata["_waiting"] = node.node_key
             return Outcome("wait", {"next_run_at": wake, "eligible_at": wake})
         run.metadata.pop("_waiting", None)
+        run.metadata.pop(WAIT_DUE, None)
         run.event(EventType.WAIT_FINISHED, node)
         # The next step becomes due when the wait ended, not "now" (queue fairness).
         base = max(wake, run.entered_at())
