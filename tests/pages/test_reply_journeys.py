@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import time_machine
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -18,17 +19,21 @@ from automation.choices import ExecutionStatus
 from automation.models import Execution
 from automation.services.enrollment import enroll_subjects
 from automation.services.workflows import workflow_create, workflow_graph_save
+from campaigns.chains.run_models import CampaignRun, RunExecution
+from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.choices import Role
 from campaigns.models import Campaign, Notification
 from sms.choices import ACCEPTED
 from sms.models import SmsAttempt, SmsProviderAccount
 from sms.tasks import inbox_poll
 from tests.automation.helpers import Driver, end_node, linear_graph, setup_sms, sms_node, wait_node
+from tests.chains.runs_helpers import tick as chain_tick
 from tests.sms.fake_provider import FakeProvider
 
 from ..conftest import make_actor, make_list, make_member, make_target, make_workspace
 from .axe import axe_violations
 from .test_campaign_pages import inside_the_window, named_journey
+from .test_chain_pages import node as chain_node
 from .test_workflow_pages import add_step, edit, save
 from .test_workflow_pages import step as builder_step
 
@@ -69,9 +74,14 @@ def local(number: str) -> str:
 
 
 def push(page, base: str, account: SmsProviderAccount, sender: str, text: str) -> None:
+    """Melipayamak's panel calls our URL: from a context of its own (no staff session cookie goes with it)."""
     url = f"{base}/api/webhooks/sms/inbound/{account.id}/{account.inbound_token}"
-    answered = page.request.get(url, params={"from": local(sender), "to": MELIPAYAMAK_LINE, "body": text})
-    assert (answered.status, answered.text()) == (200, "OK")
+    provider = page.context.browser.new_context()
+    try:
+        answered = provider.request.get(url, params={"from": local(sender), "to": MELIPAYAMAK_LINE, "body": text})
+        assert (answered.status, answered.text()) == (200, "OK")
+    finally:
+        provider.close()
 
 
 def poll_reply(fake: FakeProvider, sender: str, text: str) -> None:
@@ -273,3 +283,94 @@ def test_wait_until_reply_takes_both_branches_of_a_journey_built_and_started_on_
     expect(page.get_by_test_id("timeline")).not_to_contain_text("ممنون")
     page.get_by_test_id("panel-sms").scroll_into_view_if_needed()
     shots(page, "wait-silent")
+
+
+def test_a_chain_follow_up_reaches_exactly_those_who_did_not_reply(page, live_server, fake):
+    """A root whose goal is «پاسخ مخاطب به پیامک» and a "not converted" follow-up two days later, built, submitted
+    and approved on the pages; the root sends (the engine's tick under simulated time), two of six answer through
+    the providers (poll and push), one answered the day before the run (to nothing of it): the follow-up's
+    audience and its sends are the four others."""
+    shop = make_workspace("shop")
+    make_member(shop, Role.ADMIN, username="mina")
+    setup_sms(shop)  # the chain's messages go out through the console account
+    kavenegar = SmsProviderAccount.objects.create(
+        workspace=shop,
+        name="کاوه‌نگار",
+        provider="kavenegar",
+        senders=[KAVENEGAR_LINE],
+        credentials=json.dumps({"api_key": "K"}),
+    )
+    meli = SmsProviderAccount.objects.create(
+        workspace=shop,
+        name="ملی پیامک",
+        provider="melipayamak",
+        senders=[MELIPAYAMAK_LINE],
+        credentials=json.dumps({"username": "u", "password": "p"}),
+        inbound_push=True,
+    )
+    customers = make_list(shop, "مشتریان")
+    people = [make_target(shop, name=f"مشتری {i + 1}") for i in range(6)]
+    for person in people:
+        person.lists.add(customers)
+    base = live_server.url
+
+    login(page, base, "mina")
+    page.goto(f"{base}/chains/groups/")
+    page.get_by_test_id("group-new").click()
+    page.fill("#group-name", "نظرسنجی مشتریان")
+    page.get_by_role("button", name="ساخت گروه").click()
+    page.get_by_test_id("campaign-new").click()
+    page.fill("#f-name", "پرسش رضایت")
+    page.fill("#f-content", "از خرید راضی بودید؟ پاسخ دهید")
+    page.get_by_test_id("audience-list").select_option(label="مشتریان (۶ نفر)")
+    page.select_option("#f-goal", "REPLIED")
+    page.get_by_test_id("save").click()
+    expect(page.locator(".flash-success")).to_contain_text("کمپین «پرسش رضایت» ساخته شد")
+    chain_node(page, "پرسش رضایت").get_by_test_id("add-child").click()
+    page.get_by_test_id("inherit-NOT_CONVERTED").check()
+    page.get_by_test_id("timing-AFTER_INTERVAL").check()
+    page.fill("#f-offset", "2")
+    page.fill("#f-name", "یادآوری پرسش")
+    page.fill("#f-content", "هنوز منتظر نظر شما هستیم")
+    page.get_by_test_id("save").click()
+    expect(page.locator(".flash-success")).to_contain_text("کمپین «یادآوری پرسش» ساخته شد")
+    chain_node(page, "پرسش رضایت").get_by_test_id("submit").click()
+    page.get_by_test_id("approve").click()
+    expect(page.get_by_test_id("package-status")).to_have_text("تأییدشده")
+    root = Campaign.objects.get(workspace=shop, name="پرسش رضایت")
+    child = Campaign.objects.get(workspace=shop, name="یادآوری پرسش")
+    assert root.goal == {"type": "REPLIED"}
+    first = CampaignRun.objects.get(campaign=root, run_type=RunType.SCHEDULED, status=RunStatus.SCHEDULED)
+    starts = first.planned_at
+
+    # The day before the run someone answers an older message: nothing of this run.
+    with time_machine.travel(starts - timedelta(days=1), tick=False):
+        push(page, base, meli, people[5].mobile, "سلام")
+    chain_tick(starts)
+    with time_machine.travel(starts + timedelta(minutes=1), tick=False):
+        Driver().tick(starts + timedelta(minutes=1))
+    chain_tick(starts + timedelta(minutes=10))
+    first.refresh_from_db()
+    assert first.status == RunStatus.COMPLETED and SmsAttempt.objects.filter(campaign=root).count() == 6
+    # Two answer during the run: one read from Kavenegar's inbox by the poll, one pushed by Melipayamak.
+    with time_machine.travel(starts + timedelta(hours=3), tick=False):
+        fake.reply(local(people[0].mobile), "بله، خیلی راضی", line=KAVENEGAR_LINE, at=int(time.time()))
+        assert inbox_poll()["stored"] == 1 and kavenegar.id
+        push(page, base, meli, people[1].mobile, "نه زیاد")
+
+    follow_up = CampaignRun.objects.get(campaign=child, period_key=first.id)
+    chain_tick(follow_up.planned_at)
+    with time_machine.travel(follow_up.planned_at + timedelta(minutes=1), tick=False):
+        Driver().tick(follow_up.planned_at + timedelta(minutes=1))
+    chain_tick(follow_up.planned_at + timedelta(minutes=10))
+    follow_up.refresh_from_db()
+    silent = {p.id for p in people[2:]}
+    assert set(RunExecution.objects.filter(run=follow_up).values_list("target_id", flat=True)) == silent
+    reminded = SmsAttempt.objects.filter(campaign=child).values_list("subject_id", flat=True)
+    assert sorted(reminded) == sorted(silent) and follow_up.audience_count == 4
+
+    page.goto(f"{base}/chains/campaigns/{child.id}/runs/")
+    expect(page.get_by_test_id("latest-count")).to_have_text("۴ مخاطب")
+    row = page.locator(f"[data-testid=run-row][data-run-id='{follow_up.id}']")
+    expect(row).to_contain_text("ارث‌بری از منبع")
+    shots(page, "chain-not-replied-runs")
