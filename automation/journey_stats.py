@@ -27,6 +27,7 @@ from automation.models import DailyCounter, EnrollmentItem, Execution, Execution
 from automation.selectors import execution_queryset, execution_status_counts
 from automation.services.enrollment_core import journey_campaign
 from campaigns.models import Target
+from campaigns.platform import registry
 from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_get
 
@@ -308,6 +309,12 @@ def timeline_entries(*, actor: Actor, events: list[ExecutionEvent]) -> list[dict
             }
         )
     return rows
+
+
+def target_left_out(*, actor: Actor, target_id: int) -> list[dict[str, Any]]:
+    """What other apps left the target out of without an execution (a chain run's dispatch), with the reason."""
+    target = target_get(actor=actor, target_id=target_id)
+    return registry.target_left_out(actor=actor, target_id=target.id)
 
 
 def target_conflict_skips(*, actor: Actor, target_id: int) -> list[dict[str, Any]]:

@@ -32,6 +32,7 @@ def render_target_panel(*, request, actor, target) -> str | None:
         "entries": labelled(journey_stats.timeline_entries(actor=actor, events=list(page))),
         "timeline_page": page,
         "conflict_skips": journey_stats.target_conflict_skips(actor=actor, target_id=target.id),
+        "left_out": journey_stats.target_left_out(actor=actor, target_id=target.id),
         "why_labels": WHY_NOT_SENT_LABELS,
     }
     return render_to_string("automation/_target_panel.html", context, request=request)

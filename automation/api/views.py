@@ -500,7 +500,10 @@ class TargetTimelineApi(WorkspaceAPIView):
         "each send with text, number, status, provider message id, error and retry time, the actor of manual "
         "actions, and `why_not_sent` (window_closed, limit_reached, blacklisted, circuit_open, no_valid_mobile, "
         "telecom_blocked); "
-        "`conflict_skips`: enrollments that skipped it because it was live elsewhere. Without the channel's log "
+        "`conflict_skips`: enrollments that skipped it because it was live elsewhere; "
+        "`left_out`: sends it was left out of without a journey of its own (a chain run's dispatch: blacklisted, "
+        "opted out, no mobile, already live), each with `why_not_sent`, `why_label`, the campaign and the time. "
+        "Without the channel's log "
         "permission (SMS: `view_sms_logs`) a send has `hidden: true` and only its status, attempt number and retry "
         "time; its text, number, sender, provider, provider message id and errors are null, and the event's "
         "`message` and `data` (beyond `attempt_id`) are left out.",
@@ -511,6 +514,7 @@ class TargetTimelineApi(WorkspaceAPIView):
         response = self.get_paginated_response(journey_stats.timeline_entries(actor=self.actor, events=list(page)))
         response.data["campaigns"] = journey_stats.target_campaigns(actor=self.actor, target_id=target_id)
         response.data["conflict_skips"] = journey_stats.target_conflict_skips(actor=self.actor, target_id=target_id)
+        response.data["left_out"] = journey_stats.target_left_out(actor=self.actor, target_id=target_id)
         return response
 
 

@@ -34,6 +34,9 @@ K = EnrollmentClass
 # instead of scanning the live executions of every campaign — whatever its statistics say.
 LIVE_ELSEWHERE = ~Q(status__in=[s for s in ExecutionStatus.values if s not in LIVE_STATUSES])
 MAX_SUBJECTS = 20000
+# A channel's refusals that are a blacklist (the staff's list, or the recipient's own opt-out): the "blacklisted"
+# enrollment class, whichever of the two the channel names.
+BLACKLIST_PROBLEMS = ("blacklisted", "opt_out")
 CHUNK = 500
 
 
@@ -229,7 +232,7 @@ def classify(campaign: Campaign, ids: list[int], visible: QuerySet) -> dict[int,
     for tid in ids:
         if tid not in check.found:
             out[tid] = Verdict(K.INVALID, "not_found")
-        elif check.problems.get(tid) == "blacklisted":
+        elif check.problems.get(tid) in BLACKLIST_PROBLEMS:
             out[tid] = Verdict(K.BLACKLISTED, "blacklisted")
         elif tid in check.problems:
             out[tid] = Verdict(K.INVALID, check.problems[tid])
@@ -291,7 +294,7 @@ def enroll_chunk(
     for tid in ids:
         if tid not in check.found:
             report.invalid[tid] = "not_found"
-        elif check.problems.get(tid) == "blacklisted":
+        elif check.problems.get(tid) in BLACKLIST_PROBLEMS:
             report.blacklisted.append(tid)
         elif tid in check.problems:
             report.invalid[tid] = check.problems[tid]

@@ -21,10 +21,15 @@ class ChainsConfig(AppConfig):
         from campaigns.chains.filters import GroupFilter
         from campaigns.chains.guards import chain_edit_policy, chain_transition_policy
         from campaigns.chains.runs.receivers import connect as connect_chain_runs
+        from campaigns.chains.runs.selectors import target_left_out
         from campaigns.chains.selectors import package_launch_plan
         from campaigns.filters import register_campaign_filter
         from campaigns.platform.navigation import register_menu
-        from campaigns.platform.registry import register_campaign_page, register_package_plan
+        from campaigns.platform.registry import (
+            register_campaign_page,
+            register_package_plan,
+            register_target_left_out,
+        )
         from campaigns.services.lifecycle import register_campaign_policy
 
         connect_chain_runs()
@@ -33,3 +38,4 @@ class ChainsConfig(AppConfig):
         register_campaign_page("chains", navigation.chain_campaign_page)
         register_package_plan(plan=package_launch_plan)  # what the engine's package launch check reads
         register_campaign_filter("group", GroupFilter(label="گروه"))  # ALL | NONE | <id>
+        register_target_left_out("chains", read=target_left_out)  # a run's refusals on the target's timeline

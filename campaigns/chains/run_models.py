@@ -66,6 +66,8 @@ class CampaignRun(TimeStamped):
     control_count = models.PositiveIntegerField("گروه کنترل", default=0)
     expected_execution_count = models.PositiveIntegerField("اجراهای مورد انتظار", null=True, blank=True)
     refused_count = models.PositiveIntegerField("ردشده توسط کانال", default=0)
+    # refused_count by reason (``RefusalReason`` codes → people), written with it when the dispatch ends.
+    refused_reasons = models.JSONField("دلیل‌های کنار گذاشتن", default=dict, blank=True)
     cursor = models.BigIntegerField("نشانگر ارسال", default=0)
     dispatch_attempts = models.PositiveIntegerField("تلاش‌های ارسال", default=0)
     lease_token = models.UUIDField(null=True, blank=True)
@@ -241,7 +243,13 @@ class RunExecution(models.Model):
         verbose_name = "اجرای مخاطب در اجرای کمپین"
         verbose_name_plural = "اجراهای مخاطبان در اجرای کمپین"
         db_table = "campaigns_runexecution"
-        indexes = [models.Index(fields=["run", "execution_id"], name="runexec_run")]
+        indexes = [
+            models.Index(fields=["run", "execution_id"], name="runexec_run"),
+            # A target's timeline: the runs that left it out (few rows per target, only the refused ones).
+            models.Index(
+                fields=["workspace", "target"], condition=~Q(refused_reason=""), name="runexec_target_refused"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.key

@@ -581,6 +581,7 @@ def campaign_runs(request, actor, campaign_id: int):
     )
     for run in page.object_list:
         run.counted = run_selectors.counted(run)
+        run.refusals = run_selectors.refusals_labelled(run)
         run.exportable = run.id in frozen
         run.rerunnable = run.exportable and run.status in manual_runs.RERUNNABLE and run.run_type != RunType.INHERITED
         run.lift = run_selectors.run_lift_get(actor=actor, run_id=run.id) if run.started_at else None

@@ -381,6 +381,31 @@ def target_panels(*, request, actor, target) -> list[tuple[str, str]]:
     return out
 
 
+# --------------------------------------------------------------------------- a target left out of a send
+#
+# A target's timeline (the page and ``GET targets/{id}/timeline``) shows why it was not sent something even
+# when no execution was made to hang an event on — a chain run's dispatch that refused a blacklisted number.
+# The app that left it out registers a reader:
+#
+#   register_target_left_out("chains", read=target_left_out)
+#   read(*, actor, target_id) → [{"type", "why_not_sent" (code), "why_label" (Persian), "campaign_id",
+#                                 "campaign_name", "occurred_at", …}] newest first, at most ``LEFT_OUT_MAX``
+
+LEFT_OUT_MAX = 50
+TARGET_LEFT_OUT: Registry[Callable] = Registry("target_left_out")
+
+
+def register_target_left_out(name: str, *, read: Callable) -> None:
+    TARGET_LEFT_OUT.register(name, read)
+
+
+def target_left_out(*, actor, target_id: int) -> list[dict]:
+    """Every registered app's rows for the target, newest first (``LEFT_OUT_MAX`` at most)."""
+    rows = [row for _, read in TARGET_LEFT_OUT for row in read(actor=actor, target_id=target_id)]
+    rows.sort(key=lambda row: row["occurred_at"], reverse=True)
+    return rows[:LEFT_OUT_MAX]
+
+
 # --------------------------------------------------------------------------- audiences built on a target list
 #
 # A target list is refused deletion while a campaign takes its audience from it

@@ -32,7 +32,7 @@ import copy
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from automation.engine.registry import GUARDS, Action, ActionResult
 from automation.engine.variables import render, unknown_variables
@@ -45,7 +45,7 @@ from sms.action.guards import blacklist_guard, circuit_breaker_guard
 from sms.action.planning import attempt_fields, plan_step
 from sms.action.unknowns import ask_batch, earlier_attempts
 from sms.choices import AWAITING_DELIVERY, AttemptStatus
-from sms.launch import launch_facts, text_lint
+from sms.launch import OPT_OUT_SOURCES, launch_facts, text_lint
 from sms.models import SmsAttempt, SmsSettings
 from sms.providers import provider_kinds
 from sms.segments import count_segments
@@ -148,13 +148,16 @@ class SendSmsAction(Action):
         return {"until": until, "reason": reason or ""}
 
     def subject_problems(self, workspace, subjects) -> dict[int, str]:
-        """The refused ones among ``subjects`` (a queryset of targets), in one query: no mobile, or a mobile
-        on the workspace's active SMS blacklist."""
-        refused = subjects.filter(
-            Q(mobile__isnull=True) | Q(mobile="") | Q(mobile__in=channel.blacklisted_values(workspace.id))
+        """The refused ones among ``subjects`` (a queryset of targets), in one query: no mobile
+        (``no_valid_mobile``), or a mobile on the workspace's active SMS blacklist — ``opt_out`` when the
+        recipient asked (a reply word or an opt-out), ``blacklisted`` otherwise (staff, imports, …)."""
+        listed = channel.blacklisted_values(workspace.id)
+        refused = subjects.filter(Q(mobile__isnull=True) | Q(mobile="") | Q(mobile__in=listed))
+        opted_out = listed.filter(source__in=OPT_OUT_SOURCES)
+        rows = refused.annotate(opted_out=Exists(opted_out.filter(value=OuterRef("mobile")))).values_list(
+            "pk", "mobile", "opted_out"
         )
-        rows = refused.values_list("pk", "mobile")
-        return {pk: "blacklisted" if mobile else "no_valid_mobile" for pk, mobile in rows}
+        return {pk: ("opt_out" if out else "blacklisted") if mobile else "no_valid_mobile" for pk, mobile, out in rows}
 
     def launch_facts(self, workspace, *, configs, subjects, audience: int, sample, cap: int) -> dict[str, Any]:
         """The launch check's SMS part (``sms.launch``): refusals by reason, cost, credit, rate, blockers."""

@@ -7,7 +7,15 @@ from rest_framework import serializers
 
 from campaigns.chains import schedule as sched
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
-from campaigns.chains.runs.choices import AudienceClass, ConversionSource, RunStatus, RunType, SkipReason, WaitReason
+from campaigns.chains.runs.choices import (
+    AudienceClass,
+    ConversionSource,
+    RefusalReason,
+    RunStatus,
+    RunType,
+    SkipReason,
+    WaitReason,
+)
 from campaigns.models import Workspace
 from campaigns.platform.api.fields import BodyInput, IdField, ObjectField
 from campaigns.platform.text import StrictCharField, VisibleNameField
@@ -30,6 +38,16 @@ class RunOutput(serializers.ModelSerializer):
     skip_reason = serializers.ChoiceField(choices=SkipReason.choices, allow_blank=True)
     target_snapshot_id = serializers.IntegerField(allow_null=True)
     shown = serializers.SerializerMethodField()
+    refused_count = serializers.IntegerField(
+        help_text="Members of the frozen audience (control group apart) the channel left out at dispatch: no "
+        "execution, no message; `audience_count` − `control_count` = `expected_execution_count` + this."
+    )
+    refused_reasons = serializers.DictField(
+        child=serializers.IntegerField(min_value=1),
+        help_text="`refused_count` by reason: "
+        + ", ".join(f"`{code}`" for code in RefusalReason.values)
+        + "; another channel may name its own. Each such person's timeline has an entry with the reason.",
+    )
 
     class Meta:
         model = CampaignRun
@@ -57,6 +75,7 @@ class RunOutput(serializers.ModelSerializer):
             "control_count",
             "expected_execution_count",
             "refused_count",
+            "refused_reasons",
             "started_at",
             "dispatched_at",
             "completed_at",

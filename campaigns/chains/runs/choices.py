@@ -62,3 +62,20 @@ class ConversionSource(models.TextChoices):
     API = "API", "API"
     TARGET_STATUS = "TARGET_STATUS", "تغییر وضعیت مخاطب"
     REPLY = "REPLY", "پاسخ مخاطب"
+
+
+class RefusalReason(models.TextChoices):
+    """Why a member of a frozen audience got no execution at dispatch (the engine's answer, ``RunExecution
+    .refused_reason``; a channel may name others, shown by their code)."""
+
+    BLACKLISTED = "blacklisted", "شماره در لیست سیاه است"
+    OPT_OUT = "opt_out", "گیرنده لغو کرده است (کلمه لغو)"
+    NO_VALID_MOBILE = "no_valid_mobile", "موبایل معتبر ندارد"
+    TELECOM_BLOCKED = "telecom_blocked", "شماره در فهرست سیاه مخابرات برای پیامک تبلیغاتی است"
+    ALREADY_LIVE = "already_live", "هم‌اکنون در همین کمپین در جریان است"
+    NOT_FOUND = "not_found", "مخاطب حذف شده است"
+    UNKNOWN = "unknown", "دلیل نامعلوم"
+
+
+def refusal_label(code: str) -> str:
+    return RefusalReason(code).label if code in RefusalReason.values else f"ردشده توسط کانال ({code})"

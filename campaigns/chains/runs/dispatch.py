@@ -26,7 +26,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F
 from django.utils import timezone
 
 from campaigns.chains.choices import ChainControl
@@ -165,11 +165,13 @@ def run_dispatch(*, run_id: int, now: datetime | None = None) -> str:
 
 
 def _sent_counts(run: CampaignRun) -> dict:
-    """The run's executions (what it expects) and refusals; the lease ends with them."""
+    """The run's executions (what it expects) and refusals (in all and by reason); the lease ends with them."""
     links = RunExecution.objects.filter(run=run)
+    reasons = dict(links.exclude(refused_reason="").values_list("refused_reason").annotate(n=Count("id")).order_by())
     return {
         "expected_execution_count": links.filter(execution_id__isnull=False).count(),
-        "refused_count": links.exclude(refused_reason="").count(),
+        "refused_count": sum(reasons.values()),
+        "refused_reasons": reasons,
         "lease_token": None,
         "lease_expires_at": None,
     }

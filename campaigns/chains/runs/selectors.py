@@ -5,10 +5,17 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from campaigns.chains.errors import AudienceNotFrozen
-from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunAudienceSnapshot
-from campaigns.chains.runs.choices import AudienceClass, SkipReason, SnapshotStatus
+from campaigns.chains.run_models import (
+    CampaignRun,
+    ConversionEvent,
+    RunAudienceMember,
+    RunAudienceSnapshot,
+    RunExecution,
+)
+from campaigns.chains.runs.choices import AudienceClass, SkipReason, SnapshotStatus, refusal_label
 from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
+from campaigns.platform.registry import LEFT_OUT_MAX
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
 
@@ -39,6 +46,36 @@ def counted(run: CampaignRun | None) -> int | None:
     if run.started_at is not None or run.skip_reason == SkipReason.EMPTY_AUDIENCE:
         return run.audience_count
     return None
+
+
+def refusals_labelled(run: CampaignRun) -> list[tuple[str, str, int]]:
+    """The members a run's dispatch left out, by reason (most first): ``(code, Persian label, people)``."""
+    reasons = run.refused_reasons or {}
+    return [(code, refusal_label(code), n) for code, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def target_left_out(*, actor: Actor, target_id: int) -> list[dict]:
+    """The chain runs whose dispatch left the target out, with the reason (a timeline row each: the target
+    got no execution, so the engine has no event of it). The caller has checked the target is the actor's."""
+    links = (
+        scoped(RunExecution, actor.workspace)
+        .filter(target_id=target_id)
+        .exclude(refused_reason="")
+        .select_related("run__campaign")
+        .order_by("-created_at", "-id")[:LEFT_OUT_MAX]
+    )
+    return [
+        {
+            "type": "chain_run_refused",
+            "why_not_sent": link.refused_reason,
+            "why_label": refusal_label(link.refused_reason),
+            "campaign_id": link.run.campaign_id,
+            "campaign_name": link.run.campaign.name,
+            "run_id": link.run_id,
+            "occurred_at": link.created_at,
+        }
+        for link in links
+    ]
 
 
 def run_summary(*, actor: Actor, campaign_id) -> dict:

@@ -1,0 +1,63 @@
+"""Members a chain run's dispatch leaves out (blacklisted, opted out by a reply word, no mobile): counted by reason
+on the run (API and runs page) and each written on the person's timeline with the reason (API and target page)."""
+
+from __future__ import annotations
+
+import pytest
+import time_machine
+from django.test import Client
+
+from campaigns.models import Target
+from sms.choices import BlacklistReason, BlacklistSource
+from sms.services import blacklist_add
+
+from .runs_helpers import approved_chain, at, root_run, tick
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def left_out_run(actor):
+    """A root run of five where one number is on the staff's blacklist, one opted out by a reply word and one
+    has no mobile: two get a message."""
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, people = approved_chain(actor, shape="A>B", targets=5)
+    blacklist_add(actor=actor, number=people[0].mobile)
+    blacklist_add(actor=actor, number=people[1].mobile, reason=BlacklistReason.OPT_OUT, source=BlacklistSource.REPLY)
+    Target.objects.filter(pk=people[2].pk).update(mobile=None, landline="+982188776655")  # a landline only
+    tick(at(2026, 10, 1, 9, 0))
+    return root_run(nodes["A"], at(2026, 10, 1)), people
+
+
+def test_the_run_counts_the_members_it_left_out_by_reason(api, left_out_run):
+    run, _ = left_out_run
+    run.refresh_from_db()
+    assert (run.audience_count, run.expected_execution_count, run.refused_count) == (5, 2, 3)
+    assert run.refused_reasons == {"blacklisted": 1, "opt_out": 1, "no_valid_mobile": 1}
+    body = api.get(f"/api/v1/campaign-runs/{run.id}").json()
+    assert body["refused_count"] == 3
+    assert body["refused_reasons"] == {"blacklisted": 1, "opt_out": 1, "no_valid_mobile": 1}
+    listed = api.get(f"/api/v1/campaign/{run.campaign_id}/runs").json()["results"]
+    assert [r["refused_reasons"] for r in listed if r["id"] == run.id] == [run.refused_reasons]
+
+
+def test_each_left_out_member_has_the_reason_on_their_timeline(api, left_out_run):
+    run, people = left_out_run
+    expected = {people[0].id: "blacklisted", people[1].id: "opt_out", people[2].id: "no_valid_mobile"}
+    for target_id, reason in expected.items():
+        body = api.get(f"/api/v1/targets/{target_id}/timeline").json()
+        (row,) = body["left_out"]
+        assert (row["why_not_sent"], row["campaign_id"], row["run_id"]) == (reason, run.campaign_id, run.id)
+    sent = api.get(f"/api/v1/targets/{people[3].id}/timeline").json()
+    assert sent["left_out"] == [] and sent["results"]  # a member who got the message has its journey instead
+
+
+def test_the_runs_page_and_the_target_page_say_who_was_left_out_and_why(owner, left_out_run):
+    run, people = left_out_run
+    client = Client()
+    client.force_login(owner)
+    page = client.get(f"/chains/campaigns/{run.campaign_id}/runs/").content.decode()
+    assert "کنار گذاشته: ۳ نفر" in page and "پیام برای ۲ نفر" in page
+    assert "گیرنده لغو کرده است (کلمه لغو): ۱" in page and "موبایل معتبر ندارد: ۱" in page
+    target_page = client.get(f"/targets/{people[1].id}/edit/").content.decode()
+    assert "کنار گذاشته شد" in target_page and "چرا فرستاده نشد: گیرنده لغو کرده است (کلمه لغو)" in target_page
