@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from campaigns import views
+from campaigns import api_key_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,5 +14,7 @@ urlpatterns = [
     path("targets/<int:target_id>/edit/", views.target_edit, name="target-edit"),
     path("targets/import/", views.target_import, name="target-import"),
     path("targets/import/<int:import_id>/", views.target_import_detail, name="target-import-detail"),
+    path("api-keys/", api_key_views.api_keys, name="api-keys"),
+    path("api-keys/<int:key_id>/revoke/", api_key_views.api_key_revoke, name="api-key-revoke"),
     path("", include("campaigns.notifications.urls")),
 ]

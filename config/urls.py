@@ -1,7 +1,6 @@
 """URLs: Persian pages, admin, API v1, OpenAPI schema and docs; each installed channel mounts its own."""
 
 from django.contrib import admin
-from django.contrib.auth.decorators import login_required
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
@@ -10,6 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import IsAuthenticated
 
 from campaigns.forms import AdminLoginForm
+from campaigns.platform.api.auth import key_or_login_required
 from campaigns.platform.api.envelope import json_error
 from campaigns.platform.channels import installed_channels
 from campaigns.platform.healthz import healthz
@@ -38,11 +38,14 @@ urlpatterns = [
     path("admin/", include([path("password_change/", admin.site.admin_view(AdminPasswordChangeView.as_view()))])),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the admin's language switch
-    # The schema and its docs describe every endpoint: signed-in users only (pages redirect to login).
+    # The schema and its docs describe every endpoint: signed-in users or API keys (any scope) only
+    # (a browser without either goes to the login page).
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsAuthenticated]), name="api-schema"),
     path(
         "api/docs/",
-        login_required(SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[IsAuthenticated])),
+        key_or_login_required(
+            SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[IsAuthenticated])
+        ),
         name="api-docs",
     ),
     path("api/v1/", include("campaigns.api.urls")),

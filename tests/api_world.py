@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from campaigns.choices import CampaignStatus
 from campaigns.platform.tenancy import Actor
+from campaigns.platform.tokens import api_token_create
 
 from .conftest import make_campaign, make_list, make_target
 
@@ -224,6 +225,7 @@ def _task_with_screenshot(world: World):
 
 FACTORIES: dict[str, Callable[[World], object]] = {
     "target_id": lambda w: make_target(w.workspace),
+    "key_id": lambda w: api_token_create(user=w.user, workspace=w.workspace)[0],
     "message_id": _inbound,
     "list_id": lambda w: make_list(w.workspace),
     "import_id": _import,

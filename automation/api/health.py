@@ -2,7 +2,6 @@
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -12,8 +11,6 @@ from campaigns.platform.errors import PermissionDenied
 
 
 class JourneyHealthApi(APIView):
-    permission_classes = [IsAuthenticated]
-
     @extend_schema(
         operation_id="health_journeys",
         responses={

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from campaigns.api import views
+from campaigns.api import key_views, views
 
 urlpatterns = [
     path("me", views.MeApi.as_view(), name="api-me"),
@@ -17,5 +17,7 @@ urlpatterns = [
     # a standalone campaign's approval decision (submit serves chains and standalone alike: the chains API)
     path("campaign/<int:campaign_id>/approve", views.CampaignApproveApi.as_view(), name="api-campaign-approve"),
     path("campaign/<int:campaign_id>/reject", views.CampaignRejectApi.as_view(), name="api-campaign-reject"),
+    path("api-keys", key_views.ApiKeyListCreateApi.as_view(), name="api-keys"),
+    path("api-keys/<int:key_id>", key_views.ApiKeyDetailApi.as_view(), name="api-key"),
     path("", include("campaigns.notifications.api.urls")),
 ]

@@ -90,6 +90,10 @@ class PlatformHeartbeat(models.Model):
         return f"{self.name} @ {self.beat_at:%Y-%m-%d %H:%M}"
 
 
+def default_scopes() -> list[str]:
+    return ["all"]
+
+
 class ApiToken(models.Model):
     """An API key: only a lookup prefix and the SHA-256 of the whole key are stored.
 
@@ -98,7 +102,14 @@ class ApiToken(models.Model):
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    # A key made from the pages or the API acts in its workspace only; one from ``api_token_create`` in any.
+    workspace = models.ForeignKey(
+        Workspace, verbose_name="فضای کاری", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     name = models.CharField("نام", max_length=100, blank=True)
+    # The areas it may call (``campaigns.platform.api.scopes``: "all" or e.g. ["targets", "sms"]).
+    scopes = models.JSONField("دامنه‌ها", default=default_scopes)
+    read_only = models.BooleanField("فقط خواندنی", default=False)
     prefix = models.CharField("پیشوند", max_length=16, unique=True)
     key_hash = models.CharField("هش کلید", max_length=64, editable=False)
     created_at = models.DateTimeField("ایجاد", auto_now_add=True)

@@ -1,4 +1,9 @@
-"""API keys: created once (the key is shown only then), stored as prefix + SHA-256, expiring."""
+"""API keys: created once (the key is shown only then), stored as prefix + SHA-256, expiring, scoped.
+
+``manage.py api_token_create`` makes a key of every scope for any workspace of its user; the pages and
+``POST /api/v1/api-keys`` make one bound to the current workspace with the scopes asked for
+(``campaigns.platform.api.scopes``).
+"""
 
 import hashlib
 import hmac
@@ -8,7 +13,11 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from campaigns.platform.models import ApiToken
+from campaigns.platform.errors import NotFound, ValidationFailed
+from campaigns.platform.models import ApiToken, Workspace
+
+MAX_TTL_DAYS = 730
+ALL_SCOPES = "all"
 
 # How often last_used_at is written (a busy client must not turn every read into a write).
 LAST_USED_RESOLUTION = timedelta(minutes=5)
@@ -18,7 +27,27 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def api_token_create(*, user, name: str = "", ttl_days: int | None = None) -> tuple[ApiToken, str]:
+def api_token_scopes_clean(*, scopes: list[str], known: list[str], granter: ApiToken | None = None) -> list[str]:
+    """The scopes as stored (unique, known; ``all`` alone absorbs the rest). A key creating a key may give
+    only scopes it holds itself."""
+    unknown = sorted(set(scopes) - set(known))
+    if unknown or not scopes:
+        raise ValidationFailed.field("scopes", "دامنه نامعتبر: " + "، ".join(unknown) if unknown else "دست‌کم یک دامنه.")
+    clean = [ALL_SCOPES] if ALL_SCOPES in scopes else [s for s in known if s in scopes]
+    if granter is not None and ALL_SCOPES not in granter.scopes and not set(clean) <= set(granter.scopes):
+        raise ValidationFailed.field("scopes", "کلید سازنده خود این دامنه‌ها را ندارد.")
+    return clean
+
+
+def api_token_create(
+    *,
+    user,
+    name: str = "",
+    ttl_days: int | None = None,
+    workspace: Workspace | None = None,
+    scopes: list[str] | None = None,
+    read_only: bool = False,
+) -> tuple[ApiToken, str]:
     """Create a key for ``user``; returns the row and the clear key (``<prefix>.<secret>``), shown once."""
     days = settings.API_TOKEN_TTL_DAYS if ttl_days is None else ttl_days
     if days <= 0:
@@ -27,12 +56,30 @@ def api_token_create(*, user, name: str = "", ttl_days: int | None = None) -> tu
     key = f"{prefix}.{secrets.token_urlsafe(32)}"
     token = ApiToken.objects.create(
         user=user,
+        workspace=workspace,
         name=name[:100],
         prefix=prefix,
         key_hash=_hash(key),
+        scopes=scopes or [ALL_SCOPES],
+        read_only=read_only,
         expires_at=timezone.now() + timedelta(days=days),
     )
     return token, key
+
+
+def api_token_revoke(*, user, workspace: Workspace, token_id: int) -> ApiToken:
+    """Revoke one of ``user``'s keys of ``workspace`` (conditional UPDATE; revoking a revoked key changes nothing)."""
+    token = ApiToken.objects.filter(pk=token_id, user=user, workspace=workspace).first()
+    if token is None:
+        raise NotFound()
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token.refresh_from_db()
+    return token
+
+
+def api_tokens_of(*, user, workspace: Workspace):
+    """``user``'s keys bound to ``workspace``, newest first."""
+    return ApiToken.objects.filter(user=user, workspace=workspace).order_by("-created_at", "-id")
 
 
 def api_token_authenticate(*, key: str) -> ApiToken | None:
@@ -40,7 +87,7 @@ def api_token_authenticate(*, key: str) -> ApiToken | None:
     prefix, _, secret = key.partition(".")
     if not prefix or not secret:
         return None
-    token = ApiToken.objects.select_related("user").filter(prefix=prefix).first()
+    token = ApiToken.objects.select_related("user", "workspace").filter(prefix=prefix).first()
     # Compare even when no row matched, so timing does not tell whether a prefix exists.
     expected = token.key_hash if token is not None else "0" * 64
     if not hmac.compare_digest(expected, _hash(key)) or token is None:

@@ -22,7 +22,11 @@ REST_FRAMEWORK = {
         "campaigns.platform.api.auth.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # an API key stays within its scopes (campaigns.platform.api.scopes)
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "campaigns.platform.api.scopes.ApiKeyScope",
+    ],
     "DEFAULT_PAGINATION_CLASS": "campaigns.platform.api.pagination.PageSizePagination",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "campaigns.platform.api.schema.AreaAutoSchema",
@@ -89,6 +93,7 @@ SPECTACULAR_SETTINGS = {
         "TargetStatusEnum": "campaigns.choices.TargetStatus",
         "CampaignStatusEnum": "campaigns.choices.CampaignStatus",
         "ImportStatusEnum": "campaigns.choices.ImportStatus",
+        "ApiKeyScopeEnum": "campaigns.platform.api.scopes.scope_names",
         # the core's journey and every installed channel's kind, read when the schema is built
         "CampaignKindEnum": "campaigns.platform.channels.campaign_kind_choices",
     },

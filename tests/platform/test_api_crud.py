@@ -24,6 +24,11 @@ NOT_YET = {
     "/api/v1/workflows",
 }
 
+# Resources whose own tests replace the cases (no role is refused, no detail GET).
+ELSEWHERE = {
+    "/api/v1/api-keys": "tests/campaigns/test_api_key_scopes.py: every member manages their own keys",
+}
+
 
 class TestTargets(APIViewCases):
     list_url, detail_url = "/api/v1/targets", "/api/v1/targets/{id}"
@@ -75,5 +80,5 @@ def test_every_resource_has_its_cases():
     found = endpoints()
     collections = {path for method, path in found if method == "POST" and ("GET", path) in found}
     covered = {case.list_url for case in APIViewCases.__subclasses__()}
-    assert collections - covered - NOT_YET == set(), "a listed and created resource without APIViewCases"
+    assert collections - covered - NOT_YET - set(ELSEWHERE) == set(), "a listed and created resource without cases"
     assert not (covered & NOT_YET) and NOT_YET <= collections, "NOT_YET names a covered or missing resource"

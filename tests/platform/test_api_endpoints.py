@@ -30,8 +30,10 @@ from tests.workers.conftest import LIKE_STEPS, LOGIN_CHECK
 PARAM = re.compile(r"{(\w+)}")
 ENVELOPE = {"count", "count_capped", "page", "size", "results"}
 
-# Writes a viewer may make: on their own notifications/follow-ups, or reads sent as POST (previews, counts).
+# Writes a viewer may make: on their own notifications/follow-ups/API keys, or reads sent as POST (previews, counts).
 VIEWER_WRITES = {
+    ("POST", "/api/v1/api-keys"),
+    ("DELETE", "/api/v1/api-keys/{key_id}"),
     ("POST", "/api/v1/notifications/{notification_id}/read"),
     ("POST", "/api/v1/notifications/read-all"),
     ("POST", "/api/v1/activities/{activity_id}/done"),

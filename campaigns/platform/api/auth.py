@@ -5,7 +5,10 @@ The key is checked through ``django.contrib.auth.authenticate(api_key=…)``, so
 (``RATE_LIMITED`` + ``Retry-After``) while the client's address is in back-off.
 """
 
+from functools import wraps
+
 from django.contrib.auth import authenticate
+from django.contrib.auth.views import redirect_to_login
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
@@ -41,3 +44,16 @@ class HashedTokenAuthentication(TokenAuthentication):
                 raise exceptions.Throttled(wait)
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         return user, user.api_token
+
+
+def key_or_login_required(view):
+    """The API docs page: a signed-in user, or a request with ``Authorization: Token …`` (checked by the DRF
+    view: a wrong key is a 401); anyone else goes to the login page."""
+
+    @wraps(view)
+    def gated(request, *args, **kwargs):
+        if request.user.is_authenticated or request.headers.get("Authorization", "").startswith("Token "):
+            return view(request, *args, **kwargs)
+        return redirect_to_login(request.get_full_path())
+
+    return gated

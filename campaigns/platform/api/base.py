@@ -10,7 +10,8 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
 from campaigns.platform import idempotency
-from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.errors import ValidationFailed, WorkspaceNotFound
+from campaigns.platform.models import ApiToken
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import SESSION_KEY, Actor, resolve_actor
 
@@ -32,7 +33,7 @@ class WorkspaceAPIView(GenericAPIView):
         session = getattr(request, "session", None)
         self.actor = resolve_actor(
             request.user,
-            header=request.headers.get("X-Workspace"),
+            header=self._workspace_header(request),
             session_workspace_id=session.get(SESSION_KEY) if session is not None else None,
         )
         perm = self.read_permission if request.method in SAFE_METHODS else self.write_permission
@@ -40,6 +41,17 @@ class WorkspaceAPIView(GenericAPIView):
             self.actor.require(perm)
         if request.method == "POST":
             self._idempotency_begin(request)
+
+    @staticmethod
+    def _workspace_header(request) -> str | None:
+        """``X-Workspace``; a key bound to a workspace acts there only (another workspace named: 404)."""
+        header = request.headers.get("X-Workspace")
+        bound = getattr(request.auth, "workspace", None) if isinstance(request.auth, ApiToken) else None
+        if bound is None:
+            return header
+        if header and header.strip() not in (bound.slug, str(bound.pk)):
+            raise WorkspaceNotFound()
+        return str(bound.pk)
 
     def _idempotency_begin(self, request) -> None:
         """``Idempotency-Key``: claim the key, or answer with what the first request with it answered."""

@@ -41,6 +41,7 @@ ENGLISH = {
     "NOT_AUTHENTICATED": "Authentication credentials were not provided.",
     "AUTHENTICATION_FAILED": "The API key is wrong, expired or revoked.",
     "PERMISSION_DENIED": "Your role may not do this.",
+    "API_KEY_SCOPE": "This API key's scopes do not allow this call (a scope or read-only); see details.",
     "NOT_FOUND": "Not found.",
     "WORKSPACE_NOT_FOUND": "No workspace of yours has this slug or id.",
     "WORKSPACE_REQUIRED": "Choose a workspace with the X-Workspace header.",

@@ -76,7 +76,7 @@ _EVERY_OPERATION = (400, 401, 403, 404, 409, 429)
 _GENERIC = {
     400: "VALIDATION_ERROR (field errors in details; also a bad Idempotency-Key, page, size or cursor)",
     401: "NOT_AUTHENTICATED / AUTHENTICATION_FAILED",
-    403: "PERMISSION_DENIED",
+    403: "PERMISSION_DENIED / API_KEY_SCOPE (the API key's scopes or read-only)",
     404: "NOT_FOUND (also another workspace's objects) / WORKSPACE_NOT_FOUND (X-Workspace)",
     409: "CONFLICT / STALE_REVISION / INVALID_TRANSITION / IDEMPOTENCY_KEY_REUSED / IDEMPOTENCY_KEY_IN_PROGRESS",
     429: "RATE_LIMITED (details.retry_after_seconds, header Retry-After)",

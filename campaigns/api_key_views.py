@@ -1,0 +1,70 @@
+"""The API keys page: a member's own keys of the current workspace — create (the key is shown once), list,
+revoke. The same services as ``/api/v1/api-keys`` (``campaigns.platform.tokens``)."""
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from campaigns.platform.api.scopes import ALL, scope_labels
+from campaigns.platform.pages import workspace_page
+from campaigns.platform.permissions import Perm
+from campaigns.platform.tokens import MAX_TTL_DAYS, api_token_create, api_token_revoke, api_tokens_of
+
+
+class ApiKeyForm(forms.Form):
+    name = forms.CharField(
+        label="نام کلید", max_length=100, required=False, help_text="مثلاً نام سامانه‌ای که از آن استفاده می‌کند"
+    )
+    scopes = forms.MultipleChoiceField(label="دامنه‌ها", widget=forms.CheckboxSelectMultiple, initial=[ALL])
+    read_only = forms.BooleanField(
+        label="فقط خواندنی", required=False, help_text="فقط درخواست‌های GET؛ هیچ تغییری نمی‌دهد"
+    )
+    days = forms.IntegerField(label="اعتبار (روز)", min_value=1, max_value=MAX_TTL_DAYS)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["scopes"].choices = list(scope_labels().items())
+        self.fields["days"].initial = settings.API_TOKEN_TTL_DAYS
+
+
+@workspace_page(Perm.VIEW)
+def api_keys(request, actor):
+    form = ApiKeyForm(request.POST or None)
+    created = None
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            scopes = [ALL] if ALL in data["scopes"] else data["scopes"]
+            token, key = api_token_create(
+                user=request.user,
+                workspace=actor.workspace,
+                name=data["name"],
+                ttl_days=data["days"],
+                scopes=scopes,
+                read_only=data["read_only"],
+            )
+            created = {"token": token, "key": key}
+            form = ApiKeyForm()
+        else:
+            status = 400
+    labels = scope_labels()
+    rows = [
+        {"token": t, "scope_labels": [labels.get(s, s) for s in t.scopes]}
+        for t in api_tokens_of(user=request.user, workspace=actor.workspace)
+    ]
+    context = {"form": form, "created": created, "rows": rows, "now": timezone.now()}
+    response = render(request, "campaigns/api_keys.html", context, status=status)
+    response["Cache-Control"] = "no-store"  # the new key is in this page, once
+    return response
+
+
+@require_POST
+@workspace_page(Perm.VIEW)
+def api_key_revoke(request, actor, key_id: int):
+    token = api_token_revoke(user=request.user, workspace=actor.workspace, token_id=key_id)
+    messages.success(request, f"کلید {token.prefix} باطل شد.")
+    return redirect("api-keys")
