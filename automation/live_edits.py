@@ -193,12 +193,16 @@ def migration_preview(
         for n in new.nodes
         if n.type not in _PASSED
     ]
+    diff = version_diff(old, new)
+    for d in diff:  # pages name a step by its title, else its kind — never by its internal key
+        node = new.by_key.get(d.node_key) or old.by_key[d.node_key]
+        d.name = step_display_name(node.type, node.subtype, node.name)
     return Preview(
         workflow=workflow,
         from_version=from_version,
         to_version=to_version,
         campaign_id=campaign_id,
-        diff=version_diff(old, new),
+        diff=diff,
         nodes=nodes,
         targets=targets,
         text_only=changed is not None,

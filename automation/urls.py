@@ -1,6 +1,6 @@
 from django.urls import path
 
-from automation import auto_enroll_views, campaign_views, views
+from automation import auto_enroll_views, campaign_views, migration_views, views
 
 # Persian pages of this app, mounted at the site root by config/urls.py.
 urlpatterns = [
@@ -10,6 +10,12 @@ urlpatterns = [
     path("automation/workflows/<int:workflow_id>/publish/", views.workflow_publish, name="workflow-publish"),
     path("automation/workflows/<int:workflow_id>/new-draft/", views.workflow_new_draft, name="workflow-new-draft"),
     path("automation/workflows/<int:workflow_id>/archive/", views.workflow_archive, name="workflow-archive"),
+    path("automation/workflows/<int:workflow_id>/migrate/", migration_views.workflow_migrate, name="workflow-migrate"),
+    path(
+        "automation/workflows/<int:workflow_id>/migrations/<uuid:migration_id>/",
+        migration_views.workflow_migration,
+        name="workflow-migration",
+    ),
     path(
         "automation/workflows/<int:workflow_id>/save-template/",
         views.workflow_save_template,

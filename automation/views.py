@@ -27,6 +27,7 @@ from automation.choices import VersionStatus, WorkflowStatus
 from automation.engine.graph import graph_of_version
 from automation.engine.registry import ACTIONS, VARIABLES
 from automation.errors import GraphInvalid
+from automation.migration_views import after_publish
 from automation.models import Workflow
 from automation.services import workflows as services
 from campaigns.models import Membership
@@ -159,7 +160,8 @@ def workflow_publish(request, actor, workflow_id: int):
         messages.error(request, exc.message)
         return _back(request, workflow.id)
     messages.success(request, f"نسخه {fa_digits(version.version_number)} منتشر شد.")
-    return redirect("workflow-detail", workflow_id=workflow.id)
+    workflow.refresh_from_db()
+    return after_publish(request, workflow) or redirect("workflow-detail", workflow_id=workflow.id)
 
 
 @require_POST

@@ -8,6 +8,7 @@ path parameter without a factory fails ``tests/platform/test_api_endpoints.py`` 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -73,6 +74,16 @@ def _workflow(world: World):
     from tests.automation.helpers import end_node, linear_graph, publish, sms_node
 
     return Workflow.objects.get(pk=publish(world.actor, linear_graph(sms_node("a"), end_node())).pk)
+
+
+def _migration(world: World):
+    from automation.models import VersionMigration
+
+    workflow = world.get("workflow_id")
+    version = workflow.published_version
+    return VersionMigration.objects.create(
+        id=uuid.uuid4(), workspace=world.workspace, workflow=workflow, from_version=version, to_version=version
+    )
 
 
 def _batch(world: World):
@@ -235,6 +246,7 @@ FACTORIES: dict[str, Callable[[World], object]] = {
     "workflow_id": _workflow,
     "execution_id": _execution,
     "batch_id": _batch,
+    "migration_id": _migration,
     "group_id": _group,
     "chain_root": _chain_root,
     "package_id": _package,

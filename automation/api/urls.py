@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from automation.api import views
+from automation.api import migration_views, views
 from automation.api.health import JourneyHealthApi
 
 urlpatterns = [
@@ -14,6 +14,21 @@ urlpatterns = [
     path("workflows/<int:workflow_id>/validate", views.WorkflowValidateApi.as_view(), name="api-workflow-validate"),
     path("workflows/<int:workflow_id>/publish", views.WorkflowPublishApi.as_view(), name="api-workflow-publish"),
     path("workflows/<int:workflow_id>/versions", views.WorkflowNewDraftApi.as_view(), name="api-workflow-new-draft"),
+    path(
+        "workflows/<int:workflow_id>/migrations/preview",
+        migration_views.MigrationPreviewApi.as_view(),
+        name="api-workflow-migration-preview",
+    ),
+    path(
+        "workflows/<int:workflow_id>/migrations",
+        migration_views.MigrationCommitApi.as_view(),
+        name="api-workflow-migration-commit",
+    ),
+    path(
+        "workflow-migrations/<uuid:migration_id>",
+        migration_views.MigrationDetailApi.as_view(),
+        name="api-workflow-migration",
+    ),
     path("campaigns/<int:campaign_id>/journey", views.JourneyCampaignApi.as_view(), name="api-journey-campaign"),
     path("campaigns/<int:campaign_id>/journey/stats", views.JourneyStatsApi.as_view(), name="api-journey-stats"),
     path(

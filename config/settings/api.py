@@ -109,5 +109,6 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "EnrollmentDecisionEnum": "automation.choices.Decision",
         "ExecutionStatusEnum": "automation.choices.ExecutionStatus",
         "LaunchReasonEnum": "automation.choices.LaunchReason",
+        "MigrationChoiceEnum": "automation.choices.MigrationChoice",
     }
 )

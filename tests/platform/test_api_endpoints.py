@@ -45,7 +45,18 @@ VIEWER_WRITES = {
 }
 
 # Valid bodies (from the caller's own objects) where a view checks its body before it looks the object up.
+# Path parameters that are not integer ids: a word, a UUID.
+SAMPLE_PARAMS = {"action": "pause", "migration_id": "00000000-0000-0000-0000-000000000001"}
+
+
+def _versions_body(world: World) -> dict:
+    version_id = world.get("workflow_id").published_version_id  # one version: found, then refused (400)
+    return {"from_version_id": version_id, "to_version_id": version_id}
+
+
 BODIES: dict[tuple[str, str], Callable[[World], dict]] = {
+    ("POST", "/api/v1/workflows/{workflow_id}/migrations/preview"): _versions_body,
+    ("POST", "/api/v1/workflows/{workflow_id}/migrations"): _versions_body,
     ("POST", "/api/v1/browser/accounts/{account_id}/status"): lambda w: {"transition": "expire"},
     ("POST", "/api/v1/campaigns"): lambda w: {
         "kind": "journey",
@@ -141,7 +152,7 @@ def test_the_urlconf_is_discovered():
 @pytest.mark.parametrize("endpoint", endpoints(), ids=_ids)
 def test_anonymous_request_is_401(client, endpoint):
     method, path = endpoint
-    url = PARAM.sub(lambda m: "pause" if m.group(1) == "action" else "1", path)
+    url = PARAM.sub(lambda m: SAMPLE_PARAMS.get(m.group(1), "1"), path)
     response = getattr(client, method.lower())(url, {}, content_type="application/json")
     assert response.status_code == 401, response.content[:300]
     assert _error_code(response) == "NOT_AUTHENTICATED"

@@ -70,8 +70,10 @@ def _walk(patterns, prefix=""):
 
 
 def _url(route: str) -> str:
-    """A concrete address for a route: ids of objects that do not exist, ``pause`` for an action."""
-    return "/" + PATH_ARGUMENT.sub(lambda m: MISSING_ID if m.group(1) == "int" else "pause", route)
+    """A concrete address for a route: ids of objects that do not exist (a UUID's ends with ``MISSING_ID``),
+    ``pause`` for an action."""
+    ids = {"int": MISSING_ID, "uuid": f"00000000-0000-0000-0000-000000{MISSING_ID}"}
+    return "/" + PATH_ARGUMENT.sub(lambda m: ids.get(m.group(1), "pause"), route)
 
 
 def _view_class(pattern: URLPattern):
