@@ -41,6 +41,8 @@ NOT_MEASURED = {  # URL names that answer GET but are no staff read of the works
     "api-docs": "the OpenAPI schema's page: the same at any size",
     "browser-task-screenshot": "a stored image, read by its id",
     "api-browser-task-screenshot": "a stored image, read by its id",
+    "workflow-migration": "one version migration's progress, read by its id",
+    "api-workflow-migration": "one version migration's progress, read by its id",
 }
 
 
@@ -187,6 +189,8 @@ def patterns_of(workspace) -> list[Pattern]:
         P("page workflows", _url("workflow-list")),
         P("page workflow new", _url("workflow-new")),
         P("page workflow", _url("workflow-detail", workflow_id=workflow.id)),
+        # Counts the workflow's live executions by version (the migration step's question) at full size.
+        P("page workflow migrate", _url("workflow-migrate", workflow_id=workflow.id)),
         P("page workflow builder", _url("workflow-builder", workflow_id=draft_workflow.id)),
         P("page sms log", _url("sms-attempts")),
         P("page sms log ?campaign&since", _url("sms-attempts", f"campaign={journey.id}&since={since}")),
