@@ -19,6 +19,13 @@ from campaigns.chains.tree import chain_queryset, has_action, tree_reasons
 from campaigns.models import Campaign
 from campaigns.platform.tenancy import Actor
 
+ACTION_MISSING = {
+    "code": "ACTION_MISSING",
+    "message": "کمپین اقدامی (کانال و محتوا یا گردش‌کار) ندارد.",
+    "fields": ["chain_action"],
+    "source_campaign_id": None,
+}
+
 
 def load_chain(actor: Actor, root: Campaign) -> list[Campaign]:
     """All live nodes of the chain (fresh, after the root lock); an independent campaign alone."""
@@ -57,14 +64,7 @@ def validation_problems(actor: Actor, nodes: list[Campaign]) -> list[dict]:
         if node.needs_review and not node_problems:
             node.needs_review, node.needs_review_reasons = False, []  # fixed meanwhile: cleared below
         if not has_action(node):
-            node_problems.append(
-                {
-                    "code": "ACTION_MISSING",
-                    "message": "کمپین اقدامی (کانال و محتوا یا گردش‌کار) ندارد.",
-                    "fields": ["chain_action"],
-                    "source_campaign_id": None,
-                }
-            )
+            node_problems.append(dict(ACTION_MISSING))
         if node_problems:
             problems.append({"campaign_id": node.id, "name": node.name, "reasons": node_problems})
     return problems

@@ -7,7 +7,8 @@ from django.db.models import QuerySet
 
 from campaigns.approval_selectors import approvers, single_submission
 from campaigns.chains import selectors
-from campaigns.chains.approval_selectors import package_problems, package_warnings
+from campaigns.chains.approval_selectors import ACTION_MISSING, package_problems, package_warnings
+from campaigns.chains.audience import audience_problems
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.filters import CampaignGroupFilter
 from campaigns.chains.models import ChainApprovalPackage
@@ -22,6 +23,7 @@ from campaigns.chains.page_forms import (
     root_schedule_text,
 )
 from campaigns.chains.runs import selectors as run_selectors
+from campaigns.chains.tree import has_action, is_root_alone
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign, TargetList
 from campaigns.platform.tenancy import Actor, scoped
@@ -82,6 +84,19 @@ def _decorate(node: dict, summaries: dict, names: dict, roots: dict, workspace) 
         _decorate(child, summaries, names, roots, workspace)
 
 
+def _mark_blockers(tree_roots: list[dict], roots: dict) -> None:
+    """What would refuse the submit of a root (of a chain, or alone), marked on its node before anyone presses
+    «ارسال برای تأیید»: its audience (none chosen, or reaching nobody now) and a missing message — the submit's
+    own checks and words (``validation_problems``); a follow-up's problems are the review reasons already shown."""
+    for top in tree_roots:
+        root = roots.get(top["campaign_id"])
+        if root is None or "submit" not in top["allowed_actions"]:
+            continue
+        if root.root_id is None and not is_root_alone(root):
+            continue  # a standalone campaign's single approval checks none of these
+        top["blockers"] = audience_problems(root) + ([] if has_action(root) else [dict(ACTION_MISSING)])
+
+
 def _walk(nodes: list[dict]):
     for node in nodes:
         yield node
@@ -100,6 +115,7 @@ def group_tree(*, actor: Actor, group_id, query: str, page: int, size: int = 20)
     summaries = {n["campaign_id"]: run_selectors.run_summary(actor=actor, campaign_id=n["campaign_id"]) for n in nodes}
     for node in tree["roots"]:
         _decorate(node, summaries, names, roots, actor.workspace)
+    _mark_blockers(tree["roots"], roots)
     tree["pages"] = max(1, -(-tree["total_root_items"] // size))
     return tree
 

@@ -78,3 +78,35 @@ def inheritance_preview(*, actor: Actor, source_campaign_id: int, schedule: dict
             }
         )
     return result
+
+
+ROOT_PREVIEW_RUNS = 4
+WEEKDAY_NAMES = ("دوشنبه", "سه‌شنبه", "چهارشنبه", "پنجشنبه", "جمعه", "شنبه", "یکشنبه")  # Python's Monday = 0
+
+
+def root_preview(*, actor: Actor, when: dict | None, count: int = ROOT_PREVIEW_RUNS, now=None) -> dict:
+    """A root's next ``count`` run times from its ``when`` (the form's schedule, not yet saved), each opening a
+    period, in the workspace's time zone and calendar (``shown``: «1405/01/01 09:00» in a Jalali workspace).
+
+    ``errors``: the schedule's field errors; ``ends``: the schedule ends within the runs shown (its end date);
+    ``recurring``: false for a one-off or event schedule (no period, no follow-up can run after it)."""
+    now = now or timezone.now()
+    tz = sched.workspace_zone(actor.workspace)
+    result = {"calendar": sched.calendar_of(tz), "runs": [], "errors": {}, "ends": False, "recurring": False}
+    if not when:
+        result["errors"] = {"when": ["نوع زمان‌بندی را انتخاب کنید."]}
+        return result
+    try:
+        rs = sched.parse_root_schedule(when)
+    except sched.ScheduleErrors as exc:
+        result["errors"] = exc.errors
+        return result
+    result["recurring"] = rs.recurring
+    occurrences = sched.root_occurrences(rs, tz, now)
+    for at in occurrences:
+        weekday = WEEKDAY_NAMES[at.astimezone(tz).weekday()]
+        result["runs"].append({"at": at, "shown": sched.show_time(at, tz), "weekday": weekday})
+        if len(result["runs"]) == count:
+            break
+    result["ends"] = len(result["runs"]) < count or next(occurrences, None) is None
+    return result

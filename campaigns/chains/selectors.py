@@ -9,7 +9,7 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.audience import audience_queryset
 from campaigns.chains.choices import ChainControl, GroupStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
-from campaigns.chains.tree import EDITABLE_STATUSES, chain_state, children_map
+from campaigns.chains.tree import EDITABLE_STATUSES, chain_state, children_map, is_root_alone
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
@@ -63,8 +63,8 @@ def allowed_actions(
             actions.append("move")
         if not has_children and node.status in EDITABLE_STATUSES:
             actions.append("delete")
-        if node.root_id is not None and node.parent_id is None:
-            actions.append("submit")  # the chain's package
+        if (node.root_id is not None and node.parent_id is None) or is_root_alone(node):
+            actions.append("submit")  # the chain's package (a root alone: a chain of one)
         elif node.root_id is None and workspace_needs_approval(actor.workspace):
             actions.append("submit")  # single-campaign approval
     elif state == "submitted":

@@ -27,6 +27,12 @@ def chain_queryset(workspace, root_id: int) -> QuerySet:
     return scoped(Campaign, workspace).filter(root_id=root_id).order_by("id")
 
 
+def is_root_alone(node: Campaign) -> bool:
+    """A campaign with a root's own schedule and no follow-ups (no parent, no chain yet): submitting it makes it a
+    chain of one, approved as a package and run by the chain scheduler like any root (docs/chains.md)."""
+    return node.root_id is None and node.parent_id is None and bool(node.root_schedule)
+
+
 def children_map(nodes: list[Campaign]) -> dict[int | None, list[Campaign]]:
     result: dict[int | None, list[Campaign]] = {}
     for node in nodes:

@@ -40,6 +40,7 @@ urlpatterns = [
     path("chains/runs/<int:run_id>/rerun/", views.run_again, name="chain-run-rerun"),
     path("chains/audience/count/", views.audience_count_partial, name="chain-audience-count"),
     path("chains/preview/", views.inheritance_preview_partial, name="chain-preview"),
+    path("chains/root-preview/", views.root_preview_partial, name="chain-root-preview"),
     path("chains/approvals/", views.package_list, name="chain-packages"),
     path("chains/approvals/<int:package_id>/", views.package_detail, name="chain-package"),
     path("chains/approvals/<int:package_id>/approve/", views.package_approve, name="chain-package-approve"),

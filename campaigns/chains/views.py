@@ -23,7 +23,7 @@ from campaigns.chains import page_selectors
 from campaigns.chains import selectors as chain_selectors
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import ChainControl, InheritanceType, PackageStatus
-from campaigns.chains.preview import inheritance_preview
+from campaigns.chains.preview import inheritance_preview, root_preview
 from campaigns.chains.runs import lift as lift_math
 from campaigns.chains.runs import manual as manual_runs
 from campaigns.chains.runs import selectors as run_selectors
@@ -414,6 +414,18 @@ def inheritance_preview_partial(request, actor):
     )
     context = {"result": result, "errors": pf.field_errors(result["errors"])}
     return render(request, "chains/_preview.html", context)
+
+
+@require_POST
+@workspace_page(Perm.MANAGE_CAMPAIGNS)
+def root_preview_partial(request, actor):
+    """The root form's next run dates (Jalali, in the workspace's time zone) for the schedule being typed."""
+    errors: dict[str, str] = {}
+    when = pf.when_from_post(request.POST, errors)
+    result = root_preview(actor=actor, when=when) if not errors else None
+    if result is not None:
+        errors = pf.field_errors(result["errors"])
+    return render(request, "chains/_root_preview.html", {"result": result, "errors": errors})
 
 
 @require_POST

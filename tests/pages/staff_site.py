@@ -113,6 +113,7 @@ NOT_PAGES = {
     "chain-run-export": "an .xlsx download",
     "chain-run-rerun": "POST",
     "chain-preview": "POST: an htmx partial of the campaign form",
+    "chain-root-preview": "POST: an htmx partial of the root form (the next run dates)",
     "chain-audience-count": "an htmx partial of the campaign form (the audience count)",
     "chain-campaign-clone": "POST",
     "chain-group-add": "POST (the dialog on the group page)",

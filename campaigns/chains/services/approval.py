@@ -48,7 +48,7 @@ from campaigns.chains.services.common import (
     lock_roots,
 )
 from campaigns.chains.services.four_eyes import package_decided_notify, package_requested_notify
-from campaigns.chains.tree import chain_state
+from campaigns.chains.tree import chain_state, is_root_alone
 from campaigns.choices import CampaignStatus
 from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound, StaleRevision
@@ -101,16 +101,22 @@ def snapshot_item(node: Campaign) -> dict:
 def campaign_submit(
     *, actor: Actor, campaign_id: int, expected_chain_revision: int | None = None
 ) -> tuple[Campaign, ChainApprovalPackage | None]:
-    """A chain member submits the whole tree as one package; a standalone campaign uses single approval."""
+    """A chain member submits the whole tree as one package; so does a root alone (a campaign with its own
+    recurring schedule and no follow-ups yet: a chain of one, ``is_root_alone``). Any other standalone
+    campaign uses single approval."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
-    if campaign.root_id is None:
+    if campaign.root_id is None and not is_root_alone(campaign):
         return campaign_single_submit(actor=actor, campaign=campaign), None
+    root_id = campaign.root_id or campaign.id
     with transaction.atomic():
-        root = lock_roots(actor, [campaign.root_id]).get(campaign.root_id)
+        root = lock_roots(actor, [root_id]).get(root_id)
         if root is None:
             raise NotFound()
         check_chain_revision(root, expected_chain_revision)
+        if root.root_id is None:  # a root alone becomes the root of its one-node chain (undone on a refusal)
+            root.root_id = root.id
+            Campaign.objects.filter(pk=root.id).update(root_id=root.id)
         nodes = load_chain(actor, root)
         state = chain_state(nodes)
         if state == "submitted":
