@@ -24,8 +24,13 @@ class SmsConfig(AppConfig):
             "SMS", "قالب‌ها، فهرست سیاه، تنظیمات و پیش‌نمایش پیامک — SMS templates, blacklist, settings", "sms"
         ),
         chain_action="send_sms",
-        # The blacklist's reason keeps its name beside the launch check's (``LaunchReasonEnum``).
-        enum_names={"ReasonEnum": "sms.choices.BlacklistReason", "SmsLineKindEnum": "sms.choices.LineKind"},
+        # The blacklist's reason keeps its name beside the launch check's (``LaunchReasonEnum``); a reply's outcome
+        # (the inbox and the conversation) beside an import row's.
+        enum_names={
+            "ReasonEnum": "sms.choices.BlacklistReason",
+            "SmsLineKindEnum": "sms.choices.LineKind",
+            "InboundOutcomeEnum": "sms.choices.InboundOutcome",
+        },
     )
 
     def ready(self) -> None:

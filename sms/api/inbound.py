@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import django_filters
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -12,7 +12,9 @@ from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.fields import BodyInput, IdField
 from campaigns.platform.api.pagination import HistoryPagination
 from campaigns.platform.api.schema import errors
+from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.filters import IdFilter, IsoDateTimeFilter, StrictBooleanFilter
+from campaigns.platform.keyset import BadCursor
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped
 from sms import channel
@@ -82,6 +84,9 @@ class MarkReadOutput(serializers.Serializer):
     marked = serializers.IntegerField()
 
 
+MAX_POSITION = 200  # characters of a position read (ours are under 100)
+
+
 class ConversationMessageOutput(serializers.Serializer):
     direction = serializers.ChoiceField(choices=["out", "in"], help_text="out = sent to the target, in = its reply")
     id = serializers.IntegerField(help_text="the attempt's id (out) or the reply's id (in)")
@@ -90,6 +95,17 @@ class ConversationMessageOutput(serializers.Serializer):
     line = serializers.CharField(allow_blank=True)
     status = serializers.CharField(help_text="the attempt's delivery status (out); read / unread (in)")
     campaign_id = serializers.IntegerField(allow_null=True)
+    outcome = serializers.ChoiceField(
+        choices=[c for c in InboundOutcome.choices if c[0]],
+        allow_blank=True,
+        help_text="what the reply did: opt_out, opt_in, opt_in_refused ('' = nothing; always '' on a sent message)",
+    )
+    position = serializers.SerializerMethodField(
+        help_text="this message's place in the thread: pass the first message's as `before` for the older ones"
+    )
+
+    def get_position(self, row: dict) -> str:
+        return selectors.thread_position(row)
 
 
 class InboundWordsSerializer(BodyInput):
@@ -151,13 +167,29 @@ class ConversationApi(WorkspaceAPIView):
 
     @extend_schema(
         operation_id="sms_conversation_retrieve",
-        responses={200: ConversationMessageOutput(many=True), **errors(403, 404)},
+        parameters=[
+            OpenApiParameter(
+                "before",
+                str,
+                required=False,
+                description="a message's `position`: the 200 messages before it (a position, not an offset: "
+                "messages arriving meanwhile never shift the older ones)",
+            )
+        ],
+        responses={200: ConversationMessageOutput(many=True), **errors(400, 403, 404)},
     )
     def get(self, request, target_id: int):
-        """The last 200 messages sent to and received from the target (its mobile), oldest first."""
-        return Response(
-            ConversationMessageOutput(selectors.conversation(actor=self.actor, target_id=target_id), many=True).data
-        )
+        """The last 200 messages sent to and received from the target (its mobile), oldest first; with `before`,
+        the 200 before that message (an empty list: the thread's beginning)."""
+        raw = request.query_params.get("before")
+        before = None
+        if raw is not None:
+            try:
+                before = selectors.thread_position_parse(raw[:MAX_POSITION])
+            except BadCursor:
+                raise ValidationFailed.field("before", "جایگاه پیام نامعتبر است.") from None
+        rows = selectors.conversation(actor=self.actor, target_id=target_id, before=before)
+        return Response(ConversationMessageOutput(rows, many=True).data)
 
 
 class InboundWordsApi(WorkspaceAPIView):

@@ -33,6 +33,19 @@ def thread_key(row: dict) -> tuple:
     return (row["at"], DIRECTIONS.index(row["direction"]), row["id"])
 
 
+def thread_position(row: dict) -> str:
+    """A message's keyset position in its thread, opaque: the page's ``thread_before``, the API's ``before``."""
+    return encode_cursor(row["at"], row["id"], "n", source=row["direction"])
+
+
+def thread_position_parse(raw: str) -> tuple[datetime, str, int]:
+    """(time, direction, id) of a position made by ``thread_position``; ``BadCursor`` for anything else."""
+    moment, pk, _direction, source = decode_source_cursor(raw)
+    if source not in DIRECTIONS:
+        raise BadCursor(raw)
+    return moment, source, pk
+
+
 def _older(time_field: str, rank: int, before: tuple[datetime, str, int]) -> Q:
     """Rows of the direction ranked ``rank`` that come before the keyset position ``before`` (time, direction, id)
     in the thread's order; the time bound repeated alone so the index scan starts at it."""
@@ -45,16 +58,18 @@ def _older(time_field: str, rank: int, before: tuple[datetime, str, int]) -> Q:
 
 
 def conversation(
-    *, actor: Actor, target_id: int, limit: int = CONVERSATION_LIMIT, before: tuple[datetime, str, int] | None = None
+    *, actor: Actor, target_id: int, limit: int | None = None, before: tuple[datetime, str, int] | None = None
 ) -> list[dict]:
-    """The last ``limit`` messages between the workspace and the target (its mobile) before the keyset position
-    ``before`` — (time, "out"|"in", id) of a message, None: now — oldest first: each ``{"direction": "out"|"in",
-    "id", "at", "text", "line", "status", "campaign_id", "outcome"}``, in the order of ``thread_key``.
+    """The last ``limit`` (default ``CONVERSATION_LIMIT``) messages between the workspace and the target (its
+    mobile) before the keyset position ``before`` — (time, "out"|"in", id) of a message, None: now — oldest first:
+    each ``{"direction": "out"|"in", "id", "at", "text", "line", "status", "campaign_id", "outcome"}``, in the
+    order of ``thread_key``.
 
     Two index range reads of ``limit`` rows each (the attempts by workspace + phone + time, the replies by target
     and by number), merged here — a target with years of messages costs the same. A position, not an offset:
     messages arriving meanwhile never shift an older page, and messages sharing a time are neither lost nor
     repeated across pages."""
+    limit = limit or CONVERSATION_LIMIT
     target = target_get(actor=actor, target_id=target_id)
     received = scoped(InboundSms, actor.workspace).filter(
         Q(target=target) | Q(number=target.mobile) if target.mobile else Q(target=target)

@@ -9,11 +9,11 @@ from django.template.loader import render_to_string
 from django.utils.http import urlencode
 
 from campaigns.models import Campaign
-from campaigns.platform.keyset import BadCursor, decode_source_cursor, encode_cursor
+from campaigns.platform.keyset import BadCursor
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
 from sms.choices import AttemptStatus, InboundOutcome
-from sms.inbound.selectors import DIRECTIONS, conversation
+from sms.inbound.selectors import conversation, thread_position, thread_position_parse
 
 THREAD_PAGE = 30
 PARAM = "thread_before"
@@ -22,13 +22,12 @@ OUTCOME_LABELS = dict(InboundOutcome.choices)
 
 
 def _before(request) -> tuple[datetime, str, int] | None:
-    """The keyset position of the oldest message the previous page showed (time, direction, id); None: the newest
-    page (a cursor that is not one of ours too)."""
+    """The keyset position of the oldest message the previous page showed; None: the newest page (a position that is
+    not one of ours too)."""
     try:
-        moment, pk, _direction, source = decode_source_cursor(request.GET.get(PARAM, ""))
+        return thread_position_parse(request.GET.get(PARAM, ""))
     except BadCursor:
         return None
-    return (moment, source, pk) if source in DIRECTIONS else None
 
 
 def render_conversation_panel(*, request, actor, target) -> str | None:
@@ -50,11 +49,7 @@ def render_conversation_panel(*, request, actor, target) -> str | None:
     context = {
         "target": target,
         "messages": rows,
-        "older_query": urlencode({PARAM: _position(rows[0])}) if older and rows else "",
+        "older_query": urlencode({PARAM: thread_position(rows[0])}) if older and rows else "",
         "newer": before is not None,
     }
     return render_to_string("sms/_conversation_panel.html", context, request=request)
-
-
-def _position(row: dict) -> str:
-    return encode_cursor(row["at"], row["id"], "n", source=row["direction"])

@@ -115,6 +115,28 @@ def test_thread_pages_by_position_not_offset(owner_client, workspace, monkeypatc
     assert thread(owner_client, target, "?thread_before=2026-01-01T00:00:00%2B00:00")[0][-1] == "out4"
 
 
+def test_the_conversation_api_pages_back_by_position(api, workspace, monkeypatch):
+    from sms.inbound import selectors
+
+    monkeypatch.setattr(selectors, "CONVERSATION_LIMIT", 2)
+    target = make_target(workspace)
+    moment = timezone.now() - timedelta(hours=1)
+    say(target, "out0", moment)
+    inbound_store(
+        account=make_account(workspace),
+        messages=[received("لغو۱۱", target.mobile, at=moment), received("in1", target.mobile, at=moment)],
+    )
+    say(target, "out1", moment + timedelta(minutes=1))
+    url = f"/api/v1/sms/conversations/{target.id}"
+    newest = api.get(url).json()
+    assert [m["text"] for m in newest] == ["in1", "out1"]
+    older = api.get(url, {"before": newest[0]["position"]}).json()
+    assert [(m["text"], m["outcome"]) for m in older] == [("out0", ""), ("لغو۱۱", "opt_out")]
+    assert api.get(url, {"before": older[0]["position"]}).json() == []
+    refused = api.get(url, {"before": "x" * 5000})
+    assert refused.status_code == 400 and "before" in refused.json()["error"]["details"]
+
+
 def test_the_preview_shows_a_sample_for_the_reply(api, workspace, owner, owner_client):
     body = {"body": "ممنون از پاسخ «{reply.text}»"}
     quiet = make_target(workspace)
