@@ -28,12 +28,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = Path("var/screenshots")
 JALALI_TIME = re.compile(r"[۰-۹]{4}/[۰-۹]{2}/[۰-۹]{2} [۰-۹]{2}:[۰-۹]{2}")
-FAKE_PORT = 8310
 
 
 @pytest.fixture
 def fake(settings):
-    server = FakeProvider(port=FAKE_PORT)
+    server = FakeProvider()  # a free port: runs in parallel never collide
     settings.SMS_PROVIDER_BASE_URLS = {
         "kavenegar": server.url,
         "melipayamak": server.url,
