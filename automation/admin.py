@@ -12,6 +12,7 @@ from automation.models import (
     Execution,
     ExecutionEvent,
     JourneyCount,
+    VersionMigration,
     Workflow,
     WorkflowEdge,
     WorkflowNode,
@@ -109,11 +110,21 @@ class WorkflowTextChangeAdmin(ReadOnlyAdmin):
 
 @admin.register(CampaignJourney)
 class CampaignJourneyAdmin(ReadOnlyAdmin):
-    """A campaign's workflow and pinned version (set once, by the journey campaign service)."""
+    """A campaign's workflow and pinned version (set by the journey campaign service; a version migration pins
+    the newer version)."""
 
     list_display = ("campaign", "workflow", "workflow_version", "workspace")
     list_filter = ("workspace",)
     search_fields = ("campaign__name", "workflow__name")
+
+
+@admin.register(VersionMigration)
+class VersionMigrationAdmin(ReadOnlyAdmin):
+    """Live executions moved to a newer version (written by the migration service and its job, never edited)."""
+
+    list_display = ("workflow", "from_version", "to_version", "kind", "status", "processed", "total", "created_by")
+    list_filter = ("workspace", "status", "kind")
+    search_fields = ("workflow__name",)
 
 
 @admin.register(WorkflowTemplate)

@@ -296,7 +296,8 @@ class CampaignJourney(TimeStamped):
     """The journey side of a campaign: its workflow and the version pinned when it was created.
 
     One row per journey campaign (the primary key is the campaign). Publishing a newer
-    version never changes a campaign. The campaign's channel-neutral fields (starts/ends,
+    version never changes a campaign; a version migration (staff moving its executions) pins the newer one.
+    The campaign's channel-neutral fields (starts/ends,
     daily limit, send window, journey settings, pause stamps) stay on ``Campaign``.
     """
 

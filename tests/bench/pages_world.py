@@ -18,7 +18,7 @@ from django.contrib.auth.models import Group, Permission
 from automation.services.campaigns import journey_campaign_create
 from automation.services.enrollment import MAX_SUBJECTS
 from automation.services.enrollment_batches import enrollment_batch_preview
-from automation.services.workflows import workflow_create
+from automation.services.workflows import workflow_create, workflow_new_draft, workflow_publish
 from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
 from campaigns.chains.models import CampaignGroup, CampaignRun, ConversionEvent, RunAudienceMember, RunAudienceSnapshot
 from campaigns.chains.services.approval import campaign_submit
@@ -68,6 +68,10 @@ class PagesWorld:
             sms_template_create(actor=actor, name=f"قالب {k + 1}", body=f"سلام {{{{first_name}}}}، پیشنهاد {k + 1}")
         workflow_create(actor=actor, name="پیش‌نویس معرفی", template="three_step_intro")
         self._browser(workspace, now)
+        # A second version of the big journey: its executions stand on the first, so the migration step reads
+        # every one of them (counts per step) at full size.
+        workflow_new_draft(actor=actor, workflow_id=workflow_id)
+        workflow_publish(actor=actor, workflow_id=workflow_id, note="نسخهٔ دوم")
 
     def _staff(self, actor) -> None:
         """The owner works in the admin too: staff, with the model permissions (the admin scopes the rows)."""
