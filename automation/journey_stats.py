@@ -44,7 +44,9 @@ WHY_NOT_SENT = {
 }
 # A step's own refusal (its result's ``error``) shown as why-not-sent: no mobile, or the number refuses advertising
 # and the step's line advertises (the SMS channel's ``telecom_blocked``).
-STEP_REFUSALS = ("no_valid_mobile", "telecom_blocked")
+STEP_REFUSALS = ("no_valid_mobile", "telecom_blocked", "frequency_cap")
+# A channel's own reason for waiting (its deferral's ``reason``): the frequency cap across campaigns, a quiet day.
+STEP_DEFERRALS = ("frequency_cap", "quiet_day")
 
 
 def _step(node_type: str | None, subtype: str | None, name: str | None) -> str:
@@ -243,9 +245,11 @@ def target_timeline_events(*, actor: Actor, target_id: int):
 
 
 def why_not_sent(event: ExecutionEvent) -> str | None:
+    data = event.data or {}
+    if data.get("reason") in STEP_DEFERRALS:
+        return data["reason"]
     if event.type in WHY_NOT_SENT:
         return WHY_NOT_SENT[event.type]
-    data = event.data or {}
     if data.get("error") in STEP_REFUSALS:
         return data["error"]
     return None

@@ -40,11 +40,11 @@ COUNT_CAP = 10_000
 # Why a target of the audience gets no message, in the order they are met; ``subtracted``: the reason keeps
 # the message from going (live elsewhere is shown, not subtracted: the journey still sends to it).
 REASONS = dict(LaunchReason.choices)
-NOT_BUILT = ("frequency_cap", "control_group")
+NOT_BUILT = ("control_group",)
 BLOCKER_MESSAGES = {"empty_audience": "کسی نیست که پیامی بگیرد: مخاطبی افزوده نشده یا همه کنار گذاشته شده‌اند."}
 WARNING_MESSAGES = {
     "finish_after_end": "برآورد پایان ارسال بعد از پایان کمپین است؛ بخشی از پیام‌ها نمی‌رود.",
-    "finish_unknown": "با بازه ارسال و سقف روزانه، پایان ارسال در یک سال آینده نیست.",
+    "finish_unknown": "با بازه ارسال، سقف روزانه و روزهای بدون ارسال، پایان ارسال در یک سال آینده نیست.",
 }
 
 
@@ -65,7 +65,7 @@ def _row(reason: str, found: dict[str, Any]) -> dict[str, Any]:
         "capped": capped,
         "estimated": estimated,
         "available": available,
-        "subtracted": reason != "live_elsewhere",
+        "subtracted": found.get("subtracted", reason != "live_elsewhere"),
         "text": (f"حدود {text}" if estimated else text) if available else "هنوز ساخته نشده",
     }
 
@@ -114,7 +114,7 @@ def campaign_check(
     channels: list[dict[str, Any]] = []
     blockers: list[dict[str, str]] = []
     warnings: list[dict[str, str]] = []
-    messages, rate = 0, None
+    messages, rate, quiet = 0, None, None
     steps = [n for n in (graph.nodes if graph else []) if n.type == "action"]
     for key in sorted({n.subtype for n in steps}):
         action = ACTIONS.get(key)
@@ -128,6 +128,8 @@ def campaign_check(
             audience=audience,
             sample=sample,
             cap=COUNT_CAP,
+            now=now,
+            tz=tz,
         )
         for reason, found in facts["exclusions"].items():
             exclusions.setdefault(reason, found)
@@ -135,6 +137,7 @@ def campaign_check(
         rate = facts["rate_per_minute"] if rate is None else min(rate, facts["rate_per_minute"] or rate)
         blockers += facts["blockers"]
         warnings += facts["warnings"]
+        quiet = facts.get("quiet_day") or quiet
         channels.append(facts["details"])
     exclusions["live_elsewhere"] = _live_elsewhere(campaign, subjects, audience, COUNT_CAP)
     rows = [_row(r, exclusions.get(r, {})) for r in REASONS]
@@ -156,6 +159,7 @@ def campaign_check(
         window=window,
         daily_limit=min(limits) if limits else None,
         tz=tz,
+        quiet_day=quiet,
     )
     if finish is None and messages:
         warnings.append({"code": "finish_unknown", "message": WARNING_MESSAGES["finish_unknown"]})

@@ -1,11 +1,13 @@
 """When the last message of a campaign would go out: the sends spread over the send window's openings at the
-account's rate, each workspace day holding at most the daily limits (docs/journeys.md "Launch check")."""
+account's rate, each workspace day holding at most the daily limits, quiet days skipped (docs/journeys.md "Launch
+check")."""
 
 from __future__ import annotations
 
 import math
 import zoneinfo
-from datetime import datetime, time, timedelta
+from collections.abc import Callable
+from datetime import date, datetime, time, timedelta
 
 from automation.engine.window import DAYS, SendWindow
 
@@ -27,9 +29,11 @@ def finish_at(
     window: SendWindow | None,
     daily_limit: int | None,
     tz: str,
+    quiet_day: Callable[[date], bool] | None = None,
 ) -> datetime | None:
     """The estimated time of the last send (``start`` when there is nothing to send); None past ``HORIZON_DAYS``
-    or when the window never opens. Waits between steps are not added: this is the sending time alone."""
+    or when the window never opens. Waits between steps are not added: this is the sending time alone. A day
+    ``quiet_day`` says is quiet (the channel's no-send days of promotional steps) sends nothing."""
     if messages <= 0:
         return start
     if daily_limit == 0:
@@ -39,6 +43,8 @@ def finish_at(
     local_start = start.astimezone(zone)
     for offset in range(HORIZON_DAYS):
         day = local_start.date() + timedelta(days=offset)
+        if quiet_day is not None and quiet_day(day):
+            continue
         left_today = daily_limit if daily_limit is not None else math.inf
         for opens, closes in _intervals(window, day):
             begin = datetime.combine(day, opens, tzinfo=zone)

@@ -10,12 +10,14 @@ import zoneinfo
 import jdatetime
 from django import forms
 
+from campaigns.platform.jalali import parse_jalali, to_jalali
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
 from campaigns.platform.widgets import WeekWindowFields
 from sms.choices import LOG_STATUS_CHOICES, MAX_PRICE, PRICE_FIELDS, BlacklistReason, LineKind
+from sms.filtered_words import clean_words
 from sms.providers import credential_fields
 from sms.selectors import latin_digits, provider_kind_choices
-from sms.services import MAX_RETENTION_DAYS
+from sms.services import MAX_FREQUENCY_CAP, MAX_RETENTION_DAYS
 
 
 def service_errors_to_form(form: forms.Form, exc) -> None:
@@ -153,8 +155,19 @@ class AccountForm(StrictTextFormMixin, forms.Form):
     price_irancell = forms.IntegerField(label="ایرانسل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
     price_rightel = forms.IntegerField(label="رایتل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
 
+    filtered_words = forms.CharField(
+        label="کلمه‌های فیلترشده (هر خط یک کلمه)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="متنی که یکی از این‌ها را دارد در ویرایشگر هشدار می‌گیرد و شروع کمپین را می‌بندد؛ "
+        "کلمه‌هایی که سرویس‌دهنده هنگام رد پیام نام ببرد خودکار افزوده می‌شوند.",
+    )
+
     def clean_line_kind(self) -> str:
         return self.cleaned_data.get("line_kind") or LineKind.SERVICE
+
+    def clean_filtered_words(self) -> list[str]:
+        return clean_words((self.cleaned_data.get("filtered_words") or "").splitlines())
 
     def prices(self) -> dict[str, int]:
         return {field: self.cleaned_data.get(field) or 0 for field in PRICE_FIELDS}
@@ -273,6 +286,39 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         required=False,
         help_text="هر اعلان فضای کاری به ایمیل گیرندگانش هم فرستاده می‌شود.",
     )
+    frequency_cap_per_day = forms.IntegerField(
+        label="سقف پیامک تبلیغاتی هر نفر در روز",
+        required=False,
+        min_value=0,
+        max_value=MAX_FREQUENCY_CAP,
+        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
+        help_text="همهٔ کمپین‌ها و زنجیره‌ها با هم، در هر روز تقویم فضای کاری؛ فقط خط‌های تبلیغاتی شمرده می‌شوند. "
+        "خالی یا ۰: بدون سقف. پیام بیش از سقف به فردا می‌افتد یا، اگر گام گفته باشد، فرستاده نمی‌شود.",
+    )
+    quiet_fridays = forms.BooleanField(label="جمعه‌ها پیامک تبلیغاتی فرستاده نشود", required=False)
+    quiet_days = forms.CharField(
+        label="روزهای بدون پیامک تبلیغاتی (هر خط یک تاریخ، مثل ۱۴۰۵/۰۱/۰۱)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "dir": "ltr"}),
+        help_text="تعطیلات رسمی و روزهای دیگر؛ پیامک تبلیغاتی این روزها به نخستین روز مجاز بعدی می‌افتد.",
+    )
+
+    def clean_quiet_days(self) -> list[str]:
+        """Jalali dates, one a line (Persian or Latin digits) → ISO dates."""
+        days = []
+        for line in (self.cleaned_data.get("quiet_days") or "").splitlines():
+            if not line.strip():
+                continue
+            try:
+                moment = parse_jalali(line)
+            except ValueError as exc:
+                raise forms.ValidationError(f"«{line.strip()}»: {exc}") from None
+            days.append(moment.date().isoformat())
+        return days
+
+    @staticmethod
+    def quiet_days_text(values) -> str:
+        return "\n".join(to_jalali(dt.date.fromisoformat(v)) for v in values or [])
 
     def __init__(self, *args, accounts=(), window=None, **kwargs):
         super().__init__(*args, **kwargs)

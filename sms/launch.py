@@ -8,13 +8,16 @@ the operators' shares are read from a sample of the audience when it is larger t
 
 from __future__ import annotations
 
+import zoneinfo
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from campaigns.platform.counts import capped_count, scanned_count
-from sms import channel, telecom_blocks
+from sms import channel, filtered_words, frequency_cap, quiet_days, telecom_blocks
 from sms.choices import OPERATOR_PRICE_FIELD, BlacklistSource, LineKind, Operator
 from sms.lint import lint_text
 from sms.models import BlacklistEntry, SmsProviderAccount, SmsSettings
@@ -29,10 +32,13 @@ BLOCKER_MESSAGES = {
     "credit_below_cost": "اعتبار حساب پیامک از هزینه برآوردی این ارسال کمتر است.",
     "opt_out_missing": "خط تبلیغاتی بدون سطر «{opt_out}» به چند شماره نمی‌فرستد (گام «{step}»).",
     "link_not_allowed": "این حساب اجازه ارسال پیوند ندارد و متن گام «{step}» پیوند دارد.",
+    "filtered_word": "سرویس‌دهنده پیش‌تر متنی را برای کلمهٔ فیلترشده رد کرده و متن گام «{step}» آن را دارد ({words}).",
 }
 WARNING_MESSAGES = {
     "credit_unknown": "اعتبار حساب پیامک هنوز خوانده نشده است؛ هزینه با اعتبار سنجیده نشد.",
+    "frequency_cap_high": "بیش از ۱۰٪ مخاطبان امروز به سقف پیامک تبلیغاتی روزانه رسیده‌اند؛ پیامشان {what}.",
 }
+CAP_SHARE = 0.10  # a cap that holds back more than this share of the audience is a warning
 
 
 @dataclass
@@ -44,6 +50,8 @@ class StepText:
     has_link: bool
     has_opt_out: bool
     account: SmsProviderAccount | None
+    filtered: list[str] = field(default_factory=list)  # the account's filtered words in the text
+    skips_when_capped: bool = False  # ``on_frequency_cap: skip``
 
 
 @dataclass
@@ -58,6 +66,7 @@ class SmsLaunchFacts:
     cost: int
     blockers: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
+    quiet_day: Any = None  # ``date → bool`` when a step advertises and the workspace keeps quiet days
 
     @property
     def rate_per_minute(self) -> int | None:
@@ -83,6 +92,7 @@ class SmsLaunchFacts:
             "rate_per_minute": self.rate_per_minute,
             "blockers": self.blockers,
             "warnings": self.warnings,
+            "quiet_day": self.quiet_day,
             "details": {
                 "channel": "sms",
                 "account": None
@@ -97,7 +107,13 @@ class SmsLaunchFacts:
                     "credit_checked_at": account.credit_checked_at,
                 },
                 "steps": [
-                    {"title": s.title, "parts": s.parts, "has_link": s.has_link, "has_opt_out": s.has_opt_out}
+                    {
+                        "title": s.title,
+                        "parts": s.parts,
+                        "has_link": s.has_link,
+                        "has_opt_out": s.has_opt_out,
+                        "filtered_words": s.filtered,
+                    }
                     for s in self.steps
                 ],
                 "operators": [
@@ -115,9 +131,18 @@ class SmsLaunchFacts:
         }
 
 
-def _exclusions(workspace_id: int, subjects: QuerySet, *, advertising: bool, audience: int, cap: int) -> dict:
+def _exclusions(
+    workspace_id: int,
+    subjects: QuerySet,
+    *,
+    advertising: bool,
+    audience: int,
+    cap: int,
+    frequency: tuple[int, date, bool] | None = None,
+) -> dict:
     """Disjoint reasons, in the order a send meets them: no mobile, blacklisted (staff, imports, …),
-    opted out by keyword, blocked by the operators for advertising (advertising lines only)."""
+    opted out by keyword, blocked by the operators for advertising (advertising lines only), already at the
+    frequency cap today (advertising lines, a cap set: ``frequency`` = (cap, day, the steps skip))."""
     entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
     no_mobile = Q(mobile__isnull=True) | Q(mobile="")
     opt_out = entries.filter(source__in=OPT_OUT_SOURCES).values("value")
@@ -132,6 +157,14 @@ def _exclusions(workspace_id: int, subjects: QuerySet, *, advertising: bool, aud
             mobile__in=entries.values("value")
         )
         found["telecom_blocked"] = capped_count(blocked, cap)
+        if frequency is not None:
+            limit, day, skips = frequency
+            at_cap = subjects.filter(mobile__in=frequency_cap.capped_values(workspace_id, day=day, cap=limit))
+            at_cap = at_cap.exclude(mobile__in=entries.values("value")).exclude(
+                mobile__in=telecom_blocks.blocked_values(workspace_id)
+            )
+            # Waiting for tomorrow still sends (not subtracted); skipping does not.
+            found["frequency_cap"] = {**capped_count(at_cap, cap), "subtracted": skips}
     else:
         found["telecom_blocked"] = {"count": 0, "capped": False, "estimated": False}
     return found
@@ -153,7 +186,15 @@ def _operators(subjects: QuerySet, receivers: int) -> tuple[dict[str, int], bool
 
 
 def launch_facts(
-    workspace, *, configs: list[dict[str, Any]], subjects: QuerySet, audience: int, sample_text, cap: int
+    workspace,
+    *,
+    configs: list[dict[str, Any]],
+    subjects: QuerySet,
+    audience: int,
+    sample_text,
+    cap: int,
+    now: datetime | None = None,
+    tz: str = "Asia/Tehran",
 ) -> SmsLaunchFacts:
     """The SMS channel's facts for the SMS steps ``configs`` of a campaign whose audience is ``subjects`` (a
     target queryset, ``audience`` of them); ``sample_text(config)`` renders a step's text for a sample target."""
@@ -164,17 +205,25 @@ def launch_facts(
     steps: list[StepText] = []
     for config in configs:
         account = channel.pick_account(settings, config.get("provider") or None)
-        lint = lint_text(
-            sample_text(config), append_opt_out=bool(config.get("append_opt_out")), opt_out_text=settings.opt_out_text
-        )
-        steps.append(
-            StepText(config.get("title") or "ارسال پیامک", lint.parts, lint.has_link, lint.has_opt_out, account)
-        )
+        text = sample_text(config)
+        lint = lint_text(text, append_opt_out=bool(config.get("append_opt_out")), opt_out_text=settings.opt_out_text)
+        step = StepText(config.get("title") or "ارسال پیامک", lint.parts, lint.has_link, lint.has_opt_out, account)
+        step.filtered = filtered_words.found_in(text, account, template=config.get("body") or "")
+        step.skips_when_capped = config.get("on_frequency_cap") == frequency_cap.SKIP
+        steps.append(step)
     accounts = [s.account for s in steps]
     account = accounts[0] if accounts else settings.primary_account
     advertising = any(a is not None and a.line_kind == LineKind.ADVERTISING for a in accounts)
-    exclusions = _exclusions(workspace.id, subjects, advertising=advertising, audience=audience, cap=cap)
-    receivers = max(0, audience - sum(e["count"] for e in exclusions.values()))
+    now = now or timezone.now()
+    frequency = None
+    if advertising and settings.frequency_cap_per_day:
+        day = now.astimezone(zoneinfo.ZoneInfo(tz)).date()
+        skips = any(s.skips_when_capped for s in steps if telecom_blocks.is_advertising(s.account))
+        frequency = (settings.frequency_cap_per_day, day, skips)
+    exclusions = _exclusions(
+        workspace.id, subjects, advertising=advertising, audience=audience, cap=cap, frequency=frequency
+    )
+    receivers = max(0, audience - sum(e["count"] for e in exclusions.values() if e.get("subtracted", True)))
     reached = subjects.exclude(
         mobile__in=BlacklistEntry.objects.filter(workspace_id=workspace.id, channel="sms", is_active=True).values(
             "value"
@@ -218,6 +267,17 @@ def launch_facts(
         if step.has_link and not step.account.links_allowed:
             message = BLOCKER_MESSAGES["link_not_allowed"].format(step=step.title)
             facts.blockers.append({"code": "link_not_allowed", "message": message})
+        if step.filtered:
+            message = BLOCKER_MESSAGES["filtered_word"].format(step=step.title, words="، ".join(step.filtered))
+            facts.blockers.append({"code": "filtered_word", "message": message})
+    at_cap = exclusions.get("frequency_cap")
+    if at_cap and audience and at_cap["count"] > CAP_SHARE * audience:
+        what = "فرستاده نمی‌شود" if at_cap["subtracted"] else "به فردا می‌افتد"
+        facts.warnings.append(
+            {"code": "frequency_cap_high", "message": WARNING_MESSAGES["frequency_cap_high"].format(what=what)}
+        )
+    if advertising and (settings.quiet_fridays or settings.quiet_days):
+        facts.quiet_day = quiet_days.quiet_test(settings)
     return facts
 
 
@@ -226,6 +286,7 @@ LINT_MESSAGES = {
     "«متن لغو اشتراک» را بزنید.",
     "link_not_allowed": "این حساب اجازه ارسال پیوند ندارد؛ پیوند را بردارید یا از سرویس‌دهنده مجوز بگیرید.",
     "link": "متن پیوند دارد؛ برخی خط‌ها پیوند را نمی‌پذیرند.",
+    "filtered_word": "سرویس‌دهنده این حساب پیش‌تر برای کلمهٔ فیلترشده پیام را رد کرده است: {words}",
 }
 
 
@@ -249,6 +310,10 @@ def text_lint(config: dict[str, Any], text: str, *, workspace_id: int | None) ->
     if lint.has_link:
         code = "link_not_allowed" if account is not None and not account.links_allowed else "link"
         problems.append({"code": code, "message": LINT_MESSAGES[code]})
+    filtered = filtered_words.found_in(text, account, template=config.get("body") or "")
+    if filtered:
+        message = LINT_MESSAGES["filtered_word"].format(words="، ".join(filtered))
+        problems.append({"code": "filtered_word", "message": message})
     return {
         **lint.as_dict(),
         "line_kind": account.line_kind if account is not None else "",

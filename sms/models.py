@@ -62,6 +62,10 @@ class SmsProviderAccount(TimeStamped):
     # The provider's last answer about the account's credit (rials), read on a timer; null = never read.
     credit = models.BigIntegerField("اعتبار (ریال)", null=True, blank=True)
     credit_checked_at = models.DateTimeField("زمان خواندن اعتبار", null=True, blank=True)
+    # Words the provider refuses in a text on this account (Melipayamak 7): named by the provider's answer or by
+    # staff; and the step texts (templates, no personal values) the provider refused for one (sms.filtered_words).
+    filtered_words = models.JSONField("کلمه‌های فیلترشده", default=list, blank=True)
+    filtered_templates = models.JSONField("متن‌های ردشده برای کلمه فیلترشده", default=list, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()
 
@@ -115,6 +119,13 @@ class SmsSettings(TimeStamped):
     paused_until = models.DateTimeField("توقف کانال تا", null=True, blank=True)
     pause_reason = models.CharField("دلیل توقف", max_length=200, blank=True)
     outage_notified_at = models.DateTimeField("اعلان قطعی", null=True, blank=True)
+    # Promotional sends (advertising lines) per number per workspace calendar day across every journey and chain;
+    # 0 = no cap (sms.frequency_cap, docs/sms.md "Frequency cap").
+    frequency_cap_per_day = models.PositiveSmallIntegerField("سقف پیامک تبلیغاتی هر نفر در روز", default=0)
+    # Days on which promotional sends wait for the next allowed day (sms.quiet_days): every Friday and/or the
+    # listed dates (ISO, Gregorian; shown and edited in the Jalali calendar).
+    quiet_fridays = models.BooleanField("جمعه‌ها پیامک تبلیغاتی نرود", default=False)
+    quiet_days = models.JSONField("روزهای بدون پیامک تبلیغاتی", default=list, blank=True)
 
     objects = WorkspaceQuerySet.as_manager()
 
@@ -362,6 +373,27 @@ class TelecomBlockedNumber(models.Model):
 
     def __str__(self) -> str:
         return f"شمارهٔ مسدود تبلیغاتی {fa_digits(self.pk)}"
+
+
+class SmsFrequencyCount(models.Model):
+    """Promotional messages a number got on one workspace calendar day (the frequency cap's counter: one row per
+    number and day, raised only below the cap by one conditional statement; sms.frequency_cap)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    phone = models.CharField("شماره", max_length=20)
+    day = models.DateField("روز")
+    sent = models.PositiveSmallIntegerField("ارسال‌شده", default=0)
+
+    objects = WorkspaceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "شمار پیامک تبلیغاتی روزانه"
+        verbose_name_plural = "شمار پیامک‌های تبلیغاتی روزانه"
+        constraints = [models.UniqueConstraint(fields=["workspace", "phone", "day"], name="sms_frequency_unique_day")]
+        indexes = [models.Index(fields=["day"], name="sms_frequency_day")]
+
+    def __str__(self) -> str:
+        return f"شمار روزانه {fa_digits(self.pk)}"
 
 
 class SmsTemplate(TimeStamped):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
+from datetime import date
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -16,7 +17,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.workspaces import workspace_settings_set
-from sms import channel, events
+from sms import channel, events, filtered_words, quiet_days
 from sms.choices import MAX_PRICE, PRICE_FIELDS, AttemptStatus, BlacklistReason, BlacklistSource, LineKind
 from sms.delivery import attempt_status_apply
 from sms.errors import AlreadyBlacklisted, InvalidNumber
@@ -196,7 +197,11 @@ SETTINGS_FIELDS = {
     "fallback_account_id",
     "notifications_email",
     "sms_retention_days",
+    "frequency_cap_per_day",
+    "quiet_fridays",
+    "quiet_days",
 }
+MAX_FREQUENCY_CAP = 50
 # ``notifications_email`` (e-mail every notification, campaigns.notifications) and ``sms_retention_days`` (days
 # after which SMS texts and numbers are erased, sms.retention; 0 = keep forever) live in Workspace.settings.
 MAX_RETENTION_DAYS = 3650
@@ -214,6 +219,30 @@ def _workspace_values(data: dict[str, Any]) -> dict[str, Any]:
             raise ValidationFailed.field(RETENTION_SETTING, f"تعداد روز باید بین ۰ و {MAX_RETENTION_DAYS} باشد.")
         values[RETENTION_SETTING] = days or None  # 0: keep forever (the key is removed)
     return values
+
+
+def _promotional_values(settings: SmsSettings, data: dict[str, Any]) -> None:
+    """The frequency cap (0 = none) and the quiet days of promotional sends (ISO dates, each once, sorted)."""
+    if "frequency_cap_per_day" in data:
+        cap = data["frequency_cap_per_day"]
+        if isinstance(cap, bool) or not isinstance(cap, int) or not 0 <= cap <= MAX_FREQUENCY_CAP:
+            raise ValidationFailed.field("frequency_cap_per_day", f"سقف باید عددی بین ۰ و {MAX_FREQUENCY_CAP} باشد.")
+        settings.frequency_cap_per_day = cap
+    if "quiet_fridays" in data:
+        if not isinstance(data["quiet_fridays"], bool):
+            raise ValidationFailed.field("quiet_fridays", "مقدار باید درست یا نادرست باشد.")
+        settings.quiet_fridays = data["quiet_fridays"]
+    if "quiet_days" in data:
+        values = data["quiet_days"]
+        if not isinstance(values, list) or len(values) > quiet_days.MAX_DAYS:
+            raise ValidationFailed.field("quiet_days", f"فهرستی از حداکثر {quiet_days.MAX_DAYS} تاریخ.")
+        days = set()
+        for value in values:
+            try:
+                days.add(date.fromisoformat(str(value)))
+            except ValueError:
+                raise ValidationFailed.field("quiet_days", "تاریخ نامعتبر است.") from None
+        settings.quiet_days = [d.isoformat() for d in sorted(days)]
 
 
 def sms_settings_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
@@ -239,6 +268,7 @@ def sms_settings_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
         settings.enabled = bool(data["enabled"])
     if "opt_out_text" in data:
         settings.opt_out_text = str(data["opt_out_text"] or "")[:60]
+    _promotional_values(settings, data)
     with transaction.atomic():
         settings.save()
         if workspace_values:
@@ -304,7 +334,7 @@ def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: li
 
 
 # --- provider accounts -----------------------------------------------------------------------------------
-ACCOUNT_FIELDS = {"name", "credentials", "senders", "is_active", "line_kind", *PRICE_FIELDS}
+ACCOUNT_FIELDS = {"name", "credentials", "senders", "is_active", "line_kind", "filtered_words", *PRICE_FIELDS}
 
 
 def _clean_senders(raw: Any) -> list[str]:
@@ -392,6 +422,10 @@ def sms_account_update(*, actor: Actor, account_id: int, data: dict[str, Any]) -
     for field in PRICE_FIELDS:
         if field in data:
             setattr(account, field, _price(field, data[field]))
+    if "filtered_words" in data:
+        if not isinstance(data["filtered_words"], list):
+            raise ValidationFailed.field("filtered_words", "فهرستی از کلمه‌ها.")
+        account.filtered_words = filtered_words.clean_words(data["filtered_words"])
     if any(str(v or "").strip() for v in (data.get("credentials") or {}).values()):
         account.credentials = _credentials_json(account.provider, data["credentials"])
     account.save()

@@ -245,6 +245,9 @@ def _settings_context(actor, **forms) -> dict:
             "global_daily_limit": engine.global_daily_limit,
             "sms_retention_days": retention_days(actor.workspace) or None,
             "notifications_email": bool((actor.workspace.settings or {}).get("notifications_email")),
+            "frequency_cap_per_day": overview.settings.frequency_cap_per_day or None,
+            "quiet_fridays": overview.settings.quiet_fridays,
+            "quiet_days": ChannelSettingsForm.quiet_days_text(overview.settings.quiet_days),
         }
         forms["channel_form"] = ChannelSettingsForm(
             initial=initial, accounts=overview.accounts, window=engine.default_send_window
@@ -301,6 +304,9 @@ def _save_channel(request, actor):
                     "opt_out_text": data["opt_out_text"],
                     "notifications_email": data["notifications_email"],
                     "sms_retention_days": data["sms_retention_days"] or 0,
+                    "frequency_cap_per_day": data["frequency_cap_per_day"] or 0,
+                    "quiet_fridays": data["quiet_fridays"],
+                    "quiet_days": data["quiet_days"],
                 },
             )
             engine = {"enabled": data["automation_enabled"]}
@@ -373,6 +379,7 @@ def account_edit(request, actor, account_id: int):
         "senders": "\n".join(account.senders or []),
         "is_active": account.is_active,
         "line_kind": account.line_kind,
+        "filtered_words": "\n".join(account.filtered_words or []),
         **{field: getattr(account, field) for field in PRICE_FIELDS},
     }
     form = AccountForm(request.POST or None, initial=initial, editing=True)
@@ -387,6 +394,7 @@ def account_edit(request, actor, account_id: int):
                     "senders": data["senders"],
                     "is_active": data["is_active"],
                     "line_kind": data["line_kind"],
+                    "filtered_words": data["filtered_words"],
                     **form.prices(),
                     "credentials": form.credentials(),
                 },

@@ -12,7 +12,10 @@ class LaunchExclusionOutput(serializers.Serializer):
     capped = serializers.BooleanField(help_text="The count stopped at `count_cap`: there are more.")
     estimated = serializers.BooleanField(help_text="Counted among the audience's first rows and scaled («حدود …»).")
     available = serializers.BooleanField()
-    subtracted = serializers.BooleanField(help_text="false: shown only (live elsewhere still gets the message).")
+    subtracted = serializers.BooleanField(
+        help_text="false: shown only (live elsewhere still gets the message; a frequency cap whose steps wait sends "
+        "the next day)."
+    )
     text = serializers.CharField(help_text="The count for people («بیش از …» when capped).")
 
 
@@ -44,6 +47,9 @@ class LaunchStepOutput(serializers.Serializer):
     parts = serializers.IntegerField(help_text="Message parts of the text for a sample target.")
     has_link = serializers.BooleanField()
     has_opt_out = serializers.BooleanField()
+    filtered_words = serializers.ListField(
+        child=serializers.CharField(), help_text="Words of the account's filtered list in the text (a blocker)."
+    )
 
 
 class LaunchOperatorOutput(serializers.Serializer):

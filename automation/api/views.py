@@ -499,7 +499,7 @@ class TargetTimelineApi(WorkspaceAPIView):
         "`?cursor=` with `size`) — "
         "each send with text, number, status, provider message id, error and retry time, the actor of manual "
         "actions, and `why_not_sent` (window_closed, limit_reached, blacklisted, circuit_open, no_valid_mobile, "
-        "telecom_blocked); "
+        "telecom_blocked, frequency_cap, quiet_day); "
         "`conflict_skips`: enrollments that skipped it because it was live elsewhere; "
         "`left_out`: sends it was left out of without a journey of its own (a chain run's dispatch: blacklisted, "
         "opted out, no mobile, already live), each with `why_not_sent`, `why_label`, the campaign and the time. "

@@ -39,7 +39,7 @@ from automation.engine.variables import render, unknown_variables
 from campaigns.platform.bulk import ids_match
 from campaigns.platform.permissions import Perm
 from sms import channel
-from sms.action import sending
+from sms.action import capping, sending
 from sms.action.attempts import CHANNEL, AttemptRef, Plan, assign_local_ids, insert_attempts
 from sms.action.guards import blacklist_guard, circuit_breaker_guard
 from sms.action.planning import attempt_fields, plan_step
@@ -79,6 +79,8 @@ class SendSmsAction(Action):
             "on_missing_variable": {"type": "string", "enum": ["skip", "blank"], "default": "skip"},
             "append_opt_out": {"type": "boolean", "default": False},
             "on_unknown_outcome": {"type": "string", "enum": ["continue", "hold"], "default": "continue"},
+            # A promotional send over the workspace's frequency cap waits for the next day or is skipped.
+            "on_frequency_cap": {"type": "string", "enum": ["wait", "skip"], "default": "wait"},
             "retry": {
                 "type": "object",
                 "properties": {
@@ -159,8 +161,11 @@ class SendSmsAction(Action):
         )
         return {pk: ("opt_out" if out else "blacklisted") if mobile else "no_valid_mobile" for pk, mobile, out in rows}
 
-    def launch_facts(self, workspace, *, configs, subjects, audience: int, sample, cap: int) -> dict[str, Any]:
-        """The launch check's SMS part (``sms.launch``): refusals by reason, cost, credit, rate, blockers."""
+    def launch_facts(
+        self, workspace, *, configs, subjects, audience: int, sample, cap: int, now=None, tz: str = "Asia/Tehran"
+    ) -> dict[str, Any]:
+        """The launch check's SMS part (``sms.launch``): refusals by reason, cost, credit, rate, blockers, the
+        frequency cap and quiet days of promotional sends."""
         return launch_facts(
             workspace,
             configs=configs,
@@ -168,6 +173,8 @@ class SendSmsAction(Action):
             audience=audience,
             sample_text=lambda config: self.preview(config, sample)["text"] if sample is not None else config["body"],
             cap=cap,
+            now=now,
+            tz=tz,
         ).as_dict()
 
     def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
@@ -213,14 +220,19 @@ class SendSmsAction(Action):
         plan = plan_step(ctx)
         if isinstance(plan, ActionResult):
             return plan
+        capped = capping.take_units([plan])[0]  # the frequency cap across campaigns (promotional sends)
+        if capped is not None:
+            return capped
         assign_local_ids([plan])
         # Tx2: reserve the daily limit and insert the attempt ``queued`` before any HTTP.
         try:
             with transaction.atomic():
                 if not plan.budget.reserve():
+                    capping.give_back([plan])
                     return sending.deferred_by_limit(ctx)
                 plan.attempt = AttemptRef.of(SmsAttempt.objects.create(**attempt_fields(plan)))
         except IntegrityError:
+            capping.give_back([plan])
             return sending.existing_attempt(plan.key, ctx)
         sending.send([plan])  # no transaction of ours is open here: the provider call may take seconds
         return sending.settle([plan])[0]
@@ -231,18 +243,26 @@ class SendSmsAction(Action):
         results."""
         results: list[ActionResult | None] = [None] * len(ctxs)
         ask_batch(ctxs)  # the batch's undecided attempts: one status request per provider batch
-        groups: dict[tuple, list[tuple[int, Plan]]] = {}
+        planned: list[tuple[int, Plan]] = []
         for index, ctx in enumerate(ctxs):
             plan = plan_step(ctx)
             if isinstance(plan, ActionResult):
                 results[index] = plan
             else:
-                b = plan.budget
-                groups.setdefault((b.workspace_id, b.channel, b.day, b.scopes), []).append((index, plan))
+                planned.append((index, plan))
+        groups: dict[tuple, list[tuple[int, Plan]]] = {}
+        # The frequency cap across campaigns first (promotional sends): a capped step takes no unit of the limits.
+        for (index, plan), capped in zip(planned, capping.take_units([p for _, p in planned]), strict=True):
+            if capped is not None:
+                results[index] = capped
+                continue
+            b = plan.budget
+            groups.setdefault((b.workspace_id, b.channel, b.day, b.scopes), []).append((index, plan))
         going: list[tuple[int, Plan]] = []
         for members in groups.values():
             granted = members[0][1].budget.reserve_many(len(members))  # claim order = fairness order
             going += members[:granted]
+            capping.give_back([plan for _, plan in members[granted:]])
             for index, plan in members[granted:]:
                 results[index] = sending.deferred_by_limit(plan.ctx)
         if going:
@@ -253,6 +273,7 @@ class SendSmsAction(Action):
             except IntegrityError:  # a key already exists: give the units back and decide one by one
                 for _, plan in going:
                     plan.budget.release()
+                capping.give_back([plan for _, plan in going])
                 for index, plan in going:
                     results[index] = self.execute(plan.ctx)
                 return results

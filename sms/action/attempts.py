@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import psycopg
@@ -51,6 +52,7 @@ class Plan:
     gateway: GatewayResult | None = None
     lost: bool = False  # the queued row was no longer ours when its turn came
     limited: float = 0.0  # the account's rate limit refused the call: seconds until it may go
+    cap_day: date | None = None  # the day a unit of the frequency cap was taken for this send (sms.frequency_cap)
 
 
 def insert_attempts(rows: list[dict[str, Any]]) -> list[AttemptRef]:

@@ -8,6 +8,7 @@ from automation.choices import EventType
 from automation.engine.registry import ActionResult, ResultStatus
 from automation.engine.variables import render
 from sms.action.attempts import CHANNEL, Plan, record_id
+from sms.action.capping import quiet_day_result
 from sms.action.guards import ad_blocked, answerable, cached_settings, mobile, primary_kind
 from sms.action.unknowns import drop_queued, earlier_attempts, settle_unknown
 from sms.choices import ACCEPTED, AttemptStatus
@@ -23,6 +24,9 @@ def plan_step(ctx):
     if ad_blocked(ctx, phone):  # the operators refuse advertising to it: skipped, a service line still reaches it
         data = {"error": "telecom_blocked", "event": EventType.SKIPPED}
         return ActionResult(ResultStatus.SKIPPED, message="blocked for advertising", data=data)
+    quiet = quiet_day_result(ctx)  # a promotional send on a quiet day waits for the next allowed day
+    if quiet is not None:
+        return quiet
     config = node.config
     body = config.get("body") or ""
     settings = cached_settings(ctx)

@@ -9,7 +9,8 @@ from automation.choices import EventType
 from automation.engine.guards import next_opening_tomorrow
 from automation.engine.lease import STOP_EXCEPTIONS
 from automation.engine.registry import RETRY_STRATEGIES, ActionResult, ResultStatus
-from sms import channel, rate_limits, telecom_blocks
+from sms import channel, filtered_words, rate_limits, telecom_blocks
+from sms.action import capping
 from sms.action.attempts import Plan, name_provider_many, record_many, stamp_sending
 from sms.action.guards import cached_settings
 from sms.action.unknowns import release_kept_units, settle_delay, unknown_result
@@ -118,7 +119,8 @@ def call(plans: list[Plan]) -> None:
 def settle(plans: list[Plan]) -> list[ActionResult]:
     """Write every result once (status only while ``sending``), give back the budget of what surely was not
     sent (an unknown keeps its unit until settled), drive the circuit."""
-    results, updates, never_called = [], [], []
+    results, updates, never_called, give_back_cap = [], [], [], []
+    refused: set[tuple[int, str, str]] = set()  # (account, step text, answer) refused for a filtered word
     release: dict[int, int] = {}
     for plan in plans:
         ctx, gateway = plan.ctx, plan.gateway
@@ -128,6 +130,7 @@ def settle(plans: list[Plan]) -> list[ActionResult]:
         if gateway.retry_after:  # the account's rate limit: nothing was called
             results.append(rate_limited(plan, gateway))
             never_called.append(plan.attempt.id)
+            give_back_cap.append(plan)
             release[id(plan.budget)] = release.get(id(plan.budget), 0) + 1
             continue
         response = gateway.response
@@ -152,6 +155,11 @@ def settle(plans: list[Plan]) -> list[ActionResult]:
             telecom_blocks.remember_if_blocked(
                 workspace_id=ctx.workspace.id, phone=plan.phone, provider=gateway.provider, code=response.error_code
             )
+            if filtered_words.is_filtered_code(provider_for(gateway.provider), response.error_code):
+                account = channel.pick_account(cached_settings(ctx), gateway.provider)
+                if account is not None:
+                    template = ctx.node.config.get("body") or ""
+                    refused.add((account.id, template, response.error_message or ""))
             results.append(ActionResult(ResultStatus.REJECTED, message=response.error_code, data=data))
         else:
             results.append(ActionResult(ResultStatus.FAILED, retryable=True, message=response.error_code, data=data))
@@ -164,6 +172,9 @@ def settle(plans: list[Plan]) -> list[ActionResult]:
         else:
             budgets[key].release_many(count)
     record_many(updates)
+    for account_id, template, answer in refused:
+        filtered_words.remember_refusal(account_id=account_id, template=template, answer=answer)
+    capping.give_back(give_back_cap)  # held back by the rate limit: the send's unit of the cap comes back
     if never_called:  # the limited steps' rows, never called: gone in one statement
         SmsAttempt.objects.filter(
             pk__in=never_called, status__in=(AttemptStatus.QUEUED, AttemptStatus.SENDING)

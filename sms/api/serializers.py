@@ -106,6 +106,10 @@ class SmsAttemptOutput(serializers.ModelSerializer):
 class SmsAccountOutput(serializers.ModelSerializer):
     """A provider account as the launch check sees it (credentials never read back)."""
 
+    filtered_words = serializers.ListField(
+        child=serializers.CharField(), help_text="Words the provider refuses in a text on this account."
+    )
+
     class Meta:
         model = SmsProviderAccount
         fields = [
@@ -119,6 +123,7 @@ class SmsAccountOutput(serializers.ModelSerializer):
             "price_rightel",
             "credit",
             "credit_checked_at",
+            "filtered_words",
         ]
 
 
@@ -133,6 +138,14 @@ class SmsSettingsOutput(serializers.Serializer):
     webhook_path = serializers.CharField()
     notifications_email = serializers.BooleanField(help_text="Every notification is also e-mailed to the owners.")
     sms_retention_days = serializers.IntegerField(help_text="SMS texts and numbers are erased after it; 0 = kept.")
+    frequency_cap_per_day = serializers.IntegerField(
+        help_text="Promotional messages (advertising lines) per number per workspace day, every campaign together; "
+        "0 = no cap."
+    )
+    quiet_fridays = serializers.BooleanField(help_text="No promotional sends on Fridays.")
+    quiet_days = serializers.ListField(
+        child=serializers.DateField(), help_text="Dates without promotional sends (ISO; the pages show them Jalali)."
+    )
     accounts = SmsAccountOutput(
         many=True, help_text="The provider accounts: line kind, price of one part per operator (rials), last credit."
     )

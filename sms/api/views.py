@@ -235,6 +235,9 @@ def _settings_payload(settings) -> dict:
         "webhook_path": f"/api/webhooks/sms/generic/{settings.webhook_token}",
         "notifications_email": bool((workspace.settings or {}).get("notifications_email", False)),
         "sms_retention_days": retention_days(workspace),
+        "frequency_cap_per_day": settings.frequency_cap_per_day,
+        "quiet_fridays": settings.quiet_fridays,
+        "quiet_days": settings.quiet_days or [],
         "accounts": SmsAccountOutput(
             SmsProviderAccount.objects.filter(workspace_id=settings.workspace_id).order_by("name", "id"), many=True
         ).data,

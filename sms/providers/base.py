@@ -101,6 +101,9 @@ class Provider:
     # The codes that say "this number is on the operators' blacklist for advertising" (a send entry's error code
     # or a delivery status, as stored on the attempt): the number is remembered (``sms.telecom_blocks``).
     ad_blocked_codes: ClassVar[frozenset[str]] = frozenset()
+    # Send answers meaning "the text carries a filtered word" (Melipayamak 7): the account keeps the words and the
+    # refused text (``sms.filtered_words``).
+    filtered_word_codes: ClassVar[frozenset[str]] = frozenset()
     # Answers "how much credit is left?" (Kavenegar ``account/info``, Melipayamak ``GetCredit``): read on a timer.
     credit_query: ClassVar[bool] = False
     # Builders of the provider's wire answers (used by the fake servers of the tests).

@@ -92,6 +92,8 @@ class MelipayamakProvider(Provider):
     delivery_codes = DELIVERY_CODES
     # Delivery status 35: the number is on the operators' advertising blacklist.
     ad_blocked_codes = frozenset({"35"})
+    # Send code 7: the text carries a word the provider filters.
+    filtered_word_codes = frozenset({"7"})
     credit_query = True
 
     def _url(self, method: str) -> str:

@@ -88,7 +88,7 @@ def test_counts_by_reason_cost_and_finish_then_the_sends_do_what_it_said(actor, 
         "opt_out": 1,
         "telecom_blocked": 1,
         "live_elsewhere": 1,
-        "frequency_cap": None,
+        "frequency_cap": 0,
         "control_group": None,
     }
     assert check["receivers"] == 4 and check["messages"] == 4  # live elsewhere still gets it

@@ -77,7 +77,8 @@ def test_the_check_counts_what_the_sends_then_do_and_a_blocker_disables_start(pa
         for reason in ("no_mobile", "blacklisted", "opt_out", "telecom_blocked")
     }
     assert shown == {"no_mobile": "۱", "blacklisted": "۱", "opt_out": "۱", "telecom_blocked": "۱"}
-    expect(page.get_by_test_id("launch-count-frequency_cap")).to_have_text("هنوز ساخته نشده")
+    expect(page.get_by_test_id("launch-count-frequency_cap")).to_have_text("۰")
+    expect(page.get_by_test_id("launch-count-control_group")).to_have_text("هنوز ساخته نشده")
     expect(page.get_by_test_id("launch-cost")).to_have_text("۳٬۵۰۰ ریال")  # 2 × 1,200 (MCI) + 1,100 (Irancell)
     expect(page.get_by_test_id("launch-credit")).to_have_text("۵۰۰٬۰۰۰ ریال")
     expect(page.get_by_test_id("control-activate")).to_be_enabled()

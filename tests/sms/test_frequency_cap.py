@@ -1,0 +1,211 @@
+"""The frequency cap across campaigns and quiet days of promotional sends (docs/sms.md "Frequency cap", "Quiet
+days"): at most N advertising messages per number per workspace day, every journey together, counted at the send;
+a capped step waits for the next day (or skips, per step) with «سقف ارسال» on the timeline; service lines are
+exempt; quiet days postpone promotional sends to the next allowed day. The cap holds under concurrent workers
+(PostgreSQL)."""
+
+import threading
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+import time_machine
+from django.db import connection, connections
+
+from automation.choices import ExecutionStatus
+from automation.engine.batch import process_batch
+from automation.engine.scheduler import tick
+from automation.journey_stats import target_timeline_events, timeline_entries
+from automation.launch_check import journey_launch_check
+from automation.models import Execution
+from automation.services.enrollment import enroll_subjects
+from sms import frequency_cap
+from sms.choices import LineKind
+from sms.models import SmsAttempt, SmsFrequencyCount, SmsProviderAccount, SmsSettings
+from tests.automation.helpers import CountingConsole, Driver, end_node, journey, linear_graph, setup_sms, sms_node
+from tests.conftest import make_target
+
+T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)  # Sunday 10:30 in Tehran
+NEXT_DAY = datetime(2026, 11, 1, 20, 31, tzinfo=UTC)  # Monday 00:01 in Tehran
+
+
+def _advertising(workspace, cap=2, **fields):
+    settings = setup_sms(workspace, "console", frequency_cap_per_day=cap, **fields)
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(line_kind=LineKind.ADVERTISING)
+    return settings
+
+
+def _campaigns(actor, targets, n, at=T0, **step):
+    made = []
+    with time_machine.travel(at, tick=False):
+        for i in range(n):
+            campaign = journey(actor, linear_graph(sms_node("a", body=f"تخفیف {i}", **step), end_node()))
+            enroll_subjects(
+                actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets], on_conflict="add"
+            )
+            made.append(campaign)
+    return made
+
+
+def _why(actor, target) -> list[str]:
+    events = list(target_timeline_events(actor=actor, target_id=target.id))
+    return [e["why_not_sent"] for e in timeline_entries(actor=actor, events=events) if e["why_not_sent"]]
+
+
+def test_the_third_promotional_send_of_a_day_waits_for_the_next_day_with_its_reason(actor, workspace, monkeypatch):
+    CountingConsole(monkeypatch)
+    _advertising(workspace, cap=2)
+    person, other = make_target(workspace), make_target(workspace)
+    campaigns = _campaigns(actor, [person], 3)
+    _campaigns(actor, [other], 1)
+
+    Driver().tick(T0 + timedelta(minutes=1))
+    sent = Counter(SmsAttempt.objects.values_list("phone", flat=True))
+    assert sent == {person.mobile: 2, other.mobile: 1}
+    waiting = Execution.objects.get(campaign__in=campaigns, status=ExecutionStatus.WAITING)
+    assert waiting.next_run_at >= NEXT_DAY - timedelta(minutes=1)  # tomorrow, workspace calendar
+    assert _why(actor, person) == ["frequency_cap"]
+
+    # the next workspace day it goes: a day's cap, not a lifetime's
+    Driver().tick(NEXT_DAY)
+    assert SmsAttempt.objects.filter(phone=person.mobile).count() == 3
+    waiting.refresh_from_db()
+    assert waiting.status == ExecutionStatus.COMPLETED
+    assert frequency_cap.sent_on(workspace.id, person.mobile, date(2026, 11, 2)) == 1
+
+
+def test_a_step_set_to_skip_moves_on_and_service_lines_are_not_counted(actor, workspace, monkeypatch):
+    CountingConsole(monkeypatch)
+    settings = _advertising(workspace, cap=1)
+    person = make_target(workspace)
+    first, skipping = _campaigns(actor, [person], 1) + _campaigns(actor, [person], 1, on_frequency_cap="skip")
+    Driver().tick(T0 + timedelta(minutes=1))
+    assert SmsAttempt.objects.filter(phone=person.mobile).count() == 1
+    skipped = Execution.objects.get(campaign=skipping)
+    assert skipped.status == ExecutionStatus.COMPLETED  # the journey went on without the message
+    assert "frequency_cap" in _why(actor, person)
+    assert SmsAttempt.objects.filter(campaign=first).exists()
+
+    # a service (transactional) line is exempt: sends and counts nothing
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(line_kind=LineKind.SERVICE)
+    (service,) = _campaigns(actor, [person], 1, at=T0 + timedelta(hours=1))
+    Driver().tick(T0 + timedelta(hours=1, minutes=1))
+    assert SmsAttempt.objects.filter(campaign=service).count() == 1
+    assert frequency_cap.sent_on(workspace.id, person.mobile, date(2026, 11, 1)) == 1
+
+
+def test_no_cap_by_default(actor, workspace, monkeypatch):
+    CountingConsole(monkeypatch)
+    _advertising(workspace, cap=0)
+    person = make_target(workspace)
+    _campaigns(actor, [person], 3)
+    Driver().tick(T0 + timedelta(minutes=1))
+    assert SmsAttempt.objects.filter(phone=person.mobile).count() == 3
+    assert not SmsFrequencyCount.objects.exists()
+    assert SmsSettings._meta.get_field("frequency_cap_per_day").default == 0
+
+
+def test_the_launch_check_counts_people_at_the_cap_and_warns_above_ten_percent(actor, workspace, monkeypatch):
+    CountingConsole(monkeypatch)
+    _advertising(workspace, cap=1)
+    people = [make_target(workspace) for _ in range(5)]
+    _campaigns(actor, people[:2], 1)
+    Driver().tick(T0 + timedelta(minutes=1))  # two of the five reached today's cap
+    with time_machine.travel(T0 + timedelta(minutes=2), tick=False):
+        waits = journey(actor, linear_graph(sms_node("a", body="تخفیف", append_opt_out=True), end_node()), activate=False)
+        enroll_subjects(actor=actor, campaign_id=waits.id, target_ids=[p.id for p in people], on_conflict="add")
+        check = journey_launch_check(actor=actor, campaign_id=waits.id)
+    row = next(r for r in check["exclusions"] if r["reason"] == "frequency_cap")
+    assert (row["count"], row["available"], row["subtracted"]) == (2, True, False)
+    assert check["receivers"] == 5  # they wait for tomorrow: still receivers
+    assert "frequency_cap_high" in [w["code"] for w in check["warnings"]]
+
+    # the next day nobody is at the cap
+    with time_machine.travel(NEXT_DAY, tick=False):
+        tomorrow = journey_launch_check(actor=actor, campaign_id=waits.id)
+    assert next(r for r in tomorrow["exclusions"] if r["reason"] == "frequency_cap")["count"] == 0
+    assert "frequency_cap_high" not in [w["code"] for w in tomorrow["warnings"]]
+
+
+def test_quiet_fridays_and_listed_days_postpone_promotional_sends_to_the_next_allowed_day(
+    actor, workspace, monkeypatch
+):
+    CountingConsole(monkeypatch)
+    friday = datetime(2026, 11, 6, 7, 0, tzinfo=UTC)  # Friday 10:30 Tehran
+    _advertising(workspace, cap=0, quiet_fridays=True, quiet_days=["2026-11-07"])  # and Saturday listed
+    person = make_target(workspace)
+    (campaign,) = _campaigns(actor, [person], 1, at=friday)
+    Driver().tick(friday + timedelta(minutes=1))
+    assert not SmsAttempt.objects.exists()
+    execution = Execution.objects.get(campaign=campaign)
+    assert execution.next_run_at == datetime(2026, 11, 7, 20, 30, tzinfo=UTC)  # Sunday 00:00 Tehran
+    assert _why(actor, person) == ["quiet_day"]
+    Driver().tick(datetime(2026, 11, 7, 12, 0, tzinfo=UTC))  # Saturday: still quiet
+    assert not SmsAttempt.objects.exists()
+    Driver().tick(datetime(2026, 11, 8, 6, 0, tzinfo=UTC))  # Sunday
+    assert SmsAttempt.objects.filter(campaign=campaign).count() == 1
+
+
+def test_the_finish_estimate_skips_quiet_days(actor, workspace, monkeypatch):
+    CountingConsole(monkeypatch)
+    thursday_evening = datetime(2026, 11, 5, 20, 0, tzinfo=UTC)  # Thursday 23:30 Tehran
+    settings = _advertising(workspace, cap=0, quiet_fridays=True)
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(max_messages_per_minute=1)
+    people = [make_target(workspace) for _ in range(40)]
+    with time_machine.travel(thursday_evening, tick=False):
+        campaign = journey(
+            actor, linear_graph(sms_node("a", body="تخفیف", append_opt_out=True), end_node()), activate=False
+        )
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[p.id for p in people])
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    # 30 go before midnight Thursday, Friday is quiet, the last 10 on Saturday from 00:00 Tehran
+    assert check["finish"]["at"] == datetime(2026, 11, 6, 20, 30, tzinfo=UTC) + timedelta(minutes=10)
+
+
+pg_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="concurrent row locks need PostgreSQL")
+
+
+def _in_thread(fn, results, barrier):
+    try:
+        barrier.wait()
+        results.append(fn())
+    finally:
+        connections.close_all()
+
+
+@pg_only
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_workers_across_three_campaigns_never_exceed_the_cap(actor, workspace):
+    _advertising(workspace, cap=2)
+    people = [make_target(workspace) for _ in range(40)]
+    _campaigns(actor, people, 3)
+    now = T0 + timedelta(minutes=1)
+    batch: list = []
+    tick(now=now, send=batch.extend)
+    assert len(batch) == 120
+    halves = [batch[0::2], list(reversed(batch[1::2]))]  # each worker holds sends of every campaign and person
+    results: list = []
+    barrier = threading.Barrier(2)
+    threads = [
+        threading.Thread(target=_in_thread, args=(lambda h=h: process_batch(h, now=now), results, barrier))
+        for h in halves
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sent = Counter(SmsAttempt.objects.values_list("phone", flat=True))
+    assert max(sent.values()) <= 2
+    assert sent == dict.fromkeys((p.mobile for p in people), 2)  # the cap, not less: nobody lost a unit
+    counted = dict(SmsFrequencyCount.objects.values_list("phone", "sent"))
+    assert counted == dict.fromkeys((p.mobile for p in people), 2)
+    assert Execution.objects.filter(status=ExecutionStatus.WAITING).count() == 40
+
+
+def test_units_are_taken_atomically_and_given_back(workspace):
+    day = date(2026, 11, 1)
+    got = frequency_cap.take(workspace_id=workspace.id, phones=["+989120000001"] * 3, day=day, cap=2)
+    assert got == [True, True, False]
+    frequency_cap.give_back(workspace_id=workspace.id, phones=["+989120000001"], day=day)
+    assert frequency_cap.take(workspace_id=workspace.id, phones=["+989120000001"], day=day, cap=2) == [True]
+    assert frequency_cap.prune(today=day + timedelta(days=10)) == 1
