@@ -61,10 +61,10 @@ class AutomationConfig(AppConfig):
             pending_reports=chain_run_pending_reports,
         )
         register_campaign_journey(lookup=campaign_journey_ref)
-        from automation.launch_check import package_launch_check
+        from automation.launch_check import package_launch_check, single_launch_check
         from campaigns.platform.registry import register_package_check
 
-        register_package_check(check=package_launch_check)
+        register_package_check(check=package_launch_check, campaign=single_launch_check)
         register_dashboard_count("workflows", workflow_count)
         register_target_list_users("auto_enroll", campaign_ids=auto_enroll_list_campaign_ids)
         target_soft_deleted.connect(cancel_executions_of_deleted_target, dispatch_uid="automation-target-deleted")

@@ -18,9 +18,17 @@ from django.views.decorators.http import require_POST
 from automation import campaign_selectors as pages
 from automation import journey_stats
 from automation.campaign_forms import JourneyCampaignEditForm, JourneyCampaignForm
-from automation.choices import BatchStatus, Decision, EnrollmentClass, EventType, ExecutionStatus
+from automation.choices import (
+    LIVE_STATUSES,
+    BatchStatus,
+    Decision,
+    EnrollmentClass,
+    EventType,
+    ExecutionStatus,
+    LaunchReason,
+)
 from automation.errors import ChannelUnusable, ConflictsUnresolved
-from automation.launch_check import journey_launch_check
+from automation.launch_check import excluded_subject_ids, journey_launch_check
 from automation.selectors import (
     enrollment_batch_get,
     enrollment_batch_items,
@@ -453,12 +461,23 @@ def campaign_targets(request, actor, campaign_id: int):
         executions = executions.filter(status=status)
     elif status == HELD:
         executions = held_after_unknown(executions)
+    # The people behind a launch check's count (``?excluded=<reason>``): its live journeys kept from a message.
+    excluded = request.GET.get("excluded", "")
+    excluded_ids = None
+    if excluded in LaunchReason.values:
+        excluded_ids = excluded_subject_ids(actor=actor, campaign_id=campaign.id, reason=excluded)
+    if excluded_ids is not None:
+        executions = executions.filter(status__in=LIVE_STATUSES, subject_id__in=excluded_ids)
+    else:
+        excluded = ""
     page = _page(request, executions)
     names = pages.target_names(actor=actor, ids=[e.subject_id for e in page])
     context = _common(actor, campaign) | {
         "page": page,
         "rows": [{"execution": e, "target": names.get(e.subject_id), "held": is_held_after_unknown(e)} for e in page],
         "status": status,
+        "excluded": excluded,
+        "excluded_label": LaunchReason(excluded).label if excluded else "",
         "statuses": [*ExecutionStatus.choices, (HELD, "منتظر تصمیم (نتیجه ارسال نامعلوم)")],
         "bulk_actions": BULK_LABELS.items(),
         # A finished or cancelled campaign's journeys are history: no bulk control, no "add targets".

@@ -25,7 +25,12 @@ from automation.engine.window import WindowError
 from automation.journey_stats import _campaign_limit
 from automation.launch_estimate import finish_at
 from automation.models import AutomationSettings, Execution
-from automation.selectors import campaign_journey_version_id, execution_queryset, execution_status_counts
+from automation.selectors import (
+    campaign_journey_get,
+    campaign_journey_version_id,
+    execution_queryset,
+    execution_status_counts,
+)
 from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
 from campaigns.models import Target
@@ -87,16 +92,54 @@ def _settings(workspace) -> AutomationSettings:
     return AutomationSettings.objects.filter(workspace=workspace).first() or AutomationSettings(workspace=workspace)
 
 
+def _journey_audience(actor: Actor, campaign):
+    """A journey's audience as targets: the subjects of its live executions."""
+    executions = execution_queryset(actor=actor, campaign_id=campaign.id).filter(status__in=LIVE_STATUSES).order_by()
+    subjects = target_queryset(actor=actor).select_related(None).prefetch_related(None).order_by()
+    version_id = campaign_journey_version_id(campaign)
+    return subjects.filter(pk__in=executions.values("subject_id")), (
+        published_graph(version_id) if version_id else None
+    )
+
+
+def excluded_subject_ids(*, actor: Actor, campaign_id: int, reason: str, now: datetime | None = None):
+    """The ids (a subquery) of the journey's audience kept from a message for ``reason`` — the people behind a
+    count of its launch check (the campaign's targets page, ``?excluded=``); None for an unknown reason."""
+    campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
+    subjects, graph = _journey_audience(actor, campaign)
+    if reason == LaunchReason.LIVE_ELSEWHERE:
+        others = Execution.objects.filter(
+            workspace_id=campaign.workspace_id,
+            subject_type_id=ContentType.objects.get_for_model(Target).id,
+            subject_id=OuterRef("pk"),
+            status__in=LIVE_STATUSES,
+        ).exclude(campaign_id=campaign.id)
+        return subjects.filter(Exists(others)).values("pk")
+    tz = workspace_tz(actor.workspace, _settings(actor.workspace))
+    steps = [n for n in (graph.nodes if graph else []) if n.type == "action"]
+    for key in sorted({n.subtype for n in steps}):
+        hook = getattr(ACTIONS.get(key), "launch_excluded", None)
+        if hook is None:
+            continue
+        found = hook(
+            actor.workspace,
+            reason=reason,
+            configs=[n.config for n in steps if n.subtype == key],
+            subjects=subjects,
+            now=now or timezone.now(),
+            tz=tz,
+        )
+        if found is not None:
+            return found.values("pk")
+    return None
+
+
 def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None = None) -> dict[str, Any]:
     """The launch check of one journey campaign (read only): its audience is its live executions."""
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
     counts = execution_status_counts(actor=actor, campaign_ids=[campaign.id])[campaign.id]
     audience = sum(counts.get(s, 0) for s in LIVE_STATUSES)
-    executions = execution_queryset(actor=actor, campaign_id=campaign.id).filter(status__in=LIVE_STATUSES).order_by()
-    subjects = target_queryset(actor=actor).select_related(None).prefetch_related(None).order_by()
-    subjects = subjects.filter(pk__in=executions.values("subject_id"))
-    version_id = campaign_journey_version_id(campaign)
-    graph = published_graph(version_id) if version_id else None
+    subjects, graph = _journey_audience(actor, campaign)
     return campaign_check(
         actor=actor, campaign=campaign, graph=graph, subjects=subjects, audience=audience, capped=False, now=now
     )
@@ -189,6 +232,14 @@ def campaign_check(
         "warnings": warnings,
         "ok": not blockers,
     }
+
+
+def single_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None = None) -> dict[str, Any] | None:
+    """A standalone campaign's check before its single-campaign approval: a journey's, None for another kind."""
+    campaign = scoped(Campaign, actor.workspace).filter(pk=campaign_id).first()
+    if campaign is None or campaign_journey_get(campaign) is None:
+        return None
+    return journey_launch_check(actor=actor, campaign_id=campaign.id, now=now)
 
 
 def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None = None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ the operators' shares are read from a sample of the audience when it is larger t
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -51,7 +52,6 @@ class StepText:
     has_opt_out: bool
     account: SmsProviderAccount | None
     filtered: list[str] = field(default_factory=list)  # the account's filtered words in the text
-    skips_when_capped: bool = False  # ``on_frequency_cap: skip``
 
 
 @dataclass
@@ -131,6 +131,34 @@ class SmsLaunchFacts:
         }
 
 
+def reason_filters(
+    workspace_id: int, *, advertising: bool, frequency: tuple[int, date, bool] | None = None
+) -> dict[str, Callable[[QuerySet], QuerySet]]:
+    """Per reason, the filter of a target queryset to those it keeps from a message — disjoint, in the order a
+    send meets them: no mobile, blacklisted (staff, imports, …), opted out by keyword, blocked by the operators for
+    advertising (advertising lines only), already at the frequency cap today (advertising lines, a cap set:
+    ``frequency`` = (cap, day, the steps skip)). The counts and the list of people behind a count use them."""
+    entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
+    listed = entries.values("value")
+    opt_out = entries.filter(source__in=OPT_OUT_SOURCES).values("value")
+    other = entries.exclude(source__in=OPT_OUT_SOURCES).values("value")
+    blocked = telecom_blocks.blocked_values(workspace_id)
+    filters: dict[str, Callable[[QuerySet], QuerySet]] = {
+        "no_mobile": lambda qs: qs.filter(Q(mobile__isnull=True) | Q(mobile="")),
+        "blacklisted": lambda qs: qs.filter(mobile__in=other),
+        "opt_out": lambda qs: qs.filter(mobile__in=opt_out),
+    }
+    if advertising:
+        filters["telecom_blocked"] = lambda qs: qs.filter(mobile__in=blocked).exclude(mobile__in=listed)
+        if frequency is not None:
+            limit, day, _ = frequency
+            at_cap = frequency_cap.capped_values(workspace_id, day=day, cap=limit)
+            filters["frequency_cap"] = lambda qs: (
+                qs.filter(mobile__in=at_cap).exclude(mobile__in=listed).exclude(mobile__in=blocked)
+            )
+    return filters
+
+
 def _exclusions(
     workspace_id: int,
     subjects: QuerySet,
@@ -140,34 +168,50 @@ def _exclusions(
     cap: int,
     frequency: tuple[int, date, bool] | None = None,
 ) -> dict:
-    """Disjoint reasons, in the order a send meets them: no mobile, blacklisted (staff, imports, …),
-    opted out by keyword, blocked by the operators for advertising (advertising lines only), already at the
-    frequency cap today (advertising lines, a cap set: ``frequency`` = (cap, day, the steps skip))."""
-    entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
-    no_mobile = Q(mobile__isnull=True) | Q(mobile="")
-    opt_out = entries.filter(source__in=OPT_OUT_SOURCES).values("value")
-    other = entries.exclude(source__in=OPT_OUT_SOURCES).values("value")
-    found = {
-        "no_mobile": scanned_count(subjects, lambda qs: qs.filter(no_mobile), audience=audience, cap=cap),
-        "blacklisted": capped_count(subjects.filter(mobile__in=other), cap),
-        "opt_out": capped_count(subjects.filter(mobile__in=opt_out), cap),
-    }
-    if advertising:
-        blocked = subjects.filter(mobile__in=telecom_blocks.blocked_values(workspace_id)).exclude(
-            mobile__in=entries.values("value")
-        )
-        found["telecom_blocked"] = capped_count(blocked, cap)
-        if frequency is not None:
-            limit, day, skips = frequency
-            at_cap = subjects.filter(mobile__in=frequency_cap.capped_values(workspace_id, day=day, cap=limit))
-            at_cap = at_cap.exclude(mobile__in=entries.values("value")).exclude(
-                mobile__in=telecom_blocks.blocked_values(workspace_id)
-            )
-            # Waiting for tomorrow still sends (not subtracted); skipping does not.
-            found["frequency_cap"] = {**capped_count(at_cap, cap), "subtracted": skips}
-    else:
-        found["telecom_blocked"] = {"count": 0, "capped": False, "estimated": False}
+    """The count of each reason (``reason_filters``): no mobile probes every audience row (``scanned_count``), the
+    others are driven from their small side and capped (``capped_count``)."""
+    filters = reason_filters(workspace_id, advertising=advertising, frequency=frequency)
+    found = {"no_mobile": scanned_count(subjects, filters["no_mobile"], audience=audience, cap=cap)}
+    for reason in ("blacklisted", "opt_out", "telecom_blocked", "frequency_cap"):
+        if reason in filters:
+            found[reason] = capped_count(filters[reason](subjects), cap)
+    found.setdefault("telecom_blocked", {"count": 0, "capped": False, "estimated": False})
+    if "frequency_cap" in found:  # waiting for tomorrow still sends (not subtracted); skipping does not
+        found["frequency_cap"]["subtracted"] = frequency[2]
     return found
+
+
+def _promotion(settings: SmsSettings, configs: list[dict[str, Any]], now: datetime, tz: str):
+    """The steps' accounts, whether one advertises, and the frequency cap that applies (or None)."""
+    accounts = [channel.pick_account(settings, config.get("provider") or None) for config in configs]
+    advertising = any(telecom_blocks.is_advertising(a) for a in accounts)
+    frequency = None
+    if advertising and settings.frequency_cap_per_day:
+        day = now.astimezone(zoneinfo.ZoneInfo(tz)).date()
+        skips = any(
+            c.get("on_frequency_cap") == frequency_cap.SKIP
+            for c, a in zip(configs, accounts, strict=True)
+            if telecom_blocks.is_advertising(a)
+        )
+        frequency = (settings.frequency_cap_per_day, day, skips)
+    return accounts, advertising, frequency
+
+
+def _settings(workspace_id: int) -> SmsSettings:
+    # Read, never created (a dry run writes nothing).
+    return SmsSettings.objects.select_related("primary_account", "fallback_account").filter(
+        workspace_id=workspace_id
+    ).first() or SmsSettings(workspace_id=workspace_id)
+
+
+def excluded(
+    workspace, *, reason: str, configs: list[dict[str, Any]], subjects: QuerySet, now: datetime, tz: str
+) -> QuerySet | None:
+    """The targets of ``subjects`` the SMS steps ``configs`` will not reach for ``reason`` (the people behind a
+    launch check's count); None for a reason this channel does not answer."""
+    _, advertising, frequency = _promotion(_settings(workspace.id), configs, now, tz)
+    found = reason_filters(workspace.id, advertising=advertising, frequency=frequency).get(reason)
+    return found(subjects) if found else None
 
 
 def _operators(subjects: QuerySet, receivers: int) -> tuple[dict[str, int], bool]:
@@ -198,28 +242,17 @@ def launch_facts(
 ) -> SmsLaunchFacts:
     """The SMS channel's facts for the SMS steps ``configs`` of a campaign whose audience is ``subjects`` (a
     target queryset, ``audience`` of them); ``sample_text(config)`` renders a step's text for a sample target."""
-    # Read, never created (a dry run writes nothing).
-    settings = SmsSettings.objects.select_related("primary_account", "fallback_account").filter(
-        workspace_id=workspace.id
-    ).first() or SmsSettings(workspace_id=workspace.id)
+    settings = _settings(workspace.id)
+    now = now or timezone.now()
+    accounts, advertising, frequency = _promotion(settings, configs, now, tz)
     steps: list[StepText] = []
-    for config in configs:
-        account = channel.pick_account(settings, config.get("provider") or None)
+    for config, account in zip(configs, accounts, strict=True):
         text = sample_text(config)
         lint = lint_text(text, append_opt_out=bool(config.get("append_opt_out")), opt_out_text=settings.opt_out_text)
         step = StepText(config.get("title") or "ارسال پیامک", lint.parts, lint.has_link, lint.has_opt_out, account)
         step.filtered = filtered_words.found_in(text, account, template=config.get("body") or "")
-        step.skips_when_capped = config.get("on_frequency_cap") == frequency_cap.SKIP
         steps.append(step)
-    accounts = [s.account for s in steps]
     account = accounts[0] if accounts else settings.primary_account
-    advertising = any(a is not None and a.line_kind == LineKind.ADVERTISING for a in accounts)
-    now = now or timezone.now()
-    frequency = None
-    if advertising and settings.frequency_cap_per_day:
-        day = now.astimezone(zoneinfo.ZoneInfo(tz)).date()
-        skips = any(s.skips_when_capped for s in steps if telecom_blocks.is_advertising(s.account))
-        frequency = (settings.frequency_cap_per_day, day, skips)
     exclusions = _exclusions(
         workspace.id, subjects, advertising=advertising, audience=audience, cap=cap, frequency=frequency
     )

@@ -17,6 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from campaigns.models import Workspace
+from sms import frequency_cap
 from sms.events import retention_purge_event
 from sms.inbound.models import InboundSms
 from sms.models import SmsAttempt, SmsLogEvent
@@ -74,7 +75,8 @@ def _erase_replies(*, workspace_id: int, cutoff: datetime, batch: int) -> int:
 
 
 def sms_retention_purge_all(*, now: datetime | None = None) -> dict[int, int]:
-    """Beat, daily: every workspace that set a retention period."""
+    """Beat, daily: every workspace that set a retention period; and the frequency cap's old day counters."""
+    frequency_cap.prune(today=(now or timezone.now()).date())
     done = {}
     for workspace in Workspace.objects.filter(settings__has_key=SETTING):
         if retention_days(workspace):

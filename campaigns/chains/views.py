@@ -40,7 +40,7 @@ from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
-from campaigns.platform.registry import package_check
+from campaigns.platform.registry import campaign_check, package_check
 from campaigns.platform.tenancy import get_scoped, members_of
 from campaigns.platform.widgets import WeekWindowForm
 from campaigns.selectors import target_list_queryset
@@ -478,10 +478,17 @@ def package_list(request, actor):
         "page": page,
         "status": status,
         "statuses": PackageStatus.choices,
-        "singles": page_selectors.pending_single_campaigns(actor=actor),
+        "singles": _with_checks(actor, page_selectors.pending_single_campaigns(actor=actor)),
         "can_approve": actor.has(Perm.APPROVE_CHAINS),
     }
     return render(request, "chains/package_list.html", context)
+
+
+def _with_checks(actor, campaigns: list) -> list:
+    """Each standalone campaign with its launch check's blockers (they disable its Approve)."""
+    for campaign in campaigns:
+        campaign.launch_blockers = (campaign_check(actor=actor, campaign_id=campaign.id) or {}).get("blockers") or []
+    return campaigns
 
 
 @workspace_page(Perm.VIEW)
@@ -503,6 +510,10 @@ def _decide(request, actor, package_id: int, action: str):
     expected = _int(request.POST.get("expected_submitted_revision")) or 0
     try:
         if action == "approve":
+            blockers = (package_check(actor=actor, package_id=package.id) or {}).get("blockers") or []
+            if blockers:  # the launch check's blockers disable Approve (docs/journeys.md "Launch check")
+                messages.error(request, "تأیید ممکن نیست: " + "؛ ".join(b["message"] for b in blockers))
+                return redirect("chain-package", package_id=package.id)
             package, warnings = approval.package_approve(
                 actor=actor, package_id=package.id, expected_submitted_revision=expected
             )

@@ -242,8 +242,12 @@ def campaign_journey(campaign) -> dict | None:
 PACKAGE_CHECKS: Registry[Callable] = Registry("package_checks")  # one entry: "check"
 
 
-def register_package_check(*, check: Callable) -> None:
+def register_package_check(*, check: Callable, campaign: Callable | None = None) -> None:
+    """``check``: a package's launch check; ``campaign(*, actor, campaign_id) → dict | None``: one standalone
+    campaign's (its ``blockers`` disable single-campaign Approve), None for a kind the engine does not send."""
     PACKAGE_CHECKS.register("check", check)
+    if campaign is not None:
+        PACKAGE_CHECKS.register("campaign", campaign)
 
 
 def package_check(*, actor, package_id: int) -> dict | None:
@@ -278,6 +282,12 @@ def package_plan(*, actor, package_id: int) -> PackagePlan | None:
     """The package's plan (404 when it is not the workspace's), or None when no app owns packages."""
     plan = PACKAGE_PLANS.get("plan")
     return plan(actor=actor, package_id=package_id) if plan else None
+
+
+def campaign_check(*, actor, campaign_id: int) -> dict | None:
+    """A standalone campaign's launch check, or None (no engine, or a kind it does not send)."""
+    check = PACKAGE_CHECKS.get("campaign")
+    return check(actor=actor, campaign_id=campaign_id) if check else None
 
 
 # --------------------------------------------------------------------------- a campaign's page

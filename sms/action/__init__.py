@@ -46,6 +46,7 @@ from sms.action.planning import attempt_fields, plan_step
 from sms.action.unknowns import ask_batch, earlier_attempts
 from sms.choices import AWAITING_DELIVERY, AttemptStatus
 from sms.launch import OPT_OUT_SOURCES, launch_facts, text_lint
+from sms.launch import excluded as launch_excluded
 from sms.models import SmsAttempt, SmsSettings
 from sms.providers import provider_kinds
 from sms.segments import count_segments
@@ -176,6 +177,10 @@ class SendSmsAction(Action):
             now=now,
             tz=tz,
         ).as_dict()
+
+    def launch_excluded(self, workspace, *, reason: str, configs, subjects, now, tz: str):
+        """The targets behind one of the launch check's counts (``sms.launch.excluded``); None: not this channel's."""
+        return launch_excluded(workspace, reason=reason, configs=configs, subjects=subjects, now=now, tz=tz)
 
     def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
         """Timeline hook: what each send was (text, number, status, provider id, error, retry time)."""

@@ -40,9 +40,7 @@ def _campaigns(actor, targets, n, at=T0, **step):
     with time_machine.travel(at, tick=False):
         for i in range(n):
             campaign = journey(actor, linear_graph(sms_node("a", body=f"تخفیف {i}", **step), end_node()))
-            enroll_subjects(
-                actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets], on_conflict="add"
-            )
+            enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in targets], on_conflict="add")
             made.append(campaign)
     return made
 
@@ -112,7 +110,9 @@ def test_the_launch_check_counts_people_at_the_cap_and_warns_above_ten_percent(a
     _campaigns(actor, people[:2], 1)
     Driver().tick(T0 + timedelta(minutes=1))  # two of the five reached today's cap
     with time_machine.travel(T0 + timedelta(minutes=2), tick=False):
-        waits = journey(actor, linear_graph(sms_node("a", body="تخفیف", append_opt_out=True), end_node()), activate=False)
+        waits = journey(
+            actor, linear_graph(sms_node("a", body="تخفیف", append_opt_out=True), end_node()), activate=False
+        )
         enroll_subjects(actor=actor, campaign_id=waits.id, target_ids=[p.id for p in people], on_conflict="add")
         check = journey_launch_check(actor=actor, campaign_id=waits.id)
     row = next(r for r in check["exclusions"] if r["reason"] == "frequency_cap")

@@ -224,3 +224,31 @@ def test_bad_words_are_field_errors_and_change_nothing(owner_client, workspace, 
     saved = SmsSettings.objects.get(workspace=workspace)
     assert saved.opt_out_words == list(DEFAULT_OPT_OUT_WORDS)
     assert saved.opt_in_words == list(DEFAULT_OPT_IN_WORDS)
+
+
+def test_frequency_cap_and_quiet_days_are_saved_in_jalali_and_read_back_by_the_api(owner_client, workspace):
+    from sms.models import SmsSettings
+
+    response = _save_channel(
+        owner_client, frequency_cap_per_day="2", quiet_fridays="on", quiet_days="۱۴۰۵/۰۱/۰۱\n1405/01/13\n\n"
+    )
+    assert "ذخیره شد" in response.content.decode()
+    settings = SmsSettings.objects.get(workspace=workspace)
+    assert (settings.frequency_cap_per_day, settings.quiet_fridays) == (2, True)
+    assert settings.quiet_days == ["2026-03-21", "2026-04-02"]  # 1 and 13 Farvardin 1405
+    page = owner_client.get("/sms/settings/").content.decode()
+    assert "1405/01/01\n1405/01/13" in page and 'name="frequency_cap_per_day" value="2"' in page
+    api = owner_client.get("/api/v1/sms/settings").json()
+    assert (api["frequency_cap_per_day"], api["quiet_fridays"], api["quiet_days"]) == (
+        2,
+        True,
+        ["2026-03-21", "2026-04-02"],
+    )
+
+    bad = _save_channel(owner_client, quiet_days="1405/13/01")
+    assert bad.status_code == 400 and "quiet_days" in bad.context["channel_form"].errors
+    over = _save_channel(owner_client, frequency_cap_per_day="51")
+    assert over.status_code == 400 and "frequency_cap_per_day" in over.context["channel_form"].errors
+    _save_channel(owner_client)  # empty: no cap, no days
+    settings.refresh_from_db()
+    assert (settings.frequency_cap_per_day, settings.quiet_fridays, settings.quiet_days) == (0, False, [])
