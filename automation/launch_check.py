@@ -33,12 +33,12 @@ from automation.selectors import (
 )
 from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
-from campaigns.models import Target
+from campaigns.models import Campaign, Target
 from campaigns.platform.counts import scanned_count
 from campaigns.platform.errors import NotFound
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.registry import package_plan
-from campaigns.platform.tenancy import Actor
+from campaigns.platform.tenancy import Actor, scoped
 from campaigns.selectors import target_queryset
 
 COUNT_CAP = 10_000

@@ -142,3 +142,61 @@ def test_the_step_editor_lints_the_text_live(page, live_server):
     expect(dialog.get_by_test_id("lint-parts")).to_contain_text("سطر لغو دارد")
     dialog.locator("textarea").fill("تخفیف ویژه")
     expect(dialog.get_by_test_id("lint-link_not_allowed")).to_have_count(0)
+
+
+def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_server):
+    from campaigns.chains.services.approval import campaign_submit
+    from tests.chains.conftest import make_chain
+
+    from ..conftest import make_list
+
+    shop = make_workspace("shop")
+    mina = make_member(shop, Role.MANAGER, username="mina")
+    make_member(shop, Role.ADMIN, username="ali")
+    actor = make_actor(shop, user=mina)
+    settings = setup_sms(shop, frequency_cap_per_day=1)
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(
+        line_kind=LineKind.ADVERTISING, credit=10**7
+    )
+    people = [make_target(shop, name=f"مخاطب {i}") for i in range(4)]
+    first = journey(actor, linear_graph(sms_node("a", body="تخفیف", append_opt_out=True), end_node()))
+    enroll_subjects(actor=actor, campaign_id=first.id, target_ids=[people[0].id])
+    Driver().tick(timezone.now() + timedelta(seconds=5))  # people[0] got today's one promotional message
+    blacklist_add(actor=actor, number=people[1].mobile)
+    second = journey(
+        actor, linear_graph(sms_node("b", body="تخفیف دوم", append_opt_out=True), end_node()), activate=False
+    )
+    enroll_subjects(actor=actor, campaign_id=second.id, target_ids=[p.id for p in people], on_conflict="add")
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{second.id}/")
+    expect(page.get_by_test_id("launch-count-frequency_cap")).to_have_text("۱")
+    expect(page.get_by_test_id("launch-reason-frequency_cap")).to_contain_text("روز بعد پیام می‌گیرند")
+    expect(page.get_by_test_id("launch-warnings").locator("[data-code=frequency_cap_high]")).to_be_visible()
+    page.get_by_test_id("launch-count-blacklisted").click()
+    expect(page.get_by_test_id("excluded-filter")).to_contain_text("در لیست سیاه")
+    rows = page.get_by_test_id("executions").locator("tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("مخاطب 1")
+    assert axe_violations(page) == []
+    page.goto(f"{live_server.url}/automation/campaigns/{second.id}/targets/?excluded=frequency_cap")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("مخاطب 0")
+
+    # a chain package whose advertising step lacks the opt-out line: Approve is disabled, the reason shown
+    audience = make_list(shop)
+    for person in people[2:]:
+        person.lists.add(audience)
+    nodes = make_chain(shop, shape="A>B", source_target_list=audience)
+    _, package = campaign_submit(
+        actor=actor, campaign_id=nodes["A"].id, expected_chain_revision=nodes["A"].chain_revision
+    )
+    page.context.clear_cookies()
+    login(page, live_server.url, "ali")
+    page.goto(f"{live_server.url}/chains/approvals/{package.id}/")
+    approve = page.get_by_test_id("approve")
+    expect(approve).to_be_disabled()
+    expect(approve).to_have_attribute("aria-describedby", "package-launch-blockers")
+    expect(page.get_by_test_id("package-launch-blockers").locator("[data-code=opt_out_missing]").first).to_be_visible()
+    assert axe_violations(page) == []
+    shot(page, "launch-check-approve-blocked")
