@@ -162,11 +162,11 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     first = journey(actor, linear_graph(sms_node("a", body="تخفیف", append_opt_out=True), end_node()))
     enroll_subjects(actor=actor, campaign_id=first.id, target_ids=[people[0].id])
     Driver().tick(timezone.now() + timedelta(seconds=5))  # people[0] got today's one promotional message
-    blacklist_add(actor=actor, number=people[1].mobile)
     second = journey(
         actor, linear_graph(sms_node("b", body="تخفیف دوم", append_opt_out=True), end_node()), activate=False
     )
     enroll_subjects(actor=actor, campaign_id=second.id, target_ids=[p.id for p in people], on_conflict="add")
+    blacklist_add(actor=actor, number=people[1].mobile)
 
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/automation/campaigns/{second.id}/")
