@@ -60,7 +60,10 @@ def node(page, name: str):
 
 
 def test_build_submit_approve_and_control_a_chain(page, live_server):
+    from tests.automation.helpers import setup_sms
+
     shop = make_workspace("shop")
+    setup_sms(shop)  # a usable SMS account: without one the launch check disables Approve
     make_member(shop, Role.MANAGER, username="mina")
     make_member(shop, Role.ADMIN, username="ali")
     base = live_server.url
@@ -355,9 +358,11 @@ def test_a_chain_that_reaches_nobody_is_blocked_on_submit_and_on_the_package_pag
 def test_four_eyes_the_submitter_sees_who_approves_and_another_approver_approves(page, live_server):
     from campaigns.approval_selectors import FOUR_EYES_SETTING
     from campaigns.models import Notification
+    from tests.automation.helpers import setup_sms
     from tests.chains.conftest import make_chain
 
     shop = make_workspace("shop", settings={FOUR_EYES_SETTING: True})
+    setup_sms(shop)  # a usable SMS account: without one the launch check disables Approve
     make_member(shop, Role.OWNER, username="mina")
     ali = make_member(shop, Role.ADMIN, username="ali")
     ali.first_name, ali.last_name = "علی", "رضایی"
