@@ -29,12 +29,14 @@ def fold(text: str) -> str:
 
 
 def clean_words(values) -> list[str]:
-    """Staff's or a provider's words: folded, bounded, each once, in order."""
+    """Staff's or a provider's words: trimmed, bounded, each once (compared folded), in order."""
     words: list[str] = []
+    seen: set[str] = set()
     for value in values or []:
         for part in _SPLIT.split(str(value)):
-            word = fold(part)[:MAX_WORD_LENGTH]
-            if word and word not in words:
+            word = re.sub(r"\s+", " ", part).strip()[:MAX_WORD_LENGTH]  # kept as written (a ZWNJ stays)
+            if word and fold(word) not in seen:
+                seen.add(fold(word))
                 words.append(word)
     return words[:MAX_WORDS]
 
@@ -51,7 +53,7 @@ def found_in(text: str, account: SmsProviderAccount | None, *, template: str = "
     if account is None:
         return []
     folded = fold(text)
-    hits = [w for w in account.filtered_words or [] if w and w in folded]
+    hits = [w for w in account.filtered_words or [] if fold(w) and fold(w) in folded]
     if template and fold(template) in (account.filtered_templates or []):
         hits.append("متن ردشده پیشین")
     return hits

@@ -200,3 +200,33 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     expect(page.get_by_test_id("package-launch-blockers").locator("[data-code=opt_out_missing]").first).to_be_visible()
     assert axe_violations(page) == []
     shot(page, "launch-check-approve-blocked")
+
+
+def test_the_settings_page_sets_the_frequency_cap_quiet_days_and_an_accounts_filtered_words(page, live_server):
+    from sms.models import SmsSettings
+
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="owner1")
+    setup_sms(shop)
+    login(page, live_server.url, "owner1")
+    page.get_by_test_id("nav-sms").click()
+    page.locator(".subnav a", has_text="تنظیمات").click()
+    box = page.get_by_test_id("promotional-settings")
+    expect(box).to_contain_text("سقف پیامک تبلیغاتی هر نفر در روز")
+    box.get_by_label("سقف پیامک تبلیغاتی هر نفر در روز").fill("2")
+    box.get_by_label("جمعه‌ها پیامک تبلیغاتی فرستاده نشود").check()
+    box.locator("textarea[name=quiet_days]").fill("۱۴۰۵/۰۱/۰۱\n۱۴۰۵/۰۱/۱۳")
+    page.get_by_test_id("channel-form").get_by_role("button", name="ذخیره تنظیمات").click()
+    expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
+    settings = SmsSettings.objects.get(workspace=shop)
+    assert (settings.frequency_cap_per_day, settings.quiet_fridays) == (2, True)
+    assert settings.quiet_days == ["2026-03-21", "2026-04-02"]
+    expect(page.locator("textarea[name=quiet_days]")).to_have_value("1405/01/01\n1405/01/13")
+    assert axe_violations(page) == []
+    shot(page, "sms-settings-promotional")
+
+    page.get_by_test_id("account-row").locator("a").click()
+    page.fill("#id_filtered_words", "جایزه\nقرعه‌کشی")
+    page.click("button:has-text('ذخیره')")
+    expect(page.locator(".flash-success")).to_be_visible()
+    assert SmsProviderAccount.objects.get(workspace=shop).filtered_words == ["جایزه", "قرعه‌کشی"]

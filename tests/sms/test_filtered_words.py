@@ -87,4 +87,4 @@ def test_a_refusal_that_names_no_word_keeps_the_text_only(actor, workspace):
     account.refresh_from_db()
     assert (account.filtered_words, account.filtered_templates) == ([], ["سلام {target.first_name}"])
     assert filtered_words.found_in("سلام سارا", account, template="سلام {target.first_name}") == ["متن ردشده پیشین"]
-    assert filtered_words.clean_words(["  A ,b،c", "a"]) == ["a", "b", "c"]
+    assert filtered_words.clean_words(["  A ,b،c", "a", "ك"]) == ["A", "b", "c", "ك"]
