@@ -233,12 +233,15 @@ HIDDEN_SEND_FIELDS = ("message", "phone", "sender", "provider", "provider_messag
 
 
 def target_timeline_events(*, actor: Actor, target_id: int):
-    """Every event of the target, newest first (paginate the queryset, then ``timeline_entries`` on the page)."""
+    """Every event of the target, newest first (paginate the queryset, then ``timeline_entries`` on the page).
+
+    The send guard's own «blacklisted» note is left out: the execution's end, the next row, says the same."""
     target = target_get(actor=actor, target_id=target_id)
     ct = ContentType.objects.get_for_model(Target)
     return (
         scoped(ExecutionEvent, actor.workspace)
         .filter(subject_type=ct, subject_id=target.id)
+        .exclude(type=EventType.BLACKLISTED, to_status="")
         .select_related("actor", "campaign", "node")
         .order_by("-occurred_at", "-id")
     )
