@@ -2,6 +2,7 @@
 stands where, stay / move / exit per step, text-only fix), the move shows its progress and the campaign's log
 says who moved whom. axe-clean; screenshots at 1366 and 390 px in var/screenshots/."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,79 @@ def test_stay_move_exit_per_step(page, live_server):
     assert {(r.status, r.end_reason) for r in rows} == {(ExecutionStatus.CANCELLED, EndReason.NEW_VERSION_EXIT)}
     page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/logs/")
     expect(page.get_by_test_id("logs")).to_contain_text("خروج با نسخهٔ تازه")
+
+
+def test_a_background_move_with_the_engine_ticking_shows_its_progress_and_loses_nobody(page, live_server, monkeypatch):
+    """The commit from the page runs in the background (more than ``INLINE_MAX``); the engine claims and steps
+    executions while the job sweeps in small chunks; the progress page keeps up by itself. Counted: every
+    execution on the new version or finished before the sweep reached it, one event each, nothing sent twice."""
+    import threading
+
+    from django.db import connections
+    from django.utils import timezone
+
+    from automation.choices import EventType
+    from automation.engine.batch import process_batch
+    from automation.engine.scheduler import tick
+    from automation.models import ExecutionEvent
+    from automation.services import version_migrations
+    from sms.models import SmsAttempt
+
+    queued: list[str] = []
+    monkeypatch.setattr(version_migrations, "INLINE_MAX", 2)
+    monkeypatch.setattr(version_migrations, "CHUNK", 5)
+    monkeypatch.setattr(version_migrations, "_enqueue", lambda migration_id, countdown=0: queued.append(migration_id))
+    shop = make_workspace("live")
+    actor = make_actor(shop, user=make_member(shop, Role.MANAGER, username="mina"))
+    campaign, _ = running_at_wait(actor, shop, n=40)
+    ids = list(Execution.objects.filter(campaign=campaign).order_by("id").values_list("id", flat=True))
+    Execution.objects.filter(pk__in=ids[::2]).update(next_run_at=timezone.now() - timedelta(minutes=1))  # due now
+    workflow_id = _draft(actor, campaign, v1_graph(second_text=V2_TEXT, wait_amount=2))
+    login(page, live_server.url, "mina")
+    _publish_on_page(page, live_server.url, workflow_id)
+    page.get_by_test_id("commit-migration").click()
+    progress = page.get_by_test_id("migration-progress")
+    expect(progress).to_contain_text("در حال انتقال")
+    expect(progress).to_have_attribute("hx-trigger", "every 2s")
+    assert len(queued) == 1
+    shot(page, "migration-running")
+
+    stop, rounds = threading.Event(), []
+
+    def engine():
+        try:
+            while not stop.is_set():
+                batch: list = []
+                tick(send=batch.extend)
+                if batch:
+                    process_batch(batch)
+                rounds.append(len(batch))
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=engine)
+    worker.start()
+    try:
+        for _ in range(40):  # the worker's job, run again while claimed executions remain
+            migration = version_migrations.version_migration_run(migration_id=queued[0])
+            if migration.status == "done":
+                break
+    finally:
+        stop.set()
+        worker.join()
+    migration = version_migrations.version_migration_run(migration_id=queued[0])
+    assert migration.status == "done" and sum(rounds) > 0
+    expect(progress).to_contain_text("انجام شد", timeout=15000)  # the page noticed by itself
+    expect(page.get_by_test_id("moved")).to_have_text(
+        str(migration.result["moved"]).translate(str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹"))
+    )
+    assert axe_violations(page) == []
+    new = WorkflowVersion.objects.get(workflow_id=workflow_id, version_number=2)
+    moved = list(ExecutionEvent.objects.filter(type=EventType.VERSION_MIGRATED).values_list("execution_id", flat=True))
+    assert len(moved) == len(set(moved))  # never twice
+    rows = Execution.objects.filter(pk__in=ids)
+    assert {r.id for r in rows if r.version_id == new.id} == set(moved)
+    live = (ExecutionStatus.ACTIVE, ExecutionStatus.WAITING, ExecutionStatus.QUEUED, ExecutionStatus.PROCESSING)
+    assert not [r.id for r in rows if r.version_id != new.id and r.status in live]  # never lost
+    sent = SmsAttempt.objects.filter(execution_id__in=ids, node__node_key="b")
+    assert sent.count() == sent.values("execution_id").distinct().count()
