@@ -19,7 +19,28 @@ class JourneyHealthApi(APIView):
                 {
                     "ok": serializers.BooleanField(),
                     "checked_at": serializers.DateTimeField(),
-                    "checks": serializers.DictField(child=serializers.DictField()),
+                    "checks": inline_serializer(
+                        "JourneyHealthChecks",
+                        {
+                            "heartbeat": inline_serializer(
+                                "HeartbeatCheck",
+                                {
+                                    "ok": serializers.BooleanField(),
+                                    "last_beat_at": serializers.DateTimeField(allow_null=True),
+                                    "age_seconds": serializers.IntegerField(allow_null=True),
+                                    "active_campaigns": serializers.BooleanField(),
+                                },
+                            ),
+                            "due_unclaimed": inline_serializer(
+                                "DueUnclaimedCheck",
+                                {"ok": serializers.BooleanField(), "count": serializers.IntegerField()},
+                            ),
+                            "queued_stale": inline_serializer(
+                                "QueuedStaleCheck",
+                                {"ok": serializers.BooleanField(), "count": serializers.IntegerField()},
+                            ),
+                        },
+                    ),
                 },
             ),
             **errors(401, 403),

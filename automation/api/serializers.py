@@ -1,11 +1,24 @@
 """Engine API serializers (snake_case JSON; success bodies are the plain resource)."""
 
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
-from automation.choices import Decision
+from automation.api.shapes import (
+    START_CONFIG,
+    EndConfig,
+    EnrollmentCounts,
+    JourneySettings,
+    TargetFilters,
+    WaitConfig,
+    WorkflowSettings,
+    action_config,
+    condition_config,
+)
+from automation.choices import Decision, NodeType
 from automation.engine.graph import MAX_EDGES, MAX_NODES
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
-from campaigns.platform.api.fields import BodyInput, IdField, JSONValueField, ObjectField
+from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField, ShapedObjectField
+from campaigns.platform.api.shapes import SendWindow
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
@@ -17,8 +30,8 @@ class JourneyCampaignInput(BodyInput):
     starts_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     ends_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     daily_limit = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
-    send_window = JSONValueField(required=False, allow_null=True, default=None)
-    settings = JSONValueField(required=False, default=dict)
+    send_window = ShapedJSONField(shape=SendWindow, required=False, allow_null=True, default=None)
+    settings = ShapedJSONField(shape=JourneySettings, required=False, default=dict)
     source_target_list_id = IdField(required=False, allow_null=True, default=None)
 
     def validate_kind(self, value: str) -> str:
@@ -36,6 +49,8 @@ class WorkflowInput(BodyInput):
 
 
 class WorkflowVersionOutput(serializers.ModelSerializer):
+    settings = ShapedJSONField(shape=WorkflowSettings)
+
     class Meta:
         model = WorkflowVersion
         fields = ["id", "version_number", "status", "settings", "published_at", "note", "created_at"]
@@ -59,16 +74,74 @@ class WorkflowOutput(serializers.ModelSerializer):
         ]
 
 
+def _node_types() -> dict:
+    return {
+        NodeType.START: StartNode,
+        NodeType.ACTION: ActionNode,
+        NodeType.WAIT: WaitNode,
+        NodeType.CONDITION: ConditionNode,
+        NodeType.END: EndNode,
+    }
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="Node", serializers=_node_types, resource_type_field_name="type", many=True
+    )
+)
+class NodeList(serializers.ListSerializer):
+    """A graph's nodes; in the schema each node is the component of its ``type`` (its config typed)."""
+
+
 class NodeIO(BodyInput):
     node_key = StrictCharField(max_length=40)
     type = StrictCharField(max_length=16)
     subtype = StrictCharField(max_length=50)
     name = VisibleNameField(required=False, allow_blank=True, default="", max_length=200)
-    config = JSONValueField(required=False, default=dict)
+    config = ShapedJSONField(shape={"type": "object", "properties": {}}, required=False, default=dict)
     is_enabled = serializers.BooleanField(required=False, default=True)
     consumes_budget = serializers.BooleanField(read_only=True)
     position_x = serializers.IntegerField(required=False, allow_null=True, default=None)
     position_y = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+    class Meta:
+        list_serializer_class = NodeList
+
+
+# The schema's node components (``Node`` is one of them by ``type``); the engine validates a node at publish.
+class StartNode(NodeIO):
+    """Where every execution enters (subtype ``manual``)."""
+
+    type = serializers.ChoiceField(choices=[NodeType.START])
+    config = ShapedJSONField(shape=START_CONFIG, required=False, default=dict)
+
+
+class ActionNode(NodeIO):
+    """Runs an action: ``subtype`` is its key (the catalog's ``actions``), ``config`` its settings."""
+
+    type = serializers.ChoiceField(choices=[NodeType.ACTION])
+    config = ShapedJSONField(shape=action_config, required=False, default=dict)
+
+
+class WaitNode(NodeIO):
+    """Waits (subtype ``duration`` or ``until``)."""
+
+    type = serializers.ChoiceField(choices=[NodeType.WAIT])
+    config = ShapedJSONField(shape=WaitConfig, required=False, default=dict)
+
+
+class ConditionNode(NodeIO):
+    """Follows port ``yes`` or ``no`` by its rule tree."""
+
+    type = serializers.ChoiceField(choices=[NodeType.CONDITION])
+    config = ShapedJSONField(shape=condition_config, required=False, default=dict)
+
+
+class EndNode(NodeIO):
+    """Ends the journey (subtype: its behaviour)."""
+
+    type = serializers.ChoiceField(choices=[NodeType.END])
+    config = ShapedJSONField(shape=EndConfig, required=False, default=dict)
 
 
 class EdgeIO(BodyInput):
@@ -92,7 +165,7 @@ class GraphError(serializers.Serializer):
 class GraphInput(BodyInput):
     nodes = NodeIO(many=True, max_length=MAX_NODES)
     edges = EdgeIO(many=True, max_length=MAX_EDGES)
-    settings = JSONValueField(required=False, default=dict)
+    settings = ShapedJSONField(shape=WorkflowSettings, required=False, default=dict)
 
 
 class GraphOutput(serializers.Serializer):
@@ -102,7 +175,7 @@ class GraphOutput(serializers.Serializer):
     status = serializers.CharField()
     nodes = NodeIO(many=True)
     edges = EdgeIO(many=True)
-    settings = serializers.JSONField()
+    settings = ShapedJSONField(shape=WorkflowSettings)
     errors = GraphError(many=True)
 
 
@@ -115,17 +188,57 @@ class PublishInput(BodyInput):
     note = StrictCharField(required=False, allow_blank=True, default="", max_length=300)
 
 
-class CatalogOutput(serializers.Serializer):
-    actions = serializers.ListField(child=serializers.DictField())
-    operators = serializers.ListField(child=serializers.CharField())
-    # Channels' facts a condition rule may read (journeys.md "Facts"): key, label, kind, operators, ends_wait,
-    # stop_label (offered as the campaign setting ``stop_when_facts`` when not empty).
-    facts = serializers.ListField(child=serializers.DictField())
-    variables = serializers.ListField(child=serializers.DictField())
+class CatalogActionOutput(serializers.Serializer):
+    key = serializers.CharField(help_text="an action node's subtype")
+    label = serializers.CharField()
+    consumes_budget = serializers.BooleanField()
     guards = serializers.ListField(child=serializers.CharField())
-    retry_strategies = serializers.ListField(child=serializers.DictField())
-    node_types = serializers.ListField(child=serializers.DictField())
-    templates = serializers.ListField(child=serializers.DictField())
+    config_schema = serializers.DictField(help_text="the JSON Schema of the node's config (also the schema's *Config)")
+
+
+class CatalogFactOutput(serializers.Serializer):
+    """A channel's fact a condition rule may read (journeys.md "Facts")."""
+
+    key = serializers.CharField()
+    label = serializers.CharField()
+    kind = serializers.CharField()
+    operators = serializers.ListField(child=serializers.CharField())
+    ends_wait = serializers.BooleanField()
+    stop_label = serializers.CharField(help_text="offered as the campaign setting stop_when_facts when not empty")
+
+
+class CatalogVariableOutput(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    aliases = serializers.ListField(child=serializers.CharField())
+
+
+class CatalogEntryOutput(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+
+
+class CatalogNodeTypeOutput(CatalogEntryOutput):
+    ports = serializers.ListField(child=serializers.CharField())
+
+
+class CatalogTemplateOutput(serializers.Serializer):
+    key = serializers.CharField(allow_null=True, help_text="a built-in template")
+    id = serializers.IntegerField(allow_null=True, help_text="a template of the workspace")
+    name = serializers.CharField()
+    description = serializers.CharField()
+    builtin = serializers.BooleanField()
+
+
+class CatalogOutput(serializers.Serializer):
+    actions = CatalogActionOutput(many=True)
+    operators = serializers.ListField(child=serializers.CharField())
+    facts = CatalogFactOutput(many=True)
+    variables = CatalogVariableOutput(many=True)
+    guards = serializers.ListField(child=serializers.CharField())
+    retry_strategies = CatalogEntryOutput(many=True)
+    node_types = CatalogNodeTypeOutput(many=True)
+    templates = CatalogTemplateOutput(many=True)
 
 
 class EnrollmentInput(BodyInput):
@@ -140,9 +253,28 @@ class EnrollmentInput(BodyInput):
     )
 
 
+class InvalidSubjectOutput(serializers.Serializer):
+    subject_id = serializers.IntegerField()
+    reason = serializers.CharField(help_text="not_found, no_valid_mobile …")
+
+
+class LiveElsewhereOutput(serializers.Serializer):
+    """A journey of another campaign the target is live in (why enrolling it here is a conflict)."""
+
+    execution_id = serializers.IntegerField()
+    campaign_id = serializers.IntegerField()
+    campaign_name = serializers.CharField()
+    campaign_status = serializers.CharField()
+    workflow_id = serializers.IntegerField()
+    workflow_name = serializers.CharField()
+    current_step = serializers.CharField()
+    next_run_at = serializers.DateTimeField(allow_null=True)
+    status = serializers.CharField()
+
+
 class EnrollmentOutput(serializers.Serializer):
     added = serializers.ListField(child=serializers.IntegerField())
-    invalid = serializers.ListField(child=serializers.DictField())
+    invalid = InvalidSubjectOutput(many=True)
     blacklisted = serializers.ListField(child=serializers.IntegerField())
     already_live = serializers.ListField(child=serializers.IntegerField())
     added_concurrently = serializers.ListField(child=serializers.IntegerField())
@@ -152,7 +284,8 @@ class EnrollmentOutput(serializers.Serializer):
 
 class EnrollmentPreviewInput(BodyInput):
     target_ids = serializers.ListField(child=IdField(), required=False, max_length=20000)
-    filters = ObjectField(
+    filters = ShapedObjectField(
+        shape=TargetFilters,
         required=False,
         allow_null=True,
         default=None,
@@ -174,6 +307,10 @@ class EnrollmentDecisionsInput(BodyInput):
 
 
 class EnrollmentBatchOutput(serializers.ModelSerializer):
+    filters = ShapedJSONField(shape=TargetFilters, allow_null=True)
+    counts = ShapedJSONField(shape=EnrollmentCounts)
+    result = serializers.DictField(child=serializers.IntegerField(), help_text="targets per outcome after commit")
+
     class Meta:
         model = EnrollmentBatch
         fields = [
@@ -198,6 +335,8 @@ class EnrollmentBatchOutput(serializers.ModelSerializer):
 class EnrollmentItemOutput(serializers.ModelSerializer):
     """``class``: invalid / blacklisted / already_live / conflict / ready; ``conflicts``: the other live journeys
     (campaign, workflow, current step, next send, status); ``outcome`` after commit."""
+
+    conflicts = ShapedJSONField(shape=LiveElsewhereOutput(many=True))
 
     class Meta:
         model = EnrollmentItem
@@ -256,10 +395,16 @@ class BulkControlInput(ExecutionControlInput):
     execution_ids = serializers.ListField(child=IdField(), allow_empty=False, max_length=5000)
 
 
+class RefusedExecutionOutput(serializers.Serializer):
+    execution_id = serializers.IntegerField()
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
 class BulkControlOutput(serializers.Serializer):
     action = serializers.CharField()
     done = serializers.ListField(child=serializers.IntegerField())
-    refused = serializers.ListField(child=serializers.DictField(), help_text="execution_id, code, message")
+    refused = RefusedExecutionOutput(many=True)
     counts = serializers.DictField(child=serializers.IntegerField())
 
 
@@ -290,9 +435,10 @@ class TargetExecutionOutput(serializers.ModelSerializer):
 
 class AutoEnrollRuleInput(BodyInput):
     enabled = serializers.BooleanField(required=False, default=True)
-    filters = ObjectField(
+    filters = ShapedObjectField(
+        shape=TargetFilters,
         help_text="The targets list's filter (q, status, list, province, city, owner, created_after, "
-        "created_before); at least one condition."
+        "created_before); at least one condition.",
     )
     daily_cap = serializers.IntegerField(required=False, default=200, min_value=1, max_value=5000)
     include_existing = serializers.BooleanField(
@@ -304,18 +450,35 @@ class AutoEnrollRuleInput(BodyInput):
 
 
 class AutoEnrollCountInput(BodyInput):
-    filters = ObjectField()
+    filters = ShapedObjectField(shape=TargetFilters)
 
 
 class AutoEnrollCountOutput(serializers.Serializer):
     existing_count = serializers.IntegerField()
 
 
+class AutoEnrollCheckOutput(serializers.Serializer):
+    """What one auto-enroll check did (``{}`` before the first)."""
+
+    at = serializers.DateTimeField(required=False)
+    day = serializers.DateField(required=False)
+    day_count = serializers.IntegerField(required=False)
+    examined = serializers.IntegerField(required=False)
+    enrolled = serializers.IntegerField(required=False)
+    conflicts = serializers.IntegerField(required=False)
+    blacklisted = serializers.IntegerField(required=False)
+    invalid = serializers.IntegerField(required=False)
+    already_live = serializers.IntegerField(required=False)
+    added_concurrently = serializers.IntegerField(required=False)
+    waiting = serializers.BooleanField(required=False, help_text="more matches wait for the next check")
+    capped_by = serializers.CharField(required=False, allow_null=True, help_text="daily_cap | per_check | scan")
+
+
 class AutoEnrollRuleOutput(serializers.Serializer):
     campaign_id = serializers.IntegerField()
     exists = serializers.BooleanField()
     enabled = serializers.BooleanField()
-    filters = serializers.DictField()
+    filters = ShapedJSONField(shape=TargetFilters)
     include_existing = serializers.BooleanField()
     since = serializers.DateTimeField(allow_null=True)
     cursor = serializers.IntegerField()
@@ -323,11 +486,12 @@ class AutoEnrollRuleOutput(serializers.Serializer):
     day = serializers.DateField(allow_null=True, help_text="The workspace day `day_count` counts.")
     day_count = serializers.IntegerField()
     last_check_at = serializers.DateTimeField(allow_null=True)
-    last_check = serializers.DictField(
+    last_check = ShapedJSONField(
+        shape=AutoEnrollCheckOutput,
         help_text="The last check that examined somebody (a check that found nobody new leaves it as it was; "
         "`last_check_at` is the latest check, `last_check.at` this one): "
         "examined, enrolled, conflicts, blacklisted, invalid, already_live, added_concurrently, "
-        "waiting (more matches wait for the next check), capped_by (daily_cap | per_check | scan)."
+        "waiting (more matches wait for the next check), capped_by (daily_cap | per_check | scan).",
     )
     updated_at = serializers.DateTimeField(allow_null=True)
 
@@ -379,7 +543,7 @@ class JourneyCampaignUpdateInput(BodyInput):
     starts_at = serializers.DateTimeField(required=False, allow_null=True)
     ends_at = serializers.DateTimeField(required=False, allow_null=True)
     daily_limit = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    send_window = JSONValueField(required=False, allow_null=True)
-    settings = JSONValueField(required=False, allow_null=True)
+    send_window = ShapedJSONField(shape=SendWindow, required=False, allow_null=True)
+    settings = ShapedJSONField(shape=JourneySettings, required=False, allow_null=True)
     workflow_id = serializers.IntegerField(required=False, help_text="Refused (400): pinned at creation.")
     workflow_version_id = serializers.IntegerField(required=False, help_text="Refused (400): pinned at creation.")

@@ -1,7 +1,6 @@
 """Engine API: catalog, workflows, graph get/put/validate/publish, new draft, journey campaign control,
 enrollment, executions."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
@@ -34,6 +33,7 @@ from automation.api.serializers import (
     WorkflowOutput,
     WorkflowVersionOutput,
 )
+from automation.api.stats_serializers import JourneyStatsOutput, TargetTimelineOutput
 from automation.engine.graph import graph_of_version
 from automation.engine.nodes import NODE_TYPES
 from automation.engine.registry import (
@@ -219,8 +219,16 @@ class JourneyCampaignActionApi(WorkspaceAPIView):
     @extend_schema(
         operation_id="journey_campaigns_transition",
         request=None,
+        parameters=[
+            OpenApiParameter(
+                "action",
+                str,
+                OpenApiParameter.PATH,
+                enum=["activate", "pause", "resume", "cancel"],
+                description="activate is refused while the channel is unusable",
+            )
+        ],
         responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
-        description="`action` is one of activate (refused while the channel is unusable), pause, resume, cancel.",
     )
     def post(self, request, campaign_id: int, action: str):
         campaign = campaign_services.journey_campaign_transition(
@@ -288,6 +296,9 @@ class ExecutionControlApi(WorkspaceAPIView):
     @extend_schema(
         operation_id="executions_control",
         request=ExecutionControlInput,
+        parameters=[
+            OpenApiParameter("action", str, OpenApiParameter.PATH, enum=["pause", "resume", "remove", "restart"])
+        ],
         responses={200: ExecutionOutput, **errors(400, 403, 404, 409)},
         description="`action` is pause, resume, remove or restart (a new cycle; only finished or failed). "
         "Resuming an execution held after an unknown SMS outcome takes `unknown_outcome`: `skip` (default) or "
@@ -428,7 +439,7 @@ class JourneyStatsApi(WorkspaceAPIView):
 
     @extend_schema(
         operation_id="journey_campaigns_stats",
-        responses={200: OpenApiTypes.OBJECT, **errors(404, 409)},
+        responses={200: JourneyStatsOutput, **errors(404, 409)},
         description="total, pending, active, waiting, paused, completed, failed, blacklisted, cancelled; `sent` "
         "(from the daily counters), `send_failed`, `retried` today/total; `limits` (campaign and workspace limit, "
         "used and remaining today); `queued_for_sending` (pushed by a limit); `unknown_outcomes` (sends whose outcome "
@@ -489,7 +500,7 @@ class TargetTimelineApi(WorkspaceAPIView):
 
     @extend_schema(
         operation_id="targets_timeline",
-        responses={200: OpenApiTypes.OBJECT, **errors(400, 404)},
+        responses={200: TargetTimelineOutput, **errors(400, 404)},
         parameters=[
             OpenApiParameter("page", int, description="page number (the capped pager)"),
             OpenApiParameter("size", int, description="rows per page, at most 200"),

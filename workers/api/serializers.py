@@ -4,7 +4,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from campaigns.choices import CampaignStatus
-from campaigns.platform.api.fields import BodyInput, IdField, ObjectField
+from campaigns.platform.api.fields import BodyInput, IdField, ObjectField, ShapedJSONField, ShapedObjectField
 from campaigns.platform.permissions import Perm
 from campaigns.platform.text import StrictCharField, VisibleNameField
 from workers.choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
@@ -27,6 +27,13 @@ class StepFieldSchema(OpenApiSerializerFieldExtension):
                 properties.setdefault(key, {"type": "string"})
         properties["timeout_ms"] = {"type": "integer", "minimum": 1, "maximum": 120000}
         return {"type": "object", "properties": properties, "required": ["action"]}
+
+
+class LoginCheck(BodyInput):
+    """How a worker tells a session is logged out: the page's URL matches a pattern, or the selector is absent."""
+
+    login_url_patterns = serializers.ListField(child=serializers.CharField(), required=False)
+    logged_in_selector = serializers.CharField(required=False, allow_blank=True)
 
 
 class HiddenByRoleMixin:
@@ -71,7 +78,7 @@ class BrowserCampaignInput(BodyInput):
     action = serializers.ChoiceField(choices=ActionType.choices)
     start_date = serializers.DateTimeField(required=False, allow_null=True, default=None)
     steps = serializers.ListField(child=StepField(), required=False, max_length=MAX_STEPS)
-    login_check = ObjectField(required=False)
+    login_check = ShapedObjectField(shape=LoginCheck, required=False)
     action_params = ObjectField(required=False, default=dict)
     pacing_seconds = serializers.IntegerField(required=False, min_value=0, max_value=86400)
     concurrency_cap = serializers.IntegerField(required=False, min_value=1, max_value=10000)
@@ -186,7 +193,7 @@ class ActionConfigInput(BodyInput):
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
     action_type = serializers.ChoiceField(choices=ActionType.choices)
     steps = serializers.ListField(child=StepField(), max_length=MAX_STEPS)
-    login_check = ObjectField(required=False, default=dict)
+    login_check = ShapedObjectField(shape=LoginCheck, required=False, default=dict)
 
 
 class ActionConfigOutput(HiddenByRoleMixin, serializers.Serializer):
@@ -198,7 +205,7 @@ class ActionConfigOutput(HiddenByRoleMixin, serializers.Serializer):
     platform = serializers.CharField()
     action_type = serializers.ChoiceField(choices=ActionType.choices)
     steps = serializers.ListField(child=StepField(), allow_null=True, help_text="null for viewers and operators")
-    login_check = serializers.DictField(allow_null=True, help_text="null for viewers and operators")
+    login_check = ShapedJSONField(shape=LoginCheck, allow_null=True, help_text="null for viewers and operators")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from campaigns.chains import schedule as sched
+from campaigns.chains.api.serializers import AudienceFiltersInput
 from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import (
     AudienceClass,
@@ -17,7 +18,7 @@ from campaigns.chains.runs.choices import (
     WaitReason,
 )
 from campaigns.models import Workspace
-from campaigns.platform.api.fields import BodyInput, IdField, ObjectField
+from campaigns.platform.api.fields import BodyInput, IdField, ObjectField, ShapedJSONField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 MAX_EVENT_DATA_BYTES = 8000
@@ -26,7 +27,25 @@ MAX_EVENT_DATA_BYTES = 8000
 SHOWN_TIMES = ("planned_at", "scheduled_at", "wait_deadline_at", "started_at", "dispatched_at", "completed_at")
 
 
+class SelectionRuleOutput(serializers.Serializer):
+    """How the run's audience was chosen, frozen with it: a root's list and filters (``TARGET_LIST``), a re-run
+    of an earlier run (``RERUN``), or an inherited class of the source run's audience (no ``source``)."""
+
+    source = serializers.CharField(required=False, help_text="TARGET_LIST or RERUN; absent for an inherited run")
+    targetListId = serializers.IntegerField(required=False, allow_null=True)
+    targetFilters = ShapedJSONField(shape=AudienceFiltersInput, required=False, allow_null=True)
+    rerunOfRunId = serializers.IntegerField(required=False)
+    sourceRunId = serializers.IntegerField(required=False)
+    sourceTargetSnapshotId = serializers.IntegerField(required=False, allow_null=True)
+    inheritType = serializers.CharField(required=False)
+    deliveryCutoffAt = serializers.DateTimeField(required=False)
+    conversionDataAsOf = serializers.DateTimeField(required=False)
+    deliveryReportsPending = serializers.IntegerField(required=False)
+    dataAsOf = serializers.DateTimeField(required=False)
+
+
 class RunOutput(serializers.ModelSerializer):
+    selection_rule_snapshot = ShapedJSONField(shape=SelectionRuleOutput, allow_null=True)
     campaign_id = serializers.IntegerField()
     root_campaign_id = serializers.IntegerField(source="root_id", allow_null=True)
     run_type = serializers.ChoiceField(choices=RunType.choices)

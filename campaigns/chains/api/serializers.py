@@ -1,5 +1,6 @@
 """Serializers for groups, chains and approval packages (snake_case)."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from campaigns.chains import schedule as sched
@@ -7,7 +8,9 @@ from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType,
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign
-from campaigns.platform.api.fields import BodyInput, IdField, JSONValueField
+from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField
+from campaigns.platform.api.schema import component_ref
+from campaigns.platform.api.shapes import SendWindow
 from campaigns.platform.channels import CampaignKindChoices
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
@@ -150,9 +153,51 @@ class AudienceCountOutput(serializers.Serializer):
     message = serializers.CharField(help_text="«این کمپین به ۱٬۲۴۰ نفر می‌رسد»")
 
 
-def _raw(field_name):
-    """Keep the request's own JSON (request strings are converted by the services)."""
-    return JSONValueField(required=False, allow_null=True, help_text=field_name)
+def _raw(shape):
+    """Keep the request's own JSON (request strings are converted by the services); the schema says ``shape``."""
+    return ShapedJSONField(shape=shape, required=False, allow_null=True)
+
+
+def _send_window(**kwargs):
+    help_text = "this node's own send window (the journey campaign's format)"
+    return ShapedJSONField(shape=SendWindow, allow_null=True, help_text=help_text, **kwargs)
+
+
+class ReviewReasonOutput(serializers.Serializer):
+    """Why a node needs review (an edit upstream) or cannot be approved (a problem of its own)."""
+
+    code = serializers.CharField()
+    message = serializers.CharField()
+    fields = serializers.ListField(child=serializers.CharField(), help_text="the node's fields to look at")
+    source_campaign_id = serializers.IntegerField(allow_null=True, help_text="the edited campaign, when upstream")
+
+
+class PackageProblemOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    name = serializers.CharField()
+    reasons = ReviewReasonOutput(many=True)
+
+
+class PackageWarningOutput(serializers.Serializer):
+    code = serializers.CharField(help_text="NO_FEASIBLE_RUN_IN_CURRENT_PERIOD")
+    campaign_id = serializers.IntegerField()
+    period_start = serializers.DateTimeField()
+    planned_child_at = serializers.DateTimeField(allow_null=True)
+    message = serializers.CharField()
+
+
+class ScheduleReasonOutput(serializers.Serializer):
+    """Why a child's schedule has no feasible run in a period of its root."""
+
+    code = serializers.CharField(
+        help_text="SOURCE_NOT_FEASIBLE, AFTER_INTERVAL_LONGER_THAN_PERIOD or FIXED_DAY_OUTSIDE_PERIOD"
+    )
+    field = serializers.CharField()
+    period_start = serializers.DateTimeField()
+    next_root_at = serializers.DateTimeField(allow_null=True)
+    planned_source_at = serializers.DateTimeField(allow_null=True)
+    period_days = serializers.FloatField(allow_null=True)
+    planned_child_at = serializers.DateTimeField(required=False)
 
 
 class ChainCampaignCreateInput(BodyInput):
@@ -162,11 +207,11 @@ class ChainCampaignCreateInput(BodyInput):
     campaign_group_id = IdField(required=False, allow_null=True)
     parent_campaign_id = IdField(required=False, allow_null=True)
     expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    inheritance = _raw("InheritanceInput")
-    when = _raw("RootScheduleInput")
-    goal = _raw("GoalInput")
+    inheritance = _raw(InheritanceInput)
+    when = _raw(RootScheduleInput)
+    goal = _raw(GoalInput)
     attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
-    chain_action = _raw("ChainActionInput")
+    chain_action = _raw(ChainActionInput)
     source_target_list_id = IdField(
         required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
     )
@@ -174,9 +219,7 @@ class ChainCampaignCreateInput(BodyInput):
     daily_limit = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, help_text="this node's own daily send limit"
     )
-    send_window = serializers.JSONField(
-        required=False, allow_null=True, help_text="this node's own send window (the journey campaign's format)"
-    )
+    send_window = _send_window(required=False)
 
 
 class ChainCampaignUpdateInput(BodyInput):
@@ -185,11 +228,11 @@ class ChainCampaignUpdateInput(BodyInput):
     parent_campaign_id = IdField(required=False, allow_null=True)
     expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     expected_target_chain_revision = serializers.IntegerField(required=False, allow_null=True)
-    inheritance = _raw("InheritanceInput")
-    when = _raw("RootScheduleInput")
-    goal = _raw("GoalInput")
+    inheritance = _raw(InheritanceInput)
+    when = _raw(RootScheduleInput)
+    goal = _raw(GoalInput)
     attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
-    chain_action = _raw("ChainActionInput")
+    chain_action = _raw(ChainActionInput)
     source_target_list_id = IdField(
         required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
     )
@@ -197,9 +240,7 @@ class ChainCampaignUpdateInput(BodyInput):
     daily_limit = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, help_text="this node's own daily send limit"
     )
-    send_window = serializers.JSONField(
-        required=False, allow_null=True, help_text="this node's own send window (the journey campaign's format)"
-    )
+    send_window = _send_window(required=False)
     accept_affected = serializers.BooleanField(required=False, default=False)
 
 
@@ -212,12 +253,12 @@ class ChainCampaignOutput(serializers.ModelSerializer):
     approval_package_id = serializers.IntegerField(allow_null=True)
     inheritance = serializers.SerializerMethodField()
     when = serializers.SerializerMethodField()
-    needs_review_reasons = serializers.JSONField()
+    needs_review_reasons = ReviewReasonOutput(many=True)
     source_target_list_id = serializers.IntegerField(allow_null=True)
-    audience_filters = serializers.JSONField()
-    send_window = serializers.JSONField(allow_null=True)
-    goal = serializers.JSONField()
-    chain_action = serializers.JSONField()
+    audience_filters = ShapedJSONField(shape=AudienceFiltersInput)
+    send_window = _send_window()
+    goal = ShapedJSONField(shape=GoalInput, allow_null=True)
+    chain_action = ShapedJSONField(shape=ChainActionInput, allow_null=True)
     chain_code = serializers.CharField(
         read_only=True, help_text="Stable code of the node, given when its chain is first submitted; empty before"
     )
@@ -254,11 +295,13 @@ class ChainCampaignOutput(serializers.ModelSerializer):
             "updated_at",
         ]
 
+    @extend_schema_field(InheritanceInput(allow_null=True))
     def get_inheritance(self, obj) -> dict | None:
         from campaigns.chains.selectors import inheritance_out
 
         return inheritance_out(obj.inheritance)
 
+    @extend_schema_field(RootScheduleInput(allow_null=True))
     def get_when(self, obj) -> dict | None:
         return sched.api_root_schedule(obj.root_schedule)
 
@@ -291,11 +334,13 @@ class TreeNodeOutput(serializers.Serializer):
     status = serializers.CharField()
     chain_code = serializers.CharField(help_text="Stable code of the node (empty before its chain is submitted)")
     needs_review = serializers.BooleanField()
-    needs_review_reasons = serializers.JSONField()
-    inheritance = serializers.JSONField(allow_null=True)
+    needs_review_reasons = ReviewReasonOutput(many=True)
+    inheritance = ShapedJSONField(shape=InheritanceInput, allow_null=True)
     matched = serializers.BooleanField()
     allowed_actions = serializers.ListField(child=serializers.CharField())
-    children = serializers.ListField(child=serializers.JSONField(), help_text="TreeNode items (recursive)")
+    children = ShapedJSONField(
+        shape={"type": "array", "items": component_ref("TreeNodeOutput")}, help_text="the node's children (recursive)"
+    )
 
 
 class TreeOutput(serializers.Serializer):
@@ -321,7 +366,7 @@ class SourcesOutput(serializers.Serializer):
 
 class PreviewInput(BodyInput):
     source_campaign_id = IdField()
-    schedule = JSONValueField(help_text="ChildScheduleInput")
+    schedule = ShapedJSONField(shape=ChildScheduleInput)
     periods = serializers.IntegerField(required=False, min_value=1, max_value=4, default=4)
 
 
@@ -348,7 +393,7 @@ class PreviewOutput(serializers.Serializer):
     calendar = serializers.ChoiceField(choices=["jalali", "gregorian"], help_text="how months are counted")
     periods = PreviewPeriodOutput(many=True)
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-    reasons = serializers.ListField(child=serializers.JSONField())
+    reasons = ScheduleReasonOutput(many=True)
     audience_estimate = AudienceEstimateOutput()
 
 
@@ -359,15 +404,15 @@ class PackageOutput(serializers.ModelSerializer):
     decided_by_id = serializers.IntegerField(allow_null=True)
     items = serializers.JSONField()
     is_current = serializers.BooleanField(required=False)
-    warnings = serializers.ListField(child=serializers.JSONField(), required=False)
+    warnings = PackageWarningOutput(many=True, required=False)
     approver_ids = serializers.ListField(
         child=serializers.IntegerField(),
         required=False,
         max_length=1000,
         help_text="members who may decide this pending package (four eyes: never its submitter)",
     )
-    problems = serializers.ListField(
-        child=serializers.JSONField(),
+    problems = PackageProblemOutput(
+        many=True,
         required=False,
         help_text="blocking problems now (per campaign: reasons named in words); approval refuses while any",
     )

@@ -3,6 +3,7 @@
 ``IdField``: an object id in a request body — a positive integer that fits a PostgreSQL ``bigint``
 (larger numbers are a field error, not a database error on insert or lookup).
 ``ObjectField`` / ``JSONValueField``: a JSON object / any JSON value in a request body.
+``ShapedJSONField`` / ``ShapedObjectField``: JSON kept as it is (a service reads it), typed in the schema.
 ``BodyInput``: the base of every request-body serializer (unknown fields are a 400 naming them).
 """
 
@@ -27,6 +28,27 @@ class ObjectField(serializers.DictField):
 
 class JSONValueField(serializers.JSONField):
     """Any JSON value in a request body (the JSON body rules of ``SafeJSONParser`` already applied)."""
+
+
+class Shaped:
+    """A JSON value a service validates and stores as it is (a window, a rule, a node's config), typed in
+    the schema.
+
+    ``shape`` is what the OpenAPI schema says of it: a serializer (its component), a raw schema dict or a
+    function building one (``campaigns.platform.api.schema.ShapedFieldSchema``); the value itself is passed on
+    untouched, so the service keeps its own checks and error codes."""
+
+    def __init__(self, *, shape, **kwargs):
+        self.shape = shape
+        super().__init__(**kwargs)
+
+
+class ShapedJSONField(Shaped, JSONValueField):
+    """Any JSON value, with the shape the schema states."""
+
+
+class ShapedObjectField(Shaped, ObjectField):
+    """A JSON object (anything else is a field error), with the shape the schema states."""
 
 
 class BodyInput(serializers.Serializer):

@@ -1,13 +1,16 @@
 """OpenAPI helpers: the error envelope in every operation, the X-Workspace header, one area tag per operation."""
 
+import copy
+import inspect
 import re
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import force_instance
+from drf_spectacular.plumbing import ResolvedComponent, force_instance
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
-from campaigns.platform.api.fields import BodyInput
+from campaigns.platform.api.fields import BodyInput, Shaped
 
 ErrorEnvelope = inline_serializer(
     name="ErrorEnvelope",
@@ -236,6 +239,9 @@ def operation_area(path: str, view_module: str) -> str:
     return PLATFORM
 
 
+_BODY_INPUT_DOC = inspect.cleandoc(BodyInput.__doc__)
+
+
 class AreaAutoSchema(AutoSchema):
     """Tags every operation with its area (SPECTACULAR_SETTINGS["TAGS"]) instead of the first path segment ("v1")."""
 
@@ -245,6 +251,68 @@ class AreaAutoSchema(AutoSchema):
     def _map_basic_serializer(self, serializer, direction):
         # A request body refuses fields it does not declare (``BodyInput``): the schema says so.
         schema = super()._map_basic_serializer(serializer, direction)
-        if direction == "request" and isinstance(force_instance(serializer), BodyInput):
-            schema["additionalProperties"] = False
+        if isinstance(force_instance(serializer), BodyInput):
+            if direction == "request":
+                schema["additionalProperties"] = False
+            if schema.get("description") == _BODY_INPUT_DOC:  # a body without a docstring of its own
+                del schema["description"]
         return schema
+
+
+class ShapedFieldSchema(OpenApiSerializerFieldExtension):
+    """A ``Shaped`` field in the schema: its ``shape`` — a serializer (its component), a raw schema, or a
+    function ``(auto_schema, direction) -> schema`` for shapes read from a registry when the schema is built."""
+
+    target_class = Shaped
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        shape = self.target.shape
+        if isinstance(shape, dict):
+            return copy.deepcopy(shape)
+        if isinstance(shape, type) or isinstance(shape, serializers.Field):
+            return auto_schema._map_serializer_field(force_instance(shape), direction)
+        return shape(auto_schema, direction)
+
+
+def register_component(auto_schema, name: str, direction: str, schema: dict) -> dict:
+    """Declare the raw ``schema`` as the component ``name`` (``<name>Request`` in a request, closed like
+    every body) and return its ``$ref``."""
+    if direction == "request":
+        name += "Request"
+        if schema.get("type") == "object" and "properties" in schema:
+            schema = {**schema, "additionalProperties": False}
+    component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, schema=schema, object=name)
+    auto_schema.registry.register_on_missing(component)
+    return component.ref
+
+
+def json_schema_component(auto_schema, name: str, direction: str, json_schema: dict) -> dict:
+    """A plug-in's JSON Schema (an action's ``config_schema``) as an OpenAPI 3.0 component."""
+    return register_component(auto_schema, name, direction, _openapi30(json_schema))
+
+
+def _openapi30(node):
+    """JSON Schema → OpenAPI 3.0: ``"type": [x, "null"]`` is ``nullable``, several types a ``oneOf``."""
+    if isinstance(node, list):
+        return [_openapi30(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _openapi30(value) for key, value in node.items()}
+    if isinstance(out.get("type"), list):
+        kinds = [kind for kind in out.pop("type") if kind != "null"]
+        if len(kinds) < len(node["type"]):
+            out["nullable"] = True
+        if len(kinds) == 1:
+            out["type"] = kinds[0]
+        else:
+            out["oneOf"] = [{"type": kind} for kind in kinds]
+    if isinstance(out.get("enum"), list) and None in out["enum"]:
+        out["enum"] = [value for value in out["enum"] if value is not None]
+        out["nullable"] = True
+    return out
+
+
+def component_ref(name: str) -> dict:
+    """``{"$ref": …}`` to the component ``name`` (a shape that is declared once, e.g. a recursive one)."""
+    return {"$ref": f"#/components/schemas/{name}"}

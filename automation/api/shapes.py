@@ -1,0 +1,150 @@
+"""What the engine's JSON looks like in the OpenAPI schema: graph nodes by type, their configs, the
+workflow and journey settings, the targets filter of an enrollment.
+
+The engine validates these values itself (publish-time codes such as ``INVALID_WAIT``); these serializers
+only state their shape (``ShapedJSONField``). Node configs of actions come from each action's
+``config_schema`` (the registry, read when the schema is built), condition trees are one recursive
+component."""
+
+from rest_framework import serializers
+
+from automation.choices import EnrollmentClass
+from automation.engine.graph import END_BEHAVIORS, WAIT_UNITS
+from automation.engine.registry import ACTIONS, OPERATORS
+from campaigns.choices import TargetStatus
+from campaigns.platform.api.fields import BodyInput, IdField
+from campaigns.platform.api.schema import json_schema_component, register_component
+from campaigns.platform.api.shapes import SendWindow
+
+
+class WorkflowSettings(BodyInput):
+    """A workflow version's settings: its send window and daily limit (a campaign's own take precedence)."""
+
+    send_window = SendWindow(required=False, allow_null=True)
+    daily_limit = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+
+class JourneySettings(BodyInput):
+    """A journey campaign's settings: an execution stops when its target reaches one of these statuses or
+    one of these facts holds (the catalog's facts with a ``stop_label``)."""
+
+    stop_when_target_status_in = serializers.ListField(
+        child=serializers.ChoiceField(choices=TargetStatus.choices), required=False
+    )
+    stop_when_facts = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class TargetFilters(BodyInput):
+    """The targets list's filter (every matching target the caller may see)."""
+
+    q = serializers.CharField(required=False, help_text="name, mobile or code contains")
+    status = serializers.ListField(child=serializers.ChoiceField(choices=TargetStatus.choices), required=False)
+    list = IdField(required=False, help_text="members of this target list")
+    province = serializers.CharField(required=False)
+    city = serializers.CharField(required=False)
+    priority_min = serializers.IntegerField(required=False)
+    owner = IdField(required=False)
+    created_after = serializers.DateTimeField(required=False)
+    created_before = serializers.DateTimeField(required=False)
+
+
+EnrollmentCounts = type(
+    "EnrollmentCounts",
+    (serializers.Serializer,),
+    {"__doc__": "Targets of a batch per class.", **{k: serializers.IntegerField() for k in EnrollmentClass.values}},
+)
+
+
+# --------------------------------------------------------------------------- node configs
+
+
+START_CONFIG = {"type": "object", "additionalProperties": False, "description": "A start node has no settings."}
+
+
+class WaitConfig(BodyInput):
+    """``duration``: ``amount`` ``unit`` after entering the step; ``until``: the moment ``at`` (ISO date-time,
+    in ``timezone`` when it has no offset). ``until_fact`` ends the wait early (a fact with ``ends_wait``)."""
+
+    mode = serializers.ChoiceField(choices=["duration", "until"], required=False, help_text="default: the subtype")
+    amount = serializers.IntegerField(required=False, min_value=1)
+    unit = serializers.ChoiceField(choices=list(WAIT_UNITS), required=False, default="days")
+    at = serializers.CharField(required=False)
+    timezone = serializers.CharField(required=False)
+    until_fact = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+
+
+class LoopDelay(BodyInput):
+    amount = serializers.IntegerField(min_value=0)
+    unit = serializers.ChoiceField(choices=list(WAIT_UNITS), default="days")
+
+
+class EndConfig(BodyInput):
+    """``complete`` or ``stop`` ends the journey; ``loop`` (back to ``to_node``) and ``restart`` go round
+    again after ``delay`` (at least an hour), at most ``max_cycles`` rounds."""
+
+    behavior = serializers.ChoiceField(choices=list(END_BEHAVIORS), required=False, help_text="default: the subtype")
+    delay = LoopDelay(required=False)
+    max_cycles = serializers.IntegerField(required=False, min_value=1)
+    to_node = serializers.CharField(required=False)
+
+
+_RULE_VALUE = {
+    "oneOf": [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "boolean"},
+        {"type": "array", "items": {"oneOf": [{"type": "string"}, {"type": "number"}]}},
+    ],
+    "nullable": True,
+    "description": "what the field is compared with (none for is_empty, is_true …)",
+}
+
+
+def condition_config(auto_schema, direction) -> dict:
+    """A condition's rule tree: ``{"logic": "all"|"any", "rules": [rule | tree]}`` (recursive, ≤ 10 deep)."""
+    group = "ConditionGroup"
+    rule = register_component(
+        auto_schema,
+        "ConditionRule",
+        direction,
+        {
+            "type": "object",
+            "required": ["field", "operator"],
+            "properties": {
+                "field": {
+                    "type": "string",
+                    "description": "target.<field>, target.attributes.<name>, execution.metadata.<name>, "
+                    "execution.cycle, last_action.status or a fact of the catalog",
+                },
+                "operator": {"type": "string", "enum": sorted(OPERATORS.keys())},
+                "value": _RULE_VALUE,
+            },
+        },
+    )
+    own = f"#/components/schemas/{group}{'Request' if direction == 'request' else ''}"
+    return register_component(
+        auto_schema,
+        group,
+        direction,
+        {
+            "type": "object",
+            "required": ["rules"],
+            "properties": {
+                "logic": {"type": "string", "enum": ["all", "any"], "default": "all"},
+                "rules": {"type": "array", "items": {"oneOf": [rule, {"$ref": own}]}},
+            },
+        },
+    )
+
+
+def action_config(auto_schema, direction) -> dict:
+    """An action node's config: the action's own (``subtype``), from its ``config_schema``."""
+    refs = [
+        json_schema_component(auto_schema, f"{_camel(key)}Config", direction, action.config_schema)
+        for key, action in ACTIONS
+    ]
+    return {"oneOf": refs} if len(refs) > 1 else refs[0]
+
+
+def _camel(key: str) -> str:
+    return "".join(part.capitalize() for part in key.split("_"))

@@ -1,0 +1,143 @@
+"""The shapes of a journey's statistics and of a target's timeline (``automation.journey_stats``)."""
+
+from rest_framework import serializers
+
+from automation.api.serializers import LiveElsewhereOutput
+
+
+class TodayTotalOutput(serializers.Serializer):
+    today = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class JourneyLimitsOutput(serializers.Serializer):
+    campaign_daily_limit = serializers.IntegerField(allow_null=True)
+    workspace_daily_limit = serializers.IntegerField(allow_null=True)
+    campaign_used_today = serializers.IntegerField()
+    workspace_used_today = serializers.IntegerField()
+    remaining_today = serializers.IntegerField(allow_null=True, help_text="null: no limit")
+
+
+class NextSendOutput(serializers.Serializer):
+    execution_id = serializers.IntegerField()
+    subject_id = serializers.IntegerField()
+    status = serializers.CharField()
+    step = serializers.CharField(help_text="the step named for people")
+    next_run_at = serializers.DateTimeField(allow_null=True, help_text="null while a limit holds it")
+    queued_for_sending = serializers.BooleanField()
+
+
+class SeriesDayOutput(serializers.Serializer):
+    day = serializers.DateField()
+    sent = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    retried = serializers.IntegerField()
+
+
+class JourneyStatsOutput(serializers.Serializer):
+    campaign_id = serializers.IntegerField()
+    day = serializers.DateField(help_text="today in the workspace's time zone")
+    time_zone = serializers.CharField()
+    total = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    active = serializers.IntegerField()
+    waiting = serializers.IntegerField()
+    paused = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    blacklisted = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+    ended_with_campaign = serializers.IntegerField(help_text="of the cancelled: closed because the campaign ended")
+    unknown_outcomes = serializers.IntegerField(help_text="sends whose outcome is unknown (never resent on their own)")
+    sent = TodayTotalOutput(help_text="from the daily counters")
+    send_failed = TodayTotalOutput()
+    retried = TodayTotalOutput()
+    limits = JourneyLimitsOutput()
+    queued_for_sending = serializers.IntegerField(help_text="pushed by a limit")
+    next_sends = NextSendOutput(many=True)
+    next_wake = serializers.DateTimeField(
+        allow_null=True, help_text="when the first journey resting at a step that sends nothing moves on"
+    )
+    series = SeriesDayOutput(many=True, help_text="the last 30 days")
+
+
+class TimelineActorOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class TimelineSendOutput(serializers.Serializer):
+    """What the channel recorded of a send; with ``hidden`` (no log permission) only status, attempt number and
+    retry time, the rest null."""
+
+    text = serializers.CharField(allow_null=True)
+    number = serializers.CharField(allow_null=True)
+    status = serializers.CharField()
+    provider = serializers.CharField(allow_null=True)
+    sender = serializers.CharField(allow_null=True)
+    provider_message_id = serializers.CharField(allow_null=True)
+    error_code = serializers.CharField(allow_null=True)
+    error_message = serializers.CharField(allow_null=True)
+    retry_at = serializers.DateTimeField(allow_null=True)
+    attempt_number = serializers.IntegerField(allow_null=True)
+    hidden = serializers.BooleanField()
+
+
+class TimelineEntryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    type = serializers.CharField(help_text="the event type (ExecutionEvent)")
+    occurred_at = serializers.DateTimeField()
+    campaign_id = serializers.IntegerField()
+    campaign_name = serializers.CharField()
+    execution_id = serializers.IntegerField(allow_null=True)
+    step = serializers.CharField()
+    message = serializers.CharField()
+    data = serializers.DictField(help_text="the event's data (by event type); only attempt_id when the send is hidden")
+    actor = TimelineActorOutput(allow_null=True, help_text="who acted, for manual actions")
+    why_not_sent = serializers.CharField(
+        allow_null=True,
+        help_text="window_closed, limit_reached, blacklisted, circuit_open, no_valid_mobile, telecom_blocked …",
+    )
+    send = TimelineSendOutput(allow_null=True)
+
+
+class TargetJourneyOutput(serializers.Serializer):
+    execution_id = serializers.IntegerField()
+    campaign_id = serializers.IntegerField()
+    campaign_name = serializers.CharField()
+    workflow_id = serializers.IntegerField()
+    workflow_name = serializers.CharField()
+    status = serializers.CharField()
+    live = serializers.BooleanField()
+    step = serializers.CharField()
+    next_run_at = serializers.DateTimeField(allow_null=True)
+    cycle = serializers.IntegerField()
+    end_reason = serializers.CharField(allow_blank=True)
+    campaign_status = serializers.CharField()
+
+
+class ConflictSkipOutput(serializers.Serializer):
+    type = serializers.CharField(help_text="conflict_skipped")
+    why_not_sent = serializers.CharField(help_text="conflict_skipped")
+    campaign_id = serializers.IntegerField()
+    campaign_name = serializers.CharField()
+    batch_id = serializers.IntegerField()
+    occurred_at = serializers.DateTimeField()
+    conflicts = LiveElsewhereOutput(many=True, help_text="the journeys it was live in")
+
+
+class TargetTimelineOutput(serializers.Serializer):
+    """A page of the target's events (newest first; keyset cursors as every history list), the journeys it is
+    in and the enrollments that skipped it."""
+
+    count = serializers.IntegerField(allow_null=True, help_text="null in a keyset cursor answer")
+    count_capped = serializers.BooleanField(allow_null=True)
+    page = serializers.IntegerField(allow_null=True, help_text="null in a cursor answer")
+    size = serializers.IntegerField()
+    has_more = serializers.BooleanField()
+    next = serializers.CharField(allow_null=True)
+    next_cursor = serializers.CharField(allow_null=True)
+    previous_cursor = serializers.CharField(allow_null=True)
+    results = TimelineEntryOutput(many=True)
+    campaigns = TargetJourneyOutput(many=True)
+    conflict_skips = ConflictSkipOutput(many=True)
