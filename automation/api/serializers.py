@@ -231,14 +231,14 @@ class CatalogTemplateOutput(serializers.Serializer):
 
 
 class CatalogOutput(serializers.Serializer):
-    actions = CatalogActionOutput(many=True)
+    actions = ShapedJSONField(shape=CatalogActionOutput(many=True))
     operators = serializers.ListField(child=serializers.CharField())
-    facts = CatalogFactOutput(many=True)
-    variables = CatalogVariableOutput(many=True)
+    facts = ShapedJSONField(shape=CatalogFactOutput(many=True))
+    variables = ShapedJSONField(shape=CatalogVariableOutput(many=True))
     guards = serializers.ListField(child=serializers.CharField())
-    retry_strategies = CatalogEntryOutput(many=True)
-    node_types = CatalogNodeTypeOutput(many=True)
-    templates = CatalogTemplateOutput(many=True)
+    retry_strategies = ShapedJSONField(shape=CatalogEntryOutput(many=True))
+    node_types = ShapedJSONField(shape=CatalogNodeTypeOutput(many=True))
+    templates = ShapedJSONField(shape=CatalogTemplateOutput(many=True))
 
 
 class EnrollmentInput(BodyInput):
@@ -274,7 +274,7 @@ class LiveElsewhereOutput(serializers.Serializer):
 
 class EnrollmentOutput(serializers.Serializer):
     added = serializers.ListField(child=serializers.IntegerField())
-    invalid = InvalidSubjectOutput(many=True)
+    invalid = ShapedJSONField(shape=InvalidSubjectOutput(many=True))
     blacklisted = serializers.ListField(child=serializers.IntegerField())
     already_live = serializers.ListField(child=serializers.IntegerField())
     added_concurrently = serializers.ListField(child=serializers.IntegerField())
@@ -404,7 +404,7 @@ class RefusedExecutionOutput(serializers.Serializer):
 class BulkControlOutput(serializers.Serializer):
     action = serializers.CharField()
     done = serializers.ListField(child=serializers.IntegerField())
-    refused = RefusedExecutionOutput(many=True)
+    refused = ShapedJSONField(shape=RefusedExecutionOutput(many=True))
     counts = serializers.DictField(child=serializers.IntegerField())
 
 

@@ -253,7 +253,7 @@ class ChainCampaignOutput(serializers.ModelSerializer):
     approval_package_id = serializers.IntegerField(allow_null=True)
     inheritance = serializers.SerializerMethodField()
     when = serializers.SerializerMethodField()
-    needs_review_reasons = ReviewReasonOutput(many=True)
+    needs_review_reasons = ShapedJSONField(shape=ReviewReasonOutput(many=True))
     source_target_list_id = serializers.IntegerField(allow_null=True)
     audience_filters = ShapedJSONField(shape=AudienceFiltersInput)
     send_window = _send_window()
@@ -334,7 +334,7 @@ class TreeNodeOutput(serializers.Serializer):
     status = serializers.CharField()
     chain_code = serializers.CharField(help_text="Stable code of the node (empty before its chain is submitted)")
     needs_review = serializers.BooleanField()
-    needs_review_reasons = ReviewReasonOutput(many=True)
+    needs_review_reasons = ShapedJSONField(shape=ReviewReasonOutput(many=True))
     inheritance = ShapedJSONField(shape=InheritanceInput, allow_null=True)
     matched = serializers.BooleanField()
     allowed_actions = serializers.ListField(child=serializers.CharField())
@@ -393,7 +393,7 @@ class PreviewOutput(serializers.Serializer):
     calendar = serializers.ChoiceField(choices=["jalali", "gregorian"], help_text="how months are counted")
     periods = PreviewPeriodOutput(many=True)
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-    reasons = ScheduleReasonOutput(many=True)
+    reasons = ShapedJSONField(shape=ScheduleReasonOutput(many=True))
     audience_estimate = AudienceEstimateOutput()
 
 
@@ -404,15 +404,15 @@ class PackageOutput(serializers.ModelSerializer):
     decided_by_id = serializers.IntegerField(allow_null=True)
     items = serializers.JSONField()
     is_current = serializers.BooleanField(required=False)
-    warnings = PackageWarningOutput(many=True, required=False)
+    warnings = ShapedJSONField(shape=PackageWarningOutput(many=True), required=False)
     approver_ids = serializers.ListField(
         child=serializers.IntegerField(),
         required=False,
         max_length=1000,
         help_text="members who may decide this pending package (four eyes: never its submitter)",
     )
-    problems = PackageProblemOutput(
-        many=True,
+    problems = ShapedJSONField(
+        shape=PackageProblemOutput(many=True),
         required=False,
         help_text="blocking problems now (per campaign: reasons named in words); approval refuses while any",
     )
