@@ -1,5 +1,7 @@
 """Engine API serializers (snake_case JSON; success bodies are the plain resource)."""
 
+import functools
+
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
@@ -12,10 +14,12 @@ from automation.api.shapes import (
     WaitConfig,
     WorkflowSettings,
     action_config,
+    camel,
     condition_config,
 )
 from automation.choices import Decision, NodeType
 from automation.engine.graph import MAX_EDGES, MAX_NODES
+from automation.engine.registry import ACTIONS
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField, ShapedObjectField
 from campaigns.platform.api.shapes import SendWindow
@@ -77,7 +81,7 @@ class WorkflowOutput(serializers.ModelSerializer):
 def _node_types() -> dict:
     return {
         NodeType.START: StartNode,
-        NodeType.ACTION: ActionNode,
+        NodeType.ACTION: _ACTION_NODE,
         NodeType.WAIT: WaitNode,
         NodeType.CONDITION: ConditionNode,
         NodeType.END: EndNode,
@@ -116,11 +120,24 @@ class StartNode(NodeIO):
     config = ShapedJSONField(shape=START_CONFIG, required=False, default=dict)
 
 
-class ActionNode(NodeIO):
-    """Runs an action: ``subtype`` is its key (the catalog's ``actions``), ``config`` its settings."""
+_ACTION_NODE = PolymorphicProxySerializer(
+    component_name="ActionNode",
+    serializers=lambda: [action_node(key) for key, _ in ACTIONS],
+    resource_type_field_name=None,
+)
 
-    type = serializers.ChoiceField(choices=[NodeType.ACTION])
-    config = ShapedJSONField(shape=action_config, required=False, default=dict)
+
+@functools.cache
+def action_node(key: str) -> type[NodeIO]:
+    """The node of one action (``SendSmsNode`` …): ``subtype`` its key, ``config`` its settings."""
+    fields = {
+        "__doc__": f"Runs the action `{key}` (the catalog's actions): its config is the action's own.",
+        "__module__": __name__,
+        "type": serializers.ChoiceField(choices=[NodeType.ACTION]),
+        "subtype": serializers.ChoiceField(choices=[key]),
+        "config": ShapedJSONField(shape=functools.partial(action_config, key), required=False, default=dict),
+    }
+    return type(f"{camel(key)}Node", (NodeIO,), fields)
 
 
 class WaitNode(NodeIO):

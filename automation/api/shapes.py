@@ -4,7 +4,8 @@ workflow and journey settings, the targets filter of an enrollment.
 The engine validates these values itself (publish-time codes such as ``INVALID_WAIT``); these serializers
 only state their shape (``ShapedJSONField``). Node configs of actions come from each action's
 ``config_schema`` (the registry, read when the schema is built), condition trees are one recursive
-component."""
+component. Nothing in a node's config is required here: a draft may hold a step not filled in yet, and
+publish checks every node with its own codes."""
 
 from rest_framework import serializers
 
@@ -74,7 +75,7 @@ class WaitConfig(BodyInput):
 
 
 class LoopDelay(BodyInput):
-    amount = serializers.IntegerField(min_value=0)
+    amount = serializers.IntegerField(min_value=0, required=False)
     unit = serializers.ChoiceField(choices=list(WAIT_UNITS), default="days")
 
 
@@ -109,7 +110,6 @@ def condition_config(auto_schema, direction) -> dict:
         direction,
         {
             "type": "object",
-            "required": ["field", "operator"],
             "properties": {
                 "field": {
                     "type": "string",
@@ -128,7 +128,6 @@ def condition_config(auto_schema, direction) -> dict:
         direction,
         {
             "type": "object",
-            "required": ["rules"],
             "properties": {
                 "logic": {"type": "string", "enum": ["all", "any"], "default": "all"},
                 "rules": {"type": "array", "items": {"oneOf": [rule, {"$ref": own}]}},
@@ -137,14 +136,12 @@ def condition_config(auto_schema, direction) -> dict:
     )
 
 
-def action_config(auto_schema, direction) -> dict:
-    """An action node's config: the action's own (``subtype``), from its ``config_schema``."""
-    refs = [
-        json_schema_component(auto_schema, f"{_camel(key)}Config", direction, action.config_schema)
-        for key, action in ACTIONS
-    ]
-    return {"oneOf": refs} if len(refs) > 1 else refs[0]
+def action_config(key: str, auto_schema, direction) -> dict:
+    """The config of the action ``key``: its ``config_schema`` (its ``required`` left out: a draft may hold a
+    step not filled in yet, publish checks it, ``INVALID_ACTION_CONFIG``)."""
+    schema = {**ACTIONS.get(key).config_schema, "required": []}
+    return json_schema_component(auto_schema, f"{camel(key)}Config", direction, schema)
 
 
-def _camel(key: str) -> str:
+def camel(key: str) -> str:
     return "".join(part.capitalize() for part in key.split("_"))

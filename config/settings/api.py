@@ -110,5 +110,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "ExecutionStatusEnum": "automation.choices.ExecutionStatus",
         "LaunchReasonEnum": "automation.choices.LaunchReason",
         "MigrationChoiceEnum": "automation.choices.MigrationChoice",
+        # every action node's `type` (one node component per action: SendSmsNode …)
+        "ActionNodeTypeEnum": [("action", "action")],
     }
 )

@@ -128,7 +128,9 @@ def test_a_journey_flow(gen, workspace):
     graph = m.GraphInputRequest(
         nodes=[
             m.StartNodeRequest(node_key="start", type_=m.StartNodeTypeEnum.START, subtype="manual"),
-            m.ActionNodeRequest(node_key="sms", type_=m.ActionNodeTypeEnum.ACTION, subtype="send_sms", config=sms),
+            m.SendSmsNodeRequest(
+                node_key="sms", type_=m.ActionNodeTypeEnum.ACTION, subtype=m.SendSmsNodeSubtypeEnum.SEND_SMS, config=sms
+            ),
             m.WaitNodeRequest(node_key="wait", type_=m.WaitNodeTypeEnum.WAIT, subtype="duration", config=wait),
             m.EndNodeRequest(node_key="end", type_=m.EndNodeTypeEnum.END, subtype="complete"),
         ],
@@ -138,11 +140,30 @@ def test_a_journey_flow(gen, workspace):
             m.EdgeIORequest(from_="wait", to="end"),
         ],
     )
+    start = m.StartNodeRequest(node_key="start", type_=m.StartNodeTypeEnum.START, subtype="manual")
+    unfinished = m.GraphInputRequest(  # a draft may hold steps not filled in yet: the client reads them back
+        nodes=[
+            start,
+            m.SendSmsNodeRequest(
+                node_key="sms", type_=m.ActionNodeTypeEnum.ACTION, subtype=m.SendSmsNodeSubtypeEnum.SEND_SMS
+            ),
+            m.ConditionNodeRequest(
+                node_key="if",
+                type_=m.ConditionNodeTypeEnum.CONDITION,
+                subtype="field_rules",
+                config=m.ConditionGroupRequest(),
+            ),
+        ],
+        edges=[m.EdgeIORequest(from_="start", to="sms")],
+    )
+    gen.call("workflows_and_journeys", "workflows_graph_update", workflow_id=workflow.id, body=unfinished)
+    draft = gen.call("workflows_and_journeys", "workflows_graph_retrieve", workflow_id=workflow.id)
+    assert [type(node).__name__ for node in draft.nodes] == ["StartNode", "SendSmsNode", "ConditionNode"]
     saved = gen.call("workflows_and_journeys", "workflows_graph_update", workflow_id=workflow.id, body=graph)
     assert saved.errors == []
     read = gen.call("workflows_and_journeys", "workflows_graph_retrieve", workflow_id=workflow.id)
     kinds = {node.node_key: type(node).__name__ for node in read.nodes}
-    assert kinds == {"start": "StartNode", "sms": "ActionNode", "wait": "WaitNode", "end": "EndNode"}
+    assert kinds == {"start": "StartNode", "sms": "SendSmsNode", "wait": "WaitNode", "end": "EndNode"}
     action = next(node for node in read.nodes if node.node_key == "sms")
     assert isinstance(action.config, m.SendSmsConfig) and action.config.body == "سلام {target.first_name}"
     gen.call(

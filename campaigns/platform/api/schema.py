@@ -289,7 +289,10 @@ def register_component(auto_schema, name: str, direction: str, schema: dict) -> 
 
 def json_schema_component(auto_schema, name: str, direction: str, json_schema: dict) -> dict:
     """A plug-in's JSON Schema (an action's ``config_schema``) as an OpenAPI 3.0 component."""
-    return register_component(auto_schema, name, direction, _openapi30(json_schema))
+    schema = _openapi30(json_schema)
+    if not schema.get("required"):
+        schema.pop("required", None)
+    return register_component(auto_schema, name, direction, schema)
 
 
 def _openapi30(node):
