@@ -52,7 +52,10 @@ class TargetFilters(BodyInput):
 EnrollmentCounts = type(
     "EnrollmentCounts",
     (serializers.Serializer,),
-    {"__doc__": "Targets of a batch per class.", **{k: serializers.IntegerField() for k in EnrollmentClass.values}},
+    {
+        "__doc__": "Targets of a batch per class (empty while a large batch is still being classified).",
+        **{k: serializers.IntegerField(required=False) for k in EnrollmentClass.values},
+    },
 )
 
 
