@@ -9,10 +9,12 @@ import zoneinfo
 
 import jdatetime
 from django import forms
+from django.utils import timezone
 
 from campaigns.platform.jalali import parse_jalali, to_jalali
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
 from campaigns.platform.widgets import WeekWindowFields
+from sms import quiet_days
 from sms.choices import LOG_STATUS_CHOICES, MAX_PRICE, PRICE_FIELDS, BlacklistReason, LineKind
 from sms.filtered_words import clean_words
 from sms.providers import credential_fields
@@ -296,6 +298,11 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         "خالی یا ۰: بدون سقف. پیام بیش از سقف به فردا می‌افتد یا، اگر گام گفته باشد، فرستاده نمی‌شود.",
     )
     quiet_fridays = forms.BooleanField(label="جمعه‌ها پیامک تبلیغاتی فرستاده نشود", required=False)
+    add_solar_holidays = forms.BooleanField(
+        label="تعطیلات رسمی ثابت شمسی امسال و سال بعد افزوده شود",
+        required=False,
+        help_text="نوروز، ۱۲ و ۱۳ فروردین، ۱۴ و ۱۵ خرداد، ۲۲ بهمن و ۲۹ اسفند؛ تعطیلات قمری را خودتان بیفزایید.",
+    )
     quiet_days = forms.CharField(
         label="روزهای بدون پیامک تبلیغاتی (هر خط یک تاریخ، مثل ۱۴۰۵/۰۱/۰۱)",
         required=False,
@@ -314,6 +321,14 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
             except ValueError as exc:
                 raise forms.ValidationError(f"«{line.strip()}»: {exc}") from None
             days.append(moment.date().isoformat())
+        return days
+
+    def quiet_days_value(self) -> list[str]:
+        """The typed days, with the fixed solar holidays of this Jalali year and the next when asked."""
+        days = list(self.cleaned_data["quiet_days"])
+        if self.cleaned_data.get("add_solar_holidays"):
+            year = jdatetime.date.fromgregorian(date=timezone.localdate()).year
+            days += [d.isoformat() for y in (year, year + 1) for d in quiet_days.solar_holidays(y)]
         return days
 
     @staticmethod

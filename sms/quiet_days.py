@@ -8,7 +8,12 @@ import zoneinfo
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 
+import jdatetime
+
 REASON = "quiet_day"
+# Iran's official holidays fixed in the solar calendar (Jalali month, day): Nowruz (1–4 Farvardin), Islamic Republic
+# Day (12), Nature Day (13), 14–15 Khordad, 22 Bahman, 29 Esfand. The lunar holidays move every year: staff add them.
+SOLAR_HOLIDAYS = ((1, 1), (1, 2), (1, 3), (1, 4), (1, 12), (1, 13), (3, 14), (3, 15), (11, 22), (12, 29))
 FRIDAY = 4  # date.weekday()
 MAX_DAYS = 366  # listed dates kept per workspace
 HORIZON = 400  # days looked ahead for an allowed day
@@ -40,3 +45,8 @@ def next_allowed_start(settings, moment: datetime, tz: str) -> datetime | None:
         if not quiet(day):
             return datetime.combine(day, time.min).replace(tzinfo=zone).astimezone(UTC)
     return None
+
+
+def solar_holidays(jalali_year: int) -> list[date]:
+    """The fixed official holidays of one Jalali year, as Gregorian dates."""
+    return [jdatetime.date(jalali_year, month, day).togregorian() for month, day in SOLAR_HOLIDAYS]

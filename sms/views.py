@@ -306,7 +306,7 @@ def _save_channel(request, actor):
                     "sms_retention_days": data["sms_retention_days"] or 0,
                     "frequency_cap_per_day": data["frequency_cap_per_day"] or 0,
                     "quiet_fridays": data["quiet_fridays"],
-                    "quiet_days": data["quiet_days"],
+                    "quiet_days": form.quiet_days_value(),
                 },
             )
             engine = {"enabled": data["automation_enabled"]}

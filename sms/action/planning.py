@@ -24,9 +24,6 @@ def plan_step(ctx):
     if ad_blocked(ctx, phone):  # the operators refuse advertising to it: skipped, a service line still reaches it
         data = {"error": "telecom_blocked", "event": EventType.SKIPPED}
         return ActionResult(ResultStatus.SKIPPED, message="blocked for advertising", data=data)
-    quiet = quiet_day_result(ctx)  # a promotional send on a quiet day waits for the next allowed day
-    if quiet is not None:
-        return quiet
     config = node.config
     body = config.get("body") or ""
     settings = cached_settings(ctx)
@@ -62,6 +59,9 @@ def plan_step(ctx):
             return decided
     if ctx.scratch.get("settle_only"):  # surely not sent: the scheduler budgets the send again
         return ActionResult(ResultStatus.DEFERRED, until=ctx.now, message="settled: not sent")
+    quiet = quiet_day_result(ctx)  # a promotional send on a quiet day waits for the next allowed day
+    if quiet is not None:
+        return quiet
     number = len(earlier) + 1
     key = f"{ex.id}:{ex.cycle}:{node.id}:{number}"
     return Plan(ctx, phone, rendered.text, key, number, ctx.budget(CHANNEL), answerable=answerable(ctx))

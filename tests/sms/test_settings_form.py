@@ -252,3 +252,17 @@ def test_frequency_cap_and_quiet_days_are_saved_in_jalali_and_read_back_by_the_a
     _save_channel(owner_client)  # empty: no cap, no days
     settings.refresh_from_db()
     assert (settings.frequency_cap_per_day, settings.quiet_fridays, settings.quiet_days) == (0, False, [])
+
+
+def test_the_fixed_solar_holidays_of_this_jalali_year_and_the_next_can_be_added(owner_client, workspace):
+    import time_machine
+
+    from sms.models import SmsSettings
+
+    with time_machine.travel("2026-12-05 10:00:00+03:30", tick=False):  # 1405/09/14
+        _save_channel(owner_client, quiet_days="1405/10/01", add_solar_holidays="on")
+    days = SmsSettings.objects.get(workspace=workspace).quiet_days
+    assert len(days) == 21 and days == sorted(days)
+    assert {"2026-03-21", "2026-12-22", "2027-02-11", "2027-03-21", "2027-06-04"} <= set(
+        days
+    )  # Nowruz, typed, 22 Bahman
