@@ -44,14 +44,20 @@ class SendWindow:
         if not isinstance(config, dict):
             raise WindowError("window must be an object")
         tz = config.get("timezone") or default_tz
+        if not isinstance(tz, str):
+            raise WindowError("the time zone is a name such as Asia/Tehran")
         try:
             zoneinfo.ZoneInfo(tz)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             raise WindowError(f"unknown time zone {tz!r}") from None
         raw_days = config.get("days", {k: v for k, v in config.items() if k in DAYS})
+        if not isinstance(raw_days, dict):
+            raise WindowError("days must be an object of weekdays")
         days: dict[str, tuple[tuple[time, time], ...]] = {}
         for day in DAYS:
             intervals = raw_days.get(day) or []
+            if not isinstance(intervals, list | tuple):
+                raise WindowError(f"{day}: a list of [start, end] intervals")
             parsed = []
             for interval in intervals:
                 if not isinstance(interval, list | tuple) or len(interval) != 2:

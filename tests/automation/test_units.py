@@ -53,6 +53,21 @@ def test_window_rejects_midnight_crossing_and_overlaps():
         SendWindow.from_config({"timezone": "Mars/Base", "days": {}})
 
 
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"timezone": 6.2e16, "days": {"sat": [["09:00", "17:00"]]}},
+        {"days": ["sat"]},
+        {"days": {"thu": "then"}},
+        {"days": {"sat": 5}},
+    ],
+)
+def test_window_of_the_wrong_json_types_is_a_window_error(config):
+    """A time zone that is not text, days that are not an object of lists: refused (a 400), never a crash."""
+    with pytest.raises(WindowError):
+        SendWindow.from_config(config)
+
+
 def test_window_dst_gap_and_other_zone():
     window = SendWindow.from_config({"timezone": "Europe/Berlin", "days": {"sun": [["02:30", "04:00"]]}})
     # 2026-03-29 02:30 does not exist in Berlin (clocks jump 02:00 → 03:00): opening is the gap's end.
