@@ -134,7 +134,9 @@ def test_a_chain_from_the_pages_sends_inherits_and_measures_lift(page, live_serv
     treated = set(
         RunExecution.objects.filter(run=follow_up, execution_id__isnull=False).values_list("target_id", flat=True)
     )
-    assert len(control) + len(treated) == PEOPLE - 20 and not control & treated and len(control) >= 30
+    assert len(control) + len(treated) == PEOPLE - 20 and not control & treated
+    # 20 % of 180 by a hash of the campaign's random seed: 36 expected, σ ≈ 5.4 — bounds about 4σ wide
+    assert 15 <= len(control) <= 57, len(control)
     assert not set(sent[:20]) & (control | treated)  # who converted is not messaged again
 
     # in the days after it, 40 % of the reminded and 10 % of the control group convert
