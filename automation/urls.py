@@ -28,6 +28,11 @@ urlpatterns = [
         "automation/workflows/<int:workflow_id>/builder/remove/", views.builder_remove, name="workflow-builder-remove"
     ),
     path(
+        "automation/workflows/<int:workflow_id>/builder/defaults/",
+        views.builder_defaults,
+        name="workflow-builder-defaults",
+    ),
+    path(
         "automation/workflows/<int:workflow_id>/builder/window/", views.builder_window, name="workflow-builder-window"
     ),
     path(

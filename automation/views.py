@@ -242,6 +242,7 @@ def _builder_context(request, actor, workflow, *, error: str = ""):
         "operators": editing.operators(),
         "window_rows": editing.window_rows(version.settings),
         "window_enabled": bool((version.settings or {}).get("send_window")),
+        "defaults": editing.defaults_view(version.settings),
         "members": scoped(Membership, actor.workspace).select_related("user").order_by("user__username"),
         "activity_kinds": ActivityKind.choices,
         "followup_units": editing.UNITS,
@@ -376,6 +377,29 @@ def builder_window(request, actor, workflow_id: int):
     else:
         messages.success(request, "بازه ارسال ذخیره شد.")
     return redirect(reverse("workflow-builder", kwargs={"workflow_id": workflow.id}) + "#send-window")
+
+
+@require_POST
+@workspace_page(Perm.MANAGE_WORKFLOWS)
+def builder_defaults(request, actor, workflow_id: int):
+    """The workflow-wide defaults (daily limit, retry, unknown outcome), saved through the workflow service."""
+    workflow = _workflow(actor, workflow_id)
+    error = ""
+    try:
+        values = editing.defaults_from_form(request.POST)
+        services.workflow_defaults_save(actor=actor, workflow_id=workflow.id, **values)
+    except ValidationFailed as exc:
+        problems = [m for messages_ in (exc.details or {}).values() if isinstance(messages_, list) for m in messages_]
+        error = " ".join(str(m) for m in problems) or exc.message
+    except PlatformError as exc:
+        error = exc.message
+    if _is_htmx(request):
+        return _render_builder(request, actor, workflow, error=error)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, "پیش‌فرض‌های گردش‌کار ذخیره شد.")
+    return redirect(reverse("workflow-builder", kwargs={"workflow_id": workflow.id}) + "#defaults")
 
 
 @require_POST

@@ -10,6 +10,7 @@ from automation.api.shapes import (
     EndConfig,
     EnrollmentCounts,
     JourneySettings,
+    RetryPolicy,
     TargetFilters,
     WaitConfig,
     WorkflowSettings,
@@ -17,7 +18,7 @@ from automation.api.shapes import (
     camel,
     condition_config,
 )
-from automation.choices import Decision, NodeType
+from automation.choices import Decision, NodeType, OnUnknownOutcome, VersionStatus
 from automation.engine.graph import MAX_EDGES, MAX_NODES
 from automation.engine.registry import ACTIONS
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
@@ -183,6 +184,36 @@ class GraphInput(BodyInput):
     nodes = NodeIO(many=True, max_length=MAX_NODES)
     edges = EdgeIO(many=True, max_length=MAX_EDGES)
     settings = ShapedJSONField(shape=WorkflowSettings, required=False, default=dict)
+
+
+class WorkflowDefaultsInput(BodyInput):
+    """The draft's workflow-wide defaults; an absent or null field clears that default (PUT replaces all three)."""
+
+    daily_limit = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="sends a day of a campaign on this workflow that sets no daily limit of its own",
+    )
+    retry = RetryPolicy(required=False, allow_null=True, default=None, help_text="for action steps without their own")
+    on_unknown_outcome = serializers.ChoiceField(
+        choices=OnUnknownOutcome.choices,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="for action steps without their own: continue (the default) or hold",
+    )
+
+
+class WorkflowDefaultsOutput(serializers.Serializer):
+    workflow_id = serializers.IntegerField()
+    version_id = serializers.IntegerField()
+    version_status = serializers.ChoiceField(choices=VersionStatus.choices, help_text="the draft's, else the published")
+    daily_limit = serializers.IntegerField(allow_null=True)
+    retry = RetryPolicy(allow_null=True)
+    on_unknown_outcome = serializers.ChoiceField(choices=OnUnknownOutcome.choices, allow_null=True)
+    errors = GraphError(many=True, help_text="the draft's validation errors after a save (empty on a read)")
 
 
 class GraphOutput(serializers.Serializer):

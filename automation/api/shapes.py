@@ -9,7 +9,7 @@ publish checks every node with its own codes."""
 
 from rest_framework import serializers
 
-from automation.choices import EnrollmentClass
+from automation.choices import EnrollmentClass, OnExhausted, OnUnknownOutcome
 from automation.engine.graph import END_BEHAVIORS, WAIT_UNITS
 from automation.engine.registry import ACTIONS, OPERATORS
 from campaigns.choices import TargetStatus
@@ -18,11 +18,25 @@ from campaigns.platform.api.schema import json_schema_component, register_compon
 from campaigns.platform.api.shapes import SendWindow
 
 
+class RetryPolicy(BodyInput):
+    """A retry policy: an action step's ``config.retry``, or the workflow's default for steps without one."""
+
+    enabled = serializers.BooleanField(required=False, default=True)
+    strategy = serializers.ChoiceField(choices=[("fixed", "fixed"), ("exponential", "exponential")], default="fixed")
+    max_attempts = serializers.IntegerField(min_value=0, max_value=10, help_text="retries after the first attempt")
+    interval_seconds = serializers.IntegerField(min_value=60, max_value=86400)
+    on_exhausted = serializers.ChoiceField(choices=OnExhausted.choices, default=OnExhausted.FAIL)
+
+
 class WorkflowSettings(BodyInput):
-    """A workflow version's settings: its send window and daily limit (a campaign's own take precedence)."""
+    """A workflow version's settings: its send window and daily limit (a campaign's own take precedence), and the
+    retry policy and unknown-outcome rule of its action steps that set none (docs/journeys.md "Workflow-wide
+    defaults")."""
 
     send_window = SendWindow(required=False, allow_null=True)
     daily_limit = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    retry = RetryPolicy(required=False, allow_null=True)
+    on_unknown_outcome = serializers.ChoiceField(choices=OnUnknownOutcome.choices, required=False, allow_null=True)
 
 
 class JourneySettings(BodyInput):

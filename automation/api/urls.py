@@ -11,6 +11,7 @@ urlpatterns = [
     path("workflows", views.WorkflowListApi.as_view(), name="api-workflows"),
     path("workflows/<int:workflow_id>", views.WorkflowDetailApi.as_view(), name="api-workflow"),
     path("workflows/<int:workflow_id>/graph", views.WorkflowGraphApi.as_view(), name="api-workflow-graph"),
+    path("workflows/<int:workflow_id>/defaults", views.WorkflowDefaultsApi.as_view(), name="api-workflow-defaults"),
     path("workflows/<int:workflow_id>/validate", views.WorkflowValidateApi.as_view(), name="api-workflow-validate"),
     path("workflows/<int:workflow_id>/publish", views.WorkflowPublishApi.as_view(), name="api-workflow-publish"),
     path("workflows/<int:workflow_id>/versions", views.WorkflowNewDraftApi.as_view(), name="api-workflow-new-draft"),

@@ -29,6 +29,8 @@ from automation.api.serializers import (
     PublishInput,
     TargetExecutionOutput,
     ValidationOutput,
+    WorkflowDefaultsInput,
+    WorkflowDefaultsOutput,
     WorkflowInput,
     WorkflowOutput,
     WorkflowVersionOutput,
@@ -168,6 +170,53 @@ class WorkflowGraphApi(WorkspaceAPIView):
         )
         workflow = selectors.workflow_get(actor=self.actor, workflow_id=workflow_id)
         return Response(_graph_payload(workflow, version, errors_list))
+
+
+def _defaults_payload(workflow: Workflow, version, errors_list) -> dict:
+    settings = version.settings or {}
+    return {
+        "workflow_id": workflow.id,
+        "version_id": version.id,
+        "version_status": version.status,
+        "daily_limit": settings.get("daily_limit"),
+        "retry": settings.get("retry") or None,
+        "on_unknown_outcome": settings.get("on_unknown_outcome") or None,
+        "errors": [e.as_dict() for e in errors_list],
+    }
+
+
+class WorkflowDefaultsApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_WORKFLOWS
+    serializer_class = WorkflowDefaultsOutput
+
+    @extend_schema(
+        operation_id="workflows_defaults_retrieve", responses={200: WorkflowDefaultsOutput, **errors(404, 409)}
+    )
+    def get(self, request, workflow_id: int):
+        """The workflow-wide defaults of the draft (or of the published version when there is no draft): the daily
+        limit of its campaigns that set none, the retry policy and unknown-outcome rule of its action steps that
+        set none."""
+        workflow = selectors.workflow_get(actor=self.actor, workflow_id=workflow_id)
+        version = workflows.draft_of(workflow) or workflow.published_version
+        if version is None:
+            raise NoDraftVersion()
+        return Response(_defaults_payload(workflow, version, []))
+
+    @extend_schema(
+        operation_id="workflows_defaults_update",
+        request=WorkflowDefaultsInput,
+        responses={200: WorkflowDefaultsOutput, **errors(400, 403, 404, 409)},
+    )
+    def put(self, request, workflow_id: int):
+        """Replace the draft's workflow-wide defaults (a field left out or null clears it); they take effect for
+        new sends once the draft is published."""
+        serializer = WorkflowDefaultsInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        version, errors_list = workflows.workflow_defaults_save(
+            actor=self.actor, workflow_id=workflow_id, **serializer.validated_data
+        )
+        workflow = selectors.workflow_get(actor=self.actor, workflow_id=workflow_id)
+        return Response(_defaults_payload(workflow, version, errors_list))
 
 
 class WorkflowValidateApi(WorkspaceAPIView):

@@ -26,7 +26,7 @@ from automation.engine.nodes import builder_steps, step_display_name, step_type_
 from automation.engine.nodes.action.step import ON_EXHAUSTED, STRATEGIES
 from automation.engine.nodes.condition.step import condition_facts, condition_fields, operators
 from automation.engine.nodes.end.step import END_BEHAVIORS
-from automation.engine.nodes.step import UNITS, form_text
+from automation.engine.nodes.step import UNITS, form_int, form_text
 from automation.engine.nodes.wait.step import journey_wait, wait_end_facts
 from automation.engine.registry import ACTIONS, Action
 from campaigns.platform.jalali import fa_digits
@@ -277,3 +277,49 @@ def window_from_form(data: Mapping[str, Any], *, timezone: str) -> dict[str, Any
             intervals.append([start.strip(), end.strip()])
         days[key] = intervals or None
     return {"timezone": timezone, "days": days}
+
+
+# --- workflow-wide defaults (the builder's settings card) -----------------------------------------------------
+
+
+def defaults_view(settings: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The defaults card's values: ``daily_limit``, ``retry`` (a ``retry_view``-like dict or None), ``unknown``."""
+    settings = settings or {}
+    retry = settings.get("retry") if isinstance(settings.get("retry"), dict) else None
+    seconds = (retry or {}).get("interval_seconds")
+    return {
+        "daily_limit": settings.get("daily_limit"),
+        "retry": None
+        if retry is None
+        else {
+            "enabled": retry.get("enabled", True),
+            "strategy": retry.get("strategy", "fixed"),
+            "max_attempts": retry.get("max_attempts", 3),
+            "minutes": seconds // 60 if isinstance(seconds, int) else 15,
+            "on_exhausted": retry.get("on_exhausted", "fail"),
+        },
+        "unknown": settings.get("on_unknown_outcome") or "",
+    }
+
+
+def defaults_from_form(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The service's keyword arguments from the defaults card (``workflow_defaults_save``); a number that does not
+    parse is passed on as it was typed, so the service names the field."""
+    limit_text = str(data.get("default_daily_limit") or "").strip()
+    daily_limit = form_int(limit_text) if limit_text else None
+    retry = None
+    if data.get("default_retry") == "on":
+        minutes = form_int(data.get("default_retry_interval_minutes"))
+        retry = {
+            "enabled": True,
+            "strategy": form_text(data, "default_retry_strategy", "fixed"),
+            "max_attempts": form_int(data.get("default_retry_max_attempts")),
+            "interval_seconds": minutes * 60 if minutes is not None else None,
+            "on_exhausted": form_text(data, "default_retry_on_exhausted", "fail"),
+        }
+    unknown = form_text(data, "default_on_unknown_outcome") or None
+    return {
+        "daily_limit": daily_limit if daily_limit is not None or not limit_text else limit_text,
+        "retry": retry,
+        "on_unknown_outcome": unknown,
+    }

@@ -156,12 +156,33 @@ def graph_of_version(version) -> Graph:
     return Graph(nodes, edges, dict(version.settings or {}))
 
 
+# Workflow-wide defaults (version ``settings``) an action step takes when it does not set its own (the key is
+# absent from its config). ``daily_limit`` is the third default: a budget, read by ``counters.budget_scopes``.
+STEP_DEFAULT_KEYS = ("retry", "on_unknown_outcome")
+
+
+def with_workflow_defaults(graph: Graph) -> Graph:
+    """The graph as the engine runs it: every action step without its own ``retry`` / ``on_unknown_outcome`` takes
+    the workflow's (``settings``); a step that sets one keeps it. Drafts are edited without this (the builder
+    shows and saves only what a step sets itself)."""
+    defaults = {key: graph.settings[key] for key in STEP_DEFAULT_KEYS if graph.settings.get(key) not in (None, "")}
+    if not defaults:
+        return graph
+    for node in graph.nodes:
+        if node.type == NodeType.ACTION and isinstance(node.config, dict):
+            missing = {key: value for key, value in defaults.items() if key not in node.config}
+            if missing:
+                node.config = {**missing, **node.config}
+    return graph
+
+
 @lru_cache(maxsize=256)
 def published_graph(version_id: int) -> Graph:
-    """Published versions never change, so their graphs are cached per process."""
+    """Published versions never change, so their graphs are cached per process (with the workflow's defaults
+    given to the steps that do not set their own: ``with_workflow_defaults``)."""
     from automation.models import WorkflowVersion
 
-    return graph_of_version(WorkflowVersion.objects.get(pk=version_id))
+    return with_workflow_defaults(graph_of_version(WorkflowVersion.objects.get(pk=version_id)))
 
 
 def wait_seconds(config: dict[str, Any]) -> int:

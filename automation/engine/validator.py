@@ -5,10 +5,11 @@ Drafts may be saved invalid; publishing refuses while ``validate`` returns error
 
 from __future__ import annotations
 
-from automation.choices import NodeType, port_label
+from automation.choices import NodeType, OnUnknownOutcome, port_label
 from automation.engine.checks import GraphCheck, GraphError
 from automation.engine.graph import Graph, NodeSpec, graph_size_errors
 from automation.engine.nodes import NODE_TYPES, node_ports
+from automation.engine.retry import retry_config_errors
 from automation.engine.window import SendWindow, WindowError
 
 __all__ = ["GraphError", "GraphValidator", "validate_graph"]
@@ -39,7 +40,19 @@ class GraphValidator(GraphCheck):
             self._reachability(starts[0])
         self._cycles()
         self._window(g.settings.get("send_window"), None)
+        self._defaults(g.settings)
         return self.errors
+
+    def _defaults(self, settings: dict) -> None:
+        """The workflow-wide defaults of its steps (``with_workflow_defaults``) and its daily limit."""
+        limit = settings.get("daily_limit")
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+            self.add(None, "INVALID_SETTINGS", "سقف روزانه گردش‌کار باید عدد درستِ دست‌کم ۱ باشد.")
+        for message in retry_config_errors(settings.get("retry")):
+            self.add(None, "INVALID_SETTINGS", f"پیش‌فرض گردش‌کار: {message}")
+        unknown = settings.get("on_unknown_outcome")
+        if unknown is not None and unknown not in OnUnknownOutcome.values:
+            self.add(None, "INVALID_SETTINGS", "پیش‌فرض نتیجه نامعلوم باید continue یا hold باشد.")
 
     # --- rules ---------------------------------------------------------------------------------
     def _edges(self) -> None:

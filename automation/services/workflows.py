@@ -11,10 +11,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from automation.choices import LIVE_STATUSES, NodeType, VersionStatus, WorkflowStatus
-from automation.engine.graph import Graph, graph_of_version, graph_size_errors, published_graph
+from automation.choices import LIVE_STATUSES, NodeType, OnUnknownOutcome, VersionStatus, WorkflowStatus
+from automation.engine.graph import Graph, graph_of_version, graph_size_errors
 from automation.engine.nodes import NODE_TYPES
 from automation.engine.registry import ACTIONS, WORKFLOW_TEMPLATES, workflow_templates_in_order
+from automation.engine.retry import retry_config_errors
 from automation.engine.validator import GraphError, validate_graph
 from automation.engine.window import WindowError, window_for_save
 from automation.errors import DraftExists, GraphInvalid, NoDraftVersion, TemplateNotFound, WorkflowInUse
@@ -270,6 +271,42 @@ def workflow_send_window_save(
     return workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=graph)
 
 
+DEFAULT_KEYS = ("daily_limit", "retry", "on_unknown_outcome")
+
+
+def workflow_defaults_save(
+    *,
+    actor: Actor,
+    workflow_id: int,
+    daily_limit: int | None,
+    retry: dict[str, Any] | None,
+    on_unknown_outcome: str | None,
+) -> tuple[WorkflowVersion, list[GraphError]]:
+    """Set the draft's workflow-wide defaults (``None`` clears one): the daily limit of the campaigns on it that set
+    none, and the retry policy and unknown-outcome rule of its action steps that set none (docs/journeys.md)."""
+    actor.require(Perm.MANAGE_WORKFLOWS)
+    workflow = get_scoped(Workflow, actor.workspace, workflow_id)
+    version = draft_of(workflow)
+    if version is None:
+        raise NoDraftVersion()
+    errors: dict[str, list[str]] = {}
+    if daily_limit is not None and (
+        isinstance(daily_limit, bool) or not isinstance(daily_limit, int) or daily_limit < 1
+    ):
+        errors["daily_limit"] = ["سقف روزانه باید دست‌کم ۱ باشد."]
+    if retry is not None and (not retry or retry_config_errors(retry)):
+        errors["retry"] = retry_config_errors(retry) or ["تنظیمات تلاش دوباره نامعتبر است."]
+    if on_unknown_outcome is not None and on_unknown_outcome not in OnUnknownOutcome.values:
+        errors["on_unknown_outcome"] = ["باید continue یا hold باشد."]
+    if errors:
+        raise ValidationFailed(details=errors)
+    values = {"daily_limit": daily_limit, "retry": retry, "on_unknown_outcome": on_unknown_outcome}
+    graph = graph_of_version(version).to_dict()
+    graph["settings"] = {k: v for k, v in (graph.get("settings") or {}).items() if k not in DEFAULT_KEYS}
+    graph["settings"].update({k: v for k, v in values.items() if v is not None})
+    return workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=graph)
+
+
 def workflow_validate(*, actor: Actor, workflow_id: int) -> list[GraphError]:
     workflow = get_scoped(Workflow, actor.workspace, workflow_id)
     version = draft_of(workflow)
@@ -321,7 +358,8 @@ def workflow_new_draft(*, actor: Actor, workflow_id: int) -> WorkflowVersion:
     workflow = get_scoped(Workflow, actor.workspace, workflow_id)
     if workflow.published_version_id is None:
         raise NoDraftVersion()
-    source = published_graph(workflow.published_version_id)
+    # the stored graph, not the engine's view: steps keep only what they set (the workflow's defaults stay settings)
+    source = graph_of_version(WorkflowVersion.objects.get(pk=workflow.published_version_id))
     try:
         with transaction.atomic():
             number = (

@@ -112,5 +112,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "MigrationChoiceEnum": "automation.choices.MigrationChoice",
         # every action node's `type` (one node component per action: SendSmsNode …)
         "ActionNodeTypeEnum": [("action", "action")],
+        "VersionStatusEnum": "automation.choices.VersionStatus",
+        "OnUnknownOutcomeEnum": "automation.choices.OnUnknownOutcome",
     }
 )

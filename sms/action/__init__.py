@@ -79,7 +79,8 @@ class SendSmsAction(Action):
             "send_only_in_window": {"type": "boolean", "default": True},
             "on_missing_variable": {"type": "string", "enum": ["skip", "blank"], "default": "skip"},
             "append_opt_out": {"type": "boolean", "default": False},
-            "on_unknown_outcome": {"type": "string", "enum": ["continue", "hold"], "default": "continue"},
+            # no default: a step without its own follows the workflow's (settings), else "continue"
+            "on_unknown_outcome": {"type": "string", "enum": ["continue", "hold"]},
             # A promotional send over the workspace's frequency cap waits for the next day or is skipped.
             "on_frequency_cap": {"type": "string", "enum": ["wait", "skip"], "default": "wait"},
             "retry": {

@@ -134,6 +134,7 @@ NOT_PAGES = {
     "workflow-builder-step": "POST: a builder partial",
     "workflow-builder-remove": "POST: a builder partial",
     "workflow-builder-window": "POST: a builder partial",
+    "workflow-builder-defaults": "POST: a builder partial (the workflow-wide defaults)",
     "workflow-builder-preview": "POST: a builder partial",
     "journey-campaign-control": "POST",
     "journey-enrollment-decide": "POST",

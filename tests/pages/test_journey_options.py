@@ -309,7 +309,7 @@ def test_sms_step_inserts_a_template_holds_on_unknown_outcome_and_conditions_rea
     dialog = page.get_by_test_id("editor-0")
     dialog.get_by_test_id("insert-template").select_option(label="خوش‌آمد")
     expect(dialog.get_by_test_id("sms-body")).to_have_value("سلام {target.first_name}، خوش آمدید")
-    expect(dialog.get_by_test_id("on-unknown-outcome")).to_have_value("continue")
+    expect(dialog.get_by_test_id("on-unknown-outcome")).to_have_value("")  # the workflow's default
     dialog.get_by_test_id("on-unknown-outcome").select_option("hold")
     expect(dialog).to_contain_text("هرگز خودکار دوباره فرستاده نمی‌شود")
     shot(page, "workflow-builder-sms-template-unknown")

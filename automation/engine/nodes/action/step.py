@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from automation.choices import NodeType, Port
+from automation.engine.graph import STEP_DEFAULT_KEYS
 from automation.engine.nodes.step import JSON, Step, as_steps, form_int, form_text
 from automation.engine.registry import ACTIONS, Action
 
@@ -110,7 +111,13 @@ def _action_config(action: Action | None, data: Mapping, old: dict[str, Any]) ->
         else:
             config[name] = form_text(data, f"cfg_{name}")
     if "retry_present" in data:
-        config["retry"] = _retry(data, old.get("retry"))
+        if data.get("retry_inherit") == "on":
+            config.pop("retry", None)  # the workflow's default retry (``with_workflow_defaults``)
+        else:
+            config["retry"] = _retry(data, old.get("retry"))
+    for name in STEP_DEFAULT_KEYS:  # left empty on the form: the workflow's default, not a value of the step's own
+        if config.get(name) in ("", None) and name in config and name != "retry":
+            config.pop(name)
     return config
 
 
@@ -184,8 +191,15 @@ class Send(Step):
     @property
     def retry_view(self) -> dict[str, Any]:
         retry = self.retry
-        if retry is None:
-            return {"enabled": False, "strategy": "fixed", "max_attempts": 3, "minutes": 15, "on_exhausted": "fail"}
+        if retry is None:  # none of its own: it follows the workflow's default (``inherit``)
+            return {
+                "inherit": True,
+                "enabled": False,
+                "strategy": "fixed",
+                "max_attempts": 3,
+                "minutes": 15,
+                "on_exhausted": "fail",
+            }
         seconds = retry.interval_seconds if isinstance(retry.interval_seconds, int) else 0
         return {
             "enabled": retry.enabled,
