@@ -27,6 +27,14 @@ from campaigns.platform.api.shapes import SendWindow
 from campaigns.platform.text import StrictCharField, VisibleNameField
 
 
+def _valid_target_filters(value) -> None:
+    """The targets filter of a request holds only its own keys, each of its type (stored as sent, then read by
+    the targets list's FilterSet, which would ignore a key or a value it cannot read)."""
+    check = TargetFilters(data=value)
+    if not check.is_valid():
+        raise serializers.ValidationError(check.errors)
+
+
 class JourneyCampaignInput(BodyInput):
     kind = StrictCharField(help_text='"journey"')
     name = VisibleNameField(max_length=200)
@@ -334,6 +342,7 @@ class EnrollmentPreviewInput(BodyInput):
     target_ids = serializers.ListField(child=IdField(), required=False, max_length=20000)
     filters = ShapedObjectField(
         shape=TargetFilters,
+        validators=[_valid_target_filters],
         required=False,
         allow_null=True,
         default=None,
@@ -485,6 +494,7 @@ class AutoEnrollRuleInput(BodyInput):
     enabled = serializers.BooleanField(required=False, default=True)
     filters = ShapedObjectField(
         shape=TargetFilters,
+        validators=[_valid_target_filters],
         help_text="The targets list's filter (q, status, list, province, city, owner, created_after, "
         "created_before); at least one condition.",
     )
@@ -498,7 +508,7 @@ class AutoEnrollRuleInput(BodyInput):
 
 
 class AutoEnrollCountInput(BodyInput):
-    filters = ShapedObjectField(shape=TargetFilters)
+    filters = ShapedObjectField(shape=TargetFilters, validators=[_valid_target_filters])
 
 
 class AutoEnrollCountOutput(serializers.Serializer):

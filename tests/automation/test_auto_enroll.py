@@ -228,6 +228,23 @@ def test_api_rule_round_trip_and_existing_count(workspace, owner, campaign):
 
 
 @pytest.mark.django_db
+def test_api_filters_of_the_wrong_type_or_key_are_a_400_naming_them(workspace, owner, campaign):
+    """A filter the targets list cannot read (an object for a city, text for a list id, an unknown key) was
+    stored and answered as it was sent: now a 400 naming it, on every endpoint that takes the filter."""
+    client = api_client_for(owner, workspace)
+    url = f"/api/v1/campaigns/{campaign.id}/auto-enroll"
+    for bad, named in (({"city": {"": None}, "list": [""]}, {"city", "list"}), ({"colour": "red"}, {"colour"})):
+        for response in (
+            client.put(url, {"filters": bad}, format="json"),
+            client.post(f"{url}/existing-count", {"filters": bad}, format="json"),
+            client.post(f"/api/v1/campaigns/{campaign.id}/enrollments/preview", {"filters": bad}, format="json"),
+        ):
+            assert response.status_code == 400, response.content
+            assert set(response.json()["error"]["details"]["filters"]) == named
+    assert not AutoEnrollRule.objects.exists()
+
+
+@pytest.mark.django_db
 def test_api_viewer_reads_but_cannot_set_rule(workspace, campaign):
     viewer = api_client_for(make_member(workspace, Role.VIEWER), workspace)
     url = f"/api/v1/campaigns/{campaign.id}/auto-enroll"
