@@ -42,6 +42,7 @@ class TargetOutput(serializers.ModelSerializer):
             "priority",
             "list_ids",
             "attributes",
+            "revision",
             "created_at",
             "updated_at",
         ]

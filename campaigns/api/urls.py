@@ -5,6 +5,7 @@ from campaigns.api import key_views, views
 urlpatterns = [
     path("me", views.MeApi.as_view(), name="api-me"),
     path("targets", views.TargetListCreateApi.as_view(), name="api-targets"),
+    path("targets/bulk", views.TargetBulkApi.as_view(), name="api-targets-bulk"),
     path("targets/export", views.TargetExportApi.as_view(), name="api-targets-export"),
     path("targets/import", views.TargetImportApi.as_view(), name="api-targets-import"),
     path("targets/imports/<int:import_id>", views.TargetImportDetailApi.as_view(), name="api-target-import"),

@@ -7,6 +7,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from campaigns import selectors
+from campaigns.api.bulk_serializers import TargetBulkInput, TargetBulkOutput
 from campaigns.api.serializers import (
     CampaignApproveInput,
     CampaignOutput,
@@ -23,7 +24,7 @@ from campaigns.api.serializers import (
 from campaigns.exports import XLSX, targets_xlsx_stream
 from campaigns.filters import CampaignFilter, TargetFilter, TargetImportRowFilter, TargetListFilter
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
-from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.base import IF_MATCH_PARAMETER, WorkspaceAPIView, if_match_revision
 from campaigns.platform.api.parsers import SafeMultiPartParser
 from campaigns.platform.api.schema import errors
 from campaigns.platform.errors import ValidationFailed
@@ -33,6 +34,7 @@ from campaigns.platform.tenancy import memberships_of
 from campaigns.platform.uploads import upload_too_large
 from campaigns.services import imports, targets
 from campaigns.services.approval import campaign_single_approve, campaign_single_reject
+from campaigns.services.target_bulk import OUTCOMES, target_bulk_upsert
 
 
 class MeApi(WorkspaceAPIView):
@@ -75,36 +77,72 @@ class TargetListCreateApi(WorkspaceAPIView):
         return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target.id)).data, status=201)
 
 
+def _with_etag(data: dict) -> Response:
+    """A target with its revision as the ``ETag`` (what ``If-Match`` sends back)."""
+    return Response(data, headers={"ETag": f'"{data["revision"]}"'})
+
+
 class TargetDetailApi(WorkspaceAPIView):
     write_permission = Perm.MANAGE_TARGETS
     serializer_class = TargetOutput
 
     @extend_schema(operation_id="targets_retrieve", responses={200: TargetOutput, **errors(404)})
     def get(self, request, target_id: int):
-        return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
+        return _with_etag(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
 
     @extend_schema(
-        operation_id="targets_update", request=TargetInput, responses={200: TargetOutput, **errors(400, 403, 404)}
+        operation_id="targets_update",
+        request=TargetInput,
+        parameters=[IF_MATCH_PARAMETER],
+        responses={200: TargetOutput, **errors(400, 403, 404, 409)},
     )
     def patch(self, request, target_id: int):
-        serializer = TargetInput(data=request.data, partial=True)
-        serializer.is_valid(raise_exception=True)
-        targets.target_update(actor=self.actor, target_id=target_id, data=serializer.validated_data)
-        return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
+        return self._update(request, target_id, partial=True)
 
     @extend_schema(
-        operation_id="targets_replace", request=TargetInput, responses={200: TargetOutput, **errors(400, 403, 404)}
+        operation_id="targets_replace",
+        request=TargetInput,
+        parameters=[IF_MATCH_PARAMETER],
+        responses={200: TargetOutput, **errors(400, 403, 404, 409)},
     )
     def put(self, request, target_id: int):
-        serializer = TargetInput(data=request.data)
+        return self._update(request, target_id, partial=False)
+
+    def _update(self, request, target_id: int, *, partial: bool) -> Response:
+        serializer = TargetInput(data=request.data, partial=partial)
         serializer.is_valid(raise_exception=True)
-        targets.target_update(actor=self.actor, target_id=target_id, data=serializer.validated_data)
-        return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
+        targets.target_update(
+            actor=self.actor,
+            target_id=target_id,
+            data=serializer.validated_data,
+            expected_revision=if_match_revision(request),
+        )
+        return _with_etag(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
 
     @extend_schema(operation_id="targets_delete", responses={204: None, **errors(403, 404)})
     def delete(self, request, target_id: int):
         targets.target_delete(actor=self.actor, target_id=target_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TargetBulkApi(WorkspaceAPIView):
+    write_permission = Perm.MANAGE_TARGETS
+
+    @extend_schema(
+        operation_id="targets_bulk_upsert",
+        request=TargetBulkInput,
+        responses={200: TargetBulkOutput, **errors(400, 403)},
+        description="Create or update up to 10,000 targets by phone number (idempotent: a repeat changes "
+        "nothing). One result per row; an invalid row does not stop the others.",
+    )
+    def post(self, request):
+        serializer = TargetBulkInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        results = target_bulk_upsert(actor=self.actor, **serializer.validated_data)
+        counts = {outcome: 0 for outcome in OUTCOMES}
+        for result in results:
+            counts[result.outcome] += 1
+        return Response(TargetBulkOutput({**counts, "results": [vars(r) for r in results]}).data)
 
 
 class TargetImportApi(WorkspaceAPIView):

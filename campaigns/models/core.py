@@ -98,6 +98,8 @@ class Target(TimeStamped):
     # Names and numbers in the folded form searches compare in (campaigns.platform.search); written on every
     # save. PostgreSQL: a pg_trgm GIN index (migration 0006), so a fragment search is an index scan.
     search_text = models.TextField("متن جستجو", blank=True, default="", editable=False)
+    # Bumped by every save of an existing row: ``If-Match`` on an update names the revision it read (409 if stale).
+    revision = models.PositiveIntegerField("نسخه", default=1, editable=False)
 
     objects = WorkspaceQuerySet.as_manager()
 
@@ -133,9 +135,12 @@ class Target(TimeStamped):
 
     def save(self, *args, **kwargs) -> None:
         self.refresh_search_text()
+        if not self._state.adding:
+            self.revision += 1
         update_fields = kwargs.get("update_fields")
-        if update_fields is not None and set(update_fields) & set(self.SEARCHED):
-            kwargs["update_fields"] = {*update_fields, "search_text"}
+        if update_fields is not None:
+            searched = {"search_text"} if set(update_fields) & set(self.SEARCHED) else set()
+            kwargs["update_fields"] = {*update_fields, *searched, "revision"}
         super().save(*args, **kwargs)
 
     def refresh_search_text(self) -> "Target":

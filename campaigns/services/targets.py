@@ -9,7 +9,7 @@ from django.utils import timezone
 from campaigns.choices import TargetStatus
 from campaigns.errors import TargetListInUse
 from campaigns.models import Membership, Target, TargetList
-from campaigns.platform.errors import ValidationFailed
+from campaigns.platform.errors import StaleRevision, ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -124,8 +124,11 @@ def target_create(
     return target
 
 
-def target_update(*, actor: Actor, target_id: int, data: dict[str, Any]) -> Target:
-    """Partial update: only keys present in ``data`` change."""
+def target_update(
+    *, actor: Actor, target_id: int, data: dict[str, Any], expected_revision: int | None = None
+) -> Target:
+    """Partial update: only keys present in ``data`` change. With ``expected_revision`` (the API's
+    ``If-Match``) the row is locked and a target changed since that revision is a 409 ``STALE_REVISION``."""
     actor.require(Perm.MANAGE_TARGETS)
     target = get_scoped(Target, actor.workspace, target_id, queryset=target_queryset(actor=actor))
     fields = {k: v for k, v in data.items() if k in EDITABLE}
@@ -150,6 +153,11 @@ def target_update(*, actor: Actor, target_id: int, data: dict[str, Any]) -> Targ
         setattr(target, key, value.strip() if key == "name" else value)
     target.mobile, target.landline = contact.mobile, contact.landline
     with transaction.atomic():
+        if expected_revision is not None:
+            current = Target.objects.select_for_update().filter(pk=target.pk).values_list("revision", flat=True).first()
+            if current != expected_revision:
+                raise StaleRevision(details={"revision": current})
+            target.revision = expected_revision
         _save_unique(target, actor=actor, contact=contact)
         if lists is not None:
             target.lists.set(lists)

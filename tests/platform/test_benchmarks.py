@@ -227,3 +227,11 @@ def test_a_data_template_is_migrated_forward_only_when_every_migration_it_record
         finally:
             for name in (*made, "older"):
                 cursor.execute(f'DROP DATABASE IF EXISTS "{prefix}{name}"')
+
+
+def test_bench_targets_bulk_prints_the_rates_and_fails_below_the_ratio(hermetic):
+    result = bench("bench_targets_bulk", "--rows", "50", "--calls", "2", "--min-ratio", "1000")
+    assert result.returncode == 1, result.stdout + result.stderr
+    for line in ("bulk upsert, new targets", "(unchanged)", "(updated)", "bare bulk_create", "rows/s", "FAIL"):
+        assert line in result.stdout
+    assert "below the goal" in result.stderr

@@ -5,6 +5,9 @@ workspace + role) and checks the view's read/write permission. Views then
 parse, call one service or selector, and render.
 """
 
+import re
+
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
@@ -14,6 +17,25 @@ from campaigns.platform.errors import ValidationFailed, WorkspaceNotFound
 from campaigns.platform.models import ApiToken
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import SESSION_KEY, Actor, resolve_actor
+
+IF_MATCH = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
+IF_MATCH_PARAMETER = OpenApiParameter(
+    "If-Match",
+    str,
+    OpenApiParameter.HEADER,
+    description='The `revision` (or ETag, `"3"`) the client read: a change since is a 409 STALE_REVISION.',
+)
+
+
+def if_match_revision(request) -> int | None:
+    """The revision an ``If-Match`` header names (``3``, ``"3"`` or ``W/"3"``); None without one; else a 400."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        return None
+    match = IF_MATCH.match(header)
+    if match is None:
+        raise ValidationFailed.field("If-Match", 'یک شماره نسخه مانند "3" بفرستید.')
+    return int(match.group(1))
 
 
 class _Replay(Exception):  # not an error: the stored answer short-circuits the view
