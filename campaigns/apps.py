@@ -44,3 +44,8 @@ class CampaignsConfig(AppConfig):
         from campaigns.platform.navigation import register_menu
 
         register_menu(*navigation.MENU)
+
+        from campaigns.platform.webhooks import register_webhook_event
+
+        register_webhook_event("webhook.test", "آزمایش وب‌هوک (از صفحه وب‌هوک‌ها)")
+        register_webhook_event("campaign.status_changed", "تغییر وضعیت کمپین")

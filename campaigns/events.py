@@ -9,6 +9,7 @@ from campaigns.choices import CampaignEventType as T
 from campaigns.choices import WorkspaceSettingsEventType
 from campaigns.models import Campaign, CampaignEvent, WorkspaceSettingsEvent
 from campaigns.platform.events import event_write, event_write_unless_repeated
+from campaigns.platform.webhooks import webhook_event_emit
 
 
 def _write(campaign: Campaign, type: str, *, actor=None, data: dict[str, Any] | None = None, **fields) -> CampaignEvent:
@@ -26,7 +27,19 @@ def _write(campaign: Campaign, type: str, *, actor=None, data: dict[str, Any] | 
 def campaign_status_changed_event(
     *, campaign: Campaign, from_status: str, to_status: str, actor=None, data: dict[str, Any] | None = None
 ) -> CampaignEvent:
-    return _write(campaign, T.STATUS_CHANGED, actor=actor, data=data, from_status=from_status, to_status=to_status)
+    event = _write(campaign, T.STATUS_CHANGED, actor=actor, data=data, from_status=from_status, to_status=to_status)
+    webhook_event_emit(  # in this transaction: the outbox row commits with the event
+        workspace_id=campaign.workspace_id,
+        type="campaign.status_changed",
+        data={
+            "campaign_id": campaign.id,
+            "name": campaign.name,
+            "kind": campaign.kind,
+            "from_status": from_status,
+            "to_status": to_status,
+        },
+    )
+    return event
 
 
 def campaign_updated_event(*, campaign: Campaign, actor, fields: list[str]) -> CampaignEvent:

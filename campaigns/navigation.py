@@ -19,6 +19,7 @@ MENU = (
         order=90,
         items=(
             MenuItem("workspace-settings", "تنظیمات فضای کاری", testid="nav-workspace-settings"),
+            MenuItem("webhooks", "وب‌هوک‌ها", testid="nav-webhooks"),
             MenuItem("api-keys", "کلیدهای API", testid="nav-api-keys"),
             MenuItem("admin:index", "مدیریت", staff_only=True),
             MenuItem("api-docs", "مستندات API"),

@@ -13,6 +13,11 @@ BEAT_SCHEDULE: dict = {
         "schedule": 3600.0,
         "options": {"expires": 3500},
     },
+    "webhook-deliveries-sweep": {
+        "task": "campaigns.webhook_deliveries_sweep",
+        "schedule": 60.0,
+        "options": {"expires": 55},
+    },
     "history-partitions": {"task": "campaigns.history_partitions", "schedule": 86400.0, "options": {"expires": 3600}},
     "chain-run-conversions": {
         "task": "campaigns.chain_run_conversions",

@@ -4,7 +4,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from campaigns.models import PlatformHeartbeat
-from campaigns.platform import idempotency, partitions
+from campaigns.platform import idempotency, partitions, webhooks
 from campaigns.services import imports
 
 
@@ -33,6 +33,17 @@ def heartbeat() -> None:
 def idempotency_keys_purge() -> int:
     """Hourly: the Idempotency-Key answers older than 24 hours deleted."""
     return idempotency.idempotency_keys_purge()
+
+
+@shared_task(name=webhooks.DELIVER_TASK, acks_late=True, soft_time_limit=60, time_limit=90)
+def webhook_deliver(delivery_id: int) -> str | None:
+    return webhooks.webhook_delivery_attempt(delivery_id=delivery_id)
+
+
+@shared_task(name="campaigns.webhook_deliveries_sweep")
+def webhook_deliveries_sweep() -> int:
+    """Every minute: due webhook deliveries whose task was lost, queued again."""
+    return len(webhooks.webhook_deliveries_sweep())
 
 
 @shared_task(name="campaigns.history_partitions")

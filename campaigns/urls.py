@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from campaigns import api_key_views, views
+from campaigns import api_key_views, views, webhook_views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,5 +16,12 @@ urlpatterns = [
     path("targets/import/<int:import_id>/", views.target_import_detail, name="target-import-detail"),
     path("api-keys/", api_key_views.api_keys, name="api-keys"),
     path("api-keys/<int:key_id>/revoke/", api_key_views.api_key_revoke, name="api-key-revoke"),
+    path("webhooks/", webhook_views.webhooks, name="webhooks"),
+    path("webhooks/<int:webhook_id>/", webhook_views.webhook_detail, name="webhook-detail"),
+    path(
+        "webhooks/deliveries/<int:delivery_id>/replay/",
+        webhook_views.webhook_delivery_replay_page,
+        name="webhook-delivery-replay",
+    ),
     path("", include("campaigns.notifications.urls")),
 ]

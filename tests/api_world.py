@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from campaigns.choices import CampaignStatus
+from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
 from campaigns.platform.tenancy import Actor
 from campaigns.platform.tokens import api_token_create
 
@@ -46,6 +47,12 @@ class World:
 
 
 # --- factories ----------------------------------------------------------------------------------------------
+def _webhook(world: World):
+    return WebhookEndpoint.objects.create(
+        workspace=world.workspace, url="https://hooks.example.com/c", events=["webhook.test"], secret="s"
+    )
+
+
 def _journey(world: World):
     from tests.automation.helpers import end_node, journey, linear_graph, setup_sms, sms_node
 
@@ -237,6 +244,15 @@ def _task_with_screenshot(world: World):
 FACTORIES: dict[str, Callable[[World], object]] = {
     "target_id": lambda w: make_target(w.workspace),
     "key_id": lambda w: api_token_create(user=w.user, workspace=w.workspace)[0],
+    "webhook_id": _webhook,
+    "delivery_id": lambda w: WebhookDelivery.objects.create(
+        workspace=w.workspace,
+        endpoint=w.get("webhook_id"),
+        event_id=uuid.uuid4(),
+        event_type="webhook.test",
+        payload={},
+        next_attempt_at=T0,
+    ),
     "message_id": _inbound,
     "list_id": lambda w: make_list(w.workspace),
     "import_id": _import,

@@ -43,6 +43,10 @@ class WorkersConfig(AppConfig):
 
         register_builtin_steps()
 
+        from campaigns.platform.webhooks import register_webhook_event
+
+        register_webhook_event("browser.task_failed", "شکست وظیفه مرورگر")
+
         register_campaign_kind(
             self.channel.campaign_kind[0],
             input_serializer=BrowserCampaignInput,

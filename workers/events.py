@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from campaigns.platform.events import event_build, events_write_bulk
+from campaigns.platform.webhooks import webhook_event_emit
 from workers.choices import BrowserEventType
 from workers.models import BrowserEvent, BrowserTask
 
@@ -49,7 +50,7 @@ def _save(event: BrowserEvent) -> BrowserEvent:
 
 # --- tasks ----------------------------------------------------------------------------------------
 def task_failed(*, task: BrowserTask, code: str, reason: str, step: str = "") -> BrowserEvent:
-    return _save(
+    event = _save(
         _task_event(
             task,
             BrowserEventType.TASK_FAILED,
@@ -59,6 +60,12 @@ def task_failed(*, task: BrowserTask, code: str, reason: str, step: str = "") ->
             data={"error_code": code, "attempt": task.attempt_count, "step": step},
         )
     )
+    webhook_event_emit(  # in the caller's transaction, with the event
+        workspace_id=task.workspace_id,
+        type="browser.task_failed",
+        data={"task_id": task.pk, "campaign_id": task.campaign_id, "error_code": code, "attempt": task.attempt_count},
+    )
+    return event
 
 
 def task_retry_scheduled(*, task: BrowserTask, code: str, retry_at) -> BrowserEvent:

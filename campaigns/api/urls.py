@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from campaigns.api import key_views, views
+from campaigns.api import key_views, views, webhook_views
 
 urlpatterns = [
     path("me", views.MeApi.as_view(), name="api-me"),
@@ -20,5 +20,21 @@ urlpatterns = [
     path("campaign/<int:campaign_id>/reject", views.CampaignRejectApi.as_view(), name="api-campaign-reject"),
     path("api-keys", key_views.ApiKeyListCreateApi.as_view(), name="api-keys"),
     path("api-keys/<int:key_id>", key_views.ApiKeyDetailApi.as_view(), name="api-key"),
+    path("webhooks", webhook_views.WebhookListCreateApi.as_view(), name="api-webhooks"),
+    path("webhooks/<int:webhook_id>", webhook_views.WebhookDetailApi.as_view(), name="api-webhook"),
+    path(
+        "webhooks/<int:webhook_id>/rotate-secret", webhook_views.WebhookRotateApi.as_view(), name="api-webhook-rotate"
+    ),
+    path("webhooks/<int:webhook_id>/test", webhook_views.WebhookTestApi.as_view(), name="api-webhook-test"),
+    path(
+        "webhooks/<int:webhook_id>/deliveries",
+        webhook_views.WebhookDeliveriesApi.as_view(),
+        name="api-webhook-deliveries",
+    ),
+    path(
+        "webhook-deliveries/<int:delivery_id>/replay",
+        webhook_views.WebhookReplayApi.as_view(),
+        name="api-webhook-delivery-replay",
+    ),
     path("", include("campaigns.notifications.api.urls")),
 ]

@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 
 from campaigns.platform.choices import Role
+from campaigns.platform.crypto import EncryptedTextField
 from campaigns.platform.permissions import role_has
 from campaigns.platform.registry import workspace_default_settings
 
@@ -152,3 +153,64 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"کلید {self.key}"
+
+
+class WebhookEndpoint(TimeStamped):
+    """Where a workspace's events are POSTed, signed with ``secret`` (``campaigns.platform.webhooks``).
+
+    The secret is shown once and stored encrypted; a rotation keeps the previous one signing beside it until
+    ``previous_secret_until`` so a receiver can switch without losing a delivery."""
+
+    workspace = models.ForeignKey(Workspace, verbose_name="فضای کاری", on_delete=models.CASCADE, related_name="+")
+    url = models.URLField("نشانی", max_length=500)
+    description = models.CharField("توضیح", max_length=200, blank=True)
+    events = models.JSONField("رویدادها", default=list)
+    secret = EncryptedTextField("رمز امضا")
+    previous_secret = EncryptedTextField("رمز پیشین", blank=True, default="")
+    previous_secret_until = models.DateTimeField("اعتبار رمز پیشین تا", null=True, blank=True)
+    is_active = models.BooleanField("فعال", default=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "وب‌هوک"
+        verbose_name_plural = "وب‌هوک‌ها"
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class WebhookDeliveryStatus(models.TextChoices):
+    PENDING = "pending", "در صف"
+    DELIVERED = "delivered", "تحویل‌شده"
+    FAILED = "failed", "ناموفق"
+
+
+class WebhookDelivery(models.Model):
+    """The outbox: one event for one endpoint, written in the transaction that wrote the event, delivered at
+    least once by a Celery task with retries (``event_id`` lets the receiver drop a repeat)."""
+
+    workspace = models.ForeignKey(Workspace, verbose_name="فضای کاری", on_delete=models.CASCADE, related_name="+")
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    event_id = models.UUIDField("شناسه رویداد", db_index=True)
+    event_type = models.CharField("رویداد", max_length=60)
+    payload = models.JSONField("بدنه")
+    status = models.CharField(
+        "وضعیت", max_length=12, choices=WebhookDeliveryStatus.choices, default=WebhookDeliveryStatus.PENDING
+    )
+    attempts = models.PositiveSmallIntegerField("تلاش‌ها", default=0)
+    next_attempt_at = models.DateTimeField("تلاش بعدی")
+    locked_until = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField("آخرین پاسخ", null=True, blank=True)
+    last_error = models.CharField("آخرین خطا", max_length=300, blank=True)
+    delivered_at = models.DateTimeField("تحویل", null=True, blank=True)
+    replay_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField("ایجاد", auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "تحویل وب‌هوک"
+        verbose_name_plural = "تحویل‌های وب‌هوک"
+        indexes = [models.Index(fields=["status", "next_attempt_at"], name="webhookdelivery_due")]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} → {self.endpoint_id}"

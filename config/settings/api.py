@@ -94,6 +94,8 @@ SPECTACULAR_SETTINGS = {
         "CampaignStatusEnum": "campaigns.choices.CampaignStatus",
         "ImportStatusEnum": "campaigns.choices.ImportStatus",
         "ApiKeyScopeEnum": "campaigns.platform.api.scopes.scope_names",
+        "WebhookEventEnum": "campaigns.platform.webhooks.webhook_event_names",
+        "WebhookDeliveryStatusEnum": "campaigns.platform.models.WebhookDeliveryStatus",
         # the core's journey and every installed channel's kind, read when the schema is built
         "CampaignKindEnum": "campaigns.platform.channels.campaign_kind_choices",
     },

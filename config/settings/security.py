@@ -2,7 +2,7 @@
 
 import os
 
-from config.env import env_bool
+from config.env import env_bool, env_list
 from config.settings.api import REST_FRAMEWORK
 
 # `manage.py check --deploy` fails, and the WSGI/ASGI app refuses to load, when DEBUG=0 runs on the
@@ -24,3 +24,10 @@ LOGIN_FAILURES_PER_IP = int(os.environ.get("LOGIN_FAILURES_PER_IP", "30"))
 LOGIN_BACKOFF_SECONDS = int(os.environ.get("LOGIN_BACKOFF_SECONDS", "2"))
 LOGIN_BACKOFF_MAX_SECONDS = int(os.environ.get("LOGIN_BACKOFF_MAX_SECONDS", "900"))
 API_TOKEN_TTL_DAYS = int(os.environ.get("API_TOKEN_TTL_DAYS", "90"))
+# Outbound webhooks (campaigns.platform.webhooks): "host:port" entries a webhook may reach although they resolve
+# to a private/loopback address; the wait for an answer; attempts before a delivery fails; how long a rotated
+# secret keeps signing beside the new one.
+WEBHOOK_ALLOWED_PRIVATE_HOSTS = env_list("WEBHOOK_ALLOWED_PRIVATE_HOSTS")
+WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_TIMEOUT_SECONDS", "10"))
+WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", "8"))
+WEBHOOK_SECRET_OVERLAP_HOURS = int(os.environ.get("WEBHOOK_SECRET_OVERLAP_HOURS", "24"))

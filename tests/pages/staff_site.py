@@ -6,6 +6,7 @@ that are no page (POST actions, partials, downloads). A new pattern in neither f
 """
 
 import io
+import uuid
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -24,6 +25,7 @@ from campaigns.chains.runs.choices import RunType
 from campaigns.chains.services.approval import campaign_submit
 from campaigns.models import Campaign, Target, TargetImport, Workspace
 from campaigns.notifications.services import notification_send
+from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
 from campaigns.platform.tenancy import Actor
 from campaigns.services.imports import target_import_process, target_import_start
 from sms.inbound.services import inbound_store
@@ -51,6 +53,8 @@ PAGES = {
     "target-import-detail": {"import_id": "target_import"},
     "workspace-settings": {},
     "api-keys": {},
+    "webhooks": {},
+    "webhook-detail": {"webhook_id": "webhook"},
     "chain-groups": {},
     "chain-group": {"group_id": "group"},
     "chain-campaign-new": {"group_id": "group"},
@@ -104,6 +108,7 @@ NOT_PAGES = {
     "logout": "POST",
     "workspace-switch": "POST",
     "api-key-revoke": "POST",
+    "webhook-delivery-replay": "POST",
     "chain-group-new": "POST (the dialog on the group list)",
     "chain-group-edit": "POST (the dialog on the group page)",
     "chain-group-archive": "POST",
@@ -194,6 +199,21 @@ def staff_site_create() -> StaffSite:
     upload = "نام,تلفن\nعلی,09121234567\nخراب,12\n".encode()
     rows["target_import"] = target_import_start(actor=actor, file_name="a.csv", content=upload)
     target_import_process(import_id=rows["target_import"].id)
+
+    rows["webhook"] = WebhookEndpoint.objects.create(
+        workspace=workspace, url="https://hooks.example.com/campaigns", events=["campaign.status_changed"], secret="s"
+    )
+    WebhookDelivery.objects.create(
+        workspace=workspace,
+        endpoint=rows["webhook"],
+        event_id=uuid.uuid4(),
+        event_type="campaign.status_changed",
+        payload={},
+        next_attempt_at=timezone.now(),
+        attempts=2,
+        last_status_code=500,
+        last_error="HTTP 500",
+    )
 
     rows["journey"] = journey(actor, linear_graph(sms_node(body=f"کد تخفیف {CODE}"), end_node()))
     enroll_subjects(actor=actor, campaign_id=rows["journey"].id, target_ids=[t.id for t in targets[:3]])

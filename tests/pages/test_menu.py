@@ -23,8 +23,8 @@ BROWSER = ["کارهای مرورگر", ["کمپین‌های مرورگر", "ح
 EVERYONE_FIRST = ["پیشخوان", "مخاطبان", "ورود از اکسل"]
 LAST = ["کلیدهای API", "مستندات API"]  # every member makes their own API keys
 MANAGER_MENU = [*EVERYONE_FIRST, BROWSER, "اتوماسیون", "کمپین‌های پیامکی", "زنجیره‌ها", "پیامک", "پاسخ‌ها", *LAST]
-# owners and admins also set the workspace's approval and calendar (manage_workspace)
-OWNER_MENU = [*MANAGER_MENU[:-2], "تنظیمات فضای کاری", *LAST]
+# owners and admins also set the workspace's approval and calendar and its webhooks (manage_workspace)
+OWNER_MENU = [*MANAGER_MENU[:-2], "تنظیمات فضای کاری", "وب‌هوک‌ها", *LAST]
 VIEWER_MENU = [*EVERYONE_FIRST, ["کارهای مرورگر", ["کمپین‌های مرورگر"]], "کمپین‌های پیامکی", *LAST]
 EXPECTED = {
     Role.OWNER: OWNER_MENU,
@@ -89,7 +89,7 @@ def test_the_menu_in_chromium_at_desktop_and_phone_width(page, live_server):
     shop = make_workspace("shop")
     make_member(shop, Role.OWNER, username="owner1")
     make_member(shop, Role.VIEWER, username="viewer1")
-    for username, links in (("owner1", 14), ("viewer1", 7)):
+    for username, links in (("owner1", 15), ("viewer1", 7)):
         page.goto(f"{live_server.url}/login/")
         page.fill("#id_username", username)
         page.fill("#id_password", "pw-123456")

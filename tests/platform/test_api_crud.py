@@ -27,6 +27,7 @@ NOT_YET = {
 # Resources whose own tests replace the cases (no role is refused, no detail GET).
 ELSEWHERE = {
     "/api/v1/api-keys": "tests/campaigns/test_api_key_scopes.py: every member manages their own keys",
+    "/api/v1/webhooks": "tests/campaigns/test_webhooks.py: the secret once, rotation, owners and admins only",
 }
 
 

@@ -1,0 +1,114 @@
+"""The webhooks pages (owners and admins): endpoints with their events, the secret shown once, rotation, a test
+event, and each endpoint's delivery log with replay. The services are ``campaigns.platform.webhooks``."""
+
+from django import forms
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from campaigns.platform.errors import PlatformError
+from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
+from campaigns.platform.pages import workspace_page
+from campaigns.platform.permissions import Perm
+from campaigns.platform.webhooks import (
+    WEBHOOK_EVENTS,
+    webhook_delivery_replay,
+    webhook_endpoint_create,
+    webhook_endpoint_delete,
+    webhook_endpoint_get,
+    webhook_endpoint_update,
+    webhook_secret_rotate,
+    webhook_test_send,
+)
+
+DELIVERIES_SHOWN = 100
+
+
+class WebhookForm(forms.Form):
+    url = forms.URLField(
+        label="نشانی", max_length=500, assume_scheme="https", help_text="نشانی https سامانه‌ای که رویدادها را می‌گیرد"
+    )
+    description = forms.CharField(label="توضیح", max_length=200, required=False)
+    events = forms.MultipleChoiceField(label="رویدادها", widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["events"].choices = [(name, label) for name, label in WEBHOOK_EVENTS]
+
+
+def _labels(endpoint: WebhookEndpoint) -> list[str]:
+    labels = dict(iter(WEBHOOK_EVENTS))
+    return [labels.get(e, e) for e in endpoint.events]
+
+
+@workspace_page(Perm.MANAGE_WORKSPACE)
+def webhooks(request, actor):
+    form = WebhookForm(request.POST or None)
+    created, status = None, 200
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                endpoint, secret = webhook_endpoint_create(
+                    workspace=actor.workspace, url=data["url"], events=data["events"], description=data["description"]
+                )
+            except PlatformError as exc:
+                for field, errors in exc.details.items():
+                    form.add_error(field if field in form.fields else None, errors)
+                status = 400
+            else:
+                created, form = {"endpoint": endpoint, "secret": secret}, WebhookForm()
+        else:
+            status = 400
+    rows = [
+        {"endpoint": e, "labels": _labels(e)}
+        for e in WebhookEndpoint.objects.filter(workspace=actor.workspace).order_by("-created_at", "-id")
+    ]
+    response = render(
+        request, "campaigns/webhooks.html", {"form": form, "created": created, "rows": rows}, status=status
+    )
+    response["Cache-Control"] = "no-store"  # a new secret is in this page, once
+    return response
+
+
+@workspace_page(Perm.MANAGE_WORKSPACE)
+def webhook_detail(request, actor, webhook_id: int):
+    endpoint = webhook_endpoint_get(workspace=actor.workspace, endpoint_id=webhook_id)
+    secret = None
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action == "rotate":
+            endpoint, secret = webhook_secret_rotate(workspace=actor.workspace, endpoint_id=endpoint.pk)
+        elif action == "test":
+            webhook_test_send(workspace=actor.workspace, endpoint_id=endpoint.pk)
+            messages.success(request, "رویداد آزمایشی در صف ارسال است.")
+            return redirect("webhook-detail", webhook_id=endpoint.pk)
+        elif action == "toggle":
+            webhook_endpoint_update(
+                workspace=actor.workspace, endpoint_id=endpoint.pk, data={"is_active": not endpoint.is_active}
+            )
+            return redirect("webhook-detail", webhook_id=endpoint.pk)
+        elif action == "delete":
+            webhook_endpoint_delete(workspace=actor.workspace, endpoint_id=endpoint.pk)
+            messages.success(request, "وب‌هوک حذف شد.")
+            return redirect("webhooks")
+    deliveries = WebhookDelivery.objects.filter(workspace=actor.workspace, endpoint=endpoint).order_by(
+        "-created_at", "-id"
+    )
+    context = {
+        "endpoint": endpoint,
+        "labels": _labels(endpoint),
+        "secret": secret,
+        "deliveries": deliveries[:DELIVERIES_SHOWN],
+    }
+    response = render(request, "campaigns/webhook_detail.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_POST
+@workspace_page(Perm.MANAGE_WORKSPACE)
+def webhook_delivery_replay_page(request, actor, delivery_id: int):
+    replay = webhook_delivery_replay(workspace=actor.workspace, delivery_id=delivery_id)
+    messages.success(request, "تحویل دوباره در صف ارسال است.")
+    return redirect("webhook-detail", webhook_id=replay.endpoint_id)
