@@ -10,6 +10,7 @@ their ids by name. ``path_ids`` maps an operation's path template to the ids of 
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import time_machine
@@ -27,7 +28,9 @@ from campaigns.chains.services.chains import chain_campaign_create
 from campaigns.chains.services.groups import group_create
 from campaigns.models import TargetImport
 from campaigns.notifications.services import activity_create, notification_send
+from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
 from campaigns.platform.tenancy import Actor
+from campaigns.platform.tokens import api_token_create
 from sms.inbound.services import inbound_store
 from sms.inbound.types import ReceivedSms
 from sms.models import SmsAttempt, SmsSettings
@@ -171,6 +174,20 @@ def seed_workspace(actor: Actor) -> dict[str, int]:
         workspace_id=workspace.id, target=targets[0], title="پیگیری", assignee_id=actor.user.id
     )
     ids["activity"] = activity.id
+    ids["workspace"] = workspace.id
+    ids["api_key"] = api_token_create(user=actor.user, workspace=workspace)[0].id
+    webhook = WebhookEndpoint.objects.create(
+        workspace=workspace, url="https://hooks.example.com/c", events=["webhook.test"], secret="s"
+    )
+    ids["webhook"] = webhook.id
+    ids["webhook_delivery"] = WebhookDelivery.objects.create(
+        workspace=workspace,
+        endpoint=webhook,
+        event_id=uuid.uuid4(),
+        event_type="webhook.test",
+        payload={},
+        next_attempt_at=timezone.now(),
+    ).id
     return ids
 
 
@@ -209,6 +226,10 @@ def path_ids(path: str, ids: dict[str, int]) -> dict[str, int]:
         ("/api/v1/targets/imports/", {"import_id": "import"}),
         ("/api/v1/targets/", {"target_id": "target"}),
         ("/api/v1/workflows/", {"workflow_id": "workflow"}),
+        ("/api/v1/api-keys/", {"key_id": "api_key"}),
+        ("/api/v1/webhooks/", {"webhook_id": "webhook"}),
+        ("/api/v1/webhook-deliveries/", {"delivery_id": "webhook_delivery"}),
+        ("/api/webhooks/sms/", {"workspace_id": "workspace"}),
     ]
     for prefix, names in rules:
         if path.startswith(prefix):
