@@ -18,6 +18,9 @@ FREE_FORM = {
     "TargetInputRequest.attributes": _ATTRIBUTES,
     "PatchedTargetInputRequest.attributes": _ATTRIBUTES,
     "TargetOutput.attributes": _ATTRIBUTES,
+    "TargetBulkRowInputRequest.attributes": _ATTRIBUTES,
+    "WebhookDeliveryOutput.payload": "the webhook body as sent: {id, type, created_at, workspace_id, data}, data by "
+    "event type (docs/api.md, Outbound webhooks)",
     "ConversionEventInputRequest.data": "the integrator's own data of a conversion event (bounded)",
     "ConversionEventOutput.data": "the integrator's own data of a conversion event (bounded)",
     "ExecutionEventOutput.data": _EVENT_DATA,
