@@ -189,23 +189,11 @@ class CampaignEventInline(WorkspaceScopedInline, admin.TabularInline):
 
 
 # Guarded fields of a campaign change only through services: status (FSM + conditional UPDATE),
-# chain structure and approval, counters and who/when stamps.
+# counters and who/when stamps (a campaign's chain fields are the chains app's: ``chains.ChainNode``).
 CAMPAIGN_GUARDED_FIELDS = (
     "kind",
     "status",
     "revision",
-    "group",
-    "parent",
-    "root",
-    "inheritance",
-    "chain_revision",
-    "chain_control",
-    "approval_package",
-    "needs_review",
-    "needs_review_reasons",
-    "root_schedule",
-    "ab_seed",
-    "chain_action",
     "paused_at",
     "paused_by",
     "created_by",

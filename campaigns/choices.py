@@ -80,11 +80,3 @@ class WorkspaceSettingsEventType(models.TextChoices):
     """What a ``WorkspaceSettingsEvent`` row records (its writer is in ``campaigns/events.py``)."""
 
     CHANGED = "settings_changed", "تغییر تنظیمات"
-
-
-class ChainControl(models.TextChoices):
-    """A chain root's control (``Campaign.chain_control``; chain control: ``campaigns.chains``)."""
-
-    NORMAL = "NORMAL", "عادی"
-    PAUSED = "PAUSED", "متوقف موقت"
-    STOPPED = "STOPPED", "متوقف‌شده"

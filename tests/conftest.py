@@ -72,7 +72,22 @@ def make_list(workspace: Workspace, name: str | None = None) -> TargetList:
 
 
 def make_campaign(workspace: Workspace, **kwargs) -> Campaign:
-    return Campaign.objects.create(workspace=workspace, name=kwargs.pop("name", f"کمپین {next(_seq)}"), **kwargs)
+    """A campaign; given a chain field (``group``, ``root``, ``goal`` …) it is made with its chains row."""
+    from campaigns.chains.models import ChainNode
+
+    chain = {f.name for f in ChainNode._meta.local_fields} | {f.attname for f in ChainNode._meta.local_fields}
+    model = ChainNode if chain & set(kwargs) else Campaign
+    return model.objects.create(workspace=workspace, name=kwargs.pop("name", f"کمپین {next(_seq)}"), **kwargs)
+
+
+def make_chain_member(campaign: Campaign, *, root: Campaign | None = None):
+    """Put a campaign of any kind in a chain (``root``: itself by default), as chains would: its chains row."""
+    from campaigns.chains.models import ChainNode
+    from campaigns.chains.nodes import node_rows_ensure
+
+    node_rows_ensure(workspace=campaign.workspace_id, campaign_ids=[campaign.pk])
+    ChainNode.objects.filter(pk=campaign.pk).update(root_id=(root or campaign).pk)
+    return ChainNode.objects.get(pk=campaign.pk)
 
 
 def api_client_for(user, workspace: Workspace | None = None) -> APIClient:

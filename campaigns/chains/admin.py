@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from campaigns.chains.models import CampaignChain, CampaignGroup, ChainApprovalPackage
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.tree import children_map
-from campaigns.models import Campaign
 from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin
 from campaigns.platform.permissions import Perm
 
@@ -50,8 +50,8 @@ class CampaignGroupAdmin(WorkspaceScopedAdmin):
         super().save_model(request, obj, form, change)
 
 
-def chain_tree_html(root: Campaign) -> str:
-    nodes = list(Campaign.objects.filter(root_id=root.id, deleted_at__isnull=True).order_by("id")) or [root]
+def chain_tree_html(root: ChainNode) -> str:
+    nodes = list(ChainNode.objects.filter(root_id=root.id, deleted_at__isnull=True).order_by("id")) or [root]
     kids = children_map(nodes)
 
     def build(node):
@@ -84,7 +84,7 @@ class CampaignChainAdmin(WorkspaceScopedAdmin):
     readonly_fields = fields
 
     def get_queryset(self, request):
-        return super().get_queryset(request).filter(root_id=F("id")).select_related("workspace", "group")
+        return super().get_queryset(request).filter(root_id=F("pk")).select_related("workspace", "group")
 
     def has_add_permission(self, request):
         return False

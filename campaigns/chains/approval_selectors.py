@@ -15,8 +15,8 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.audience import audience_problems
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.tree import chain_queryset, has_action, tree_reasons
-from campaigns.models import Campaign
 from campaigns.platform.tenancy import Actor
 
 ACTION_MISSING = {
@@ -27,7 +27,7 @@ ACTION_MISSING = {
 }
 
 
-def load_chain(actor: Actor, root: Campaign) -> list[Campaign]:
+def load_chain(actor: Actor, root: ChainNode) -> list[ChainNode]:
     """All live nodes of the chain (fresh, after the root lock); an independent campaign alone."""
     if root.root_id is None:
         return [root]
@@ -39,7 +39,7 @@ def workspace_zone(actor: Actor):
     return sched.workspace_zone(actor.workspace)
 
 
-def validation_problems(actor: Actor, nodes: list[Campaign]) -> list[dict]:
+def validation_problems(actor: Actor, nodes: list[ChainNode]) -> list[dict]:
     reasons = tree_reasons(nodes, workspace_zone(actor), timezone.now())
     problems = []
     for node in nodes:
@@ -72,7 +72,7 @@ def validation_problems(actor: Actor, nodes: list[Campaign]) -> list[dict]:
 
 def package_problems(actor: Actor, package: ChainApprovalPackage) -> list[dict]:
     """What blocks approving a pending package now (the same checks approval runs), [] once decided."""
-    root = Campaign.objects.filter(pk=package.root_id, workspace=actor.workspace, deleted_at=None).first()
+    root = ChainNode.objects.filter(pk=package.root_id, workspace=actor.workspace, deleted_at=None).first()
     if package.status != PackageStatus.SUBMITTED or root is None or root.approval_package_id != package.id:
         return []
     return validation_problems(actor, load_chain(actor, root))

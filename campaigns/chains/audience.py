@@ -13,8 +13,9 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
+from campaigns.chains.node_models import ChainNode
 from campaigns.filters import TargetFilter
-from campaigns.models import Campaign, Target, TargetList, TargetListSize
+from campaigns.models import Target, TargetList, TargetListSize
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
@@ -91,7 +92,7 @@ def audience_reaches_nobody(*, workspace_id: int, target_list_id: int | None, fi
     return not audience_queryset(workspace_id=workspace_id, target_list_id=target_list_id, filters=filters).exists()
 
 
-def definition_of(campaign: Campaign) -> tuple[int | None, dict]:
+def definition_of(campaign: ChainNode) -> tuple[int | None, dict]:
     """(list id, filters) from the approved package's snapshot when there is one, else the campaign's own."""
     list_id, filters = campaign.source_target_list_id, campaign.audience_filters or {}
     package = campaign.approval_package if campaign.approval_package_id else None
@@ -103,7 +104,7 @@ def definition_of(campaign: Campaign) -> tuple[int | None, dict]:
     return list_id, filters
 
 
-def audience_problems(root: Campaign, *, use_snapshot: bool = False) -> list[dict]:
+def audience_problems(root: ChainNode, *, use_snapshot: bool = False) -> list[dict]:
     """Blocking problems of a root's audience: none chosen, or it counts 0 now (review reasons' shape)."""
     list_id, filters = definition_of(root) if use_snapshot else (root.source_target_list_id, root.audience_filters)
     if list_id is None:

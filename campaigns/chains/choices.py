@@ -2,9 +2,15 @@
 
 from django.db import models
 
-from campaigns.choices import ChainControl  # a column of the campaign itself (campaigns/campaign_chain_fields.py)
-
 __all__ = ["ChainControl", "GroupStatus", "InheritanceType", "PackageStatus"]
+
+
+class ChainControl(models.TextChoices):
+    """A chain root's control (``ChainNode.chain_control``)."""
+
+    NORMAL = "NORMAL", "عادی"
+    PAUSED = "PAUSED", "متوقف موقت"
+    STOPPED = "STOPPED", "متوقف‌شده"
 
 
 class GroupStatus(models.TextChoices):

@@ -35,9 +35,9 @@ class GroupFilter(django_filters.Filter):
         if value in ("", "ALL", None):
             return qs
         if value == "NONE":
-            return qs.filter(group__isnull=True)
+            return qs.filter(chain__group__isnull=True)  # an outer join: a campaign without a chains row is in none
         # The queryset is already workspace-scoped: another workspace's group id simply matches nothing.
-        return qs.filter(group_id=int(value))
+        return qs.filter(chain__group_id=int(value))
 
 
 class CampaignGroupFilter(django_filters.FilterSet):

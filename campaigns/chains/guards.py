@@ -18,6 +18,7 @@ before every configuration edit.
 """
 
 from campaigns.chains.errors import ChainLocked, ChainMemberControlled, ChainMemberNeedsPackage
+from campaigns.chains.nodes import node_of
 from campaigns.models import Campaign
 from campaigns.services.lifecycle import START_TRANSITIONS
 
@@ -27,8 +28,14 @@ PACKAGE_TRANSITIONS = (*START_TRANSITIONS, "submit", "approve", "reject")
 CHAIN_CONTROL_OF = {"pause": "pause", "resume": "resume", "cancel": "stop", "stop": "stop"}
 
 
+def chain_root_id(campaign: Campaign) -> int | None:
+    """The campaign's chain root (None: not in a chain, or a campaign chains never took)."""
+    node = node_of(campaign)
+    return node.root_id if node is not None else None
+
+
 def is_chain_member(campaign: Campaign) -> bool:
-    return campaign.root_id is not None
+    return chain_root_id(campaign) is not None
 
 
 def assert_campaign_editable(campaign: Campaign) -> None:
@@ -37,30 +44,32 @@ def assert_campaign_editable(campaign: Campaign) -> None:
 
 
 def assert_not_chain_member(campaign: Campaign) -> None:
-    if is_chain_member(campaign):
-        raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
+    root_id = chain_root_id(campaign)
+    if root_id is not None:
+        raise ChainMemberNeedsPackage(details={"root_campaign_id": root_id})
 
 
 def route_campaign_control(*, actor, campaign: Campaign, action: str) -> Campaign | None:
     """``None`` for a campaign outside chains (the caller goes on); else the chain-control result or 409."""
-    if not is_chain_member(campaign):
+    node = node_of(campaign)
+    if node is None or node.root_id is None:
         return None
     if action == "activate":
-        raise ChainMemberNeedsPackage(details={"root_campaign_id": campaign.root_id})
+        raise ChainMemberNeedsPackage(details={"root_campaign_id": node.root_id})
     chain_action = CHAIN_CONTROL_OF.get(action)
     if chain_action is None:
         return None
-    if campaign.root_id != campaign.id:
+    if node.root_id != node.id:
         raise ChainMemberControlled(
             details={
-                "root_campaign_id": campaign.root_id,
-                "route": f"/api/v1/campaign/{campaign.root_id}/chain/{chain_action}",
+                "root_campaign_id": node.root_id,
+                "route": f"/api/v1/campaign/{node.root_id}/chain/{chain_action}",
             }
         )
     from campaigns.chains.services.approval import chain_control_set
 
     return chain_control_set(
-        actor=actor, campaign_id=campaign.id, action=chain_action, expected_chain_revision=campaign.chain_revision
+        actor=actor, campaign_id=node.id, action=chain_action, expected_chain_revision=node.chain_revision
     )
 
 

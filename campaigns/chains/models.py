@@ -2,7 +2,7 @@
 
 Every model belongs to the ``chains`` app label and keeps the table it was created with under the
 ``campaigns`` label (``db_table``): the move to an app of its own copied no row. Chain fields of the
-campaign itself live in ``campaigns/campaign_chain_fields.py``.
+campaign itself live in its chains row, ``ChainNode`` (``campaigns.chains.node_models``, gathered here).
 """
 
 from django.conf import settings
@@ -10,7 +10,8 @@ from django.db import models
 from django.db.models import Q
 
 from campaigns.chains.choices import GroupStatus, PackageStatus
-from campaigns.models.core import Campaign, TimeStamped, Workspace, WorkspaceQuerySet
+from campaigns.chains.node_models import ChainNode
+from campaigns.models.core import TimeStamped, Workspace, WorkspaceQuerySet
 
 
 class CampaignGroup(TimeStamped):
@@ -70,12 +71,12 @@ class ChainApprovalPackage(TimeStamped):
     """One submission of a whole chain for approval, with the snapshot of every node.
 
     The snapshot is written once at submit and never overwritten; resubmitting
-    creates a new package. ``Campaign.approval_package`` names the current one.
+    creates a new package. ``ChainNode.approval_package`` names the current one.
     """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="chain_packages")
     root = models.ForeignKey(
-        "campaigns.Campaign", verbose_name="ریشه", on_delete=models.PROTECT, related_name="approval_packages"
+        "chains.ChainNode", verbose_name="ریشه", on_delete=models.PROTECT, related_name="approval_packages"
     )
     submitted_revision = models.PositiveIntegerField("نسخه ارسال‌شده")
     status = models.CharField("وضعیت", max_length=10, choices=PackageStatus.choices, default=PackageStatus.SUBMITTED)
@@ -120,7 +121,7 @@ class ChainApprovalPackage(TimeStamped):
         require_same_workspace(self, "root")
 
 
-class CampaignChain(Campaign):
+class CampaignChain(ChainNode):
     """Admin view of a chain: its root campaign (proxy, no table of its own)."""
 
     class Meta:
@@ -146,6 +147,7 @@ __all__ = [
     "CampaignGroup",
     "CampaignRun",
     "ChainApprovalPackage",
+    "ChainNode",
     "ConversionEvent",
     "RunAudienceMember",
     "RunAudienceSnapshot",

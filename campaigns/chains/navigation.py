@@ -24,4 +24,6 @@ MENU = (
 
 def chain_campaign_page(campaign) -> str:
     """A chain member's runs page ("" for a standalone campaign: its kind's page)."""
-    return reverse("chain-campaign-runs", args=[campaign.pk]) if campaign.root_id else ""
+    from campaigns.chains.guards import is_chain_member
+
+    return reverse("chain-campaign-runs", args=[campaign.pk]) if is_chain_member(campaign) else ""

@@ -12,6 +12,7 @@ from campaigns.chains.audience import audience_problems
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.filters import CampaignGroupFilter
 from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.page_forms import (
     action_text,
     audience_text,
@@ -25,7 +26,7 @@ from campaigns.chains.page_forms import (
 from campaigns.chains.runs import selectors as run_selectors
 from campaigns.chains.tree import has_action, is_root_alone
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign, TargetList
+from campaigns.models import TargetList
 from campaigns.platform.tenancy import Actor, scoped
 
 # Campaign counts shown per group (the rest are folded into "other").
@@ -110,7 +111,7 @@ def group_tree(*, actor: Actor, group_id, query: str, page: int, size: int = 20)
     names = {n["campaign_id"]: n["name"] for n in nodes}
     top_ids = [n["campaign_id"] for n in tree["roots"]]
     roots = {
-        c.id: c for c in scoped(Campaign, actor.workspace).filter(pk__in=top_ids).select_related("source_target_list")
+        c.id: c for c in scoped(ChainNode, actor.workspace).filter(pk__in=top_ids).select_related("source_target_list")
     }
     summaries = {n["campaign_id"]: run_selectors.run_summary(actor=actor, campaign_id=n["campaign_id"]) for n in nodes}
     for node in tree["roots"]:
@@ -206,7 +207,7 @@ def snapshot_diff(previous: list[dict], current: list[dict], *, list_names: dict
 def package_page(*, actor: Actor, package_id) -> dict:
     """The package (404 for another workspace's), its snapshot as readable rows and the diff to the previous one."""
     package = selectors.package_get(actor=actor, package_id=package_id)
-    root = scoped(Campaign, actor.workspace).filter(pk=package.root_id).first()
+    root = scoped(ChainNode, actor.workspace).filter(pk=package.root_id).first()
     is_current = root is not None and root.approval_package_id == package.id
     names = {i["campaign_id"]: i.get("name") for i in package.items}
     previous = (
@@ -235,9 +236,9 @@ def package_page(*, actor: Actor, package_id) -> dict:
     }
 
 
-def free_campaigns(*, actor: Actor, limit: int = 100) -> list[Campaign]:
+def free_campaigns(*, actor: Actor, limit: int = 100) -> list[ChainNode]:
     """Independent campaigns in no group and no chain, newest first (what a group can take in)."""
-    qs = scoped(Campaign, actor.workspace).filter(group__isnull=True, root__isnull=True, parent__isnull=True)
+    qs = scoped(ChainNode, actor.workspace).filter(group__isnull=True, root__isnull=True, parent__isnull=True)
     return list(qs.exclude(status__in=[CampaignStatus.COMPLETED, CampaignStatus.CANCELLED]).order_by("-id")[:limit])
 
 
@@ -246,9 +247,9 @@ def other_groups(*, actor: Actor, group_id: int, limit: int = 100) -> list:
     return list(selectors.group_queryset(actor=actor).exclude(pk=group_id).order_by("name_key", "id")[:limit])
 
 
-def pending_single_campaigns(*, actor: Actor, limit: int = 50) -> list[Campaign]:
+def pending_single_campaigns(*, actor: Actor, limit: int = 50) -> list[ChainNode]:
     """Standalone campaigns (no chain) waiting for single-campaign approval, oldest first, with who submitted."""
-    qs = scoped(Campaign, actor.workspace).filter(
+    qs = scoped(ChainNode, actor.workspace).filter(
         status=CampaignStatus.SUBMITTED, root__isnull=True, parent__isnull=True, deleted_at__isnull=True
     )
     campaigns = list(qs.select_related("group").order_by("updated_at", "id")[:limit])

@@ -3,9 +3,10 @@
 from django.utils import timezone
 
 from campaigns.chains import schedule as sched
+from campaigns.chains.node_models import ChainNode
+from campaigns.chains.nodes import node_get
 from campaigns.chains.tree import path_to
-from campaigns.models import Campaign
-from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.platform.tenancy import Actor, scoped
 
 UNKNOWN_AUDIENCE = {"status": "UNKNOWN", "count": None, "cost": None}
 
@@ -18,7 +19,7 @@ def inheritance_preview(*, actor: Actor, source_campaign_id: int, schedule: dict
     """
     now = now or timezone.now()
     tz = sched.workspace_zone(actor.workspace)
-    source = get_scoped(Campaign, actor.workspace, source_campaign_id)
+    source = node_get(actor.workspace, source_campaign_id)
     result = {
         "time_zone": str(tz),
         "calendar": sched.calendar_of(tz),
@@ -28,7 +29,7 @@ def inheritance_preview(*, actor: Actor, source_campaign_id: int, schedule: dict
         "audience_estimate": UNKNOWN_AUDIENCE,
     }
     if source.root_id is not None:
-        nodes = {n.id: n for n in scoped(Campaign, actor.workspace).filter(root_id=source.root_id)}
+        nodes = {n.id: n for n in scoped(ChainNode, actor.workspace).filter(root_id=source.root_id)}
         root = nodes.get(source.root_id, source)
         ancestors = path_to(source, nodes) or []
     else:

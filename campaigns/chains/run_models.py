@@ -38,8 +38,8 @@ class CampaignRun(TimeStamped):
     """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="runs")
-    root = models.ForeignKey("campaigns.Campaign", on_delete=models.PROTECT, related_name="+", null=True, blank=True)
+    campaign = models.ForeignKey("chains.ChainNode", on_delete=models.PROTECT, related_name="runs")
+    root = models.ForeignKey("chains.ChainNode", on_delete=models.PROTECT, related_name="+", null=True, blank=True)
     package = models.ForeignKey(
         "chains.ChainApprovalPackage", on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )

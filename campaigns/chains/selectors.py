@@ -9,9 +9,9 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.audience import audience_queryset
 from campaigns.chains.choices import ChainControl, GroupStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.tree import EDITABLE_STATUSES, chain_state, children_map, is_root_alone
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import PackagePlan
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -32,7 +32,7 @@ def attach_campaign_counts(*, actor: Actor, groups: list[CampaignGroup]) -> list
     counts: dict[int, dict[str, int]] = {g: {} for g in ids}
     if ids:
         rows = (
-            scoped(Campaign, actor.workspace)
+            scoped(ChainNode, actor.workspace)
             .filter(group_id__in=ids)
             .values("group_id", "status")
             .annotate(n=Count("id"))
@@ -50,7 +50,7 @@ def attach_campaign_counts(*, actor: Actor, groups: list[CampaignGroup]) -> list
 
 
 def allowed_actions(
-    node: Campaign, *, state: str, root: Campaign | None, has_children: bool, actor: Actor
+    node: ChainNode, *, state: str, root: ChainNode | None, has_children: bool, actor: Actor
 ) -> list[str]:
     """UI hints only; every service re-validates."""
     if not actor.has(Perm.MANAGE_CAMPAIGNS):
@@ -82,7 +82,7 @@ def allowed_actions(
     return actions
 
 
-def _node(node: Campaign, kids: dict, matched: set[int], state: str, root: Campaign | None, actor: Actor) -> dict:
+def _node(node: ChainNode, kids: dict, matched: set[int], state: str, root: ChainNode | None, actor: Actor) -> dict:
     children = kids.get(node.id, [])
     return {
         "campaign_id": node.id,
@@ -103,25 +103,25 @@ def _node(node: Campaign, kids: dict, matched: set[int], state: str, root: Campa
 def campaign_tree(*, actor: Actor, group_id, query: str | None, page: int, size: int) -> dict:
     """One page of top-level campaigns (roots + independents), then one query for all their descendants."""
     group = get_scoped(CampaignGroup, actor.workspace, group_id)
-    top = scoped(Campaign, actor.workspace).filter(group_id=group.id, parent__isnull=True)
+    top = scoped(ChainNode, actor.workspace).filter(group_id=group.id, parent__isnull=True)
     text = (query or "").strip()
     matched_ids: set[int] = set()
     if text:
-        hits = scoped(Campaign, actor.workspace).filter(group_id=group.id, name__icontains=text)
+        hits = scoped(ChainNode, actor.workspace).filter(group_id=group.id, name__icontains=text)
         top = top.filter(Q(pk__in=hits.values("root_id")) | Q(pk__in=hits.filter(root__isnull=True).values("id")))
     top = top.order_by("-created_at", "-id")
     total = top.count()
     roots = list(top[(page - 1) * size : page * size])
     root_ids = [r.id for r in roots if r.root_id is not None]
     descendants = (
-        list(scoped(Campaign, actor.workspace).filter(root_id__in=root_ids, parent__isnull=False).order_by("id"))
+        list(scoped(ChainNode, actor.workspace).filter(root_id__in=root_ids, parent__isnull=False).order_by("id"))
         if root_ids
         else []
     )
     if text:
         needle = text.casefold()
         matched_ids = {n.id for n in [*roots, *descendants] if needle in n.name.casefold()}
-    by_root: dict[int, list[Campaign]] = {}
+    by_root: dict[int, list[ChainNode]] = {}
     for node in descendants:
         by_root.setdefault(node.root_id, []).append(node)
     items = []
@@ -144,8 +144,8 @@ def inheritance_out(stored: dict | None) -> dict | None:
 def inheritance_sources(*, actor: Actor, group_id, campaign_id: int | None = None) -> list[dict]:
     """Campaigns of the group a child may inherit from (editable chains or independent, recurring roots)."""
     group = get_scoped(CampaignGroup, actor.workspace, group_id)
-    members = list(scoped(Campaign, actor.workspace).filter(group_id=group.id).order_by("id"))
-    chains: dict[int, list[Campaign]] = {}
+    members = list(scoped(ChainNode, actor.workspace).filter(group_id=group.id).order_by("id"))
+    chains: dict[int, list[ChainNode]] = {}
     for member in members:
         if member.root_id is not None:
             chains.setdefault(member.root_id, []).append(member)
@@ -196,7 +196,7 @@ def package_launch_plan(*, actor: Actor, package_id) -> PackagePlan:
     root's audience and every member's action as submitted (the package's snapshot), the members as they are."""
     package = package_get(actor=actor, package_id=package_id)
     items = package.items or []
-    members = scoped(Campaign, actor.workspace).in_bulk([i["campaign_id"] for i in items])
+    members = scoped(ChainNode, actor.workspace).in_bulk([i["campaign_id"] for i in items])
     root_item = next((i for i in items if i.get("campaign_id") == package.root_id), {})
     subjects = audience_queryset(
         workspace_id=actor.workspace.id,

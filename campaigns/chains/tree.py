@@ -12,8 +12,8 @@ from django.db.models import QuerySet
 
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import InheritanceType
+from campaigns.chains.node_models import ChainNode
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.registry import campaign_journey
 from campaigns.platform.tenancy import scoped
 
@@ -24,23 +24,23 @@ GOAL_TYPES = {InheritanceType.NOT_CONVERTED, InheritanceType.CONVERTED}
 
 def chain_queryset(workspace, root_id: int) -> QuerySet:
     """Every live node of one chain (root included), one query."""
-    return scoped(Campaign, workspace).filter(root_id=root_id).order_by("id")
+    return scoped(ChainNode, workspace).filter(root_id=root_id).order_by("id")
 
 
-def is_root_alone(node: Campaign) -> bool:
+def is_root_alone(node: ChainNode) -> bool:
     """A campaign with a root's own schedule and no follow-ups (no parent, no chain yet): submitting it makes it a
     chain of one, approved as a package and run by the chain scheduler like any root (docs/chains.md)."""
     return node.root_id is None and node.parent_id is None and bool(node.root_schedule)
 
 
-def children_map(nodes: list[Campaign]) -> dict[int | None, list[Campaign]]:
-    result: dict[int | None, list[Campaign]] = {}
+def children_map(nodes: list[ChainNode]) -> dict[int | None, list[ChainNode]]:
+    result: dict[int | None, list[ChainNode]] = {}
     for node in nodes:
         result.setdefault(node.parent_id, []).append(node)
     return result
 
 
-def descendant_ids(node_id: int, nodes: list[Campaign]) -> set[int]:
+def descendant_ids(node_id: int, nodes: list[ChainNode]) -> set[int]:
     kids = children_map(nodes)
     found: set[int] = set()
     stack = [node_id]
@@ -53,7 +53,7 @@ def descendant_ids(node_id: int, nodes: list[Campaign]) -> set[int]:
     return found
 
 
-def chain_state(nodes: list[Campaign]) -> str:
+def chain_state(nodes: list[ChainNode]) -> str:
     """editable (every node draft/rejected) | submitted | finished | locked (approved/running)."""
     statuses = {n.status for n in nodes}
     if statuses <= EDITABLE_STATUSES:
@@ -65,19 +65,19 @@ def chain_state(nodes: list[Campaign]) -> str:
     return "locked"
 
 
-def has_channel(campaign: Campaign) -> bool:
+def has_channel(campaign: ChainNode) -> bool:
     """A delivery channel exists: a chain action naming one, or a journey workflow."""
     return bool((campaign.chain_action or {}).get("channel")) or campaign_journey(campaign) is not None
 
 
-def has_action(campaign: Campaign) -> bool:
+def has_action(campaign: ChainNode) -> bool:
     action = campaign.chain_action or {}
     return bool(action.get("channel") and (action.get("content") or "").strip()) or (
         campaign_journey(campaign) is not None
     )
 
 
-def unknown_params(node: Campaign) -> list[str]:
+def unknown_params(node: ChainNode) -> list[str]:
     """Variables of a child's message that its inherited audience cannot fill.
 
     An inherited audience carries the source's targets (their fields) and nothing else; the only other
@@ -96,9 +96,9 @@ def _reason(code: str, message: str, *, source_id: int | None, fields: list[str]
     return {"code": code, "message": message, "source_campaign_id": source_id, "fields": fields, **extra}
 
 
-def path_to(node: Campaign, by_id: dict[int, Campaign]) -> list[Campaign] | None:
+def path_to(node: ChainNode, by_id: dict[int, ChainNode]) -> list[ChainNode] | None:
     """Children from the root's first child down to ``node`` (None if the chain is broken or cyclic)."""
-    path: list[Campaign] = []
+    path: list[ChainNode] = []
     current = node
     seen: set[int] = set()
     while current.parent_id is not None:
@@ -113,7 +113,7 @@ def path_to(node: Campaign, by_id: dict[int, Campaign]) -> list[Campaign] | None
     return path
 
 
-def node_reasons(node: Campaign, by_id: dict[int, Campaign], root: Campaign, tz, now: datetime) -> list[dict]:
+def node_reasons(node: ChainNode, by_id: dict[int, ChainNode], root: ChainNode, tz, now: datetime) -> list[dict]:
     """Why a chain child is not valid against its source and root (empty list: valid)."""
     if node.parent_id is None:
         return []
@@ -188,7 +188,7 @@ def node_reasons(node: Campaign, by_id: dict[int, Campaign], root: Campaign, tz,
     return reasons
 
 
-def tree_reasons(nodes: list[Campaign], tz, now: datetime) -> dict[int, list[dict]]:
+def tree_reasons(nodes: list[ChainNode], tz, now: datetime) -> dict[int, list[dict]]:
     by_id = {n.id: n for n in nodes}
     roots = [n for n in nodes if n.parent_id is None]
     if not roots:
@@ -197,7 +197,7 @@ def tree_reasons(nodes: list[Campaign], tz, now: datetime) -> dict[int, list[dic
     return {n.id: node_reasons(n, by_id, root, tz, now) for n in nodes if n.parent_id is not None}
 
 
-def apply_review(nodes: list[Campaign], reasons: dict[int, list[dict]]) -> list[Campaign]:
+def apply_review(nodes: list[ChainNode], reasons: dict[int, list[dict]]) -> list[ChainNode]:
     """Set/clear needs_review from computed reasons; returns the nodes that changed."""
     changed = []
     for node in nodes:

@@ -23,6 +23,8 @@ from campaigns.chains import page_selectors
 from campaigns.chains import selectors as chain_selectors
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import ChainControl, InheritanceType, PackageStatus
+from campaigns.chains.node_models import ChainNode
+from campaigns.chains.nodes import node_get
 from campaigns.chains.preview import inheritance_preview, root_preview
 from campaigns.chains.runs import lift as lift_math
 from campaigns.chains.runs import manual as manual_runs
@@ -34,14 +36,13 @@ from campaigns.chains.services import approval
 from campaigns.chains.services import chains as chain_services
 from campaigns.chains.services import groups as group_services
 from campaigns.choices import CampaignStatus, TargetStatus
-from campaigns.models import Campaign
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import campaign_check, package_check
-from campaigns.platform.tenancy import get_scoped, members_of
+from campaigns.platform.tenancy import members_of
 from campaigns.platform.widgets import WeekWindowForm
 from campaigns.selectors import target_list_queryset
 
@@ -207,7 +208,7 @@ def group_add(request, actor, group_id: int):
 @workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_campaign_clone(request, actor, campaign_id: int):
     """Clone a root with its whole tree, a draft child under the same source, or an independent campaign."""
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     try:
         copy, id_map = chain_services.chain_campaign_clone(actor=actor, campaign_id=campaign.id)
     except PlatformError as exc:
@@ -236,12 +237,12 @@ def _form_context(
     )
     current_source = parent.id if parent is not None else (campaign.parent_id if campaign is not None else None)
     if current_source and not any(s["campaign_id"] == current_source for s in sources):
-        source = get_scoped(Campaign, actor.workspace, current_source)
+        source = node_get(actor.workspace, current_source)
         sources.insert(0, {"campaign_id": source.id, "name": source.name, "root_campaign_id": source.root_id})
     root_ids = {s["root_campaign_id"] or s["campaign_id"] for s in sources}
     root_revisions = {
         c.id: c.chain_revision
-        for c in Campaign.objects.filter(pk__in=root_ids, workspace=actor.workspace).only("id", "chain_revision")
+        for c in ChainNode.objects.filter(pk__in=root_ids, workspace=actor.workspace).only("id", "chain_revision")
     }
     for source in sources:
         source["chain_revision"] = root_revisions.get(source["root_campaign_id"] or source["campaign_id"])
@@ -307,7 +308,7 @@ def _chain_payload(post, *, is_child: bool, errors: dict) -> dict:
 def chain_campaign_new(request, actor, group_id: int):
     group = chain_selectors.group_get(actor=actor, group_id=group_id)
     parent_id = _int(request.POST.get("parent") if request.method == "POST" else request.GET.get("parent"))
-    parent = get_scoped(Campaign, actor.workspace, parent_id) if parent_id else None
+    parent = node_get(actor.workspace, parent_id) if parent_id else None
     if parent is not None and parent.group_id != group.id:
         raise Http404
     if request.method != "POST":
@@ -341,11 +342,11 @@ def chain_campaign_new(request, actor, group_id: int):
 
 @workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_campaign_edit(request, actor, campaign_id: int):
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     if campaign.group_id is None:
         raise Http404
     group = chain_selectors.group_get(actor=actor, group_id=campaign.group_id)
-    root = get_scoped(Campaign, actor.workspace, campaign.root_id) if campaign.root_id else campaign
+    root = node_get(actor.workspace, campaign.root_id) if campaign.root_id else campaign
     if request.method != "POST":
         data = pf.initial_from_campaign(campaign)
         data["expected_chain_revision"] = str(root.chain_revision)
@@ -388,7 +389,7 @@ def chain_campaign_edit(request, actor, campaign_id: int):
 @require_POST
 @workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_campaign_delete(request, actor, campaign_id: int):
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     try:
         chain_services.chain_campaign_delete(
             actor=actor,
@@ -449,7 +450,7 @@ def audience_count_partial(request, actor):
 @require_POST
 @workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_submit(request, actor, campaign_id: int):
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     try:
         _, package = approval.campaign_submit(
             actor=actor,
@@ -570,7 +571,7 @@ CONTROL_DONE = {
 def chain_control(request, actor, campaign_id: int, action: str):
     if action not in CONTROL_DONE:
         raise Http404
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     try:
         approval.chain_control_set(
             actor=actor,
@@ -591,7 +592,7 @@ def chain_control(request, actor, campaign_id: int, action: str):
 @workspace_page(Perm.VIEW)
 def campaign_runs(request, actor, campaign_id: int):
     summary = run_selectors.run_summary(actor=actor, campaign_id=campaign_id)
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     runs = run_selectors.campaign_runs(actor=actor, campaign_id=campaign.id)
     status = request.GET.get("status", "")
     if status in RunStatus.values:
@@ -660,7 +661,7 @@ def _start_run(request, campaign_id: int, create, done):
 @require_POST
 @workspace_page(Perm.MANAGE_CAMPAIGNS)
 def run_now(request, actor, campaign_id: int):
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
 
     def create(revision):
         return manual_runs.manual_run_create(actor=actor, campaign_id=campaign.id, expected_chain_revision=revision)

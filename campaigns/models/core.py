@@ -10,7 +10,6 @@ from django.db import models
 from django.db.models import Q
 from django_fsm import FSMField, transition
 
-from campaigns.campaign_chain_fields import CHAIN_CONSTRAINTS, CHAIN_INDEXES, CampaignChainFields
 from campaigns.campaign_journey_fields import CampaignJourneyFields
 from campaigns.choices import (
     CampaignEventType,
@@ -172,7 +171,7 @@ def target_search_text(*, name: str, first_name: str = "", last_name: str = "", 
     return f"{names} {digits}".strip()
 
 
-class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
+class Campaign(CampaignJourneyFields, TimeStamped):
     """The one campaign table every kind (journey, browser, chains) extends.
 
     ``status`` only changes through ``campaigns.services.lifecycle.campaign_status_change`` (policies,
@@ -196,22 +195,14 @@ class Campaign(CampaignJourneyFields, CampaignChainFields, TimeStamped):
         ordering = ["-created_at", "-id"]
         verbose_name = "کمپین"
         verbose_name_plural = "کمپین‌ها"
-        indexes = [models.Index(fields=["workspace", "status"], name="campaign_ws_status"), *CHAIN_INDEXES]
-        constraints = CHAIN_CONSTRAINTS
+        indexes = [models.Index(fields=["workspace", "status"], name="campaign_ws_status")]
 
     def __str__(self) -> str:
         return self.name
 
     def clean(self) -> None:
         super().clean()
-        require_same_workspace(
-            self,
-            "source_target_list",
-            "group",
-            "parent",
-            "root",
-            "approval_package",
-        )
+        require_same_workspace(self, "source_target_list")
 
     # --- the one status FSM (transitions only change memory; persist with campaigns.services.lifecycle) ---
     @transition(field=status, source=[CampaignStatus.DRAFT, CampaignStatus.REJECTED], target=CampaignStatus.SUBMITTED)

@@ -10,7 +10,7 @@ from automation.services.enrollment import enroll_subjects
 from campaigns.choices import Role
 from campaigns.models import Campaign, CampaignEvent
 from tests.api_base import TenantIsolationCases
-from tests.conftest import api_client_for, make_actor, make_member, make_target
+from tests.conftest import api_client_for, make_actor, make_chain_member, make_member, make_target
 
 from .helpers import end_node, journey, linear_graph, setup_sms, sms_node
 
@@ -100,7 +100,7 @@ def test_viewer_cannot_update_or_delete(workspace, draft):
 
 
 def test_chain_member_is_edited_and_deleted_through_its_chain(workspace, owner, draft):
-    Campaign.objects.filter(pk=draft.id).update(root=draft)
+    make_chain_member(draft)
     client = api_client_for(owner, workspace)
     assert client.patch(f"/api/v1/campaigns/{draft.id}/journey", {"name": "x"}, format="json").status_code == 409
     assert client.delete(f"/api/v1/campaigns/{draft.id}/journey").status_code == 409
@@ -117,7 +117,7 @@ def test_journey_activate_in_a_workspace_needing_approval_is_409(workspace, owne
 
 
 def test_journey_activate_of_a_chain_member_is_409(workspace, owner, draft):
-    Campaign.objects.filter(pk=draft.id).update(root=draft)
+    make_chain_member(draft)
     response = api_client_for(owner, workspace).post(f"/api/v1/campaigns/{draft.id}/journey/activate")
     assert response.status_code == 409 and response.json()["error"]["code"] == "CHAIN_MEMBER"
 

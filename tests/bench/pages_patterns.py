@@ -18,7 +18,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
 
 from automation.models import EnrollmentBatch, Execution, ExecutionEvent, Workflow
-from campaigns.chains.models import CampaignRun, ChainApprovalPackage, ConversionEvent
+from campaigns.chains.models import CampaignRun, ChainApprovalPackage, ChainNode, ConversionEvent
 from campaigns.choices import TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetList
 from campaigns.platform.jalali import to_jalali
@@ -106,8 +106,8 @@ def patterns_of(workspace) -> list[Pattern]:
     target = Target.objects.filter(workspace=ws).order_by("id").first()
     journey = Campaign.objects.filter(workspace=ws, name="سفر 1").get()
     review = Campaign.objects.filter(workspace=ws, name="سفر بازبینی").get()
-    chain = Campaign.objects.filter(workspace=ws, name="زنجیره 1").get()
-    pending = Campaign.objects.filter(workspace=ws, name="زنجیره در انتظار تأیید").get()
+    chain = ChainNode.objects.filter(workspace=ws, name="زنجیره 1").get()
+    pending = ChainNode.objects.filter(workspace=ws, name="زنجیره در انتظار تأیید").get()
     browser = Campaign.objects.filter(workspace=ws, name="مرورگر 1").get()
     draft_browser = Campaign.objects.filter(workspace=ws, name="مرورگر پیش‌نویس").get()
     first_list = TargetList.objects.filter(workspace=ws).order_by("id").first()

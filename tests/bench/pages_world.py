@@ -20,7 +20,14 @@ from automation.services.enrollment import MAX_SUBJECTS
 from automation.services.enrollment_batches import enrollment_batch_preview
 from automation.services.workflows import workflow_create, workflow_new_draft, workflow_publish
 from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
-from campaigns.chains.models import CampaignGroup, CampaignRun, ConversionEvent, RunAudienceMember, RunAudienceSnapshot
+from campaigns.chains.models import (
+    CampaignGroup,
+    CampaignRun,
+    ChainNode,
+    ConversionEvent,
+    RunAudienceMember,
+    RunAudienceSnapshot,
+)
 from campaigns.chains.services.approval import campaign_submit
 from campaigns.chains.text import name_key, search_text
 from campaigns.choices import ImportOutcome, ImportStatus
@@ -143,7 +150,7 @@ class PagesWorld:
         group = CampaignGroup.objects.create(
             workspace=workspace, name=name, name_key=name_key(name), name_search=search_text(name)
         )
-        root = Campaign.objects.create(
+        root = ChainNode.objects.create(
             workspace=workspace,
             group=group,
             name="زنجیره در انتظار تأیید",
@@ -157,7 +164,7 @@ class PagesWorld:
         root.save(update_fields=["root"])
         after = {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}
         for kind in ("NOT_CONVERTED", "CONVERTED"):
-            Campaign.objects.create(
+            ChainNode.objects.create(
                 workspace=workspace,
                 group=group,
                 parent=root,

@@ -31,7 +31,7 @@ from automation.models import (
     WorkflowTextChange,
     WorkflowVersion,
 )
-from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.models import CampaignGroup, ChainApprovalPackage, ChainNode
 from campaigns.choices import Role
 from campaigns.models import (
     ApiToken,
@@ -111,7 +111,7 @@ def build_world(ws, mark: str) -> dict[str, models.Model]:
     group = rows["campaigngroup"] = CampaignGroup.objects.create(
         workspace=ws, name=f"{mark} group {n}", name_key=f"{mark.lower()} group {n}", name_search=f"{mark} group"
     )
-    campaign = rows["campaign"] = Campaign.objects.create(
+    campaign = rows["campaign"] = ChainNode.objects.create(
         workspace=ws,
         name=f"{mark} campaign {n}",
         source_target_list=tl,
@@ -121,7 +121,7 @@ def build_world(ws, mark: str) -> dict[str, models.Model]:
         campaign=campaign, workspace=ws, workflow=wf, workflow_version=version
     )
     rows["campaignchain"] = campaign
-    Campaign.objects.filter(pk=campaign.pk).update(root=campaign)
+    ChainNode.objects.filter(pk=campaign.pk).update(root=campaign)
     rows["campaignevent"] = CampaignEvent.objects.create(workspace=ws, campaign=campaign, type=f"{mark}_event")
     imp = rows["targetimport"] = TargetImport.objects.create(workspace=ws, file_name=f"{mark}-{n}.csv", target_list=tl)
     rows["targetimportrow"] = TargetImportRow.objects.create(
@@ -531,7 +531,7 @@ def test_campaign_journey_clean_refuses_workflow_and_version_of_another_workspac
 
 def test_chain_members_of_another_workspace_are_refused(worlds):
     rows_a, rows_b, _ = worlds
-    campaign = Campaign.objects.get(pk=rows_a["campaign"].pk)
+    campaign = ChainNode.objects.get(pk=rows_a["campaign"].pk)
     campaign.group_id = rows_b["campaigngroup"].pk
     campaign.parent_id = campaign.root_id = rows_b["campaign"].pk
     with pytest.raises(ValidationError) as exc:

@@ -7,7 +7,7 @@ from campaigns.errors import ApprovalRequired
 from campaigns.platform.errors import ValidationFailed
 from campaigns.services.campaigns import campaign_transition
 
-from ..conftest import make_campaign
+from ..conftest import make_campaign, make_chain_member
 
 pytestmark = pytest.mark.django_db
 
@@ -18,9 +18,7 @@ def test_standalone_campaign_activates_directly(actor, workspace):
 
 
 def test_chain_member_cannot_be_activated_directly(actor, workspace):
-    campaign = make_campaign(workspace)
-    campaign.root_id = campaign.id
-    campaign.save(update_fields=["root"])
+    campaign = make_chain_member(make_campaign(workspace))
     with pytest.raises(ChainMemberNeedsPackage):
         campaign_transition(actor=actor, campaign_id=campaign.id, transition="activate")
 
@@ -41,9 +39,7 @@ def test_approval_is_not_a_lifecycle_transition(actor, workspace):
 
 def test_a_scheduled_chain_member_cannot_be_started_directly(actor, workspace):
     """The chain policy guards every requested start, not only a draft's."""
-    campaign = make_campaign(workspace, status="scheduled")
-    campaign.root_id = campaign.id
-    campaign.save(update_fields=["root"])
+    campaign = make_chain_member(make_campaign(workspace, status="scheduled"))
     with pytest.raises(ChainMemberNeedsPackage):
         campaign_transition(actor=actor, campaign_id=campaign.id, transition="activate")
     campaign.refresh_from_db()

@@ -6,9 +6,9 @@ from django.contrib.auth.models import Permission
 
 from automation.models import AutoEnrollRule
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Campaign, TargetList
+from campaigns.models import TargetList
 
-from ..conftest import api_client_for, make_campaign, make_list, make_member, make_target
+from ..conftest import api_client_for, make_campaign, make_chain_member, make_list, make_member, make_target
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +48,7 @@ def test_manager_renames_and_deletes_an_unused_list(workspace, manager):
 def test_deleting_a_campaigns_source_list_is_refused_naming_the_campaigns(workspace, manager):
     tl = make_list(workspace)
     root = make_campaign(workspace, name="ریشه ماهانه", source_target_list=tl, status=CampaignStatus.ACTIVE)
-    Campaign.objects.filter(pk=root.pk).update(root=root)  # a chain root: its runs' audience is this list
+    make_chain_member(root)  # a chain root: its runs' audience is this list
     draft = make_campaign(workspace, name="پیش‌نویس", source_target_list=tl)
     make_campaign(workspace, name="تمام‌شده", source_target_list=tl, status=CampaignStatus.COMPLETED)
     make_campaign(workspace, name="لغوشده", source_target_list=tl, status=CampaignStatus.CANCELLED)

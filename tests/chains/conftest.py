@@ -4,10 +4,10 @@ import itertools
 
 import pytest
 
-from campaigns.chains.models import CampaignGroup
+from campaigns.chains.models import CampaignGroup, ChainNode
 from campaigns.chains.text import name_key, search_text
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign, TargetList
+from campaigns.models import TargetList
 
 from ..conftest import make_list, make_target
 
@@ -18,6 +18,11 @@ WEEKLY_MON = {"type": "WEEKLY", "weekdays": ["MON"], "time": "09:00"}
 AFTER_2 = {"type": "NOT_CONVERTED", "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"}}
 GOAL = {"type": "TARGET_STATUS", "statuses": ["converted"]}
 ACTION = {"channel": "sms", "content": "سلام"}
+
+
+def group_of(campaign) -> int | None:
+    """The campaign's group as chains keeps it (None: in none, or no chains row yet)."""
+    return ChainNode.objects.filter(pk=campaign.pk).values_list("group_id", flat=True).first()
 
 
 def make_group(workspace, name: str | None = None, **kwargs) -> CampaignGroup:
@@ -35,7 +40,7 @@ def audience_list(workspace, people: int = 1) -> TargetList:
     return lst
 
 
-def make_node(workspace, *, group=None, parent=None, root=None, status=CampaignStatus.DRAFT, **kwargs) -> Campaign:
+def make_node(workspace, *, group=None, parent=None, root=None, status=CampaignStatus.DRAFT, **kwargs) -> ChainNode:
     defaults = {"name": f"کمپین {next(_seq)}", "chain_action": ACTION}
     if parent is None:
         defaults.update(root_schedule=MONTHLY_1, goal=GOAL)
@@ -44,7 +49,7 @@ def make_node(workspace, *, group=None, parent=None, root=None, status=CampaignS
     else:
         defaults.update(inheritance=AFTER_2, goal=GOAL)
     defaults.update(kwargs)
-    campaign = Campaign.objects.create(
+    campaign = ChainNode.objects.create(
         workspace=workspace, group=group, parent=parent, root=root, status=status, **defaults
     )
     return campaign
@@ -52,7 +57,7 @@ def make_node(workspace, *, group=None, parent=None, root=None, status=CampaignS
 
 def make_chain(workspace, group=None, *, shape: str = "A>B", status=CampaignStatus.DRAFT, **root_kwargs):
     """``A>B`` root A with child B; ``A>B>D,A>C`` (edges separated by commas). Returns {letter: campaign}."""
-    nodes: dict[str, Campaign] = {}
+    nodes: dict[str, ChainNode] = {}
     edges = [e.split(">") for e in shape.split(",")]
     first = edges[0][0]
     root = make_node(workspace, group=group, status=status, name=f"{first}-{next(_seq)}", **root_kwargs)

@@ -10,11 +10,11 @@ from django.test import override_settings
 from campaigns.chains.choices import ChainControl, PackageStatus
 from campaigns.chains.errors import ChainLocked, ChainMemberNeedsPackage
 from campaigns.chains.guards import assert_campaign_editable, chain_transition_policy
-from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.models import ChainApprovalPackage, ChainNode
 from campaigns.chains.services import approval as approval_services
 from campaigns.choices import CampaignStatus, Role
 from campaigns.errors import ApprovalRequired
-from campaigns.models import Campaign, CampaignEvent
+from campaigns.models import CampaignEvent
 from campaigns.platform.errors import StaleRevision
 from campaigns.services.lifecycle import campaign_assert_startable
 
@@ -36,7 +36,7 @@ def decide(api, package_id, action, revision, **extra):
 
 
 def statuses(chain):
-    return {Campaign.objects.get(pk=c.id).status for c in chain.values()}
+    return {ChainNode.objects.get(pk=c.id).status for c in chain.values()}
 
 
 @pytest.fixture
@@ -88,24 +88,24 @@ class TestPackageIsolation(TenantIsolationCases):
 @pytest.mark.django_db
 class TestSubmit:
     def test_submit_whole_tree_creates_snapshot_package(self, api, chain, workspace):
-        Campaign.objects.filter(pk=chain["A"].id).update(daily_limit=500)
+        ChainNode.objects.filter(pk=chain["A"].id).update(daily_limit=500)
         response = submit(api, chain["D"].id, 1)
         assert response.status_code == 200, response.content
         package = response.json()["package"]
         assert package["status"] == "SUBMITTED" and package["submitted_revision"] == 2 and package["is_current"]
         assert statuses(chain) == {CampaignStatus.SUBMITTED}
-        assert all(Campaign.objects.get(pk=c.id).approval_package_id == package["id"] for c in chain.values())
+        assert all(ChainNode.objects.get(pk=c.id).approval_package_id == package["id"] for c in chain.values())
         items = {item["campaign_id"]: item for item in package["items"]}
         assert set(items) == {c.id for c in chain.values()}
         a = items[chain["A"].id]
         assert a["root_schedule"] and a["goal"] and a["chain_action"] and a["ab_seed"] and a["daily_limit"] == 500
         assert items[chain["D"].id]["parent_campaign_id"] == chain["B"].id
         assert "status" not in a and "members" not in a  # no members or run history
-        assert Campaign.objects.get(pk=chain["A"].id).chain_revision == 2
+        assert ChainNode.objects.get(pk=chain["A"].id).chain_revision == 2
 
     def test_case_node_needs_review_or_lacks_action_400_with_nodes(self, api, chain):
-        Campaign.objects.filter(pk=chain["C"].id).update(chain_action=None)
-        Campaign.objects.filter(pk=chain["D"].id).update(
+        ChainNode.objects.filter(pk=chain["C"].id).update(chain_action=None)
+        ChainNode.objects.filter(pk=chain["D"].id).update(
             inheritance={
                 "type": "NOT_CONVERTED",
                 "schedule": {"type": "AFTER_INTERVAL", "offset_days": 40, "run_time": "09:00"},
@@ -151,7 +151,7 @@ class TestSubmit:
         assert submit(api, chain["A"].id, 1).status_code == 409
         assert statuses(chain) == {CampaignStatus.DRAFT}
         assert ChainApprovalPackage.objects.count() == 0
-        assert Campaign.objects.get(pk=chain["A"].id).chain_revision == 1
+        assert ChainNode.objects.get(pk=chain["A"].id).chain_revision == 1
         assert CampaignEvent.objects.count() == 0
 
 
@@ -166,19 +166,19 @@ class TestDecide:
         assert response.status_code == 200, response.content
         assert response.json()["status"] == "APPROVED" and response.json()["decided_by_id"]
         assert statuses(chain) == {CampaignStatus.SCHEDULED}  # WAITING_SCHEDULE
-        root = Campaign.objects.get(pk=chain["A"].id)
+        root = ChainNode.objects.get(pk=chain["A"].id)
         assert root.chain_control == ChainControl.NORMAL
 
     def test_case_approve_twice_same_result_nothing_twice(self, api, chain, submitted):
         first = decide(api, submitted["id"], "approve", submitted["submitted_revision"])
         events = CampaignEvent.objects.count()
-        revision = Campaign.objects.get(pk=chain["A"].id).chain_revision
+        revision = ChainNode.objects.get(pk=chain["A"].id).chain_revision
         second = decide(api, submitted["id"], "approve", submitted["submitted_revision"])
         assert second.status_code == 200
         assert second.json()["status"] == first.json()["status"] == "APPROVED"
         assert second.json()["decided_at"] == first.json()["decided_at"]
         assert CampaignEvent.objects.count() == events
-        assert Campaign.objects.get(pk=chain["A"].id).chain_revision == revision
+        assert ChainNode.objects.get(pk=chain["A"].id).chain_revision == revision
 
     def test_case_approver_opened_old_version_409(self, api, submitted):
         response = decide(api, submitted["id"], "approve", submitted["submitted_revision"] - 1)
@@ -187,7 +187,7 @@ class TestDecide:
 
     def test_case_old_package_after_resubmit_409(self, api, chain, submitted):
         assert decide(api, submitted["id"], "withdraw", submitted["submitted_revision"]).status_code == 200
-        again = submit(api, chain["A"].id, Campaign.objects.get(pk=chain["A"].id).chain_revision).json()["package"]
+        again = submit(api, chain["A"].id, ChainNode.objects.get(pk=chain["A"].id).chain_revision).json()["package"]
         response = decide(api, submitted["id"], "approve", submitted["submitted_revision"])
         assert response.status_code == 409
         assert ChainApprovalPackage.objects.get(pk=submitted["id"]).status == PackageStatus.WITHDRAWN
@@ -198,7 +198,7 @@ class TestDecide:
         newer = ChainApprovalPackage.objects.create(
             workspace=chain["A"].workspace, root=chain["A"], submitted_revision=2, submitted_at="2026-01-01T00:00:00Z"
         )
-        Campaign.objects.filter(root_id=chain["A"].id).update(approval_package=newer)
+        ChainNode.objects.filter(root_id=chain["A"].id).update(approval_package=newer)
         response = decide(api, submitted["id"], "approve", submitted["submitted_revision"])
         assert response.status_code == 409 and response.json()["error"]["code"] == "PACKAGE_NOT_CURRENT"
 
@@ -210,7 +210,7 @@ class TestDecide:
         assert package.items == submitted["items"]
         assert statuses(chain) == {CampaignStatus.REJECTED}
         # a rejected chain can be edited and resubmitted as a new package
-        again = submit(api, chain["A"].id, Campaign.objects.get(pk=chain["A"].id).chain_revision)
+        again = submit(api, chain["A"].id, ChainNode.objects.get(pk=chain["A"].id).chain_revision)
         assert again.status_code == 200 and again.json()["package"]["id"] != submitted["id"]
 
     def test_reject_needs_reason(self, api, submitted):
@@ -304,7 +304,7 @@ class TestSingleApproval:
 class TestChainControl:
     def _approved(self, api, chain, submitted):
         assert decide(api, submitted["id"], "approve", submitted["submitted_revision"]).status_code == 200
-        return Campaign.objects.get(pk=chain["A"].id).chain_revision
+        return ChainNode.objects.get(pk=chain["A"].id).chain_revision
 
     def test_pause_resume_stop(self, api, chain, submitted):
         revision = self._approved(api, chain, submitted)

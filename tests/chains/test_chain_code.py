@@ -6,11 +6,11 @@ import re
 import pytest
 import time_machine
 
+from campaigns.chains.models import ChainNode
 from campaigns.chains.run_models import RunExecution
 from campaigns.chains.runs import dispatch
 from campaigns.chains.services.approval import campaign_submit, package_approve, package_withdraw
 from campaigns.chains.services.chains import chain_campaign_clone
-from campaigns.models import Campaign
 
 from .conftest import make_chain, make_group
 from .runs_helpers import approved_chain, at, root_run, tick
@@ -21,7 +21,7 @@ CODE = re.compile(r"^CH-[2-9A-HJKMNP-Z]{8}$")
 
 
 def _fresh(nodes):
-    return {key: Campaign.objects.get(pk=node.pk) for key, node in nodes.items()}
+    return {key: ChainNode.objects.get(pk=node.pk) for key, node in nodes.items()}
 
 
 def test_submit_gives_every_node_its_own_code_and_a_resubmit_keeps_them(actor, api):
@@ -62,10 +62,10 @@ def test_a_clone_gets_its_own_code_at_its_own_submit(actor):
     root = nodes["A"]
     campaign_submit(actor=actor, campaign_id=root.id, expected_chain_revision=root.chain_revision)
     copy, id_map = chain_campaign_clone(actor=actor, campaign_id=root.id)
-    assert set(Campaign.objects.filter(pk__in=id_map.values()).values_list("chain_code", flat=True)) == {""}
+    assert set(ChainNode.objects.filter(pk__in=id_map.values()).values_list("chain_code", flat=True)) == {""}
     campaign_submit(actor=actor, campaign_id=copy.id, expected_chain_revision=copy.chain_revision)
-    original = set(Campaign.objects.filter(pk__in=id_map).values_list("chain_code", flat=True))
-    copies = set(Campaign.objects.filter(pk__in=id_map.values()).values_list("chain_code", flat=True))
+    original = set(ChainNode.objects.filter(pk__in=id_map).values_list("chain_code", flat=True))
+    copies = set(ChainNode.objects.filter(pk__in=id_map.values()).values_list("chain_code", flat=True))
     assert len(copies) == 2 and not original & copies
 
 
@@ -73,7 +73,7 @@ def test_a_package_submitted_before_codes_existed_gets_them_at_approval(actor):
     nodes = make_chain(actor.workspace, make_group(actor.workspace), shape="A>B")
     root = nodes["A"]
     _, package = campaign_submit(actor=actor, campaign_id=root.id, expected_chain_revision=root.chain_revision)
-    Campaign.objects.filter(pk__in=[n.id for n in nodes.values()]).update(chain_code="")
+    ChainNode.objects.filter(pk__in=[n.id for n in nodes.values()]).update(chain_code="")
     package_approve(actor=actor, package_id=package.id, expected_submitted_revision=package.submitted_revision)
     assert all(CODE.match(n.chain_code) for n in _fresh(nodes).values())
 

@@ -5,9 +5,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from campaigns.chains.choices import GroupStatus, PackageStatus
-from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.models import ChainApprovalPackage, ChainNode
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Campaign
 
 from ..api_base import TenantIsolationCases
 from ..conftest import api_client_for, make_campaign, make_member
@@ -35,8 +34,8 @@ def child_of(api, parent_id, revision, inheritance=AFTER, **extra):
 
 
 def rev(campaign_id):
-    c = Campaign.objects.get(pk=campaign_id)
-    return Campaign.objects.get(pk=c.root_id or c.id).chain_revision
+    c = ChainNode.objects.get(pk=campaign_id)
+    return ChainNode.objects.get(pk=c.root_id or c.id).chain_revision
 
 
 class TestChainCampaignIsolation(TenantIsolationCases):
@@ -73,7 +72,7 @@ class TestChainCampaignIsolation(TenantIsolationCases):
             f"/api/v1/campaign/{root_id}/chain/stop",
         ):
             assert client.post(url, {"expected_chain_revision": 1}, format="json").status_code == 404, url
-        assert Campaign.objects.filter(root_id=root_id).count() == 2
+        assert ChainNode.objects.filter(root_id=root_id).count() == 2
 
 
 @pytest.mark.django_db
@@ -88,7 +87,7 @@ class TestCreate:
         assert child["campaign_group_id"] == group.id
         assert child["goal"] == GOAL  # inherited
         assert child["inheritance"]["schedule"]["offset_days"] == 2
-        source = Campaign.objects.get(pk=root["id"])
+        source = ChainNode.objects.get(pk=root["id"])
         assert source.root_id == source.id and source.chain_revision == 2
         group.refresh_from_db()
         assert group.revision == 3  # two memberships
@@ -122,7 +121,7 @@ class TestCreate:
         }
         response = child_of(api, root["id"], 1, inheritance=inheritance)
         assert response.status_code == 201, response.content
-        stored = Campaign.objects.get(pk=response.json()["id"]).inheritance
+        stored = ChainNode.objects.get(pk=response.json()["id"]).inheritance
         assert stored["schedule"]["fixed_day"]["day"] == -1
         assert response.json()["inheritance"]["schedule"]["fixed_day"]["day"] == "LAST"
         bad = {
@@ -152,7 +151,7 @@ class TestCreate:
         details = response.json()["error"]["details"]
         assert "parent_campaign_id" in details
         assert details["reasons"][0]["code"] == "SOURCE_NOT_RECURRING"
-        assert Campaign.objects.filter(parent_id=root["id"]).count() == 0
+        assert ChainNode.objects.filter(parent_id=root["id"]).count() == 0
 
     def test_case_root_schedule_type_not_supported_400(self, api, group):
         root = create(
@@ -224,10 +223,10 @@ class TestEdit:
         error = response.json()["error"]
         assert error["code"] == "AFFECTED_CAMPAIGNS"
         assert [a["campaign_id"] for a in error["details"]["affected_campaigns"]] == [child["id"]]
-        assert Campaign.objects.get(pk=root["id"]).chain_action["channel"] == "sms"  # nothing saved
+        assert ChainNode.objects.get(pk=root["id"]).chain_action["channel"] == "sms"  # nothing saved
         response = api.put(f"/api/v1/campaign/{root['id']}", {**body, "accept_affected": True}, format="json")
         assert response.status_code == 200, response.content
-        saved = Campaign.objects.get(pk=child["id"])
+        saved = ChainNode.objects.get(pk=child["id"])
         assert saved.needs_review
         assert saved.needs_review_reasons[0]["code"] == "SOURCE_HAS_NO_CHANNEL"
         assert saved.needs_review_reasons[0]["source_campaign_id"] == root["id"]
@@ -242,8 +241,8 @@ class TestEdit:
         )
         assert response.status_code == 200, response.content
         for node_id in (child["id"], grandchild["id"]):
-            assert Campaign.objects.get(pk=node_id).goal == new_goal
-            assert not Campaign.objects.get(pk=node_id).needs_review
+            assert ChainNode.objects.get(pk=node_id).goal == new_goal
+            assert not ChainNode.objects.get(pk=node_id).needs_review
         assert rev(root["id"]) == 4
 
     def test_case_month_to_week_breaks_child_then_fix_clears_review(self, api, group):
@@ -259,14 +258,14 @@ class TestEdit:
         child = child_of(api, root["id"], 1, inheritance=fixed).json()
         to_week = {"when": WEEKLY_MON, "expected_chain_revision": 2, "accept_affected": True}
         assert api.put(f"/api/v1/campaign/{root['id']}", to_week, format="json").status_code == 200
-        broken = Campaign.objects.get(pk=child["id"])
+        broken = ChainNode.objects.get(pk=child["id"])
         assert broken.needs_review and broken.needs_review_reasons[0]["code"] == "SCHEDULE_INCOMPATIBLE"
         submit = api.post(f"/api/v1/campaign/{root['id']}/submit", {"expected_chain_revision": 3}, format="json")
         assert submit.status_code == 400
         assert submit.json()["error"]["details"]["nodes"][0]["campaign_id"] == child["id"]
         back = {"when": MONTHLY, "expected_chain_revision": 3}
         assert api.put(f"/api/v1/campaign/{root['id']}", back, format="json").status_code == 200
-        fixed_child = Campaign.objects.get(pk=child["id"])
+        fixed_child = ChainNode.objects.get(pk=child["id"])
         assert not fixed_child.needs_review and fixed_child.needs_review_reasons == []
 
     def test_fixing_the_child_itself_clears_review(self, api, group):
@@ -290,7 +289,7 @@ class TestEdit:
             f"/api/v1/campaign/{child['id']}", {"inheritance": weekday, "expected_chain_revision": 3}, format="json"
         )
         assert response.status_code == 200, response.content
-        assert not Campaign.objects.get(pk=child["id"]).needs_review
+        assert not ChainNode.objects.get(pk=child["id"]).needs_review
 
     def test_edit_making_the_node_itself_invalid_400(self, api, group):
         root = root_in(api, group)
@@ -319,7 +318,7 @@ class TestEdit:
         second = api.put(f"/api/v1/campaign/{root['id']}", {"name": "دوم", "expected_chain_revision": 2}, format="json")
         assert first.status_code == 200 and second.status_code == 409
         assert second.json()["error"]["code"] == "STALE_CHAIN_REVISION"
-        assert Campaign.objects.get(pk=root["id"]).name == "اول"
+        assert ChainNode.objects.get(pk=root["id"]).name == "اول"
 
     def test_case_editing_submitted_chain_withdraws_package(self, api, group):
         root = root_in(api, group)
@@ -332,7 +331,7 @@ class TestEdit:
         )
         assert response.status_code == 200, response.content
         assert ChainApprovalPackage.objects.get(pk=package_id).status == PackageStatus.WITHDRAWN
-        assert set(Campaign.objects.filter(pk__in=[root["id"], child["id"]]).values_list("status", flat=True)) == {
+        assert set(ChainNode.objects.filter(pk__in=[root["id"], child["id"]]).values_list("status", flat=True)) == {
             CampaignStatus.DRAFT
         }
 
@@ -356,7 +355,7 @@ class TestReparent:
             )
             assert response.status_code == 400, target
             assert "parent_campaign_id" in response.json()["error"]["details"]
-        assert Campaign.objects.get(pk=chain["B"].id).parent_id == chain["A"].id
+        assert ChainNode.objects.get(pk=chain["B"].id).parent_id == chain["A"].id
 
     def test_move_within_chain(self, api, workspace, group):
         chain = make_chain(workspace, group, shape="A>B>D,A>C")
@@ -366,7 +365,7 @@ class TestReparent:
             format="json",
         )
         assert response.status_code == 200, response.content
-        assert Campaign.objects.get(pk=chain["D"].id).parent_id == chain["C"].id
+        assert ChainNode.objects.get(pk=chain["D"].id).parent_id == chain["C"].id
         assert rev(chain["A"].id) == 2
 
     def test_move_branch_between_chains_bumps_both_and_frees_old_root(self, api, workspace, group):
@@ -378,11 +377,11 @@ class TestReparent:
             format="json",
         )
         assert response.status_code == 200, response.content
-        b, d = Campaign.objects.get(pk=one["B"].id), Campaign.objects.get(pk=one["D"].id)
+        b, d = ChainNode.objects.get(pk=one["B"].id), ChainNode.objects.get(pk=one["D"].id)
         assert (b.parent_id, b.root_id, d.root_id) == (two["C"].id, two["A"].id, two["A"].id)
-        old_root = Campaign.objects.get(pk=one["A"].id)
+        old_root = ChainNode.objects.get(pk=one["A"].id)
         assert old_root.root_id is None and old_root.chain_revision == 2
-        assert Campaign.objects.get(pk=two["A"].id).chain_revision == 2
+        assert ChainNode.objects.get(pk=two["A"].id).chain_revision == 2
 
     def test_move_needs_target_revision(self, api, workspace, group):
         one = make_chain(workspace, group)
@@ -393,7 +392,7 @@ class TestReparent:
             format="json",
         )
         assert response.status_code == 409
-        assert Campaign.objects.get(pk=one["B"].id).parent_id == one["A"].id
+        assert ChainNode.objects.get(pk=one["B"].id).parent_id == one["A"].id
 
     def test_case_moving_while_submitted_needs_withdraw(self, api, workspace, group):
         chain = make_chain(workspace, group, shape="A>B,A>C", status=CampaignStatus.SUBMITTED)
@@ -421,15 +420,15 @@ class TestDelete:
         chain = make_chain(workspace, group, shape="A>B>D")
         response = api.delete(f"/api/v1/campaign/{chain['B'].id}", {"expected_chain_revision": 1}, format="json")
         assert response.status_code == 409 and response.json()["error"]["code"] == "CHAIN_NODE_HAS_CHILDREN"
-        assert Campaign.objects.get(pk=chain["B"].id).deleted_at is None
+        assert ChainNode.objects.get(pk=chain["B"].id).deleted_at is None
 
     def test_delete_last_child_turns_draft_root_independent(self, api, workspace, group):
         chain = make_chain(workspace, group)
         response = api.delete(f"/api/v1/campaign/{chain['B'].id}", {"expected_chain_revision": 1}, format="json")
         assert response.status_code == 204, response.content
-        deleted = Campaign.objects.get(pk=chain["B"].id)
+        deleted = ChainNode.objects.get(pk=chain["B"].id)
         assert deleted.deleted_at is not None and deleted.group_id == group.id  # the group id is kept
-        root = Campaign.objects.get(pk=chain["A"].id)
+        root = ChainNode.objects.get(pk=chain["A"].id)
         assert root.root_id is None and root.chain_revision == 2
 
     def test_delete_approved_leaf_409(self, api, workspace, group):
@@ -452,18 +451,18 @@ class TestClone:
             submitted_at="2026-01-01T00:00:00Z",
             status=PackageStatus.APPROVED,
         )
-        Campaign.objects.filter(pk__in=[c.id for c in chain.values()]).update(approval_package=package)
+        ChainNode.objects.filter(pk__in=[c.id for c in chain.values()]).update(approval_package=package)
         response = api.post(f"/api/v1/campaign/{chain['A'].id}/clone", {}, format="json")
         assert response.status_code == 201, response.content
         id_map = {int(k): v for k, v in response.json()["id_map"].items()}
         assert set(id_map) == {c.id for c in chain.values()}
-        copies = {old: Campaign.objects.get(pk=new) for old, new in id_map.items()}
+        copies = {old: ChainNode.objects.get(pk=new) for old, new in id_map.items()}
         old_ids = set(id_map)
         for old, copy in copies.items():
             assert copy.status == CampaignStatus.DRAFT and copy.approval_package_id is None
             assert copy.root_id == id_map[chain["A"].id]
             assert copy.parent_id not in old_ids and copy.root_id not in old_ids  # case: no old relation ids
-            assert copy.ab_seed != Campaign.objects.get(pk=old).ab_seed  # a new A/B seed is drawn
+            assert copy.ab_seed != ChainNode.objects.get(pk=old).ab_seed  # a new A/B seed is drawn
         assert copies[chain["D"].id].parent_id == id_map[chain["B"].id]
         assert copies[chain["A"].id].parent_id is None
 
@@ -471,9 +470,9 @@ class TestClone:
         chain = make_chain(workspace, group, shape="A>B>D")
         response = api.post(f"/api/v1/campaign/{chain['B'].id}/clone", {}, format="json")
         assert response.status_code == 201, response.content
-        copy = Campaign.objects.get(pk=response.json()["campaign"]["id"])
+        copy = ChainNode.objects.get(pk=response.json()["campaign"]["id"])
         assert copy.parent_id == chain["A"].id and copy.root_id == chain["A"].id
-        assert Campaign.objects.filter(parent_id=copy.id).count() == 0
+        assert ChainNode.objects.filter(parent_id=copy.id).count() == 0
         assert rev(chain["A"].id) == 2
 
     def test_clone_in_deleted_group_needs_an_active_group(self, api, workspace):
@@ -484,7 +483,7 @@ class TestClone:
         target = make_group(workspace)
         response = api.post(f"/api/v1/campaign/{chain['A'].id}/clone", {"campaign_group_id": target.id}, format="json")
         assert response.status_code == 201
-        assert Campaign.objects.get(pk=response.json()["campaign"]["id"]).group_id == target.id
+        assert ChainNode.objects.get(pk=response.json()["campaign"]["id"]).group_id == target.id
 
     def test_clone_other_workspace_404(self, api, other_workspace):
         foreign = make_campaign(other_workspace)
@@ -527,7 +526,7 @@ class TestTree:
 
     def test_search_returns_whole_chain_marked_matched(self, api, workspace, group):
         chain = make_chain(workspace, group, shape="A>B>D")
-        Campaign.objects.filter(pk=chain["D"].id).update(name="Nhắc lại lần hai")
+        ChainNode.objects.filter(pk=chain["D"].id).update(name="Nhắc lại lần hai")
         make_chain(workspace, group)
         body = self._tree(api, group, query="nhắc")
         assert body["total_root_items"] == 1

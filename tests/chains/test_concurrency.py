@@ -11,14 +11,13 @@ import pytest
 from django.db import connection, connections
 
 from campaigns.chains.choices import GroupStatus, PackageStatus
-from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.models import CampaignGroup, ChainApprovalPackage, ChainNode
 from campaigns.chains.services import approval, chains, groups
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.errors import PlatformError
 
 from ..conftest import make_actor, make_campaign, make_workspace
-from .conftest import make_chain, make_group
+from .conftest import group_of, make_chain, make_group
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -210,9 +209,8 @@ def test_delete_vs_add_never_leaves_a_campaign_in_a_deleted_group(monkeypatch):
     )
     assert a is None  # the delete went first and succeeded
     assert isinstance(b, groups.GroupDeleted)
-    campaign.refresh_from_db()
     group.refresh_from_db()
-    assert group.status == GroupStatus.DELETED and campaign.group_id is None
+    assert group.status == GroupStatus.DELETED and group_of(campaign) is None
 
 
 def test_add_vs_delete_add_first_then_delete_detaches(monkeypatch):
@@ -227,8 +225,7 @@ def test_add_vs_delete_add_first_then_delete_detaches(monkeypatch):
         hold=hold,
     )
     assert a.added_ids == [campaign.id] and b is None
-    campaign.refresh_from_db()
-    assert campaign.group_id is None  # detached by the delete that waited for the add
+    assert group_of(campaign) is None  # detached by the delete that waited for the add
 
 
 def test_approve_vs_edit(monkeypatch):
@@ -247,7 +244,7 @@ def test_approve_vs_edit(monkeypatch):
     )
     assert not isinstance(a, Exception), a
     assert isinstance(b, PlatformError) and b.http_status == 409
-    b_node = Campaign.objects.get(pk=chain["B"].id)
+    b_node = ChainNode.objects.get(pk=chain["B"].id)
     assert b_node.name != "ویرایش" and b_node.status == CampaignStatus.SCHEDULED
     assert ChainApprovalPackage.objects.get(pk=package.id).status == PackageStatus.APPROVED
 
@@ -269,6 +266,6 @@ def test_edit_vs_approve(monkeypatch):
     assert not isinstance(a, Exception), a
     assert isinstance(b, PlatformError) and b.http_status == 409
     assert ChainApprovalPackage.objects.get(pk=package.id).status == PackageStatus.WITHDRAWN
-    assert set(Campaign.objects.filter(root_id=chain["A"].id).values_list("status", flat=True)) == {
+    assert set(ChainNode.objects.filter(root_id=chain["A"].id).values_list("status", flat=True)) == {
         CampaignStatus.DRAFT
     }

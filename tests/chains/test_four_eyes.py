@@ -7,9 +7,9 @@ from django.test import TestCase
 
 from campaigns.approval_selectors import FOUR_EYES_SETTING
 from campaigns.chains.choices import PackageStatus
-from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.models import ChainApprovalPackage, ChainNode
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Campaign, Notification
+from campaigns.models import Notification
 from campaigns.services.workspaces import workspace_create
 
 from ..conftest import api_client_for, make_campaign, make_member, make_workspace
@@ -32,7 +32,7 @@ def people(shop):
 
 
 def submit(api, root):
-    body = {"expected_chain_revision": Campaign.objects.get(pk=root.id).chain_revision}
+    body = {"expected_chain_revision": ChainNode.objects.get(pk=root.id).chain_revision}
     with TestCase.captureOnCommitCallbacks(execute=True):
         response = api.post(f"/api/v1/campaign/{root.id}/submit", body, format="json")
     assert response.status_code == 200, response.content
@@ -61,7 +61,7 @@ def test_the_submitter_gets_403_and_another_approver_approves(shop, people):
     approved = decide(ali, package, "approve")
     assert approved.status_code == 200, approved.content
     assert approved.json()["decided_by_id"] == people["ali"].id
-    assert Campaign.objects.get(pk=root.id).status == CampaignStatus.SCHEDULED
+    assert ChainNode.objects.get(pk=root.id).status == CampaignStatus.SCHEDULED
 
 
 def test_without_the_setting_one_person_may_submit_and_approve(people):

@@ -1,19 +1,18 @@
-"""Campaign groups (LAV-439): API, rules and every row of the spec's case table."""
+"""ChainNode groups (LAV-439): API, rules and every row of the spec's case table."""
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from campaigns.chains.choices import GroupStatus
-from campaigns.chains.models import CampaignGroup
+from campaigns.chains.models import CampaignGroup, ChainNode
 from campaigns.chains.services import groups as svc
 from campaigns.chains.text import name_key, search_text
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Campaign
 
 from ..api_base import TenantIsolationCases
 from ..conftest import api_client_for, make_campaign, make_member, make_workspace
-from .conftest import make_chain, make_group
+from .conftest import group_of, make_chain, make_group
 
 URL = "/api/v1/campaign-groups"
 
@@ -176,7 +175,7 @@ class TestMembership:
         body = response.json()
         assert body["added_ids"] == [a.id, b.id] and body["rejected_items"] == []
         assert body["revision"] == 2
-        assert set(Campaign.objects.filter(group=group).values_list("id", flat=True)) == {a.id, b.id}
+        assert set(ChainNode.objects.filter(group=group).values_list("id", flat=True)) == {a.id, b.id}
 
     def test_add_at_most_100_ids(self, api, group):
         response = api.post(f"{URL}/{group.id}/campaigns", {"campaign_ids": list(range(1, 102))}, format="json")
@@ -201,8 +200,7 @@ class TestMembership:
             deleted.id: "NOT_FOUND",
             chain["B"].id: "IN_CHAIN",
         }
-        foreign.refresh_from_db()
-        assert foreign.group_id is None
+        assert group_of(foreign) is None
 
     def test_nothing_added_keeps_revision(self, api, workspace, group):
         elsewhere = make_campaign(workspace, group=make_group(workspace))
@@ -225,8 +223,7 @@ class TestMembership:
                 svc.group_add_campaigns(actor=actor, group_id=group.id, campaign_ids=[campaign.id])
         finally:
             svc.active_group = original
-        campaign.refresh_from_db()
-        assert campaign.group_id is None
+        assert group_of(campaign) is None
 
     def test_add_to_deleted_group_via_api_404(self, api, workspace):
         gone = make_group(workspace, status=GroupStatus.DELETED)
@@ -321,7 +318,7 @@ class TestDelete:
         campaign.refresh_from_db()
         assert group.status == GroupStatus.DELETED and group.revision == 2
         assert campaign.group_id is None
-        child = Campaign.objects.get(pk=finished["B"].pk)
+        child = ChainNode.objects.get(pk=finished["B"].pk)
         assert (child.group_id, child.parent_id, child.root_id) == (group.id, finished["A"].id, finished["A"].id)
 
     @pytest.mark.parametrize(

@@ -3,9 +3,8 @@ and the blocking problems at submit and approval when it reaches nobody."""
 
 import pytest
 
-from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.models import ChainApprovalPackage, ChainNode
 from campaigns.choices import CampaignStatus, TargetStatus
-from campaigns.models import Campaign
 
 from ..conftest import make_list, make_target
 from .conftest import ACTION, GOAL, make_group
@@ -51,7 +50,7 @@ def chain(api, workspace, **root_body):
 
 
 def submit(api, campaign_id):
-    revision = Campaign.objects.get(pk=campaign_id).chain_revision
+    revision = ChainNode.objects.get(pk=campaign_id).chain_revision
     return api.post(f"/api/v1/campaign/{campaign_id}/submit", {"expected_chain_revision": revision}, format="json")
 
 
@@ -116,7 +115,7 @@ def test_another_workspaces_list_looks_missing(api, workspace, other_workspace):
     assert "source_target_list_id" in created.json()["error"]["details"]
     counted = api.post("/api/v1/campaign/audience/count", {"source_target_list_id": foreign.id}, format="json")
     assert counted.status_code == 400
-    assert not Campaign.objects.filter(source_target_list=foreign).exists()
+    assert not ChainNode.objects.filter(source_target_list=foreign).exists()
 
 
 def test_submit_names_a_root_without_audience(api, workspace):
@@ -127,7 +126,7 @@ def test_submit_names_a_root_without_audience(api, workspace):
     assert node["campaign_id"] == root["id"]
     assert [r["code"] for r in node["reasons"]] == ["AUDIENCE_MISSING"]
     assert "فهرست مخاطبان" in node["reasons"][0]["message"]
-    assert Campaign.objects.get(pk=root["id"]).status == CampaignStatus.DRAFT
+    assert ChainNode.objects.get(pk=root["id"]).status == CampaignStatus.DRAFT
 
 
 def test_submit_names_an_audience_that_counts_zero(api, workspace, people):
@@ -154,7 +153,7 @@ def test_audience_emptied_while_submitted_blocks_approval_and_the_package_says_w
     )
     assert approve.status_code == 400
     assert approve.json()["error"]["code"] == "CHAIN_INVALID"
-    assert Campaign.objects.get(pk=root["id"]).status == CampaignStatus.SUBMITTED
+    assert ChainNode.objects.get(pk=root["id"]).status == CampaignStatus.SUBMITTED
 
 
 def test_each_node_keeps_its_own_daily_limit_and_send_window(api, workspace, people):
@@ -165,9 +164,9 @@ def test_each_node_keeps_its_own_daily_limit_and_send_window(api, workspace, peo
     response = api.put(f"/api/v1/campaign/{child['id']}", edit, format="json")
     assert response.status_code == 200, response.content
     assert (response.json()["daily_limit"], response.json()["send_window"]) == (40, window)
-    stored = Campaign.objects.get(pk=child["id"])
+    stored = ChainNode.objects.get(pk=child["id"])
     assert (stored.daily_limit, stored.send_window) == (40, window)
-    assert Campaign.objects.get(pk=root["id"]).daily_limit == 500  # independent per node
+    assert ChainNode.objects.get(pk=root["id"]).daily_limit == 500  # independent per node
     closed = {"timezone": "Asia/Tehran", "days": {}}
     refused = api.put(
         f"/api/v1/campaign/{child['id']}", {"send_window": closed, "expected_chain_revision": 3}, format="json"

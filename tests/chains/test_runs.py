@@ -9,11 +9,12 @@ import time_machine
 from django.utils import timezone
 
 from automation.models import Execution, WorkflowNode
+from campaigns.chains.models import ChainNode
 from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunExecution
 from campaigns.chains.runs.choices import RunStatus, RunType, SkipReason
 from campaigns.chains.runs.dispatch import run_dispatch
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign, Notification
+from campaigns.models import Notification
 from sms.choices import AttemptStatus
 from sms.delivery import attempt_status_apply
 from sms.models import SmsAttempt
@@ -107,7 +108,7 @@ def test_audience_emptied_after_approval_skips_reviews_and_tells_the_owner_once(
     with time_machine.travel(at(2026, 9, 20), tick=False):
         nodes, _ = approved_chain(actor, targets=2, created_by=actor.user)
     root = nodes["A"]
-    assert not Campaign.objects.get(pk=root.id).needs_review
+    assert not ChainNode.objects.get(pk=root.id).needs_review
     root.source_target_list.targets.clear()  # a late change: the list is emptied after approval
     tick(at(2026, 10, 1, 9, 0))
     a10 = root_run(root, at(2026, 10, 1))
@@ -116,7 +117,7 @@ def test_audience_emptied_after_approval_skips_reviews_and_tells_the_owner_once(
     assert (b10.status, b10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
     assert (c10.status, c10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
     assert Execution.objects.count() == 0
-    fresh = Campaign.objects.get(pk=root.id)
+    fresh = ChainNode.objects.get(pk=root.id)
     assert fresh.needs_review and [r["code"] for r in fresh.needs_review_reasons] == ["AUDIENCE_EMPTY"]
     tick(at(2026, 10, 1, 9, 5))
     tick(at(2026, 10, 2, 9, 0))

@@ -41,7 +41,7 @@ def seed_chain(actor):
 
 
 def _run_for(workspace) -> CampaignRun:
-    campaign = make_campaign(workspace)
+    campaign = make_campaign(workspace, chain_action=None)  # a campaign with its chains row (a run's is one)
     return CampaignRun.objects.create(
         workspace=workspace, campaign=campaign, run_type=RunType.SCHEDULED, planned_at=timezone.now()
     )

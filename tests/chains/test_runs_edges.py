@@ -4,11 +4,12 @@ keeps recording status-goal conversions for runs of finished or cancelled campai
 import pytest
 import time_machine
 
+from campaigns.chains.models import ChainNode
 from campaigns.chains.run_models import ConversionEvent
 from campaigns.chains.runs.choices import RunStatus, SkipReason
 from campaigns.chains.runs.conversions import conversions_evaluate
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign, Target
+from campaigns.models import Target
 
 from .runs_helpers import approved_chain, at, root_run, runs_of, settle, tick
 
@@ -35,7 +36,7 @@ def test_the_conversion_job_records_for_finished_and_cancelled_campaigns(actor, 
     a10 = root_run(nodes["A"], at(2026, 10, 1))
     settle(a10)
     tick(at(2026, 10, 1, 9, 5))
-    Campaign.objects.filter(pk=nodes["A"].pk).update(status=final)  # the campaign ended meanwhile
+    ChainNode.objects.filter(pk=nodes["A"].pk).update(status=final)  # the campaign ended meanwhile
     converted = people[0]
     with time_machine.travel(at(2026, 10, 2, 12, 0), tick=False):
         Target.objects.filter(pk=converted.pk).update(status="converted", updated_at=at(2026, 10, 2, 12, 0))

@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from campaigns.chains import schedule as sched
+from campaigns.chains.models import ChainNode
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.services.approval import campaign_submit, package_approve
-from campaigns.models import Campaign, Workspace
+from campaigns.models import Workspace
 
 from ..conftest import api_client_for, make_actor
 from .conftest import ACTION, GOAL, audience_list, make_group
@@ -179,7 +180,7 @@ def test_a_jalali_workspace_previews_and_runs_on_jalali_month_days(owner):
         with TestCase.captureOnCommitCallbacks(execute=True):
             package_approve(actor=actor, package_id=package.id, expected_submitted_revision=package.submitted_revision)
     farvardin_1 = sched.local(jdatetime.date(1405, 1, 1).togregorian(), time(9, 0), JZ)
-    first = root_run(Campaign.objects.get(pk=root["id"]), farvardin_1)  # 1 Farvardin, not 1 March
+    first = root_run(ChainNode.objects.get(pk=root["id"]), farvardin_1)  # 1 Farvardin, not 1 March
     tick(farvardin_1 + timedelta(minutes=1))  # the root run starts sending
     tick(farvardin_1 + timedelta(minutes=6))  # the child is planned from its source's start
     (child_run,) = CampaignRun.objects.filter(campaign_id=child.json()["id"], period_key=first.period_key)

@@ -3,7 +3,7 @@
 import pytest
 
 from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
-from campaigns.models import Campaign
+from campaigns.chains.models import ChainNode
 
 from .conftest import make_chain, make_group
 
@@ -23,7 +23,7 @@ def _actions(api, group) -> dict[str, list[str]]:
 
 def test_an_independent_campaign_may_move_and_is_submitted_alone_only_when_approval_is_needed(api, workspace):
     group = make_group(workspace)
-    Campaign.objects.create(workspace=workspace, name="تکی", group=group)
+    ChainNode.objects.create(workspace=workspace, name="تکی", group=group)
     chain = make_chain(workspace, group, shape="A>B")
     actions = _actions(api, group)
     assert "move_group" in actions["تکی"] and "submit" not in actions["تکی"]

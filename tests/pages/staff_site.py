@@ -20,6 +20,7 @@ from automation.services.enrollment import enroll_subjects
 from automation.services.enrollment_batches import enrollment_batch_preview
 from automation.services.workflows import workflow_create
 from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
+from campaigns.chains.models import ChainNode
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import RunType
 from campaigns.chains.services.approval import campaign_submit
@@ -227,7 +228,7 @@ def staff_site_create() -> StaffSite:
     workspace.settings = {**(workspace.settings or {}), WORKSPACE_APPROVAL_SETTING: True}
     workspace.save(update_fields=["settings"])
     _, rows["package"] = campaign_submit(actor=actor, campaign_id=chain["A"].id, expected_chain_revision=1)
-    single = Campaign.objects.create(workspace=workspace, name="اعلان تکی", group=rows["group"], created_by=user)
+    single = ChainNode.objects.create(workspace=workspace, name="اعلان تکی", group=rows["group"], created_by=user)
     campaign_submit(actor=actor, campaign_id=single.id)  # single-campaign approval: the package list shows it
     CampaignRun.objects.create(
         workspace=workspace, campaign=chain["A"], run_type=RunType.SCHEDULED, planned_at=timezone.now()

@@ -12,10 +12,10 @@ import time_machine
 from playwright.sync_api import expect
 
 from campaigns.approval_selectors import FOUR_EYES_SETTING
+from campaigns.chains.models import ChainNode
 from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.choices import Role
-from campaigns.models import Campaign
 from sms.models import SmsAttempt
 from tests.automation.helpers import Driver, setup_sms
 from tests.chains.runs_helpers import tick
@@ -79,8 +79,8 @@ def test_a_chain_from_the_pages_sends_inherits_and_measures_lift(page, live_serv
     page.get_by_test_id("control-percent").fill("۲۰")
     page.get_by_test_id("save").click()
     expect(page.locator(".flash-success")).to_contain_text("کمپین «یادآوری» ساخته شد")
-    root = Campaign.objects.get(workspace=shop, name="خوش‌آمد")
-    child = Campaign.objects.get(workspace=shop, name="یادآوری")
+    root = ChainNode.objects.get(workspace=shop, name="خوش‌آمد")
+    child = ChainNode.objects.get(workspace=shop, name="یادآوری")
     assert child.parent_id == root.id and child.chain_action["control_percent"] == 20
 
     # mina submits; under four eyes she cannot approve her own package

@@ -2,9 +2,8 @@
 
 import pytest
 
-from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.models import ChainApprovalPackage, ChainNode
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Campaign
 
 from ..chains.conftest import make_chain, make_group
 from ..conftest import make_member, make_workspace
@@ -26,7 +25,7 @@ def manager_client(client, shop):
 def test_submit_of_an_invalid_chain_names_the_node_and_changes_nothing(manager_client, shop):
     group = make_group(shop)
     nodes = make_chain(shop, group)
-    Campaign.objects.filter(pk=nodes["B"].pk).update(chain_action=None)
+    ChainNode.objects.filter(pk=nodes["B"].pk).update(chain_action=None)
     response = manager_client.post(
         f"/chains/campaigns/{nodes['A'].id}/submit/",
         {"expected_chain_revision": nodes["A"].chain_revision, "next": f"/chains/groups/{group.id}/"},
@@ -36,7 +35,7 @@ def test_submit_of_an_invalid_chain_names_the_node_and_changes_nothing(manager_c
     text = response.content.decode()
     assert "قابل ارسال برای تأیید نیست" in text and nodes["B"].name in text and "اقدامی" in text
     assert not ChainApprovalPackage.objects.exists()
-    assert set(Campaign.objects.filter(root=nodes["A"]).values_list("status", flat=True)) == {CampaignStatus.DRAFT}
+    assert set(ChainNode.objects.filter(root=nodes["A"]).values_list("status", flat=True)) == {CampaignStatus.DRAFT}
 
 
 def test_stale_chain_revision_on_edit_is_a_form_message(manager_client, shop):
@@ -44,7 +43,7 @@ def test_stale_chain_revision_on_edit_is_a_form_message(manager_client, shop):
     nodes = make_chain(shop, group)
     page = manager_client.get(f"/chains/campaigns/{nodes['B'].id}/edit/")
     assert page.status_code == 200 and 'value="NOT_CONVERTED" checked' in page.content.decode()
-    Campaign.objects.filter(pk=nodes["A"].pk).update(chain_revision=nodes["A"].chain_revision + 1)
+    ChainNode.objects.filter(pk=nodes["A"].pk).update(chain_revision=nodes["A"].chain_revision + 1)
     response = manager_client.post(
         f"/chains/campaigns/{nodes['B'].id}/edit/",
         {
@@ -86,7 +85,7 @@ def test_invalid_child_timing_shows_the_field_error(manager_client, shop):
     )
     assert response.status_code == 400
     assert "فاصله باید عددی صحیح" in response.content.decode()
-    assert not Campaign.objects.filter(name="C").exists()
+    assert not ChainNode.objects.filter(name="C").exists()
 
 
 def test_persian_digits_in_numeric_inputs_are_read_as_numbers(manager_client, shop):
@@ -108,7 +107,7 @@ def test_persian_digits_in_numeric_inputs_are_read_as_numbers(manager_client, sh
         },
     )
     assert response.status_code == 302
-    c = Campaign.objects.get(name="C")
+    c = ChainNode.objects.get(name="C")
     assert c.inheritance["schedule"] == {"type": "AFTER_INTERVAL", "offset_days": 3, "run_time": "09:30"}
     assert c.attribution_window_days == 5 and c.parent_id == nodes["A"].id
 
@@ -129,7 +128,7 @@ def test_a_root_end_date_that_is_not_a_jalali_date_is_a_field_error(manager_clie
     response = manager_client.post(f"/chains/groups/{group.id}/campaigns/new/", body)
     assert response.status_code == 400
     assert "این تاریخ وجود ندارد" in response.content.decode() or "تاریخ را به شکل" in response.content.decode()
-    assert not Campaign.objects.filter(workspace=shop, name="ریشه").exists()
+    assert not ChainNode.objects.filter(workspace=shop, name="ریشه").exists()
 
 
 def test_a_root_whose_goal_is_a_reply_with_words(manager_client, shop):
@@ -147,11 +146,11 @@ def test_a_root_whose_goal_is_a_reply_with_words(manager_client, shop):
     }
     response = manager_client.post(f"/chains/groups/{group.id}/campaigns/new/", body)
     assert response.status_code == 302, response.content.decode()[:500]
-    root = Campaign.objects.get(workspace=shop, name="ریشه پاسخ")
+    root = ChainNode.objects.get(workspace=shop, name="ریشه پاسخ")
     assert root.goal == {"type": "REPLIED", "words": ["بله", "آره"]}
     page = manager_client.get(f"/chains/campaigns/{root.id}/edit/").content.decode()
     assert 'value="REPLIED" selected' in page and 'value="بله، آره"' in page
     body |= {"name": "ریشه بد", "goal_words": "x" * 41}
     response = manager_client.post(f"/chains/groups/{group.id}/campaigns/new/", body)
     assert response.status_code == 400 and "هر کلمه حداکثر" in response.content.decode()
-    assert not Campaign.objects.filter(workspace=shop, name="ریشه بد").exists()
+    assert not ChainNode.objects.filter(workspace=shop, name="ریشه بد").exists()

@@ -9,12 +9,11 @@ import pytest
 from playwright.sync_api import expect
 
 from campaigns.chains.choices import ChainControl, PackageStatus
-from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.models import CampaignGroup, ChainApprovalPackage, ChainNode
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.chains.text import name_key, search_text
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Campaign
 
 from ..conftest import make_list, make_member, make_target, make_workspace
 from .test_jalali_picker import pick_day
@@ -101,7 +100,7 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     shot(page, "chains-root-form")
     page.get_by_test_id("save").click()
     expect(page.locator(".flash-success")).to_contain_text("کمپین «خوش‌آمد» ساخته شد")
-    made = Campaign.objects.get(workspace=shop, name="خوش‌آمد")
+    made = ChainNode.objects.get(workspace=shop, name="خوش‌آمد")
     assert made.source_target_list_id == customers.id
     assert made.audience_filters == {"status": ["new"], "city": "تهران"}
     assert (made.root_schedule["start_date"], made.root_schedule["end_date"]) == ("2026-03-21", "2028-03-19")
@@ -134,8 +133,8 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     expect(child.get_by_test_id("latest-run")).to_contain_text("هنوز اجرا نشده")
     expect(page.get_by_test_id("tree-count")).to_contain_text("۱ زنجیره")
     shot(page, "chains-group-tree-draft")
-    a = Campaign.objects.get(workspace=shop, name="خوش‌آمد")
-    b = Campaign.objects.get(workspace=shop, name="یادآوری")
+    a = ChainNode.objects.get(workspace=shop, name="خوش‌آمد")
+    b = ChainNode.objects.get(workspace=shop, name="یادآوری")
     assert b.parent_id == a.id and b.root_id == a.id and a.group_id == group.id
     assert b.chain_action["control_percent"] == 20 and b.daily_limit == 50
     assert b.inheritance == {
@@ -332,7 +331,7 @@ def test_a_chain_that_reaches_nobody_is_blocked_on_submit_and_on_the_package_pag
     customers = make_list(shop, "مشتریان")
     person = make_target(shop)
     person.lists.add(customers)
-    Campaign.objects.filter(pk=root.pk).update(source_target_list=customers)
+    ChainNode.objects.filter(pk=root.pk).update(source_target_list=customers)
     page.goto(f"{base}/chains/groups/{group.id}/")
     node(page, root.name).get_by_test_id("submit").click()
     expect(page.get_by_test_id("package-status")).to_have_text("در انتظار تأیید")
@@ -472,7 +471,7 @@ def test_add_existing_campaigns_to_a_group_and_clone_a_chain_from_the_tree(page,
     make_member(shop, Role.MANAGER, username="mina")
     group = make_group(shop, "گروه اصلی")
     chain = make_chain(shop, group, shape="A>B")
-    loose = Campaign.objects.create(workspace=shop, name="کمپین آزاد")
+    loose = ChainNode.objects.create(workspace=shop, name="کمپین آزاد")
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/chains/groups/{group.id}/")
     page.get_by_test_id("group-add").click()
@@ -486,8 +485,8 @@ def test_add_existing_campaigns_to_a_group_and_clone_a_chain_from_the_tree(page,
 
     node(page, chain["A"].name).get_by_test_id("clone").first.click()
     expect(page.locator(".flash-success")).to_contain_text("(کپی)» ساخته شد (۲ کمپین، پیش‌نویس)")
-    copy = Campaign.objects.get(workspace=shop, name=f"{chain['A'].name} (کپی)")
-    assert copy.group_id == group.id and Campaign.objects.filter(root=copy).count() == 2
+    copy = ChainNode.objects.get(workspace=shop, name=f"{chain['A'].name} (کپی)")
+    assert copy.group_id == group.id and ChainNode.objects.filter(root=copy).count() == 2
     expect(node(page, copy.name)).to_be_visible()
     shot(page, "chains-group-tree-cloned")
 

@@ -4,10 +4,9 @@ approval and moving a campaign between groups. Screenshots land in var/screensho
 import pytest
 from playwright.sync_api import expect
 
-from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.models import ChainApprovalPackage, ChainNode
 from campaigns.chains.services.approval import campaign_submit, package_withdraw
 from campaigns.choices import Role
-from campaigns.models import Campaign
 
 from ..conftest import make_actor, make_list, make_member, make_target, make_workspace
 from .axe import axe_violations
@@ -28,7 +27,7 @@ def test_the_package_diff_names_the_audience_list(page, live_server):
     root = make_chain(shop, make_group(shop, "بازنگری"), source_target_list=old_list)["A"]
     _, first = campaign_submit(actor=actor, campaign_id=root.id, expected_chain_revision=root.chain_revision)
     package_withdraw(actor=actor, package_id=first.id, expected_submitted_revision=first.submitted_revision)
-    Campaign.objects.filter(pk=root.pk).update(source_target_list=new_list)
+    ChainNode.objects.filter(pk=root.pk).update(source_target_list=new_list)
     root.refresh_from_db()
     campaign_submit(actor=actor, campaign_id=root.id, expected_chain_revision=root.chain_revision)
     second = ChainApprovalPackage.objects.exclude(pk=first.pk).get()
@@ -89,7 +88,7 @@ def test_a_send_window_set_through_the_api_with_two_intervals_a_day_is_kept(page
     make_member(shop, Role.MANAGER, username="mina")
     root = make_chain(shop, make_group(shop, "دو بازه"), shape="A")["A"]
     two = {"timezone": "Asia/Tehran", "days": {"sat": [["09:00", "12:00"], ["14:00", "18:00"]]}}
-    Campaign.objects.filter(pk=root.pk).update(send_window=two)
+    ChainNode.objects.filter(pk=root.pk).update(send_window=two)
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/chains/campaigns/{root.id}/edit/")
     expect(page.get_by_test_id("window-kept")).to_contain_text("بیش از یک بازه")
@@ -104,7 +103,7 @@ def test_move_an_independent_campaign_to_another_group(page, live_server):
     shop = make_workspace("shop")
     make_member(shop, Role.MANAGER, username="mina")
     here, there = make_group(shop, "پاییز"), make_group(shop, "زمستان")
-    loose = Campaign.objects.create(workspace=shop, name="اعلان حراج", group=here)
+    loose = ChainNode.objects.create(workspace=shop, name="اعلان حراج", group=here)
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/chains/groups/{here.id}/")
     move = page.locator(f'[data-testid=node][data-name="{loose.name}"]').get_by_test_id("move-group")
@@ -144,7 +143,7 @@ def test_single_campaign_approval_submit_reject_and_approve_by_another_member(pa
     mina = make_member(shop, Role.ADMIN, username="mina")
     make_member(shop, Role.ADMIN, username="ali")
     group = make_group(shop, "اعلان‌ها")
-    single = Campaign.objects.create(workspace=shop, name="اعلان تعطیلی", group=group, created_by=mina)
+    single = ChainNode.objects.create(workspace=shop, name="اعلان تعطیلی", group=group, created_by=mina)
     base = live_server.url
 
     login(page, base, "mina")

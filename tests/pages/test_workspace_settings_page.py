@@ -12,8 +12,9 @@ from playwright.sync_api import expect
 
 from campaigns.approval_selectors import FOUR_EYES_SETTING, WORKSPACE_APPROVAL_SETTING
 from campaigns.calendar import CALENDAR_SETTING, JALALI
+from campaigns.chains.models import ChainNode
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Campaign, Workspace
+from campaigns.models import Workspace
 
 from ..chains.conftest import make_chain
 from ..conftest import make_member, make_workspace
@@ -61,7 +62,7 @@ def test_an_owner_sets_approval_four_eyes_and_the_calendar_and_each_takes_effect
     make_member(other, Role.OWNER, username="omid")
     group = make_group(shop, "اعلان‌ها")
     root = make_chain(shop, group, shape="A")["A"]
-    single = Campaign.objects.create(workspace=shop, name="اعلان تعطیلی", group=group, created_by=mina)
+    single = ChainNode.objects.create(workspace=shop, name="اعلان تعطیلی", group=group, created_by=mina)
     base = live_server.url
 
     # before: no approval for single campaigns, Gregorian months in the preview

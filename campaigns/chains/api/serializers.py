@@ -6,8 +6,8 @@ from rest_framework import serializers
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType, PackageStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
+from campaigns.chains.node_models import ChainNode
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField
 from campaigns.platform.api.schema import component_ref
 from campaigns.platform.api.shapes import SendWindow
@@ -264,7 +264,7 @@ class ChainCampaignOutput(serializers.ModelSerializer):
     )
 
     class Meta:
-        model = Campaign
+        model = ChainNode
         fields = [
             "id",
             "name",

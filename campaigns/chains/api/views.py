@@ -25,21 +25,21 @@ from campaigns.chains.api.serializers import (
 )
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import PackageStatus
+from campaigns.chains.node_models import ChainNode
+from campaigns.chains.nodes import node_get
 from campaigns.chains.preview import inheritance_preview
 from campaigns.chains.services import approval, chains
-from campaigns.models import Campaign
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
-from campaigns.platform.tenancy import get_scoped
 
 
 def _campaign_out(actor, campaign_id) -> dict:
-    return ChainCampaignOutput(get_scoped(Campaign, actor.workspace, campaign_id)).data
+    return ChainCampaignOutput(node_get(actor.workspace, campaign_id)).data
 
 
 def _package_out(actor, package, warnings=None) -> dict:
-    package.is_current = Campaign.objects.filter(pk=package.root_id, approval_package_id=package.id).exists()
+    package.is_current = ChainNode.objects.filter(pk=package.root_id, approval_package_id=package.id).exists()
     package.warnings = warnings if warnings is not None else approval.package_warnings(actor, package)
     package.problems = approval.package_problems(actor, package)
     pending = package.status == PackageStatus.SUBMITTED
@@ -83,7 +83,7 @@ class ChainCampaignDetailApi(WorkspaceAPIView):
         responses={200: ChainCampaignOutput, **errors(400, 403, 404, 409)},
     )
     def put(self, request, campaign_id: int):
-        get_scoped(Campaign, self.actor.workspace, campaign_id)
+        node_get(self.actor.workspace, campaign_id)
         serializer = ChainCampaignUpdateInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
@@ -103,7 +103,7 @@ class ChainCampaignDetailApi(WorkspaceAPIView):
         responses={204: None, **errors(400, 403, 404, 409)},
     )
     def delete(self, request, campaign_id: int):
-        get_scoped(Campaign, self.actor.workspace, campaign_id)
+        node_get(self.actor.workspace, campaign_id)
         given = self.body_or_query_input(OptionalChainRevisionInput)
         chains.chain_campaign_delete(
             actor=self.actor, campaign_id=campaign_id, expected_chain_revision=given.get("expected_chain_revision")
@@ -120,7 +120,7 @@ class ChainCampaignCloneApi(WorkspaceAPIView):
         responses={201: CloneOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, campaign_id: int):
-        get_scoped(Campaign, self.actor.workspace, campaign_id)  # another workspace's campaign: 404 before the body
+        node_get(self.actor.workspace, campaign_id)  # another workspace's campaign: 404 before the body
         serializer = CloneInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         copy, id_map = chains.chain_campaign_clone(
@@ -172,7 +172,7 @@ class CampaignSubmitApi(WorkspaceAPIView):
         responses={200: SubmitOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, campaign_id: int):
-        get_scoped(Campaign, self.actor.workspace, campaign_id)
+        node_get(self.actor.workspace, campaign_id)
         serializer = OptionalChainRevisionInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         campaign, package = approval.campaign_submit(
@@ -198,7 +198,7 @@ def _control_view(action: str):
             responses={200: ChainCampaignOutput, **errors(400, 403, 404, 409)},
         )
         def post(self, request, campaign_id: int):
-            get_scoped(Campaign, self.actor.workspace, campaign_id)
+            node_get(self.actor.workspace, campaign_id)
             serializer = ExpectedChainRevisionInput(data=request.data)
             serializer.is_valid(raise_exception=True)
             approval.chain_control_set(

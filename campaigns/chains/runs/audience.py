@@ -29,9 +29,10 @@ from datetime import datetime, timedelta
 from django.db.models import Q
 
 from campaigns.chains.audience import audience_queryset, definition_of
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunExecution
 from campaigns.chains.runs.choices import AudienceClass, ConversionSource
-from campaigns.models import Campaign, Target
+from campaigns.models import Target
 from campaigns.platform.registry import run_engine
 from campaigns.platform.words import has_word
 
@@ -40,14 +41,14 @@ REPLY_EVENT = "reply"  # the conversion event of a target's reply (goal "REPLIED
 FAILED_RESULTS = {"failed", "rejected"}
 
 
-def root_audience(campaign: Campaign) -> list[int]:
+def root_audience(campaign: ChainNode) -> list[int]:
     """A root run's audience: the approved list narrowed by its filters (``campaigns.chains.audience``)."""
     list_id, filters = definition_of(campaign)
     qs = audience_queryset(workspace_id=campaign.workspace_id, target_list_id=list_id, filters=filters)
     return list(qs.order_by("id").values_list("id", flat=True).distinct())
 
 
-def is_control(campaign: Campaign, target_id: int) -> bool:
+def is_control(campaign: ChainNode, target_id: int) -> bool:
     """Deterministic CONTROL split from the campaign's A/B seed (``chain_action.control_percent``, 0–50)."""
     percent = int((campaign.chain_action or {}).get("control_percent") or 0)
     if percent <= 0:

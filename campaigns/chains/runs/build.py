@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.chains.audience import definition_of
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunAudienceSnapshot
 from campaigns.chains.runs.audience import (
     conversions_from_target_status,
@@ -28,7 +29,6 @@ from campaigns.chains.runs.choices import AudienceClass, RunStatus, RunType, Ski
 from campaigns.chains.runs.notices import root_audience_review
 from campaigns.chains.runs.skips import run_skip
 from campaigns.chains.runs.transitions import LEASE, duration_ms, log_run, run_apply, run_task_send
-from campaigns.models import Campaign
 
 CHUNK = 1000
 
@@ -97,7 +97,7 @@ def run_audience_build(*, run_id: int, build_id: str, now: datetime | None = Non
     started = timezone.now()
     try:
         target_ids, rule = _selection(run, now)
-        campaign: Campaign = run.campaign
+        campaign: ChainNode = run.campaign
         controls = 0
         for start in range(0, len(target_ids), CHUNK):
             _heartbeat(snapshot, now)

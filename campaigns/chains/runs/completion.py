@@ -15,11 +15,11 @@ from django.db import transaction
 
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun, RunExecution
 from campaigns.chains.runs.choices import OPEN, RunStatus, RunType
 from campaigns.chains.runs.transitions import duration_ms, log, log_run, run_apply
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.registry import run_engine
 from campaigns.services.lifecycle import campaign_status_change
 
@@ -84,7 +84,7 @@ def run_complete_if_done(run: CampaignRun, *, now: datetime) -> bool:
 # --------------------------------------------------------------------------- campaign FINISHED
 
 
-def root_has_future_turn(root: Campaign, *, now: datetime) -> bool:
+def root_has_future_turn(root: ChainNode, *, now: datetime) -> bool:
     """The root schedule still has an occurrence after its latest root run (STOPPED chains have none)."""
     if root.chain_control == ChainControl.STOPPED:
         return False
@@ -102,7 +102,7 @@ def root_has_future_turn(root: Campaign, *, now: datetime) -> bool:
     return next(sched.root_occurrences(rs, sched.workspace_zone(root.workspace), after), None) is not None
 
 
-def _finish(campaign: Campaign, reason: str) -> None:
+def _finish(campaign: ChainNode, reason: str) -> None:
     """Closing the runs of an approved chain package: no request guard."""
     closing = {"event_data": {"reason": reason}, "guarded": False}
     if campaign.status == CampaignStatus.SCHEDULED:
@@ -112,7 +112,7 @@ def _finish(campaign: Campaign, reason: str) -> None:
 
 def campaign_finish_if_done(*, campaign_id: int, now: datetime) -> bool:
     """FINISHED when no future turn and no open run; a finished root re-checks its children."""
-    campaign = Campaign.objects.select_related("workspace").get(pk=campaign_id)
+    campaign = ChainNode.objects.select_related("workspace").get(pk=campaign_id)
     if campaign.status not in ACTIVE_CAMPAIGN or campaign.root_id is None:
         return False
     if CampaignRun.objects.filter(campaign=campaign, status__in=OPEN).exists():
@@ -121,7 +121,7 @@ def campaign_finish_if_done(*, campaign_id: int, now: datetime) -> bool:
         if root_has_future_turn(campaign, now=now):
             return False
     else:
-        root = Campaign.objects.select_related("workspace").get(pk=campaign.root_id)
+        root = ChainNode.objects.select_related("workspace").get(pk=campaign.root_id)
         if root.status in ACTIVE_CAMPAIGN and root_has_future_turn(root, now=now):
             return False
         if CampaignRun.objects.filter(root=root, status__in=OPEN).exists():
@@ -138,6 +138,6 @@ def campaign_finish_if_done(*, campaign_id: int, now: datetime) -> bool:
 
 def chain_finish_if_done(*, root_id: int, now: datetime) -> None:
     """After a run closes: every node of the chain (root first) re-checks the FINISHED rule."""
-    ids = list(Campaign.objects.filter(root_id=root_id, deleted_at=None).order_by("id").values_list("id", flat=True))
+    ids = list(ChainNode.objects.filter(root_id=root_id, deleted_at=None).order_by("id").values_list("id", flat=True))
     for campaign_id in sorted(ids, key=lambda i: i != root_id):
         campaign_finish_if_done(campaign_id=campaign_id, now=now)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import NOT_STARTED, RunStatus, SkipReason
 from campaigns.chains.runs.skips import run_skip
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.tenancy import Actor
 from campaigns.services.lifecycle import campaign_status_change
 
@@ -21,7 +21,7 @@ SENDING = (RunStatus.DISPATCHING, RunStatus.DISPATCHED)
 STOPPABLE = (CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE, CampaignStatus.PAUSED)
 
 
-def chain_control_effects(*, actor: Actor, root: Campaign, nodes: list[Campaign], action: str, now: datetime) -> None:
+def chain_control_effects(*, actor: Actor, root: ChainNode, nodes: list[ChainNode], action: str, now: datetime) -> None:
     if action in ("pause", "stop"):
         reason = SkipReason.CHAIN_PAUSED if action == "pause" else SkipReason.CHAIN_STOPPED
         for run in CampaignRun.objects.filter(root=root, status__in=NOT_STARTED, started_at=None).order_by("id"):

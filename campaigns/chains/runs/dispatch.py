@@ -30,13 +30,13 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from campaigns.chains.choices import ChainControl
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun, RunAudienceMember, RunExecution
 from campaigns.chains.runs.choices import NOT_STARTED, RunStatus, RunType, SkipReason
 from campaigns.chains.runs.completion import chain_finish_if_done, run_complete_if_done
 from campaigns.chains.runs.skips import run_notify, run_skip, skip_descendants
 from campaigns.chains.runs.transitions import LEASE, duration_ms, log_run, new_lease, run_apply
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.registry import campaign_journey, run_engine
 from campaigns.services.lifecycle import campaign_status_change
@@ -44,7 +44,7 @@ from campaigns.services.lifecycle import campaign_status_change
 CHUNK = 200
 
 
-def action_code(campaign: Campaign) -> str:
+def action_code(campaign: ChainNode) -> str:
     """The node's stable chain code, given when its chain was validated (``chain_codes_assign``).
 
     A node of a chain approved before codes existed has none: its channel or pinned journey version stands in.
@@ -74,7 +74,7 @@ def run_claim(run_id: int, *, now: datetime) -> CampaignRun | None:
     """The durable start of sending, serialised with chain pause on the root row. None = not ours to send."""
     with transaction.atomic():
         run = CampaignRun.objects.select_related("campaign").get(pk=run_id)
-        root = Campaign.objects.select_for_update().get(pk=run.root_id or run.campaign_id)
+        root = ChainNode.objects.select_for_update().get(pk=run.root_id or run.campaign_id)
         run = CampaignRun.objects.select_for_update().select_related("campaign").get(pk=run_id)
         if run.status == RunStatus.DISPATCHING:
             if run.lease_expires_at and run.lease_expires_at > now:
@@ -83,7 +83,7 @@ def run_claim(run_id: int, *, now: datetime) -> CampaignRun | None:
             return None
         elif root.chain_control != ChainControl.NORMAL:
             return None
-        Campaign.objects.filter(pk=root.pk).update(chain_revision=F("chain_revision") + 1)
+        ChainNode.objects.filter(pk=root.pk).update(chain_revision=F("chain_revision") + 1)
         lease = new_lease()
         if not run_apply(
             run,
@@ -101,7 +101,7 @@ def run_claim(run_id: int, *, now: datetime) -> CampaignRun | None:
     return run
 
 
-def _campaign_started(campaign: Campaign) -> None:
+def _campaign_started(campaign: ChainNode) -> None:
     """First run start → IN_PROGRESS (``active``), which holds between periods."""
     campaign.refresh_from_db()
     if campaign.status == CampaignStatus.SCHEDULED:

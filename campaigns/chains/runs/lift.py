@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunAudienceMember, RunExecution
 from campaigns.chains.runs.audience import goal_event_names
 from campaigns.chains.runs.choices import SnapshotStatus
-from campaigns.models import Campaign
 from campaigns.platform.jalali import fa_digits
 
 MIN_PER_ARM = 30
@@ -91,7 +91,7 @@ def run_lift(run: CampaignRun) -> dict:
     return {"run_id": run.id, "campaign_id": run.campaign_id, **lift_numbers(*_parts(run))}
 
 
-def campaign_lift(campaign: Campaign) -> dict:
+def campaign_lift(campaign: ChainNode) -> dict:
     """A chain node's lift over every run of it that started (its parts added up, never averaged)."""
     totals = [0, 0, 0, 0]
     runs = CampaignRun.objects.filter(campaign=campaign, started_at__isnull=False).select_related(

@@ -27,6 +27,8 @@ from campaigns.chains.errors import (
     RunNotFinished,
     ScheduleEnded,
 )
+from campaigns.chains.node_models import ChainNode
+from campaigns.chains.nodes import node_get
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.chains.runs.scheduler import end_of_schedule
@@ -34,7 +36,6 @@ from campaigns.chains.runs.transitions import log_run, run_task_send
 from campaigns.chains.services.common import bump_chain, check_chain_revision, lock_roots
 from campaigns.chains.tree import chain_state
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
 
@@ -49,7 +50,7 @@ CHILDREN_NOT_TRIGGERED = "اجرای دستی فقط همین کمپین را ا
 def manual_run_create(*, actor: Actor, campaign_id: int, expected_chain_revision: int | None) -> CampaignRun:
     """Create a MANUAL run of a chain root, due now; the runs tick builds and sends it right after commit."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     return _root_run_now(actor, campaign, expected_chain_revision, RunType.MANUAL)
 
 
@@ -70,7 +71,7 @@ def rerun_create(*, actor: Actor, run_id: int, expected_chain_revision: int | No
 
 def _root_run_now(
     actor: Actor,
-    campaign: Campaign,
+    campaign: ChainNode,
     expected_chain_revision: int | None,
     run_type: str,
     source_run: CampaignRun | None = None,

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, PackageStatus
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun, RunAudienceSnapshot
 from campaigns.chains.runs.audience import delivery_reports_pending
 from campaigns.chains.runs.choices import (
@@ -41,7 +42,6 @@ from campaigns.chains.runs.notices import root_audience_review
 from campaigns.chains.runs.skips import run_skip
 from campaigns.chains.runs.transitions import LEASE, log_run, new_lease, run_apply, run_task_send
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 
 BATCH = 50
 RECHECK = timedelta(minutes=5)
@@ -65,7 +65,7 @@ def chain_runs_tick(*, now: datetime | None = None, send: Send | None = None) ->
 # --------------------------------------------------------------------------- schedule helpers
 
 
-def root_schedule_of(root: Campaign) -> sched.RootSchedule | None:
+def root_schedule_of(root: ChainNode) -> sched.RootSchedule | None:
     """The approved package's root schedule (runs are built from the snapshot, never from live edits)."""
     stored = root.root_schedule
     package = root.approval_package
@@ -80,7 +80,7 @@ def root_schedule_of(root: Campaign) -> sched.RootSchedule | None:
     return rs if rs.recurring else None
 
 
-def period_end(root: Campaign, root_run: CampaignRun) -> datetime | None:
+def period_end(root: ChainNode, root_run: CampaignRun) -> datetime | None:
     """The next root occurrence after the period's root run (periods are half-open at the end)."""
     rs = root_schedule_of(root)
     if rs is None or root_run.planned_at is None:
@@ -89,7 +89,7 @@ def period_end(root: Campaign, root_run: CampaignRun) -> datetime | None:
     return next(sched.root_occurrences(rs, tz, root_run.planned_at + timedelta(seconds=1)), None)
 
 
-def end_of_schedule(root: Campaign) -> datetime | None:
+def end_of_schedule(root: ChainNode) -> datetime | None:
     """The campaign end date as a no-new-turn mark (end of that local day)."""
     rs = root_schedule_of(root)
     if rs is None or rs.end_date is None:
@@ -102,8 +102,8 @@ def end_of_schedule(root: Campaign) -> datetime | None:
 
 
 def _approved_roots():
-    return Campaign.objects.filter(
-        root_id=F("id"),
+    return ChainNode.objects.filter(
+        root_id=F("pk"),
         deleted_at=None,
         status__in=[CampaignStatus.SCHEDULED, CampaignStatus.ACTIVE],
         chain_control=ChainControl.NORMAL,
@@ -119,14 +119,19 @@ def root_runs_reconcile(*, now: datetime, root_ids: list[int] | None = None) -> 
         qs = qs.filter(pk__in=root_ids)
     for root_id in qs.values_list("id", flat=True)[:500]:
         with transaction.atomic():
-            root = _approved_roots().select_for_update(skip_locked=True, of=("self",)).filter(pk=root_id).first()
+            root = (
+                _approved_roots()
+                .select_for_update(skip_locked=True, of=("self", "campaign"))
+                .filter(pk=root_id)
+                .first()
+            )
             if root is None:
                 continue  # another scheduler holds it
             created += _root_reconcile(root, now)
     return created
 
 
-def _root_reconcile(root: Campaign, now: datetime) -> int:
+def _root_reconcile(root: ChainNode, now: datetime) -> int:
     created = 0
     latest = CampaignRun.objects.filter(campaign=root, run_type=RunType.SCHEDULED).order_by("-planned_at").first()
     if latest is None or latest.planned_at <= now:
@@ -150,7 +155,7 @@ def _root_reconcile(root: Campaign, now: datetime) -> int:
 MAX_MISSED = 50
 
 
-def _missed_periods_record(root: Campaign, rs: sched.RootSchedule, tz, *, until: datetime, now: datetime) -> int:
+def _missed_periods_record(root: ChainNode, rs: sched.RootSchedule, tz, *, until: datetime, now: datetime) -> int:
     """Late approval: each root occurrence between submission and approval is a SKIPPED APPROVED_LATE run.
 
     Runs start at the first occurrence after the approval; the periods the approval came too late for
@@ -173,7 +178,7 @@ def _missed_periods_record(root: Campaign, rs: sched.RootSchedule, tz, *, until:
     return created
 
 
-def _create_root_run(root: Campaign, occurrence: datetime) -> CampaignRun | None:
+def _create_root_run(root: ChainNode, occurrence: datetime) -> CampaignRun | None:
     try:
         with transaction.atomic():
             run = CampaignRun.objects.create(
@@ -195,9 +200,9 @@ def _create_root_run(root: Campaign, occurrence: datetime) -> CampaignRun | None
     return run
 
 
-def ensure_child_runs(root: Campaign, root_run: CampaignRun) -> int:
+def ensure_child_runs(root: ChainNode, root_run: CampaignRun) -> int:
     """One INHERITED run per descendant for the period; only the missing ones are created."""
-    nodes = list(Campaign.objects.filter(root_id=root.id, deleted_at=None).exclude(pk=root.id).order_by("id"))
+    nodes = list(ChainNode.objects.filter(root_id=root.id, deleted_at=None).exclude(pk=root.id).order_by("id"))
     if not nodes:
         return 0
     existing = {
@@ -224,7 +229,7 @@ def ensure_child_runs(root: Campaign, root_run: CampaignRun) -> int:
     return created
 
 
-def _create_child_run(node: Campaign, root: Campaign, root_run: CampaignRun, source_run: CampaignRun):
+def _create_child_run(node: ChainNode, root: ChainNode, root_run: CampaignRun, source_run: CampaignRun):
     inherit_type = (node.inheritance or {}).get("type", "")
     try:
         with transaction.atomic():
@@ -277,7 +282,7 @@ def due_runs_process(*, now: datetime, send: Send) -> int:
 
 
 def run_step(run: CampaignRun, *, now: datetime, send: Send) -> None:
-    root = Campaign.objects.select_related("workspace", "approval_package").get(pk=run.root_id or run.campaign_id)
+    root = ChainNode.objects.select_related("workspace", "approval_package").get(pk=run.root_id or run.campaign_id)
     if run.status in (RunStatus.SCHEDULED, RunStatus.WAITING_SOURCE):
         if root.chain_control != ChainControl.NORMAL:
             return _later(run, now + RECHECK)
@@ -309,7 +314,7 @@ def _later(run: CampaignRun, at: datetime) -> None:
     CampaignRun.objects.filter(pk=run.pk, status=run.status).update(next_check_at=at)
 
 
-def _child_step(run: CampaignRun, root: Campaign, now: datetime, send: Send) -> None:
+def _child_step(run: CampaignRun, root: ChainNode, now: datetime, send: Send) -> None:
     source = run.source_run
     if source.status in (RunStatus.SKIPPED, RunStatus.FAILED):
         run_skip(run, SkipReason.SOURCE_SKIPPED, now=now)
@@ -400,7 +405,7 @@ def _notify_postponed(run: CampaignRun, reason: str) -> None:
 
     from campaigns.notifications.services import campaign_recipients, notification_send
 
-    campaign = Campaign.objects.filter(pk=run.campaign_id).only("name", "created_by_id", "workspace_id").first()
+    campaign = ChainNode.objects.filter(pk=run.campaign_id).only("name", "created_by_id", "workspace_id").first()
     if not campaign:
         return
     notification_send(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from campaigns.chains.errors import AudienceNotFrozen
+from campaigns.chains.node_models import ChainNode
+from campaigns.chains.nodes import node_get
 from campaigns.chains.run_models import (
     CampaignRun,
     ConversionEvent,
@@ -13,7 +15,6 @@ from campaigns.chains.run_models import (
     RunExecution,
 )
 from campaigns.chains.runs.choices import AudienceClass, SkipReason, SnapshotStatus, refusal_label
-from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import LEFT_OUT_MAX
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -28,7 +29,7 @@ def run_queryset(*, actor: Actor) -> QuerySet:
 
 
 def campaign_runs(*, actor: Actor, campaign_id) -> QuerySet:
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     return run_queryset(actor=actor).filter(campaign=campaign)
 
 
@@ -84,13 +85,13 @@ def run_summary(*, actor: Actor, campaign_id) -> dict:
     ``latest_run`` is the newest run whatever its state (a new period's run exists before it runs);
     the count is the audience of the newest run that actually ran — null before any ran, never a sum.
     """
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     runs = run_queryset(actor=actor).filter(campaign=campaign)
     latest = runs.first()
     ran = runs.filter(Q(started_at__isnull=False) | Q(skip_reason=SkipReason.EMPTY_AUDIENCE)).first()
     source = None
     if campaign.parent_id:
-        source = scoped(Campaign, actor.workspace).filter(pk=campaign.parent_id).only("id", "name").first()
+        source = scoped(ChainNode, actor.workspace).filter(pk=campaign.parent_id).only("id", "name").first()
     inherit_type = (campaign.inheritance or {}).get("type") if campaign.parent_id else None
     label = None
     if source is not None and inherit_type in AudienceClass.values:
@@ -146,4 +147,4 @@ def campaign_lift_get(*, actor: Actor, campaign_id) -> dict:
     """Treated vs CONTROL conversions over every started run of a chain node."""
     from campaigns.chains.runs.lift import campaign_lift
 
-    return campaign_lift(get_scoped(Campaign, actor.workspace, campaign_id))
+    return campaign_lift(node_get(actor.workspace, campaign_id))

@@ -35,10 +35,10 @@ def run_notify(run: CampaignRun, *, kind: str, title: str, body: str) -> None:
     """Tell the campaign's owner about this run once (``title`` may name the campaign as ``{name}``)."""
     from django.urls import reverse
 
-    from campaigns.models import Campaign
+    from campaigns.chains.node_models import ChainNode
     from campaigns.notifications.services import campaign_recipients, notification_send
 
-    campaign = Campaign.objects.filter(pk=run.campaign_id).first()
+    campaign = ChainNode.objects.filter(pk=run.campaign_id).first()
     if campaign is None:
         return
     notification_send(

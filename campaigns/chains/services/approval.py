@@ -41,6 +41,8 @@ from campaigns.chains.errors import (
     PackageTooLarge,
 )
 from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.node_models import ChainNode
+from campaigns.chains.nodes import node_get
 from campaigns.chains.services.common import (
     bump_chain,
     chain_codes_assign,
@@ -50,7 +52,6 @@ from campaigns.chains.services.common import (
 from campaigns.chains.services.four_eyes import package_decided_notify, package_requested_notify
 from campaigns.chains.tree import chain_state, is_root_alone
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound, StaleRevision
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
@@ -81,15 +82,15 @@ _SNAPSHOT_SKIP = {
 }
 
 
-def snapshot_item(node: Campaign) -> dict:
+def snapshot_item(node: ChainNode) -> dict:
     """Everything a run needs from one node (content/action, goal, schedule, A/B seed, limits, config)."""
     item = {
         "campaign_id": node.id,
         "parent_campaign_id": node.parent_id,
         "root_campaign_id": node.root_id,
     }
-    for f in Campaign._meta.concrete_fields:
-        if f.name in _SNAPSHOT_SKIP or f.name in ("id", "parent", "root"):
+    for f in ChainNode._meta.concrete_fields:
+        if f.name in _SNAPSHOT_SKIP or f.name in ("id", "campaign", "parent", "root"):
             continue
         item[f.attname] = getattr(node, f.attname)
     return json.loads(json.dumps(item, cls=DjangoJSONEncoder))
@@ -100,12 +101,12 @@ def snapshot_item(node: Campaign) -> dict:
 
 def campaign_submit(
     *, actor: Actor, campaign_id: int, expected_chain_revision: int | None = None
-) -> tuple[Campaign, ChainApprovalPackage | None]:
+) -> tuple[ChainNode, ChainApprovalPackage | None]:
     """A chain member submits the whole tree as one package; so does a root alone (a campaign with its own
     recurring schedule and no follow-ups yet: a chain of one, ``is_root_alone``). Any other standalone
     campaign uses single approval."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     if campaign.root_id is None and not is_root_alone(campaign):
         return campaign_single_submit(actor=actor, campaign=campaign), None
     root_id = campaign.root_id or campaign.id
@@ -116,7 +117,7 @@ def campaign_submit(
         check_chain_revision(root, expected_chain_revision)
         if root.root_id is None:  # a root alone becomes the root of its one-node chain (undone on a refusal)
             root.root_id = root.id
-            Campaign.objects.filter(pk=root.id).update(root_id=root.id)
+            ChainNode.objects.filter(pk=root.id).update(root_id=root.id)
         nodes = load_chain(actor, root)
         state = chain_state(nodes)
         if state == "submitted":
@@ -142,7 +143,7 @@ def campaign_submit(
             submitted_by=actor.user,
             four_eyes=four_eyes(actor.workspace),  # bound now: approval reads this, not the setting later
         )
-        Campaign.objects.filter(pk__in=[n.id for n in nodes]).update(needs_review=False, needs_review_reasons=[])
+        ChainNode.objects.filter(pk__in=[n.id for n in nodes]).update(needs_review=False, needs_review_reasons=[])
         campaign_status_change_all(
             nodes,
             "submit",
@@ -159,7 +160,7 @@ def campaign_submit(
 # --------------------------------------------------------------------------- decide
 
 
-def _locked_package(actor: Actor, package_id) -> tuple[ChainApprovalPackage, Campaign]:
+def _locked_package(actor: Actor, package_id) -> tuple[ChainApprovalPackage, ChainNode]:
     package = get_scoped(ChainApprovalPackage, actor.workspace, package_id)
     root = lock_roots(actor, [package.root_id]).get(package.root_id)
     package = ChainApprovalPackage.objects.select_for_update().get(pk=package.pk)
@@ -168,7 +169,7 @@ def _locked_package(actor: Actor, package_id) -> tuple[ChainApprovalPackage, Cam
     return package, root
 
 
-def _check_pending(package: ChainApprovalPackage, root: Campaign, expected_submitted_revision: int) -> None:
+def _check_pending(package: ChainApprovalPackage, root: ChainNode, expected_submitted_revision: int) -> None:
     if package.status != PackageStatus.SUBMITTED:
         raise PackageNotPending(details={"status": package.status})
     if root.approval_package_id != package.id:
@@ -207,7 +208,7 @@ def package_approve(
             status=PackageStatus.APPROVED, decided_at=timezone.now(), decided_by=actor.user, updated_at=timezone.now()
         )
         campaign_status_change_all(nodes, "approve", actor=actor, event_data={"package": package.id}, guarded=False)
-        Campaign.objects.filter(pk=root.id).update(chain_control=ChainControl.NORMAL)
+        ChainNode.objects.filter(pk=root.id).update(chain_control=ChainControl.NORMAL)
         rs = sched.parse_root_schedule(root.root_schedule)
         if next(sched.root_occurrences(rs, workspace_zone(actor), timezone.now()), None) is None:
             # Nothing left to run: the chain finishes at once; children never run.
@@ -261,11 +262,11 @@ _CONTROL = {
 }
 
 
-def chain_control_set(*, actor: Actor, campaign_id: int, action: str, expected_chain_revision: int | None) -> Campaign:
+def chain_control_set(*, actor: Actor, campaign_id: int, action: str, expected_chain_revision: int | None) -> ChainNode:
     """pause / resume / stop an approved chain at its root (children → 409)."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     allowed, target = _CONTROL[action]
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     if campaign.root_id is None or campaign.root_id != campaign.id:
         raise NotChainRoot()
     with transaction.atomic():
@@ -275,7 +276,7 @@ def chain_control_set(*, actor: Actor, campaign_id: int, action: str, expected_c
             raise ChainControlInvalid("کنترل زنجیره فقط برای زنجیره تأییدشده و تمام‌نشده ممکن است.")
         if root.chain_control not in allowed:
             raise ChainControlInvalid(details={"chain_control": root.chain_control, "action": action})
-        Campaign.objects.filter(pk=root.id).update(chain_control=target)
+        ChainNode.objects.filter(pk=root.id).update(chain_control=target)
         bump_chain(root.id)
         from campaigns.chains.runs.control import chain_control_effects
 

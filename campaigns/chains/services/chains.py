@@ -18,6 +18,8 @@ from campaigns.chains.audience import parse_audience_filters, target_list_or_400
 from campaigns.chains.choices import GroupStatus
 from campaigns.chains.errors import AffectedCampaignsConfirmationRequired, ChainHasChildren, ChainLocked, ChainSubmitted
 from campaigns.chains.models import CampaignGroup
+from campaigns.chains.node_models import ChainNode
+from campaigns.chains.nodes import node_get
 from campaigns.chains.services.common import (
     bump_chain,
     check_chain_revision,
@@ -43,10 +45,9 @@ from campaigns.chains.tree import (
     tree_reasons,
 )
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound, ValidationFailed
 from campaigns.platform.permissions import Perm
-from campaigns.platform.tenancy import Actor, get_scoped, scoped
+from campaigns.platform.tenancy import Actor, scoped
 from campaigns.platform.text import text_check
 
 CHAIN_FIELDS = [
@@ -81,7 +82,7 @@ def _now():
     return timezone.now()
 
 
-def _require_editable(nodes: list[Campaign], *, allow_submitted: bool = False) -> str:
+def _require_editable(nodes: list[ChainNode], *, allow_submitted: bool = False) -> str:
     state = chain_state(nodes)
     if state == "submitted" and not allow_submitted:
         raise ChainSubmitted()
@@ -90,8 +91,8 @@ def _require_editable(nodes: list[Campaign], *, allow_submitted: bool = False) -
     return state
 
 
-def _source_or_400(actor: Actor, parent_id: int, field_name: str = "parent_campaign_id") -> Campaign:
-    parent = scoped(Campaign, actor.workspace).filter(pk=parent_id).first()
+def _source_or_400(actor: Actor, parent_id: int, field_name: str = "parent_campaign_id") -> ChainNode:
+    parent = scoped(ChainNode, actor.workspace).filter(pk=parent_id).first()
     if parent is None:  # another workspace's id looks exactly like a missing one
         raise ValidationFailed.field(field_name, "کمپین منبع پیدا نشد.")
     return parent
@@ -104,9 +105,9 @@ def _active_group_or_400(actor: Actor, group_id: int, field_name: str = "campaig
     return group
 
 
-def _refresh_review(actor: Actor, nodes: list[Campaign]) -> None:
+def _refresh_review(actor: Actor, nodes: list[ChainNode]) -> None:
     """Recompute needs_review for every child of each chain in ``nodes`` (in memory)."""
-    by_root: dict[int | None, list[Campaign]] = {}
+    by_root: dict[int | None, list[ChainNode]] = {}
     for node in nodes:
         by_root.setdefault(node.root_id, []).append(node)
     for root_id, members in by_root.items():
@@ -117,11 +118,11 @@ def _refresh_review(actor: Actor, nodes: list[Campaign]) -> None:
         apply_review(members, tree_reasons(members, _tz(actor), _now()))
 
 
-def _save(nodes: list[Campaign]) -> None:
+def _save(nodes: list[ChainNode]) -> None:
     now = _now()
     for node in nodes:
         node.updated_at = now
-    Campaign.objects.bulk_update(nodes, CHAIN_FIELDS)
+    ChainNode.objects.bulk_update(nodes, CHAIN_FIELDS)
 
 
 # --------------------------------------------------------------------------- create
@@ -145,7 +146,7 @@ def chain_campaign_create(
     audience_filters: dict | None = None,
     daily_limit: int | None = None,
     send_window: dict | None = None,
-) -> Campaign:
+) -> ChainNode:
     """Create an independent campaign (optionally in a group) or a child of a source in a chain.
 
     A root/independent campaign may carry its audience (a target list + targets-page filters); a child's
@@ -180,7 +181,8 @@ def chain_campaign_create(
         with transaction.atomic():
             if group is not None:
                 bump_group(workspace=actor.workspace, group_id=group.id, actor_user=actor.user)
-            return Campaign.objects.create(group=group, root_schedule=parse_when(when), goal=parse_goal(goal), **fields)
+            when_stored = parse_when(when)
+            return ChainNode.objects.create(group=group, root_schedule=when_stored, goal=parse_goal(goal), **fields)
 
     if source_target_list_id is not None or audience_filters:
         raise ValidationFailed.field("source_target_list_id", CHILD_AUDIENCE)
@@ -208,7 +210,7 @@ def chain_campaign_create(
             raise ValidationFailed.field("parent_campaign_id", "کمپین منبع پیدا نشد.")
         _require_editable(nodes)
         bump_group(workspace=actor.workspace, group_id=parent.group_id, actor_user=actor.user)
-        child = Campaign(
+        child = ChainNode(
             group_id=parent.group_id,
             parent=parent,
             root_id=root.id,
@@ -222,7 +224,7 @@ def chain_campaign_create(
         if reasons:
             raise reasons_error(reasons)
         child.save()
-        Campaign.objects.filter(pk=root.id).update(root_id=root.id)
+        ChainNode.objects.filter(pk=root.id).update(root_id=root.id)
         bump_chain(root.id)
     child.refresh_from_db()
     return child
@@ -243,11 +245,11 @@ def chain_campaign_update(
     expected_chain_revision: int | None = None,
     expected_target_chain_revision: int | None = None,
     accept_affected: bool = False,
-) -> Campaign:
+) -> ChainNode:
     """Edit chain config and/or change the source. Children made invalid need ``accept_affected``."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     text_check(names={"name": data.get("name")}, texts={"description": data.get("description")})
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     moving = "parent_campaign_id" in data and data["parent_campaign_id"] != campaign.parent_id
     new_parent = None
     if moving:
@@ -270,7 +272,7 @@ def chain_campaign_update(
         if campaign is None:
             raise NotFound()
         state = _require_editable(old_nodes, allow_submitted=not moving)
-        new_nodes: list[Campaign] = []
+        new_nodes: list[ChainNode] = []
         if moving and new_root_id != old_root_id:
             new_root = roots.get(new_root_id)
             if new_root is None:
@@ -334,7 +336,7 @@ def chain_campaign_update(
     return campaign
 
 
-def _apply_fields(actor: Actor, campaign: Campaign, data: dict, everything: dict[int, Campaign]) -> None:
+def _apply_fields(actor: Actor, campaign: ChainNode, data: dict, everything: dict[int, ChainNode]) -> None:
     is_child = campaign.parent_id is not None
     if "source_target_list_id" in data or "audience_filters" in data:
         _apply_audience(actor, campaign, data, is_child)
@@ -370,7 +372,7 @@ def _apply_fields(actor: Actor, campaign: Campaign, data: dict, everything: dict
         campaign.inheritance = parse_inheritance(data["inheritance"])
 
 
-def _apply_audience(actor: Actor, campaign: Campaign, data: dict, is_child: bool) -> None:
+def _apply_audience(actor: Actor, campaign: ChainNode, data: dict, is_child: bool) -> None:
     if is_child:
         if data.get("source_target_list_id") is not None or data.get("audience_filters"):
             raise ValidationFailed.field("source_target_list_id", CHILD_AUDIENCE)
@@ -383,10 +385,10 @@ def _apply_audience(actor: Actor, campaign: Campaign, data: dict, is_child: bool
 
 def _apply_move(
     actor: Actor,
-    campaign: Campaign,
-    new_parent: Campaign,
-    old_nodes: list[Campaign],
-    everything: dict[int, Campaign],
+    campaign: ChainNode,
+    new_parent: ChainNode,
+    old_nodes: list[ChainNode],
+    everything: dict[int, ChainNode],
     data: dict,
 ) -> None:
     """Re-parent a branch in memory: never under itself, both chains re-rooted, an emptied root freed."""
@@ -423,7 +425,7 @@ def _apply_move(
 def chain_campaign_delete(*, actor: Actor, campaign_id: int, expected_chain_revision: int | None = None) -> None:
     """Soft-delete a leaf (or an independent campaign). The last child turns a draft root independent."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    campaign = get_scoped(Campaign, actor.workspace, campaign_id)
+    campaign = node_get(actor.workspace, campaign_id)
     with transaction.atomic():
         root_id = campaign.root_id or campaign.id
         root = lock_roots(actor, [root_id]).get(root_id)
@@ -442,14 +444,14 @@ def chain_campaign_delete(*, actor: Actor, campaign_id: int, expected_chain_revi
             raise ChainLocked()
         if campaign.group_id is not None:  # leaving the group's live members is a membership change
             bump_group(workspace=actor.workspace, group_id=campaign.group_id, actor_user=actor.user)
-        Campaign.objects.filter(pk=campaign.id, deleted_at__isnull=True).update(
+        ChainNode.objects.filter(pk=campaign.id, deleted_at__isnull=True).update(
             deleted_at=timezone.now(), updated_at=timezone.now()
         )
         if campaign.root_id is None:
             return
         remaining = [n for n in nodes if n.id != campaign.id and n.parent_id is not None]
         if not remaining and root.status == CampaignStatus.DRAFT:
-            Campaign.objects.filter(pk=root.id).update(root=None, updated_at=timezone.now())
+            ChainNode.objects.filter(pk=root.id).update(root=None, updated_at=timezone.now())
         bump_chain(root.id)
 
 
@@ -457,6 +459,7 @@ def chain_campaign_delete(*, actor: Actor, campaign_id: int, expected_chain_revi
 
 _NOT_COPIED = {
     "id",
+    "campaign",  # the child row's link to its campaign (the copy's is its own)
     "workspace",
     "status",
     "revision",
@@ -480,10 +483,10 @@ _NOT_COPIED = {
 }
 
 
-def _copy(node: Campaign, *, actor: Actor, group_id: int | None, name: str | None = None) -> Campaign:
-    from campaigns.campaign_chain_fields import new_ab_seed
+def _copy(node: ChainNode, *, actor: Actor, group_id: int | None, name: str | None = None) -> ChainNode:
+    from campaigns.chains.node_models import new_ab_seed
 
-    values = {f.attname: getattr(node, f.attname) for f in Campaign._meta.concrete_fields if f.name not in _NOT_COPIED}
+    values = {f.attname: getattr(node, f.attname) for f in ChainNode._meta.concrete_fields if f.name not in _NOT_COPIED}
     values.update(
         workspace=actor.workspace,
         status=CampaignStatus.DRAFT,
@@ -493,15 +496,15 @@ def _copy(node: Campaign, *, actor: Actor, group_id: int | None, name: str | Non
     )
     if name:
         values["name"] = name
-    return Campaign(**values)
+    return ChainNode(**values)
 
 
 def chain_campaign_clone(
     *, actor: Actor, campaign_id: int, campaign_group_id: int | None = None
-) -> tuple[Campaign, dict]:
+) -> tuple[ChainNode, dict]:
     """Root → the whole tree; draft child → one node under the same source; independent → one campaign."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    source = get_scoped(Campaign, actor.workspace, campaign_id)
+    source = node_get(actor.workspace, campaign_id)
     suffix = " (کپی)"
     if source.parent_id is not None:
         return _clone_child(actor, source, campaign_group_id, suffix)
@@ -520,10 +523,8 @@ def chain_campaign_clone(
         # 1) allocate every copy (ids first), 2) map old → new, 3) point parent/root at the copies.
         copies = {n.id: _copy(n, actor=actor, group_id=group.id if group else None) for n in nodes}
         copies[source.id].name = (source.name + suffix)[:200]
-        created = Campaign.objects.bulk_create(list(copies.values()))
-        if any(c.pk is None for c in created):  # pragma: no cover - non-PostgreSQL backends
-            for c in created:
-                c.save()
+        for copy in copies.values():  # one INSERT per table each (a child model has no bulk_create)
+            copy.save(force_insert=True)
         id_map = {old: copies[old].id for old in copies}
         if source.root_id:
             for old in nodes:
@@ -532,11 +533,11 @@ def chain_campaign_clone(
                 copy.parent_id = id_map[old.parent_id] if old.parent_id else None
             copy_nodes = list(copies.values())
             apply_review(copy_nodes, tree_reasons(copy_nodes, _tz(actor), _now()))
-            Campaign.objects.bulk_update(copy_nodes, ["root", "parent", "needs_review", "needs_review_reasons"])
-    return Campaign.objects.get(pk=id_map[source.id]), id_map
+            ChainNode.objects.bulk_update(copy_nodes, ["root", "parent", "needs_review", "needs_review_reasons"])
+    return ChainNode.objects.get(pk=id_map[source.id]), id_map
 
 
-def _clone_child(actor: Actor, source: Campaign, campaign_group_id: int | None, suffix: str):
+def _clone_child(actor: Actor, source: ChainNode, campaign_group_id: int | None, suffix: str):
     if campaign_group_id is not None and campaign_group_id != source.group_id:
         raise ValidationFailed.field(
             "campaign_group_id", "کپی یک کمپین دنباله در همان گروه و زیر همان منبع ساخته می‌شود."

@@ -12,25 +12,25 @@ from django.utils import timezone
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.errors import StaleChainRevision
 from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.node_models import ChainNode
 from campaigns.choices import CampaignStatus
-from campaigns.models import Campaign
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.tenancy import Actor
 from campaigns.services.lifecycle import campaign_status_change_all
 
 
-def lock_roots(actor: Actor, root_ids) -> dict[int, Campaign]:
+def lock_roots(actor: Actor, root_ids) -> dict[int, ChainNode]:
     """SELECT … FOR UPDATE the chain roots in id order (no deadlock between opposite moves)."""
     ids = sorted({i for i in root_ids if i is not None})
     locked = list(
-        Campaign.objects.select_for_update()
+        ChainNode.objects.select_for_update()
         .filter(pk__in=ids, workspace=actor.workspace, deleted_at__isnull=True)
         .order_by("id")
     )
     return {c.id: c for c in locked}
 
 
-def check_chain_revision(root: Campaign, expected: int | None, field_name: str = "expected_chain_revision") -> None:
+def check_chain_revision(root: ChainNode, expected: int | None, field_name: str = "expected_chain_revision") -> None:
     if expected is None:
         raise ValidationFailed.field(field_name, "نسخه زنجیره (expected_chain_revision) لازم است.")
     if root.chain_revision != expected:
@@ -38,10 +38,10 @@ def check_chain_revision(root: Campaign, expected: int | None, field_name: str =
 
 
 def bump_chain(root_id: int) -> None:
-    Campaign.objects.filter(pk=root_id).update(chain_revision=F("chain_revision") + 1, updated_at=timezone.now())
+    ChainNode.objects.filter(pk=root_id).update(chain_revision=F("chain_revision") + 1, updated_at=timezone.now())
 
 
-def withdraw_current_package(actor: Actor, root: Campaign, nodes: list[Campaign], *, reason: str) -> None:
+def withdraw_current_package(actor: Actor, root: ChainNode, nodes: list[ChainNode], *, reason: str) -> None:
     """Package → WITHDRAWN, SUBMITTED nodes → draft (inside the caller's transaction)."""
     package_id = root.approval_package_id
     if package_id is not None:
@@ -56,14 +56,14 @@ def withdraw_current_package(actor: Actor, root: Campaign, nodes: list[Campaign]
     campaign_status_change_all(submitted, "return_to_draft", actor=actor, event_data={"reason": reason}, guarded=False)
 
 
-def chain_codes_assign(nodes: list[Campaign]) -> None:
+def chain_codes_assign(nodes: list[ChainNode]) -> None:
     """Give every node of a validated chain that has no chain code its own (caller's transaction).
 
     A code, once given, never changes (a resubmitted or re-validated chain keeps it): the run's execution keys
-    are built from it. A collision with another node's code (unique per workspace) draws again."""
+    are built from it. A collision with another node's code (unique over every workspace) draws again."""
     from django.db import IntegrityError, transaction
 
-    from campaigns.campaign_chain_fields import new_chain_code
+    from campaigns.chains.node_models import new_chain_code
 
     for node in nodes:
         if node.chain_code:
@@ -71,8 +71,8 @@ def chain_codes_assign(nodes: list[Campaign]) -> None:
         for _ in range(5):
             try:
                 with transaction.atomic():  # a savepoint: a collision leaves the outer transaction usable
-                    Campaign.objects.filter(pk=node.pk, chain_code="").update(chain_code=new_chain_code())
+                    ChainNode.objects.filter(pk=node.pk, chain_code="").update(chain_code=new_chain_code())
                 break
             except IntegrityError:
                 continue
-        node.chain_code = Campaign.objects.filter(pk=node.pk).values_list("chain_code", flat=True).get()
+        node.chain_code = ChainNode.objects.filter(pk=node.pk).values_list("chain_code", flat=True).get()

@@ -16,9 +16,10 @@ from django.utils import timezone
 from campaigns.chains.choices import ChainControl, GroupStatus
 from campaigns.chains.errors import CampaignInChain, GroupDeleted, GroupHasUnfinishedChains, GroupNameTaken
 from campaigns.chains.models import CampaignGroup
+from campaigns.chains.node_models import ChainNode
+from campaigns.chains.nodes import node_rows_ensure
 from campaigns.chains.text import clean_name, name_key, search_text
 from campaigns.chains.tree import FINISHED_STATUSES
-from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound, StaleRevision, ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -130,16 +131,16 @@ def group_update(
     return group
 
 
-def unfinished_chain_roots(*, workspace, group_id: int) -> list[Campaign]:
+def unfinished_chain_roots(*, workspace, group_id: int) -> list[ChainNode]:
     """Chain roots of the group whose chain is not finished (any node not completed/cancelled)."""
     open_roots = (
-        scoped(Campaign, workspace)
+        scoped(ChainNode, workspace)
         .filter(group_id=group_id, root__isnull=False)
         .exclude(status__in=FINISHED_STATUSES)
         .values("root_id")
     )
     return list(
-        scoped(Campaign, workspace)
+        scoped(ChainNode, workspace)
         .filter(pk__in=open_roots)
         .filter(~Q(chain_control=ChainControl.STOPPED))
         .order_by("id")
@@ -169,7 +170,7 @@ def group_delete(*, actor: Actor, group_id: int, expected_revision: int) -> None
             status=GroupStatus.DELETED, revision=F("revision") + 1, updated_at=timezone.now(), updated_by=actor.user
         )
         # Independent campaigns leave the group; finished chains keep group/parent/root for history.
-        Campaign.objects.filter(workspace=actor.workspace, group_id=group.id, root__isnull=True).update(
+        ChainNode.objects.filter(workspace=actor.workspace, group_id=group.id, root__isnull=True).update(
             group=None, updated_at=timezone.now()
         )
 
@@ -210,7 +211,8 @@ def group_add_campaigns(
         bump_group(
             workspace=actor.workspace, group_id=group_id, expected_revision=expected_revision, actor_user=actor.user
         )
-        found = {c.id: c for c in scoped(Campaign, actor.workspace).filter(pk__in=ids)}
+        node_rows_ensure(workspace=actor.workspace, campaign_ids=ids)  # a journey/SMS/browser campaign's first
+        found = {c.id: c for c in scoped(ChainNode, actor.workspace).filter(pk__in=ids)}
         for campaign_id in ids:
             campaign = found.get(campaign_id)
             if campaign is None:
@@ -225,7 +227,7 @@ def group_add_campaigns(
             if campaign.group_id is not None:
                 result.rejected_items.append(_reject(campaign_id, "IN_OTHER_GROUP"))
                 continue
-            updated = Campaign.objects.filter(
+            updated = ChainNode.objects.filter(
                 pk=campaign_id,
                 workspace=actor.workspace,
                 deleted_at__isnull=True,
@@ -243,9 +245,9 @@ def group_add_campaigns(
     return result
 
 
-def _independent_member(actor: Actor, group_id: int, campaign_id: int) -> Campaign:
+def _independent_member(actor: Actor, group_id: int, campaign_id: int) -> ChainNode:
     campaign = get_scoped(
-        Campaign, actor.workspace, campaign_id, queryset=scoped(Campaign, actor.workspace).filter(group_id=group_id)
+        ChainNode, actor.workspace, campaign_id, queryset=scoped(ChainNode, actor.workspace).filter(group_id=group_id)
     )
     if campaign.root_id is not None or campaign.parent_id is not None:
         raise CampaignInChain()
@@ -261,7 +263,7 @@ def group_remove_campaign(*, actor: Actor, group_id: int, campaign_id: int, expe
         bump_group(
             workspace=actor.workspace, group_id=group_id, expected_revision=expected_revision, actor_user=actor.user
         )
-        updated = Campaign.objects.filter(
+        updated = ChainNode.objects.filter(
             pk=campaign_id, group_id=group_id, root__isnull=True, parent__isnull=True
         ).update(group=None, updated_at=timezone.now())
         if updated != 1:
@@ -292,7 +294,7 @@ def group_move_campaign(
     with transaction.atomic():
         for gid in sorted(expected):  # fixed lock order: no deadlock between opposite moves
             bump_group(workspace=actor.workspace, group_id=gid, expected_revision=expected[gid], actor_user=actor.user)
-        updated = Campaign.objects.filter(
+        updated = ChainNode.objects.filter(
             pk=campaign_id, group_id=group_id, root__isnull=True, parent__isnull=True
         ).update(group_id=to_group_id, updated_at=timezone.now())
         if updated != 1:

@@ -38,7 +38,7 @@ from automation.journey_counts import fold
 from automation.models import EnrollmentItem, Execution, ExecutionEvent, JourneyCount, WorkflowNode
 from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
 from automation.services.workflows import workflow_create, workflow_graph_save, workflow_publish
-from campaigns.chains.models import CampaignRun, ConversionEvent, RunAudienceMember
+from campaigns.chains.models import CampaignRun, ChainNode, ConversionEvent, RunAudienceMember
 from campaigns.choices import CampaignStatus, Role, TargetStatus
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList, TargetListSize, Workspace
 from campaigns.models.core import target_search_text
@@ -355,7 +355,7 @@ class Seed:
         runs = []
         statuses = ["COMPLETED", "DISPATCHED", "SKIPPED", "FAILED", "SCHEDULED"]
         for c in range(CHAINS):
-            root = Campaign.objects.create(
+            root = ChainNode.objects.create(
                 workspace=workspace,
                 group=group,
                 name=f"زنجیره {c + 1}",

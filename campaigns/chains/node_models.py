@@ -1,20 +1,24 @@
-"""Group/chain/approval fields of the one Campaign model.
+"""A campaign's place in groups and chains: ``ChainNode``, the chains app's row of a campaign.
 
-Independent campaign: ``root`` and ``parent`` null. Chain root: ``root`` points
-to itself, ``parent`` null. Chain child: ``parent`` is its direct source,
-``root`` the chain root. ``chain_revision`` and ``chain_control`` only mean
-something on the root. Schedules and inheritance are stored normalised (see
+``ChainNode`` is a multi-table child of the core's ``Campaign`` (table ``chains_chainnode``, primary key
+``campaign_id`` = the campaign's id; ``campaign.chain`` from the core side). Chains code names ``ChainNode``
+and reads ``node.root_id``, ``node.chain_revision`` … as it did on the campaign; the core names none of these
+fields. Independent campaign: ``root`` and ``parent`` null. Chain root: ``root`` points to itself, ``parent``
+null. Chain child: ``parent`` is its direct source, ``root`` the chain root. ``chain_revision`` and
+``chain_control`` only mean something on the root. Schedules and inheritance are stored normalised (see
 ``campaigns.chains.schedule``); the API converts to and from request strings.
 
-Indexes for ``Campaign.Meta.indexes`` (listed there: the mixin's Meta is not
-inherited by a model that declares its own Meta): ``CHAIN_INDEXES`` below.
+A campaign the core created (journey, SMS, browser) has no row until chains needs one
+(``campaigns.chains.nodes``): a missing row reads as the defaults below (not in a group, not in a chain).
+Why a child model and not a plain one-to-one row: docs/chains.md "Where the chain fields live".
 """
 
 import secrets
 
 from django.db import models
 
-from campaigns.choices import ChainControl
+from campaigns.chains.choices import ChainControl
+from campaigns.models.core import Campaign, WorkspaceQuerySet
 
 
 def new_ab_seed() -> int:
@@ -30,9 +34,12 @@ def new_chain_code() -> str:
     return "CH-" + "".join(secrets.choice(CHAIN_CODE_ALPHABET) for _ in range(8))
 
 
-class CampaignChainFields(models.Model):
-    """Abstract mixin: group, parent, root, inheritance, chain control, approval package."""
+class ChainNode(Campaign):
+    """Group, parent, root, inheritance, chain control, approval package … of one campaign."""
 
+    campaign = models.OneToOneField(
+        Campaign, on_delete=models.CASCADE, parent_link=True, primary_key=True, related_name="chain"
+    )
     group = models.ForeignKey(
         "chains.CampaignGroup",
         verbose_name="گروه",
@@ -72,20 +79,44 @@ class CampaignChainFields(models.Model):
     audience_filters = models.JSONField("فیلتر مخاطبان", default=dict, blank=True)
     # The node's stable code, given when its chain is first validated (submit) and never changed after: the
     # run's execution keys are built from it (``campaigns.chains.runs.dispatch``). Clones get their own.
+    # Unique over every workspace (the row holds no workspace; codes are drawn from 31^8).
     chain_code = models.CharField("کد زنجیره", max_length=16, blank=True, default="")
 
+    objects = WorkspaceQuerySet.as_manager()
+
+    # The chains app's own fields (the rest are the campaign's).
+    CHAIN_FIELDS = (
+        "group",
+        "parent",
+        "root",
+        "inheritance",
+        "chain_revision",
+        "chain_control",
+        "approval_package",
+        "needs_review",
+        "needs_review_reasons",
+        "root_schedule",
+        "goal",
+        "attribution_window_days",
+        "ab_seed",
+        "chain_action",
+        "audience_filters",
+        "chain_code",
+    )
+
     class Meta:
-        abstract = True
+        ordering = ["-created_at", "-id"]
+        verbose_name = "کمپین زنجیره"
+        verbose_name_plural = "کمپین‌های زنجیره"
+        indexes = [models.Index(fields=["group", "parent"], name="chainnode_group_parent")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["chain_code"], condition=~models.Q(chain_code=""), name="chainnode_chain_code_unique"
+            ),
+        ]
 
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.platform.integrity import require_same_workspace
 
-CHAIN_INDEXES = [
-    models.Index(fields=["workspace", "group", "-created_at", "-id"], name="campaign_ws_group_created"),
-    models.Index(fields=["workspace", "group", "parent"], name="campaign_ws_group_parent"),
-    models.Index(fields=["workspace", "root"], name="campaign_ws_root"),
-]
-
-CHAIN_CONSTRAINTS = [
-    models.UniqueConstraint(
-        fields=["workspace", "chain_code"], condition=~models.Q(chain_code=""), name="campaign_ws_chain_code_unique"
-    ),
-]
+        require_same_workspace(self, "group", "parent", "root", "approval_package")
