@@ -624,7 +624,7 @@ class TestBodiesAreValidated:
             api.delete(url, {"expected_chain_revision": 1, "force": True}, format="json"),
         ):
             assert response.status_code == 400, response.content
-        assert Campaign.objects.get(pk=chain["B"].id).deleted_at is None
+        assert ChainNode.objects.get(pk=chain["B"].id).deleted_at is None
         assert api.delete(f"{url}?expected_chain_revision=1").status_code == 204
 
     def test_group_delete_refuses_an_unknown_field(self, api, workspace, group):

@@ -10,9 +10,8 @@ import pytest
 import time_machine
 from playwright.sync_api import expect
 
-from campaigns.chains.models import ChainApprovalPackage
+from campaigns.chains.models import ChainApprovalPackage, ChainNode
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Campaign
 
 from ..conftest import make_list, make_member, make_target, make_workspace
 from .axe import axe_violations
@@ -88,4 +87,4 @@ def test_the_root_form_previews_the_next_runs_in_jalali(page, live_server):
         expect(page.get_by_test_id("root-preview-ends")).to_be_visible()
         assert axe_violations(page) == []
         shot(page, "chains-root-form-preview")
-    assert not Campaign.objects.filter(workspace=shop).exists()  # a preview writes nothing
+    assert not ChainNode.objects.filter(workspace=shop).exists()  # a preview writes nothing
