@@ -17,7 +17,7 @@ from campaigns.models.core import TimeStamped, Workspace, WorkspaceQuerySet
 class CampaignGroup(TimeStamped):
     """A named folder of independent campaigns and chains; it never controls sending schedules.
 
-    Membership is ``Campaign.group`` (no mapping table). Every membership
+    Membership is ``ChainNode.group`` (no mapping table). Every membership
     change bumps ``revision`` in the same transaction as the campaign write.
     """
 
