@@ -34,7 +34,7 @@ from campaigns.platform.admin import (
     phone_column,
     run_service_action,
 )
-from campaigns.platform.models import IdempotencyKey
+from campaigns.platform.models import IdempotencyKey, WebhookDelivery, WebhookEndpoint
 from campaigns.platform.permissions import Perm
 from campaigns.selectors import target_list_campaigns
 from campaigns.services.workspaces import workspace_time_zone_set
@@ -296,6 +296,25 @@ class IdempotencyKeyAdmin(SuperuserOnlyMixin, ReadOnlyAdmin):
     list_display = ("key", "path", "status_code", "workspace", "created_jalali")
     list_filter = ("workspace",)
     created_jalali = jalali_column("created_at", "زمان")
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(SuperuserOnlyMixin, ReadOnlyAdmin):
+    """Outbound webhooks (made on the webhooks page or the API; the secrets are never shown here)."""
+
+    list_display = ("url", "workspace", "is_active", "created_jalali")
+    list_filter = ("is_active", "workspace")
+    fields = ("url", "description", "events", "is_active", "workspace", "previous_secret_until")
+    created_jalali = jalali_column("created_at", "ایجاد")
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(SuperuserOnlyMixin, ReadOnlyAdmin):
+    """The webhook outbox and delivery log (campaigns/platform/webhooks.py)."""
+
+    list_display = ("event_type", "endpoint", "status", "attempts", "last_status_code", "created_jalali")
+    list_filter = ("status", "workspace")
+    created_jalali = jalali_column("created_at", "ایجاد")
 
 
 @admin.register(TargetListSize)

@@ -190,7 +190,9 @@ class WebhookDelivery(models.Model):
     least once by a Celery task with retries (``event_id`` lets the receiver drop a repeat)."""
 
     workspace = models.ForeignKey(Workspace, verbose_name="فضای کاری", on_delete=models.CASCADE, related_name="+")
-    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, verbose_name="وب‌هوک", on_delete=models.CASCADE, related_name="deliveries"
+    )
     event_id = models.UUIDField("شناسه رویداد", db_index=True)
     event_type = models.CharField("رویداد", max_length=60)
     payload = models.JSONField("بدنه")
@@ -199,11 +201,13 @@ class WebhookDelivery(models.Model):
     )
     attempts = models.PositiveSmallIntegerField("تلاش‌ها", default=0)
     next_attempt_at = models.DateTimeField("تلاش بعدی")
-    locked_until = models.DateTimeField(null=True, blank=True)
+    locked_until = models.DateTimeField("در دست ارسال تا", null=True, blank=True)
     last_status_code = models.PositiveSmallIntegerField("آخرین پاسخ", null=True, blank=True)
     last_error = models.CharField("آخرین خطا", max_length=300, blank=True)
     delivered_at = models.DateTimeField("تحویل", null=True, blank=True)
-    replay_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    replay_of = models.ForeignKey(
+        "self", verbose_name="ارسال دوبارهٔ", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField("ایجاد", auto_now_add=True)
 
     class Meta:
