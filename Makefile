@@ -17,7 +17,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 # The Chromium of the browser worker and the tests: PLAYWRIGHT_CHROMIUM_PATH, a system Chromium, the
 # distribution's package (apt-get as root or with passwordless sudo), else Playwright's own download;
-# the path is recorded in var/chromium-path, which config/settings/browser.py reads (workers/chromium.py).
+# the path is recorded in var/chromium-path, which workers/settings.py reads (workers/chromium.py).
 $(CHROMIUM): $(STAMP)
 	$(PY) -m workers.chromium
 

@@ -17,6 +17,7 @@ class SmsConfig(AppConfig):
         queues=("sms",),
         routes={"sms.*": "sms"},
         beat_schedule="sms.schedule.BEAT_SCHEDULE",
+        settings="sms.settings",
         urls="sms.urls",
         api_urls="sms.api.urls",
         mounts=(("api/webhooks/", "sms.webhook_urls"),),

@@ -15,6 +15,7 @@ class WorkersConfig(AppConfig):
         queues=("browser",),
         routes={"workers.browser.*": "browser"},
         beat_schedule="workers.schedule.BEAT_SCHEDULE",
+        settings="workers.settings",
         urls="workers.urls",
         api_urls="workers.api.urls",
         api_area=ApiArea(

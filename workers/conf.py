@@ -1,4 +1,4 @@
-"""Settings of the browser channel (defaults and environment names in ``config/settings/browser.py``)."""
+"""Settings of the browser channel (defaults and environment names in ``workers/settings.py``)."""
 
 from django.conf import settings
 

@@ -56,6 +56,7 @@ class Channel:
     history_tables: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     chain_action: str = ""  # the engine action a chain step over this channel runs ("send_sms"); "": none
     campaign_kind: tuple[str, str] | None = None  # (value, Persian label) of the campaign kind it brings
+    settings: str = ""  # the module of its own settings ("sms.settings"), gathered by config/settings/channels.py
 
 
 def _config_class(entry: str):

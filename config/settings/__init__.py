@@ -20,5 +20,5 @@ from config.settings.monitoring import *
 from config.settings.security import *
 from config.settings.limits import *
 from config.settings.journeys import *
-from config.settings.browser import *
+from config.settings.channels import *
 from config.settings.chains import *

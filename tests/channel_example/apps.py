@@ -13,6 +13,7 @@ class ExampleChannelConfig(AppConfig):
         queues=("example",),
         routes={"channel_example.*": "example"},
         beat_schedule="tests.channel_example.schedule.BEAT_SCHEDULE",
+        settings="tests.channel_example.settings",
         urls="tests.channel_example.urls",
         api_urls="tests.channel_example.api_urls",
         mounts=(("api/example-hooks/", "tests.channel_example.hook_urls"),),

@@ -3,7 +3,7 @@
 ``tests/channel_example`` is a throw-away channel no shared file names. Installed through the settings hook
 (``EXTRA_APPS``) in a process of its own, its queue and route, periodic job, page, API and other URL
 mounts, menu entry, campaign kind (its choices and creation handler), chain action, API area and
-history table all appear; in this process, where it is not installed, none does.
+history table and its own settings all appear; in this process, where it is not installed, none does.
 """
 
 import json
@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+from django.conf import settings
 
 from campaigns.platform.channels import campaign_kind_choices, installed_channels
 
@@ -54,6 +56,7 @@ print(json.dumps({
     "history": history_tables(),
     "tags": [tag["name"] for tag in settings.SPECTACULAR_SETTINGS["TAGS"]],
     "area": operation_area("/api/v1/example/ping", "tests.channel_example.views"),
+    "setting": getattr(settings, "EXAMPLE_POLL_SECONDS", None),
 }, ensure_ascii=False))
 """
 
@@ -87,11 +90,14 @@ def test_a_channel_from_one_folder_appears_everywhere_the_platform_lists_channel
     assert seen["history"]["channel_example_event"] == "created_at"
     assert "Example" in seen["tags"]
     assert seen["area"] == "Example"
+    assert seen["setting"] == 30  # its settings module, in its own folder
 
 
 def test_without_it_nothing_of_it_is_there_and_no_shared_file_names_it():
     assert [channel.name for channel in installed_channels()] == ["sms", "browser"]
     assert "example" not in dict(campaign_kind_choices())
+    assert not hasattr(settings, "EXAMPLE_POLL_SECONDS")
+    assert settings.CHANNEL_SETTINGS == ("sms.settings", "workers.settings")
     named = [
         str(path.relative_to(ROOT))
         for folder in PRODUCT

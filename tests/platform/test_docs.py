@@ -3,7 +3,8 @@
 Reads ``README.md`` and ``docs/*.md``; every backticked repository file path (``sms/action/planning.py``,
 ``tests/chains/test_runs.py::test_x``, ``automation/engine/scheduler.py:run_tick``) must exist, and every
 backticked UPPER_CASE name of a settings family (``AUTOMATION_…``, ``SMS_…``) must be a setting or an
-environment variable that ``config/settings/`` reads — or a code or constant the product defines.
+environment variable that ``config/settings/`` (or a channel's own settings module) reads — or a code or
+constant the product defines.
 
 The facts that drift are checked against the code: the defaults the README's configuration table (and any
 "`NAME` (123)" in the docs) gives, the layer test's exceptions, the menu (docs/ui.md) and the pages table
@@ -11,6 +12,7 @@ The facts that drift are checked against the code: the defaults the README's con
 """
 
 import re
+from importlib import import_module
 from pathlib import Path
 
 from django.conf import settings
@@ -27,8 +29,13 @@ def _documents():
         yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8").splitlines()
 
 
+def channel_settings() -> list[Path]:
+    """The files of the installed channels' own settings modules (``Channel.settings``: ``sms/settings.py`` …)."""
+    return [Path(import_module(name).__file__) for name in settings.CHANNEL_SETTINGS]
+
+
 def _settings_names() -> tuple[set[str], set[str]]:
-    paths = [ROOT / "config" / "env.py", *sorted((ROOT / "config" / "settings").glob("*.py"))]
+    paths = [ROOT / "config" / "env.py", *sorted((ROOT / "config" / "settings").glob("*.py")), *channel_settings()]
     text = "\n".join(path.read_text(encoding="utf-8") for path in paths)
     defined = set(re.findall(r"^([A-Z][A-Z0-9_]+)\s*=", text, re.M)) | set(
         re.findall(r"[\"']([A-Z][A-Z0-9_]+)[\"']", text)

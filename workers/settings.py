@@ -1,15 +1,24 @@
-"""The browser channel (docs/browser-tasks.md): Chromium, the ``BROWSER_TASKS`` thresholds, the private
-hosts a worker may reach. Every value can be overridden from the environment."""
+"""Settings of the browser channel (docs/browser-tasks.md): Chromium, the ``BROWSER_TASKS`` thresholds, the
+private hosts a worker may reach. Every value can be overridden from the environment.
+
+The channel declares this module (``Channel.settings``); ``config/settings/channels.py`` gathers its UPPER_CASE
+names into Django's settings before any app loads, so it imports nothing of Django's app registry. Code reads
+the values from ``django.conf.settings`` (``workers.conf``)."""
 
 import os
 
-from config.env import env_list
 from workers import chromium
+
+
+def _env_list(name: str, default: str = "") -> list[str]:
+    """A comma-separated environment value (as ``config.env.env_list``; the product imports nothing of config)."""
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
 
 # The environment's path, else the one `make` chose and recorded (workers/chromium.py), else the system one.
 PLAYWRIGHT_CHROMIUM_PATH = os.environ.get("PLAYWRIGHT_CHROMIUM_PATH") or chromium.recorded() or "/usr/bin/chromium"
 # Flags that work in a closed network (no sandbox inside containers, no background calls home).
-PLAYWRIGHT_CHROMIUM_ARGS = env_list(
+PLAYWRIGHT_CHROMIUM_ARGS = _env_list(
     "PLAYWRIGHT_CHROMIUM_ARGS",
     "--headless,--no-sandbox,--disable-gpu,--disable-quic,--no-first-run,--disable-background-networking,"
     "--disable-component-update,--disable-sync",
@@ -44,7 +53,7 @@ BROWSER_TASKS = {
 }
 # "host:port" entries a browser worker may reach although they resolve to a loopback/private address
 # (workers.netguard). Empty by default; the embedded default (no DATABASE_URL) adds the demo site.
-BROWSER_ALLOWED_PRIVATE_HOSTS = env_list("BROWSER_ALLOWED_PRIVATE_HOSTS")
+BROWSER_ALLOWED_PRIVATE_HOSTS = _env_list("BROWSER_ALLOWED_PRIVATE_HOSTS")
 if "DATABASE_URL" not in os.environ:
     # `make run`'s demo site and demo proxy (workers demo_site)
     BROWSER_ALLOWED_PRIVATE_HOSTS += ["127.0.0.1:8766", "127.0.0.1:8767"]

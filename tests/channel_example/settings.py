@@ -1,0 +1,5 @@
+"""The example channel's own settings (gathered by config/settings/channels.py like every channel's)."""
+
+import os
+
+EXAMPLE_POLL_SECONDS = int(os.environ.get("EXAMPLE_POLL_SECONDS", "30"))
