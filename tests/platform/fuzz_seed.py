@@ -17,7 +17,7 @@ import time_machine
 from django.test import TestCase
 from django.utils import timezone
 
-from automation.models import Execution
+from automation.models import Execution, VersionMigration, Workflow
 from automation.services.enrollment import enroll_subjects
 from automation.services.enrollment_batches import enrollment_batch_preview
 from campaigns.chains.models import ChainApprovalPackage
@@ -175,6 +175,14 @@ def seed_workspace(actor: Actor) -> dict[str, int]:
     )
     ids["activity"] = activity.id
     ids["workspace"] = workspace.id
+    workflow = Workflow.objects.get(pk=ids["workflow"])
+    ids["migration"] = VersionMigration.objects.create(
+        id=uuid.uuid4(),
+        workspace=workspace,
+        workflow=workflow,
+        from_version=workflow.published_version,
+        to_version=workflow.published_version,
+    ).id
     ids["api_key"] = api_token_create(user=actor.user, workspace=workspace)[0].id
     webhook = WebhookEndpoint.objects.create(
         workspace=workspace, url="https://hooks.example.com/c", events=["webhook.test"], secret="s"
@@ -226,6 +234,7 @@ def path_ids(path: str, ids: dict[str, int]) -> dict[str, int]:
         ("/api/v1/targets/imports/", {"import_id": "import"}),
         ("/api/v1/targets/", {"target_id": "target"}),
         ("/api/v1/workflows/", {"workflow_id": "workflow"}),
+        ("/api/v1/workflow-migrations/", {"migration_id": "migration"}),
         ("/api/v1/api-keys/", {"key_id": "api_key"}),
         ("/api/v1/webhooks/", {"webhook_id": "webhook"}),
         ("/api/v1/webhook-deliveries/", {"delivery_id": "webhook_delivery"}),
