@@ -811,8 +811,10 @@ class VersionMigration(TimeStamped):
     id = models.UUIDField(primary_key=True, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     workflow = models.ForeignKey(Workflow, on_delete=models.CASCADE, related_name="migrations")
-    from_version = models.ForeignKey(WorkflowVersion, on_delete=models.PROTECT, related_name="+")
-    to_version = models.ForeignKey(WorkflowVersion, on_delete=models.PROTECT, related_name="+")
+    from_version = models.ForeignKey(
+        WorkflowVersion, verbose_name="از نسخهٔ", on_delete=models.PROTECT, related_name="+"
+    )
+    to_version = models.ForeignKey(WorkflowVersion, verbose_name="به نسخهٔ", on_delete=models.PROTECT, related_name="+")
     # Only this campaign's executions (null: every campaign of the old version).
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, null=True, blank=True, related_name="+"

@@ -103,7 +103,7 @@ class MembershipAdmin(WorkspaceScopedAdmin):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(SuperuserOnlyMixin, admin.ModelAdmin):
+class ApiTokenAdmin(SuperuserOnlyMixin, WorkspaceScopedAdmin):
     """Keys are shown once when created (API); the admin never shows a key or its hash, only revokes."""
 
     list_display = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at", "revoked_at")

@@ -13,6 +13,7 @@ from sms.models import (
     InboundSms,
     SmsAttempt,
     SmsChannelEvent,
+    SmsFrequencyCount,
     SmsInboxCursor,
     SmsLogEvent,
     SmsProviderAccount,
@@ -126,6 +127,13 @@ class SmsSendSlotAdmin(ReadOnlyAdmin):
     list_display = ("id", "execution", "cycle", "node", "created_at")
     list_filter = ("workspace",)
     search_fields = ("=id", "=execution__id")
+
+
+@admin.register(SmsFrequencyCount)
+class SmsFrequencyCountAdmin(ReadOnlyAdmin):
+    list_display = ("phone", "day", "sent", "workspace")
+    list_filter = ("workspace", "day")
+    search_fields = ("=phone",)
 
 
 @admin.register(SmsLogEvent)

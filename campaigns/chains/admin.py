@@ -97,6 +97,19 @@ class CampaignChainAdmin(WorkspaceScopedAdmin):
         return chain_tree_html(obj)
 
 
+@admin.register(ChainNode)
+class ChainNodeAdmin(ReadOnlyAdmin):
+    """Every campaign's place in a group and a chain (roots, follow-ups, loose members), read-only: chains change
+    on their pages and through their services."""
+
+    list_display = ("name", "workspace", "group", "parent", "root", "chain_control", "created_jalali")
+    list_filter = ("chain_control", "workspace")
+    search_fields = ("name",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("workspace", "group", "parent", "root")
+
+
 @admin.register(ChainApprovalPackage)
 class ChainApprovalPackageAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "workspace", "root", "status", "submitted_revision", "submitted_by", "created_jalali")

@@ -218,3 +218,9 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_type} → {self.endpoint_id}"
+
+    def clean(self) -> None:
+        super().clean()
+        from campaigns.platform.integrity import require_same_workspace
+
+        require_same_workspace(self, "endpoint", "replay_of")

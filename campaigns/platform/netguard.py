@@ -102,10 +102,11 @@ def parse_allow_list(entries: Iterable[str]) -> frozenset[tuple[str, int]]:
     return frozenset(p for p in (_split_host_port(e) for e in entries or ()) if p is not None)
 
 
-def allowed_private_hosts(setting: str = "BROWSER_ALLOWED_PRIVATE_HOSTS") -> frozenset[tuple[str, int]]:
+def allowed_private_hosts() -> frozenset[tuple[str, int]]:
+    """The private ``host:port`` a browser worker may reach (``BROWSER_ALLOWED_PRIVATE_HOSTS``)."""
     from django.conf import settings
 
-    return parse_allow_list(getattr(settings, setting))
+    return parse_allow_list(settings.BROWSER_ALLOWED_PRIVATE_HOSTS)
 
 
 # --- the guard (one per task: its DNS cache lives as long as the task) --------------------------

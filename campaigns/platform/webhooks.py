@@ -45,7 +45,7 @@ from campaigns.platform.models import (
     WebhookEndpoint,
     Workspace,
 )
-from campaigns.platform.netguard import AddressNotAllowed, NetGuard, allowed_private_hosts, url_host_port
+from campaigns.platform.netguard import AddressNotAllowed, NetGuard, parse_allow_list, url_host_port
 from campaigns.platform.registry import Registry
 
 DELIVER_TASK = "campaigns.webhook_deliver"
@@ -73,7 +73,7 @@ def _new_secret() -> str:
 def webhook_url_check(url: str) -> None:
     """The address guard, as a field error on ``url``."""
     try:
-        NetGuard(allowed=allowed_private_hosts("WEBHOOK_ALLOWED_PRIVATE_HOSTS")).check_url(url)
+        NetGuard(allowed=parse_allow_list(settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS)).check_url(url)
     except AddressNotAllowed as exc:
         raise ValidationFailed.field("url", exc.message) from None
 
@@ -248,7 +248,7 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
 def _post(url: str, *, body: bytes, headers: dict[str, str]) -> Answer:
     try:
         host, port = url_host_port(url)
-        addresses = NetGuard(allowed=allowed_private_hosts("WEBHOOK_ALLOWED_PRIVATE_HOSTS")).check_host(host, port)
+        addresses = NetGuard(allowed=parse_allow_list(settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS)).check_host(host, port)
     except AddressNotAllowed as exc:
         return Answer(None, f"address not allowed ({exc.kind})")
     parts = urlsplit(url)
