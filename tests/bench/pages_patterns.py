@@ -23,6 +23,7 @@ from campaigns.choices import TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetList
 from campaigns.platform.jalali import to_jalali
 from campaigns.platform.keyset import encode_cursor
+from campaigns.platform.models import WebhookEndpoint
 from sms.inbound.models import InboundSms
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 from workers.models import ActionConfig, BrowserAccount, BrowserTask, CampaignPlatform, Proxy
@@ -143,6 +144,10 @@ def patterns_of(workspace) -> list[Pattern]:
     status = TargetStatus.values[1]
     audience = {"audience_list": str(first_list.id), "aud_status": ["new", "following"]}
     preview = {"parent": str(chain.id), "schedule_type": "AFTER_INTERVAL", "offset_days": "2", "run_time": "09:00"}
+    # One subscribed endpoint (its delivery log starts empty: deliveries are not part of the measured world yet).
+    webhook, _ = WebhookEndpoint.objects.get_or_create(
+        workspace=ws, url="https://hooks.example.com/bench", defaults={"events": ["webhook.test"], "secret": "s"}
+    )
     P = Pattern
     return [
         P("floor: /api/v1/me", _url("api-me")),
@@ -191,6 +196,9 @@ def patterns_of(workspace) -> list[Pattern]:
         P("page workflow", _url("workflow-detail", workflow_id=workflow.id)),
         # Counts the workflow's live executions by version (the migration step's question) at full size.
         P("page workflow migrate", _url("workflow-migrate", workflow_id=workflow.id)),
+        P("page api keys", _url("api-keys")),
+        P("page webhooks", _url("webhooks")),
+        P("page webhook detail", _url("webhook-detail", webhook_id=webhook.id)),
         P("page workflow builder", _url("workflow-builder", workflow_id=draft_workflow.id)),
         P("page sms log", _url("sms-attempts")),
         P("page sms log ?campaign&since", _url("sms-attempts", f"campaign={journey.id}&since={since}")),
@@ -261,6 +269,10 @@ def patterns_of(workspace) -> list[Pattern]:
         P("api workflows", _url("api-workflows")),
         P("api workflow", _url("api-workflow", workflow_id=workflow.id)),
         P("api workflow graph", _url("api-workflow-graph", workflow_id=workflow.id)),
+        P("api workflow defaults", _url("api-workflow-defaults", workflow_id=workflow.id)),
+        P("api webhooks", _url("api-webhooks")),
+        P("api webhook", _url("api-webhook", webhook_id=webhook.id)),
+        P("api webhook deliveries", _url("api-webhook-deliveries", webhook_id=webhook.id)),
         P("api auto-enroll", _url("api-journey-auto-enroll", campaign_id=journey.id)),
         P("api enrollment (20,000)", _url("api-enrollment-batch", batch_id=batch.id)),
         P("api enrollment items", _url("api-enrollment-items", batch_id=batch.id)),
