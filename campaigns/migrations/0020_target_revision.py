@@ -2,6 +2,20 @@
 
 from django.db import migrations, models
 
+from campaigns.platform import list_sizes
+
+
+def drop_sqlite_triggers(apps, schema_editor):
+    # SQLite rebuilds campaigns_target to add the column; the list-size triggers name that table and would refuse
+    # the rename, so they step aside and come back after (PostgreSQL alters the table in place).
+    if schema_editor.connection.vendor == "sqlite":
+        list_sizes.uninstall(schema_editor.connection)
+
+
+def restore_sqlite_triggers(apps, schema_editor):
+    if schema_editor.connection.vendor == "sqlite":
+        list_sizes.install(schema_editor.connection)
+
 
 class Migration(migrations.Migration):
 
@@ -10,9 +24,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RunPython(drop_sqlite_triggers, restore_sqlite_triggers),
         migrations.AddField(
             model_name='target',
             name='revision',
             field=models.PositiveIntegerField(default=1, editable=False, verbose_name='نسخه'),
         ),
+        migrations.RunPython(restore_sqlite_triggers, drop_sqlite_triggers),
     ]
