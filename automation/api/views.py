@@ -56,7 +56,7 @@ from automation.services import auto_enroll, enrollment, enrollment_batches, exe
 from automation.services import campaigns as campaign_services
 from campaigns.api.serializers import CampaignOutput
 from campaigns.platform.api.base import WorkspaceAPIView
-from campaigns.platform.api.pagination import HistoryPagination
+from campaigns.platform.api.pagination import PAGE_PARAMETERS, HistoryPagination
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 
@@ -550,11 +550,7 @@ class TargetTimelineApi(WorkspaceAPIView):
     @extend_schema(
         operation_id="targets_timeline",
         responses={200: TargetTimelineOutput, **errors(400, 404)},
-        parameters=[
-            OpenApiParameter("page", int, description="page number (the capped pager)"),
-            OpenApiParameter("size", int, description="rows per page, at most 200"),
-            OpenApiParameter("cursor", str, description="`next_cursor` / `previous_cursor` of an earlier answer"),
-        ],
+        parameters=[OpenApiParameter(p["name"], p["schema"], description=p["description"]) for p in PAGE_PARAMETERS],
         description="`campaigns`: the journeys the target is in; `results`: its events newest first (`?page=` or "
         "`?cursor=` with `size`) — "
         "each send with text, number, status, provider message id, error and retry time, the actor of manual "

@@ -34,6 +34,15 @@
     field.focus();
     field.dispatchEvent(new Event("input", { bubbles: true }));
   });
+  // A step's own retry setting typed or chosen: the step no longer follows the workflow's default (nothing the
+  // person set may be dropped on save).
+  document.addEventListener("input", function (event) {
+    var name = event.target.name || "";
+    if (name.indexOf("retry_") !== 0 || name === "retry_inherit") { return; }
+    var inherit = event.target.closest("[data-testid=retry-editor]");
+    inherit = inherit && inherit.querySelector("input[name=retry_inherit]");
+    if (inherit) { inherit.checked = false; }
+  });
   function showStep(path, openEditor) {
     var step = document.getElementById("step-" + path);
     if (step) {

@@ -19,6 +19,7 @@ from automation.choices import ExecutionStatus
 from automation.models import Execution
 from automation.services.enrollment import enroll_subjects
 from automation.services.workflows import workflow_create, workflow_graph_save
+from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun, RunExecution
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.choices import Role
@@ -337,8 +338,8 @@ def test_a_chain_follow_up_reaches_exactly_those_who_did_not_reply(page, live_se
     chain_node(page, "پرسش رضایت").get_by_test_id("submit").click()
     page.get_by_test_id("approve").click()
     expect(page.get_by_test_id("package-status")).to_have_text("تأییدشده")
-    root = Campaign.objects.get(workspace=shop, name="پرسش رضایت")
-    child = Campaign.objects.get(workspace=shop, name="یادآوری پرسش")
+    root = ChainNode.objects.get(workspace=shop, name="پرسش رضایت")
+    child = ChainNode.objects.get(workspace=shop, name="یادآوری پرسش")
     assert root.goal == {"type": "REPLIED"}
     first = CampaignRun.objects.get(campaign=root, run_type=RunType.SCHEDULED, status=RunStatus.SCHEDULED)
     starts = first.planned_at

@@ -89,7 +89,13 @@ def test_answers_are_kept_24_hours(api, workspace):
 
 def test_every_post_documents_the_header_and_its_409():
     schema = SchemaGenerator().get_schema(request=None, public=True)
-    posts = [(path, ops["post"]) for path, ops in schema["paths"].items() if "post" in ops]
+    # (not the providers' delivery callbacks: a provider sends no such header; a repeated report is the same
+    # status by its message id)
+    posts = [
+        (path, ops["post"])
+        for path, ops in schema["paths"].items()
+        if "post" in ops and not path.startswith("/api/webhooks/")
+    ]
     assert len(posts) > 30
     for path, operation in posts:
         assert any(p["name"] == "Idempotency-Key" for p in operation["parameters"]), path

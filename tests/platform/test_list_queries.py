@@ -197,6 +197,48 @@ def _root_runs(world: World, n: int) -> str:
     return f"/api/v1/campaign/{world.get('chain_root').pk}/runs"
 
 
+def _target_timeline(world: World, n: int) -> str:
+    return _target_executions(world, n).replace("/executions", "/timeline")
+
+
+def _webhooks(world: World, n: int) -> None:
+    from campaigns.platform.models import WebhookEndpoint
+
+    for i in range(n):
+        WebhookEndpoint.objects.create(
+            workspace=world.workspace, url=f"https://hooks.example.com/{i}", events=["webhook.test"], secret="s"
+        )
+
+
+def _webhook_deliveries(world: World, n: int) -> str:
+    import uuid
+
+    from django.utils import timezone
+
+    from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
+
+    endpoint = WebhookEndpoint.objects.create(
+        workspace=world.workspace, url="https://hooks.example.com/d", events=["webhook.test"], secret="s"
+    )
+    for _ in range(n):
+        WebhookDelivery.objects.create(
+            workspace=world.workspace,
+            endpoint=endpoint,
+            event_id=uuid.uuid4(),
+            event_type="webhook.test",
+            payload={},
+            next_attempt_at=timezone.now(),
+        )
+    return f"/api/v1/webhooks/{endpoint.pk}/deliveries"
+
+
+def _api_keys(world: World, n: int) -> None:
+    from campaigns.platform.tokens import api_token_create
+
+    for _ in range(n):
+        api_token_create(user=world.actor.user, workspace=world.workspace)
+
+
 Maker = Callable[[World, int], str | None]
 API_LISTS: dict[str, Maker] = {
     "/api/v1/activities": _activities,
@@ -223,6 +265,10 @@ API_LISTS: dict[str, Maker] = {
     "/api/v1/targets/imports/{import_id}/rows": _import_rows,
     "/api/v1/targets/{target_id}/executions": _target_executions,
     "/api/v1/workflows": _workflows,
+    "/api/v1/targets/{target_id}/timeline": _target_timeline,
+    "/api/v1/webhooks": _webhooks,
+    "/api/v1/webhooks/{webhook_id}/deliveries": _webhook_deliveries,
+    "/api/v1/api-keys": _api_keys,
 }
 
 

@@ -53,7 +53,7 @@ def decode_offset_cursor(cursor: str) -> int:
     return offset
 
 
-_PAGE_PARAMETERS = [
+PAGE_PARAMETERS = [
     {
         "name": "page",
         "required": False,
@@ -113,7 +113,7 @@ class PageSizePagination(BasePagination):
         )
 
     def get_schema_operation_parameters(self, view):
-        return [dict(parameter, schema=dict(parameter["schema"])) for parameter in _PAGE_PARAMETERS]
+        return [dict(parameter, schema=dict(parameter["schema"])) for parameter in PAGE_PARAMETERS]
 
     def get_paginated_response_schema(self, schema):
         return {
