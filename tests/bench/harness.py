@@ -334,3 +334,11 @@ class GoalTable:
 
     def failures(self) -> list[Goal]:
         return [g for g in self.goals if g.failed]
+
+    def report(self, out: Callable[[str], None], stderr) -> None:
+        """Print the table; below a required ratio, name the goals on stderr and exit 1 (the command fails)."""
+        for line in self.lines():
+            out(line)
+        if self.failures():
+            stderr.write("below the goal: " + ", ".join(g.label for g in self.failures()))
+            sys.exit(1)

@@ -11,7 +11,6 @@ dropped at the end.
 """
 
 import os
-import sys
 import uuid
 
 from django.conf import settings
@@ -96,11 +95,7 @@ class Command(BaseCommand):
         target = ">= 1.00× (stretch 1.50×)"
         label = "pipeline (broker) / raw loop" if options["broker"] else "pipeline (in process) / raw loop"
         goals.add(label, result.rate / raw.rate, target, options["min_ratio"], percent=False)
-        for line in goals.lines():
-            out(line)
-        if goals.failures():
-            self.stderr.write("below the goal: " + ", ".join(g.label for g in goals.failures()))
-            sys.exit(1)
+        goals.report(out, self.stderr)
 
     def _pipeline(self, options, links, total, executable, chromium_args, allowed):
         workspace, actor = self._workspace()

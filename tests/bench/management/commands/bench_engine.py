@@ -29,7 +29,6 @@ import gc
 import json
 import logging
 import resource
-import sys
 import time
 import uuid
 from datetime import timedelta
@@ -158,11 +157,7 @@ class Command(BaseCommand):
         goals = GoalTable()
         goals.add("engine / (a) raw floor", share, ">= 15 %" if broker else ">= 25 %", options["min_ratio"])
         goals.add("engine / (b) naive", engine["rate"] / naive["rate"], ">= 10×", options["min_naive"], percent=False)
-        for line in goals.lines():
-            out(line)
-        if goals.failures():
-            self.stderr.write("below the goal: " + ", ".join(g.label for g in goals.failures()))
-            sys.exit(1)
+        goals.report(out, self.stderr)
 
     # --- setup ------------------------------------------------------------------------------------
     def _setup(self, n: int, *, provider: str = "console", credentials: dict | None = None) -> Actor:
