@@ -2,12 +2,12 @@
 
 from celery import shared_task
 
-from automation.engine.scheduler import PROCESS_EXECUTIONS_TASK
+from automation.engine.scheduler import PROCESS_EXECUTIONS_TASK, TICK_TASK
 from automation.services.enrollment_batches import ENROLLMENT_BATCH_COMMIT_TASK
 from automation.services.version_migrations import VERSION_MIGRATION_TASK
 
 
-@shared_task(name="automation.tick", ignore_result=True)
+@shared_task(name=TICK_TASK, ignore_result=True)
 def tick() -> dict:
     """Beat, every minute. Never overlaps (advisory lock); claims and dispatches only."""
     from automation.engine.scheduler import tick as run_tick

@@ -54,8 +54,9 @@ logger = logging.getLogger(__name__)
 S = ExecutionStatus
 TICK_LOCK_KEY = 0x6A6F75726E6579  # "journey"
 HEARTBEAT = "automation_tick"
-# The job that runs a dispatched batch (``automation.tasks.process_executions``), sent by name so the
-# engine never imports its Celery entry points.
+# The jobs the engine sends by name (``automation.tasks``), so that nothing under them imports their Celery
+# entry points: the tick, and the run of a dispatched batch.
+TICK_TASK = "automation.tick"
 PROCESS_EXECUTIONS_TASK = "automation.process_executions"
 BUDGET_ORDER = ["next_run_at", "eligible_at", "id"]  # budget-consuming steps: oldest eligibility first
 _EVENT_FIELDS = events.EVENT_ROW_FIELDS

@@ -12,13 +12,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 
 from automation.choices import EndReason
 from automation.engine.campaign_effects import cancel_live_executions
 from automation.engine.registry import FACTS
-from automation.engine.scheduler import channel_problems
+from automation.engine.scheduler import TICK_TASK, channel_problems
 from automation.engine.window import WindowError, window_for_save
 from automation.errors import CampaignClosed, CampaignNotDraft, CampaignNotJourney, ChannelUnusable, NotPublished
 from automation.models import CampaignJourney, Workflow
@@ -150,9 +151,7 @@ def _tick_soon() -> None:
     """Run the scheduler right after the commit rather than at the next minute's beat, so the first sends of a
     campaign just started or resumed leave within seconds. Safe to add: ticks never overlap (advisory lock),
     and a tick with nothing due claims nothing."""
-    from automation.tasks import tick
-
-    tick.delay_on_commit()
+    transaction.on_commit(lambda: current_app.signature(TICK_TASK).delay())
 
 
 # --------------------------------------------------------------------------- update / delete

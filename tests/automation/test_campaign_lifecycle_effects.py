@@ -54,3 +54,21 @@ def test_pause_records_who_paused_and_resume_clears_it(actor, draft):
     assert paused.paused_at is not None and paused.paused_by_id == actor.user.id
     resumed = journey_campaign_transition(actor=actor, campaign_id=draft.id, action="resume")
     assert resumed.paused_at is None and resumed.paused_by_id is None
+
+
+def test_a_started_journey_is_ticked_right_after_the_commit(
+    actor, draft, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The first sends leave within seconds, not at the next minute's beat; a pause asks for no tick."""
+    from automation.tasks import tick
+
+    sent = []
+    monkeypatch.setattr(tick, "apply_async", lambda *args, **options: sent.append(tick.name))
+    with django_capture_on_commit_callbacks(execute=False) as started:
+        journey_campaign_transition(actor=actor, campaign_id=draft.id, action="activate")
+    assert sent == [] and len(started) == 1  # nothing before the commit
+    started[0]()
+    assert sent == ["automation.tick"]
+    with django_capture_on_commit_callbacks(execute=True):
+        journey_campaign_transition(actor=actor, campaign_id=draft.id, action="pause")
+    assert sent == ["automation.tick"]
