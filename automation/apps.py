@@ -24,6 +24,7 @@ class AutomationConfig(AppConfig):
         from automation.selectors import auto_enroll_list_campaign_ids, campaign_journey_ref, workflow_count
         from automation.services.campaigns import journey_campaign_create, journey_campaign_transition
         from automation.services.chain_runs import (
+            chain_member_migrations,
             chain_run_enroll,
             chain_run_outcomes,
             chain_run_pending_reports,
@@ -59,6 +60,7 @@ class AutomationConfig(AppConfig):
             unknown_variables=unknown_variables,
             send_window_error=send_window_error,
             pending_reports=chain_run_pending_reports,
+            migrations=chain_member_migrations,
         )
         register_campaign_journey(lookup=campaign_journey_ref)
         from automation.launch_check import package_launch_check, single_launch_check

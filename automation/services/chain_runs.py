@@ -10,11 +10,19 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.contrib.contenttypes.models import ContentType
+from django.db.models import Q
 
 from automation.choices import LIVE_STATUSES, EventType, ExecutionStatus, WorkflowStatus
 from automation.engine.graph import Graph
 from automation.engine.registry import ACTIONS
-from automation.models import CampaignJourney, Execution, ExecutionEvent, Workflow, WorkflowVersion
+from automation.models import (
+    CampaignJourney,
+    Execution,
+    ExecutionEvent,
+    VersionMigration,
+    Workflow,
+    WorkflowVersion,
+)
 from automation.selectors import campaign_journey_get
 from automation.services.enrollment_core import execution_template, subject_problems
 from automation.services.enrollment_writer import executions_insert
@@ -147,6 +155,41 @@ def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
 def chain_run_pending_reports(*, execution_ids: list[int]) -> int:
     """Sends of these executions still waiting for their delivery report, over every channel."""
     return sum(action.pending_reports(list(execution_ids)) for _key, action in ACTIONS)
+
+
+MIGRATIONS_SHOWN = 50
+
+
+def chain_member_migrations(*, workspace_id: int, campaign_ids: list[int]) -> list[dict]:
+    """The version migrations that moved these campaigns' executions, newest first: one scoped to a member, or
+    one of a member's workflow over all its campaigns (who started it, when, between which versions, how many)."""
+    workflows: dict[int, list[int]] = {}
+    for campaign_id, workflow_id in CampaignJourney.objects.filter(
+        workspace_id=workspace_id, campaign_id__in=campaign_ids
+    ).values_list("campaign_id", "workflow_id"):
+        workflows.setdefault(workflow_id, []).append(campaign_id)
+    rows = (
+        VersionMigration.objects.filter(workspace_id=workspace_id)
+        .filter(Q(campaign_id__in=campaign_ids) | Q(campaign__isnull=True, workflow_id__in=list(workflows)))
+        .select_related("workflow", "from_version", "to_version", "created_by")
+        .order_by("-created_at")[:MIGRATIONS_SHOWN]
+    )
+    return [
+        {
+            "id": str(m.pk),
+            "at": m.created_at,
+            "by": (m.created_by.get_full_name() or m.created_by.get_username()) if m.created_by else "",
+            "workflow_name": m.workflow.name,
+            "from_version_number": m.from_version.version_number,
+            "to_version_number": m.to_version.version_number,
+            "kind_label": m.get_kind_display(),
+            "status_label": m.get_status_display(),
+            "moved": int((m.result or {}).get("moved", 0)),
+            "exited": int((m.result or {}).get("exited", 0)),
+            "campaign_ids": [m.campaign_id] if m.campaign_id else sorted(workflows.get(m.workflow_id, [])),
+        }
+        for m in rows
+    ]
 
 
 def send_window_error(config) -> str | None:

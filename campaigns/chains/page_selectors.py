@@ -27,6 +27,7 @@ from campaigns.chains.runs import selectors as run_selectors
 from campaigns.chains.tree import has_action, is_root_alone
 from campaigns.choices import CampaignStatus
 from campaigns.models import TargetList
+from campaigns.platform.registry import run_engine
 from campaigns.platform.tenancy import Actor, scoped
 
 # Campaign counts shown per group (the rest are folded into "other").
@@ -233,7 +234,18 @@ def package_page(*, actor: Actor, package_id) -> dict:
         "warnings": package_warnings(actor, package) if package.status == PackageStatus.SUBMITTED else [],
         "previous": previous,
         "diff": snapshot_diff(previous.items, package.items, list_names=list_names) if previous else None,
+        "migrations": member_migrations(actor, names),
     }
+
+
+def member_migrations(actor: Actor, names: dict[int, str]) -> list[dict]:
+    """Who moved the members' executions to a newer version of their workflow (the engine's record), each with
+    the members it reached by name."""
+    engine = run_engine()
+    if engine is None or engine.migrations is None or not names:
+        return []
+    rows = engine.migrations(workspace_id=actor.workspace.id, campaign_ids=list(names))
+    return [r | {"members": [names[i] for i in r["campaign_ids"] if i in names]} for r in rows]
 
 
 def free_campaigns(*, actor: Actor, limit: int = 100) -> list[ChainNode]:

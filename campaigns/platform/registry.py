@@ -183,6 +183,9 @@ def campaign_kind_handlers() -> list[CampaignKindHandler]:
 #     (a chain child's content may only use data its inherited audience has).
 #   send_window_error(config) → str | None
 #     Why a campaign's own send window (``Campaign.send_window``) cannot be saved (None: it can).
+#   migrations(workspace_id=…, campaign_ids=[…]) → [{"at", "by", "workflow_name", "from_version_number",
+#     "to_version_number", "kind_label", "status_label", "moved", "exited", "campaign_ids"}, …]
+#     The version migrations that moved these campaigns' executions (who, when, what), newest first.
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,7 @@ class RunEngine:
     unknown_variables: Callable | None = None
     send_window_error: Callable | None = None
     pending_reports: Callable | None = None
+    migrations: Callable | None = None
 
 
 RUN_ENGINE: Registry[RunEngine] = Registry("run_engine")  # one entry: "engine"
@@ -204,8 +208,11 @@ def register_run_engine(
     unknown_variables: Callable | None = None,
     send_window_error: Callable | None = None,
     pending_reports: Callable | None = None,
+    migrations: Callable | None = None,
 ) -> None:
-    RUN_ENGINE.register("engine", RunEngine(enroll, outcomes, unknown_variables, send_window_error, pending_reports))
+    RUN_ENGINE.register(
+        "engine", RunEngine(enroll, outcomes, unknown_variables, send_window_error, pending_reports, migrations)
+    )
 
 
 def run_engine() -> RunEngine | None:
