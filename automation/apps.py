@@ -8,6 +8,7 @@ class AutomationConfig(AppConfig):
     name = "automation"
     verbose_name = "اتوماسیون"
     default_auto_field = "django.db.models.BigAutoField"
+    settings_module = "automation.settings"  # its own settings (campaigns/platform/app_settings.py)
 
     def ready(self) -> None:
         from automation.journey_counts import install_after_migrate

@@ -11,13 +11,13 @@ class SmsConfig(AppConfig):
     name = "sms"
     verbose_name = "پیامک"
     default_auto_field = "django.db.models.BigAutoField"
+    settings_module = "sms.settings"  # its own settings (campaigns/platform/app_settings.py)
     channel = Channel(
         name="sms",
         label="پیامک",
         queues=("sms",),
         routes={"sms.*": "sms"},
         beat_schedule="sms.schedule.BEAT_SCHEDULE",
-        settings="sms.settings",
         urls="sms.urls",
         api_urls="sms.api.urls",
         mounts=(("api/webhooks/", "sms.webhook_urls"),),

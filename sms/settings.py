@@ -1,7 +1,7 @@
 """Settings of the SMS channel (docs/sms.md): providers, unknown outcomes, delivery poll, rate limits, credit,
-the inbox poll. Every value can be overridden from the environment.
+the inbox poll, the blacklist export. Every value can be overridden from the environment.
 
-The channel declares this module (``Channel.settings``); ``config/settings/channels.py`` gathers its UPPER_CASE
+The app declares this module (``AppConfig.settings_module``); ``config/settings/apps.py`` gathers its UPPER_CASE
 names into Django's settings before any app loads. Code reads the values from ``django.conf.settings``."""
 
 import os
@@ -34,6 +34,8 @@ SMS_RATE_LIMIT_MAX_WAIT_SECONDS = float(os.environ.get("SMS_RATE_LIMIT_MAX_WAIT_
 # The inbox poll of replies (docs/sms.md "Replies"): inboxes read per run, and between two reads of one inbox.
 SMS_INBOX_POLL_BATCH = int(os.environ.get("SMS_INBOX_POLL_BATCH", "100"))
 SMS_INBOX_POLL_INTERVAL_SECONDS = int(os.environ.get("SMS_INBOX_POLL_INTERVAL_SECONDS", "55"))
+# The blacklist CSV streams a plain row per number and has no filter to narrow it: a whole year's opt-outs go out.
+BLACKLIST_EXPORT_MAX_ROWS = int(os.environ.get("BLACKLIST_EXPORT_MAX_ROWS", "1000000"))
 # Provider base URL overrides by provider kind (tests point them at a local fake server; never the internet
 # in tests). A provider without an entry uses its own ``default_url`` (sms/providers/).
 SMS_PROVIDER_BASE_URLS = {

@@ -9,13 +9,13 @@ class WorkersConfig(AppConfig):
     name = "workers"
     verbose_name = "وظایف مرورگر"
     default_auto_field = "django.db.models.BigAutoField"
+    settings_module = "workers.settings"  # its own settings (campaigns/platform/app_settings.py)
     channel = Channel(
         name="browser",
         label="وظایف مرورگر",
         queues=("browser",),
         routes={"workers.browser.*": "browser"},
         beat_schedule="workers.schedule.BEAT_SCHEDULE",
-        settings="workers.settings",
         urls="workers.urls",
         api_urls="workers.api.urls",
         api_area=ApiArea(

@@ -1,7 +1,7 @@
 """Settings of the browser channel (docs/browser-tasks.md): Chromium, the ``BROWSER_TASKS`` thresholds, the
 private hosts a worker may reach. Every value can be overridden from the environment.
 
-The channel declares this module (``Channel.settings``); ``config/settings/channels.py`` gathers its UPPER_CASE
+The app declares this module (``AppConfig.settings_module``); ``config/settings/apps.py`` gathers its UPPER_CASE
 names into Django's settings before any app loads, so it imports nothing of Django's app registry. Code reads
 the values from ``django.conf.settings`` (``workers.conf``)."""
 

@@ -13,6 +13,7 @@ class ChainsConfig(AppConfig):
     label = "chains"
     verbose_name = "گروه‌ها و زنجیره‌های کمپین"
     default_auto_field = "django.db.models.BigAutoField"
+    settings_module = "campaigns.chains.settings"  # its own settings (campaigns/platform/app_settings.py)
 
     def ready(self) -> None:
         # The admin (campaigns.chains.admin) and the Celery tasks (campaigns.chains.tasks) are found by

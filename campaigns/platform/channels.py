@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import import_module
 from types import MappingProxyType
+
+from campaigns.platform.app_settings import config_class
 
 # The core's own kind: the engine's journey campaign (``campaigns.choices.CampaignKind``).
 CORE_CAMPAIGN_KINDS = (("journey", "سفر پیامکی"),)
@@ -56,27 +57,13 @@ class Channel:
     history_tables: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     chain_action: str = ""  # the engine action a chain step over this channel runs ("send_sms"); "": none
     campaign_kind: tuple[str, str] | None = None  # (value, Persian label) of the campaign kind it brings
-    settings: str = ""  # the module of its own settings ("sms.settings"), gathered by config/settings/channels.py
-
-
-def _config_class(entry: str):
-    """The ``AppConfig`` class an ``INSTALLED_APPS`` entry names, without loading the app's models."""
-    module_name, _, attr = entry.rpartition(".")
-    if attr[:1].isupper():
-        return getattr(import_module(module_name), attr, None)
-    try:
-        module = import_module(f"{entry}.apps")
-    except ImportError:
-        return None
-    found = [value for value in vars(module).values() if isinstance(getattr(value, "channel", None), Channel)]
-    return found[0] if len(found) == 1 else None
 
 
 def channels_in(installed_apps: Iterable[str]) -> list[Channel]:
     """The channels the ``INSTALLED_APPS`` entries declare, in their order (settings use this)."""
     out = []
     for entry in installed_apps:
-        spec = getattr(_config_class(entry), "channel", None)
+        spec = getattr(config_class(entry), "channel", None)
         if isinstance(spec, Channel):
             out.append(spec)
     return out

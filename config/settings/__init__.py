@@ -9,7 +9,8 @@ a SQLite file and kombu's filesystem broker under ``var/``. Production sets
 ``DJANGO_SETTINGS_MODULE`` stays ``config.settings``: this module gathers the concerns in order (a later one
 may extend what an earlier one declared: metrics add their app and middleware, security sets the API's
 proxy count). ``config/env.py`` holds the helpers that read the environment. A new setting goes to the
-module of its concern; a new concern is a module here and one line below.
+module of its concern; a new concern is a module here and one line below. A setting only one app reads lives
+in that app's own settings module (``automation/settings.py``, ``sms/settings.py`` …), which ``apps`` gathers.
 """
 
 # ruff: noqa: F403, I001 - the concerns, in the order they build on each other
@@ -19,6 +20,4 @@ from config.settings.celery import *
 from config.settings.monitoring import *
 from config.settings.security import *
 from config.settings.limits import *
-from config.settings.journeys import *
-from config.settings.channels import *
-from config.settings.chains import *
+from config.settings.apps import *

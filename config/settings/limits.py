@@ -22,8 +22,6 @@ FILE_UPLOAD_HANDLERS = [
 ]
 # Largest synchronous .xlsx export; above it the request asks for a narrower filter.
 TARGETS_EXPORT_MAX_ROWS = int(os.environ.get("TARGETS_EXPORT_MAX_ROWS", "20000"))
-# The blacklist CSV streams a plain row per number and has no filter to narrow it: a whole year's opt-outs go out.
-BLACKLIST_EXPORT_MAX_ROWS = int(os.environ.get("BLACKLIST_EXPORT_MAX_ROWS", "1000000"))
 # History tables by month on PostgreSQL (campaigns.platform.partitions): the months created ahead by the daily
 # job, and the months of history kept (older months are dropped whole; 0 = keep forever).
 HISTORY_PARTITIONS_AHEAD = int(os.environ.get("HISTORY_PARTITIONS_AHEAD", "3"))

@@ -7,13 +7,13 @@ class ExampleChannelConfig(AppConfig):
     name = "tests.channel_example"
     label = "channel_example"
     verbose_name = "کانال نمونه"
+    settings_module = "tests.channel_example.settings"
     channel = Channel(
         name="example",
         label="کانال نمونه",
         queues=("example",),
         routes={"channel_example.*": "example"},
         beat_schedule="tests.channel_example.schedule.BEAT_SCHEDULE",
-        settings="tests.channel_example.settings",
         urls="tests.channel_example.urls",
         api_urls="tests.channel_example.api_urls",
         mounts=(("api/example-hooks/", "tests.channel_example.hook_urls"),),

@@ -1,4 +1,4 @@
-"""The example channel's own settings (gathered by config/settings/channels.py like every channel's)."""
+"""The example channel's own settings (gathered by config/settings/apps.py like every app's)."""
 
 import os
 

@@ -97,7 +97,12 @@ def test_without_it_nothing_of_it_is_there_and_no_shared_file_names_it():
     assert [channel.name for channel in installed_channels()] == ["sms", "browser"]
     assert "example" not in dict(campaign_kind_choices())
     assert not hasattr(settings, "EXAMPLE_POLL_SECONDS")
-    assert settings.CHANNEL_SETTINGS == ("sms.settings", "workers.settings")
+    assert settings.APP_SETTINGS == (
+        "campaigns.chains.settings",
+        "automation.settings",
+        "sms.settings",
+        "workers.settings",
+    )
     named = [
         str(path.relative_to(ROOT))
         for folder in PRODUCT

@@ -3,7 +3,7 @@
 Reads ``README.md`` and ``docs/*.md``; every backticked repository file path (``sms/action/planning.py``,
 ``tests/chains/test_runs.py::test_x``, ``automation/engine/scheduler.py:run_tick``) must exist, and every
 backticked UPPER_CASE name of a settings family (``AUTOMATION_…``, ``SMS_…``) must be a setting or an
-environment variable that ``config/settings/`` (or a channel's own settings module) reads — or a code or
+environment variable that ``config/settings/`` (or an app's own settings module) reads — or a code or
 constant the product defines.
 
 The facts that drift are checked against the code: the defaults the README's configuration table (and any
@@ -29,13 +29,13 @@ def _documents():
         yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8").splitlines()
 
 
-def channel_settings() -> list[Path]:
-    """The files of the installed channels' own settings modules (``Channel.settings``: ``sms/settings.py`` …)."""
-    return [Path(import_module(name).__file__) for name in settings.CHANNEL_SETTINGS]
+def app_settings() -> list[Path]:
+    """The files of the installed apps' own settings modules (``AppConfig.settings_module``: ``sms/settings.py`` …)."""
+    return [Path(import_module(name).__file__) for name in settings.APP_SETTINGS]
 
 
 def _settings_names() -> tuple[set[str], set[str]]:
-    paths = [ROOT / "config" / "env.py", *sorted((ROOT / "config" / "settings").glob("*.py")), *channel_settings()]
+    paths = [ROOT / "config" / "env.py", *sorted((ROOT / "config" / "settings").glob("*.py")), *app_settings()]
     text = "\n".join(path.read_text(encoding="utf-8") for path in paths)
     defined = set(re.findall(r"^([A-Z][A-Z0-9_]+)\s*=", text, re.M)) | set(
         re.findall(r"[\"']([A-Z][A-Z0-9_]+)[\"']", text)
@@ -123,9 +123,10 @@ def _table(doc: str, header: str) -> list[list[str]]:
 
 
 def code_defaults() -> dict[str, str]:
-    """Environment variable → the literal default ``config/`` reads it with (non-literal defaults left out)."""
+    """Environment variable → the literal default ``config/`` or an app's own settings module reads it with
+    (non-literal defaults left out)."""
     found = {}
-    for path in sorted((ROOT / "config").rglob("*.py")):
+    for path in [*sorted((ROOT / "config").rglob("*.py")), *app_settings()]:
         for name, text, number, flag in ENV_READ.findall(path.read_text(encoding="utf-8")):
             found[name] = text if text or not (number or flag) else number or flag
     return found
@@ -157,11 +158,11 @@ def documented_defaults() -> list[tuple[str, str, str]]:
 
 
 def test_documented_defaults_are_the_code_defaults():
-    """A default a document gives for an environment variable is the one ``config/`` reads it with."""
+    """A default a document gives for an environment variable is the one the settings read it with."""
     code = code_defaults()
     stated = documented_defaults()
     wrong = [
-        f"{where}: {name} documented {default!r}, config/ reads {code[name]!r}"
+        f"{where}: {name} documented {default!r}, the settings read {code[name]!r}"
         for where, name, default in stated
         if name in code and not _same_default(default, code[name])
     ]

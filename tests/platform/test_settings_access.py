@@ -1,5 +1,5 @@
 """Settings are read one way: ``settings.NAME`` (or a small accessor over it), defaults only in config/settings/
-(and each channel's own settings module, ``sms/settings.py``, ``workers/settings.py``).
+(and each app's own settings module, ``automation/settings.py``, ``sms/settings.py`` …).
 
 The test reads the source (AST) of every app module and fails on a ``getattr(settings, "NAME", default)`` — a
 second default that drifts from the one ``config/settings/`` declares — and on a ``settings.NAME`` that no
@@ -86,16 +86,16 @@ def _extended(tree: ast.Module) -> set[str]:
 
 
 def test_each_setting_is_declared_by_one_concern_module():
-    """``config/settings/`` splits the settings by concern (each channel's own beside it): a name declared in
+    """``config/settings/`` splits the settings by concern (each app's own beside it): a name declared in
     two modules would silently take the value of the one imported last; a module extends another's name only
     by importing it."""
     from pathlib import Path
 
-    from tests.platform.test_docs import channel_settings
+    from tests.platform.test_docs import app_settings
 
     folder = Path(settings.BASE_DIR) / "config" / "settings"
     owners: dict[str, list[str]] = {}
-    for path in [*sorted(folder.glob("*.py")), *channel_settings()]:
+    for path in [*sorted(folder.glob("*.py")), *app_settings()]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for name in _declared(tree) - _extended(tree):
             owners.setdefault(name, []).append(path.name)

@@ -1,4 +1,8 @@
-"""Groups, follow-up chains and approval (campaigns.chains): request bounds and the runs' deadlines."""
+"""Settings of groups, follow-up chains and approval (docs/chains.md): request bounds and the runs' deadlines.
+Every value can be overridden from the environment.
+
+The app declares this module (``ChainsConfig.settings_module``); ``config/settings/apps.py`` gathers its
+UPPER_CASE names into Django's settings before any app loads. Code reads the values from ``django.conf.settings``."""
 
 import os
 

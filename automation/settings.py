@@ -1,5 +1,8 @@
-"""Journeys: the workflow engine (leases, ticks, back-pressure). The SMS channel's own settings are
-``sms/settings.py`` (gathered by ``config/settings/channels.py``)."""
+"""Settings of the workflow engine (docs/journeys.md): leases, ticks, back-pressure. Every value can be
+overridden from the environment.
+
+The app declares this module (``AutomationConfig.settings_module``); ``config/settings/apps.py`` gathers its
+UPPER_CASE names into Django's settings before any app loads. Code reads the values from ``django.conf.settings``."""
 
 import os
 
