@@ -54,6 +54,7 @@ class AutomationConfig(AppConfig):
             create=journey_campaign_create,
             control=journey_campaign_transition,
             effects=JOURNEY_EFFECTS,
+            page="journey-campaign-dashboard",
         )
         register_run_engine(
             enroll=chain_run_enroll,

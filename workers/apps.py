@@ -54,6 +54,7 @@ class WorkersConfig(AppConfig):
             create=browser_campaign_create,
             permission=Perm.MANAGE_CAMPAIGNS,
             effects=BROWSER_EFFECTS,
+            page="browser-campaign",
         )
         register_demo("browser", order=30, contribute=browser_demo)
 

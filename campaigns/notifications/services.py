@@ -17,7 +17,7 @@ from campaigns.models.core import Membership, Target, Workspace
 from campaigns.notifications.models import Activity, ActivityKind, ActivityStatus, Notification
 from campaigns.platform.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from campaigns.platform.permissions import Perm
-from campaigns.platform.registry import campaign_page
+from campaigns.platform.registry import campaign_kind_handler, campaign_page
 from campaigns.platform.tenancy import Actor
 
 logger = logging.getLogger(__name__)
@@ -219,7 +219,6 @@ def activity_set_status(*, actor: Actor, activity_id: int, done: bool) -> Activi
 
 
 # --- campaign lifecycle (docs/ui.md "Notifications") ------------------------------------------------------
-_CAMPAIGN_PAGES = {"journey": "journey-campaign-dashboard", "browser": "browser-campaign"}
 _NOT_A_START = ("paused",)  # resuming is not starting
 
 
@@ -228,8 +227,8 @@ def _campaign_link(campaign) -> str:
 
     if registered := campaign_page(campaign):  # a chain member: its runs page (registered by chains)
         return registered
-    name = _CAMPAIGN_PAGES.get(campaign.kind)
-    return reverse(name, args=[campaign.pk]) if name else ""
+    handler = campaign_kind_handler(campaign.kind)  # else its kind's page
+    return reverse(handler.page, kwargs={"campaign_id": campaign.pk}) if handler and handler.page else ""
 
 
 def campaign_recipients(campaign) -> list[int]:

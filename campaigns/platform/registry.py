@@ -27,7 +27,8 @@ imports a channel.
 A kind also tells the campaign lifecycle (``campaigns.services.lifecycle``) what a status change means
 for it: ``effects[moment](*, campaign, actor, now)`` per moment (``start``, ``pause``, ``resume``,
 ``cancel``, ``finish``) runs after the status write, in its transaction, for every transition into that
-moment (a person's, the scheduler's and chain runs' alike).
+moment (a person's, the scheduler's and chain runs' alike). Its ``page`` is the URL name of a campaign's own
+page (taking ``campaign_id``): where a notification about the campaign links.
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ class CampaignKindHandler:
     # start/pause service (the admin's actions use it); None = the generic campaign_transition.
     control: Callable | None = None
     effects: Mapping[str, Callable] = field(default_factory=lambda: MappingProxyType({}))
+    page: str = ""  # URL name of a campaign's own page (``campaign_id``); "": none
 
 
 CAMPAIGN_KINDS: Registry[CampaignKindHandler] = Registry("campaign_kinds")
@@ -137,6 +139,7 @@ def register_campaign_kind(
     permission: str = Perm.MANAGE_CAMPAIGNS,
     control: Callable | None = None,
     effects: Mapping[str, Callable] | None = None,
+    page: str = "",
 ) -> None:
     CAMPAIGN_KINDS.register(
         kind,
@@ -147,6 +150,7 @@ def register_campaign_kind(
             permission,
             control,
             MappingProxyType(dict(effects or {})),
+            page,
         ),
     )
 
