@@ -1,6 +1,7 @@
-"""A journey campaign's numbers kept with the writes (``JourneyCount``): executions per status and the sends
-that failed, retries and unknown outcomes per 15-minute slot, so its dashboard, its stats and the campaign
-list never aggregate executions or history.
+"""A journey campaign's numbers kept with the writes (``JourneyCount``): executions per status, the live ones
+per step (``at:<node id>:<status>:<needs budget 0/1>``, for the live edits' migration step: who stands where on
+an older version) and the sends that failed, retries and unknown outcomes per 15-minute slot, so its dashboard,
+its stats, the campaign list and the migration step never aggregate executions or history.
 
 Database triggers write them in the same transaction as every write that changes them — an execution
 inserted (enrollment), its status changed (the engine's batch updates, services, ``fsm_apply``, bulk
@@ -25,11 +26,13 @@ from django.db import connections, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from automation.choices import EventType
+from automation.choices import LIVE_STATUSES, EventType
 from automation.models import JourneyCount
 from campaigns.platform.database import execute_for_database, is_postgresql
 
 STATUS = "status:"
+AT = "at:"  # a live execution's step: "at:<node id>:<status>:<needs_budget 0/1>"
+_LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 SEND_FAILED, RETRIED, UNKNOWN_OUTCOME = "send_failed", "retried", "unknown_outcome"
 EVENT_KEYS = (SEND_FAILED, RETRIED, UNKNOWN_OUTCOME)
 SLOT_SECONDS = 900  # every time zone's day starts on a quarter hour
@@ -58,24 +61,40 @@ def _slot(row: str, postgresql: bool) -> str:
     )
 
 
+def _at_key(row: str, postgresql: bool) -> str:
+    """SQL: the step number a live execution row counts in."""
+    budget = f"{row}needs_budget::int" if postgresql else f"{row}needs_budget"
+    return f"'{AT}' || COALESCE({row}current_node_id, 0) || ':' || {row}status || ':' || {budget}"
+
+
 COLUMNS = f"{TABLE} (workspace_id, campaign_id, key, slot, n)"
 PG_TRIGGERS = f"""
 CREATE OR REPLACE FUNCTION automation_journey_count_executions() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
         INSERT INTO {COLUMNS}
-        SELECT workspace_id, campaign_id, '{STATUS}' || status, NULL, count(*)
-        FROM new_rows GROUP BY workspace_id, campaign_id, status;
+        SELECT workspace_id, campaign_id, k, NULL, count(*) FROM (
+            SELECT workspace_id, campaign_id, '{STATUS}' || status AS k FROM new_rows
+            UNION ALL
+            SELECT workspace_id, campaign_id, {_at_key("", True)} FROM new_rows WHERE status IN ({_LIVE})
+        ) added GROUP BY workspace_id, campaign_id, k;
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO {COLUMNS}
-        SELECT workspace_id, campaign_id, '{STATUS}' || status, NULL, -count(*)
-        FROM old_rows GROUP BY workspace_id, campaign_id, status;
-    ELSE  -- the net change per campaign and status: rows whose status stayed cancel out (no join)
+        SELECT workspace_id, campaign_id, k, NULL, -count(*) FROM (
+            SELECT workspace_id, campaign_id, '{STATUS}' || status AS k FROM old_rows
+            UNION ALL
+            SELECT workspace_id, campaign_id, {_at_key("", True)} FROM old_rows WHERE status IN ({_LIVE})
+        ) gone GROUP BY workspace_id, campaign_id, k;
+    ELSE  -- the net change per campaign, status and step: rows that stayed cancel out (no join)
         INSERT INTO {COLUMNS}
         SELECT workspace_id, campaign_id, k, NULL, sum(d) FROM (
             SELECT workspace_id, campaign_id, '{STATUS}' || status AS k, -1 AS d FROM old_rows
             UNION ALL
             SELECT workspace_id, campaign_id, '{STATUS}' || status, 1 FROM new_rows
+            UNION ALL
+            SELECT workspace_id, campaign_id, {_at_key("", True)}, -1 FROM old_rows WHERE status IN ({_LIVE})
+            UNION ALL
+            SELECT workspace_id, campaign_id, {_at_key("", True)}, 1 FROM new_rows WHERE status IN ({_LIVE})
         ) moved GROUP BY workspace_id, campaign_id, k HAVING sum(d) <> 0;
     END IF;
     RETURN NULL;
@@ -126,6 +145,22 @@ SQLITE_TRIGGERS = [
         INSERT INTO {COLUMNS} VALUES (OLD.workspace_id, OLD.campaign_id, '{STATUS}' || OLD.status, NULL, -1);
         INSERT INTO {COLUMNS} VALUES (NEW.workspace_id, NEW.campaign_id, '{STATUS}' || NEW.status, NULL, 1);
     END""",
+    f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_at_insert AFTER INSERT ON automation_execution
+    WHEN NEW.status IN ({_LIVE}) BEGIN
+        INSERT INTO {COLUMNS} VALUES (NEW.workspace_id, NEW.campaign_id, {_at_key("NEW.", False)}, NULL, 1);
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_at_delete AFTER DELETE ON automation_execution
+    WHEN OLD.status IN ({_LIVE}) BEGIN
+        INSERT INTO {COLUMNS} VALUES (OLD.workspace_id, OLD.campaign_id, {_at_key("OLD.", False)}, NULL, -1);
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_at_update
+    AFTER UPDATE OF status, campaign_id, current_node_id, needs_budget ON automation_execution
+    WHEN {_at_key("OLD.", False)} IS NOT {_at_key("NEW.", False)} OR OLD.campaign_id <> NEW.campaign_id BEGIN
+        INSERT INTO {COLUMNS} SELECT OLD.workspace_id, OLD.campaign_id, {_at_key("OLD.", False)}, NULL, -1
+        WHERE OLD.status IN ({_LIVE});
+        INSERT INTO {COLUMNS} SELECT NEW.workspace_id, NEW.campaign_id, {_at_key("NEW.", False)}, NULL, 1
+        WHERE NEW.status IN ({_LIVE});
+    END""",
     f"""CREATE TRIGGER IF NOT EXISTS automation_journey_count_events AFTER INSERT ON automation_executionevent
     WHEN ({_event_key("NEW", False)}) IS NOT NULL BEGIN
         INSERT INTO {COLUMNS}
@@ -134,15 +169,24 @@ SQLITE_TRIGGERS = [
 ]
 SQLITE_DROP = [
     f"DROP TRIGGER IF EXISTS automation_journey_count_{name}"
-    for name in ("exec_insert", "exec_delete", "exec_update", "events")
+    for name in ("exec_insert", "exec_delete", "exec_update", "at_insert", "at_delete", "at_update", "events")
 ]
 
 
+def fresh_at_sql(postgresql: bool, where: str) -> str:
+    """SQL: the live executions' step numbers counted from the rows ``where`` selects."""
+    key, no_slot = _at_key("", postgresql), "NULL::timestamptz" if postgresql else "NULL"
+    return f"""
+        SELECT workspace_id, campaign_id, {key}, {no_slot}, count(*) FROM automation_execution
+        WHERE {where} AND status IN ({_LIVE}) GROUP BY workspace_id, campaign_id, {key}"""
+
+
 def _fresh_sql(postgresql: bool) -> str:
-    """SQL (one parameter: the campaign id, twice): every number of a campaign counted from its rows."""
+    """SQL (one parameter: the campaign id, three times): every number of a campaign counted from its rows."""
     return f"""
         SELECT workspace_id, campaign_id, '{STATUS}' || status, NULL, count(*)
         FROM automation_execution WHERE campaign_id = %s GROUP BY workspace_id, campaign_id, status
+        UNION ALL {fresh_at_sql(postgresql, "campaign_id = %s")}
         UNION ALL
         SELECT workspace_id, campaign_id, key, slot, count(*) FROM (
             SELECT e.workspace_id, e.campaign_id, {_event_key("e", postgresql)} AS key, {_slot("e", postgresql)} AS slot
@@ -214,17 +258,17 @@ def recount(*, campaign_id: int, alias: str = "default") -> None:
         if is_postgresql(connection):
             cursor.execute(
                 f"WITH gone AS (DELETE FROM {TABLE} WHERE campaign_id = %s) INSERT INTO {COLUMNS} {fresh}",
-                [campaign_id, campaign_id, campaign_id],
+                [campaign_id] * 4,
             )
         else:
             cursor.execute(f"DELETE FROM {TABLE} WHERE campaign_id = %s", [campaign_id])
-            cursor.execute(f"INSERT INTO {COLUMNS} {fresh}", [campaign_id, campaign_id])
+            cursor.execute(f"INSERT INTO {COLUMNS} {fresh}", [campaign_id] * 3)
 
 
 def differences(*, campaign_id: int, alias: str = "default") -> dict[str, tuple[int, int]]:
     """Each number whose stored total differs from a fresh count: key → (stored, counted)."""
     with connections[alias].cursor() as cursor:
-        cursor.execute(_fresh_sql(is_postgresql(connections[alias])), [campaign_id, campaign_id])
+        cursor.execute(_fresh_sql(is_postgresql(connections[alias])), [campaign_id] * 3)
         counted: dict[str, int] = defaultdict(int)
         for _w, _c, key, _slot, n in cursor.fetchall():
             counted[key] += n
@@ -271,3 +315,20 @@ def event_counts(*, campaign_id: int, since: datetime) -> tuple[dict[str, int], 
         if slot is not None and slot >= since:
             recent[(key, slot)] = total
     return totals, recent
+
+
+def live_at_steps(campaign_ids) -> dict[int, dict[tuple[str, bool], int]]:
+    """node id → {(status, needs budget): live executions standing there} over these campaigns (kept numbers:
+    one grouped read of the counter rows, however many executions)."""
+    rows = (
+        JourneyCount.objects.filter(campaign_id__in=list(campaign_ids), slot__isnull=True, key__startswith=AT)
+        .values_list("key")
+        .annotate(total=Sum("n"))
+        .values_list("key", "total")
+    )
+    out: dict[int, dict[tuple[str, bool], int]] = defaultdict(dict)
+    for key, total in rows:
+        node, status, budget = key.removeprefix(AT).split(":")
+        if total:
+            out[int(node)][(status, budget == "1")] = total
+    return dict(out)

@@ -15,12 +15,20 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from automation import journey_counts
 from automation.builder.diff import StepDiff, version_diff
-from automation.choices import HELD_UNKNOWN, IN_FLIGHT_STATUSES, LIVE_STATUSES, MigrationChoice, NodeType
+from automation.choices import (
+    HELD_UNKNOWN,
+    IN_FLIGHT_STATUSES,
+    LIVE_STATUSES,
+    ExecutionStatus,
+    MigrationChoice,
+    NodeType,
+)
 from automation.engine.graph import Graph, NodeSpec, graph_of_version
 from automation.engine.nodes import step_display_name
 from automation.engine.registry import ACTIONS
-from automation.models import CampaignJourney, Execution, Workflow, WorkflowVersion
+from automation.models import CampaignJourney, Execution, Workflow, WorkflowNode, WorkflowVersion
 
 # Node types an execution never stands at (it passes them within one step).
 _PASSED = {NodeType.START}
@@ -143,18 +151,34 @@ def in_doubt() -> Q:
 
 
 def node_counts(version: WorkflowVersion, campaign_ids: list[int]) -> dict[int, dict[str, int]]:
-    """Per node id of ``version``: live, busy (claimed) and held executions (one grouped query)."""
-    rows = (
+    """Per node id of ``version``: live, busy (claimed) and held executions, from the kept step numbers
+    (``journey_counts.live_at_steps``) — flat however many stand there. Settling sends are known from the
+    numbers (a due row without budget at a budget-consuming step); sends held after an unknown outcome are
+    the paused rows with the mark, counted through the campaign/status index."""
+    budget = dict(WorkflowNode.objects.filter(version=version).values_list("id", "consumes_budget"))
+    steps = journey_counts.live_at_steps(campaign_ids)
+    out: dict[int, dict[str, int]] = {}
+    for node_id, counts in steps.items():
+        if node_id not in budget:
+            continue
+        row = out[node_id] = {"live": 0, "busy": 0, "held": 0}
+        for (status, needs_budget), n in counts.items():
+            row["live"] += n
+            if status in IN_FLIGHT_STATUSES:
+                row["busy"] += n
+            elif status in ("active", "waiting") and budget[node_id] and not needs_budget:
+                row["held"] += n
+    held = (
         live_on_version(version, campaign_ids)
-        .values("current_node_id")
-        .annotate(
-            live=Count("id"),
-            busy=Count("id", filter=Q(status__in=IN_FLIGHT_STATUSES)),
-            held=Count("id", filter=in_doubt() & ~Q(status__in=IN_FLIGHT_STATUSES)),
-        )
+        .filter(status=ExecutionStatus.PAUSED, metadata__has_key=HELD_UNKNOWN)
+        .values_list("current_node_id")
+        .annotate(n=Count("id"))
         .order_by()
     )
-    return {r["current_node_id"]: r for r in rows}
+    for node_id, n in held:
+        if node_id in out:
+            out[node_id]["held"] += n
+    return out
 
 
 def migration_preview(
@@ -212,14 +236,11 @@ def migration_preview(
 
 def versions_with_live(workflow: Workflow, campaign_id: int | None = None) -> list[tuple[WorkflowVersion, int]]:
     """Older versions of the workflow that still have live executions, newest first, with their count."""
-    campaign_ids = workflow_campaign_ids(workflow, campaign_id)
-    rows = dict(
-        Execution.objects.filter(campaign_id__in=campaign_ids, status__in=LIVE_STATUSES)
-        .exclude(version_id=workflow.published_version_id)
-        .values("version_id")
-        .annotate(n=Count("id"))
-        .values_list("version_id", "n")
-        .order_by()
-    )
+    steps = journey_counts.live_at_steps(workflow_campaign_ids(workflow, campaign_id))
+    nodes = WorkflowNode.objects.filter(version__workflow=workflow, pk__in=list(steps))
+    rows: dict[int, int] = {}
+    for node_id, version_id in nodes.exclude(version_id=workflow.published_version_id).values_list("id", "version"):
+        rows[version_id] = rows.get(version_id, 0) + sum(steps[node_id].values())
+    rows = {v: n for v, n in rows.items() if n > 0}
     versions = WorkflowVersion.objects.filter(pk__in=rows).order_by("-version_number")
     return [(v, rows[v.id]) for v in versions]

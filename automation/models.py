@@ -623,9 +623,10 @@ class ExecutionEvent(models.Model):
 
 class JourneyCount(models.Model):
     """A journey campaign's numbers, kept by database triggers in the same transaction as the writes that change
-    them (``automation.journey_counts``): executions per status (``key`` "status:<status>", no ``slot``) and
-    the sends that failed, retries and unknown outcomes per 15-minute ``slot`` (UTC; folded into one row
-    without a slot once older than the dashboard's series). Rows are deltas, only ever inserted by the
+    them (``automation.journey_counts``): executions per status (``key`` "status:<status>", no ``slot``), live
+    executions per step ("at:<node id>:<status>:<needs budget 0/1>") and the sends that failed, retries and
+    unknown outcomes per 15-minute ``slot`` (UTC; folded into one row without a slot once older than the
+    dashboard's series). Rows are deltas, only ever inserted by the
     writers (no row lock shared between workers); a beat job folds them, a number is the sum of its rows.
     Campaign and workspace are plain numbers: a campaign's deletion writes its last deltas, never blocked by a
     reference."""
