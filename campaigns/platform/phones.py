@@ -37,9 +37,21 @@ class ParsedPhone:
     kind: str  # PhoneKind
 
 
+# The common input, an Iranian mobile typed as 0912…, +98 912…, 0098 912… (Persian or Arabic-Indic digits,
+# spaces or dashes): its national number is read without phonenumbers' parse, then classified by
+# phonenumbers' own metadata (``number_type``), so the answer is the one the full parse gives.
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789", " -")
+_COMMON_MOBILE = re.compile(r"(?:\+98|0098|0)(9[0-9]{9})")
+
+
 def parse_phone(raw: str) -> ParsedPhone:
     """Parse one number; raise PhoneError with a Persian message when invalid."""
     text = (raw or "").strip()
+    if (common := _COMMON_MOBILE.fullmatch(text.translate(_DIGITS))) is not None:
+        national = common.group(1)
+        number = phonenumbers.PhoneNumber(country_code=98, national_number=int(national))
+        if phonenumbers.number_type(number) in _MOBILE_TYPES:
+            return ParsedPhone(f"+98{national}", PhoneKind.MOBILE)
     try:
         number = phonenumbers.parse(text, REGION)
     except NumberParseException:

@@ -6,9 +6,10 @@ call is idempotent by phone: sending it again creates nothing and reports ``unch
 ``created``, ``updated`` (the given fields overwritten, attributes merged, lists added), ``unchanged``,
 ``duplicate`` (its number repeats an earlier row of the call, or — for an operator — belongs to another
 member's target) and ``invalid`` (field errors, no valid number, or a mobile and a landline of two
-different targets). Set-based: one query finds every match, one ``bulk_create`` and one ``bulk_update``
-write the rows, each updated row's ``revision`` goes up by one. A concurrent insert of the same number
-makes the whole call run again once, when those rows are now matches.
+different targets). Set-based: one query finds every match, one statement per 1,000 rows inserts the new
+targets (PostgreSQL: ``INSERT … SELECT FROM unnest``) and one updates the changed ones, each updated row's
+``revision`` up by one. A concurrent insert of the same number makes the whole call run again once, when
+those rows are now matches.
 """
 
 import json
@@ -20,6 +21,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from campaigns.models import Target, TargetList
+from campaigns.models.core import target_search_text
+from campaigns.platform.bulk import bulk_insert, texts_match
 from campaigns.platform.database import is_postgresql
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
@@ -97,7 +100,7 @@ def _upsert(*, actor: Actor, rows: list, lists: list[int]) -> list[RowResult]:
         parsed.append(_Row(index, row, contact))
     matches = _matches(actor=actor, rows=parsed)
     own_only = actor.user.pk if actor.has(Perm.OWN_TARGETS_ONLY) else None
-    new: list[tuple[_Row, Target]] = []
+    new: list[tuple[_Row, dict]] = []
     changed: list[tuple[_Row, Target, str]] = []
     for row in parsed:
         found = {t.pk: t for n in (row.contact.mobile, row.contact.landline) if n and (t := matches.get(n))}
@@ -117,10 +120,8 @@ def _upsert(*, actor: Actor, rows: list, lists: list[int]) -> list[RowResult]:
             else:
                 results.append(RowResult(row.index, UNCHANGED, target.pk))
         else:
-            target = _new(actor=actor, row=row)
-            new.append((row, target))
-    created = Target.objects.bulk_create([t for _, t in new], batch_size=BATCH)
-    results += [RowResult(row.index, CREATED, target.pk) for (row, _), target in zip(new, created, strict=True)]
+            new.append((row, _new(actor=actor, row=row)))
+    results += [RowResult(row.index, CREATED, pk) for row, pk in _insert(new)]
     if changed:
         _write_updates([t for _, t, _ in changed])
     if lists:
@@ -174,7 +175,9 @@ def _matches(*, actor: Actor, rows: list[_Row]) -> dict[str, Target]:
     landlines = [r.contact.landline for r in rows if r.contact.landline]
     if not mobiles and not landlines:
         return {}
-    found = scoped(Target, actor.workspace).filter(Q(mobile__in=mobiles) | Q(landline__in=landlines))
+    found = scoped(Target, actor.workspace).filter(
+        Q(texts_match("mobile", mobiles)) | Q(texts_match("landline", landlines))
+    )
     by_number: dict[str, Target] = {}
     for target in found.select_for_update(of=("self",)):
         for number in (target.mobile, target.landline):
@@ -197,17 +200,35 @@ def _apply(target: Target, row: _Row) -> bool:
     return before != after
 
 
-def _new(*, actor: Actor, row: _Row) -> Target:
+def _new(*, actor: Actor, row: _Row) -> dict:
+    """The new target's column values (attname → value)."""
     data = {name: row.data[name] for name in FIELDS if name in row.data}
     if not data.get("name"):
         full = " ".join(x for x in (data.get("first_name"), data.get("last_name")) if x)
         data["name"] = full or display_phone(row.contact.mobile or row.contact.landline)
-    target = Target(
-        workspace=actor.workspace,
-        mobile=row.contact.mobile,
-        landline=row.contact.landline,
-        owner=actor.user,
-        attributes=row.data.get("attributes") or {},
+    phones = (row.contact.mobile, row.contact.landline)
+    names = {key: data.get(key, "") for key in ("name", "first_name", "last_name")}
+    return {
         **data,
-    )
-    return target.refresh_search_text()
+        "workspace_id": actor.workspace.pk,
+        "owner_id": actor.user.pk,
+        "mobile": row.contact.mobile,
+        "landline": row.contact.landline,
+        "attributes": row.data.get("attributes") or {},
+        "search_text": target_search_text(**names, phones=phones),
+    }
+
+
+def _insert(new: list[tuple[_Row, dict]]) -> list[tuple[_Row, int]]:
+    """Insert the new targets; each row with its target's id. PostgreSQL: one ``INSERT … SELECT FROM unnest``
+    per batch (``campaigns.platform.bulk.bulk_insert``), the ids matched back by the numbers (unique in the
+    call); elsewhere ``bulk_create``."""
+    if not is_postgresql():
+        created = Target.objects.bulk_create([Target(**values) for _, values in new], batch_size=BATCH)
+        return [(row, target.pk) for (row, _), target in zip(new, created, strict=True)]
+    ids: dict[tuple, int] = {}
+    for start in range(0, len(new), BATCH):
+        chunk = [values for _, values in new[start : start + BATCH]]
+        for pk, mobile, landline in bulk_insert(Target, chunk, returning=("id", "mobile", "landline")):
+            ids[mobile, landline] = pk
+    return [(row, ids[row.contact.mobile, row.contact.landline]) for row, _ in new]

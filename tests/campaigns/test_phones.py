@@ -27,6 +27,29 @@ def test_parse_phone(raw, e164, kind):
     assert (parsed.e164, parsed.kind) == (e164, kind)
 
 
+def test_the_common_mobile_shortcut_answers_as_the_full_parse():
+    import random
+
+    import phonenumbers
+
+    rng = random.Random(7)
+    persian = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+    for _ in range(3000):  # every 9… prefix, valid or not: the shortcut must not accept what the parse refuses
+        national = "9" + "".join(rng.choice("0123456789") for _ in range(9))
+        raw = rng.choice(["0{}", "+98{}", "0098 {}", " 0{} "]).format(national)
+        raw = raw.translate(persian) if rng.random() < 0.3 else raw
+        number = phonenumbers.parse(raw, "IR")
+        kind = phonenumbers.number_type(number) if phonenumbers.is_valid_number(number) else None
+        try:
+            parsed = parse_phone(raw)
+        except PhoneError:
+            parsed = None
+        if kind == phonenumbers.PhoneNumberType.MOBILE:
+            assert (parsed.e164, parsed.kind) == (f"+98{national}", PhoneKind.MOBILE), raw
+        else:
+            assert parsed is None or parsed.kind == PhoneKind.LANDLINE, raw
+
+
 @pytest.mark.parametrize("raw", ["", "123", "abc", "0912", "+1 202 555 01"])
 def test_parse_phone_rejects_garbage(raw):
     with pytest.raises(PhoneError):

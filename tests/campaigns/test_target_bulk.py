@@ -139,3 +139,59 @@ def test_two_updates_with_one_revision_only_one_wins(workspace):
     assert sorted(statuses) == [200, 409]
     target.refresh_from_db()
     assert target.revision == 2
+
+
+LEAN_CASES = [
+    {"name": "  سارا  ", "mobile": "0912 123 0001", "city": "شیراز", "priority": 5, "status": "interested"},
+    {"mobile": None, "landline": "021-88776655", "first_name": "", "attributes": {"tier": "gold", "n": [1]}},
+    {"name": "", "mobile": "09121230001"},  # a blank name
+    {"name": "\u200f\u200c", "mobile": "09121230001"},  # only invisible characters
+    {"name": "a\x00b", "mobile": "09121230001"},
+    {"name": "a\ud800", "mobile": "09121230001"},  # a lone surrogate
+    {"name": 12, "mobile": "09121230001"},
+    {"name": "x" * 201, "mobile": "09121230001"},
+    {"name": "x" * 200 + "  ", "mobile": "09121230001"},  # the length counted after trimming
+    {"city": None, "mobile": "09121230001"},
+    {"status": "unknown", "mobile": "09121230001"},
+    {"status": None, "mobile": "09121230001"},
+    {"priority": 1001, "mobile": "09121230001"},
+    {"priority": True, "mobile": "09121230001"},
+    {"priority": "5", "mobile": "09121230001"},  # the serializer's own coercion
+    {"attributes": [1], "mobile": "09121230001"},
+    {"attributes": {f"k{i}": i for i in range(101)}, "mobile": "09121230001"},
+    {"nmae": "typo", "mobile": "09121230001"},
+    ["not", "a", "row"],
+    None,
+]
+
+
+@pytest.mark.parametrize("row", LEAN_CASES, ids=range(len(LEAN_CASES)))
+def test_the_lean_row_path_answers_as_the_serializer_does(row):
+    from rest_framework import serializers
+
+    from campaigns.api.bulk_serializers import LeanRow, TargetBulkRowInput
+
+    child = TargetBulkRowInput()
+    lean = LeanRow(child).validate(row)
+    try:
+        expected = dict(child.run_validation(row))
+    except serializers.ValidationError:
+        expected = None
+    if lean is not None:  # a row the lean path answers is one the serializer accepts, with the same values
+        assert lean == expected
+    else:
+        assert row not in LEAN_CASES[:2]  # the plain rows are the lean path's: that is its point
+
+
+def test_a_bulk_created_target_has_the_defaults_of_one_created_alone(api, workspace):
+    body = bulk(api, [{"mobile": "09121239999", "attributes": {"tier": "gold"}}])
+    target = Target.objects.get(pk=body["results"][0]["id"])
+    assert (target.name, target.status, target.priority, target.revision) == ("0912 123 9999", TargetStatus.NEW, 0, 1)
+    assert target.attributes == {"tier": "gold"} and target.deleted_at is None and target.created_at is not None
+    assert target.workspace_id == workspace.id and "989121239999" in target.search_text
+
+
+def test_a_row_that_is_not_an_object_is_its_own_invalid_result(api):
+    body = bulk(api, [None, 5, {"mobile": "09121230005"}])
+    assert [r["outcome"] for r in body["results"]] == ["invalid", "invalid", "created"]
+    assert all(list(r["errors"]) == ["non_field_errors"] for r in body["results"][:2])

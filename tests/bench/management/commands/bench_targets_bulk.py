@@ -6,7 +6,7 @@
 In a database of its own (``tests.bench.harness``), an owner's API client sends ``--calls`` requests of
 ``--rows`` new targets each (numbers written the way people type them: ``0912 …``), then the same requests
 again (every row ``unchanged``: the idempotent repeat) and once more with a changed city (every row
-``updated``). Each call goes through the whole API — JSON parsing, the per-row serializer, the service, the
+``updated``). Each call goes through the whole API — JSON parsing, the row validation, the service, the
 answer — in process. The baseline writes the same number of ``Target`` rows with one ``bulk_create`` each
 (no parsing, no matching). Goal: ≥ 5,000 rows/s for the create; ``--min-ratio`` exits 1 when the create's
 rate is below that ratio of the baseline's.
