@@ -241,43 +241,46 @@ def version_migration_run(*, migration_id: str, enqueue: Callable[..., None] | N
     while step.entries:
         with transaction.atomic():
             done = move_chunk(step, after_id=cursor, limit=CHUNK)
-            now = timezone.now()
             counts = {k: v for k, v in (("moved", done.moved), ("exited", done.exited)) if v}
-            result = dict(migration.result)
-            for key, value in counts.items():
-                result[key] = result.get(key, 0) + value
-            if not VersionMigration.objects.filter(pk=migration.pk, status=MigrationStatus.RUNNING).update(
-                processed=F("processed") + done.moved + done.exited,
-                result=result,
-                lease_until=now + LEASE,
-                updated_at=now,
-            ):
+            stopped = _add_result(migration.pk, counts, processed=F("processed") + done.moved + done.exited) is None
+            if stopped:  # finished (by another job) or failed meanwhile: this chunk is not moved
                 transaction.set_rollback(True)
-                migration.refresh_from_db()
-                return migration
-            migration.result = result
+        if stopped:
+            migration.refresh_from_db()
+            return migration
         if done.last_id is None or done.scanned < CHUNK:
             break
         cursor = done.last_id
     busy, held = _remaining(migration, step)
     now = timezone.now()
     deadline = migration.created_at + timedelta(seconds=settings.AUTOMATION_LEASE_SECONDS)
-    if busy and now < deadline:
-        VersionMigration.objects.filter(pk=migration.pk, status=MigrationStatus.RUNNING).update(
-            result=migration.result | {"busy": busy, "held": held}, lease_until=now + LEASE, updated_at=now
-        )
-        send = enqueue or _enqueue
-        transaction.on_commit(lambda: send(str(migration.pk), countdown=5))
-    else:
-        VersionMigration.objects.filter(pk=migration.pk, status=MigrationStatus.RUNNING).update(
-            status=MigrationStatus.DONE,
-            result=migration.result | {"busy": busy, "held": held},
-            lease_until=None,
-            finished_at=now,
-            updated_at=now,
-        )
+    remaining = {"busy": busy, "held": held}
+    with transaction.atomic():
+        if busy and now < deadline:
+            if _add_result(migration.pk, {}, remaining) is not None:
+                send = enqueue or _enqueue
+                transaction.on_commit(lambda: send(str(migration.pk), countdown=5))
+        else:
+            _add_result(migration.pk, {}, remaining, status=MigrationStatus.DONE, lease_until=None, finished_at=now)
     migration.refresh_from_db()
     return migration
+
+
+def _add_result(pk, counts: dict[str, int], replace: dict[str, int] | None = None, **fields) -> dict | None:
+    """Add ``counts`` to the running migration's ``result`` (and set ``replace``) under its row lock, with
+    ``fields`` and a renewed lease: two jobs sweeping the same migration never lose each other's counts. None
+    when it no longer runs. Call inside a transaction."""
+    running = VersionMigration.objects.select_for_update().filter(pk=pk, status=MigrationStatus.RUNNING)
+    current = running.values_list("result", flat=True).first()
+    if current is None:
+        return None
+    result = dict(current or {})
+    for key, value in counts.items():
+        result[key] = result.get(key, 0) + value
+    result |= replace or {}
+    now = timezone.now()
+    running.update(result=result, **({"lease_until": now + LEASE} | fields), updated_at=now)
+    return result
 
 
 def version_migrations_resume(*, now=None, enqueue: Callable[..., None] | None = None) -> dict[str, int]:
