@@ -58,6 +58,18 @@ def test_stale_version_is_a_409_and_a_bad_choice_a_400(api, actor, workspace):
         format="json",
     )
     assert stale.status_code == 409 and stale.json()["error"]["code"] == "STALE_VERSION"
+    assert stale.json()["error"]["message"] == "نسخهٔ منتشرشدهٔ این گردش‌کار عوض شده است؛ صفحه را دوباره باز کنید."
+    english = api.post(
+        f"/api/v1/workflows/{workflow_id}/migrations",
+        {"from_version_id": old.id, "to_version_id": new.id},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert english.status_code == 409 and english.json()["error"] == {
+        "code": "STALE_VERSION",
+        "message": "The workflow's published version changed since the dry run; preview the migration again.",
+        "details": english.json()["error"]["details"],
+    }
 
 
 @pytest.mark.django_db

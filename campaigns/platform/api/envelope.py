@@ -52,6 +52,7 @@ ENGLISH = {
     "RATE_LIMITED": "Too many requests; retry after the time in details.",
     "CONFLICT": "This change conflicts with the current state.",
     "STALE_REVISION": "This object changed in the meantime; read it again.",
+    "STALE_VERSION": "The workflow's published version changed since the dry run; preview the migration again.",
     "INVALID_TRANSITION": "This status change is not possible from the current status.",
     "IDEMPOTENCY_KEY_REUSED": "This Idempotency-Key was used with another request body.",
     "IDEMPOTENCY_KEY_IN_PROGRESS": "A request with this Idempotency-Key is still running; retry later.",
