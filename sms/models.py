@@ -247,8 +247,10 @@ class SmsAttempt(models.Model):
 
 
 class SmsSendSlot(models.Model):
-    """One row per execution + cycle + node: its id is the numeric local id every attempt of that step sends,
-    so a retry after an unknown outcome is the same message to the provider (Kavenegar dedupes ``localid``)."""
+    """The numbering of local ids: every attempt of one execution + cycle + node sends the same numeric local id,
+    so a retry after an unknown outcome is the same message to the provider (Kavenegar dedupes ``localid``).
+    A step's first attempt takes the next number of this table's id sequence — on PostgreSQL without a row
+    (``sms.action.attempts.assign_local_ids``), elsewhere as this row's id; the rows of earlier sends stay."""
 
     # No database constraint on its keys, like the attempts (a copy of the execution's workspace, the execution the
     # job holds, a node of its immutable graph); Django applies on_delete.

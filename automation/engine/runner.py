@@ -148,9 +148,10 @@ def finish_run(run: _Run, outcome: Outcome) -> Finished:
 
     The transition's row (from_status processing → the new status) is the outcome's own event; for a plain
     wait or "ready" with none, the step's last event on the node the execution now stands at (wait started,
-    deferred, retry scheduled, node entered) becomes that row instead of a second one saying the same. The
-    scheduler's claim and the move to processing are recorded on it: ``claimed_at`` in its data, its
-    ``occurred_at`` is the moment processing started."""
+    deferred, retry scheduled, node entered) becomes that row instead of a second one saying the same; a
+    completion at the end step just entered writes no entry row before its own. The scheduler's claim and the
+    move to processing are recorded on it: ``claimed_at`` in its data, its ``occurred_at`` is the moment
+    processing started."""
     ex, now = run.ex, run.now
     extra = {**run.fields, "metadata": run.metadata, **outcome.extra, "lock_token": None, "locked_at": None}
     node_id = extra.get("current_node_id", ex.current_node_id)
@@ -162,12 +163,27 @@ def finish_run(run: _Run, outcome: Outcome) -> Finished:
             event, events = last, events[:-1]
         else:
             event = PendingEvent(_DEFAULT_EVENT.get(outcome.transition, outcome.transition), node_id)
+    elif _entered_end(outcome, event, events):
+        events = events[:-1]  # the completion row stands at the end step it just entered: it says both
     if run.claimed_at is not None:
         event.data = {**event.data, "claimed_at": run.claimed_at.isoformat()}
     if outcome.transition in ("wait", "ready") and extra.get("next_run_at") is None:
         extra["next_run_at"] = now
     extra["deferred_by_limit"] = outcome.transition == "wait" and event.type == EventType.DEFERRED_LIMIT
     return Finished(ex, outcome.transition, extra, event, events)
+
+
+def _entered_end(outcome: Outcome, event: PendingEvent, events: list[PendingEvent]) -> bool:
+    """A completion at the end step this pass just entered: the entry row says nothing the completion row does not."""
+    last = events[-1] if events else None
+    return (
+        outcome.transition == "complete"
+        and last is not None
+        and last.type == EventType.NODE_ENTERED
+        and last.node_id == event.node_id
+        and not last.message
+        and not last.data
+    )
 
 
 def _run_one(ex: Execution, claimed_at: datetime | None, lock_token, now: datetime, cache: dict) -> Finished:

@@ -8,8 +8,9 @@ and ``guards`` (circuit breaker, blacklist).
 Guards run in order circuit breaker → blacklist → send window → daily limit.
 Then, in one short transaction, the daily limit is reserved and the attempt
 row is inserted with its unique idempotency key and the step's numeric local
-id (one ``SmsSendSlot`` per execution + cycle + node, the same on every
-attempt, sent as Kavenegar's ``localid``). Where the provider can be asked
+id (the same on every attempt of one execution + cycle + node: an earlier
+attempt's, else a new number of the send-slot sequence; sent as Kavenegar's
+``localid``). Where the provider can be asked
 "was local id N sent?" the row is inserted ``sending``; elsewhere it is
 inserted ``queued`` and stamped ``sending`` (committed) just before the HTTP
 call that carries it. A job's attempts of one workspace and provider go in
@@ -273,8 +274,8 @@ class SendSmsAction(Action):
                 results[index] = sending.deferred_by_limit(plan.ctx)
         if going:
             try:
-                with transaction.atomic():  # slots and attempts in one commit
-                    assign_local_ids([p for _, p in going])
+                assign_local_ids([p for _, p in going])  # no row on PostgreSQL: numbers of a sequence
+                with transaction.atomic():
                     rows = insert_attempts([attempt_fields(p) for _, p in going])
             except IntegrityError:  # a key already exists: give the units back and decide one by one
                 for _, plan in going:

@@ -1,4 +1,4 @@
-"""Attempt rows: the batch INSERT, the committed ``sending`` stamp, the step's send slot (its local id) and the
+"""Attempt rows: the batch INSERT, the committed ``sending`` stamp, the step's local id and the
 write-once result UPDATEs (only from the status a row is in: results are written once)."""
 
 from __future__ import annotations
@@ -144,29 +144,36 @@ def record_many(updates: list[tuple]) -> None:
         cursor.execute(sql, [now, *params])
 
 
+NEXT_LOCAL_IDS_SQL = "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)"
+
+
 def assign_local_ids(plans: list[Plan]) -> None:
-    """The step's send slot (created once, INSERT … ON CONFLICT DO NOTHING): its id is the local id."""
-    if not plans:
+    """The step's numeric local id, the same on every attempt of the step: an earlier attempt's (``plan_step``
+    read it), else a new number. On PostgreSQL the new numbers come from the send-slot id sequence in one
+    statement for the batch and no row is written (a sequence never gives a number twice, so no new local id
+    repeats one already sent, the earlier slot rows' included); elsewhere a slot row per step (INSERT … ON
+    CONFLICT DO NOTHING), its id."""
+    fresh = [p for p in plans if p.local_id is None]
+    if not fresh:
         return
-    keys = {(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id): p.ctx.execution.workspace_id for p in plans}
-    found: dict[tuple, int] = {}
     if is_postgresql(connection):
-        rows = [{"workspace_id": w, "execution_id": e, "cycle": c, "node_id": n} for (e, c, n), w in keys.items()]
-        written = bulk_insert(
-            SmsSendSlot, rows, returning=("execution_id", "cycle", "node_id", "id"), conflict_do_nothing=True
+        with connection.cursor() as cursor:
+            cursor.execute(NEXT_LOCAL_IDS_SQL, [SmsSendSlot._meta.db_table, len(fresh)])
+            for plan, (number,) in zip(fresh, cursor.fetchall(), strict=True):
+                plan.local_id = number
+        return
+    keys = {(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id): p.ctx.execution.workspace_id for p in fresh}
+    SmsSendSlot.objects.bulk_create(
+        [SmsSendSlot(workspace_id=w, execution_id=e, cycle=c, node_id=n) for (e, c, n), w in keys.items()],
+        ignore_conflicts=True,
+    )
+    found = {
+        (e, c, n): pk
+        for e, c, n, pk in SmsSendSlot.objects.filter(execution_id__in={key[0] for key in keys}).values_list(
+            "execution_id", "cycle", "node_id", "id"
         )
-        found = {(e, c, n): pk for e, c, n, pk in written}
-    else:
-        SmsSendSlot.objects.bulk_create(
-            [SmsSendSlot(workspace_id=w, execution_id=e, cycle=c, node_id=n) for (e, c, n), w in keys.items()],
-            ignore_conflicts=True,
-        )
-    if len(found) < len(keys):  # slots that already existed (a step sent again)
-        for e, c, n, pk in SmsSendSlot.objects.filter(
-            execution_id__in={key[0] for key in keys if key not in found}
-        ).values_list("execution_id", "cycle", "node_id", "id"):
-            found.setdefault((e, c, n), pk)
-    for p in plans:
+    }
+    for p in fresh:
         p.local_id = found[(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id)]
 
 

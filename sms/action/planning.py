@@ -64,7 +64,9 @@ def plan_step(ctx):
         return quiet
     number = len(earlier) + 1
     key = f"{ex.id}:{ex.cycle}:{node.id}:{number}"
-    return Plan(ctx, phone, rendered.text, key, number, ctx.budget(CHANNEL), answerable=answerable(ctx))
+    local_id = next((e.local_id for e in earlier if e.local_id is not None), None)  # the step's, on every attempt
+    budget = ctx.budget(CHANNEL)
+    return Plan(ctx, phone, rendered.text, key, number, budget, local_id=local_id, answerable=answerable(ctx))
 
 
 def attempt_fields(plan: Plan) -> dict[str, Any]:

@@ -163,7 +163,12 @@ def settle(plans: list[Plan]) -> list[ActionResult]:
             results.append(ActionResult(ResultStatus.REJECTED, message=response.error_code, data=data))
         else:
             results.append(ActionResult(ResultStatus.FAILED, retryable=True, message=response.error_code, data=data))
-    accepted = [p for p in plans if not p.lost and p.gateway and p.gateway.response.status == "submitted"]
+    # A step's first attempt has no earlier one that kept a unit: only later attempts are looked up.
+    accepted = [
+        p
+        for p in plans
+        if p.attempt_number > 1 and not p.lost and p.gateway and p.gateway.response.status == "submitted"
+    ]
     release_kept_units({(p.ctx.execution.id, p.ctx.execution.cycle, p.ctx.node.id): p.ctx for p in accepted})
     budgets = {id(p.budget): p.budget for p in plans}
     for key, count in release.items():  # only accepted (or possibly accepted) attempts consume the budget

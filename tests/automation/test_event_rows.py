@@ -52,8 +52,7 @@ def test_each_step_outcome_is_one_row_that_records_claim_and_processing(actor, w
             ("wait_finished", "", "", "w"),
             ("node_entered", S.PROCESSING, S.ACTIVE, "b"),  # back to the scheduler, which budgets sends
             ("action_attempt", "", "", "b"),
-            ("node_entered", "", "", "end"),
-            ("completed", S.PROCESSING, S.COMPLETED, "end"),
+            ("completed", S.PROCESSING, S.COMPLETED, "end"),  # reaching the end step is its completion row
         ]
         outcomes = [(data, at) for _, f, _, _, data, at in rows if f == S.PROCESSING]
         # When the scheduler claimed it (data) and when processing started (occurred_at) — each job's own.

@@ -9,7 +9,7 @@ import time_machine
 from automation.choices import EventType, ExecutionStatus
 from automation.engine.batch import process_batch
 from automation.models import Execution, ExecutionEvent
-from sms.models import SmsAttempt, SmsSendSlot
+from sms.models import SmsAttempt
 from sms.providers import SendResponse
 from tests.conftest import make_target
 
@@ -35,7 +35,8 @@ def test_500_targets_limit_100_window_retries_over_days(actor, workspace, monkey
     failed_once: set[str] = set()
 
     def flaky(request):
-        execution_id = SmsSendSlot.objects.get(pk=int(request.local_id)).execution_id
+        attempts = SmsAttempt.objects.filter(local_id=int(request.local_id))
+        execution_id = attempts.values_list("execution_id", flat=True)[0]
         if execution_id % 7 == 0 and request.local_id not in failed_once:  # the first attempt fails
             failed_once.add(request.local_id)
             return SendResponse("failed", error_code="connection")
