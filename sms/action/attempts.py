@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import psycopg
@@ -17,6 +18,7 @@ from campaigns.platform.bulk import bulk_insert
 from campaigns.platform.database import is_postgresql
 from sms.choices import AttemptStatus
 from sms.models import SmsAttempt, SmsSendSlot
+from sms.segments import count_segments
 
 if TYPE_CHECKING:
     from sms.channel import GatewayResult
@@ -53,6 +55,11 @@ class Plan:
     lost: bool = False  # the queued row was no longer ours when its turn came
     limited: float = 0.0  # the account's rate limit refused the call: seconds until it may go
     cap_day: date | None = None  # the day a unit of the frequency cap was taken for this send (sms.frequency_cap)
+
+    @cached_property
+    def segments(self) -> int:
+        """The text's message parts (the attempt row and the rate limit read it)."""
+        return count_segments(self.text).segments
 
 
 def insert_attempts(rows: list[dict[str, Any]]) -> list[AttemptRef]:

@@ -19,8 +19,15 @@ def primary_kind(ctx) -> str:
 
 def answerable(ctx) -> bool:
     """Whether every account this step's send may call can later be asked about its local id (the step's
-    provider, or the primary and the fallback used when the primary is unusable)."""
+    provider, or the primary and the fallback used when the primary is unusable); read once per job."""
     chosen = ctx.node.config.get("provider")
+    key = ("sms_answerable", ctx.workspace.id, chosen or "")
+    if key not in ctx.cache:
+        ctx.cache[key] = _answerable(ctx, chosen)
+    return ctx.cache[key]
+
+
+def _answerable(ctx, chosen: str | None) -> bool:
     provider = provider_for(chosen or primary_kind(ctx))
     if provider is None or not provider.has_status_query:
         return False

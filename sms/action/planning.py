@@ -12,7 +12,6 @@ from sms.action.capping import quiet_day_result
 from sms.action.guards import ad_blocked, answerable, cached_settings, mobile, primary_kind
 from sms.action.unknowns import drop_queued, earlier_attempts, settle_unknown
 from sms.choices import ACCEPTED, AttemptStatus
-from sms.segments import count_segments
 
 
 def plan_step(ctx):
@@ -93,5 +92,5 @@ def attempt_fields(plan: Plan) -> dict[str, Any]:
         "status": AttemptStatus.SENDING if plan.answerable else AttemptStatus.QUEUED,
         "job_token": plan.ctx.job_token,
         "request_at": plan.ctx.now,
-        "segments": count_segments(plan.text).segments,
+        "segments": plan.segments,
     }

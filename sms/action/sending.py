@@ -17,7 +17,6 @@ from sms.action.unknowns import release_kept_units, settle_delay, unknown_result
 from sms.choices import ACCEPTED, AttemptStatus
 from sms.models import SmsAttempt
 from sms.providers import SendResponse, provider_for
-from sms.segments import count_segments
 
 logger = logging.getLogger("sms.action")
 
@@ -69,7 +68,7 @@ def send(plans: list[Plan]) -> None:
                 granted, wait = channel.rate_take_first(
                     settings,
                     kind,
-                    [count_segments(p.text).segments for p in rest],
+                    [p.segments for p in rest],
                     senders=[p.ctx.node.config.get("sender") for p in rest],
                 )
                 if not granted:
