@@ -48,6 +48,9 @@ class AutomationConfig(AppConfig):
         from automation.actions.followup import register as register_followup
 
         register_followup()
+        from automation.webhook_events import register as register_webhook_events
+
+        register_webhook_events()
         register_campaign_kind(
             "journey",
             input_serializer=JourneyCampaignInput,

@@ -45,7 +45,8 @@ class CampaignsConfig(AppConfig):
 
         register_menu(*navigation.MENU)
 
+        from campaigns.events import STATUS_CHANGED_EVENT, CampaignStatusChangedData, WebhookTestData
         from campaigns.platform.webhooks import register_webhook_event
 
-        register_webhook_event("webhook.test", "آزمایش وب‌هوک (از صفحه وب‌هوک‌ها)")
-        register_webhook_event("campaign.status_changed", "تغییر وضعیت کمپین")
+        register_webhook_event("webhook.test", "آزمایش وب‌هوک (از صفحه وب‌هوک‌ها)", WebhookTestData)
+        register_webhook_event(STATUS_CHANGED_EVENT, "تغییر وضعیت کمپین", CampaignStatusChangedData)

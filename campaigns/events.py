@@ -3,13 +3,35 @@
 ``campaign_status_changed_event`` is called by the lifecycle (``campaigns/services/lifecycle.py``) only.
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 from campaigns.choices import CampaignEventType as T
 from campaigns.choices import WorkspaceSettingsEventType
 from campaigns.models import Campaign, CampaignEvent, WorkspaceSettingsEvent
 from campaigns.platform.events import event_write, event_write_unless_repeated
+from campaigns.platform.webhook_payloads import webhook_data
 from campaigns.platform.webhooks import webhook_event_emit
+
+STATUS_CHANGED_EVENT = "campaign.status_changed"
+
+
+@dataclass(frozen=True)
+class CampaignStatusChangedData:
+    """A campaign's status changed (a person's action, the scheduler or a chain run's end)."""
+
+    campaign_id: int
+    name: str
+    kind: str
+    from_status: str
+    to_status: str
+
+
+@dataclass(frozen=True)
+class WebhookTestData:
+    """The test event sent from the webhooks page or `POST /webhooks/{id}/test`, to that endpoint only."""
+
+    webhook_id: int
 
 
 def _write(campaign: Campaign, type: str, *, actor=None, data: dict[str, Any] | None = None, **fields) -> CampaignEvent:
@@ -28,17 +50,10 @@ def campaign_status_changed_event(
     *, campaign: Campaign, from_status: str, to_status: str, actor=None, data: dict[str, Any] | None = None
 ) -> CampaignEvent:
     event = _write(campaign, T.STATUS_CHANGED, actor=actor, data=data, from_status=from_status, to_status=to_status)
-    webhook_event_emit(  # in this transaction: the outbox row commits with the event
-        workspace_id=campaign.workspace_id,
-        type="campaign.status_changed",
-        data={
-            "campaign_id": campaign.id,
-            "name": campaign.name,
-            "kind": campaign.kind,
-            "from_status": from_status,
-            "to_status": to_status,
-        },
-    )
+    data = CampaignStatusChangedData(
+        campaign_id=campaign.id, name=campaign.name, kind=campaign.kind, from_status=from_status, to_status=to_status
+    )  # in this transaction: the outbox row commits with the event
+    webhook_event_emit(workspace_id=campaign.workspace_id, type=STATUS_CHANGED_EVENT, data=webhook_data(data))
     return event
 
 

@@ -40,6 +40,12 @@ def webhook_deliver(delivery_id: int) -> str | None:
     return webhooks.webhook_delivery_attempt(delivery_id=delivery_id)
 
 
+@shared_task(name=webhooks.DELIVER_MANY_TASK, acks_late=True, soft_time_limit=300, time_limit=330)
+def webhook_deliver_many(delivery_ids: list[int]) -> list[str | None]:
+    """A batch's deliveries (up to ``DELIVER_CHUNK``), one request each; a row left undone is swept again."""
+    return webhooks.webhook_deliveries_attempt(delivery_ids=delivery_ids)
+
+
 @shared_task(name="campaigns.webhook_deliveries_sweep")
 def webhook_deliveries_sweep() -> int:
     """Every minute: due webhook deliveries whose task was lost, queued again."""

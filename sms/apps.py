@@ -46,6 +46,9 @@ class SmsConfig(AppConfig):
         from sms.inbound.facts import register as register_reply_facts
 
         register_reply_facts()
+        from sms.webhook_events import register as register_webhook_events
+
+        register_webhook_events()
         register_workflow_templates()
         from sms.receivers import connect
 

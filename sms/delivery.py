@@ -18,7 +18,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from campaigns.platform.fairness import fair_rounds, workspaces_with_rows
-from sms import channel, telecom_blocks
+from campaigns.platform.webhooks import webhook_wanted
+from sms import channel, telecom_blocks, webhook_events
 from sms.choices import AWAITING_DELIVERY, STATUS_RANK, AttemptStatus
 from sms.models import SmsAttempt, SmsLogEvent
 from sms.providers import PROVIDERS, provider_for
@@ -65,9 +66,15 @@ def attempt_status_apply(
     if status not in STATUS_RANK:
         return False
     lower = [s for s in _MOVABLE if STATUS_RANK[s] < STATUS_RANK[status]]
-    return (
-        SmsAttempt.objects.filter(pk=attempt_id, workspace_id=workspace_id, status__in=lower).update(status=status) == 1
-    )
+    move = SmsAttempt.objects.filter(pk=attempt_id, workspace_id=workspace_id, status__in=lower)
+    event = webhook_events.STATUS_EVENTS.get(status)
+    if event is None or not webhook_wanted(workspace_id, event):
+        return move.update(status=status) == 1
+    with transaction.atomic():  # the move and its event (sms.delivered / sms.failed) commit together
+        moved = move.update(status=status) == 1
+        if moved:
+            webhook_events.attempts_moved(attempt_ids=[attempt_id])
+    return moved
 
 
 def _ad_blocked_codes() -> set[str]:

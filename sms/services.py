@@ -17,7 +17,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.workspaces import workspace_settings_set
-from sms import channel, events, filtered_words, quiet_days
+from sms import channel, events, filtered_words, quiet_days, webhook_events
 from sms.choices import MAX_PRICE, PRICE_FIELDS, AttemptStatus, BlacklistReason, BlacklistSource, LineKind
 from sms.delivery import attempt_status_apply
 from sms.errors import AlreadyBlacklisted, InvalidNumber
@@ -69,14 +69,17 @@ def _upsert_entry(
 
 def blacklist_opt_out(*, workspace_id: int, number: str, source: str, description: str = "") -> BlacklistEntry:
     """The recipient asked to receive nothing more (a webhook's opt-out, a reply's opt-out word): the number is
-    blacklisted now with reason ``opt_out`` (an entry already active is left as it is)."""
-    entry, _ = _upsert_entry(
-        workspace_id=workspace_id,
-        number=number,
-        reason=BlacklistReason.OPT_OUT,
-        source=source,
-        description=description[:300],
-    )
+    blacklisted now with reason ``opt_out`` (an entry already active is left as it is, and fires no webhook)."""
+    with transaction.atomic():
+        entry, changed = _upsert_entry(
+            workspace_id=workspace_id,
+            number=number,
+            reason=BlacklistReason.OPT_OUT,
+            source=source,
+            description=description[:300],
+        )
+        if changed:
+            webhook_events.opted_out(entry=entry)
     return entry
 
 

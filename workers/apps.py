@@ -45,8 +45,10 @@ class WorkersConfig(AppConfig):
         register_builtin_steps()
 
         from campaigns.platform.webhooks import register_webhook_event
+        from workers import events
 
-        register_webhook_event("browser.task_failed", "شکست وظیفه مرورگر")
+        register_webhook_event(events.TASK_FAILED_EVENT, "شکست وظیفه مرورگر", events.BrowserTaskFailedData)
+        register_webhook_event(events.TASK_COMPLETED_EVENT, "انجام وظیفه مرورگر", events.BrowserTaskCompletedData)
 
         register_campaign_kind(
             self.channel.campaign_kind[0],

@@ -5,9 +5,12 @@ INSERT. Every row carries the workspace and, where known, the campaign, task, ac
 """
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from campaigns.platform.events import event_build, events_write_bulk
+from campaigns.platform.webhook_payloads import webhook_data
 from campaigns.platform.webhooks import webhook_event_emit
 from workers.choices import BrowserEventType
 from workers.models import BrowserEvent, BrowserTask
@@ -48,7 +51,42 @@ def _save(event: BrowserEvent) -> BrowserEvent:
     return event
 
 
+# --- webhook payloads (registered in ``WorkersConfig.ready()``) -------------------------------------
+TASK_FAILED_EVENT, TASK_COMPLETED_EVENT = "browser.task_failed", "browser.task_completed"
+
+
+@dataclass(frozen=True)
+class BrowserTaskFailedData:
+    """An attempt of a browser task failed (`error_code`; another attempt may follow)."""
+
+    task_id: int
+    campaign_id: int
+    error_code: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class BrowserTaskCompletedData:
+    """A browser task was done by a worker (the result of the lease the platform holds; a late or repeated
+    result fires nothing)."""
+
+    task_id: int
+    campaign_id: int
+    account_id: int | None
+    attempt: int
+    finished_at: datetime
+
+
 # --- tasks ----------------------------------------------------------------------------------------
+def task_completed(*, workspace_id: int, task_id: int, campaign_id: int, account_id, attempt: int, finished_at):
+    """The task's DISPATCHED → COMPLETED update just changed a row (in its transaction): only the webhook event,
+    the task row itself is the history."""
+    data = BrowserTaskCompletedData(
+        task_id=task_id, campaign_id=campaign_id, account_id=account_id, attempt=attempt, finished_at=finished_at
+    )
+    webhook_event_emit(workspace_id=workspace_id, type=TASK_COMPLETED_EVENT, data=webhook_data(data))
+
+
 def task_failed(*, task: BrowserTask, code: str, reason: str, step: str = "") -> BrowserEvent:
     event = _save(
         _task_event(
@@ -60,11 +98,10 @@ def task_failed(*, task: BrowserTask, code: str, reason: str, step: str = "") ->
             data={"error_code": code, "attempt": task.attempt_count, "step": step},
         )
     )
-    webhook_event_emit(  # in the caller's transaction, with the event
-        workspace_id=task.workspace_id,
-        type="browser.task_failed",
-        data={"task_id": task.pk, "campaign_id": task.campaign_id, "error_code": code, "attempt": task.attempt_count},
+    data = BrowserTaskFailedData(
+        task_id=task.pk, campaign_id=task.campaign_id, error_code=code, attempt=task.attempt_count
     )
+    webhook_event_emit(workspace_id=task.workspace_id, type=TASK_FAILED_EVENT, data=webhook_data(data))
     return event
 
 

@@ -30,6 +30,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, OuterRef
 from django.utils import timezone
 
+from automation import webhook_events
 from automation.choices import BatchStatus, Decision, EnrollmentClass
 from automation.errors import BatchNotDraft, ConflictsUnresolved
 from automation.models import EnrollmentBatch, EnrollmentItem
@@ -446,13 +447,16 @@ def _finish(batch: EnrollmentBatch) -> EnrollmentBatch:
         .annotate(n=Count("id"))
         .values_list("outcome", "n")
     )
-    EnrollmentBatch.objects.filter(pk=batch.id, status=BatchStatus.COMMITTING).update(
-        status=BatchStatus.COMMITTED,
-        result=outcomes,
-        processed=batch.total if batch.total else 0,
-        lease_until=None,
-        finished_at=timezone.now(),
-    )
+    now = timezone.now()
+    with transaction.atomic():  # the batch's end and its webhook event commit together, once
+        if EnrollmentBatch.objects.filter(pk=batch.id, status=BatchStatus.COMMITTING).update(
+            status=BatchStatus.COMMITTED,
+            result=outcomes,
+            processed=batch.total if batch.total else 0,
+            lease_until=None,
+            finished_at=now,
+        ):
+            webhook_events.enrollment_committed(batch=batch, result=outcomes, finished_at=now)
     batch.refresh_from_db()
     return batch
 

@@ -34,6 +34,9 @@ class ChainsConfig(AppConfig):
         from campaigns.services.lifecycle import register_campaign_policy
 
         connect_chain_runs()
+        from campaigns.chains.runs.webhook_events import register as register_webhook_events
+
+        register_webhook_events()
         register_campaign_policy("chains", transition=chain_transition_policy, edit=chain_edit_policy)
         register_menu(*navigation.MENU)
         register_campaign_page("chains", navigation.chain_campaign_page)

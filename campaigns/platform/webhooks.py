@@ -1,8 +1,13 @@
 """Signed outbound webhooks: endpoints per workspace, an outbox row per event and endpoint, delivery with retries.
 
-- **Events** are registered by the app that has them (``register_webhook_event`` from ``AppConfig.ready()``);
-  its event writer calls ``webhook_event_emit`` inside the transaction that writes the event, so the outbox
-  rows (``WebhookDelivery``) commit or roll back with it. After the commit a Celery task per row delivers it.
+- **Events** are registered by the app that has them (``register_webhook_event`` from ``AppConfig.ready()``,
+  with the dataclass of its ``data``: ``campaigns.platform.webhook_payloads``); its one event writer calls
+  ``webhook_event_emit`` (``webhook_events_emit`` for a batch of facts: one INSERT) inside the transaction that
+  writes the fact, so the outbox rows (``WebhookDelivery``) commit or roll back with it. After the commit one
+  Celery task per row (per ``DELIVER_CHUNK`` rows of a batch) delivers them, one event per request.
+- **Subscriptions** are cached per workspace (``webhook_subscribed``): an event nobody subscribed to costs one
+  cache read, no query and no row. A change of an endpoint (any save or delete) drops the workspace's entry
+  after its commit; ``SUBSCRIPTIONS_TTL`` bounds a stale entry left by a race.
 - **Body**: ``{"id", "type", "created_at", "workspace_id", "data"}``, JSON. ``id`` (also the ``Webhook-Id``
   header) is the same for every attempt and replay of one event: a receiver drops a repeat by it.
 - **Signature**: ``Webhook-Signature: t=<unix time>,v1=<hex>`` where ``<hex>`` is HMAC-SHA256 with the
@@ -34,6 +39,7 @@ from urllib.parse import urlsplit
 
 from celery import current_app
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -49,16 +55,23 @@ from campaigns.platform.netguard import AddressNotAllowed, NetGuard, parse_allow
 from campaigns.platform.registry import Registry
 
 DELIVER_TASK = "campaigns.webhook_deliver"
+DELIVER_MANY_TASK = "campaigns.webhook_deliver_many"
+DELIVER_CHUNK = 20  # rows of one batch delivered by one task, one after the other
+SUBSCRIPTIONS_TTL = 300  # seconds
 BACKOFF = (60, 300, 1800, 7200, 21600, 43200)  # seconds before attempts 2, 3, …; the last one repeats
 LEASE = timedelta(seconds=120)
 MAX_ENDPOINTS = 20
 
 # event name → Persian label (for the pages); each app registers its own from ``AppConfig.ready()``
 WEBHOOK_EVENTS: Registry[str] = Registry("webhook events")
+# event name → the dataclass of its ``data`` (the schema's ``<Name>WebhookEvent`` components)
+WEBHOOK_PAYLOADS: Registry[type] = Registry("webhook payloads")
 
 
-def register_webhook_event(name: str, label: str) -> None:
+def register_webhook_event(name: str, label: str, payload: type | None = None) -> None:
     WEBHOOK_EVENTS.register(name, label)
+    if payload is not None:
+        WEBHOOK_PAYLOADS.register(name, payload)
 
 
 def webhook_event_names() -> list[str]:
@@ -140,40 +153,88 @@ def webhook_secret_rotate(*, workspace: Workspace, endpoint_id: int) -> tuple[We
     return endpoint, secret
 
 
+# --- subscriptions (cached) -------------------------------------------------------------------
+def _subscriptions_key(workspace_id: int) -> str:
+    return f"webhooks:subscribed:{workspace_id}"
+
+
+def webhook_subscribed(workspace_id: int) -> frozenset[str]:
+    """The events some active endpoint of the workspace subscribes to (one cache read; a query on a miss)."""
+    key = _subscriptions_key(workspace_id)
+    found = cache.get(key)
+    if found is None:
+        found = sorted(
+            {
+                event
+                for events in WebhookEndpoint.objects.filter(workspace_id=workspace_id, is_active=True).values_list(
+                    "events", flat=True
+                )
+                for event in events
+            }
+        )
+        cache.set(key, found, SUBSCRIPTIONS_TTL)
+    return frozenset(found)
+
+
+def webhook_wanted(workspace_id: int, *types: str) -> bool:
+    """Does an active endpoint of the workspace subscribe to any of ``types``? (Writers check before building
+    a batch's payloads.)"""
+    return not webhook_subscribed(workspace_id).isdisjoint(types)
+
+
+def webhook_subscriptions_changed(workspace_id: int) -> None:
+    """An endpoint of the workspace changed: its cached subscriptions go now and again after the commit."""
+    cache.delete(_subscriptions_key(workspace_id))
+    transaction.on_commit(lambda: cache.delete(_subscriptions_key(workspace_id)))
+
+
 # --- events into the outbox ---------------------------------------------------------------------
 def webhook_event_emit(*, workspace_id: int, type: str, data: dict) -> uuid.UUID | None:
     """Outbox rows for every active endpoint of the workspace subscribed to ``type``, in the caller's
     transaction; each is queued for delivery after the commit. Returns the event id (None: no subscriber)."""
+    ids = webhook_events_emit(workspace_id=workspace_id, type=type, items=[data])
+    return ids[0] if ids else None
+
+
+def webhook_events_emit(*, workspace_id: int, type: str, items: list[dict]) -> list[uuid.UUID]:
+    """One event per item of ``items`` (the ``data`` of each), for a batch of facts of one workspace: the rows
+    of every subscribed endpoint in one INSERT, in the caller's transaction. Nothing (no query, no row) when
+    no active endpoint of the workspace subscribes to ``type``. Returns the event ids ([]: no subscriber)."""
     if type not in WEBHOOK_EVENTS:
         raise ValueError(f"unregistered webhook event {type!r}")
+    if not items or type not in webhook_subscribed(workspace_id):
+        return []
     endpoints = [
         e for e in WebhookEndpoint.objects.filter(workspace_id=workspace_id, is_active=True) if type in e.events
     ]
-    return _outbox(workspace_id=workspace_id, endpoints=endpoints, type=type, data=data)
+    return _outbox(workspace_id=workspace_id, endpoints=endpoints, type=type, items=items)
 
 
 def webhook_test_send(*, workspace: Workspace, endpoint_id: int) -> WebhookDelivery:
     """A ``webhook.test`` event to one endpoint (subscribed to it or not), through the outbox like any other."""
     endpoint = webhook_endpoint_get(workspace=workspace, endpoint_id=endpoint_id)
     with transaction.atomic():
-        event_id = _outbox(
-            workspace_id=workspace.pk, endpoints=[endpoint], type="webhook.test", data={"webhook_id": endpoint.pk}
+        (event_id,) = _outbox(
+            workspace_id=workspace.pk, endpoints=[endpoint], type="webhook.test", items=[{"webhook_id": endpoint.pk}]
         )
     return WebhookDelivery.objects.get(event_id=event_id)
 
 
-def _outbox(*, workspace_id: int, endpoints: list[WebhookEndpoint], type: str, data: dict) -> uuid.UUID | None:
+def _outbox(*, workspace_id: int, endpoints: list[WebhookEndpoint], type: str, items: list[dict]) -> list[uuid.UUID]:
     if not endpoints:
-        return None
-    event_id = uuid.uuid4()
+        return []
     now = timezone.now()
-    payload = {
-        "id": str(event_id),
-        "type": type,
-        "created_at": now.isoformat(),
-        "workspace_id": workspace_id,
-        "data": data,
-    }
+    events = []
+    for data in items:
+        event_id = uuid.uuid4()
+        payload = {
+            "id": str(event_id),
+            "type": type,
+            "created_at": now.isoformat(),
+            "workspace_id": workspace_id,
+            "data": data,
+        }
+        events.append((event_id, payload))
     rows = WebhookDelivery.objects.bulk_create(
         [
             WebhookDelivery(
@@ -184,15 +245,21 @@ def _outbox(*, workspace_id: int, endpoints: list[WebhookEndpoint], type: str, d
                 payload=payload,
                 next_attempt_at=now,
             )
+            for event_id, payload in events
             for e in endpoints
         ]
     )
     _queue([r.pk for r in rows])
-    return event_id
+    return [event_id for event_id, _ in events]
 
 
 def _queue(ids: list[int]) -> None:
-    transaction.on_commit(lambda: [current_app.signature(DELIVER_TASK).delay(i) for i in ids])
+    """After the commit: one task for a single row, one task per ``DELIVER_CHUNK`` rows of a batch."""
+    if len(ids) == 1:
+        transaction.on_commit(lambda: current_app.signature(DELIVER_TASK).delay(ids[0]))
+        return
+    chunks = [ids[i : i + DELIVER_CHUNK] for i in range(0, len(ids), DELIVER_CHUNK)]
+    transaction.on_commit(lambda: [current_app.signature(DELIVER_MANY_TASK).delay(c) for c in chunks])
 
 
 def webhook_delivery_replay(*, workspace: Workspace, delivery_id: int) -> WebhookDelivery:
@@ -308,6 +375,11 @@ def webhook_delivery_attempt(*, delivery_id: int) -> str | None:
     if not done and fields.get("status") is None:
         current_app.signature(DELIVER_TASK).apply_async((delivery_id,), countdown=wait)
     return fields.get("status", WebhookDeliveryStatus.PENDING)
+
+
+def webhook_deliveries_attempt(*, delivery_ids: list[int]) -> list[str | None]:
+    """A batch's rows, one after the other (each leased, posted and recorded on its own)."""
+    return [webhook_delivery_attempt(delivery_id=i) for i in delivery_ids]
 
 
 def webhook_deliveries_sweep(*, limit: int = 500) -> list[int]:

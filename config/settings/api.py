@@ -88,6 +88,7 @@ SPECTACULAR_SETTINGS = {
         "campaigns.platform.api.schema.add_generic_errors",
         "campaigns.platform.api.schema.add_idempotency_header",
         "campaigns.platform.api.schema.english_texts",
+        "campaigns.platform.webhook_payloads.add_webhook_events",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TargetStatusEnum": "campaigns.choices.TargetStatus",

@@ -4,6 +4,7 @@ write-once result UPDATEs (only from the status a row is in: results are written
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from campaigns.platform.bulk import bulk_insert
 from campaigns.platform.database import is_postgresql
+from sms import webhook_events
 from sms.choices import AttemptStatus
 from sms.models import SmsAttempt, SmsSendSlot
 from sms.segments import count_segments
@@ -102,11 +104,23 @@ def name_provider_many(attempt_ids: list[int], kind: str, sender: str) -> None:
     )
 
 
-def record_many(updates: list[tuple]) -> None:
-    """Fill result fields once, for many attempts in one statement (only rows still ``sending``)."""
+def record_many(updates: list[tuple], *, workspace_ids: Iterable[int] = ()) -> None:
+    """Fill result fields once, for many attempts in one statement (only rows still ``sending``). When one of
+    ``workspace_ids`` subscribes to an SMS attempt webhook, the rows written and their events (one INSERT) commit
+    together (``sms.webhook_events``); otherwise nothing more is done."""
     if not updates:
         return
+    if not webhook_events.attempts_wanted(workspace_ids):
+        _record_many(updates)
+        return
+    with transaction.atomic():
+        webhook_events.attempts_moved(attempt_ids=_record_many(updates))
+
+
+def _record_many(updates: list[tuple]) -> list[int]:
+    """The ids of the rows written."""
     now = timezone.now()
+    moved: list[int] = []
     if len(updates) == 1 or not is_postgresql(connection):
         for pk, status, response, provider, sender, retry_at in updates:
             values = {
@@ -120,8 +134,9 @@ def record_many(updates: list[tuple]) -> None:
             }
             if provider:
                 values.update(provider=provider, sender=sender or "")
-            SmsAttempt.objects.filter(pk=pk, status=AttemptStatus.SENDING).update(**values)
-        return
+            if SmsAttempt.objects.filter(pk=pk, status=AttemptStatus.SENDING).update(**values):
+                moved.append(pk)
+        return moved
     columns = list(zip(*updates, strict=True))
     responses = columns[2]
     params = [
@@ -144,11 +159,12 @@ def record_many(updates: list[tuple]) -> None:
         " FROM unnest(%b::bigint[], %b::varchar[], %b::text[], %b::varchar[], %b::varchar[], %b::varchar[],"
         " %b::timestamptz[], %b::varchar[], %b::varchar[]) AS v(id, status, provider_response, message_id,"
         " error_code, error_message, retry_at, provider, sender)"
-        " WHERE a.id = v.id AND a.status = 'sending'"
+        " WHERE a.id = v.id AND a.status = 'sending' RETURNING a.id"
     )
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:  # server-side binding for the arrays
         cursor.execute(sql, [now, *params])
+        return [row[0] for row in cursor.fetchall()]
 
 
 NEXT_LOCAL_IDS_SQL = "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)"

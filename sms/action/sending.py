@@ -175,7 +175,7 @@ def settle(plans: list[Plan]) -> list[ActionResult]:
             budgets[key].release()
         else:
             budgets[key].release_many(count)
-    record_many(updates)
+    record_many(updates, workspace_ids={p.ctx.workspace.id for p in plans})
     for account_id, template, answer in refused:
         filtered_words.remember_refusal(account_id=account_id, template=template, answer=answer)
     capping.give_back(give_back_cap)  # held back by the rate limit: the send's unit of the cap comes back

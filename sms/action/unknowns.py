@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.conf import settings as django_settings
+from django.db import transaction
 from django.utils import timezone
 
 from automation.choices import EventType
@@ -15,7 +16,7 @@ from automation.engine.outcome import RESEND_UNKNOWN
 from automation.engine.registry import ActionResult, ResultStatus
 from automation.engine.window import local_day
 from campaigns.platform.bulk import ids_match
-from sms import channel, rate_limits
+from sms import channel, rate_limits, webhook_events
 from sms.action.attempts import CHANNEL, record_id
 from sms.action.guards import cached_settings, primary_kind
 from sms.choices import ACCEPTED, AttemptStatus
@@ -191,9 +192,11 @@ def settle_unknown(ctx, unknown: list[Earlier]) -> ActionResult | None:
         occurred_at=timezone.now(),
     )
     if answer.state == "sent":
-        SmsAttempt.objects.filter(pk=latest.id, status=AttemptStatus.UNKNOWN).update(
-            status=AttemptStatus.SUBMITTED, provider_message_id=answer.message_id[:64]
-        )
+        with transaction.atomic():  # settled as accepted: ``sms.sent`` with it
+            if SmsAttempt.objects.filter(pk=latest.id, status=AttemptStatus.UNKNOWN).update(
+                status=AttemptStatus.SUBMITTED, provider_message_id=answer.message_id[:64]
+            ):
+                webhook_events.attempts_moved(attempt_ids=[latest.id], workspace_ids=[ctx.workspace.id])
         if answer.status and answer.status != AttemptStatus.SUBMITTED:  # already further: sent, delivered, …
             attempt_status_apply(
                 attempt_id=latest.id,
@@ -211,15 +214,19 @@ def settle_unknown(ctx, unknown: list[Earlier]) -> ActionResult | None:
         return ActionResult(ResultStatus.SUCCESS, message="settled: sent", data={**data, "settled": "sent"})
     if answer.state in ("not_sent", "rejected"):
         status = AttemptStatus.FAILED if answer.state == "not_sent" else AttemptStatus.REJECTED
-        for e in unknown:
-            code = NOT_SENT if answer.state == "not_sent" else answer.error_code or answer.state
-            closed = record_id(e.id, status, error_code=code, from_status="unknown")
-            # "No such message" does not prove the request will never land — a process paused while writing
-            # it still holds it — so that attempt keeps its unit on its request day until the step's message
-            # is at the provider (``release_kept_units``): never a message beyond the limit, the resend takes a
-            # unit of its own meanwhile. A rejection was decided: its unit goes back now.
-            if closed and answer.state == "rejected":
-                budget_of(ctx, e.request_at).release()
+        with transaction.atomic():  # the attempts closed and their ``sms.failed`` together
+            closed_ids = []
+            for e in unknown:
+                code = NOT_SENT if answer.state == "not_sent" else answer.error_code or answer.state
+                closed = record_id(e.id, status, error_code=code, from_status="unknown")
+                closed_ids += [e.id] if closed else []
+                # "No such message" does not prove the request will never land — a process paused while writing
+                # it still holds it — so that attempt keeps its unit on its request day until the step's message
+                # is at the provider (``release_kept_units``): never a message beyond the limit, the resend takes
+                # a unit of its own meanwhile. A rejection was decided: its unit goes back now.
+                if closed and answer.state == "rejected":
+                    budget_of(ctx, e.request_at).release()
+            webhook_events.attempts_moved(attempt_ids=closed_ids, workspace_ids=[ctx.workspace.id])
         if answer.state == "rejected":
             return ActionResult(ResultStatus.REJECTED, message="settled: rejected", data=data)
         return None

@@ -16,7 +16,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.search import search_digits
 from campaigns.platform.tenancy import Actor
 from campaigns.signals import target_replied
-from sms import channel
+from sms import channel, webhook_events
 from sms.choices import ACCEPTED, BlacklistSource, InboundOutcome
 from sms.inbound.facts import REPLIED, REPLIED_IN_JOURNEY
 from sms.inbound.keywords import OPT_IN, OPT_OUT, clean_words, keyword_of, words_problem
@@ -130,6 +130,7 @@ def inbound_store(*, account: SmsProviderAccount, messages: list[ReceivedSms]) -
                 message.outcome = _apply_keyword(settings, message, phone)
                 if message.outcome:
                     InboundSms.objects.filter(pk=message.pk).update(outcome=message.outcome)
+                webhook_events.reply_received(message=message)
         except IntegrityError:  # stored meanwhile by another poll or push
             continue
         stored.append(message)

@@ -1,6 +1,7 @@
-"""The webhooks pages in Chromium: an owner opens them from the menu, registers an endpoint (the secret shown
-once), sends a test event that a local receiver gets signed, sees it in the delivery log, replays it (same event
-id) and rotates the secret; a manager has no menu link and gets 403; axe-clean.
+"""The webhooks pages in Chromium: an owner opens them from the menu, registers an endpoint subscribed to
+campaign, SMS and chain events by their Persian labels (the secret shown once), sends a test event that a local
+receiver gets signed, sees it in the delivery log, replays it (same event id) and rotates the secret; a manager
+has no menu link and gets 403; axe-clean.
 Screenshots: var/screenshots/webhooks*.png."""
 
 import hashlib
@@ -11,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from campaigns.choices import Role
-from campaigns.platform.models import WebhookDelivery
+from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
 from campaigns.platform.webhooks import webhook_delivery_attempt
 
 from ..campaigns.test_webhooks import Receiver
@@ -39,9 +40,18 @@ def test_an_owner_registers_a_webhook_tests_it_replays_and_rotates(page, live_se
         expect(page.get_by_test_id("url-error")).to_contain_text("شبکه خصوصی")
         page.fill("#id_url", receiver.url)
         page.get_by_label("تغییر وضعیت کمپین").check()
+        for label in ("رسیدن پیامک", "ناموفق شدن پیامک", "دریافت پاسخ پیامکی", "پایان اجرای زنجیره"):
+            page.get_by_label(label).check()
         page.get_by_role("button", name="ساخت وب‌هوک").click()
         secret = page.get_by_test_id("new-secret").input_value()
         assert secret.startswith("whsec_")
+        assert WebhookEndpoint.objects.get().events == [
+            "campaign.status_changed",
+            "chain.run_completed",
+            "sms.delivered",
+            "sms.failed",
+            "sms.reply_received",
+        ]
         assert axe_violations(page) == []
         shot(page, "webhooks")
 

@@ -108,7 +108,9 @@ def _apply_completed(task_id: int, message: dict, now) -> str:
     with transaction.atomic():
         row = (
             BrowserTask.objects.filter(pk=task_id)
-            .values("id", "workspace_id", "campaign_id", "account_id", "proxy_id", "account__error_score")
+            .values(
+                "id", "workspace_id", "campaign_id", "account_id", "proxy_id", "attempt_count", "account__error_score"
+            )
             .first()
         )
         if row is None:
@@ -139,6 +141,14 @@ def _apply_completed(task_id: int, message: dict, now) -> str:
                 status="completed",
             )
             return "ignored"
+        events.task_completed(
+            workspace_id=row["workspace_id"],
+            task_id=row["id"],
+            campaign_id=row["campaign_id"],
+            account_id=row["account_id"],
+            attempt=row["attempt_count"],
+            finished_at=now,
+        )
         _stats(row["campaign_id"], completed=1, pending=-1)
         good = conf.setting("PROXY_MARK_GOOD")
         if row["account__error_score"]:

@@ -19,6 +19,7 @@ from campaigns.chains.node_models import ChainNode
 from campaigns.chains.run_models import CampaignRun, RunExecution
 from campaigns.chains.runs.choices import OPEN, RunStatus, RunType
 from campaigns.chains.runs.transitions import duration_ms, log, log_run, run_apply
+from campaigns.chains.runs.webhook_events import run_completed
 from campaigns.choices import CampaignStatus
 from campaigns.platform.registry import run_engine
 from campaigns.services.lifecycle import campaign_status_change
@@ -58,7 +59,11 @@ def run_complete_if_done(run: CampaignRun, *, now: datetime) -> bool:
     """DISPATCHED → COMPLETED by compare-and-set; past the deadline a still-open run gets an operational error."""
     check = run_completion_check(run)
     if check.complete:
-        if run_apply(run, "complete", now=now, completed_at=now, next_check_at=None, operational_error=""):
+        with transaction.atomic():  # the run's end and its webhook event commit together, once
+            completed = run_apply(run, "complete", now=now, completed_at=now, next_check_at=None, operational_error="")
+            if completed:
+                run_completed(run=run, expected=check.expected, settled=check.settled, completed_at=now)
+        if completed:
             log_run(
                 "run completed",
                 run,
