@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from campaigns.choices import Role
 from campaigns.models import Campaign, Target, TargetList, Workspace
-from campaigns.platform.tenancy import Actor
+from campaigns.platform.tenancy import Actor, memberships_of
 from campaigns.platform.tokens import api_token_create
 from campaigns.services.workspaces import membership_set
 
@@ -91,11 +91,14 @@ def make_chain_member(campaign: Campaign, *, root: Campaign | None = None):
 
 
 def api_client_for(user, workspace: Workspace | None = None) -> APIClient:
+    """A client with a key of ``user`` bound to ``workspace`` (default: the user's default or only one)."""
     client = APIClient()
-    _, key = api_token_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    if workspace is not None:
+    if workspace is None:
+        workspace = memberships_of(user).first().workspace
+    else:
         client.defaults["HTTP_X_WORKSPACE"] = workspace.slug
+    _, key = api_token_create(user=user, workspace=workspace)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
 

@@ -103,7 +103,8 @@ class ApiToken(models.Model):
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
-    # A key made from the pages or the API acts in its workspace only; one from ``api_token_create`` in any.
+    # The one workspace the key acts in. Null only on a key of an older version no migration could bind
+    # (its user in several workspaces): refused (``campaigns.platform.tokens.api_token_authenticate``).
     workspace = models.ForeignKey(
         Workspace, verbose_name="فضای کاری", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
     )

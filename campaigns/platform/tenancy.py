@@ -64,7 +64,8 @@ def members_of(workspace: Workspace) -> models.QuerySet:
     return Membership.objects.filter(workspace=workspace).select_related("user").order_by("user__username")
 
 
-def _membership_for(user, ref: str | int | None) -> Membership | None:
+def membership_for(user, ref: str | int | None) -> Membership | None:
+    """The user's membership of the workspace named by slug or id, or None."""
     qs = memberships_of(user)
     if ref in (None, ""):
         return None
@@ -79,12 +80,12 @@ def resolve_actor(user, *, header: str | None, session_workspace_id: int | None)
     if not user or not user.is_authenticated:
         raise PermissionDenied()
     if header:
-        membership = _membership_for(user, header)
+        membership = membership_for(user, header)
         if membership is None:
             raise WorkspaceNotFound()
         return Actor(user=user, workspace=membership.workspace, membership=membership)
     if session_workspace_id:
-        membership = _membership_for(user, session_workspace_id)
+        membership = membership_for(user, session_workspace_id)
         if membership is not None:
             return Actor(user=user, workspace=membership.workspace, membership=membership)
     memberships = list(memberships_of(user)[:2])

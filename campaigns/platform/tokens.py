@@ -1,8 +1,9 @@
 """API keys: created once (the key is shown only then), stored as prefix + SHA-256, expiring, scoped.
 
-``manage.py api_token_create`` makes a key of every scope for any workspace of its user; the pages and
-``POST /api/v1/api-keys`` make one bound to the current workspace with the scopes asked for
-(``campaigns.platform.api.scopes``).
+Every key is bound to one workspace of its user and acts there only: the pages and ``POST /api/v1/api-keys``
+bind it to the current workspace, ``manage.py api_token_create --workspace`` to the one named. A key of
+an older version that no migration could bind (its user in several workspaces) is refused
+(``platform`` migration 0008).
 """
 
 import hashlib
@@ -14,7 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from campaigns.platform.errors import NotFound, ValidationFailed
-from campaigns.platform.models import ApiToken, Workspace
+from campaigns.platform.models import ApiToken, Membership, Workspace
 
 MAX_TTL_DAYS = 730
 ALL_SCOPES = "all"
@@ -43,12 +44,15 @@ def api_token_create(
     *,
     user,
     name: str = "",
+    workspace: Workspace,
     ttl_days: int | None = None,
-    workspace: Workspace | None = None,
     scopes: list[str] | None = None,
     read_only: bool = False,
 ) -> tuple[ApiToken, str]:
-    """Create a key for ``user``; returns the row and the clear key (``<prefix>.<secret>``), shown once."""
+    """Create a key for ``user`` acting in ``workspace`` (one of theirs); returns the row and the clear key
+    (``<prefix>.<secret>``), shown once."""
+    if not Membership.objects.filter(user=user, workspace=workspace).exists():
+        raise ValidationFailed.field("workspace", "کاربر عضو این فضای کاری نیست.")
     days = settings.API_TOKEN_TTL_DAYS if ttl_days is None else ttl_days
     if days <= 0:
         raise ValueError("ttl_days must be positive")
@@ -93,7 +97,7 @@ def api_token_authenticate(*, key: str) -> ApiToken | None:
     if not hmac.compare_digest(expected, _hash(key)) or token is None:
         return None
     now = timezone.now()
-    if token.revoked_at is not None or token.expires_at <= now:
+    if token.revoked_at is not None or token.expires_at <= now or token.workspace_id is None:
         return None
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

@@ -35,8 +35,8 @@ def test_a_key_is_shown_once_listed_without_its_secret_and_revoked(workspace):
     made = create(api, name="crm", scopes=["targets"], read_only=True, expires_in_days=30)
     assert made["key"].startswith(made["prefix"] + ".") and made["state"] == "active"
     assert made["scopes"] == ["targets"] and made["read_only"] is True
-    listed = api.get("/api/v1/api-keys").json()["results"]
-    assert [k["id"] for k in listed] == [made["id"]] and "key" not in listed[0]
+    listed = api.get("/api/v1/api-keys").json()["results"]  # newest first: then the calling client's own key
+    assert listed[0]["id"] == made["id"] and len(listed) == 2 and "key" not in listed[0]
     row = ApiToken.objects.get(pk=made["id"])
     assert row.workspace == workspace and made["key"] not in str(
         list(ApiToken.objects.values().get(pk=row.pk).values())
@@ -106,8 +106,9 @@ def test_a_key_is_bound_to_its_workspace_and_the_list_to_its_owner(workspace, ot
     foreign = keyed(key, other_workspace).get("/api/v1/targets")
     assert foreign.status_code == 404 and foreign.json()["error"]["code"] == "WORKSPACE_NOT_FOUND"
     colleague = make_member(workspace, Role.ADMIN, username="ali")
-    assert api_client_for(colleague, workspace).get("/api/v1/api-keys").json()["results"] == []
-    mine = ApiToken.objects.filter(workspace=workspace).first()
+    theirs = api_client_for(colleague, workspace).get("/api/v1/api-keys").json()["results"]
+    assert {k["id"] for k in theirs} == set(ApiToken.objects.filter(user=colleague).values_list("id", flat=True))
+    mine = ApiToken.objects.filter(workspace=workspace, user=owner).first()
     assert api_client_for(colleague, workspace).delete(f"/api/v1/api-keys/{mine.pk}").status_code == 404
     elsewhere = api_client_for(owner, other_workspace).delete(f"/api/v1/api-keys/{mine.pk}")
     assert elsewhere.status_code == 404 and ApiToken.objects.get(pk=mine.pk).revoked_at is None
@@ -125,7 +126,7 @@ def test_any_key_reads_the_schema_and_the_docs(workspace, client):
 
 def test_the_command_makes_a_scoped_read_only_key(workspace, capsys):
     user = make_member(workspace, Role.OWNER, username="crm-bot")
-    call_command("api_token_create", "crm-bot", "--scope", "targets", "--read-only")
+    call_command("api_token_create", "crm-bot", "--workspace", workspace.slug, "--scope", "targets", "--read-only")
     key = capsys.readouterr().out.split("token=", 1)[1].split()[0]
     token = ApiToken.objects.get(user=user)
     assert token.scopes == ["targets"] and token.read_only
@@ -138,4 +139,5 @@ def test_another_workspace_cannot_see_keys(workspace):
     stranger = make_member(other, Role.OWNER)
     owner = make_member(workspace, Role.OWNER)
     create(api_client_for(owner, workspace))
-    assert api_client_for(stranger, other).get("/api/v1/api-keys").json()["count"] == 0
+    listed = api_client_for(stranger, other).get("/api/v1/api-keys").json()["results"]
+    assert {k["id"] for k in listed} == set(ApiToken.objects.filter(user=stranger).values_list("id", flat=True))

@@ -154,7 +154,7 @@ def api_get(key: str, ip: str, workspace):
 def test_wrong_api_keys_from_one_address_back_off_that_address_even_for_a_valid_key(workspace, settings):
     settings.LOGIN_FAILURES_PER_IP = 3
     user = make_member(workspace, username="crm-bot")
-    _, key = api_token_create(user=user)
+    _, key = api_token_create(user=user, workspace=workspace)
     assert api_get(key, "203.0.113.9", workspace).status_code == 200
     for i in range(3):  # guessing keys: a new prefix each time
         assert api_get(f"guess{i}.secret", "203.0.113.9", workspace).status_code == 401
@@ -167,7 +167,7 @@ def test_wrong_api_keys_from_one_address_back_off_that_address_even_for_a_valid_
 
 def test_guessing_the_secret_of_one_api_key_backs_off_that_key(workspace, settings):
     settings.LOGIN_FAILURES_PER_USERNAME = 2
-    _, key = api_token_create(user=make_member(workspace))
+    _, key = api_token_create(user=make_member(workspace), workspace=workspace)
     prefix = key.split(".", 1)[0]
     for _ in range(2):
         assert api_get(f"{prefix}.not-the-secret", "203.0.113.9", workspace).status_code == 401
@@ -177,7 +177,7 @@ def test_guessing_the_secret_of_one_api_key_backs_off_that_key(workspace, settin
 
 def test_wrong_secrets_for_a_key_prefix_from_many_addresses_do_not_lock_the_integration_out(workspace, settings):
     settings.LOGIN_FAILURES_PER_USERNAME, settings.LOGIN_FAILURES_PER_IP = 5, 30  # the defaults
-    _, key = api_token_create(user=make_member(workspace))
+    _, key = api_token_create(user=make_member(workspace), workspace=workspace)
     prefix = key.split(".", 1)[0]
     for n in range(50):  # the prefix is public: anyone who saw one request can send it with wrong secrets
         assert api_get(f"{prefix}.wrong-{n}", f"203.0.113.{n % 12 + 1}", workspace).status_code in (401, 429)

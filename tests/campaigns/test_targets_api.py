@@ -1,6 +1,7 @@
 """Targets and lists through the API: CRUD, duplicates, roles."""
 
 import pytest
+from rest_framework.test import APIClient
 
 from campaigns.choices import Role
 from campaigns.models import Target
@@ -163,9 +164,14 @@ def test_workspace_resolution(db):
     from campaigns.services.workspaces import membership_set
 
     membership_set(workspace=second, user=user, role=Role.VIEWER)
-    client = api_client_for(user)
+    client = APIClient()  # signed in: the header picks any workspace of the user
+    client.force_login(user)
     assert client.get("/api/v1/me").json()["current_workspace_id"] == first.id  # default
     me = client.get("/api/v1/me", HTTP_X_WORKSPACE=second.slug).json()
     assert me["current_workspace_id"] == second.id
     assert client.get("/api/v1/me", HTTP_X_WORKSPACE=str(second.id)).json()["current_workspace_id"] == second.id
     assert client.get("/api/v1/me", HTTP_X_WORKSPACE="nope").status_code == 404
+    keyed = api_client_for(user)  # a key acts in its one workspace: naming another is a 404
+    assert keyed.get("/api/v1/me").json()["current_workspace_id"] == first.id
+    assert keyed.get("/api/v1/me", HTTP_X_WORKSPACE=str(first.id)).status_code == 200
+    assert keyed.get("/api/v1/me", HTTP_X_WORKSPACE=second.slug).status_code == 404

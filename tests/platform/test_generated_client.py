@@ -95,7 +95,7 @@ def _requests_keep_the_test_connection():
 @pytest.fixture
 def api_for(tmp_path_factory, workspace):
     def make(user):
-        _, key = api_token_create(user=user)
+        _, key = api_token_create(user=user, workspace=workspace)
         package = _generated_package(tmp_path_factory, key)
         client = package.AuthenticatedClient(
             base_url="http://testserver",

@@ -186,7 +186,7 @@ def setup(*, targets: int, seed: int, site=None) -> World:
     batch = enrollment_batch_preview(actor=actor, campaign_id=campaigns["both"], target_ids=first)
     enrollment_batch_decide(actor=actor, batch_id=batch.id, default="skip", set_default=True)
     enrollment_batch_commit(actor=actor, batch_id=batch.id)
-    _, key = api_token_create(user=actor.user, name="chaos")
+    _, key = api_token_create(user=actor.user, workspace=workspace, name="chaos")
     token = SmsSettings.objects.get(workspace=workspace).webhook_token
     browser = browser_setup(actor, site) if site is not None else None
     chain = chain_setup(actor)

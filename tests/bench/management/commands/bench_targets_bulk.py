@@ -71,7 +71,7 @@ class Command(BaseCommand):
         user = get_user_model().objects.create_user(slug)
         membership_set(workspace=workspace, user=user, role=Role.OWNER)
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_create(user=user)[1]}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_create(user=user, workspace=workspace)[1]}")
         client.defaults["HTTP_X_WORKSPACE"] = slug
         bodies = [
             [{"name": f"مخاطب {c}-{i}", "mobile": f"0912 {c:03d} {i:04d}", "city": "شیراز"} for i in range(rows)]
