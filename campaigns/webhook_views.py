@@ -1,5 +1,5 @@
 """The webhooks pages (owners and admins): endpoints with their events, the secret shown once, rotation, a test
-event, and each endpoint's delivery log with replay. The services are ``campaigns.platform.webhooks``."""
+event, and each endpoint's delivery log (newest first, 50 a page, newer/older links) with replay. The services are ``campaigns.platform.webhooks``."""
 
 from django import forms
 from django.contrib import messages
@@ -7,6 +7,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.keyset import keyset_page_or_first
 from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
@@ -21,7 +22,7 @@ from campaigns.platform.webhooks import (
     webhook_test_send,
 )
 
-DELIVERIES_SHOWN = 100
+DELIVERIES_PAGE = 50  # rows of the delivery log per page (newer/older links, campaigns.platform.keyset)
 
 
 class WebhookForm(forms.Form):
@@ -92,15 +93,11 @@ def webhook_detail(request, actor, webhook_id: int):
             webhook_endpoint_delete(workspace=actor.workspace, endpoint_id=endpoint.pk)
             messages.success(request, "وب‌هوک حذف شد.")
             return redirect("webhooks")
-    deliveries = WebhookDelivery.objects.filter(workspace=actor.workspace, endpoint=endpoint).order_by(
-        "-created_at", "-id"
+    deliveries = WebhookDelivery.objects.filter(workspace=actor.workspace, endpoint=endpoint)
+    page = keyset_page_or_first(
+        deliveries, time_field="created_at", descending=True, size=DELIVERIES_PAGE, cursor=request.GET.get("cursor")
     )
-    context = {
-        "endpoint": endpoint,
-        "labels": _labels(endpoint),
-        "secret": secret,
-        "deliveries": deliveries[:DELIVERIES_SHOWN],
-    }
+    context = {"endpoint": endpoint, "labels": _labels(endpoint), "secret": secret, "page": page}
     response = render(request, "campaigns/webhook_detail.html", context)
     response["Cache-Control"] = "no-store"
     return response

@@ -81,3 +81,51 @@ def test_an_owner_registers_a_webhook_tests_it_replays_and_rotates(page, live_se
         assert page.goto(f"{base}/webhooks/").status == 403
     finally:
         receiver.close()
+
+
+def test_the_delivery_log_is_paged_newest_first(page, live_server, settings):
+    import uuid
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from campaigns.platform.webhooks import webhook_endpoint_create
+
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:9"]
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="mina")
+    endpoint, _ = webhook_endpoint_create(workspace=shop, url="http://127.0.0.1:9/hook", events=["sms.delivered"])
+    now = timezone.now()
+    made = WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(
+            workspace=shop,
+            endpoint=endpoint,
+            event_id=uuid.uuid4(),
+            event_type=f"sms.delivered.{i:03d}",  # which row is which, on the page
+            payload={},
+            next_attempt_at=now,
+        )
+        for i in range(120)
+    )
+    for i, delivery in enumerate(made):  # one a minute, the last made the newest
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(created_at=now - timedelta(minutes=120 - i))
+
+    def shown() -> list[str]:
+        return [t.strip() for t in page.get_by_test_id("delivery").locator("td:nth-child(2)").all_inner_texts()]
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/webhooks/{endpoint.pk}/")
+    first = shown()
+    assert first == [f"sms.delivered.{i:03d}" for i in range(119, 69, -1)]  # the newest 50
+    expect(page.get_by_test_id("pager-previous")).to_have_count(0)
+    assert axe_violations(page) == []
+    page.get_by_test_id("pager-next").click()
+    assert shown() == [f"sms.delivered.{i:03d}" for i in range(69, 19, -1)]
+    page.get_by_test_id("pager-next").click()
+    assert shown() == [f"sms.delivered.{i:03d}" for i in range(19, -1, -1)]  # the oldest: no older page
+    expect(page.get_by_test_id("pager-next")).to_have_count(0)
+    page.get_by_test_id("pager-previous").click()
+    page.get_by_test_id("pager-previous").click()
+    assert shown() == first
+    assert axe_violations(page) == []
+    shot(page, "webhooks-deliveries-paged")
