@@ -1,5 +1,6 @@
 """The webhooks pages (owners and admins): endpoints with their events, the secret shown once, rotation, a test
-event, and each endpoint's delivery log (newest first, 50 a page, newer/older links) with replay. The services are ``campaigns.platform.webhooks``."""
+event, and each endpoint's delivery log (newest first, 50 a page, newer/older links) with replay. The
+services are ``campaigns.platform.webhooks``."""
 
 from django import forms
 from django.contrib import messages
