@@ -9,6 +9,7 @@ rejected); a report for an attempt already final adds history only. Nothing here
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -40,8 +41,11 @@ def attempt_status_apply(
     dedupe_key: str,
     payload: dict[str, Any] | None = None,
     occurred_at: datetime | None = None,
+    emit: bool = True,
 ) -> bool:
-    """Record one report of an attempt (once per dedupe key) and move its status forward; True if it moved."""
+    """Record one report of an attempt (once per dedupe key) and move its status forward; True if it moved.
+    A move to ``delivered`` / ``failed`` / ``rejected`` writes its webhook event in the same transaction, unless
+    ``emit`` is False (the caller writes the events of a batch at once: ``delivery_poll``)."""
     try:
         with transaction.atomic():
             SmsLogEvent.objects.create(
@@ -68,7 +72,7 @@ def attempt_status_apply(
     lower = [s for s in _MOVABLE if STATUS_RANK[s] < STATUS_RANK[status]]
     move = SmsAttempt.objects.filter(pk=attempt_id, workspace_id=workspace_id, status__in=lower)
     event = webhook_events.STATUS_EVENTS.get(status)
-    if event is None or not webhook_wanted(workspace_id, event):
+    if not emit or event is None or not webhook_wanted(workspace_id, event):
         return move.update(status=status) == 1
     with transaction.atomic():  # the move and its event (sms.delivered / sms.failed) commit together
         moved = move.update(status=status) == 1
@@ -165,18 +169,32 @@ def delivery_poll(*, now: datetime | None = None, batch: int | None = None) -> d
                 report["limited"] += len(rest)
                 break
             report["asked"] += len(chunk)
-            for key, answer in answers.items():
-                member = asked.get(key)
-                if member is None or not answer.status:
-                    continue  # an answer that says nothing new (queued, unknown code, no such message)
-                report["moved"] += attempt_status_apply(
-                    attempt_id=member["id"],
-                    workspace_id=workspace_id,
-                    status=answer.status,
-                    event="delivery_status",
-                    provider_status=answer.provider_status,
-                    dedupe_key=f"poll:{answer.provider_status}",
-                    payload=answer.raw,
-                    occurred_at=now,
-                )
+            report["moved"] += _answers_apply(workspace_id, asked, answers, now)
     return report
+
+
+def _answers_apply(workspace_id: int, asked: dict[str, dict], answers: dict, now: datetime) -> int:
+    """One status call's answers; when the workspace subscribes to an attempt webhook, the moves and their
+    events (one INSERT per event type) commit together."""
+    wanted = webhook_events.attempts_wanted([workspace_id])
+    moved: list[int] = []
+    with transaction.atomic() if wanted else nullcontext():
+        for key, answer in answers.items():
+            member = asked.get(key)
+            if member is None or not answer.status:
+                continue  # an answer that says nothing new (queued, unknown code, no such message)
+            if attempt_status_apply(
+                attempt_id=member["id"],
+                workspace_id=workspace_id,
+                status=answer.status,
+                event="delivery_status",
+                provider_status=answer.provider_status,
+                dedupe_key=f"poll:{answer.provider_status}",
+                payload=answer.raw,
+                occurred_at=now,
+                emit=False,
+            ):
+                moved.append(member["id"])
+        if wanted:
+            webhook_events.attempts_moved(attempt_ids=moved)
+    return len(moved)

@@ -16,6 +16,7 @@ from campaigns.platform.models import WebhookDelivery
 from campaigns.platform.webhooks import webhook_delivery_attempt, webhook_endpoint_create, webhook_subscribed
 from sms import rate_limits
 from sms.choices import BlacklistSource
+from sms.delivery import delivery_poll
 from sms.inbound.services import inbound_store
 from sms.models import SmsAttempt
 from sms.providers.kavenegar import Fixtures as Kavenegar
@@ -211,3 +212,19 @@ def test_an_unknown_outcome_settled_as_sent_fires_sent_once(actor, workspace, fa
     (event,) = _deliveries(workspace, "sms.sent")
     assert event.payload["data"]["attempt_id"] == attempt.id and event.payload["data"]["status"] == "submitted"
     assert _deliveries(workspace, "sms.failed") == []
+
+
+def test_a_poll_batch_of_delivered_attempts_is_one_insert_and_polled_again_nothing(actor, workspace, fake, receiver):
+    webhook_endpoint_create(workspace=workspace, url=receiver.url, events=["sms.delivered"])
+    campaign = _journey(actor, workspace, count=3)
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempts = list(SmsAttempt.objects.filter(campaign=campaign).order_by("id"))
+    for attempt in attempts:
+        fake.set_status(attempt.provider_message_id, 10)  # delivered
+    with CaptureQueriesContext(connection) as queries:
+        assert delivery_poll(now=T0 + timedelta(minutes=10))["moved"] == 3
+    assert _outbox_inserts(queries.captured_queries) == 1
+    delivery_poll(now=T0 + timedelta(minutes=20))  # final: nothing asked, nothing fired
+    events = _deliveries(workspace, "sms.delivered")
+    assert [e.payload["data"]["attempt_id"] for e in events] == [a.id for a in attempts]
+    assert {e.payload["data"]["status"] for e in events} == {"delivered"}
