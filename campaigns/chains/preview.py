@@ -93,7 +93,14 @@ def root_preview(*, actor: Actor, when: dict | None, count: int = ROOT_PREVIEW_R
     ``recurring``: false for a one-off or event schedule (no period, no follow-up can run after it)."""
     now = now or timezone.now()
     tz = sched.workspace_zone(actor.workspace)
-    result = {"calendar": sched.calendar_of(tz), "runs": [], "errors": {}, "ends": False, "recurring": False}
+    result = {
+        "time_zone": str(tz),
+        "calendar": sched.calendar_of(tz),
+        "runs": [],
+        "errors": {},
+        "ends": False,
+        "recurring": False,
+    }
     if not when:
         result["errors"] = {"when": ["نوع زمان‌بندی را انتخاب کنید."]}
         return result

@@ -41,6 +41,7 @@ VIEWER_WRITES = {
     ("POST", "/api/v1/sms/preview"),
     ("POST", "/api/v1/campaign/audience/count"),
     ("POST", "/api/v1/campaign/inheritance/preview"),
+    ("POST", "/api/v1/campaign/root/preview"),
     ("POST", "/api/v1/workflows/{workflow_id}/validate"),
 }
 

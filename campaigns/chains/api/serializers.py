@@ -364,6 +364,26 @@ class SourcesOutput(serializers.Serializer):
     results = SourceOutput(many=True)
 
 
+class RootPreviewInput(BodyInput):
+    when = _raw(RootScheduleInput)
+    runs = serializers.IntegerField(required=False, min_value=1, max_value=12, default=4)
+
+
+class RootPreviewRunOutput(serializers.Serializer):
+    at = serializers.DateTimeField()
+    shown = serializers.CharField(help_text='in the workspace\'s zone and calendar, e.g. "1405/01/01 09:00" (Jalali)')
+    weekday = serializers.CharField(help_text="the weekday's Persian name")
+
+
+class RootPreviewOutput(serializers.Serializer):
+    time_zone = serializers.CharField()
+    calendar = serializers.ChoiceField(choices=["jalali", "gregorian"], help_text="how months are counted")
+    runs = RootPreviewRunOutput(many=True)
+    recurring = serializers.BooleanField(help_text="false for a one-off or event schedule: no follow-up runs after it")
+    ends = serializers.BooleanField(help_text="the schedule ends within the runs shown (its end date)")
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
 class PreviewInput(BodyInput):
     source_campaign_id = IdField()
     schedule = ShapedJSONField(shape=ChildScheduleInput)

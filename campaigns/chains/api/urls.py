@@ -32,6 +32,7 @@ urlpatterns = [
     path("campaign", chains.ChainCampaignCreateApi.as_view(), name="api-chain-campaign-create"),
     path("campaign/audience/count", chains.AudienceCountApi.as_view(), name="api-chain-audience-count"),
     path("campaign/inheritance/preview", chains.InheritancePreviewApi.as_view(), name="api-inheritance-preview"),
+    path("campaign/root/preview", chains.RootPreviewApi.as_view(), name="api-chain-root-preview"),
     path("campaign/<int:campaign_id>", chains.ChainCampaignDetailApi.as_view(), name="api-chain-campaign"),
     path("campaign/<int:campaign_id>/clone", chains.ChainCampaignCloneApi.as_view(), name="api-chain-campaign-clone"),
     path("campaign/<int:campaign_id>/submit", chains.CampaignSubmitApi.as_view(), name="api-campaign-submit"),

@@ -21,13 +21,15 @@ from campaigns.chains.api.serializers import (
     PackageRejectInput,
     PreviewInput,
     PreviewOutput,
+    RootPreviewInput,
+    RootPreviewOutput,
     SubmitOutput,
 )
 from campaigns.chains.audience import audience_preview
 from campaigns.chains.choices import PackageStatus
 from campaigns.chains.node_models import ChainNode
 from campaigns.chains.nodes import node_get
-from campaigns.chains.preview import inheritance_preview
+from campaigns.chains.preview import inheritance_preview, root_preview
 from campaigns.chains.services import approval, chains
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
@@ -143,6 +145,23 @@ class InheritancePreviewApi(WorkspaceAPIView):
         serializer.is_valid(raise_exception=True)
         result = inheritance_preview(actor=self.actor, **serializer.validated_data)
         return Response(PreviewOutput(result).data)
+
+
+class RootPreviewApi(WorkspaceAPIView):
+    @extend_schema(
+        operation_id="chain_root_preview",
+        description="A root's next run times for a schedule being typed (`when`, the chain campaign's format; "
+        "nothing saved), each opening a period, in the workspace's time zone and calendar — what the root form "
+        "shows. Schedule mistakes come back in `errors` by field.",
+        request=RootPreviewInput,
+        responses={200: RootPreviewOutput, **errors(400)},
+    )
+    def post(self, request):
+        serializer = RootPreviewInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = root_preview(actor=self.actor, when=data.get("when"), count=data["runs"])
+        return Response(RootPreviewOutput(result).data)
 
 
 class AudienceCountApi(WorkspaceAPIView):
