@@ -124,12 +124,16 @@ def chain_run_enroll(
     return result
 
 
+# A send step that left its person out when it came to send (the step skipped; the journey went on without it).
+SEND_EXCLUSIONS = ("telecom_blocked", "frequency_cap")
 TERMINAL = {ExecutionStatus.COMPLETED, ExecutionStatus.FAILED, ExecutionStatus.CANCELLED, ExecutionStatus.BLACKLISTED}
 
 
 def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
     """Status and the final result of every message action (per node, the last result wins; a send its
-    channel later reported undelivered ends failed)."""
+    channel later reported undelivered ends failed), and why a send left the person out when it came to send
+    (``excluded``: ``blacklisted`` — on the blacklist since the dispatch —, ``telecom_blocked``,
+    ``frequency_cap``; None when it did not)."""
     out: dict[int, dict] = {}
     for ex_id, status in Execution.objects.filter(pk__in=execution_ids).values_list("id", "status"):
         out[ex_id] = {"status": status, "terminal": status in TERMINAL, "results": []}
@@ -149,6 +153,13 @@ def chain_run_outcomes(*, execution_ids: list[int]) -> dict[int, dict]:
                 last[(ex_id, node_id)] = "failed"
     for (ex_id, _node), result in last.items():
         out[ex_id]["results"].append(result)
+    for row in out.values():
+        row["excluded"] = "blacklisted" if row["status"] == ExecutionStatus.BLACKLISTED else None
+    skipped = ExecutionEvent.objects.filter(
+        execution_id__in=list(out), type=EventType.SKIPPED, data__error__in=SEND_EXCLUSIONS
+    ).values_list("execution_id", "data")
+    for ex_id, data in skipped:
+        out[ex_id]["excluded"] = out[ex_id]["excluded"] or data["error"]
     return out
 
 

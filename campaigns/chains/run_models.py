@@ -68,6 +68,9 @@ class CampaignRun(TimeStamped):
     refused_count = models.PositiveIntegerField("ردشده توسط کانال", default=0)
     # refused_count by reason (``RefusalReason`` codes → people), written with it when the dispatch ends.
     refused_reasons = models.JSONField("دلیل‌های کنار گذاشتن", default=dict, blank=True)
+    # Executions whose send left the person out when it came to send (``ExclusionReason`` codes → people):
+    # blacklisted since the dispatch, an operator's block, the frequency cap. Kept by the completion check.
+    excluded_reasons = models.JSONField("کنار گذاشته هنگام ارسال", default=dict, blank=True)
     cursor = models.BigIntegerField("نشانگر ارسال", default=0)
     dispatch_attempts = models.PositiveIntegerField("تلاش‌های ارسال", default=0)
     lease_token = models.UUIDField(null=True, blank=True)

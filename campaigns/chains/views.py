@@ -606,6 +606,8 @@ def campaign_runs(request, actor, campaign_id: int):
     for run in page.object_list:
         run.counted = run_selectors.counted(run)
         run.refusals = run_selectors.refusals_labelled(run)
+        run.exclusions = run_selectors.exclusions_labelled(run)
+        run.excluded_count = sum(n for _, _, n in run.exclusions)
         run.exportable = run.id in frozen
         run.rerunnable = run.exportable and run.status in manual_runs.RERUNNABLE and run.run_type != RunType.INHERITED
         run.lift = run_selectors.run_lift_get(actor=actor, run_id=run.id) if run.started_at else None

@@ -176,9 +176,11 @@ def campaign_kind_handlers() -> list[CampaignKindHandler]:
 #     workflow gets a one-step workflow built from ``action`` (the chain
 #     step's, passed by chains: the engine reads no chain column).
 #   outcomes(execution_ids=[…])
-#       → {execution_id: {"status": str, "terminal": bool, "results": [str, …]}}
+#       → {execution_id: {"status": str, "terminal": bool, "results": [str, …], "excluded": str | None}}
 #     ``results`` holds the final result of every message action of the
-#     execution ("success", "failed", "rejected", "unknown", "blocked", …).
+#     execution ("success", "failed", "rejected", "unknown", "blocked", …);
+#     ``excluded`` why a send left the person out when it came to send
+#     ("blacklisted", "telecom_blocked", "frequency_cap") or None.
 #   pending_reports(execution_ids=[…]) → int
 #     How many sends of these executions the provider accepted but whose delivery report has not come yet
 #     (a FAILED_DELIVERY follow-up waits for them, ``campaigns.chains.runs.scheduler``).

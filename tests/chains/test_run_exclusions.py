@@ -61,3 +61,49 @@ def test_the_runs_page_and_the_target_page_say_who_was_left_out_and_why(owner, l
     assert "گیرنده لغو کرده است (کلمه لغو): ۱" in page and "موبایل معتبر ندارد: ۱" in page
     target_page = client.get(f"/targets/{people[1].id}/edit/").content.decode()
     assert "کنار گذاشته شد" in target_page and "چرا فرستاده نشد: گیرنده لغو کرده است (کلمه لغو)" in target_page
+
+
+def test_members_a_send_left_out_when_it_came_are_counted_on_the_run_by_reason(api, actor, workspace):
+    """Dispatched, then left out at send time: one number blacklisted after the dispatch (the engine's guard
+    ends that execution) and one send the frequency cap skipped — the run counts both by reason (API, list)."""
+    from django.contrib.contenttypes.models import ContentType
+    from django.utils import timezone
+
+    from automation.choices import EventType, ExecutionStatus
+    from automation.models import Execution, ExecutionEvent
+    from campaigns.chains.run_models import RunExecution
+    from tests.automation.helpers import Driver, setup_sms
+
+    setup_sms(workspace)
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, people = approved_chain(actor, shape="A>B", targets=4)
+    tick(at(2026, 10, 1, 9, 0))
+    run = root_run(nodes["A"], at(2026, 10, 1))
+    links = dict(RunExecution.objects.filter(run=run).values_list("target_id", "execution_id"))
+    blacklist_add(actor=actor, number=people[0].mobile)  # after the dispatch: the send's guard stops it
+    capped = Execution.objects.get(pk=links[people[1].id])
+    ExecutionEvent.objects.create(  # what the SMS step writes when the frequency cap skips a send
+        workspace_id=capped.workspace_id,
+        execution=capped,
+        campaign_id=capped.campaign_id,
+        subject_type=ContentType.objects.get_for_model(Target),
+        subject_id=capped.subject_id,
+        type=EventType.SKIPPED,
+        message="frequency cap",
+        data={"error": "frequency_cap", "result": "skipped"},
+        occurred_at=timezone.now(),
+    )
+    Execution.objects.filter(pk=capped.pk).update(status=ExecutionStatus.COMPLETED, completed_at=timezone.now())
+    driver = Driver()
+    for minute in (1, 2, 3):
+        with time_machine.travel(at(2026, 10, 1, 9, minute), tick=False):
+            driver.tick(timezone.now())
+    assert Execution.objects.get(pk=links[people[0].id]).status == ExecutionStatus.BLACKLISTED
+    tick(at(2026, 10, 1, 9, 10))
+    run.refresh_from_db()
+    assert run.excluded_reasons == {"blacklisted": 1, "frequency_cap": 1}
+    assert run.expected_execution_count == 4 and run.refused_reasons == {}
+    body = api.get(f"/api/v1/campaign-runs/{run.id}").json()
+    assert body["excluded_reasons"] == {"blacklisted": 1, "frequency_cap": 1}
+    listed = api.get(f"/api/v1/campaign/{run.campaign_id}/runs").json()["results"]
+    assert [r["excluded_reasons"] for r in listed if r["id"] == run.id] == [run.excluded_reasons]

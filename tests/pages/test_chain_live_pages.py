@@ -79,3 +79,55 @@ def test_the_package_page_says_who_moved_its_members_executions(page, live_serve
     login(page, live_server.url, "omid")
     response = page.goto(f"{live_server.url}/chains/approvals/{root.approval_package_id}/")
     assert response.status == 404
+
+
+def test_the_runs_page_names_who_was_left_out_at_dispatch_and_at_send(page, live_server):
+    from django.utils import timezone
+
+    from automation.choices import ExecutionStatus
+    from automation.models import Execution
+    from campaigns.chains.run_models import CampaignRun
+    from campaigns.chains.runs.choices import RunType
+    from campaigns.models import Target
+    from sms.choices import BlacklistReason, BlacklistSource
+    from sms.services import blacklist_add
+    from tests.automation.helpers import Driver, setup_sms
+
+    shop = make_workspace("shop")
+    actor = make_actor(shop, user=make_member(shop, Role.OWNER, username="sara"))
+    setup_sms(shop)
+    with time_machine.travel(at(2026, 9, 20), tick=False):
+        nodes, people = approved_chain(actor, shape="A>B", targets=6)
+    root = nodes["A"]
+    blacklist_add(actor=actor, number=people[0].mobile)
+    blacklist_add(actor=actor, number=people[1].mobile, reason=BlacklistReason.OPT_OUT, source=BlacklistSource.REPLY)
+    Target.objects.filter(pk=people[2].pk).update(mobile=None, landline="+982188776655")
+    tick(at(2026, 10, 1, 9, 0))  # three left out at dispatch, three enrolled
+    blacklist_add(actor=actor, number=people[3].mobile)  # blacklisted after the dispatch: its send stops
+    driver = Driver()
+    for minute in (1, 2, 3):
+        with time_machine.travel(at(2026, 10, 1, 9, minute), tick=False):
+            driver.tick(timezone.now())
+    assert Execution.objects.filter(campaign=root, status=ExecutionStatus.BLACKLISTED).count() == 1
+    tick(at(2026, 10, 1, 9, 10))
+    run = CampaignRun.objects.get(campaign=root, run_type=RunType.SCHEDULED, planned_at=at(2026, 10, 1))
+    assert run.excluded_reasons == {"blacklisted": 1}
+
+    login(page, live_server.url, "sara")
+    page.goto(f"{live_server.url}/chains/campaigns/{root.id}/runs/")
+    label = f"#{run.id}".translate(str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹"))
+    row = page.get_by_test_id("run-row").filter(has_text=label)
+    expect(row.get_by_test_id("run-sent")).to_have_text("پیام برای ۳ نفر")
+    at_dispatch = row.get_by_test_id("run-excluded")
+    expect(at_dispatch).to_contain_text("کنار گذاشته: ۳ نفر")
+    expect(at_dispatch.locator("li[data-reason=blacklisted]")).to_have_text("شماره در لیست سیاه است: ۱")
+    expect(at_dispatch.locator("li[data-reason=opt_out]")).to_have_text("گیرنده لغو کرده است (کلمه لغو): ۱")
+    expect(at_dispatch.locator("li[data-reason=no_valid_mobile]")).to_have_text("موبایل معتبر ندارد: ۱")
+    at_send = row.get_by_test_id("run-send-excluded")
+    expect(at_send).to_contain_text("هنگام ارسال کنار گذاشته: ۱ نفر")
+    expect(at_send.locator("li[data-reason=blacklisted]")).to_have_text("هنگام ارسال در لیست سیاه بود: ۱")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(SHOTS / f"chains-runs-left-out-{width}.png"), full_page=True)
+    assert axe_violations(page) == []

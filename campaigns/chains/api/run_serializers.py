@@ -11,6 +11,7 @@ from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import (
     AudienceClass,
     ConversionSource,
+    ExclusionReason,
     RefusalReason,
     RunStatus,
     RunType,
@@ -67,6 +68,12 @@ class RunOutput(serializers.ModelSerializer):
         + ", ".join(f"`{code}`" for code in RefusalReason.values)
         + "; another channel may name its own. Each such person's timeline has an entry with the reason.",
     )
+    excluded_reasons = serializers.DictField(
+        child=serializers.IntegerField(min_value=1),
+        help_text="Executions whose send left their person out when it came to send, by reason: "
+        + ", ".join(f"`{code}`" for code in ExclusionReason.values)
+        + " (kept by the completion check of a dispatched run; counted in `expected_execution_count`).",
+    )
 
     class Meta:
         model = CampaignRun
@@ -95,6 +102,7 @@ class RunOutput(serializers.ModelSerializer):
             "expected_execution_count",
             "refused_count",
             "refused_reasons",
+            "excluded_reasons",
             "started_at",
             "dispatched_at",
             "completed_at",

@@ -77,5 +77,17 @@ class RefusalReason(models.TextChoices):
     UNKNOWN = "unknown", "دلیل نامعلوم"
 
 
+class ExclusionReason(models.TextChoices):
+    """Why an execution of a run sent nothing when its send came (the engine's ``excluded``)."""
+
+    BLACKLISTED = "blacklisted", "هنگام ارسال در لیست سیاه بود"
+    TELECOM_BLOCKED = "telecom_blocked", "شماره در فهرست سیاه مخابرات برای پیامک تبلیغاتی است"
+    FREQUENCY_CAP = "frequency_cap", "سقف پیامک تبلیغاتی روزانهٔ این نفر پر بود"
+
+
+def exclusion_label(code: str) -> str:
+    return ExclusionReason(code).label if code in ExclusionReason.values else f"کنار گذاشته هنگام ارسال ({code})"
+
+
 def refusal_label(code: str) -> str:
     return RefusalReason(code).label if code in RefusalReason.values else f"ردشده توسط کانال ({code})"

@@ -38,6 +38,7 @@ class CompletionCheck:
     existing: int
     settled: int
     pending: int
+    excluded: dict[str, int] | None = None  # sends that left their person out, by reason (None: not read)
 
 
 def run_completion_check(run: CampaignRun) -> CompletionCheck:
@@ -52,12 +53,25 @@ def run_completion_check(run: CampaignRun) -> CompletionCheck:
     outcomes = engine.outcomes(execution_ids=ids) if (engine and ids) else {}
     settled = sum(1 for i in ids if outcomes.get(i, {}).get("terminal"))
     pending = len(ids) - settled
-    return CompletionCheck(pending == 0, expected, len(ids), settled, pending)
+    excluded: dict[str, int] = {}
+    for outcome in outcomes.values():
+        if outcome.get("excluded"):
+            excluded[outcome["excluded"]] = excluded.get(outcome["excluded"], 0) + 1
+    return CompletionCheck(pending == 0, expected, len(ids), settled, pending, excluded)
+
+
+def _keep_exclusions(run: CampaignRun, check: CompletionCheck) -> None:
+    """The run's send-time exclusions by reason, written when they changed (every check of a dispatched run)."""
+    if check.excluded is None or check.excluded == (run.excluded_reasons or {}):
+        return
+    CampaignRun.objects.filter(pk=run.pk).update(excluded_reasons=check.excluded)
+    run.excluded_reasons = check.excluded
 
 
 def run_complete_if_done(run: CampaignRun, *, now: datetime) -> bool:
     """DISPATCHED → COMPLETED by compare-and-set; past the deadline a still-open run gets an operational error."""
     check = run_completion_check(run)
+    _keep_exclusions(run, check)
     if check.complete:
         with transaction.atomic():  # the run's end and its webhook event commit together, once
             completed = run_apply(run, "complete", now=now, completed_at=now, next_check_at=None, operational_error="")

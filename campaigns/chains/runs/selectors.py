@@ -14,7 +14,7 @@ from campaigns.chains.run_models import (
     RunAudienceSnapshot,
     RunExecution,
 )
-from campaigns.chains.runs.choices import AudienceClass, SkipReason, SnapshotStatus, refusal_label
+from campaigns.chains.runs.choices import AudienceClass, SkipReason, SnapshotStatus, exclusion_label, refusal_label
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import LEFT_OUT_MAX
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -53,6 +53,12 @@ def refusals_labelled(run: CampaignRun) -> list[tuple[str, str, int]]:
     """The members a run's dispatch left out, by reason (most first): ``(code, Persian label, people)``."""
     reasons = run.refused_reasons or {}
     return [(code, refusal_label(code), n) for code, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def exclusions_labelled(run: CampaignRun) -> list[tuple[str, str, int]]:
+    """The executions whose send left their person out when it came to send, by reason (most first)."""
+    reasons = run.excluded_reasons or {}
+    return [(code, exclusion_label(code), n) for code, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def target_left_out(*, actor: Actor, target_id: int) -> list[dict]:
