@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from campaigns.platform.webhook_payloads import webhook_data
-from campaigns.platform.webhooks import webhook_events_emit, webhook_wanted
+from campaigns.platform.webhooks import webhook_events_emit, webhook_subscribed, webhook_wanted
 from sms.choices import AttemptStatus
 from sms.models import SmsAttempt
 
@@ -130,9 +130,13 @@ def attempts_moved(*, attempt_ids: Iterable[int], workspace_ids: Iterable[int] |
     if not ids or (workspace_ids is not None and not attempts_wanted(workspace_ids)):
         return
     groups: dict[tuple[int, str], list[dict]] = defaultdict(list)
+    subscribed: dict[int, frozenset[str]] = {}  # one cache read per workspace, not per row
     for row in SmsAttempt.objects.filter(pk__in=ids).order_by("id").values(*_FIELDS):
         event = STATUS_EVENTS.get(row["status"])
-        if event is None or not webhook_wanted(row["workspace_id"], event):
+        workspace_id = row["workspace_id"]
+        if workspace_id not in subscribed:
+            subscribed[workspace_id] = webhook_subscribed(workspace_id)
+        if event is None or event not in subscribed[workspace_id]:
             continue
         data = SmsAttemptData(
             attempt_id=row["id"],

@@ -40,10 +40,12 @@ from urllib.parse import urlsplit
 from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from campaigns.platform.bulk import bulk_insert
+from campaigns.platform.database import is_postgresql
 from campaigns.platform.errors import NotFound, ValidationFailed
 from campaigns.platform.models import (
     WebhookDelivery,
@@ -235,21 +237,23 @@ def _outbox(*, workspace_id: int, endpoints: list[WebhookEndpoint], type: str, i
             "data": data,
         }
         events.append((event_id, payload))
-    rows = WebhookDelivery.objects.bulk_create(
-        [
-            WebhookDelivery(
-                workspace_id=workspace_id,
-                endpoint=e,
-                event_id=event_id,
-                event_type=type,
-                payload=payload,
-                next_attempt_at=now,
-            )
-            for event_id, payload in events
-            for e in endpoints
-        ]
-    )
-    _queue([r.pk for r in rows])
+    rows = [
+        {
+            "workspace_id": workspace_id,
+            "endpoint_id": e.pk,
+            "event_id": event_id,
+            "event_type": type,
+            "payload": payload,
+            "next_attempt_at": now,
+        }
+        for event_id, payload in events
+        for e in endpoints
+    ]
+    if is_postgresql(connection):  # one INSERT from arrays, no model instances (a batch of sends)
+        ids = sorted(pk for (pk,) in bulk_insert(WebhookDelivery, rows))
+    else:
+        ids = [r.pk for r in WebhookDelivery.objects.bulk_create([WebhookDelivery(**row) for row in rows])]
+    _queue(ids)
     return [event_id for event_id, _ in events]
 
 
