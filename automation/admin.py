@@ -21,6 +21,7 @@ from automation.models import (
     WorkflowVersion,
 )
 from campaigns.platform.admin import (
+    NoWritesMixin,
     ReadOnlyAdmin,
     WorkspaceScopedAdmin,
     WorkspaceScopedInline,
@@ -61,19 +62,13 @@ class WorkflowAdmin(WorkspaceScopedAdmin):
         return False  # campaigns and executions keep their workflow; the API soft-deletes
 
 
-class NodeInline(WorkspaceScopedInline, admin.TabularInline):
+class NodeInline(NoWritesMixin, WorkspaceScopedInline, admin.TabularInline):
     model = WorkflowNode
     fields = ("node_key", "type", "subtype", "name", "is_enabled", "consumes_budget")
     readonly_fields = fields
     extra = 0
     can_delete = False
     show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(WorkflowVersion)

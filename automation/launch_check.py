@@ -75,16 +75,23 @@ def _row(reason: str, found: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _in_another_journey(campaign) -> Exists:
+    """A target (the outer row) that lives in another campaign's journey."""
+    return Exists(
+        Execution.objects.filter(
+            workspace_id=campaign.workspace_id,
+            subject_type_id=ContentType.objects.get_for_model(Target).id,
+            subject_id=OuterRef("pk"),
+            status__in=LIVE_STATUSES,
+        ).exclude(campaign_id=campaign.id)
+    )
+
+
 def _live_elsewhere(campaign, subjects, audience: int, cap: int) -> dict[str, Any]:
     """The audience's targets live in another campaign's journey (``scanned_count``: every audience row is
     probed, so a large audience is counted among its first rows and scaled)."""
-    others = Execution.objects.filter(
-        workspace_id=campaign.workspace_id,
-        subject_type_id=ContentType.objects.get_for_model(Target).id,
-        subject_id=OuterRef("pk"),
-        status__in=LIVE_STATUSES,
-    ).exclude(campaign_id=campaign.id)
-    return scanned_count(subjects, lambda qs: qs.filter(Exists(others)), audience=audience, cap=cap)
+    elsewhere = _in_another_journey(campaign)
+    return scanned_count(subjects, lambda qs: qs.filter(elsewhere), audience=audience, cap=cap)
 
 
 def _settings(workspace) -> AutomationSettings:
@@ -108,13 +115,7 @@ def excluded_subject_ids(*, actor: Actor, campaign_id: int, reason: str, now: da
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
     subjects, graph = _journey_audience(actor, campaign)
     if reason == LaunchReason.LIVE_ELSEWHERE:
-        others = Execution.objects.filter(
-            workspace_id=campaign.workspace_id,
-            subject_type_id=ContentType.objects.get_for_model(Target).id,
-            subject_id=OuterRef("pk"),
-            status__in=LIVE_STATUSES,
-        ).exclude(campaign_id=campaign.id)
-        return subjects.filter(Exists(others)).values("pk")
+        return subjects.filter(_in_another_journey(campaign)).values("pk")
     tz = workspace_tz(actor.workspace, _settings(actor.workspace))
     steps = [n for n in (graph.nodes if graph else []) if n.type == "action"]
     for key in sorted({n.subtype for n in steps}):

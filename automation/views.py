@@ -370,13 +370,7 @@ def builder_window(request, actor, workflow_id: int):
                 error = "بازه ارسال نامعتبر است؛ دست‌کم یک روز باید باز باشد و پایان هر بازه بعد از آغاز آن باشد."
         except PlatformError as exc:
             error = exc.message
-    if _is_htmx(request):
-        return _render_builder(request, actor, workflow, error=error)
-    if error:
-        messages.error(request, error)
-    else:
-        messages.success(request, "بازه ارسال ذخیره شد.")
-    return redirect(reverse("workflow-builder", kwargs={"workflow_id": workflow.id}) + "#send-window")
+    return _builder_saved(request, actor, workflow, error=error, done="بازه ارسال ذخیره شد.", anchor="send-window")
 
 
 @require_POST
@@ -393,13 +387,18 @@ def builder_defaults(request, actor, workflow_id: int):
         error = " ".join(str(m) for m in problems) or exc.message
     except PlatformError as exc:
         error = exc.message
+    return _builder_saved(request, actor, workflow, error=error, done="پیش‌فرض‌های گردش‌کار ذخیره شد.", anchor="defaults")
+
+
+def _builder_saved(request, actor, workflow, *, error: str, done: str, anchor: str):
+    """A workflow-wide form's answer: the builder again (htmx), else back to its section with a message."""
     if _is_htmx(request):
         return _render_builder(request, actor, workflow, error=error)
     if error:
         messages.error(request, error)
     else:
-        messages.success(request, "پیش‌فرض‌های گردش‌کار ذخیره شد.")
-    return redirect(reverse("workflow-builder", kwargs={"workflow_id": workflow.id}) + "#defaults")
+        messages.success(request, done)
+    return redirect(reverse("workflow-builder", kwargs={"workflow_id": workflow.id}) + f"#{anchor}")
 
 
 @require_POST

@@ -24,6 +24,7 @@ from campaigns.models import (
 )
 from campaigns.platform.admin import (
     AppendOnlyMixin,
+    NoWritesMixin,
     ReadOnlyAdmin,
     SuperuserOnlyMixin,
     WorkspaceScopedAdmin,
@@ -172,20 +173,11 @@ class TargetAdmin(WorkspaceScopedAdmin):
         return TargetFilter().search(queryset, "q", search_term), False
 
 
-class CampaignEventInline(WorkspaceScopedInline, admin.TabularInline):
+class CampaignEventInline(NoWritesMixin, WorkspaceScopedInline, admin.TabularInline):
     model = CampaignEvent
     extra = 0
     can_delete = False
     readonly_fields = ("type", "from_status", "to_status", "actor", "data", "created_at")
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 # Guarded fields of a campaign change only through services: status (FSM + conditional UPDATE),

@@ -13,34 +13,45 @@ REASONS = {
 }
 
 
+def _tell_owners(workspace_id: int, *, kind: str, title: str, body: str, link: str, dedupe_key: str) -> None:
+    """One notification to the workspace's owners, linking to an SMS page (``link``: its URL name)."""
+    notification_send(
+        workspace=workspace_id,
+        recipients=workspace_owners(workspace_id),
+        kind=kind,
+        title=title,
+        body=body,
+        link=reverse(link),
+        dedupe_key=dedupe_key,
+    )
+
+
 def notify_outage(sender, *, workspace_id: int, reason: str, **kwargs) -> None:
     # The atomic UPDATE of ``outage_notified_at`` already allowed this signal once per outage window;
     # its timestamp makes the key, so a repeated delivery of the same signal adds nothing.
     from sms.models import SmsSettings
 
     stamp = SmsSettings.objects.filter(workspace_id=workspace_id).values_list("outage_notified_at", flat=True).first()
-    notification_send(
-        workspace=workspace_id,
-        recipients=workspace_owners(workspace_id),
+    _tell_owners(
+        workspace_id,
         kind="channel_outage",
         title="کانال پیامک قطع است",
         body=f"{REASONS.get(reason, reason)}. ارسال‌ها تا رفع مشکل به تعویق می‌افتند؛ پس از رفع، در تنظیمات پیامک "
         "«مشکل برطرف شد؛ ادامه» را بزنید.",
-        link=reverse("sms-home"),
+        link="sms-home",
         dedupe_key=f"sms_outage:{stamp.isoformat() if stamp else reason}",
     )
 
 
 def notify_unknowns_aged(sender, *, workspace_id: int, count: int, day, **kwargs) -> None:
     """Sends whose outcome nobody could confirm for hours: once per workspace and day."""
-    notification_send(
-        workspace=workspace_id,
-        recipients=workspace_owners(workspace_id),
+    _tell_owners(
+        workspace_id,
         kind="sms_unknown_aged",
         title="وضعیت برخی پیامک‌ها نامعلوم مانده است",
         body=f"{count} پیامک بیش از ۶ ساعت است که وضعیت ارسالشان از سرویس‌دهنده معلوم نشده است. "
         "این پیامک‌ها دوباره فرستاده نمی‌شوند؛ گزارش پیامک‌ها را بررسی کنید.",
-        link=reverse("sms-home"),
+        link="sms-home",
         dedupe_key=f"sms_unknown_aged:{day.isoformat()}",
     )
 
@@ -49,14 +60,13 @@ def notify_credit_low(sender, *, workspace_id: int, account_id: int, account_nam
     """An account's credit below the threshold: once per account and day."""
     from campaigns.platform.jalali import fa_digits
 
-    notification_send(
-        workspace=workspace_id,
-        recipients=workspace_owners(workspace_id),
+    _tell_owners(
+        workspace_id,
         kind="sms_credit_low",
         title="اعتبار حساب پیامک رو به پایان است",
         body=f"اعتبار حساب «{account_name}» {fa_digits(f'{credit:,}').replace(',', '٬')} ریال است. پیش از تمام شدن "
         "آن، حساب را شارژ کنید تا ارسال‌ها متوقف نشود.",
-        link=reverse("sms-settings"),
+        link="sms-settings",
         dedupe_key=f"sms_credit_low:{account_id}:{day.isoformat()}",
     )
 

@@ -11,7 +11,6 @@ Nothing here listens on anything but 127.0.0.1.
 from __future__ import annotations
 
 import json
-import select
 import socket
 import threading
 import time
@@ -19,6 +18,8 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import StreamRequestHandler, ThreadingTCPServer
 from urllib.parse import urlsplit
+
+from workers.netguard import pipe
 
 POST_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>post {post}</title></head>
 <body><div id="me">{user}</div><h1>Post {post}</h1>
@@ -208,18 +209,8 @@ def _make_proxy_handler(proxy: LocalProxy):
             return False
 
         def _pipe(self, upstream: socket.socket) -> None:
-            client = self.connection
-            sockets = [client, upstream]
             try:
-                while True:
-                    readable, _, _ = select.select(sockets, [], [], 10)
-                    if not readable:
-                        return
-                    for sock in readable:
-                        data = sock.recv(65536)
-                        if not data:
-                            return
-                        (upstream if sock is client else client).sendall(data)
+                pipe(self.connection, upstream, idle_timeout=10)
             finally:
                 upstream.close()
 

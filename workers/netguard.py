@@ -43,6 +43,20 @@ from campaigns.platform.netguard import (  # noqa: F401  (re-exported: the brows
 
 
 # --- the egress proxy (one per browser context) ----------------------------------------------
+def pipe(client: socket.socket, upstream: socket.socket, *, idle_timeout: float) -> None:
+    """Copy bytes both ways until either side closes or both stay quiet for ``idle_timeout`` seconds."""
+    sockets = [client, upstream]
+    while True:
+        readable, _, _ = select.select(sockets, [], [], idle_timeout)
+        if not readable:
+            return
+        for sock in readable:
+            data = sock.recv(65536)
+            if not data:
+                return
+            (upstream if sock is client else client).sendall(data)
+
+
 class UpstreamFailure(Exception):
     """The task's own proxy failed (refused, unreachable, 407): reported as PROXY_ERROR."""
 
@@ -262,16 +276,6 @@ class EgressProxy:
                     self._pipe(upstream)
 
             def _pipe(self, upstream: socket.socket) -> None:
-                client = self.connection
-                sockets = [client, upstream]
-                while True:
-                    readable, _, _ = select.select(sockets, [], [], proxy.idle_timeout)
-                    if not readable:
-                        return
-                    for sock in readable:
-                        data = sock.recv(65536)
-                        if not data:
-                            return
-                        (upstream if sock is client else client).sendall(data)
+                pipe(self.connection, upstream, idle_timeout=proxy.idle_timeout)
 
         return Handler

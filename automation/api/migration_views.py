@@ -29,10 +29,8 @@ class MigrationPreviewApi(WorkspaceAPIView):
         "choice (move to the node that kept its key, else stay), and whether only SMS texts changed. Writes nothing.",
     )
     def post(self, request, workflow_id: int):
-        serializer = MigrationVersionsInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         preview = version_migrations.version_migration_preview(
-            actor=self.actor, workflow_id=workflow_id, **serializer.validated_data
+            actor=self.actor, workflow_id=workflow_id, **self.body_input(MigrationVersionsInput)
         )
         return Response(MigrationPreviewOutput(preview).data)
 
@@ -51,10 +49,8 @@ class MigrationCommitApi(WorkspaceAPIView):
         "the published version.",
     )
     def post(self, request, workflow_id: int):
-        serializer = MigrationCommitInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         migration = version_migrations.version_migration_commit(
-            actor=self.actor, workflow_id=workflow_id, **serializer.validated_data
+            actor=self.actor, workflow_id=workflow_id, **self.body_input(MigrationCommitInput)
         )
         return Response(VersionMigrationOutput(migration).data)
 

@@ -113,9 +113,7 @@ class WorkflowListApi(WorkspaceAPIView):
         operation_id="workflows_create", request=WorkflowInput, responses={201: WorkflowOutput, **errors(400, 403, 404)}
     )
     def post(self, request):
-        serializer = WorkflowInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        workflow = workflows.workflow_create(actor=self.actor, **serializer.validated_data)
+        workflow = workflows.workflow_create(actor=self.actor, **self.body_input(WorkflowInput))
         return Response(
             WorkflowOutput(selectors.workflow_get(actor=self.actor, workflow_id=workflow.id)).data, status=201
         )
@@ -163,10 +161,8 @@ class WorkflowGraphApi(WorkspaceAPIView):
     )
     def put(self, request, workflow_id: int):
         """Save the draft graph; an invalid draft is stored and its errors returned."""
-        serializer = GraphInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         version, errors_list = workflows.workflow_graph_save(
-            actor=self.actor, workflow_id=workflow_id, graph_data=serializer.validated_data
+            actor=self.actor, workflow_id=workflow_id, graph_data=self.body_input(GraphInput)
         )
         workflow = selectors.workflow_get(actor=self.actor, workflow_id=workflow_id)
         return Response(_graph_payload(workflow, version, errors_list))
@@ -210,10 +206,8 @@ class WorkflowDefaultsApi(WorkspaceAPIView):
     def put(self, request, workflow_id: int):
         """Replace the draft's workflow-wide defaults (a field left out or null clears it); they take effect for
         new sends once the draft is published."""
-        serializer = WorkflowDefaultsInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         version, errors_list = workflows.workflow_defaults_save(
-            actor=self.actor, workflow_id=workflow_id, **serializer.validated_data
+            actor=self.actor, workflow_id=workflow_id, **self.body_input(WorkflowDefaultsInput)
         )
         workflow = selectors.workflow_get(actor=self.actor, workflow_id=workflow_id)
         return Response(_defaults_payload(workflow, version, errors_list))
@@ -241,9 +235,7 @@ class WorkflowPublishApi(WorkspaceAPIView):
         responses={200: WorkflowVersionOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, workflow_id: int):
-        serializer = PublishInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        version = workflows.workflow_publish(actor=self.actor, workflow_id=workflow_id, **serializer.validated_data)
+        version = workflows.workflow_publish(actor=self.actor, workflow_id=workflow_id, **self.body_input(PublishInput))
         return Response(WorkflowVersionOutput(version).data)
 
 
@@ -296,9 +288,9 @@ class EnrollmentApi(WorkspaceAPIView):
         responses={200: EnrollmentOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, campaign_id: int):
-        serializer = EnrollmentInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        report = enrollment.enroll_subjects(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        report = enrollment.enroll_subjects(
+            actor=self.actor, campaign_id=campaign_id, **self.body_input(EnrollmentInput)
+        )
         return Response(report.as_dict())
 
 
@@ -354,13 +346,11 @@ class ExecutionControlApi(WorkspaceAPIView):
         "`resend`.",
     )
     def post(self, request, execution_id: int, action: str):
-        serializer = ExecutionControlInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         executions.execution_control(
             actor=self.actor,
             execution_id=execution_id,
             action=action,
-            unknown_outcome=serializer.validated_data.get("unknown_outcome"),
+            unknown_outcome=self.body_input(ExecutionControlInput).get("unknown_outcome"),
         )
         return Response(ExecutionOutput(selectors.execution_get(actor=self.actor, execution_id=execution_id)).data)
 
@@ -377,10 +367,8 @@ class EnrollmentPreviewApi(WorkspaceAPIView):
         "into invalid / blacklisted / already_live / conflict / ready. Writes only the batch; nothing is enrolled.",
     )
     def post(self, request, campaign_id: int):
-        serializer = EnrollmentPreviewInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         batch = enrollment_batches.enrollment_batch_preview(
-            actor=self.actor, campaign_id=campaign_id, **serializer.validated_data
+            actor=self.actor, campaign_id=campaign_id, **self.body_input(EnrollmentPreviewInput)
         )
         return Response(EnrollmentBatchOutput(batch).data, status=201)
 
@@ -432,9 +420,7 @@ class EnrollmentDecisionsApi(WorkspaceAPIView):
         "clear (null) one subject's decision. Kept on the batch between requests.",
     )
     def put(self, request, batch_id: int):
-        serializer = EnrollmentDecisionsInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.body_input(EnrollmentDecisionsInput)
         batch = enrollment_batches.enrollment_batch_decide(
             actor=self.actor,
             batch_id=batch_id,
@@ -475,10 +461,8 @@ class ExecutionBulkControlApi(WorkspaceAPIView):
         "`unknown_outcome` (resume only) decides every held step; with `resend` an execution not held is refused.",
     )
     def post(self, request, campaign_id: int):
-        serializer = BulkControlInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         result = executions.executions_bulk_control(
-            actor=self.actor, campaign_id=campaign_id, **serializer.validated_data
+            actor=self.actor, campaign_id=campaign_id, **self.body_input(BulkControlInput)
         )
         return Response(result)
 
@@ -596,9 +580,9 @@ class AutoEnrollRuleApi(WorkspaceAPIView):
         "An empty filter is refused; a changed filter restarts the cursor.",
     )
     def put(self, request, campaign_id: int):
-        serializer = AutoEnrollRuleInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        rule = auto_enroll.auto_enroll_rule_set(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        rule = auto_enroll.auto_enroll_rule_set(
+            actor=self.actor, campaign_id=campaign_id, **self.body_input(AutoEnrollRuleInput)
+        )
         return Response(AutoEnrollRuleOutput(AutoEnrollRuleOutput.of(campaign_id, rule)).data)
 
 
@@ -614,10 +598,8 @@ class AutoEnrollCountApi(WorkspaceAPIView):
         "`include_existing` must confirm.",
     )
     def post(self, request, campaign_id: int):
-        serializer = AutoEnrollCountInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         count = auto_enroll.auto_enroll_existing_count(
-            actor=self.actor, campaign_id=campaign_id, filters=serializer.validated_data["filters"]
+            actor=self.actor, campaign_id=campaign_id, filters=self.body_input(AutoEnrollCountInput)["filters"]
         )
         return Response({"existing_count": count})
 

@@ -32,9 +32,7 @@ class ApiKeyListCreateApi(WorkspaceAPIView):
         responses={201: ApiKeyCreatedOutput, **errors(400, 403)},
     )
     def post(self, request):
-        serializer = ApiKeyInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.body_input(ApiKeyInput)
         granter = request.auth if isinstance(request.auth, ApiToken) else None
         token, key = api_token_create(
             user=request.user,

@@ -71,9 +71,7 @@ class TargetListCreateApi(WorkspaceAPIView):
         operation_id="targets_create", request=TargetInput, responses={201: TargetOutput, **errors(400, 403)}
     )
     def post(self, request):
-        serializer = TargetInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        target = targets.target_create(actor=self.actor, **serializer.validated_data)
+        target = targets.target_create(actor=self.actor, **self.body_input(TargetInput))
         return Response(TargetOutput(selectors.target_get(actor=self.actor, target_id=target.id)).data, status=201)
 
 
@@ -136,9 +134,7 @@ class TargetBulkApi(WorkspaceAPIView):
         "nothing). One result per row; an invalid row does not stop the others.",
     )
     def post(self, request):
-        serializer = TargetBulkInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        results = target_bulk_upsert(actor=self.actor, **serializer.validated_data)
+        results = target_bulk_upsert(actor=self.actor, **self.body_input(TargetBulkInput))
         counts = {outcome: 0 for outcome in OUTCOMES}
         for result in results:
             counts[result.outcome] += 1
@@ -159,15 +155,14 @@ class TargetImportApi(WorkspaceAPIView):
     def post(self, request):
         if upload_too_large(request):  # by Content-Length, before the body is parsed
             raise ValidationFailed.field("file", imports.size_message())
-        serializer = TargetImportInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        upload = serializer.validated_data["file"]
+        given = self.body_input(TargetImportInput)
+        upload = given["file"]
         target_import = imports.target_import_start(
             actor=self.actor,
             file_name=upload.name,
             content=upload,  # measured by its size before it is read
-            target_list_id=serializer.validated_data.get("list_id"),
-            update_existing=serializer.validated_data["update_existing"],
+            target_list_id=given.get("list_id"),
+            update_existing=given["update_existing"],
         )
         return Response(TargetImportOutput(target_import).data, status=status.HTTP_202_ACCEPTED)
 
@@ -239,9 +234,7 @@ class TargetListsApi(WorkspaceAPIView):
         responses={201: TargetListOutput, **errors(400, 403)},
     )
     def post(self, request):
-        serializer = TargetListInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        created = targets.target_list_create(actor=self.actor, **serializer.validated_data)
+        created = targets.target_list_create(actor=self.actor, **self.body_input(TargetListInput))
         return Response(
             TargetListOutput(selectors.target_list_get(actor=self.actor, list_id=created.id)).data, status=201
         )
@@ -311,9 +304,7 @@ class CampaignListApi(WorkspaceAPIView):
             known = [h.kind for h in campaign_kind_handlers()]
             raise ValidationFailed.field("kind", f"نوع کمپین باید یکی از {known} باشد.")
         self.actor.require(handler.permission)
-        serializer = handler.input_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        campaign = handler.create(actor=self.actor, **serializer.validated_data)
+        campaign = handler.create(actor=self.actor, **self.body_input(handler.input_serializer))
         return Response(CampaignOutput(campaign).data, status=status.HTTP_201_CREATED)
 
 
@@ -334,9 +325,7 @@ class _CampaignDecisionApi(WorkspaceAPIView):
 
     def post(self, request, campaign_id: int):
         selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)
-        serializer = self.input_class(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        self.decide(actor=self.actor, campaign_id=campaign_id, **serializer.validated_data)
+        self.decide(actor=self.actor, campaign_id=campaign_id, **self.body_input(self.input_class))
         return Response(CampaignOutput(selectors.campaign_get(actor=self.actor, campaign_id=campaign_id)).data)
 
 

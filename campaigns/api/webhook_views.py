@@ -46,9 +46,7 @@ class WebhookListCreateApi(_WebhookApi):
         operation_id="webhooks_create", request=WebhookInput, responses={201: WebhookSecretOutput, **errors(400, 403)}
     )
     def post(self, request):
-        serializer = WebhookInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.body_input(WebhookInput)
         endpoint, secret = webhook_endpoint_create(
             workspace=self.actor.workspace,
             url=data["url"],

@@ -216,7 +216,17 @@ class _ModelErrorsOnForm:
         super()._update_errors(errors)
 
 
-class WorkspaceScopedAdmin(JalaliAdmin):
+class _OutOfScopeIsNotFound:
+    """An object outside the scoped queryset answers 404, never the admin's redirect that names its id."""
+
+    def get_object(self, request, object_id, from_field=None):
+        obj = super().get_object(request, object_id, from_field)
+        if obj is None:
+            raise Http404("not found")
+        return obj
+
+
+class WorkspaceScopedAdmin(_OutOfScopeIsNotFound, JalaliAdmin):
     """Every queryset, choice and object permission limited to the user's workspaces (superusers: all)."""
 
     #: the role permission needed (in the row's workspace) to add, change or delete
@@ -259,12 +269,6 @@ class WorkspaceScopedAdmin(JalaliAdmin):
         if ids is None:
             return qs
         return qs.filter(**self._scope_filter(ids))
-
-    def get_object(self, request, object_id, from_field=None):
-        obj = super().get_object(request, object_id, from_field)
-        if obj is None:
-            raise Http404("not found")
-        return obj
 
     def has_module_permission(self, request):
         return super().has_module_permission(request) and self._allowed(request, None, self.view_perm)
@@ -341,8 +345,8 @@ class WorkspaceScopedInline:
         return formfield
 
 
-class ReadOnlyAdmin(WorkspaceScopedAdmin):
-    """History and runtime rows change only through services."""
+class NoWritesMixin:
+    """Shown, never added, changed or deleted here: history and runtime rows change only through services."""
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -352,6 +356,10 @@ class ReadOnlyAdmin(WorkspaceScopedAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAdmin(NoWritesMixin, WorkspaceScopedAdmin):
+    """History and runtime rows change only through services."""
 
 
 class AppendOnlyMixin:
@@ -385,17 +393,11 @@ class SuperuserOnlyMixin:
         return request.user.is_active and request.user.is_superuser and super().has_delete_permission(request, obj)
 
 
-class ScopedUserAdminMixin:
+class ScopedUserAdminMixin(_OutOfScopeIsNotFound):
     """Users: superusers manage them; other staff only see (read-only) the members of their workspaces."""
 
     def get_queryset(self, request):
         return scope_choices(request, super().get_queryset(request))
-
-    def get_object(self, request, object_id, from_field=None):
-        obj = super().get_object(request, object_id, from_field)
-        if obj is None:
-            raise Http404("not found")
-        return obj
 
     def has_module_permission(self, request):
         return super().has_module_permission(request) and (

@@ -101,30 +101,27 @@ class TargetContact:
     def from_fields(cls, *, mobile: str | None, landline: str | None) -> "TargetContact":
         """Form/API input: each field must hold its own kind. Raises {field: [msg]}."""
         errors: dict[str, list[str]] = {}
-        parsed_mobile = parsed_landline = None
-        if mobile and str(mobile).strip():
+        found: dict[str, str] = {}
+        for field, raw, kind, other_kind in (
+            ("mobile", mobile, PhoneKind.MOBILE, MSG_LANDLINE_IN_MOBILE),
+            ("landline", landline, PhoneKind.LANDLINE, MSG_MOBILE_IN_LANDLINE),
+        ):
+            if not (raw and str(raw).strip()):
+                continue
             try:
-                parsed = parse_phone(str(mobile))
-                if parsed.kind != PhoneKind.MOBILE:
-                    errors["mobile"] = [MSG_LANDLINE_IN_MOBILE.format(raw=str(mobile).strip())]
-                else:
-                    parsed_mobile = parsed.e164
+                parsed = parse_phone(str(raw))
             except PhoneError as exc:
-                errors["mobile"] = [exc.message]
-        if landline and str(landline).strip():
-            try:
-                parsed = parse_phone(str(landline))
-                if parsed.kind != PhoneKind.LANDLINE:
-                    errors["landline"] = [MSG_MOBILE_IN_LANDLINE.format(raw=str(landline).strip())]
-                else:
-                    parsed_landline = parsed.e164
-            except PhoneError as exc:
-                errors["landline"] = [exc.message]
-        if not errors and not parsed_mobile and not parsed_landline:
+                errors[field] = [exc.message]
+                continue
+            if parsed.kind != kind:
+                errors[field] = [other_kind.format(raw=str(raw).strip())]
+            else:
+                found[field] = parsed.e164
+        if not errors and not found:
             errors["non_field_errors"] = [MSG_NEITHER]
         if errors:
             raise ContactError(errors)
-        return cls(mobile=parsed_mobile, landline=parsed_landline)
+        return cls(mobile=found.get("mobile"), landline=found.get("landline"))
 
     @classmethod
     def from_cells(cls, cells: list[str | None]) -> tuple["TargetContact", list[str]]:

@@ -154,9 +154,7 @@ class InboundMarkReadApi(WorkspaceAPIView):
         description="Mark replies read (or unread again with read=false); ids of other workspaces change nothing.",
     )
     def post(self, request):
-        serializer = MarkReadInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        return Response({"marked": inbound_mark_read(actor=self.actor, **serializer.validated_data)})
+        return Response({"marked": inbound_mark_read(actor=self.actor, **self.body_input(MarkReadInput))})
 
 
 class ConversationApi(WorkspaceAPIView):

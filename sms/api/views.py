@@ -46,9 +46,7 @@ class PreviewApi(WorkspaceAPIView):
 
         Only targets the caller may see: an operator previews with their own targets (another's is 404).
         """
-        serializer = SmsPreviewInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.body_input(SmsPreviewInput)
         if data["target_id"]:
             target = target_get(actor=self.actor, target_id=data["target_id"])
         else:
@@ -80,9 +78,7 @@ class BlacklistListApi(WorkspaceAPIView):
         responses={201: BlacklistOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request):
-        serializer = BlacklistInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        entry = services.blacklist_add(actor=self.actor, **serializer.validated_data)
+        entry = services.blacklist_add(actor=self.actor, **self.body_input(BlacklistInput))
         return Response(BlacklistOutput(entry).data, status=status.HTTP_201_CREATED)
 
 
@@ -122,9 +118,7 @@ class BlacklistImportApi(WorkspaceAPIView):
         responses={200: BlacklistImportOutput, **errors(400, 403, 404)},
     )
     def post(self, request):
-        serializer = BlacklistImportInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        return Response(services.blacklist_import(actor=self.actor, **serializer.validated_data))
+        return Response(services.blacklist_import(actor=self.actor, **self.body_input(BlacklistImportInput)))
 
 
 class BlacklistExportApi(WorkspaceAPIView):
@@ -161,9 +155,7 @@ class SmsTemplateListApi(WorkspaceAPIView):
         responses={201: SmsTemplateOutput, **errors(400, 403, 404)},
     )
     def post(self, request):
-        serializer = SmsTemplateInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        template = services.sms_template_create(actor=self.actor, **serializer.validated_data)
+        template = services.sms_template_create(actor=self.actor, **self.body_input(SmsTemplateInput))
         return Response(SmsTemplateOutput(template).data, status=status.HTTP_201_CREATED)
 
 

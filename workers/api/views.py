@@ -50,9 +50,7 @@ class AccountListApi(WorkspaceAPIView):
         responses={201: AccountOutput, **errors(400, 403, 404)},
     )
     def post(self, request):
-        serializer = AccountInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        account = accounts.account_create(actor=self.actor, **serializer.validated_data)
+        account = accounts.account_create(actor=self.actor, **self.body_input(AccountInput))
         return Response(AccountOutput(selectors.account_get(actor=self.actor, account_id=account.pk)).data, status=201)
 
 
@@ -92,9 +90,7 @@ class AccountStatusApi(WorkspaceAPIView):
         responses={200: AccountOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request, account_id: int):
-        serializer = AccountStatusInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        accounts.account_set_status(actor=self.actor, account_id=account_id, **serializer.validated_data)
+        accounts.account_set_status(actor=self.actor, account_id=account_id, **self.body_input(AccountStatusInput))
         return Response(AccountOutput(selectors.account_get(actor=self.actor, account_id=account_id)).data)
 
 
@@ -119,9 +115,7 @@ class ProxyListApi(WorkspaceAPIView):
         responses={201: ProxyOutput, **errors(400, 403)},
     )
     def post(self, request):
-        serializer = ProxyInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        proxy = accounts.proxy_create(actor=self.actor, **serializer.validated_data)
+        proxy = accounts.proxy_create(actor=self.actor, **self.body_input(ProxyInput))
         return Response(
             ProxyOutput(selectors.proxy_get(actor=self.actor, proxy_id=proxy.pk), context={"actor": self.actor}).data,
             status=201,
@@ -196,9 +190,7 @@ class ActionConfigListApi(WorkspaceAPIView):
         responses={201: ActionConfigOutput, **errors(400, 403, 409)},
     )
     def post(self, request):
-        serializer = ActionConfigInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        config = action_configs.action_config_create(actor=self.actor, **serializer.validated_data)
+        config = action_configs.action_config_create(actor=self.actor, **self.body_input(ActionConfigInput))
         return Response(ActionConfigOutput(config, context={"actor": self.actor}).data, status=201)
 
 
@@ -359,10 +351,8 @@ class BrowserCampaignDetailApi(WorkspaceAPIView):
         responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
     )
     def put(self, request, campaign_id: int):
-        serializer = BrowserCampaignUpdateInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         campaign = campaigns.browser_campaign_update(
-            actor=self.actor, campaign_id=campaign_id, **serializer.validated_data
+            actor=self.actor, campaign_id=campaign_id, **self.body_input(BrowserCampaignUpdateInput)
         )
         return Response(CampaignOutput(campaign).data)
 

@@ -213,36 +213,29 @@ def _changed_page(result_data: dict) -> bool:
     return bool(result_data.get("mutated"))
 
 
-def _fail(task: BrowserTask, code: str, reason: str, result_data: dict, now, **extra) -> None:
+def _end_attempt(task: BrowserTask, status: str, code: str, reason: str, result_data: dict, now, **fields) -> None:
+    """An attempt that did not succeed, written on its task: the outcome, the lease given back, and whether the
+    page must be checked before a step is repeated."""
     BrowserTask.objects.filter(pk=task.pk).update(
-        status=TaskStatus.FAILED,
+        status=status,
         error_code=code,
         error_reason=reason,
         result_data=result_data,
-        finished_at=now,
         needs_verification=task.needs_verification or _changed_page(result_data),
         lease_id=None,
         lease_expires_at=None,
         revision=F("revision") + 1,
         updated_at=now,
-        **extra,
+        **fields,
     )
+
+
+def _fail(task: BrowserTask, code: str, reason: str, result_data: dict, now, **extra) -> None:
+    _end_attempt(task, TaskStatus.FAILED, code, reason, result_data, now, finished_at=now, **extra)
 
 
 def _requeue(task: BrowserTask, code: str, reason: str, result_data: dict, now, *, start_date, **extra) -> None:
-    BrowserTask.objects.filter(pk=task.pk).update(
-        status=TaskStatus.PENDING,
-        error_code=code,
-        error_reason=reason,
-        result_data=result_data,
-        start_date=start_date,
-        needs_verification=task.needs_verification or _changed_page(result_data),
-        lease_id=None,
-        lease_expires_at=None,
-        revision=F("revision") + 1,
-        updated_at=now,
-        **extra,
-    )
+    _end_attempt(task, TaskStatus.PENDING, code, reason, result_data, now, start_date=start_date, **extra)
 
 
 def _proxy_error(task: BrowserTask, reason: str, result_data: dict, now) -> str:

@@ -44,9 +44,7 @@ class GroupListApi(WorkspaceAPIView):
         responses={201: GroupOutput, **errors(400, 403, 409)},
     )
     def post(self, request):
-        serializer = GroupCreateInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        group = group_services.group_create(actor=self.actor, **serializer.validated_data)
+        group = group_services.group_create(actor=self.actor, **self.body_input(GroupCreateInput))
         selectors.attach_campaign_counts(actor=self.actor, groups=[group])
         return Response(GroupOutput(group).data, status=status.HTTP_201_CREATED)
 
@@ -71,9 +69,7 @@ class GroupDetailApi(WorkspaceAPIView):
     )
     def put(self, request, group_id: int):
         selectors.group_get(actor=self.actor, group_id=group_id)
-        serializer = GroupUpdateInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        group_services.group_update(actor=self.actor, group_id=group_id, **serializer.validated_data)
+        group_services.group_update(actor=self.actor, group_id=group_id, **self.body_input(GroupUpdateInput))
         return self._out(group_id)
 
     @extend_schema(
@@ -100,9 +96,9 @@ class GroupCampaignsApi(WorkspaceAPIView):
     )
     def post(self, request, group_id: int):
         selectors.group_get(actor=self.actor, group_id=group_id)
-        serializer = GroupAddInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        result = group_services.group_add_campaigns(actor=self.actor, group_id=group_id, **serializer.validated_data)
+        result = group_services.group_add_campaigns(
+            actor=self.actor, group_id=group_id, **self.body_input(GroupAddInput)
+        )
         return Response(GroupAddOutput(result).data)
 
 
@@ -137,10 +133,8 @@ class GroupCampaignMoveApi(WorkspaceAPIView):
     )
     def post(self, request, group_id: int, campaign_id: int):
         selectors.group_get(actor=self.actor, group_id=group_id)
-        serializer = GroupMoveInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         group = group_services.group_move_campaign(
-            actor=self.actor, group_id=group_id, campaign_id=campaign_id, **serializer.validated_data
+            actor=self.actor, group_id=group_id, campaign_id=campaign_id, **self.body_input(GroupMoveInput)
         )
         selectors.attach_campaign_counts(actor=self.actor, groups=[group])
         return Response(GroupOutput(group).data)

@@ -175,9 +175,7 @@ class ConversionEventListApi(WorkspaceAPIView):
         responses={201: ConversionEventOutput, 200: ConversionEventOutput, **errors(400, 403, 404)},
     )
     def post(self, request):
-        serializer = ConversionEventInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        event, created = conversion_event_record(actor=self.actor, **serializer.validated_data)
+        event, created = conversion_event_record(actor=self.actor, **self.body_input(ConversionEventInput))
         return Response(
             ConversionEventOutput(event).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )

@@ -200,47 +200,36 @@ class ScheduleReasonOutput(serializers.Serializer):
     planned_child_at = serializers.DateTimeField(required=False)
 
 
-class ChainCampaignCreateInput(BodyInput):
-    name = VisibleNameField(max_length=200)
+class _ChainNodeInput(BodyInput):
+    """What a chain node's create and update both take."""
+
     description = StrictCharField(required=False, allow_blank=True)
+    parent_campaign_id = IdField(required=False, allow_null=True)
+    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    inheritance = _raw(InheritanceInput)
+    when = _raw(RootScheduleInput)
+    goal = _raw(GoalInput)
+    attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
+    chain_action = _raw(ChainActionInput)
+    source_target_list_id = IdField(
+        required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
+    )
+    audience_filters = AudienceFiltersInput(required=False, allow_null=True)
+    daily_limit = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, help_text="this node's own daily send limit"
+    )
+    send_window = _send_window(required=False)
+
+
+class ChainCampaignCreateInput(_ChainNodeInput):
+    name = VisibleNameField(max_length=200)
     kind = serializers.ChoiceField(choices=CampaignKindChoices(), required=False, default=CampaignKind.JOURNEY)
     campaign_group_id = IdField(required=False, allow_null=True)
-    parent_campaign_id = IdField(required=False, allow_null=True)
-    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    inheritance = _raw(InheritanceInput)
-    when = _raw(RootScheduleInput)
-    goal = _raw(GoalInput)
-    attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
-    chain_action = _raw(ChainActionInput)
-    source_target_list_id = IdField(
-        required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
-    )
-    audience_filters = AudienceFiltersInput(required=False, allow_null=True)
-    daily_limit = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, help_text="this node's own daily send limit"
-    )
-    send_window = _send_window(required=False)
 
 
-class ChainCampaignUpdateInput(BodyInput):
+class ChainCampaignUpdateInput(_ChainNodeInput):
     name = VisibleNameField(max_length=200, required=False)
-    description = StrictCharField(required=False, allow_blank=True)
-    parent_campaign_id = IdField(required=False, allow_null=True)
-    expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     expected_target_chain_revision = serializers.IntegerField(required=False, allow_null=True)
-    inheritance = _raw(InheritanceInput)
-    when = _raw(RootScheduleInput)
-    goal = _raw(GoalInput)
-    attribution_window_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
-    chain_action = _raw(ChainActionInput)
-    source_target_list_id = IdField(
-        required=False, allow_null=True, help_text="a root's audience: this target list (children: not allowed)"
-    )
-    audience_filters = AudienceFiltersInput(required=False, allow_null=True)
-    daily_limit = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, help_text="this node's own daily send limit"
-    )
-    send_window = _send_window(required=False)
     accept_affected = serializers.BooleanField(required=False, default=False)
 
 

@@ -64,9 +64,7 @@ class ChainCampaignCreateApi(WorkspaceAPIView):
         responses={201: ChainCampaignOutput, **errors(400, 403, 404, 409)},
     )
     def post(self, request):
-        serializer = ChainCampaignCreateInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        campaign = chains.chain_campaign_create(actor=self.actor, **serializer.validated_data)
+        campaign = chains.chain_campaign_create(actor=self.actor, **self.body_input(ChainCampaignCreateInput))
         return Response(_campaign_out(self.actor, campaign.id), status=status.HTTP_201_CREATED)
 
 
@@ -123,12 +121,10 @@ class ChainCampaignCloneApi(WorkspaceAPIView):
     )
     def post(self, request, campaign_id: int):
         node_get(self.actor.workspace, campaign_id)  # another workspace's campaign: 404 before the body
-        serializer = CloneInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         copy, id_map = chains.chain_campaign_clone(
             actor=self.actor,
             campaign_id=campaign_id,
-            campaign_group_id=serializer.validated_data.get("campaign_group_id"),
+            campaign_group_id=self.body_input(CloneInput).get("campaign_group_id"),
         )
         body = {"campaign": _campaign_out(self.actor, copy.id), "id_map": {str(k): v for k, v in id_map.items()}}
         return Response(body, status=status.HTTP_201_CREATED)
@@ -141,9 +137,7 @@ class InheritancePreviewApi(WorkspaceAPIView):
         responses={200: PreviewOutput, **errors(400, 404)},
     )
     def post(self, request):
-        serializer = PreviewInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        result = inheritance_preview(actor=self.actor, **serializer.validated_data)
+        result = inheritance_preview(actor=self.actor, **self.body_input(PreviewInput))
         return Response(PreviewOutput(result).data)
 
 
@@ -175,9 +169,9 @@ class AudienceCountApi(WorkspaceAPIView):
         responses={200: AudienceCountOutput, **errors(400, 403)},
     )
     def post(self, request):
-        serializer = AudienceCountInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        return Response(AudienceCountOutput(audience_preview(actor=self.actor, **serializer.validated_data)).data)
+        return Response(
+            AudienceCountOutput(audience_preview(actor=self.actor, **self.body_input(AudienceCountInput))).data
+        )
 
 
 class CampaignSubmitApi(WorkspaceAPIView):
@@ -192,12 +186,10 @@ class CampaignSubmitApi(WorkspaceAPIView):
     )
     def post(self, request, campaign_id: int):
         node_get(self.actor.workspace, campaign_id)
-        serializer = OptionalChainRevisionInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
         campaign, package = approval.campaign_submit(
             actor=self.actor,
             campaign_id=campaign_id,
-            expected_chain_revision=serializer.validated_data.get("expected_chain_revision"),
+            expected_chain_revision=self.body_input(OptionalChainRevisionInput).get("expected_chain_revision"),
         )
         return Response(
             {
@@ -218,10 +210,8 @@ def _control_view(action: str):
         )
         def post(self, request, campaign_id: int):
             node_get(self.actor.workspace, campaign_id)
-            serializer = ExpectedChainRevisionInput(data=request.data)
-            serializer.is_valid(raise_exception=True)
             approval.chain_control_set(
-                actor=self.actor, campaign_id=campaign_id, action=action, **serializer.validated_data
+                actor=self.actor, campaign_id=campaign_id, action=action, **self.body_input(ExpectedChainRevisionInput)
             )
             return Response(_campaign_out(self.actor, campaign_id))
 
@@ -240,51 +230,32 @@ class PackageDetailApi(WorkspaceAPIView):
         return Response(_package_out(self.actor, selectors.package_get(actor=self.actor, package_id=package_id)))
 
 
-class PackageApproveApi(WorkspaceAPIView):
-    write_permission = Perm.APPROVE_CHAINS
+def _decision_view(name: str, decide, input_serializer, permission: str):
+    """A package decision: the package found in the workspace first (404), then ``decide`` → (package, warnings)."""
 
-    @extend_schema(
-        operation_id="chain_approval_approve",
-        request=PackageDecisionInput,
-        responses={200: PackageOutput, **errors(400, 403, 404, 409)},
-    )
-    def post(self, request, package_id: int):
-        selectors.package_get(actor=self.actor, package_id=package_id)
-        serializer = PackageDecisionInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        package, warnings = approval.package_approve(
-            actor=self.actor, package_id=package_id, **serializer.validated_data
+    class PackageDecisionApi(WorkspaceAPIView):
+        write_permission = permission
+
+        @extend_schema(
+            operation_id=f"chain_approval_{name}",
+            request=input_serializer,
+            responses={200: PackageOutput, **errors(400, 403, 404, 409)},
         )
-        return Response(_package_out(self.actor, package, warnings))
+        def post(self, request, package_id: int):
+            selectors.package_get(actor=self.actor, package_id=package_id)
+            package, warnings = decide(actor=self.actor, package_id=package_id, **self.body_input(input_serializer))
+            return Response(_package_out(self.actor, package, warnings))
+
+    PackageDecisionApi.__name__ = f"Package{name.title()}Api"
+    return PackageDecisionApi
 
 
-class PackageRejectApi(WorkspaceAPIView):
-    write_permission = Perm.APPROVE_CHAINS
-
-    @extend_schema(
-        operation_id="chain_approval_reject",
-        request=PackageRejectInput,
-        responses={200: PackageOutput, **errors(400, 403, 404, 409)},
-    )
-    def post(self, request, package_id: int):
-        selectors.package_get(actor=self.actor, package_id=package_id)
-        serializer = PackageRejectInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        package = approval.package_reject(actor=self.actor, package_id=package_id, **serializer.validated_data)
-        return Response(_package_out(self.actor, package, []))
-
-
-class PackageWithdrawApi(WorkspaceAPIView):
-    write_permission = Perm.MANAGE_CAMPAIGNS
-
-    @extend_schema(
-        operation_id="chain_approval_withdraw",
-        request=PackageDecisionInput,
-        responses={200: PackageOutput, **errors(400, 403, 404, 409)},
-    )
-    def post(self, request, package_id: int):
-        selectors.package_get(actor=self.actor, package_id=package_id)
-        serializer = PackageDecisionInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        package = approval.package_withdraw(actor=self.actor, package_id=package_id, **serializer.validated_data)
-        return Response(_package_out(self.actor, package, []))
+PackageApproveApi = _decision_view(
+    "approve", lambda **kw: approval.package_approve(**kw), PackageDecisionInput, Perm.APPROVE_CHAINS
+)
+PackageRejectApi = _decision_view(
+    "reject", lambda **kw: (approval.package_reject(**kw), []), PackageRejectInput, Perm.APPROVE_CHAINS
+)
+PackageWithdrawApi = _decision_view(
+    "withdraw", lambda **kw: (approval.package_withdraw(**kw), []), PackageDecisionInput, Perm.MANAGE_CAMPAIGNS
+)

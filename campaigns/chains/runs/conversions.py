@@ -83,20 +83,8 @@ def conversion_on_target_status(*, target: Target, status: str, now: datetime | 
     (the job ``chain-run-conversions`` only catches what this missed, e.g. imports)."""
     now = now or timezone.now()
     name = f"target_status:{status}"
-    runs = (
-        CampaignRun.objects.filter(
-            workspace_id=target.workspace_id,
-            executions__target_id=target.id,
-            executions__execution_id__isnull=False,
-            started_at__isnull=False,
-            started_at__lte=now,
-            started_at__gte=now - timedelta(days=366),
-        )
-        .select_related("campaign")
-        .distinct()
-    )
     created = 0
-    for run in runs:
+    for run in _runs_sent_to(target.workspace_id, target.id, now):
         goal = run.campaign.goal or {}
         if goal.get("type") != "TARGET_STATUS" or status not in (goal.get("statuses") or []):
             continue
@@ -120,6 +108,7 @@ def conversion_on_target_status(*, target: Target, status: str, now: datetime | 
 
 
 def _runs_sent_to(workspace_id: int, target_id: int, now: datetime):
+    """The runs of the last year that sent to the target (its latest conversion may be theirs)."""
     return (
         CampaignRun.objects.filter(
             workspace_id=workspace_id,

@@ -44,6 +44,7 @@ from campaigns.chains.models import ChainApprovalPackage
 from campaigns.chains.node_models import ChainNode
 from campaigns.chains.nodes import node_get
 from campaigns.chains.services.common import (
+    NODE_BOOKKEEPING,
     bump_chain,
     chain_codes_assign,
     check_chain_revision,
@@ -63,25 +64,6 @@ from campaigns.services.lifecycle import campaign_status_change_all
 chain_approved = Signal()
 
 
-# Bookkeeping that is not execution configuration: never part of a snapshot.
-_SNAPSHOT_SKIP = {
-    "workspace",
-    "status",
-    "revision",
-    "created_at",
-    "updated_at",
-    "created_by",
-    "deleted_at",
-    "approval_package",
-    "chain_revision",
-    "chain_control",
-    "needs_review",
-    "needs_review_reasons",
-    "paused_at",
-    "paused_by",
-}
-
-
 def snapshot_item(node: ChainNode) -> dict:
     """Everything a run needs from one node (content/action, goal, schedule, A/B seed, limits, config)."""
     item = {
@@ -90,7 +72,7 @@ def snapshot_item(node: ChainNode) -> dict:
         "root_campaign_id": node.root_id,
     }
     for f in ChainNode._meta.concrete_fields:
-        if f.name in _SNAPSHOT_SKIP or f.name in ("id", "campaign", "parent", "root"):
+        if f.name in NODE_BOOKKEEPING:
             continue
         item[f.attname] = getattr(node, f.attname)
     return json.loads(json.dumps(item, cls=DjangoJSONEncoder))

@@ -21,6 +21,7 @@ from campaigns.chains.models import CampaignGroup
 from campaigns.chains.node_models import ChainNode
 from campaigns.chains.nodes import node_get
 from campaigns.chains.services.common import (
+    NODE_BOOKKEEPING,
     bump_chain,
     check_chain_revision,
     lock_roots,
@@ -457,30 +458,7 @@ def chain_campaign_delete(*, actor: Actor, campaign_id: int, expected_chain_revi
 
 # --------------------------------------------------------------------------- clone
 
-_NOT_COPIED = {
-    "id",
-    "campaign",  # the child row's link to its campaign (the copy's is its own)
-    "workspace",
-    "status",
-    "revision",
-    "created_at",
-    "updated_at",
-    "created_by",
-    "deleted_at",
-    "parent",
-    "root",
-    "group",
-    "approval_package",
-    "chain_revision",
-    "chain_control",
-    "needs_review",
-    "needs_review_reasons",
-    "ab_seed",
-    "chain_code",
-    # operational state of other kinds (never configuration)
-    "paused_at",
-    "paused_by",
-}
+_NOT_COPIED = NODE_BOOKKEEPING | {"group", "ab_seed", "chain_code"}  # a copy gets its own
 
 
 def _copy(node: ChainNode, *, actor: Actor, group_id: int | None, name: str | None = None) -> ChainNode:

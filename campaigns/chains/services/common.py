@@ -18,6 +18,30 @@ from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.tenancy import Actor
 from campaigns.services.lifecycle import campaign_status_change_all
 
+# A node's bookkeeping and links, never its configuration: left out of an approval snapshot and of a copy.
+NODE_BOOKKEEPING = frozenset(
+    {
+        "id",
+        "campaign",  # the child row's link to its campaign
+        "parent",
+        "root",
+        "workspace",
+        "status",
+        "revision",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "deleted_at",
+        "approval_package",
+        "chain_revision",
+        "chain_control",
+        "needs_review",
+        "needs_review_reasons",
+        "paused_at",  # operational state of other kinds
+        "paused_by",
+    }
+)
+
 
 def lock_roots(actor: Actor, root_ids) -> dict[int, ChainNode]:
     """SELECT … FOR UPDATE the chain roots in id order (no deadlock between opposite moves)."""

@@ -263,11 +263,7 @@ def group_remove_campaign(*, actor: Actor, group_id: int, campaign_id: int, expe
         bump_group(
             workspace=actor.workspace, group_id=group_id, expected_revision=expected_revision, actor_user=actor.user
         )
-        updated = ChainNode.objects.filter(
-            pk=campaign_id, group_id=group_id, root__isnull=True, parent__isnull=True
-        ).update(group=None, updated_at=timezone.now())
-        if updated != 1:
-            raise CampaignInChain()
+        _regroup(campaign_id, group_id, None)
     return CampaignGroup.objects.get(pk=group_id)
 
 
@@ -294,9 +290,15 @@ def group_move_campaign(
     with transaction.atomic():
         for gid in sorted(expected):  # fixed lock order: no deadlock between opposite moves
             bump_group(workspace=actor.workspace, group_id=gid, expected_revision=expected[gid], actor_user=actor.user)
-        updated = ChainNode.objects.filter(
-            pk=campaign_id, group_id=group_id, root__isnull=True, parent__isnull=True
-        ).update(group_id=to_group_id, updated_at=timezone.now())
-        if updated != 1:
-            raise CampaignInChain()
+        _regroup(campaign_id, group_id, to_group_id)
     return CampaignGroup.objects.get(pk=to_group_id)
+
+
+def _regroup(campaign_id: int, group_id: int, to_group_id: int | None) -> None:
+    """An independent member of ``group_id`` leaves it for ``to_group_id`` (None: no group) by a conditional
+    UPDATE: a campaign that joined a chain meanwhile is refused (409 ``CAMPAIGN_IN_CHAIN``)."""
+    updated = ChainNode.objects.filter(
+        pk=campaign_id, group_id=group_id, root__isnull=True, parent__isnull=True
+    ).update(group_id=to_group_id, updated_at=timezone.now())
+    if updated != 1:
+        raise CampaignInChain()

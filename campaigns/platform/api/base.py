@@ -134,14 +134,16 @@ class WorkspaceAPIView(GenericAPIView):
             raise ValidationFailed(details=serializer.errors)
         return serializer.validated_data
 
+    def body_input(self, serializer_class) -> dict:
+        """The request body validated by its input serializer (a 400 ``VALIDATION_ERROR`` with the fields)."""
+        serializer = serializer_class(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
     def body_or_query_input(self, serializer_class) -> dict:
         """A DELETE's parameters: its JSON body when one is sent, else the query string (some clients send no
         DELETE body) — either validated by the same ``BodyInput`` (unknown fields and bad values a 400)."""
-        if self.request.data:
-            serializer = serializer_class(data=self.request.data)
-            serializer.is_valid(raise_exception=True)
-            return serializer.validated_data
-        return self.query_input(serializer_class)
+        return self.body_input(serializer_class) if self.request.data else self.query_input(serializer_class)
 
     def paginated(self, queryset, serializer_class):
         page = self.paginate_queryset(queryset)
