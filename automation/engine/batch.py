@@ -36,6 +36,7 @@ from automation.engine.subjects import subject_rows
 from automation.engine.transitions import EXECUTION_ROW_COLUMNS, ExecutionRow, transition_target
 from automation.events import encode_json, event_row, insert_events
 from automation.models import Execution
+from campaigns.platform.bulk import unnest_columns
 from campaigns.platform.collector import collector_paused
 from campaigns.platform.database import is_postgresql
 
@@ -138,12 +139,15 @@ def _write_many(done: list[Finished], now: datetime) -> dict[str, int]:
     names = ["id", "revision", *[c for c, _ in _COLUMNS]]
     casts = ["bigint", "integer", *["text" if t == "jsonb" else t for _, t in _COLUMNS]]
     sets = ", ".join(f"{c} = v.{c}::jsonb" if t == "jsonb" else f"{c} = v.{c}" for c, t in _COLUMNS)
+    columns = [(list(column), cast, "") for column, cast in zip(zip(*rows, strict=True), casts, strict=True)]
+    selects, source, values = unnest_columns(columns)  # a value the whole batch shares is bound once
+    named = ", ".join(f"{expr} AS {name}" for expr, name in zip(selects, names, strict=True))
     sql = (
         f"UPDATE {table} AS e SET {sets}, revision = e.revision + 1, updated_at = %s, lock_token = NULL, "  # noqa: S608
-        f"locked_at = NULL FROM unnest({', '.join(f'%b::{t}[]' for t in casts)}) AS v({', '.join(names)}) "
+        f"locked_at = NULL FROM (SELECT {named} FROM {source}) AS v "
         "WHERE e.id = v.id AND e.revision = v.revision AND e.status = 'processing' RETURNING e.id"
     )
-    params = [now, *[list(column) for column in zip(*rows, strict=True)]]
+    params = [now, *values]
     with transaction.atomic():
         connection.ensure_connection()
         # Server-side binding: the arrays travel as parameters (no client-side quoting of thousands of values).

@@ -41,8 +41,8 @@ def bulk_insert(
     fields = [f for f in model._meta.concrete_fields if not (f.primary_key and f.attname not in given)]
     now = timezone.now()
     qn = connection.ops.quote_name
-    arrays, selects = [], []
-    for index, field in enumerate(fields):
+    columns = []
+    for field in fields:
         if field.attname in given:
             values = [row.get(field.attname) for row in rows]
         else:
@@ -50,25 +50,49 @@ def bulk_insert(
         db_type = field.db_type(connection).split("(")[0]
         if isinstance(field, JSONField):
             values = [None if v is None else json.dumps(v, cls=DjangoJSONEncoder) for v in values]
-            selects.append(f"v.c{index}::jsonb")
-            db_type = "text"
+            columns.append((values, "text", "::jsonb"))
         else:
-            selects.append(f"v.c{index}")
-        arrays.append((values, db_type))
-    columns = ", ".join(qn(f.column) for f in fields)
-    unnest = ", ".join(f"%b::{db_type}[]" for _, db_type in arrays)
-    aliases = ", ".join(f"c{i}" for i in range(len(arrays)))
+            columns.append((values, db_type, ""))
+    selects, source, params = unnest_columns(columns)
+    names = ", ".join(qn(f.column) for f in fields)
     sql = (
-        f"INSERT INTO {qn(model._meta.db_table)} ({columns}) SELECT {', '.join(selects)}"  # noqa: S608
-        f" FROM unnest({unnest}) AS v({aliases})"
+        f"INSERT INTO {qn(model._meta.db_table)} ({names}) SELECT {', '.join(selects)} FROM {source}"  # noqa: S608
         + (" ON CONFLICT DO NOTHING" if conflict_do_nothing else "")
         + f" RETURNING {', '.join(qn(model._meta.get_field(name).column) for name in returning)}"
     )
     connection.ensure_connection()
     # Server-side binding: one parameter per array. Errors surface as Django's (IntegrityError …).
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, [values for values, _ in arrays])
+        cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def unnest_columns(columns: Sequence[tuple[list, str, str]]) -> tuple[list[str], str, list]:
+    """Rows given as columns — (values, SQL type, a cast after it or "") — as one select expression per column,
+    the ``unnest(…) AS v(…)`` source and the parameters (in that order: the expressions', then the source's).
+
+    A column whose values are all the same (a batch's workspace, node, status, empty result fields …) is bound
+    once as a value, not as an array of copies: the driver dumps every element of an array in Python, the
+    largest share of a batched statement's cost. At least one column stays an array (it gives the row count)."""
+    shared = [len(values) > 1 and _all_same(values) for values, _, _ in columns]
+    if all(shared):
+        shared[0] = False
+    selects, scalars, arrays, aliases = [], [], [], []
+    for index, ((values, db_type, cast), one) in enumerate(zip(columns, shared, strict=True)):
+        if one:
+            selects.append(f"%b::{db_type}{cast}")
+            scalars.append(values[0])
+        else:
+            selects.append(f"v.c{index}{cast}")
+            arrays.append((values, db_type))
+            aliases.append(f"c{index}")
+    unnest = ", ".join(f"%b::{db_type}[]" for _, db_type in arrays)
+    return selects, f"unnest({unnest}) AS v({', '.join(aliases)})", [*scalars, *(values for values, _ in arrays)]
+
+
+def _all_same(values: list) -> bool:
+    first = values[0]
+    return all(type(v) is type(first) and v == first for v in values)
 
 
 def id_array(ids: list[int]) -> str:

@@ -15,7 +15,7 @@ from django.conf import settings as django_settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from campaigns.platform.bulk import bulk_insert
+from campaigns.platform.bulk import bulk_insert, unnest_columns
 from campaigns.platform.database import is_postgresql
 from sms import webhook_events
 from sms.choices import AttemptStatus
@@ -139,30 +139,33 @@ def _record_many(updates: list[tuple]) -> list[int]:
         return moved
     columns = list(zip(*updates, strict=True))
     responses = columns[2]
-    params = [
-        list(columns[0]),
-        list(columns[1]),
-        [json.dumps(r.raw) if r.raw else None for r in responses],
-        [(r.message_id or "")[:64] for r in responses],
-        [(r.error_code or "")[:40] for r in responses],
-        [(r.error_message or "")[:500] for r in responses],
-        list(columns[5]),
-        [p or None for p in columns[3]],
-        [sender if provider else None for provider, sender in zip(columns[3], columns[4], strict=True)],
+    values = [
+        ("id", list(columns[0]), "bigint"),
+        ("status", list(columns[1]), "varchar"),
+        ("provider_response", [json.dumps(r.raw) if r.raw else None for r in responses], "text"),
+        ("message_id", [(r.message_id or "")[:64] for r in responses], "varchar"),
+        ("error_code", [(r.error_code or "")[:40] for r in responses], "varchar"),
+        ("error_message", [(r.error_message or "")[:500] for r in responses], "varchar"),
+        ("retry_at", list(columns[5]), "timestamptz"),
+        ("provider", [p or None for p in columns[3]], "varchar"),
+        (
+            "sender",
+            [sender if provider else None for provider, sender in zip(columns[3], columns[4], strict=True)],
+            "varchar",
+        ),
     ]
+    selects, source, params = unnest_columns([(column, cast, "") for _, column, cast in values])
+    named = ", ".join(f"{expr} AS {name}" for expr, (name, _, _) in zip(selects, values, strict=True))
     table = SmsAttempt._meta.db_table
     sql = (
         f"UPDATE {table} AS a SET status = v.status, response_at = %s,"  # noqa: S608
         " provider_response = v.provider_response::jsonb, provider_message_id = v.message_id,"
         " error_code = v.error_code, error_message = v.error_message, retry_scheduled_at = v.retry_at,"
         " provider = COALESCE(v.provider, a.provider), sender = COALESCE(v.sender, a.sender)"
-        " FROM unnest(%b::bigint[], %b::varchar[], %b::text[], %b::varchar[], %b::varchar[], %b::varchar[],"
-        " %b::timestamptz[], %b::varchar[], %b::varchar[]) AS v(id, status, provider_response, message_id,"
-        " error_code, error_message, retry_at, provider, sender)"
-        " WHERE a.id = v.id AND a.status = 'sending' RETURNING a.id"
+        f" FROM (SELECT {named} FROM {source}) AS v WHERE a.id = v.id AND a.status = 'sending' RETURNING a.id"
     )
     connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cursor:  # server-side binding for the arrays
+    with psycopg.Cursor(connection.connection) as cursor:  # server-side binding (a shared value bound once)
         cursor.execute(sql, [now, *params])
         return [row[0] for row in cursor.fetchall()]
 

@@ -69,3 +69,23 @@ def test_texts_match_finds_values_with_quotes_commas_and_braces(workspace):
         Target.objects.create(workspace=workspace, name=name, mobile=f"+98912111002{n}")
     found = Target.objects.filter(texts_match("name", odd), workspace=workspace).values_list("name", flat=True)
     assert sorted(found) == sorted(odd)
+
+
+def test_values_shared_by_every_row_are_written_on_every_row(workspace):
+    joined = timezone.now()
+    rows = [
+        {
+            "workspace_id": workspace.id,
+            "name": "هم‌نام",
+            "mobile": f"+98912111001{i}",
+            "attributes": {"tier": "gold"},
+            "landline": None,
+            "deleted_at": joined if i else None,
+        }
+        for i in range(3)
+    ]
+    written = dict(bulk_insert(Target, rows, returning=("mobile", "id")))
+    assert len(written) == 3
+    stored = Target.objects.filter(pk__in=written.values()).order_by("mobile")
+    assert [(t.name, t.attributes, t.landline) for t in stored] == [("هم‌نام", {"tier": "gold"}, None)] * 3
+    assert [t.deleted_at for t in stored] == [None, joined, joined]  # a column that differs stays per row

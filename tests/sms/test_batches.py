@@ -133,6 +133,13 @@ def test_melipayamak_sends_one_text_to_100_numbers_per_call_with_a_rec_id_each(f
     assert fake.messages[f"meli-{rec_ids[1]}"]["receptor"] == "09120000002"  # in the numbers' order
 
 
+def test_melipayamak_lost_answer_of_a_batch_leaves_each_number_unknown_and_nothing_is_sent_again(fake):
+    fake.responses.append("accept_timeout")  # the provider took the call, its answer never came
+    answers = MelipayamakProvider().send_batch(MELI, _requests(3))
+    assert [a.status for a in answers] == ["unknown"] * 3  # maybe sent: never "failed", so never resent blindly
+    assert len(fake.sends()) == 1 and len(fake.messages) == 3  # one call, each number once
+
+
 # --- a journey's batch ------------------------------------------------------------------------------------
 def _journey(actor, workspace, count, provider=("kavenegar", KEY), body="سلام {first_name|دوست}", **account):
     settings = setup_sms(workspace, provider[0], provider[1])
