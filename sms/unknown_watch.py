@@ -20,11 +20,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings as django_settings
+from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
 from campaigns.platform.metrics import count_unknown_aged
-from sms import channel
+from sms import channel, webhook_events
 from sms.action.unknowns import NOT_SENT
 from sms.choices import AttemptStatus
 from sms.delivery import attempt_status_apply
@@ -112,26 +113,32 @@ def _by_receptor(account, kind: str, members: list[dict], report: dict) -> None:
 
 
 def _apply(member: dict, state: str, message_id: str, answer) -> int:
-    """Settle one unknown attempt from a provider's word (only while it is still ``unknown``)."""
+    """Settle one unknown attempt from a provider's word (only while it is still ``unknown``); the settled
+    status's webhook event (``sms.sent`` / ``sms.failed``) commits with it."""
     unknown = SmsAttempt.objects.filter(pk=member["id"], status=AttemptStatus.UNKNOWN)
     if state == "sent":
-        moved = unknown.update(status=AttemptStatus.SUBMITTED, provider_message_id=(message_id or "")[:64])
-        if moved and answer.status and answer.status != AttemptStatus.SUBMITTED:
-            attempt_status_apply(
-                attempt_id=member["id"],
-                workspace_id=member["workspace_id"],
-                status=answer.status,
-                event="delivery_status",
-                provider_status=answer.provider_status,
-                dedupe_key=f"poll:{answer.provider_status}",
-                payload=answer.raw,
-            )
-        return moved
-    if state == "rejected":
-        return unknown.update(status=AttemptStatus.REJECTED, error_code=(answer.error_code or "rejected")[:40])
-    if state == "not_sent":
-        return unknown.update(status=AttemptStatus.FAILED, error_code=NOT_SENT)
-    return 0
+        values = {"status": AttemptStatus.SUBMITTED, "provider_message_id": (message_id or "")[:64]}
+    elif state == "rejected":
+        values = {"status": AttemptStatus.REJECTED, "error_code": (answer.error_code or "rejected")[:40]}
+    elif state == "not_sent":
+        values = {"status": AttemptStatus.FAILED, "error_code": NOT_SENT}
+    else:
+        return 0
+    with transaction.atomic():
+        moved = unknown.update(**values)
+        if moved:
+            webhook_events.attempts_moved(attempt_ids=[member["id"]], workspace_ids=[member["workspace_id"]])
+    if moved and state == "sent" and answer.status and answer.status != AttemptStatus.SUBMITTED:
+        attempt_status_apply(  # already further (sent, delivered, …): its own report and event
+            attempt_id=member["id"],
+            workspace_id=member["workspace_id"],
+            status=answer.status,
+            event="delivery_status",
+            provider_status=answer.provider_status,
+            dedupe_key=f"poll:{answer.provider_status}",
+            payload=answer.raw,
+        )
+    return moved
 
 
 def _alarm(now: datetime, report: dict) -> None:

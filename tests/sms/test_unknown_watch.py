@@ -100,3 +100,21 @@ def test_silence_after_the_window_never_resends(actor, workspace, kavenegar):
     assert attempt.status == "unknown"  # nobody can vouch for it either way: it stays unknown
     assert len(kavenegar.receptor_queries()) == 3
     assert len(kavenegar.sends()) == 1 and kavenegar.messages == {}
+
+
+def test_unknowns_settled_as_sent_fire_sms_sent_once_each(actor, workspace, kavenegar, settings):
+    from campaigns.platform.models import WebhookDelivery
+    from campaigns.platform.webhooks import webhook_endpoint_create
+
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:9"]
+    webhook_endpoint_create(
+        workspace=workspace, url="http://127.0.0.1:9/hook", events=["sms.sent", "sms.delivered", "sms.failed"]
+    )
+    attempts = _left_unknown(actor, workspace, kavenegar, count=2)
+    assert not WebhookDelivery.objects.filter(event_type__startswith="sms.").exists()  # nothing known yet
+    unknown_watch(now=T0 + timedelta(hours=3))
+    unknown_watch(now=T0 + timedelta(hours=4))  # settled already: nothing more
+    events = WebhookDelivery.objects.filter(event_type__startswith="sms.").order_by("id")
+    assert [e.event_type for e in events] == ["sms.sent", "sms.sent"]
+    assert sorted(e.payload["data"]["attempt_id"] for e in events) == sorted(a.id for a in attempts)
+    assert {e.payload["data"]["status"] for e in events} == {"submitted"}
