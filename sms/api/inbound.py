@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
+from types import SimpleNamespace
+
 import django_filters
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from campaigns.models import Target
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.fields import BodyInput, IdField
-from campaigns.platform.api.pagination import HistoryPagination
+from campaigns.platform.api.pagination import BAD_CURSOR, HistoryPagination, PageSizePagination, positive_int_param
 from campaigns.platform.api.schema import errors
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.filters import IdFilter, IsoDateTimeFilter, StrictBooleanFilter
@@ -101,7 +104,7 @@ class ConversationMessageOutput(serializers.Serializer):
         help_text="what the reply did: opt_out, opt_in, opt_in_refused ('' = nothing; always '' on a sent message)",
     )
     position = serializers.SerializerMethodField(
-        help_text="this message's place in the thread: pass the first message's as `before` for the older ones"
+        help_text="this message's place in the thread (the first message's is the page's `next`)"
     )
 
     def get_position(self, row: dict) -> str:
@@ -157,37 +160,50 @@ class InboundMarkReadApi(WorkspaceAPIView):
         return Response({"marked": inbound_mark_read(actor=self.actor, **self.body_input(MarkReadInput))})
 
 
+class ConversationPagination(PageSizePagination):
+    """A thread in the one page envelope, read backwards: the first answer is the newest ``size`` messages,
+    ``next`` the position of its oldest, and ``?cursor=<next>`` the ``size`` messages before it — each page
+    oldest first, as a thread reads. A position, not an offset: messages arriving meanwhile never shift the
+    older pages, and no page counts (``count`` is null). ``page`` is 1 or absent: a thread pages by cursor."""
+
+    def paginate_thread(self, request, fetch) -> list[dict]:
+        self.request = request
+        if positive_int_param(request, "page") not in (None, 1):
+            raise ValidationFailed.field("page", "این گفتگو فقط با cursor ورق می‌خورد.")
+        self.size = self._size(request)
+        raw = request.query_params.get("cursor", "")
+        self.number = None if raw else 1
+        before = None
+        if raw:
+            try:
+                before = selectors.thread_position_parse(raw[:MAX_POSITION])
+            except BadCursor:
+                raise ValidationFailed.field("cursor", BAD_CURSOR) from None
+        rows = fetch(limit=self.size + 1, before=before)
+        more = len(rows) > self.size
+        rows = rows[len(rows) - self.size :] if more else rows
+        self.next = selectors.thread_position(rows[0]) if more else None
+        self.paginator = SimpleNamespace(count=None, capped=None)
+        return rows
+
+
 class ConversationApi(WorkspaceAPIView):
     read_permission = Perm.VIEW_SMS_LOGS
     serializer_class = ConversationMessageOutput
     queryset = Target.objects.none()  # the path's target (for the schema generator)
-    pagination_class = None
+    pagination_class = ConversationPagination
 
     @extend_schema(
         operation_id="sms_conversation_retrieve",
-        parameters=[
-            OpenApiParameter(
-                "before",
-                str,
-                required=False,
-                description="a message's `position`: the 200 messages before it (a position, not an offset: "
-                "messages arriving meanwhile never shift the older ones)",
-            )
-        ],
         responses={200: ConversationMessageOutput(many=True), **errors(400, 403, 404)},
     )
     def get(self, request, target_id: int):
-        """The last 200 messages sent to and received from the target (its mobile), oldest first; with `before`,
-        the 200 before that message (an empty list: the thread's beginning)."""
-        raw = request.query_params.get("before")
-        before = None
-        if raw is not None:
-            try:
-                before = selectors.thread_position_parse(raw[:MAX_POSITION])
-            except BadCursor:
-                raise ValidationFailed.field("before", "جایگاه پیام نامعتبر است.") from None
-        rows = selectors.conversation(actor=self.actor, target_id=target_id, before=before)
-        return Response(ConversationMessageOutput(rows, many=True).data)
+        """The messages sent to and received from the target (its mobile), newest page first, each page oldest
+        first; `next` continues with the older ones (`has_more: false`: the thread's beginning)."""
+        rows = self.paginator.paginate_thread(
+            request, partial(selectors.conversation, actor=self.actor, target_id=target_id)
+        )
+        return self.get_paginated_response(ConversationMessageOutput(rows, many=True).data)
 
 
 class InboundWordsApi(WorkspaceAPIView):

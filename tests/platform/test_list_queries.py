@@ -128,6 +128,16 @@ def _replies(world: World, n: int) -> None:
     inbound_store(account=account, messages=[received("کی؟", f"0935{next(_seq):07d}")])  # unmatched
 
 
+def _conversation(world: World, n: int) -> str:
+    from sms.inbound.services import inbound_store
+    from tests.sms.inbound_helpers import make_account, received
+
+    target = make_target(world.workspace)
+    account = make_account(world.workspace)
+    inbound_store(account=account, messages=[received(f"پیام {i}", target.mobile) for i in range(n)])
+    return f"/api/v1/sms/conversations/{target.id}"
+
+
 def _templates(world: World, n: int) -> None:
     from sms.models import SmsTemplate
 
@@ -258,6 +268,7 @@ API_LISTS: dict[str, Maker] = {
     "/api/v1/notifications": _notifications,
     "/api/v1/sms/attempts": _attempts,
     "/api/v1/sms/blacklist": _blacklist,
+    "/api/v1/sms/conversations/{target_id}": _conversation,
     "/api/v1/sms/inbound": _replies,
     "/api/v1/sms/templates": _templates,
     "/api/v1/target-lists": lambda w, n: [make_list(w.workspace) for _ in range(n)] and None,
@@ -342,11 +353,16 @@ def world(db, settings):
 
 
 def _count(client, url: str) -> tuple[int, int]:
-    """(queries, rows shown): the API's ``count``, or for a page the size of its HTML."""
+    """(queries, rows shown): the API's ``count`` (its rows when a list does not count), or for a page the size
+    of its HTML."""
     with CaptureQueriesContext(connection) as captured:
         response = client.get(url)
     assert response.status_code == 200, response.content[:300]
-    shown = response.json()["count"] if url.startswith("/api/") else len(response.content)
+    if url.startswith("/api/"):
+        body = response.json()
+        shown = body["count"] if body["count"] is not None else len(body["results"])
+    else:
+        shown = len(response.content)
     return len(captured), shown
 
 

@@ -78,12 +78,13 @@ def test_a_targets_conversation_has_sent_and_received_in_one_thread(api, workspa
     reply(other_workspace, sender=target.mobile)  # the same number in another workspace: never here
     thread = api.get(f"/api/v1/sms/conversations/{target.id}")
     assert thread.status_code == 200, thread.content
-    assert [(m["direction"], m["id"]) for m in thread.json()] == [
+    assert [(m["direction"], m["id"]) for m in thread.json()["results"]] == [
         ("out", first.id),
         ("in", answer.id),
         ("out", second.id),
     ]
-    assert thread.json()[1]["text"] == "کی؟" and thread.json()[0]["status"] == "submitted"
+    messages = thread.json()["results"]
+    assert messages[1]["text"] == "کی؟" and messages[0]["status"] == "submitted"
     foreign = make_target(other_workspace)
     assert api.get(f"/api/v1/sms/conversations/{foreign.id}").status_code == 404
 

@@ -115,10 +115,7 @@ def test_thread_pages_by_position_not_offset(owner_client, workspace, monkeypatc
     assert thread(owner_client, target, "?thread_before=2026-01-01T00:00:00%2B00:00")[0][-1] == "out4"
 
 
-def test_the_conversation_api_pages_back_by_position(api, workspace, monkeypatch):
-    from sms.inbound import selectors
-
-    monkeypatch.setattr(selectors, "CONVERSATION_LIMIT", 2)
+def test_the_conversation_api_pages_back_by_position_in_the_one_envelope(api, workspace):
     target = make_target(workspace)
     moment = timezone.now() - timedelta(hours=1)
     say(target, "out0", moment)
@@ -128,13 +125,18 @@ def test_the_conversation_api_pages_back_by_position(api, workspace, monkeypatch
     )
     say(target, "out1", moment + timedelta(minutes=1))
     url = f"/api/v1/sms/conversations/{target.id}"
-    newest = api.get(url).json()
-    assert [m["text"] for m in newest] == ["in1", "out1"]
-    older = api.get(url, {"before": newest[0]["position"]}).json()
-    assert [(m["text"], m["outcome"]) for m in older] == [("out0", ""), ("لغو۱۱", "opt_out")]
-    assert api.get(url, {"before": older[0]["position"]}).json() == []
-    refused = api.get(url, {"before": "x" * 5000})
-    assert refused.status_code == 400 and "before" in refused.json()["error"]["details"]
+    newest = api.get(url, {"size": 2}).json()
+    assert [m["text"] for m in newest["results"]] == ["in1", "out1"]  # the newest page, oldest first
+    assert (newest["has_more"], newest["page"], newest["count"]) == (True, 1, None)
+    assert newest["next"] == newest["results"][0]["position"]
+    say(target, "out2", moment + timedelta(minutes=2))  # arriving meanwhile: the older page is the page it was
+    older = api.get(url, {"size": 2, "cursor": newest["next"]}).json()
+    assert [(m["text"], m["outcome"]) for m in older["results"]] == [("out0", ""), ("لغو۱۱", "opt_out")]
+    assert (older["has_more"], older["next"], older["page"]) == (False, None, None)  # the thread's beginning
+    assert [m["text"] for m in api.get(url).json()["results"]] == ["out0", "لغو۱۱", "in1", "out1", "out2"]
+    for params, field in (({"cursor": "x" * 5000}, "cursor"), ({"size": 201}, "size"), ({"page": 2}, "page")):
+        refused = api.get(url, params)
+        assert refused.status_code == 400 and field in refused.json()["error"]["details"], params
 
 
 def test_the_preview_shows_a_sample_for_the_reply(api, workspace, owner, owner_client):

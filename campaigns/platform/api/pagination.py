@@ -23,7 +23,7 @@ MAX_PAGE_SIZE = 200
 BAD_CURSOR = "نشانگر صفحه نامعتبر است."
 
 
-def _positive_int(request, name: str, maximum: int | None = None) -> int | None:
+def positive_int_param(request, name: str, maximum: int | None = None) -> int | None:
     """A positive integer query parameter, ``None`` when absent or empty; anything else (or above
     ``maximum``) is a 400."""
     raw = request.query_params.get(name, "")
@@ -83,12 +83,12 @@ class PageSizePagination(BasePagination):
     max_page_size = MAX_PAGE_SIZE
 
     def _size(self, request) -> int:
-        return _positive_int(request, "size", self.max_page_size) or self.page_size
+        return positive_int_param(request, "size", self.max_page_size) or self.page_size
 
     def paginate_queryset(self, queryset, request, view=None):
         # page=0/-1/abc, size=0/abc/201 and a cursor not ours are a 400 VALIDATION_ERROR, not a silent default.
         self.request = request
-        number = _positive_int(request, "page") or 1
+        number = positive_int_param(request, "page") or 1
         self.size = self._size(request)
         cursor = request.query_params.get("cursor", "")
         self.number = None if cursor else number
@@ -152,7 +152,7 @@ class HistoryPagination(PageSizePagination):
         self.keyset = None
         cursor = request.query_params.get("cursor", "")
         if cursor:
-            _positive_int(request, "page")
+            positive_int_param(request, "page")
             self.size = self._size(request)
             self.keyset = keyset_page_or_400(
                 queryset,
