@@ -34,7 +34,11 @@ STATUS = "status:"
 AT = "at:"  # a live execution's step: "at:<node id>:<status>:<needs_budget 0/1>"
 _LIVE = ", ".join(f"'{s}'" for s in LIVE_STATUSES)
 SEND_FAILED, RETRIED, UNKNOWN_OUTCOME = "send_failed", "retried", "unknown_outcome"
-EVENT_KEYS = (SEND_FAILED, RETRIED, UNKNOWN_OUTCOME)
+# A send the frequency cap across campaigns held back (its step waits for the next day, or skips): the
+# channel's deferral or refusal names the reason (``sms.frequency_cap.REASON``).
+FREQUENCY_CAPPED = "frequency_capped"
+CAP_REASON = "frequency_cap"
+EVENT_KEYS = (SEND_FAILED, RETRIED, UNKNOWN_OUTCOME, FREQUENCY_CAPPED)
 SLOT_SECONDS = 900  # every time zone's day starts on a quarter hour
 FOLD_AFTER = timedelta(days=40)  # older slots are no longer shown by day (the series shows 30)
 FAILED_RESULTS = ("failed", "rejected")
@@ -43,13 +47,19 @@ TABLE = "automation_journeycount"
 
 def _event_key(row: str, postgresql: bool) -> str:
     """SQL: the counted number an event row adds to (NULL for the others)."""
-    result = f"{row}.data->>'result'" if postgresql else f"json_extract({row}.data, '$.result')"
+
+    def field(name: str) -> str:
+        return f"{row}.data->>'{name}'" if postgresql else f"json_extract({row}.data, '$.{name}')"
+
+    result = field("result")
+    capped = f"{field('reason')} = '{CAP_REASON}' OR {field('error')} = '{CAP_REASON}'"
     outcome = f"'{EventType.ACTION_ATTEMPT}', '{EventType.ACTION_RESULT}'"
     failed = ", ".join(f"'{r}'" for r in FAILED_RESULTS)
     return (
         f"CASE WHEN {row}.type IN ({outcome}) AND {result} IN ({failed}) THEN '{SEND_FAILED}' "
         f"WHEN {row}.type = '{EventType.RETRY_SCHEDULED}' THEN '{RETRIED}' "
-        f"WHEN {row}.type = '{EventType.UNKNOWN_OUTCOME}' THEN '{UNKNOWN_OUTCOME}' END"
+        f"WHEN {row}.type = '{EventType.UNKNOWN_OUTCOME}' THEN '{UNKNOWN_OUTCOME}' "
+        f"WHEN {capped} THEN '{FREQUENCY_CAPPED}' END"
     )
 
 
@@ -203,7 +213,7 @@ def install(connection) -> None:
     """Create (or replace) the triggers; a no-op before the table exists."""
     if not _installed(connection):
         return
-    execute_for_database(connection, postgresql=PG_TRIGGERS, sqlite=SQLITE_TRIGGERS)
+    execute_for_database(connection, postgresql=PG_TRIGGERS, sqlite=[*SQLITE_DROP, *SQLITE_TRIGGERS])
 
 
 def uninstall(connection) -> None:

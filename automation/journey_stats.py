@@ -181,6 +181,11 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         "sent": {"today": sent_today, "total": sent_total},
         "send_failed": {"today": today_counts[journey_counts.SEND_FAILED], "total": totals[journey_counts.SEND_FAILED]},
         "retried": {"today": today_counts[journey_counts.RETRIED], "total": totals[journey_counts.RETRIED]},
+        # Sends the frequency cap across campaigns held back (the step waited for the next day, or skipped).
+        "frequency_capped": {
+            "today": today_counts[journey_counts.FREQUENCY_CAPPED],
+            "total": totals[journey_counts.FREQUENCY_CAPPED],
+        },
         "limits": {
             "campaign_daily_limit": campaign_limit,
             "workspace_daily_limit": workspace_limit,

@@ -48,6 +48,8 @@ REASONS = dict(LaunchReason.choices)
 NOT_BUILT = ("control_group",)
 BLOCKER_MESSAGES = {"empty_audience": "کسی نیست که پیامی بگیرد: مخاطبی افزوده نشده یا همه کنار گذاشته شده‌اند."}
 WARNING_MESSAGES = {
+    "empty_audience": "هنوز کسی پیامی نمی‌گیرد: شروع چیزی نمی‌فرستد تا مخاطبی افزوده شود "
+    "(از صفحه مخاطبان، API یا قاعده ثبت‌نام خودکار که فقط در کمپین فعال کار می‌کند).",
     "finish_after_end": "برآورد پایان ارسال بعد از پایان کمپین است؛ بخشی از پیام‌ها نمی‌رود.",
     "finish_unknown": "با بازه ارسال، سقف روزانه و روزهای بدون ارسال، پایان ارسال در یک سال آینده نیست.",
 }
@@ -114,6 +116,32 @@ def excluded_subject_ids(*, actor: Actor, campaign_id: int, reason: str, now: da
     count of its launch check (the campaign's targets page, ``?excluded=``); None for an unknown reason."""
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
     subjects, graph = _journey_audience(actor, campaign)
+    return _excluded(actor, campaign, subjects, graph, reason, now)
+
+
+def package_excluded_subject_ids(
+    *, actor: Actor, package_id: int, campaign_id: int, reason: str, now: datetime | None = None
+):
+    """The ids (a subquery) of a chain package's audience as submitted kept from the member ``campaign_id``'s
+    message for ``reason`` — the people behind a count of the package's check; None for an unknown reason.
+    404 for a package that is not the workspace's or a campaign that is not a sending member of it."""
+    plan = package_plan(actor=actor, package_id=package_id)
+    member, action = next(((m, a) for m, a in (plan.members if plan else []) if m.id == campaign_id), (None, None))
+    if member is None or not action:
+        raise NotFound()
+    return _excluded(actor, member, plan.subjects, _member_graph(action), reason, now)
+
+
+def _member_graph(action: dict):
+    try:
+        return chain_action_graph(action)
+    except ValueError:
+        return None
+
+
+def _excluded(actor: Actor, campaign, subjects, graph, reason: str, now: datetime | None):
+    """The ids (a subquery) of ``subjects`` kept from ``graph``'s messages for ``reason`` (the same filter its
+    count uses), or None for a reason no channel answers."""
     if reason == LaunchReason.LIVE_ELSEWHERE:
         return subjects.filter(_in_another_journey(campaign)).values("pk")
     tz = workspace_tz(actor.workspace, _settings(actor.workspace))
@@ -142,14 +170,31 @@ def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None
     audience = sum(counts.get(s, 0) for s in LIVE_STATUSES)
     subjects, graph = _journey_audience(actor, campaign)
     return campaign_check(
-        actor=actor, campaign=campaign, graph=graph, subjects=subjects, audience=audience, capped=False, now=now
+        actor=actor,
+        campaign=campaign,
+        graph=graph,
+        subjects=subjects,
+        audience=audience,
+        capped=False,
+        now=now,
+        empty_blocks=False,
     )
 
 
 def campaign_check(
-    *, actor: Actor, campaign, graph, subjects, audience: int, capped: bool, now: datetime | None = None
+    *,
+    actor: Actor,
+    campaign,
+    graph,
+    subjects,
+    audience: int,
+    capped: bool,
+    now: datetime | None = None,
+    empty_blocks: bool = True,
 ) -> dict[str, Any]:
-    """The check of one campaign sending ``graph``'s steps to ``subjects`` (``audience`` of them)."""
+    """The check of one campaign sending ``graph``'s steps to ``subjects`` (``audience`` of them).
+    ``empty_blocks``: nobody to send to is a blocker (a chain package: its audience is the one submitted), or
+    only a warning (a journey: people are enrolled after its start too, an auto-enroll rule only then)."""
     now = now or timezone.now()
     settings = _settings(actor.workspace)
     tz = workspace_tz(actor.workspace, settings)
@@ -187,8 +232,10 @@ def campaign_check(
     rows = [_row(r, exclusions.get(r, {})) for r in REASONS]
     capped = capped or any(r["capped"] or r["estimated"] for r in rows)
     receivers = max(0, audience - sum(r["count"] or 0 for r in rows if r["subtracted"]))
-    if receivers == 0:
+    if receivers == 0 and empty_blocks:
         blockers.insert(0, {"code": "empty_audience", "message": BLOCKER_MESSAGES["empty_audience"]})
+    elif receivers == 0:
+        warnings.insert(0, {"code": "empty_audience", "message": WARNING_MESSAGES["empty_audience"]})
 
     try:
         window = effective_window(campaign, graph.settings if graph else {}, settings, tz)
@@ -258,10 +305,7 @@ def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None 
     for member, action in plan.members:
         if not action:
             continue
-        try:
-            graph = chain_action_graph(action)
-        except ValueError:
-            graph = None
+        graph = _member_graph(action)
         checks.append(
             campaign_check(
                 actor=actor, campaign=member, graph=graph, subjects=subjects, audience=audience, capped=capped, now=now

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from automation import auto_enroll_views, campaign_views, migration_views, views
+from automation import auto_enroll_views, campaign_views, launch_views, migration_views, views
 
 # Persian pages of this app, mounted at the site root by config/urls.py.
 urlpatterns = [
@@ -42,6 +42,11 @@ urlpatterns = [
     ),
     path("automation/health/", campaign_views.journey_health, name="journey-health"),
     path("automation/campaigns/", campaign_views.campaign_list, name="journey-campaign-list"),
+    path(
+        "automation/chain-approvals/<int:package_id>/campaigns/<int:campaign_id>/excluded/",
+        launch_views.package_excluded,
+        name="package-launch-excluded",
+    ),
     path("automation/campaigns/new/", campaign_views.campaign_new, name="journey-campaign-new"),
     path(
         "automation/campaigns/<int:campaign_id>/", campaign_views.campaign_dashboard, name="journey-campaign-dashboard"

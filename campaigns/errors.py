@@ -39,3 +39,19 @@ class SubmitterCannotApprove(PermissionDenied):
     default_message = (
         "در این فضای کاری فرستنده بسته نمی‌تواند آن را تأیید کند (تأیید چهارچشمی)؛ تأییدکننده دیگری باید تأیید کند."
     )
+
+
+class LaunchBlocked(Conflict):
+    """Start or Approve refused while the launch check has blockers (``details["blockers"]``: each
+    ``{code, message}``, docs/journeys.md "Launch check"); warnings never refuse."""
+
+    code = "LAUNCH_BLOCKED"
+    default_message = "بررسی پیش از شروع مانعی دارد؛ پیش از شروع یا تأیید آن را برطرف کنید."
+
+    @classmethod
+    def naming(cls, blockers: list[dict], *, doing: str) -> "LaunchBlocked":
+        """The refusal of ``doing`` («شروع» / «تأیید») naming every blocker."""
+        rows = [{"code": b["code"], "message": b["message"]} for b in blockers]
+        return cls(
+            f"{doing} ممکن نیست: " + "؛ ".join(b["message"].rstrip(".") for b in rows), details={"blockers": rows}
+        )

@@ -52,6 +52,9 @@ class JourneyStatsOutput(serializers.Serializer):
     sent = TodayTotalOutput(help_text="from the daily counters")
     send_failed = TodayTotalOutput()
     retried = TodayTotalOutput()
+    frequency_capped = TodayTotalOutput(
+        help_text="sends the frequency cap across campaigns held back (the step waited for the next day, or skipped)"
+    )
     limits = JourneyLimitsOutput()
     queued_for_sending = serializers.IntegerField(help_text="pushed by a limit")
     next_sends = NextSendOutput(many=True)

@@ -57,7 +57,7 @@ from automation.services import campaigns as campaign_services
 from campaigns.api.serializers import CampaignOutput
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.pagination import PAGE_PARAMETERS, HistoryPagination
-from campaigns.platform.api.schema import errors
+from campaigns.platform.api.schema import errors, launch_errors
 from campaigns.platform.permissions import Perm
 
 
@@ -266,10 +266,11 @@ class JourneyCampaignActionApi(WorkspaceAPIView):
                 str,
                 OpenApiParameter.PATH,
                 enum=["activate", "pause", "resume", "cancel"],
-                description="activate is refused while the channel is unusable",
+                description="activate is refused while the channel is unusable (409 CHANNEL_UNUSABLE) and, from a "
+                "draft, while its launch check has blockers (409 LAUNCH_BLOCKED, details.blockers)",
             )
         ],
-        responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
+        responses={200: CampaignOutput, **launch_errors(400, 403, 404, 409)},
     )
     def post(self, request, campaign_id: int, action: str):
         campaign = campaign_services.journey_campaign_transition(
@@ -474,10 +475,10 @@ class JourneyStatsApi(WorkspaceAPIView):
         operation_id="journey_campaigns_stats",
         responses={200: JourneyStatsOutput, **errors(404, 409)},
         description="total, pending, active, waiting, paused, completed, failed, blacklisted, cancelled; `sent` "
-        "(from the daily counters), `send_failed`, `retried` today/total; `limits` (campaign and workspace limit, "
-        "used and remaining today); `queued_for_sending` (pushed by a limit); `unknown_outcomes` (sends whose outcome "
-        "is unknown); `next_sends` (20); `next_wake` (when the first journey resting at a step that sends nothing, "
-        "e.g. a Wait, moves on; null when none); `series` (30 days).",
+        "(from the daily counters), `send_failed`, `retried`, `frequency_capped` today/total; `limits` (campaign "
+        "and workspace limit, used and remaining today); `queued_for_sending` (pushed by a limit); "
+        "`unknown_outcomes` (sends whose outcome is unknown); `next_sends` (20); `next_wake` (when the first "
+        "journey resting at a step that sends nothing, e.g. a Wait, moves on; null when none); `series` (30 days).",
     )
     def get(self, request, campaign_id: int):
         return Response(journey_stats.journey_stats(actor=self.actor, campaign_id=campaign_id))

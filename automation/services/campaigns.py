@@ -22,6 +22,7 @@ from automation.engine.registry import FACTS
 from automation.engine.scheduler import TICK_TASK, channel_problems
 from automation.engine.window import WindowError, window_for_save
 from automation.errors import CampaignClosed, CampaignNotDraft, CampaignNotJourney, ChannelUnusable, NotPublished
+from automation.launch_check import journey_launch_check
 from automation.models import CampaignJourney, Workflow
 from automation.selectors import campaign_journey_get
 from campaigns.choices import CampaignKind, CampaignStatus
@@ -32,7 +33,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
-from campaigns.services.lifecycle import campaign_assert_editable, campaign_status_change
+from campaigns.services.lifecycle import campaign_assert_editable, campaign_assert_launch_clear, campaign_status_change
 
 SETTINGS_KEYS = {"stop_when_target_status_in", "stop_when_facts"}
 
@@ -129,6 +130,15 @@ def _channels_usable(campaign: Campaign) -> None:
         raise ChannelUnusable(details={"problems": problems})
 
 
+def _sendable(actor: Actor, campaign: Campaign, *, starting: bool) -> None:
+    """Activate / resume: the channels usable; a start (from draft) also has no blocker in its launch check
+    (409 ``LAUNCH_BLOCKED``, the same refusal on the page and in the API)."""
+    _channels_usable(campaign)
+    if starting:
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+        campaign_assert_launch_clear(check=check, doing="شروع")
+
+
 def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) -> Campaign:
     """activate (or schedule when starts_at is ahead) / pause / resume / cancel."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
@@ -140,7 +150,8 @@ def journey_campaign_transition(*, actor: Actor, campaign_id: int, action: str) 
     if action == "activate" and campaign.starts_at and campaign.starts_at > now:
         if campaign.status == CampaignStatus.DRAFT:
             transition = "schedule"
-    check = (lambda: _channels_usable(campaign)) if action in ("activate", "resume") else None
+    starting = action == "activate" and campaign.status == CampaignStatus.DRAFT
+    check = (lambda: _sendable(actor, campaign, starting=starting)) if action in ("activate", "resume") else None
     campaign = campaign_status_change(campaign=campaign, transition=transition, actor=actor, check=check, now=now)
     if campaign.status == CampaignStatus.ACTIVE:
         _tick_soon()

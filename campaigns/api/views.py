@@ -26,7 +26,7 @@ from campaigns.filters import CampaignFilter, TargetFilter, TargetImportRowFilte
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.api.base import IF_MATCH_PARAMETER, WorkspaceAPIView, if_match_revision
 from campaigns.platform.api.parsers import SafeMultiPartParser
-from campaigns.platform.api.schema import errors
+from campaigns.platform.api.schema import errors, launch_errors
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import campaign_kind_handler, campaign_kind_handlers
@@ -332,9 +332,10 @@ class _CampaignDecisionApi(WorkspaceAPIView):
 @extend_schema_view(
     post=extend_schema(
         operation_id="campaign_approve",
-        description="Single-campaign approval (standalone campaigns only; chain members answer 409 CHAIN_MEMBER).",
+        description="Single-campaign approval (standalone campaigns only; chain members answer 409 CHAIN_MEMBER); "
+        "refused while the campaign's launch check has blockers (409 LAUNCH_BLOCKED, details.blockers).",
         request=CampaignApproveInput,
-        responses={200: CampaignOutput, **errors(400, 403, 404, 409)},
+        responses={200: CampaignOutput, **launch_errors(400, 403, 404, 409)},
     )
 )
 class CampaignApproveApi(_CampaignDecisionApi):

@@ -27,7 +27,7 @@ from campaigns.chains.runs import selectors as run_selectors
 from campaigns.chains.tree import has_action, is_root_alone
 from campaigns.choices import CampaignStatus
 from campaigns.models import TargetList
-from campaigns.platform.registry import run_engine
+from campaigns.platform.registry import campaign_check, run_engine
 from campaigns.platform.tenancy import Actor, scoped
 
 # Campaign counts shown per group (the rest are folded into "other").
@@ -59,7 +59,7 @@ def attach_counts(*, actor: Actor, groups: list) -> list:
     return groups
 
 
-def _decorate(node: dict, summaries: dict, names: dict, roots: dict, workspace) -> None:
+def _decorate(node: dict, summaries: dict, names: dict, roots: dict, actor: Actor) -> None:
     summary = summaries.get(node["campaign_id"]) or {}
     node["status_label"] = CampaignStatus(node["status"]).label if node["status"] in CampaignStatus.values else ""
     node["inheritance_label"] = summary.get("inheritance_label")
@@ -71,9 +71,11 @@ def _decorate(node: dict, summaries: dict, names: dict, roots: dict, workspace) 
     if root is not None and root.root_id is None:  # an independent campaign: single approval, its own revision
         node["revision"] = root.revision
         if root.status == CampaignStatus.SUBMITTED:
-            submission = single_submission(root, workspace)
+            submission = single_submission(root, actor.workspace)
             node["submitted_by_id"] = submission.submitter_id
             node["four_eyes"] = submission.four_eyes
+            # the launch check's blockers disable its «تأیید کمپین» (the service refuses them all the same)
+            node["launch_blockers"] = (campaign_check(actor=actor, campaign_id=root.id) or {}).get("blockers") or []
     if root is not None:
         node["chain_revision"] = root.chain_revision
         node["chain_control"] = root.chain_control
@@ -83,7 +85,7 @@ def _decorate(node: dict, summaries: dict, names: dict, roots: dict, workspace) 
         target_list = root.source_target_list
         node["audience_text"] = audience_text(target_list.name if target_list else None, root.audience_filters)
     for child in node["children"]:
-        _decorate(child, summaries, names, roots, workspace)
+        _decorate(child, summaries, names, roots, actor)
 
 
 def _mark_blockers(tree_roots: list[dict], roots: dict) -> None:
@@ -116,7 +118,7 @@ def group_tree(*, actor: Actor, group_id, query: str, page: int, size: int = 20)
     }
     summaries = {n["campaign_id"]: run_selectors.run_summary(actor=actor, campaign_id=n["campaign_id"]) for n in nodes}
     for node in tree["roots"]:
-        _decorate(node, summaries, names, roots, actor.workspace)
+        _decorate(node, summaries, names, roots, actor)
     _mark_blockers(tree["roots"], roots)
     tree["pages"] = max(1, -(-tree["total_root_items"] // size))
     return tree

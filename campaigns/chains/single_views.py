@@ -13,7 +13,6 @@ from campaigns.models import Campaign
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
-from campaigns.platform.registry import campaign_check
 from campaigns.platform.tenancy import get_scoped
 from campaigns.services.approval import campaign_single_approve, campaign_single_reject
 
@@ -45,11 +44,7 @@ def campaign_decide(request, actor, campaign_id: int, decision: str):
     campaign = get_scoped(Campaign, actor.workspace, campaign_id)
     expected = _int(request.POST.get("expected_revision"))
     try:
-        if decision == "approve":
-            blockers = (campaign_check(actor=actor, campaign_id=campaign.id) or {}).get("blockers") or []
-            if blockers:  # the same check as Start: its blockers disable Approve
-                messages.error(request, "تأیید ممکن نیست: " + "؛ ".join(b["message"] for b in blockers))
-                return _back(request, reverse("chain-packages"))
+        if decision == "approve":  # refused while the launch check has blockers (LAUNCH_BLOCKED), as Start
             campaign_single_approve(actor=actor, campaign_id=campaign.id, expected_revision=expected)
             messages.success(request, f"کمپین «{campaign.name}» تأیید شد.")
         else:

@@ -510,11 +510,7 @@ def _decide(request, actor, package_id: int, action: str):
     package = chain_selectors.package_get(actor=actor, package_id=package_id)
     expected = _int(request.POST.get("expected_submitted_revision")) or 0
     try:
-        if action == "approve":
-            blockers = (package_check(actor=actor, package_id=package.id) or {}).get("blockers") or []
-            if blockers:  # the launch check's blockers disable Approve (docs/journeys.md "Launch check")
-                messages.error(request, "تأیید ممکن نیست: " + "؛ ".join(b["message"] for b in blockers))
-                return redirect("chain-package", package_id=package.id)
+        if action == "approve":  # the service refuses while the launch check has blockers (LAUNCH_BLOCKED)
             package, warnings = approval.package_approve(
                 actor=actor, package_id=package.id, expected_submitted_revision=expected
             )

@@ -7,6 +7,7 @@ submit (the submit event's data; a chain package's ``four_eyes``) and decided by
 lifecycle request (``campaign_status_change`` with its policies): a chain member is refused there by the
 chains policy (chains are approved as one package, ``campaigns.chains.services.approval``). The lifecycle
 itself refuses to start a draft that needs approval (``campaigns.services.lifecycle.campaign_assert_startable``).
+Approve is refused while the campaign's launch check has blockers (409 ``LAUNCH_BLOCKED``).
 """
 
 from campaigns.approval_selectors import FOUR_EYES_SETTING, four_eyes, single_submission, workspace_needs_approval
@@ -14,9 +15,10 @@ from campaigns.errors import ApprovalNotRequired, SubmitterCannotApprove
 from campaigns.models import Campaign
 from campaigns.platform.errors import StaleRevision
 from campaigns.platform.permissions import Perm
+from campaigns.platform.registry import campaign_check
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
-from campaigns.services.lifecycle import campaign_status_change
+from campaigns.services.lifecycle import campaign_assert_launch_clear, campaign_status_change
 
 
 def assert_may_approve(actor: Actor, submitter_id: int | None, *, bound_four_eyes: bool) -> None:
@@ -58,5 +60,7 @@ def _single_decide(actor: Actor, campaign_id: int, expected_revision, transition
         if transition == "approve":
             submission = single_submission(campaign, actor.workspace)
             assert_may_approve(actor, submission.submitter_id, bound_four_eyes=submission.four_eyes)
+            # the same check as Start: its blockers refuse the approval (409 LAUNCH_BLOCKED)
+            campaign_assert_launch_clear(check=campaign_check(actor=actor, campaign_id=campaign.id), doing="تأیید")
 
     return campaign_status_change(campaign=campaign, transition=transition, actor=actor, event_data=data, check=check)

@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from campaigns.approval_selectors import workspace_needs_approval
 from campaigns.choices import CampaignStatus
-from campaigns.errors import ApprovalRequired
+from campaigns.errors import ApprovalRequired, LaunchBlocked
 from campaigns.events import campaign_status_changed_event
 from campaigns.models import Campaign
 from campaigns.platform.fsm import fsm_apply
@@ -93,6 +93,15 @@ def campaign_assert_startable(*, campaign: Campaign, transition: str = "activate
     if transition in START_TRANSITIONS and campaign.status == CampaignStatus.DRAFT:
         if workspace_needs_approval(campaign.workspace):
             raise ApprovalRequired()
+
+
+def campaign_assert_launch_clear(*, check: dict | None, doing: str) -> None:
+    """Start and Approve refuse (409 ``LAUNCH_BLOCKED``, every blocker in ``details``) while the launch check
+    ``check`` has blockers; its warnings never refuse, and nobody overrides a blocker: its cause is fixed
+    (docs/journeys.md "Launch check"). ``None``: no check for this campaign (no engine, another kind)."""
+    blockers = (check or {}).get("blockers") or []
+    if blockers:
+        raise LaunchBlocked.naming(blockers, doing=doing)
 
 
 def _own_updates(transition: str, actor: Actor | None, now: datetime) -> dict[str, Any]:

@@ -227,6 +227,10 @@ def patterns_of(workspace) -> list[Pattern]:
         P("page chain run export", _url("chain-run-export", run_id=run.id)),
         P("page chain approvals", _url("chain-packages")),
         P("page chain approval", _url("chain-package", package_id=package.id)),
+        P(
+            "page chain approval: people behind a count",
+            _url("package-launch-excluded", "reason=blacklisted", package_id=package.id, campaign_id=package.root_id),
+        ),
         P("page notifications", _url("notification-list")),
         P("page follow-ups", _url("my-followups")),
         P("page browser campaigns", _url("browser-campaigns")),

@@ -8,6 +8,8 @@ from campaigns.chains.models import CampaignGroup, ChainNode
 from campaigns.chains.text import name_key, search_text
 from campaigns.choices import CampaignStatus
 from campaigns.models import TargetList
+from sms.models import SmsSettings
+from tests.automation.helpers import setup_sms
 
 from ..conftest import make_list, make_target
 
@@ -40,7 +42,14 @@ def audience_list(workspace, people: int = 1) -> TargetList:
     return lst
 
 
+def sms_ready(workspace) -> None:
+    """Members send SMS: the workspace has a usable account (without one the launch check refuses Approve)."""
+    if not SmsSettings.objects.filter(workspace=workspace, enabled=True, primary_account__isnull=False).exists():
+        setup_sms(workspace)
+
+
 def make_node(workspace, *, group=None, parent=None, root=None, status=CampaignStatus.DRAFT, **kwargs) -> ChainNode:
+    sms_ready(workspace)
     defaults = {"name": f"کمپین {next(_seq)}", "chain_action": ACTION}
     if parent is None:
         defaults.update(root_schedule=MONTHLY_1, goal=GOAL)

@@ -5,7 +5,10 @@ shows it."""
 from django.apps import apps
 
 from automation.launch_check import package_launch_check
+from campaigns.chains.choices import PackageStatus
 from campaigns.chains.services.approval import campaign_submit
+from campaigns.choices import CampaignStatus
+from campaigns.models import Campaign
 from campaigns.platform.registry import package_check
 from sms.choices import LineKind
 from sms.models import SmsProviderAccount
@@ -66,3 +69,46 @@ def test_the_api_dry_run_and_the_package_page(actor, workspace, api, client, own
     assert stranger.get(f"/api/v1/campaign-chain-approvals/{package.id}/launch-check").status_code == 404
     page = client.get(f"/chains/approvals/{package.id}/").content.decode()
     assert 'data-testid="launch-check"' in page and "بررسی پیش از تأیید" in page and nodes["B"].name in page
+
+
+def test_approve_is_refused_while_a_blocker_stands_then_approves_once_fixed(actor, workspace, api):
+    settings = setup_sms(workspace)
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(line_kind=LineKind.ADVERTISING)
+    package, nodes, _ = _submitted(actor, workspace)
+    url = f"/api/v1/campaign-chain-approvals/{package.id}/approve"
+    body = {"expected_submitted_revision": package.submitted_revision}
+    response = api.post(url, body, format="json")
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "LAUNCH_BLOCKED"
+    assert [b["code"] for b in error["details"]["blockers"]] == ["opt_out_missing", "opt_out_missing"]
+    assert error["details"]["blockers"][1]["message"].startswith(f"«{nodes['B'].name}»")
+    package.refresh_from_db()
+    assert package.status == PackageStatus.SUBMITTED
+    assert {c.status for c in Campaign.objects.filter(pk__in=[n.id for n in nodes.values()])} == {
+        CampaignStatus.SUBMITTED
+    }
+
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(line_kind=LineKind.SERVICE)
+    response = api.post(url, body, format="json")
+    assert response.status_code == 200 and response.json()["status"] == "APPROVED"
+
+
+def test_a_count_links_to_the_people_behind_it(actor, workspace, client, owner):
+    setup_sms(workspace)
+    package, nodes, people = _submitted(actor, workspace, people=3)
+    blacklist_add(actor=actor, number=people[1].mobile)
+    client.force_login(owner)
+    url = f"/automation/chain-approvals/{package.id}/campaigns/{nodes['B'].id}/excluded/?reason=blacklisted"
+    page = client.get(f"/chains/approvals/{package.id}/").content.decode()
+    assert url.replace("&", "&amp;") in page  # the member's count of that reason links to them
+    listed = client.get(url)
+    assert listed.status_code == 200
+    assert people[1].name in listed.content.decode()
+    assert people[0].name not in listed.content.decode() and people[2].name not in listed.content.decode()
+    assert client.get(url.replace("blacklisted", "nonsense")).status_code == 404
+    other = make_chain(workspace, shape="A")["A"]  # not a member of this package
+    assert client.get(url.replace(f"/{nodes['B'].id}/", f"/{other.id}/")).status_code == 404
+    stranger_ws = make_workspace("x")
+    client.force_login(make_member(stranger_ws))
+    assert client.get(url).status_code in (403, 404)

@@ -17,7 +17,7 @@ from campaigns.chains.services.approval import campaign_submit, package_approve
 from campaigns.models import Workspace
 
 from ..conftest import api_client_for, make_actor
-from .conftest import ACTION, GOAL, audience_list, make_group
+from .conftest import ACTION, GOAL, audience_list, make_group, sms_ready
 from .runs_helpers import root_run, tick
 
 TEHRAN = "Asia/Tehran"
@@ -145,6 +145,7 @@ def test_a_jalali_workspace_previews_and_runs_on_jalali_month_days(owner):
     workspace.save()
     api = api_client_for(owner, workspace)
     actor = make_actor(workspace, user=owner)
+    sms_ready(workspace)  # the members send SMS: Approve needs a usable account
     fixed = {"type": "FIXED_DAY_IN_PERIOD", "run_time": "10:00", "fixed_day": {"mode": "DAY_OF_MONTH", "day": "LAST"}}
     with time_machine.travel(datetime(2026, 2, 25, 12, 0, tzinfo=GZ), tick=False):  # 1404/12/06
         root = api.post(

@@ -202,6 +202,47 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     shot(page, "launch-check-approve-blocked")
 
 
+def test_a_standalone_campaigns_approve_in_the_group_tree_is_disabled_by_a_blocker(page, live_server):
+    """The single-campaign «تأیید کمپین» inside a group's tree node: disabled with the reason while the launch
+    check has a blocker, enabled once its cause is fixed, and then it approves."""
+    from campaigns.approval_selectors import WORKSPACE_APPROVAL_SETTING
+    from campaigns.chains.node_models import ChainNode
+    from campaigns.chains.nodes import node_rows_ensure
+    from campaigns.services.approval import campaign_single_submit
+    from tests.chains.conftest import make_group
+
+    shop = make_workspace("shop", settings={WORKSPACE_APPROVAL_SETTING: True})
+    mina = make_member(shop, Role.MANAGER, username="mina")
+    make_member(shop, Role.ADMIN, username="ali")
+    actor = make_actor(shop, user=mina)
+    settings = setup_sms(shop)
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(line_kind=LineKind.ADVERTISING)
+    campaign = journey(actor, linear_graph(sms_node("a", body="تخفیف ویژه"), end_node()), activate=False)
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(shop).id for _ in range(2)])
+    group = make_group(shop, "اعلان‌ها")
+    node_rows_ensure(workspace=shop, campaign_ids=[campaign.id])
+    ChainNode.objects.filter(pk=campaign.id).update(group=group)
+    campaign_single_submit(actor=actor, campaign=campaign)
+
+    login(page, live_server.url, "ali")
+    page.goto(f"{live_server.url}/chains/groups/{group.id}/")
+    card = page.locator(f'[data-testid=node][data-name="{campaign.name}"]')
+    approve = card.get_by_test_id("single-approve")
+    expect(approve).to_be_disabled()
+    expect(approve).to_have_attribute("aria-describedby", f"single-blockers-{campaign.id}")
+    expect(card.get_by_test_id("single-blockers").locator("[data-code=opt_out_missing]")).to_contain_text("لغو۱۱")
+    assert axe_violations(page) == []
+    shot(page, "launch-check-tree-approve-blocked")
+
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(line_kind=LineKind.SERVICE)
+    page.reload()
+    expect(card.get_by_test_id("single-blockers")).to_have_count(0)
+    card.get_by_test_id("single-approve").click()
+    expect(page.locator(".flash-success")).to_contain_text(f"کمپین «{campaign.name}» تأیید شد")
+    campaign.refresh_from_db()
+    assert campaign.status == CampaignStatus.SCHEDULED
+
+
 def test_the_settings_page_sets_the_frequency_cap_quiet_days_and_an_accounts_filtered_words(page, live_server):
     from sms.models import SmsSettings
 

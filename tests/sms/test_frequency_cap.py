@@ -209,3 +209,33 @@ def test_units_are_taken_atomically_and_given_back(workspace):
     frequency_cap.give_back(workspace_id=workspace.id, phones=["+989120000001"], day=day)
     assert frequency_cap.take(workspace_id=workspace.id, phones=["+989120000001"], day=day, cap=2) == [True]
     assert frequency_cap.prune(today=day + timedelta(days=10)) == 1
+
+
+def test_the_journey_dashboard_counts_the_capped_sends(actor, workspace, api, client, owner, monkeypatch):
+    from automation.journey_stats import journey_stats
+
+    CountingConsole(monkeypatch)
+    _advertising(workspace, cap=1)
+    person = make_target(workspace)
+    campaigns = _campaigns(actor, [person], 2) + _campaigns(actor, [person], 1, on_frequency_cap="skip")
+    Driver().tick(T0 + timedelta(minutes=1))
+    assert SmsAttempt.objects.filter(phone=person.mobile).count() == 1
+
+    def capped(at) -> dict[int, dict]:
+        return {c.id: journey_stats(actor=actor, campaign_id=c.id, now=at)["frequency_capped"] for c in campaigns}
+
+    today = capped(T0 + timedelta(minutes=2))
+    # two of the three sends were held back: one waits for tomorrow, the skipping step moved on
+    assert sum(c["today"] for c in today.values()) == sum(c["total"] for c in today.values()) == 2
+    assert today[campaigns[2].id] == {"today": 1, "total": 1}
+    client.force_login(owner)
+    with time_machine.travel(T0 + timedelta(minutes=2), tick=False):
+        response = api.get(f"/api/v1/campaigns/{campaigns[2].id}/journey/stats")
+        page = client.get(f"/automation/campaigns/{campaigns[2].id}/").content.decode()
+    assert response.json()["frequency_capped"] == {"today": 1, "total": 1}
+    assert 'data-testid="stat-frequency-capped"' in page and "سقف ارسال امروز" in page
+
+    Driver().tick(NEXT_DAY)  # the waiting one goes the next day: counted once, and not today's any more
+    tomorrow = capped(NEXT_DAY + timedelta(minutes=1))
+    assert sum(c["today"] for c in tomorrow.values()) == 0
+    assert sum(c["total"] for c in tomorrow.values()) == 2

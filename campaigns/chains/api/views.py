@@ -32,7 +32,7 @@ from campaigns.chains.nodes import node_get
 from campaigns.chains.preview import inheritance_preview, root_preview
 from campaigns.chains.services import approval, chains
 from campaigns.platform.api.base import WorkspaceAPIView
-from campaigns.platform.api.schema import errors
+from campaigns.platform.api.schema import errors, launch_errors
 from campaigns.platform.permissions import Perm
 
 
@@ -230,7 +230,7 @@ class PackageDetailApi(WorkspaceAPIView):
         return Response(_package_out(self.actor, selectors.package_get(actor=self.actor, package_id=package_id)))
 
 
-def _decision_view(name: str, decide, input_serializer, permission: str):
+def _decision_view(name: str, decide, input_serializer, permission: str, *, description: str = "", failures=errors):
     """A package decision: the package found in the workspace first (404), then ``decide`` → (package, warnings)."""
 
     class PackageDecisionApi(WorkspaceAPIView):
@@ -238,8 +238,9 @@ def _decision_view(name: str, decide, input_serializer, permission: str):
 
         @extend_schema(
             operation_id=f"chain_approval_{name}",
+            description=description or None,
             request=input_serializer,
-            responses={200: PackageOutput, **errors(400, 403, 404, 409)},
+            responses={200: PackageOutput, **failures(400, 403, 404, 409)},
         )
         def post(self, request, package_id: int):
             selectors.package_get(actor=self.actor, package_id=package_id)
@@ -251,7 +252,13 @@ def _decision_view(name: str, decide, input_serializer, permission: str):
 
 
 PackageApproveApi = _decision_view(
-    "approve", lambda **kw: approval.package_approve(**kw), PackageDecisionInput, Perm.APPROVE_CHAINS
+    "approve",
+    lambda **kw: approval.package_approve(**kw),
+    PackageDecisionInput,
+    Perm.APPROVE_CHAINS,
+    description="Approve the package; refused while its launch check (`…/launch-check`) has blockers "
+    "(409 LAUNCH_BLOCKED, details.blockers).",
+    failures=launch_errors,
 )
 PackageRejectApi = _decision_view(
     "reject", lambda **kw: (approval.package_reject(**kw), []), PackageRejectInput, Perm.APPROVE_CHAINS

@@ -55,10 +55,11 @@ from campaigns.chains.tree import chain_state, is_root_alone
 from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import NotFound, StaleRevision
 from campaigns.platform.permissions import Perm
+from campaigns.platform.registry import package_check
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.approval import assert_may_approve, campaign_single_submit
-from campaigns.services.lifecycle import campaign_status_change_all
+from campaigns.services.lifecycle import campaign_assert_launch_clear, campaign_status_change_all
 
 # Sent after commit when a chain is approved (the run scheduler registers the root's occurrences here).
 chain_approved = Signal()
@@ -184,6 +185,8 @@ def package_approve(
         problems = validation_problems(actor, nodes)
         if problems:
             raise ChainInvalid(details={"nodes": problems})
+        # what the runs would send: its blockers refuse (409 LAUNCH_BLOCKED; reads only, no network call)
+        campaign_assert_launch_clear(check=package_check(actor=actor, package_id=package.id), doing="تأیید")
         chain_codes_assign(nodes)  # a package submitted before codes existed gets them now
         warnings = package_warnings(actor, package)
         ChainApprovalPackage.objects.filter(pk=package.pk).update(

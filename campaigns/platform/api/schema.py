@@ -43,6 +43,50 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
     return {s: OpenApiResponse(ErrorEnvelope, description=_DESCRIPTIONS.get(s, "error")) for s in statuses}
 
 
+LaunchBlockedEnvelope = inline_serializer(
+    name="LaunchBlockedEnvelope",
+    fields={
+        "success": serializers.BooleanField(default=False),
+        "error": inline_serializer(
+            name="LaunchBlockedBody",
+            fields={
+                "code": serializers.CharField(help_text="LAUNCH_BLOCKED, or another conflict of the operation."),
+                "message": serializers.CharField(help_text="For people, in Persian: every blocker named."),
+                "details": inline_serializer(
+                    name="LaunchBlockedDetails",
+                    fields={
+                        "blockers": inline_serializer(
+                            name="LaunchBlocker",
+                            fields={
+                                "code": serializers.CharField(
+                                    help_text="Stable: empty_audience, no_account, credit_below_cost, "
+                                    "opt_out_missing, link_not_allowed, filtered_word (docs/journeys.md)."
+                                ),
+                                "message": serializers.CharField(help_text="For people, in Persian: what to fix."),
+                            },
+                            many=True,
+                            required=False,
+                            help_text="LAUNCH_BLOCKED: the launch check's blockers (its warnings never refuse).",
+                        )
+                    },
+                ),
+            },
+        ),
+    },
+)
+
+
+def launch_errors(*statuses: int) -> dict[int, OpenApiResponse]:
+    """``errors(...)`` of an operation that starts or approves a campaign: its 409 may be ``LAUNCH_BLOCKED``
+    with the launch check's blockers in ``details.blockers`` (typed)."""
+    return errors(*statuses) | {
+        409: OpenApiResponse(
+            LaunchBlockedEnvelope,
+            description="LAUNCH_BLOCKED (details.blockers) / CONFLICT / STALE_REVISION / INVALID_TRANSITION",
+        )
+    }
+
+
 def add_workspace_header(result, generator, request, public):
     """Postprocessing hook: every /api/v1 operation accepts X-Workspace."""
     header = {
