@@ -287,84 +287,84 @@ def settings_page(request, actor):
     return render_tab(request, "sms/settings.html", "sms-settings", _settings_context(actor))
 
 
+def _settings_saved(request, actor, form, save, **context):
+    """A settings tab's form sent: on a valid form ``save()`` stores it and returns the notice shown after the
+    redirect; a refusal of the service lands on the form and the settings are shown again (400)."""
+    if form.is_valid():
+        try:
+            notice = save()
+        except PlatformError as exc:
+            service_errors_to_form(form, exc)
+        else:
+            messages.success(request, notice)
+            return redirect("sms-settings")
+    return render_tab(request, "sms/settings.html", "sms-settings", _settings_context(actor, **context), status=400)
+
+
 def _save_channel(request, actor):
     overview = selectors.settings_overview(actor=actor)
     stored = automation_settings_get(actor=actor).default_send_window
     form = ChannelSettingsForm(request.POST, accounts=overview.accounts, window=stored)
+    # Read before the form is judged: a window that does not parse adds its errors to the form.
     window = form.window_config() if form.is_valid() and form.window_editable else stored
-    if form.is_valid():
+
+    def save() -> str:
         data = form.cleaned_data
-        try:
-            services.sms_settings_update(
-                actor=actor,
-                data={
-                    "enabled": data["enabled"],
-                    "primary_account_id": data["primary_account"],
-                    "fallback_account_id": data["fallback_account"],
-                    "opt_out_text": data["opt_out_text"],
-                    "notifications_email": data["notifications_email"],
-                    "sms_retention_days": data["sms_retention_days"] or 0,
-                    "frequency_cap_per_day": data["frequency_cap_per_day"] or 0,
-                    "quiet_fridays": data["quiet_fridays"],
-                    "quiet_days": form.quiet_days_value(),
-                },
-            )
-            engine = {"enabled": data["automation_enabled"]}
-            if data["time_zone"]:  # pages and engine count days in one zone
-                workspace_time_zone_set(actor=actor, time_zone=data["time_zone"])
-                engine["timezone"] = data["time_zone"]
-            automation_settings_update(
-                actor=actor,
-                data=engine | {"default_send_window": window, "global_daily_limit": data["global_daily_limit"]},
-            )
-        except PlatformError as exc:
-            service_errors_to_form(form, exc)
-        else:
-            messages.success(request, "تنظیمات پیامک ذخیره شد.")
-            return redirect("sms-settings")
-    return render_tab(
-        request, "sms/settings.html", "sms-settings", _settings_context(actor, channel_form=form), status=400
-    )
+        services.sms_settings_update(
+            actor=actor,
+            data={
+                "enabled": data["enabled"],
+                "primary_account_id": data["primary_account"],
+                "fallback_account_id": data["fallback_account"],
+                "opt_out_text": data["opt_out_text"],
+                "notifications_email": data["notifications_email"],
+                "sms_retention_days": data["sms_retention_days"] or 0,
+                "frequency_cap_per_day": data["frequency_cap_per_day"] or 0,
+                "quiet_fridays": data["quiet_fridays"],
+                "quiet_days": form.quiet_days_value(),
+            },
+        )
+        engine = {"enabled": data["automation_enabled"]}
+        if data["time_zone"]:  # pages and engine count days in one zone
+            workspace_time_zone_set(actor=actor, time_zone=data["time_zone"])
+            engine["timezone"] = data["time_zone"]
+        automation_settings_update(
+            actor=actor,
+            data=engine | {"default_send_window": window, "global_daily_limit": data["global_daily_limit"]},
+        )
+        return "تنظیمات پیامک ذخیره شد."
+
+    return _settings_saved(request, actor, form, save, channel_form=form)
 
 
 def _save_words(request, actor):
     form = InboundWordsForm(request.POST)
-    if form.is_valid():
-        try:
-            inbound_words_update(actor=actor, data=form.words())
-        except PlatformError as exc:
-            service_errors_to_form(form, exc)
-        else:
-            messages.success(request, "کلمه‌های لغو و شروع دوباره ذخیره شد.")
-            return redirect("sms-settings")
-    return render_tab(
-        request, "sms/settings.html", "sms-settings", _settings_context(actor, words_form=form), status=400
-    )
+
+    def save() -> str:
+        inbound_words_update(actor=actor, data=form.words())
+        return "کلمه‌های لغو و شروع دوباره ذخیره شد."
+
+    return _settings_saved(request, actor, form, save, words_form=form)
 
 
 def _account_new(request, actor):
     form = AccountForm(request.POST)
-    if form.is_valid():
+
+    def save() -> str:
         data = form.cleaned_data
-        try:
-            account = services.sms_account_create(
-                actor=actor,
-                name=data["name"],
-                provider=data["provider"],
-                credentials=form.credentials(),
-                senders=data["senders"],
-                is_active=data["is_active"],
-                line_kind=data["line_kind"],
-                prices=form.prices(),
-            )
-        except PlatformError as exc:
-            service_errors_to_form(form, exc)
-        else:
-            messages.success(request, f"حساب «{account.name}» افزوده شد.")
-            return redirect("sms-settings")
-    context = _settings_context(actor, account_form=form)
-    context["open_dialog"] = "dlg-account-new"
-    return render_tab(request, "sms/settings.html", "sms-settings", context, status=400)
+        account = services.sms_account_create(
+            actor=actor,
+            name=data["name"],
+            provider=data["provider"],
+            credentials=form.credentials(),
+            senders=data["senders"],
+            is_active=data["is_active"],
+            line_kind=data["line_kind"],
+            prices=form.prices(),
+        )
+        return f"حساب «{account.name}» افزوده شد."
+
+    return _settings_saved(request, actor, form, save, account_form=form, open_dialog="dlg-account-new")
 
 
 @workspace_page(Perm.MANAGE_WORKSPACE)
