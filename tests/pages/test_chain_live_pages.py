@@ -17,18 +17,11 @@ from tests.chains.runs_helpers import approved_chain, at, tick
 from tests.conftest import make_actor, make_member, make_workspace
 
 from .axe import axe_violations
+from .test_chain_pages import login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = Path("var/screenshots")
-
-
-def login(page, base: str, username: str) -> None:
-    page.goto(f"{base}/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pw-123456")
-    page.click("button[type=submit]")
-    expect(page.locator("h1")).to_contain_text("پیشخوان")
 
 
 def _text_fix(actor, campaign, text: str) -> tuple[WorkflowVersion, WorkflowVersion]:
