@@ -45,7 +45,7 @@ from campaigns.models import TargetList
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.keyset import keyset_page_or_first
-from campaigns.platform.pages import workspace_page
+from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
@@ -295,7 +295,7 @@ def enrollment_decide(request, actor, campaign_id: int, batch_id: int):
         for name, value in request.POST.items()
         if name.startswith("decision_") and name.removeprefix("decision_").isdigit()
     ]
-    try:
+    with refusal_shown(request):
         enrollment_batches.enrollment_batch_decide(
             actor=actor,
             batch_id=batch.id,
@@ -303,9 +303,6 @@ def enrollment_decide(request, actor, campaign_id: int, batch_id: int):
             set_default="default" in request.POST,
             overrides=overrides,
         )
-    except PlatformError as exc:
-        messages.error(request, exc.message)
-    else:
         messages.success(request, "تصمیم‌ها ذخیره شد.")
     return redirect(_review_url(campaign, batch, request))
 

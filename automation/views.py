@@ -34,7 +34,7 @@ from campaigns.models import Membership
 from campaigns.notifications.models import ActivityKind
 from campaigns.platform.errors import PlatformError, ValidationFailed
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.pages import workspace_page
+from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
 
@@ -181,11 +181,8 @@ def workflow_new_draft(request, actor, workflow_id: int):
 @workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_archive(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
-    try:
+    with refusal_shown(request):
         services.workflow_archive(actor=actor, workflow_id=workflow.id)
-    except PlatformError as exc:
-        messages.error(request, exc.message)
-    else:
         messages.success(request, f"گردش‌کار «{workflow.name}» بایگانی شد.")
     return redirect("workflow-detail", workflow_id=workflow.id)
 
@@ -194,16 +191,13 @@ def workflow_archive(request, actor, workflow_id: int):
 @workspace_page(Perm.MANAGE_WORKFLOWS)
 def workflow_save_template(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
-    try:
+    with refusal_shown(request):
         template = services.workflow_template_save(
             actor=actor,
             workflow_id=workflow.id,
             name=request.POST.get("name", ""),
             description=request.POST.get("description", ""),
         )
-    except PlatformError as exc:
-        messages.error(request, exc.message)
-    else:
         messages.success(request, f"قالب «{template.name}» ذخیره شد و در ساخت گردش‌کار تازه قابل انتخاب است.")
     return redirect("workflow-detail", workflow_id=workflow.id)
 

@@ -18,7 +18,7 @@ from automation.engine.context import workspace_tz
 from automation.services.settings import automation_settings_get, automation_settings_update
 from campaigns.platform.errors import NotFound, PermissionDenied, PlatformError
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.pages import workspace_page
+from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.phones import display_phone
@@ -206,11 +206,8 @@ def template_form(request, actor, template_id: int | None = None):
         except NotFound:
             return render(request, "404.html", status=404)
     if request.method == "POST" and request.POST.get("action") == "delete" and template is not None:
-        try:
+        with refusal_shown(request):
             services.sms_template_delete(actor=actor, template_id=template.id)
-        except PlatformError as exc:
-            messages.error(request, exc.message)
-        else:
             messages.success(request, f"قالب «{template.name}» حذف شد.")
         return redirect("sms-templates")
     initial = {"name": template.name, "body": template.body} if template else None
@@ -274,15 +271,13 @@ def settings_page(request, actor):
     if action == "words":
         return _save_words(request, actor)
     if action in ("resume", "rotate"):
-        try:
+        with refusal_shown(request):
             if action == "resume":
                 services.circuit_resume(actor=actor)
                 messages.success(request, "کانال پیامک دوباره باز شد؛ ارسال‌ها از سر گرفته می‌شوند.")
             else:
                 services.webhook_token_rotate(actor=actor)
                 messages.success(request, "نشانی وب‌هوک عوض شد؛ نشانی قبلی دیگر کار نمی‌کند.")
-        except PlatformError as exc:
-            messages.error(request, exc.message)
         return redirect("sms-settings")
     return render_tab(request, "sms/settings.html", "sms-settings", _settings_context(actor))
 

@@ -6,7 +6,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns.platform.errors import PlatformError, ValidationFailed
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.pages import workspace_page
+from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from workers import page_selectors, selectors
@@ -75,11 +75,9 @@ def account_edit(request, actor, account_id: int | None = None):
 @workspace_page(Perm.MANAGE_BROWSER)
 def account_action(request, actor, account_id: int):
     action = request.POST.get("action", "")
-    try:
+    with refusal_shown(request):
         account = services.account_set_status(actor=actor, account_id=account_id, transition=action)
         messages.success(request, f"«{account.label}» {ACCOUNT_ACTIONS[action]}.")
-    except PlatformError as exc:
-        messages.error(request, exc.message)
     return redirect("browser-accounts")
 
 
@@ -118,11 +116,9 @@ def proxy_edit(request, actor, proxy_id: int | None = None):
 @require_POST
 @workspace_page(Perm.MANAGE_BROWSER)
 def proxy_reset(request, actor, proxy_id: int):
-    try:
+    with refusal_shown(request):
         proxy = services.proxy_reset(actor=actor, proxy_id=proxy_id)
         messages.success(request, f"«{proxy}» دوباره در چرخه است.")
-    except PlatformError as exc:
-        messages.error(request, exc.message)
     return redirect("browser-proxies")
 
 

@@ -9,9 +9,8 @@ from django.views.decorators.http import require_POST
 
 from campaigns.approval_selectors import workspace_needs_approval
 from campaigns.choices import CampaignStatus
-from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.pages import workspace_page
+from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.services.approval import campaign_single_approve, campaign_single_submit
@@ -89,7 +88,7 @@ def browser_campaign_control(request, actor, campaign_id: int):
     """pause / resume / cancel / retry failed / submit for approval / approve — each one service call."""
     campaign = selectors.browser_campaign_get(actor=actor, campaign_id=campaign_id)
     action = request.POST.get("action", "")
-    try:
+    with refusal_shown(request):
         if action in CONTROLS:
             campaign_transition(actor=actor, campaign_id=campaign.pk, transition=action)
             messages.success(request, f"کمپین: {CONTROLS[action]} انجام شد.")
@@ -104,8 +103,6 @@ def browser_campaign_control(request, actor, campaign_id: int):
             messages.success(request, "کمپین تأیید شد و در زمان شروع اجرا می‌شود.")
         else:
             messages.error(request, "کار ناشناخته است.")
-    except PlatformError as exc:
-        messages.error(request, exc.message)
     return redirect("browser-campaign", campaign_id=campaign.pk)
 
 

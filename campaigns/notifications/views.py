@@ -1,12 +1,10 @@
 """Pages: the notification list (read / unread / all read), "my follow-ups" and the target page's panel."""
 
-from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 
 from campaigns.notifications import selectors, services
-from campaigns.platform.errors import PlatformError
-from campaigns.platform.pages import workspace_page
+from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.redirects import local_next
@@ -16,13 +14,11 @@ from campaigns.platform.redirects import local_next
 def notification_list(request, actor):
     if request.method == "POST":
         action = request.POST.get("action")
-        try:
+        with refusal_shown(request):
             if action == "read_all":
                 services.notifications_mark_all_read(actor=actor)
             elif action in ("read", "unread") and str(request.POST.get("id", "")).isdigit():
                 services.notification_mark(actor=actor, notification_id=int(request.POST["id"]), read=action == "read")
-        except PlatformError as exc:
-            messages.error(request, exc.message)
         return redirect(request.get_full_path())
     show = request.GET.get("show", "")
     unread = True if show == "unread" else None
@@ -41,10 +37,8 @@ def my_followups(request, actor):
     if request.method == "POST":
         action = request.POST.get("action")
         if action in ("done", "reopen") and str(request.POST.get("id", "")).isdigit():
-            try:
+            with refusal_shown(request):
                 services.activity_set_status(actor=actor, activity_id=int(request.POST["id"]), done=action == "done")
-            except PlatformError as exc:
-                messages.error(request, exc.message)
         return redirect(local_next(request, request.get_full_path()))
     status = request.GET.get("status", "open")
     qs = selectors.my_activities(actor=actor, status=status if status in ("open", "done") else None)

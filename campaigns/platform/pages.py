@@ -17,10 +17,12 @@ links only to pages the role may open.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import wraps
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied as Forbidden
 from django.http import Http404
@@ -75,3 +77,19 @@ def workspace_page(permission: str | None = Perm.VIEW, *, write: str | object | 
         return page
 
     return decorator
+
+
+@contextmanager
+def refusal_shown(request) -> Iterator[None]:
+    """A page's action whose refusal is shown, not raised: a ``PlatformError`` inside the block ends the block and
+    its message becomes the error notice of the next page; the view goes on (to its redirect) either way.
+
+        with refusal_shown(request):
+            services.workflow_archive(actor=actor, workflow_id=workflow.id)
+            messages.success(request, "…")
+        return redirect(...)
+    """
+    try:
+        yield
+    except errors.PlatformError as exc:
+        messages.error(request, exc.message)
