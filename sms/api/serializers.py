@@ -151,6 +151,20 @@ class SmsSettingsOutput(serializers.Serializer):
     )
 
 
+class SmsSettingsInput(BodyInput):
+    """The settings to change (only the keys sent; the same rules as the SMS settings page)."""
+
+    enabled = serializers.BooleanField(required=False)
+    primary_account_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    fallback_account_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    opt_out_text = StrictCharField(required=False, allow_blank=True, max_length=60)
+    notifications_email = serializers.BooleanField(required=False)
+    sms_retention_days = serializers.IntegerField(required=False, min_value=0, max_value=3650)
+    frequency_cap_per_day = serializers.IntegerField(required=False, min_value=0, max_value=50)
+    quiet_fridays = serializers.BooleanField(required=False)
+    quiet_days = serializers.ListField(child=serializers.DateField(), required=False, max_length=366)
+
+
 class CredentialFieldOutput(serializers.Serializer):
     name = serializers.CharField()
     label = serializers.CharField()

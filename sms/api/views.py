@@ -24,6 +24,7 @@ from sms.api.serializers import (
     SmsPreviewInput,
     SmsPreviewOutput,
     SmsProviderOutput,
+    SmsSettingsInput,
     SmsSettingsOutput,
     SmsTemplateInput,
     SmsTemplateOutput,
@@ -238,11 +239,22 @@ def _settings_payload(settings) -> dict:
 
 class SmsSettingsApi(WorkspaceAPIView):
     read_permission = Perm.MANAGE_WORKSPACE
+    write_permission = Perm.MANAGE_WORKSPACE
     serializer_class = SmsSettingsOutput
 
     @extend_schema(operation_id="sms_settings_retrieve", responses={200: SmsSettingsOutput, **errors(403, 404)})
     def get(self, request):
         return Response(_settings_payload(channel.sms_settings(self.actor.workspace.id)))
+
+    @extend_schema(
+        operation_id="sms_settings_update",
+        request=SmsSettingsInput,
+        responses={200: SmsSettingsOutput, **errors(400, 403, 404)},
+        description="Change only the settings sent (accounts: this workspace's own), as the SMS settings page does.",
+    )
+    def patch(self, request):
+        data = self.body_input(SmsSettingsInput)
+        return Response(_settings_payload(services.sms_settings_update(actor=self.actor, data=dict(data))))
 
 
 class SmsCircuitResumeApi(WorkspaceAPIView):

@@ -224,6 +224,29 @@ def test_sms_settings_need_workspace_management(workspace):
     assert client.post("/api/v1/sms/settings/resume").status_code == 403
 
 
+def test_sms_settings_are_changed_through_the_api_only_the_keys_sent(api, workspace, other_workspace):
+    settings = setup_sms(workspace)
+    foreign = setup_sms(other_workspace)
+    body = {"frequency_cap_per_day": 3, "quiet_fridays": True, "quiet_days": ["2027-03-21", "2027-03-20"]}
+    response = api.patch("/api/v1/sms/settings", {**body, "sms_retention_days": 30}, format="json")
+    assert response.status_code == 200, response.json()
+    data = response.json()
+    assert (data["frequency_cap_per_day"], data["quiet_fridays"]) == (3, True)
+    assert data["quiet_days"] == ["2027-03-20", "2027-03-21"] and data["sms_retention_days"] == 30
+    stored = SmsSettings.objects.get(pk=settings.pk)
+    assert stored.frequency_cap_per_day == 3 and stored.opt_out_text == settings.opt_out_text  # not sent: kept
+    # refusals in the envelope, nothing changed: out of bounds, an unknown key, another workspace's account
+    for wrong in ({"frequency_cap_per_day": 51}, {"colour": "red"}, {"primary_account_id": foreign.primary_account_id}):
+        refused = api.patch("/api/v1/sms/settings", wrong, format="json")
+        assert refused.status_code in (400, 404) and refused.json()["success"] is False, wrong
+    stored.refresh_from_db()
+    assert stored.frequency_cap_per_day == 3 and stored.primary_account_id == settings.primary_account_id
+    foreign.refresh_from_db()
+    assert foreign.frequency_cap_per_day == 0  # another workspace's settings untouched
+    manager = api_client_for(make_member(workspace, Role.MANAGER), workspace)
+    assert manager.patch("/api/v1/sms/settings", {"quiet_fridays": False}, format="json").status_code == 403
+
+
 @pytest.mark.django_db
 def test_operator_preview_of_another_operators_target_is_404(workspace):
     operator = make_member(workspace, Role.OPERATOR)
