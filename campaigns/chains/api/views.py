@@ -151,9 +151,7 @@ class RootPreviewApi(WorkspaceAPIView):
         responses={200: RootPreviewOutput, **errors(400)},
     )
     def post(self, request):
-        serializer = RootPreviewInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = self.body_input(RootPreviewInput)
         result = root_preview(actor=self.actor, when=data.get("when"), count=data["runs"])
         return Response(RootPreviewOutput(result).data)
 
