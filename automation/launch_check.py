@@ -34,7 +34,7 @@ from automation.selectors import (
 from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
 from campaigns.models import Campaign, Target
-from campaigns.platform.counts import scanned_count
+from campaigns.platform.counts import reads_shared, scanned_count
 from campaigns.platform.errors import NotFound
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.registry import package_plan
@@ -302,15 +302,21 @@ def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None 
     n = subjects.values("pk")[: COUNT_CAP + 1].count()
     audience, capped = min(n, COUNT_CAP), n > COUNT_CAP
     checks = []
-    for member, action in plan.members:
-        if not action:
-            continue
-        graph = _member_graph(action)
-        checks.append(
-            campaign_check(
-                actor=actor, campaign=member, graph=graph, subjects=subjects, audience=audience, capped=capped, now=now
+    with reads_shared():  # every member reads the same audience: its counts and numbers are read once
+        for member, action in plan.members:
+            if not action:
+                continue
+            checks.append(
+                campaign_check(
+                    actor=actor,
+                    campaign=member,
+                    graph=_member_graph(action),
+                    subjects=subjects,
+                    audience=audience,
+                    capped=capped,
+                    now=now,
+                )
             )
-        )
     blockers = [
         {"code": b["code"], "message": f"«{c['campaign_name']}»: {b['message']}"} for c in checks for b in c["blockers"]
     ]

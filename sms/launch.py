@@ -17,7 +17,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from campaigns.platform.counts import capped_count, scanned_count
+from campaigns.platform.counts import capped_count, scanned_count, shared_read
 from sms import channel, filtered_words, frequency_cap, quiet_days, telecom_blocks
 from sms.choices import OPERATOR_PRICE_FIELD, BlacklistSource, LineKind, Operator
 from sms.lint import lint_text
@@ -216,7 +216,8 @@ def excluded(
 
 def _operators(subjects: QuerySet, receivers: int) -> tuple[dict[str, int], bool]:
     """Receivers per operator: exact for a small audience, else scaled from a sample of ``SAMPLE`` numbers."""
-    numbers = list(subjects.exclude(mobile__isnull=True).order_by().values_list("mobile", flat=True)[: SAMPLE + 1])
+    rows = subjects.exclude(mobile__isnull=True).order_by().values_list("mobile", flat=True)[: SAMPLE + 1]
+    numbers = shared_read(("numbers", str(rows.query)), lambda: list(rows))
     estimated = len(numbers) > SAMPLE
     numbers = numbers[:SAMPLE]
     shares = dict.fromkeys(Operator.values, 0)
