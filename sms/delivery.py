@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from campaigns.platform.fairness import fair_rounds, workspaces_with_rows
+from campaigns.platform.fairness import claim_fairly
 from campaigns.platform.webhooks import webhook_wanted
 from sms import channel, telecom_blocks, webhook_events
 from sms.choices import AWAITING_DELIVERY, STATUS_RANK, AttemptStatus
@@ -110,22 +110,7 @@ def _claim(now: datetime, kinds: list[str], batch: int) -> list[int]:
         .filter(Q(status_checked_at__isnull=True) | Q(status_checked_at__lte=now - poll_interval()))
         .order_by(F("status_checked_at").asc(nulls_first=True), "id")
     )
-    ids: list[int] = []
-
-    def claim(workspace_id: int, limit: int) -> int:
-        picked = list(
-            due.filter(workspace_id=workspace_id)
-            .select_for_update(skip_locked=True)
-            .values_list("id", flat=True)[:limit]
-        )
-        if picked:  # stamped at once: no longer due, so a later round of this poll takes the next ones
-            SmsAttempt.objects.filter(id__in=picked).update(status_checked_at=now)
-            ids.extend(picked)
-        return len(picked)
-
-    with transaction.atomic():
-        fair_rounds({w: [w] for w in workspaces_with_rows(due)}, batch, claim)
-    return ids
+    return claim_fairly(due, batch, status_checked_at=now)
 
 
 def delivery_poll(*, now: datetime | None = None, batch: int | None = None) -> dict[str, int]:

@@ -21,7 +21,6 @@ import hmac
 import json
 import time
 
-from django.core.cache import cache
 from django.http import JsonResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -33,7 +32,7 @@ from campaigns.platform.api.envelope import json_error
 from campaigns.platform.api.fields import BodyInput
 from campaigns.platform.api.schema import errors
 from campaigns.platform.errors import NotFound, ValidationFailed
-from campaigns.platform.login_throttle import client_ip
+from campaigns.platform.login_throttle import over_rate
 from sms.models import SmsSettings
 from sms.services import REPORT_STATUSES, delivery_reports_apply, settings_for_token
 
@@ -70,15 +69,6 @@ def _not_found() -> JsonResponse:
     return JsonResponse(
         {"success": False, "error": {"code": "NOT_FOUND", "message": "پیدا نشد.", "details": {}}}, status=404
     )
-
-
-def _rate_limited(request) -> bool:
-    key = f"sms-webhook:{client_ip(request)}"
-    cache.add(key, 0, timeout=60)
-    try:
-        return cache.incr(key) > RATE_PER_MINUTE
-    except ValueError:
-        return False
 
 
 REPORT_FIELDS = frozenset(DeliveryReportInput().fields)
@@ -126,7 +116,11 @@ class _DeliveryWebhook(APIView):
         raise NotImplementedError
 
     def _answer(self, request, provider: str, **kwargs):
-        if provider not in FORMATS or len(request.body) > MAX_BYTES or _rate_limited(request):
+        if (
+            provider not in FORMATS
+            or len(request.body) > MAX_BYTES
+            or over_rate(request, "sms-webhook", RATE_PER_MINUTE)
+        ):
             return _not_found()
         try:
             settings = self._settings(request, **kwargs)

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
+from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
 from campaigns.platform.models import Workspace
@@ -89,3 +90,27 @@ def fair_rounds(
                     still.setdefault(key, []).append(claimer)
         hungry = still
     return spent
+
+
+def claim_fairly(due: QuerySet, batch: int, **stamp) -> list[int]:
+    """Claim up to ``batch`` rows of ``due`` for one poll, shared between the workspaces that have some
+    (``fair_rounds``: one workspace's flood never delays another's), in ``due``'s order within a workspace.
+    Each row is locked (rows another poll holds are skipped) and stamped at once with ``stamp``, an update
+    that takes it out of ``due``: a later round of this poll takes the next ones, and two polls never take
+    the same row. Returns the ids claimed."""
+    ids: list[int] = []
+
+    def claim(workspace_id: int, limit: int) -> int:
+        picked = list(
+            due.filter(workspace_id=workspace_id)
+            .select_for_update(skip_locked=True, of=("self",))
+            .values_list("id", flat=True)[:limit]
+        )
+        if picked:
+            due.model.objects.filter(id__in=picked).update(**stamp)
+            ids.extend(picked)
+        return len(picked)
+
+    with transaction.atomic():
+        fair_rounds({w: [w] for w in workspaces_with_rows(due)}, batch, claim)
+    return ids

@@ -59,6 +59,17 @@ def client_ip(request) -> str:
     return addresses[-min(proxies, len(addresses))] if addresses else remote
 
 
+def over_rate(request, scope: str, per_minute: int) -> bool:
+    """One more request of ``scope`` from this client address: True when it passes ``per_minute`` in the minute
+    that began with the address's first request (counted in the cache; a cache that lost the key lets it pass)."""
+    key = f"{scope}:{client_ip(request)}"
+    cache.add(key, 0, timeout=60)
+    try:
+        return cache.incr(key) > per_minute
+    except ValueError:
+        return False
+
+
 def throttle_username(username: str) -> str:
     """The key of a username: NFKC (as Django's username field), trimmed, lower-cased."""
     return unicodedata.normalize("NFKC", username or "").strip().lower()

@@ -13,11 +13,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings as django_settings
-from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from campaigns.platform.fairness import fair_rounds, workspaces_with_rows
+from campaigns.platform.fairness import claim_fairly
 from sms import channel, rate_limits
 from sms.inbound.models import SmsInboxCursor
 from sms.inbound.services import inbound_store
@@ -50,22 +49,7 @@ def _claim(now: datetime, kinds: list[str], batch: int) -> list[int]:
         .filter(Q(polled_at__isnull=True) | Q(polled_at__lte=now - interval))
         .order_by(F("polled_at").asc(nulls_first=True), "id")
     )
-    ids: list[int] = []
-
-    def claim(workspace_id: int, limit: int) -> int:
-        picked = list(
-            due.filter(workspace_id=workspace_id)
-            .select_for_update(skip_locked=True, of=("self",))
-            .values_list("id", flat=True)[:limit]
-        )
-        if picked:
-            SmsInboxCursor.objects.filter(id__in=picked).update(polled_at=now)
-            ids.extend(picked)
-        return len(picked)
-
-    with transaction.atomic():
-        fair_rounds({w: [w] for w in workspaces_with_rows(due)}, batch, claim)
-    return ids
+    return claim_fairly(due, batch, polled_at=now)
 
 
 def inbox_poll(*, now: datetime | None = None, batch: int | None = None) -> dict[str, int]:

@@ -12,26 +12,16 @@ from __future__ import annotations
 
 import hmac
 
-from django.core.cache import cache
 from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from campaigns.platform.login_throttle import client_ip
+from campaigns.platform.login_throttle import over_rate
 from sms.inbound.services import inbound_store
 from sms.models import SmsProviderAccount, new_webhook_token
 from sms.providers import provider_for
 
 RATE_PER_MINUTE = 600
 MAX_PARAM = 2000
-
-
-def _rate_limited(request) -> bool:
-    key = f"sms-inbound-push:{client_ip(request)}"
-    cache.add(key, 0, timeout=60)
-    try:
-        return cache.incr(key) > RATE_PER_MINUTE
-    except ValueError:
-        return False
 
 
 def _refused() -> HttpResponse:
@@ -44,7 +34,7 @@ def inbound_push(request, account_id: int, token: str):
         response = HttpResponse(status=405)
         response["Allow"] = "GET, POST"
         return response
-    if _rate_limited(request):
+    if over_rate(request, "sms-inbound-push", RATE_PER_MINUTE):
         return _refused()
     account = SmsProviderAccount.objects.filter(pk=account_id, is_active=True).first()
     expected = account.inbound_token if account else new_webhook_token()
