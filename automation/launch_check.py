@@ -34,7 +34,7 @@ from automation.selectors import (
 from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
 from campaigns.models import Campaign, Target
-from campaigns.platform.counts import reads_shared, scanned_count
+from campaigns.platform.counts import reads_shared, scanned_count, shared_read
 from campaigns.platform.errors import NotFound
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.registry import package_plan
@@ -198,7 +198,7 @@ def campaign_check(
     now = now or timezone.now()
     settings = _settings(actor.workspace)
     tz = workspace_tz(actor.workspace, settings)
-    sample = subjects.first() if audience else None
+    sample = shared_read(("sample", str(subjects.query)), subjects.first) if audience else None
     exclusions: dict[str, dict[str, Any]] = {}
     channels: list[dict[str, Any]] = []
     blockers: list[dict[str, str]] = []

@@ -112,3 +112,28 @@ def test_a_count_links_to_the_people_behind_it(actor, workspace, client, owner):
     stranger_ws = make_workspace("x")
     client.force_login(make_member(stranger_ws))
     assert client.get(url).status_code in (403, 404)
+
+
+def test_members_share_the_audiences_reads(actor, workspace):
+    """Each member of a package is checked on the same audience: its counts and numbers are read once, a further
+    member adds only its own reads (its campaign's other journeys, its settings), not another pass over them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    setup_sms(workspace)
+    reads = {}
+    for shape in ("A>B", "A>B>C"):
+        lst = make_list(workspace)
+        for _ in range(3):
+            make_target(workspace).lists.add(lst)
+        nodes = make_chain(workspace, shape=shape, source_target_list=lst)
+        _, package = campaign_submit(
+            actor=actor, campaign_id=nodes["A"].id, expected_chain_revision=nodes["A"].chain_revision
+        )
+        with CaptureQueriesContext(connection) as ctx:
+            package_launch_check(actor=actor, package_id=package.id)
+        reads[shape] = [q["sql"] for q in ctx.captured_queries]
+    extra = len(reads["A>B>C"]) - len(reads["A>B"])
+    counted = [sql for sql in reads["A>B>C"] if "campaigns_target_lists" in sql]
+    assert len(counted) == len(set(counted)), "a read over the audience ran twice"
+    assert extra <= 6, reads["A>B>C"]
