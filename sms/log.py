@@ -29,7 +29,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, scoped
 from sms.choices import RETRY_PENDING, STEP_OUTCOMES, AttemptStatus
 from sms.models import SmsAttempt
-from sms.selectors import attempt_queryset, number_filter
+from sms.selectors import attempt_queryset, log_filter, number_filter
 
 SMS_ACTION = "send_sms"
 END_REASON_LABELS = dict(EndReason.choices)
@@ -67,16 +67,10 @@ def step_outcome_events(
         qs = qs.filter(to_status=ExecutionStatus.BLACKLISTED)
     elif outcome == "cancelled":
         qs = qs.filter(to_status=ExecutionStatus.CANCELLED)
-    if campaign_id:
-        qs = qs.filter(campaign_id=campaign_id)
     if number:
         targets = number_filter(scoped(Target, actor.workspace), "mobile", number)
         qs = qs.filter(subject_id__in=targets.values("id"))
-    if since:
-        qs = qs.filter(occurred_at__gte=since)
-    if until:
-        qs = qs.filter(occurred_at__lt=until)
-    return qs
+    return log_filter(qs, campaign_id=campaign_id, since=since, until=until, at="occurred_at")
 
 
 KINDS = ("attempt", "step")  # at one moment, newest first: a step's row, then an attempt's

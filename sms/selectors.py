@@ -49,14 +49,21 @@ def attempt_queryset(
     qs = scoped(SmsAttempt, actor.workspace).select_related("campaign")
     if status in AttemptStatus.values:
         qs = qs.filter(status=status)
-    if campaign_id:
-        qs = qs.filter(campaign_id=campaign_id)
     if number:
         qs = number_filter(qs, "phone", number)
+    return log_filter(qs, campaign_id=campaign_id, since=since, until=until, at="request_at")
+
+
+def log_filter(
+    qs: QuerySet, *, campaign_id: int | None, since: datetime | None, until: datetime | None, at: str
+) -> QuerySet:
+    """The filters the SMS logs share: one campaign, and the rows whose ``at`` time is in [since, until)."""
+    if campaign_id:
+        qs = qs.filter(campaign_id=campaign_id)
     if since:
-        qs = qs.filter(request_at__gte=since)
+        qs = qs.filter(**{f"{at}__gte": since})
     if until:
-        qs = qs.filter(request_at__lt=until)
+        qs = qs.filter(**{f"{at}__lt": until})
     return qs
 
 
