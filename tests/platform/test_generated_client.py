@@ -194,6 +194,7 @@ def test_a_journey_flow(gen, workspace):
 
 def test_a_chain_flow(gen, api_for, workspace):
     m = gen.models
+    setup_sms(workspace)  # the members send SMS: Approve needs a usable account (the launch check)
     group = make_group(workspace)
     audience = audience_list(workspace, people=2)
     root = gen.call(

@@ -33,6 +33,7 @@ MEMBER_WRITES = {
     "api-activity-done": Perm.VIEW,
     "api-activity-reopen": Perm.VIEW,
     "api-inheritance-preview": Perm.VIEW,
+    "api-chain-root-preview": Perm.VIEW,
     "api-sms-preview": Perm.VIEW,
     "api-campaigns": Perm.VIEW,
 }
