@@ -44,7 +44,7 @@ from ..chains.conftest import make_chain, make_group
 PASSWORD = "pw-123456"
 CODE = "NAMA10"  # user content with Latin digits: shown exactly as typed
 
-# url name -> how to find its URL arguments in the demo workspace
+# url name -> how to find its URL arguments in the demo workspace ("?": a query string the page needs)
 PAGES = {
     "home": {},
     "target-list": {},
@@ -63,6 +63,7 @@ PAGES = {
     "chain-campaign-runs": {"campaign_id": "chain_root"},
     "chain-packages": {},
     "chain-package": {"package_id": "package"},
+    "package-launch-excluded": {"package_id": "package", "campaign_id": "chain_root", "?": "reason=blacklisted"},
     "notification-list": {},
     "my-followups": {},
     "workflow-list": {},
@@ -182,7 +183,8 @@ class StaffSite:
 
     def url(self, name: str) -> str:
         spec = PAGES.get(name, SIGNED_OUT_PAGES.get(name, {}))
-        return reverse(name, kwargs={arg: self.rows[key].pk for arg, key in spec.items()})
+        url = reverse(name, kwargs={arg: self.rows[key].pk for arg, key in spec.items() if arg != "?"})
+        return f"{url}?{spec['?']}" if "?" in spec else url  # "?": the query a page needs
 
 
 def staff_site_create() -> StaffSite:
