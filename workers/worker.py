@@ -25,6 +25,7 @@ from datetime import datetime
 
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import celeryd_init, worker_process_init, worker_process_shutdown
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
@@ -261,12 +262,24 @@ def failure(payload: dict, code: str, reason: str, *, mutated: bool = True) -> d
     }
 
 
+def _names(value) -> list[str]:
+    """Queue names from a worker option: a comma-separated string or a list."""
+    if isinstance(value, str):
+        value = value.split(",")
+    return [q.strip() for q in value or [] if q and q.strip()]
+
+
 @celeryd_init.connect
 def _note_queues(sender=None, conf=None, options=None, **kwargs) -> None:
-    queues = (options or {}).get("queues") or []
-    if isinstance(queues, str):
-        queues = queues.split(",")
-    _state["browser_queue"] = any(q.strip().startswith("browser") for q in queues)
+    """Whether this worker consumes a browser queue: the queues of ``-Q``, or without it every declared queue
+    but those of ``-X`` (a worker started without ``-Q`` serves every channel's queue, the browser's too)."""
+    options = options or {}
+    queues = _names(options.get("queues"))
+    if not queues:
+        declared = getattr(conf, "task_queues", None) or settings.CELERY_TASK_QUEUES
+        excluded = set(_names(options.get("exclude_queues")))
+        queues = [q.name for q in declared if q.name not in excluded]
+    _state["browser_queue"] = any(q.startswith("browser") for q in queues)
 
 
 @worker_process_init.connect
