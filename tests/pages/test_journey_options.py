@@ -191,6 +191,13 @@ def test_stop_statuses_set_on_the_campaign_form_stop_a_journey_and_the_enroll_fi
     assert Execution.objects.get(campaign=campaign, subject_id=plain.id).status == "completed"
 
 
+def _next_saturday_at_ten(zone) -> datetime:
+    """A Saturday 10:00 after today: the execution enrolled now is due by then, whatever day the suite runs."""
+    day = (timezone.now() + timedelta(days=1)).astimezone(zone).date()
+    day += timedelta(days=(5 - day.weekday()) % 7)
+    return datetime(day.year, day.month, day.day, 10, 0, tzinfo=zone)
+
+
 def test_automation_switch_and_time_zone_on_the_sms_settings_page_drive_the_engine(page, live_server):
     shop, actor = _shop()
     make_member(shop, Role.OWNER, username="owner")
@@ -226,7 +233,7 @@ def test_automation_switch_and_time_zone_on_the_sms_settings_page_drive_the_engi
     page.check("#id_automation_enabled")
     page.click("button:has-text('ذخیره تنظیمات')")
     expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
-    open_at = datetime(2026, 12, 5, 10, 0, tzinfo=zoneinfo.ZoneInfo("Asia/Dubai"))  # a Saturday, inside 09–18
+    open_at = _next_saturday_at_ten(zoneinfo.ZoneInfo("Asia/Dubai"))  # inside 09–18, after the enrollment
     Driver().tick(open_at)
     assert Execution.objects.get(campaign=campaign).status == "completed"
     assert SmsAttempt.objects.filter(workspace=shop).count() == 1
