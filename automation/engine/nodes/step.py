@@ -19,7 +19,7 @@ A step class declares:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -58,14 +58,17 @@ def form_text(data: Mapping, name: str, default: str = "") -> str:
     return default if value is None else str(value).replace("\r\n", "\n")
 
 
+@dataclass(frozen=True)
 class Step:
-    """Base of the builder's step dataclasses (``key``, ``name``, ``subtype``, ``config``, ``enabled``)."""
+    """Base of the builder's step dataclasses: the fields every step has (``key``, ``name``, ``config``,
+    ``enabled``); a step type adds its ``subtype`` (a field, or a property: an action's is its action) and
+    its own fields, keyword-only (``@dataclass(frozen=True, kw_only=True)``; only ``key`` may be positional)."""
 
     key: str
-    name: str
-    subtype: str
-    config: JSON
-    enabled: bool
+    _: KW_ONLY
+    name: str = ""
+    config: JSON = field(default_factory=dict)
+    enabled: bool = True
 
     node_type: ClassVar[str] = ""
     kind: ClassVar[str] = ""

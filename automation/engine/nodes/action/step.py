@@ -7,7 +7,7 @@ field per property of the action's config schema (``cfg_<name>``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from automation.choices import NodeType, Port
@@ -121,15 +121,11 @@ def _action_config(action: Action | None, data: Mapping, old: dict[str, Any]) ->
     return config
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Send(Step):
     """An action step: any registered action (a channel's, e.g. ``send_sms``); ``config`` is its config."""
 
-    key: str
     action: str  # no default: the engine knows no channel
-    name: str = ""
-    config: JSON = field(default_factory=dict)
-    enabled: bool = True
     on_failure: tuple[Step, ...] = ()  # () = no failure branch
 
     node_type: ClassVar[str] = NodeType.ACTION

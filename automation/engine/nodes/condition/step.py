@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from automation.choices import NodeType, Port
@@ -97,17 +97,14 @@ def _rules(data: Mapping) -> list[dict[str, Any]]:
     return rules
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Condition(Step):
-    """A rule tree (``{"logic", "rules"}``) that closes its list; ``yes`` and ``no`` are lists of their own."""
+    """A rule tree (``{"logic", "rules"}``) that closes its list; ``yes`` and ``no`` are lists of their own. A
+    disabled condition takes the "yes" branch."""
 
-    key: str
-    name: str = ""
     subtype: str = "field_rules"
-    config: JSON = field(default_factory=dict)
     yes: tuple[Step, ...] = ()
     no: tuple[Step, ...] = ()
-    enabled: bool = True  # a disabled condition takes the "yes" branch
 
     node_type: ClassVar[str] = NodeType.CONDITION
     kind: ClassVar[str] = "condition"

@@ -20,15 +20,12 @@ END_LABELS = dict(END_BEHAVIORS)
 DIFF_LABELS = {"complete": "پایان کامل", "stop": "توقف", "loop": "تکرار", "restart": "شروع دوباره"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class End(Step):
     """The end of a list: complete, stop, loop (to ``config["to_node"]``) or restart from the first step."""
 
-    key: str
-    name: str = ""
     subtype: str = "complete"
     config: JSON = field(default_factory=lambda: {"behavior": "complete"})
-    enabled: bool = True
 
     node_type: ClassVar[str] = NodeType.END
     kind: ClassVar[str] = "end"

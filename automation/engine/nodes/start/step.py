@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from automation.choices import NodeType
-from automation.engine.nodes.step import JSON, Step
+from automation.engine.nodes.step import Step
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Start(Step):
     """The start node (not a step of a list: ``WorkflowSequence.start``)."""
 
     key: str = "start"
     name: str = "شروع"
     subtype: str = "manual"
-    config: JSON = field(default_factory=dict)
-    enabled: bool = True
 
     node_type: ClassVar[str] = NodeType.START
     kind: ClassVar[str] = "start"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from automation.choices import NodeType, Port
-from automation.engine.nodes.step import JSON, UNIT_LABELS, UNITS, SequenceError, Step, form_int, form_text
+from automation.engine.nodes.step import UNIT_LABELS, UNITS, SequenceError, Step, form_int, form_text
 from campaigns.platform.jalali import fa_digits, naive_to_jalali, parse_jalali
 
 DEFAULT_WAIT = (1, "days")
@@ -59,15 +59,11 @@ def journey_wait(sequence: Any, at: tuple | None) -> tuple[int, str]:
     return DEFAULT_WAIT
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Wait(Step):
     """A timed wait: ``{"mode": "duration", "amount", "unit"}`` or ``{"mode": "until", "at", "timezone"}``."""
 
-    key: str
-    name: str = ""
     subtype: str = "duration"
-    config: JSON = field(default_factory=dict)
-    enabled: bool = True
 
     node_type: ClassVar[str] = NodeType.WAIT
     kind: ClassVar[str] = "wait"
