@@ -15,7 +15,7 @@ import heapq
 import itertools
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
@@ -29,7 +29,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, scoped
 from sms.choices import RETRY_PENDING, STEP_OUTCOMES, AttemptStatus
 from sms.models import SmsAttempt
-from sms.selectors import attempt_queryset, log_filter, number_filter
+from sms.selectors import LogFilters, attempt_queryset, log_filter, number_filter
 
 SMS_ACTION = "send_sms"
 END_REASON_LABELS = dict(EndReason.choices)
@@ -49,15 +49,7 @@ def _retry_pending() -> Q:
     return Q(status=AttemptStatus.FAILED, retry_scheduled_at__isnull=False, has_later=False)
 
 
-def step_outcome_events(
-    *,
-    actor: Actor,
-    outcome: str | None = None,
-    campaign_id: int | None = None,
-    number: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-) -> QuerySet:
+def step_outcome_events(*, actor: Actor, outcome: str | None = None, **filters: Unpack[LogFilters]) -> QuerySet:
     """SMS steps that ended without an attempt (skipped / blacklisted / cancelled), newest first."""
     actor.require(Perm.VIEW_SMS_LOGS)
     qs = scoped(ExecutionEvent, actor.workspace).filter(STEP_OUTCOME_EVENTS, node__subtype=SMS_ACTION)
@@ -67,10 +59,12 @@ def step_outcome_events(
         qs = qs.filter(to_status=ExecutionStatus.BLACKLISTED)
     elif outcome == "cancelled":
         qs = qs.filter(to_status=ExecutionStatus.CANCELLED)
-    if number:
+
+    def by_number(qs: QuerySet, number: str) -> QuerySet:
         targets = number_filter(scoped(Target, actor.workspace), "mobile", number)
-        qs = qs.filter(subject_id__in=targets.values("id"))
-    return log_filter(qs, campaign_id=campaign_id, since=since, until=until, at="occurred_at")
+        return qs.filter(subject_id__in=targets.values("id"))
+
+    return log_filter(qs, at="occurred_at", by_number=by_number, **filters)
 
 
 KINDS = ("attempt", "step")  # at one moment, newest first: a step's row, then an attempt's
@@ -139,25 +133,16 @@ class MergedLog:
         return page
 
 
-def sms_log_queryset(
-    *,
-    actor: Actor,
-    status: str | None = None,
-    campaign_id: int | None = None,
-    number: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-) -> MergedLog:
+def sms_log_queryset(*, actor: Actor, status: str | None = None, **filters: Unpack[LogFilters]) -> MergedLog:
     """``(kind, id, at)`` of the log's rows, newest first: attempts and SMS steps that ended without one."""
-    common = {"campaign_id": campaign_id, "number": number, "since": since, "until": until}
     parts = []
     if status is None or status in AttemptStatus.values or status == RETRY_PENDING:
-        attempts = attempt_queryset(actor=actor, status=status if status in AttemptStatus.values else None, **common)
+        attempts = attempt_queryset(actor=actor, status=status if status in AttemptStatus.values else None, **filters)
         if status == RETRY_PENDING:
             attempts = attempts.annotate(has_later=Exists(_later_attempt())).filter(_retry_pending())
         parts.append(("attempt", attempts.select_related(None), "request_at"))
     if status is None or status in STEP_OUTCOMES:
-        parts.append(("step", step_outcome_events(actor=actor, outcome=status, **common), "occurred_at"))
+        parts.append(("step", step_outcome_events(actor=actor, outcome=status, **filters), "occurred_at"))
     return MergedLog(parts)
 
 

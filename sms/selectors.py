@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypedDict, Unpack
 
 from django.db.models import Exists, OuterRef, QuerySet
 
@@ -35,29 +37,38 @@ def number_filter(qs: QuerySet, field: str, number: str) -> QuerySet:
     return qs.filter(**{f"{field}__contains": digits}) if digits else qs.none()
 
 
-def attempt_queryset(
-    *,
-    actor: Actor,
-    status: str | None = None,
-    campaign_id: int | None = None,
-    number: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-) -> QuerySet:
+class LogFilters(TypedDict, total=False):
+    """The filters every source of the SMS log takes (its attempts here, its step outcomes in ``sms.log``)."""
+
+    campaign_id: int | None
+    number: str | None
+    since: datetime | None
+    until: datetime | None
+
+
+def attempt_queryset(*, actor: Actor, status: str | None = None, **filters: Unpack[LogFilters]) -> QuerySet:
     """The attempt log (needs ``view_sms_logs``), newest first, with the optional filters."""
     actor.require(Perm.VIEW_SMS_LOGS)
     qs = scoped(SmsAttempt, actor.workspace).select_related("campaign")
     if status in AttemptStatus.values:
         qs = qs.filter(status=status)
-    if number:
-        qs = number_filter(qs, "phone", number)
-    return log_filter(qs, campaign_id=campaign_id, since=since, until=until, at="request_at")
+    return log_filter(qs, at="request_at", by_number=lambda qs, number: number_filter(qs, "phone", number), **filters)
 
 
 def log_filter(
-    qs: QuerySet, *, campaign_id: int | None, since: datetime | None, until: datetime | None, at: str
+    qs: QuerySet,
+    *,
+    at: str,
+    by_number: Callable[[QuerySet, str], QuerySet],
+    campaign_id: int | None = None,
+    number: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
 ) -> QuerySet:
-    """The filters the SMS logs share: one campaign, and the rows whose ``at`` time is in [since, until)."""
+    """The filters the SMS logs share: one campaign, one number (``by_number``: how the source finds it) and
+    the rows whose ``at`` time is in [since, until)."""
+    if number:
+        qs = by_number(qs, number)
     if campaign_id:
         qs = qs.filter(campaign_id=campaign_id)
     if since:
