@@ -54,6 +54,7 @@ class AccountForm(StrictTextFormMixin, forms.ModelForm):
             "price_mci",
             "price_irancell",
             "price_rightel",
+            "use_typed_prices",
         ]
 
     def clean_credentials(self):
@@ -93,7 +94,14 @@ class SmsProviderAccountAdmin(WorkspaceScopedAdmin):
         "created_jalali",
     )
     list_filter = ("provider", "line_kind", "is_active", "workspace")
-    readonly_fields = ("credit", "credit_checked_at")
+    readonly_fields = (
+        "credit",
+        "credit_checked_at",
+        "provider_prices",
+        "prices_checked_at",
+        "prices_error",
+        "prices_error_at",
+    )
     search_fields = ("name",)
 
 

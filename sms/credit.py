@@ -1,9 +1,13 @@
-"""The providers' credit, read on a timer (beat ``sms-credit-read``, every 15 minutes, queue ``sms``).
+"""The providers' credit and prices, read on a timer (beat ``sms-credit-read``, every 15 minutes, queue ``sms``).
 
 Every active account whose provider can be asked (``Provider.credit_query``: Kavenegar ``account/info``,
 Melipayamak ``GetCredit``) is asked once per run, no transaction open during the call; the answer is kept on the
 account (``credit``, ``credit_checked_at``) for the SMS settings page and the launch check. A credit below
 ``SMS_LOW_CREDIT_RIALS`` tells the workspace's owners (``credit_low``: once per account and day).
+
+A provider that prices a message part per operator (``Provider.price_query``: Melipayamak ``GetSmsPrice``) is
+asked in the same run: the prices are kept (``provider_prices``, ``prices_checked_at``) and the launch check uses
+them; a failed read keeps the last prices and keeps why (``prices_error``, ``prices_error_at``) for the page.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from django.utils import timezone
 from sms import channel
 from sms.models import SmsProviderAccount
 from sms.providers import PROVIDERS, provider_for
+from sms.providers.base import PriceQueryFailed
 
 logger = logging.getLogger(__name__)
 
@@ -30,15 +35,20 @@ def low_credit_threshold() -> int:
 
 
 def credit_read(*, now: datetime | None = None) -> dict[str, int]:
-    """Ask every askable active account for its credit; keep the answers; tell owners of a low one."""
+    """Ask every askable active account for its credit (and its prices, where the provider gives them); keep the
+    answers; tell owners of a low credit."""
     now = now or timezone.now()
-    kinds = [p.kind for p in PROVIDERS.values() if p.credit_query]
-    report = {"asked": 0, "read": 0, "low": 0}
+    kinds = [p.kind for p in PROVIDERS.values() if p.credit_query or p.price_query]
+    report = {"asked": 0, "read": 0, "low": 0, "priced": 0, "price_failed": 0}
     accounts = SmsProviderAccount.objects.filter(is_active=True, provider__in=kinds).order_by("id")
     for account in accounts.iterator():
         provider = provider_for(account.provider)
         credentials = channel.account_credentials(account)
         if provider is None or provider.credentials_problem(credentials):
+            continue
+        if provider.price_query:
+            _read_prices(account, provider, credentials, now, report)
+        if not provider.credit_query:
             continue
         report["asked"] += 1
         try:
@@ -61,3 +71,27 @@ def credit_read(*, now: datetime | None = None) -> dict[str, int]:
                 day=timezone.localdate(now),
             )
     return report
+
+
+def _read_prices(account: SmsProviderAccount, provider, credentials: dict, now: datetime, report: dict) -> None:
+    """The provider's prices of one part per operator kept on the account; a failure keeps the last prices and
+    says why (never raises: one account's failure never stops the others)."""
+    error = ""
+    if not account.default_sender:
+        error = "برای پرسیدن بها از سرویس‌دهنده، حساب خط ارسالی ندارد."
+    else:
+        try:
+            prices = provider.query_prices(credentials, sender=account.default_sender)
+        except PriceQueryFailed as exc:
+            error = str(exc)[:200]
+        except Exception:
+            logger.exception("price query failed for account %s", account.pk)
+            error = "پرسیدن بها از سرویس‌دهنده با خطا روبه‌رو شد."
+    if error:
+        report["price_failed"] += 1
+        SmsProviderAccount.objects.filter(pk=account.pk).update(prices_error=error, prices_error_at=now)
+        return
+    report["priced"] += 1
+    SmsProviderAccount.objects.filter(pk=account.pk).update(
+        provider_prices=prices, prices_checked_at=now, prices_error="", prices_error_at=None
+    )

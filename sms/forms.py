@@ -156,6 +156,12 @@ class AccountForm(StrictTextFormMixin, forms.Form):
     price_mci = forms.IntegerField(label="همراه اول", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
     price_irancell = forms.IntegerField(label="ایرانسل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
     price_rightel = forms.IntegerField(label="رایتل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
+    use_typed_prices = forms.BooleanField(
+        label="همین بها به‌کار رود، نه بهای سرویس‌دهنده",
+        required=False,
+        help_text="بهایی که سرویس‌دهنده می‌دهد (ملی‌پیامک) خودکار خوانده می‌شود و در برآورد هزینه به‌جای این بها "
+        "می‌نشیند؛ با این گزینه بهای واردشده می‌ماند. رایتل را سرویس‌دهنده قیمت نمی‌دهد.",
+    )
 
     filtered_words = forms.CharField(
         label="کلمه‌های فیلترشده (هر خط یک کلمه)",

@@ -19,10 +19,10 @@ from django.utils import timezone
 
 from campaigns.platform.counts import capped_count, scanned_count, shared_read
 from sms import channel, filtered_words, frequency_cap, quiet_days, telecom_blocks
-from sms.choices import OPERATOR_PRICE_FIELD, BlacklistSource, LineKind, Operator
+from sms.choices import BlacklistSource, LineKind, Operator
 from sms.lint import lint_text
 from sms.models import BlacklistEntry, SmsProviderAccount, SmsSettings
-from sms.operators import operator_of
+from sms.operators import operator_of, part_price
 from sms.providers import provider_for
 
 SAMPLE = 2000
@@ -105,6 +105,7 @@ class SmsLaunchFacts:
                     "links_allowed": account.links_allowed,
                     "credit": account.credit,
                     "credit_checked_at": account.credit_checked_at,
+                    "prices_checked_at": account.prices_checked_at,
                 },
                 "steps": [
                     {
@@ -121,7 +122,7 @@ class SmsLaunchFacts:
                         "operator": op,
                         "label": Operator(op).label,
                         "receivers": n,
-                        "price": getattr(account, OPERATOR_PRICE_FIELD[op]) if account is not None else 0,
+                        **_priced(account, op),
                     }
                     for op, n in self.operators.items()
                 ],
@@ -129,6 +130,14 @@ class SmsLaunchFacts:
                 "cost": self.cost,
             },
         }
+
+
+def _priced(account: SmsProviderAccount | None, operator: str) -> dict[str, Any]:
+    """An operator's price of one part and where it comes from (``provider`` / ``typed``; docs/sms.md)."""
+    if account is None:
+        return {"price": 0, "price_source": "typed"}
+    price, source = part_price(account, operator)
+    return {"price": price, "price_source": source}
 
 
 def reason_filters(
@@ -271,7 +280,7 @@ def launch_facts(
         if step.account is None:
             continue
         for operator, n in operators.items():
-            cost += n * step.parts * getattr(step.account, OPERATOR_PRICE_FIELD[operator])
+            cost += n * step.parts * part_price(step.account, operator)[0]
     facts = SmsLaunchFacts(
         exclusions=exclusions,
         steps=steps,

@@ -59,6 +59,15 @@ class SmsProviderAccount(TimeStamped):
     price_mci = models.PositiveIntegerField("بهای هر بخش — همراه اول (ریال)", default=0)
     price_irancell = models.PositiveIntegerField("بهای هر بخش — ایرانسل (ریال)", default=0)
     price_rightel = models.PositiveIntegerField("بهای هر بخش — رایتل (ریال)", default=0)
+    # The provider's own price of one part per operator (rials; ``{"mci": …, "irancell": …}``), read with the
+    # credit where the provider answers it (Melipayamak ``GetSmsPrice``): used by the launch check instead of the
+    # typed price of that operator unless staff keep their own (``use_typed_prices``). A failed read keeps the
+    # last prices and says why (``prices_error``, ``prices_error_at``) on the SMS settings page.
+    provider_prices = models.JSONField("بهای سرویس‌دهنده", default=dict, blank=True)
+    prices_checked_at = models.DateTimeField("زمان خواندن بها", null=True, blank=True)
+    prices_error = models.CharField("خطای خواندن بها", max_length=200, blank=True, default="")
+    prices_error_at = models.DateTimeField("زمان خطای خواندن بها", null=True, blank=True)
+    use_typed_prices = models.BooleanField("بهای واردشده به‌جای بهای سرویس‌دهنده", default=False)
     # The provider's last answer about the account's credit (rials), read on a timer; null = never read.
     credit = models.BigIntegerField("اعتبار (ریال)", null=True, blank=True)
     credit_checked_at = models.DateTimeField("زمان خواندن اعتبار", null=True, blank=True)

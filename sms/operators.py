@@ -7,7 +7,7 @@ MCI (docs/sms.md "Launch check: cost").
 
 from __future__ import annotations
 
-from sms.choices import Operator
+from sms.choices import OPERATOR_PRICE_FIELD, Operator
 
 _PREFIXES: dict[str, str] = {
     **{f"91{d}": Operator.MCI for d in "0123456789"},
@@ -26,3 +26,14 @@ def operator_of(number: str | None) -> str:
     elif digits.startswith("0"):
         digits = digits[1:]
     return _PREFIXES.get(digits[:3], Operator.OTHER)
+
+
+def part_price(account, operator: str) -> tuple[int, str]:
+    """The price of one message part (rials) of ``account`` to ``operator`` and where it comes from: ``provider``
+    (read from the provider, ``provider_prices``) unless staff keep their own prices (``use_typed_prices``) or the
+    provider does not price that operator; else ``typed`` (the account form's price). ``other`` is priced like MCI."""
+    priced = Operator.MCI if operator == Operator.OTHER else operator
+    read = (account.provider_prices or {}).get(priced)
+    if read is not None and not account.use_typed_prices:
+        return int(read), "provider"
+    return int(getattr(account, OPERATOR_PRICE_FIELD[operator]) or 0), "typed"

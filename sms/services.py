@@ -337,7 +337,16 @@ def delivery_reports_apply(*, settings: SmsSettings, reports: list, opt_outs: li
 
 
 # --- provider accounts -----------------------------------------------------------------------------------
-ACCOUNT_FIELDS = {"name", "credentials", "senders", "is_active", "line_kind", "filtered_words", *PRICE_FIELDS}
+ACCOUNT_FIELDS = {
+    "name",
+    "credentials",
+    "senders",
+    "is_active",
+    "line_kind",
+    "filtered_words",
+    "use_typed_prices",
+    *PRICE_FIELDS,
+}
 
 
 def _clean_senders(raw: Any) -> list[str]:
@@ -404,7 +413,8 @@ def sms_account_create(
 
 
 def sms_account_update(*, actor: Actor, account_id: int, data: dict[str, Any]) -> SmsProviderAccount:
-    """Change name, senders, active flag, line kind, prices per operator; new credentials replace the old ones
+    """Change name, senders, active flag, line kind, prices per operator (and whether they win over the
+    provider's); new credentials replace the old ones
     only when given (write-only)."""
     actor.require(Perm.MANAGE_WORKSPACE)
     unknown = set(data) - ACCOUNT_FIELDS
@@ -425,6 +435,8 @@ def sms_account_update(*, actor: Actor, account_id: int, data: dict[str, Any]) -
     for field in PRICE_FIELDS:
         if field in data:
             setattr(account, field, _price(field, data[field]))
+    if "use_typed_prices" in data:  # staff's prices over the provider's (docs/sms.md "Prices from the provider")
+        account.use_typed_prices = bool(data["use_typed_prices"])
     if "filtered_words" in data:
         if not isinstance(data["filtered_words"], list):
             raise ValidationFailed.field("filtered_words", "فهرستی از کلمه‌ها.")

@@ -375,6 +375,7 @@ def account_edit(request, actor, account_id: int):
         "is_active": account.is_active,
         "line_kind": account.line_kind,
         "filtered_words": "\n".join(account.filtered_words or []),
+        "use_typed_prices": account.use_typed_prices,
         **{field: getattr(account, field) for field in PRICE_FIELDS},
     }
     form = AccountForm(request.POST or None, initial=initial, editing=True)
@@ -390,6 +391,7 @@ def account_edit(request, actor, account_id: int):
                     "is_active": data["is_active"],
                     "line_kind": data["line_kind"],
                     "filtered_words": data["filtered_words"],
+                    "use_typed_prices": data["use_typed_prices"],
                     **form.prices(),
                     "credentials": form.credentials(),
                 },

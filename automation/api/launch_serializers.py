@@ -40,6 +40,9 @@ class LaunchAccountOutput(serializers.Serializer):
     links_allowed = serializers.BooleanField()
     credit = serializers.IntegerField(allow_null=True, help_text="Rials, the provider's last answer.")
     credit_checked_at = serializers.DateTimeField(allow_null=True)
+    prices_checked_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the provider last gave its prices per operator (null: never)."
+    )
 
 
 class LaunchStepOutput(serializers.Serializer):
@@ -57,6 +60,10 @@ class LaunchOperatorOutput(serializers.Serializer):
     label = serializers.CharField()
     receivers = serializers.IntegerField()
     price = serializers.IntegerField(help_text="Rials per message part on the account.")
+    price_source = serializers.ChoiceField(
+        choices=["provider", "typed"],
+        help_text="provider: read from the provider (Melipayamak GetSmsPrice); typed: the account's own price.",
+    )
 
 
 class LaunchChannelOutput(serializers.Serializer):

@@ -22,7 +22,7 @@ class SmsSegmentsOutput(serializers.Serializer):
 
 
 class SmsLintProblemOutput(serializers.Serializer):
-    code = serializers.ChoiceField(choices=["opt_out_missing", "link_not_allowed", "link"])
+    code = serializers.ChoiceField(choices=["opt_out_missing", "link_not_allowed", "link", "filtered_word"])
     message = serializers.CharField()
 
 
@@ -109,6 +109,10 @@ class SmsAccountOutput(serializers.ModelSerializer):
     filtered_words = serializers.ListField(
         child=serializers.CharField(), help_text="Words the provider refuses in a text on this account."
     )
+    provider_prices = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Rials per message part by operator (mci, irancell) as the provider last gave them; empty: none.",
+    )
 
     class Meta:
         model = SmsProviderAccount
@@ -121,6 +125,11 @@ class SmsAccountOutput(serializers.ModelSerializer):
             "price_mci",
             "price_irancell",
             "price_rightel",
+            "provider_prices",
+            "prices_checked_at",
+            "prices_error",
+            "prices_error_at",
+            "use_typed_prices",
             "credit",
             "credit_checked_at",
             "filtered_words",

@@ -51,5 +51,18 @@ def xml_records(text: str, record: str) -> list[dict[str, str]] | None:
     ]
 
 
+def xml_scalar(text: str) -> str | None:
+    """The text of a one-value XML answer (an ASMX method returning a number: ``<double …>12.5</double>``); None
+    when it is not XML we accept or its root has children."""
+    head = text.upper()
+    if "<!DOCTYPE" in head or "<!ENTITY" in head:
+        return None
+    try:
+        root = ET.fromstring(text)  # noqa: S314 - no DTD or entity declaration gets here
+    except ET.ParseError:
+        return None
+    return None if len(root) else (root.text or "").strip()
+
+
 def _local(tag: str) -> str:
     return str(tag).rsplit("}", 1)[-1]

@@ -106,6 +106,8 @@ class Provider:
     filtered_word_codes: ClassVar[frozenset[str]] = frozenset()
     # Answers "how much credit is left?" (Kavenegar ``account/info``, Melipayamak ``GetCredit``): read on a timer.
     credit_query: ClassVar[bool] = False
+    # Answers "what does one message part cost per operator?" (Melipayamak ``GetSmsPrice``): read with the credit.
+    price_query: ClassVar[bool] = False
     # Builders of the provider's wire answers (used by the fake servers of the tests).
     fixtures: ClassVar[Any] = None
 
@@ -127,6 +129,12 @@ class Provider:
     def query_credit(self, credentials: dict[str, Any]) -> int | None:
         """The account's credit left (rials, as the provider reports it), or None (no usable answer)."""
         return None
+
+    def query_prices(self, credentials: dict[str, Any], *, sender: str) -> dict[str, int]:
+        """The price of one message part (rials) per operator (``sms.choices.Operator`` values) the provider
+        prices for this account and ``sender``; raises ``PriceQueryFailed`` (its text for staff) on no usable
+        answer."""
+        return {}
 
     def send_batch(self, credentials: dict[str, Any], requests: list[SendRequest]) -> list[SendResponse]:
         """One answer per request, in order. Providers that take many recipients per call override it; the
@@ -198,6 +206,10 @@ def base_url(kind: str, default: str) -> str:
 def national(phone: str) -> str:
     """+989121234567 → 09121234567 (what Iranian panels expect)."""
     return "0" + phone[3:] if phone.startswith("+98") else phone
+
+
+class PriceQueryFailed(Exception):
+    """A price query got no usable answer; ``str()`` says why, in Persian, for the SMS settings page."""
 
 
 class HttpOutcome:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictCharField
 from sms.providers.base import (
     CodeMeaning,
+    PriceQueryFailed,
     Provider,
     SendRequest,
     SendResponse,
@@ -57,6 +59,11 @@ SEND_LABELS = {
     15: "several recipients without opt-out",
 }
 BATCH = 100  # numbers per SendSMS (one text)
+# ``GetSmsPrice`` (Send.asmx) prices a text for counts of two operators' numbers: ``irancellCount`` (Irancell) and
+# ``mtnCount`` (read as MCI, Hamrah-e Aval: Irancell has its own count). RighTel is not priced by the provider.
+PRICE_COUNTS = {"irancell": ("irancellCount", "mtnCount"), "mci": ("mtnCount", "irancellCount")}
+# A one-part Persian text (UCS-2, under 70 characters): what a part of the campaigns' texts costs.
+PRICE_PROBE_TEXT = "آزمون بهای یک بخش پیامک"
 # GetDeliveries2 ``Value`` → meaning.
 DELIVERY_CODES = {
     0: CodeMeaning("sent", "sent", "sent to telecom"),
@@ -95,6 +102,7 @@ class MelipayamakProvider(Provider):
     # Send code 7: the text carries a word the provider filters.
     filtered_word_codes = frozenset({"7"})
     credit_query = True
+    price_query = True
 
     def _url(self, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/api/SendSMS/{method}"
@@ -110,6 +118,41 @@ class MelipayamakProvider(Provider):
             return int(float(body.get("Value")))
         except (TypeError, ValueError):
             return None
+
+    def query_prices(self, credentials, *, sender: str) -> dict[str, int]:
+        """``GetSmsPrice`` (ASMX HTTP POST on ``/post/Send.asmx``, an XML answer holding one number) asked once
+        per operator it prices, for one number of that operator and a one-part text from ``sender``: the price
+        of one message part of this account. Any answer that is not a positive number fails the whole read (the
+        last known prices stay)."""
+        from sms.inbound.transport import post_form_text, xml_scalar
+
+        # The ASMX host; a configured Melipayamak URL (a proxy, the tests' fake) serves it too.
+        host = base_url("melipayamak_asmx", base_url(self.kind, "https://api.payamak-panel.com"))
+        url = f"{host}/post/Send.asmx/GetSmsPrice"
+        prices: dict[str, int] = {}
+        for operator, (counted, other) in PRICE_COUNTS.items():
+            form = {
+                "username": credentials.get("username", ""),
+                "password": credentials.get("password", ""),
+                counted: 1,
+                other: 0,
+                "from": sender,
+                "text": PRICE_PROBE_TEXT,
+            }
+            status, text = post_form_text(url, form)
+            if status is None:
+                raise PriceQueryFailed("سرویس‌دهنده پاسخ نداد.")
+            if status != 200:
+                raise PriceQueryFailed(f"سرویس‌دهنده با خطای {fa_digits(status)} پاسخ داد.")
+            value = xml_scalar(text)
+            try:
+                price = float(value or "")
+            except ValueError:
+                raise PriceQueryFailed("پاسخ سرویس‌دهنده بها نبود.") from None
+            if price <= 0:  # 0 (wrong username/password, as GetCredit answers on SOAP) or a negative error code
+                raise PriceQueryFailed(f"سرویس‌دهنده بها را نداد (کد {fa_digits(int(price))}).")
+            prices[operator] = round(price)
+        return prices
 
     def send_batch(self, credentials, requests: list[SendRequest]) -> list[SendResponse]:
         """One ``SendSMS`` per sender and text, up to 100 numbers (comma-separated ``to``); the answer's
@@ -208,6 +251,11 @@ class Fixtures:
     @staticmethod
     def credit(value: float) -> tuple[int, dict]:
         return 200, {"Value": str(value), "RetStatus": 1, "StrRetStatus": "Ok"}
+
+    @staticmethod
+    def price(value: float) -> tuple[int, str]:
+        """A ``GetSmsPrice`` answer (ASMX HTTP POST: the method's one number in an XML root element)."""
+        return 200, f'<?xml version="1.0" encoding="utf-8"?>\n<double xmlns="http://tempuri.org/">{value}</double>'
 
     @staticmethod
     def send(ret: int, rec_id: str = "") -> tuple[int, dict]:

@@ -122,6 +122,31 @@ def test_counts_by_reason_cost_and_finish_then_the_sends_do_what_it_said(actor, 
     assert people["no_mobile"].mobile not in sent
 
 
+def test_the_cost_uses_the_providers_prices_per_operator_unless_staff_keep_theirs(actor, workspace, world):
+    campaign, _ = world
+    account = SmsProviderAccount.objects.get(workspace=workspace)
+    # read from the provider (Melipayamak GetSmsPrice): MCI and Irancell; RighTel keeps the typed price
+    SmsProviderAccount.objects.filter(pk=account.pk).update(
+        provider_prices={"mci": 1185, "irancell": 1310}, prices_checked_at=T0
+    )
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    (sms,) = check["channels"]
+    assert {o["operator"]: (o["price"], o["price_source"]) for o in sms["operators"]} == {
+        "mci": (1185, "provider"),
+        "irancell": (1310, "provider"),
+        "rightel": (800, "typed"),
+        "other": (1185, "provider"),  # priced like MCI
+    }
+    assert sms["cost"] == 2 * 1185 + 1310 + 800 and sms["account"]["prices_checked_at"] == T0
+
+    SmsProviderAccount.objects.filter(pk=account.pk).update(use_typed_prices=True)
+    with time_machine.travel(T0, tick=False):
+        (sms,) = journey_launch_check(actor=actor, campaign_id=campaign.id)["channels"]
+    assert sms["cost"] == 2 * 1000 + 900 + 800
+    assert {o["price_source"] for o in sms["operators"]} == {"typed"}
+
+
 def test_blockers_advertising_without_opt_out_link_not_allowed_credit_below_cost_empty(actor, workspace, world):
     assert world  # the SMS account and people; this test adds its own campaigns
     account = SmsProviderAccount.objects.get(workspace=workspace)

@@ -42,6 +42,9 @@ SEND_PATHS = (KAVENEGAR_SEND, KAVENEGAR_SEND_ARRAY, MELIPAYAMAK_SEND)
 KAVENEGAR_RECEIVE = "/sms/receive.json"
 MELIPAYAMAK_RECEIVE = "/post/Receive.asmx/GetMessagesAfterID"
 INBOX_PATHS = (KAVENEGAR_RECEIVE, MELIPAYAMAK_RECEIVE)
+# Melipayamak ``GetSmsPrice`` (ASMX HTTP POST, XML: one number): the price of ``text`` to ``irancellCount`` Irancell
+# and ``mtnCount`` MCI numbers — counts × parts × the account's price per part (``prices``).
+MELIPAYAMAK_PRICE = "/post/Send.asmx/GetSmsPrice"
 KAVENEGAR_MAX_ROWS = 200  # receptors of sms/send, rows of sms/sendarray
 MELIPAYAMAK_MAX_NUMBERS = 100
 
@@ -91,6 +94,9 @@ class FakeProvider:
         # Replies waiting in the inboxes (``reply()``): Kavenegar entries with a read flag, Melipayamak rows.
         self.inbox: list[dict] = []
         self.inbox_responses: list = []  # answers to inbox requests, popped first (e.g. an error)
+        # Melipayamak's price of one part per operator (rials), and answers to price requests popped first.
+        self.prices = {"irancell": 1310.0, "mci": 1185.0}
+        self.price_responses: list = []
         self.hold_seconds = hold_seconds
         self.latency = latency
         self.caps = {
@@ -124,6 +130,9 @@ class FakeProvider:
                 if self.path.endswith(INBOX_PATHS):
                     server._wait(arrived)
                     return self._answer(*server._inbox_answer(self.path, form))
+                if self.path.endswith(MELIPAYAMAK_PRICE):
+                    server._wait(arrived)
+                    return self._answer(*server._price_answer(form))
                 if not self.path.endswith(SEND_PATHS):
                     server._wait(arrived)
                     return self._answer(*server._status_answer(self.path, form))
@@ -337,6 +346,24 @@ class FakeProvider:
             return Kavenegar.ok(
                 [Kavenegar.inbox_entry(m["id"], m["sender"], m["line"], m["text"], m["date"]) for m in unread]
             )
+
+    def _price_answer(self, form: dict):
+        from sms.segments import count_segments
+
+        with self.lock:
+            if self.price_responses:
+                return self.price_responses.pop(0)
+            if (form.get("username"), form.get("password")) == ("", ""):
+                return Melipayamak.price(0)  # wrong username/password
+            try:
+                irancell, mci = int(form.get("irancellCount") or 0), int(form.get("mtnCount") or 0)
+            except ValueError:
+                return 500, "<html>Input string was not in a correct format.</html>"
+            parts = count_segments(form.get("text", "")).segments
+            return Melipayamak.price(parts * (irancell * self.prices["irancell"] + mci * self.prices["mci"]))
+
+    def price_requests(self) -> list[dict]:
+        return [r for r in self.requests if r["path"].endswith(MELIPAYAMAK_PRICE)]
 
     def inbox_requests(self) -> list[dict]:
         return [r for r in self.requests if r["path"].endswith(INBOX_PATHS)]

@@ -39,7 +39,8 @@ def test_each_providers_credit_is_read_and_kept_and_a_low_one_told_once_a_day(wo
         workspace=workspace, name="ملی", provider="melipayamak", credentials='{"username": "u", "password": "p"}'
     )
     fake.status_responses += [Kavenegar.account_info(2_500_000), Melipayamak.credit(40_000.5)]
-    assert credit_read(now=T0) == {"asked": 2, "read": 2, "low": 1}
+    # a Melipayamak account without a line cannot be asked its prices: said, not a crash
+    assert credit_read(now=T0) == {"asked": 2, "read": 2, "low": 1, "priced": 0, "price_failed": 1}
     assert [r["path"] for r in fake.requests] == ["/v1/K/account/info.json", "/api/SendSMS/GetCredit"]
     kave.refresh_from_db()
     meli.refresh_from_db()
@@ -56,3 +57,63 @@ def test_each_providers_credit_is_read_and_kept_and_a_low_one_told_once_a_day(wo
     client.force_login(owner)
     page = client.get("/sms/settings/").content.decode()
     assert "۲٬۵۰۰٬۰۰۰ ریال" in page and 'data-testid="credit-low"' in page
+
+
+def test_melipayamak_prices_per_operator_are_read_with_the_credit_and_a_failure_keeps_the_last_ones(
+    workspace, owner, fake, client
+):
+    meli = SmsProviderAccount.objects.create(
+        workspace=workspace,
+        name="ملی",
+        provider="melipayamak",
+        credentials='{"username": "u", "password": "p"}',
+        senders=["50004001"],
+        price_mci=999,
+        price_rightel=700,
+    )
+    fake.status_responses.append(Melipayamak.credit(40_000))
+    report = credit_read(now=T0)
+    assert (report["priced"], report["price_failed"], report["read"]) == (1, 0, 1)
+    asked = fake.price_requests()
+    # one GetSmsPrice per operator it prices: one number of that operator, a one-part text, the account's line
+    assert [(r["form"]["irancellCount"], r["form"]["mtnCount"]) for r in asked] == [("1", "0"), ("0", "1")]
+    assert {r["form"]["from"] for r in asked} == {"50004001"} and asked[0]["form"]["username"] == "u"
+    meli.refresh_from_db()
+    assert meli.provider_prices == {"irancell": 1310, "mci": 1185} and meli.prices_checked_at == T0
+    assert meli.prices_error == "" and meli.credit == 40_000
+
+    client.force_login(owner)
+    page = client.get("/sms/settings/").content.decode()
+    assert "از سرویس‌دهنده: همراه اول ۱٬۱۸۵، ایرانسل ۱٬۳۱۰ ریال" in page and 'data-testid="prices-error"' not in page
+
+    # the provider fails (a gateway error, then a wrong password's 0): the last prices stay, the failure is shown
+    later = datetime(2026, 11, 1, 7, 15, tzinfo=UTC)
+    fake.price_responses.append((502, "<html>Bad Gateway</html>"))
+    fake.status_responses.append(Melipayamak.credit(39_000))
+    assert credit_read(now=later)["price_failed"] == 1
+    meli.refresh_from_db()
+    assert meli.provider_prices == {"irancell": 1310, "mci": 1185} and meli.prices_checked_at == T0
+    assert meli.prices_error_at == later and "۵۰۲" in meli.prices_error and meli.credit == 39_000
+    fake.price_responses.append(Melipayamak.price(0))
+    fake.status_responses.append(Melipayamak.credit(39_000))
+    assert credit_read(now=later)["price_failed"] == 1
+    page = client.get("/sms/settings/").content.decode()
+    assert 'data-testid="prices-error"' in page and "آخرین بهای خوانده‌شده به‌کار می‌رود" in page
+
+    # staff keep their own prices: the account form's box, kept, and the page says so
+    response = client.post(
+        f"/sms/settings/accounts/{meli.id}/",
+        {
+            "name": "ملی",
+            "senders": "50004001",
+            "line_kind": "service",
+            "price_mci": 999,
+            "price_irancell": 0,
+            "price_rightel": 700,
+            "use_typed_prices": "on",
+            "is_active": "on",
+        },
+    )
+    assert response.status_code in (200, 302)
+    meli.refresh_from_db()
+    assert meli.use_typed_prices and meli.provider_prices  # the provider's prices are kept, not used
