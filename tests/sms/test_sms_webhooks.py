@@ -232,3 +232,47 @@ def test_a_poll_batch_of_delivered_attempts_is_one_insert_and_polled_again_nothi
     events = _deliveries(workspace, "sms.delivered")
     assert [e.payload["data"]["attempt_id"] for e in events] == [a.id for a in attempts]
     assert {e.payload["data"]["status"] for e in events} == {"delivered"}
+
+
+class _RolledBack(Exception):
+    pass
+
+
+def test_each_event_is_queued_in_its_writers_transaction_and_goes_with_it(actor, workspace, fake, receiver):
+    """Inside the writer's transaction the event's outbox row is already there (written with the fact, not after
+    the commit); a rollback of that transaction takes the fact and its event away together."""
+    from django.db import transaction
+
+    from sms.models import BlacklistEntry, InboundSms
+
+    events = ["sms.delivered", "sms.failed", "sms.reply_received", "sms.opted_out"]
+    webhook_endpoint_create(workspace=workspace, url=receiver.url, events=events)
+    campaign = _journey(actor, workspace, count=2)
+    Driver().tick(T0 + timedelta(minutes=1))
+    first, second = SmsAttempt.objects.filter(campaign=campaign).order_by("id")
+    reports = [
+        {"message_id": first.provider_message_id, "status": "delivered", "at": "1"},
+        {"message_id": second.provider_message_id, "status": "failed", "at": "1"},
+    ]
+    account = make_account(workspace)
+    writers = {
+        ("sms.delivered", "sms.failed"): lambda: delivery_reports_apply(
+            settings=workspace.sms_settings, reports=reports, opt_outs=[]
+        ),
+        ("sms.reply_received", "sms.opted_out"): lambda: inbound_store(
+            account=account, messages=[received("لغو11", "09121234567", message_id="m9")]
+        ),
+    }
+    for types, write in writers.items():
+        with pytest.raises(_RolledBack), transaction.atomic():
+            write()
+            assert [len(_deliveries(workspace, t)) for t in types] == [1, 1]  # queued with the fact, once each
+            raise _RolledBack
+        assert [len(_deliveries(workspace, t)) for t in types] == [0, 0]
+    assert set(SmsAttempt.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"submitted"}
+    assert not InboundSms.objects.filter(workspace=workspace).exists()
+    assert not BlacklistEntry.objects.filter(workspace=workspace, value="+989121234567").exists()
+    # written for real: once each
+    for write in writers.values():
+        write()
+    assert [len(_deliveries(workspace, t)) for t in events] == [1, 1, 1, 1]
