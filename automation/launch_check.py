@@ -203,7 +203,7 @@ def campaign_check(
     channels: list[dict[str, Any]] = []
     blockers: list[dict[str, str]] = []
     warnings: list[dict[str, str]] = []
-    messages, rate, quiet = 0, None, None
+    messages, rate, quiet, frees = 0, None, None, None
     steps = [n for n in (graph.nodes if graph else []) if n.type == "action"]
     for key in sorted({n.subtype for n in steps}):
         action = ACTIONS.get(key)
@@ -227,6 +227,7 @@ def campaign_check(
         blockers += facts["blockers"]
         warnings += facts["warnings"]
         quiet = facts.get("quiet_day") or quiet
+        frees = max(filter(None, (frees, facts.get("frees_at"))), default=None)  # the cap's waits end then
         channels.append(facts["details"])
     exclusions["live_elsewhere"] = _live_elsewhere(campaign, subjects, audience, COUNT_CAP)
     rows = [_row(r, exclusions.get(r, {})) for r in REASONS]
@@ -252,6 +253,8 @@ def campaign_check(
         tz=tz,
         quiet_day=quiet,
     )
+    if finish is not None and frees is not None and messages:
+        finish = max(finish, frees)
     if finish is None and messages:
         warnings.append({"code": "finish_unknown", "message": WARNING_MESSAGES["finish_unknown"]})
     elif finish is not None and campaign.ends_at and finish > campaign.ends_at:

@@ -14,12 +14,12 @@ from django.utils import timezone
 from campaigns.platform.jalali import parse_jalali, to_jalali
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
 from campaigns.platform.widgets import WeekWindowFields
-from sms import quiet_days
+from sms import frequency_cap, quiet_days
 from sms.choices import LOG_STATUS_CHOICES, MAX_PRICE, PRICE_FIELDS, BlacklistReason, LineKind
 from sms.filtered_words import clean_words
 from sms.providers import credential_fields
 from sms.selectors import latin_digits, provider_kind_choices
-from sms.services import MAX_FREQUENCY_CAP, MAX_RETENTION_DAYS
+from sms.services import MAX_RETENTION_DAYS
 
 
 def service_errors_to_form(form: forms.Form, exc) -> None:
@@ -294,15 +294,49 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         required=False,
         help_text="هر اعلان فضای کاری به ایمیل گیرندگانش هم فرستاده می‌شود.",
     )
-    frequency_cap_per_day = forms.IntegerField(
+    frequency_cap_day = forms.IntegerField(
         label="سقف پیامک تبلیغاتی هر نفر در روز",
         required=False,
         min_value=0,
-        max_value=MAX_FREQUENCY_CAP,
+        max_value=frequency_cap.MAX_LIMIT[frequency_cap.DAY],
         widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
         help_text="همهٔ کمپین‌ها و زنجیره‌ها با هم، در هر روز تقویم فضای کاری؛ فقط خط‌های تبلیغاتی شمرده می‌شوند. "
-        "خالی یا ۰: بدون سقف. پیام بیش از سقف به فردا می‌افتد یا، اگر گام گفته باشد، فرستاده نمی‌شود.",
+        "خالی یا ۰: بدون سقف روزانه.",
     )
+    frequency_cap_week = forms.IntegerField(
+        label="سقف پیامک تبلیغاتی هر نفر در هفته (شنبه تا جمعه)",
+        required=False,
+        min_value=0,
+        max_value=frequency_cap.MAX_LIMIT[frequency_cap.WEEK],
+        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
+        help_text="هفتهٔ شمسی از شنبه تا پایان جمعه. خالی یا ۰: بدون سقف هفتگی.",
+    )
+    frequency_cap_month = forms.IntegerField(
+        label="سقف پیامک تبلیغاتی هر نفر در ماه شمسی",
+        required=False,
+        min_value=0,
+        max_value=frequency_cap.MAX_LIMIT[frequency_cap.MONTH],
+        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
+        help_text="از یکم تا پایان هر ماه شمسی. خالی یا ۰: بدون سقف ماهانه. همهٔ سقف‌ها با هم رعایت می‌شوند؛ "
+        "پیام بیش از سقف به آغاز روز، هفته یا ماه بعد می‌افتد یا، اگر گام گفته باشد، فرستاده نمی‌شود.",
+    )
+    CAP_FIELDS = {
+        frequency_cap.DAY: "frequency_cap_day",
+        frequency_cap.WEEK: "frequency_cap_week",
+        frequency_cap.MONTH: "frequency_cap_month",
+    }
+
+    @classmethod
+    def cap_initial(cls, settings) -> dict:
+        """The cap fields filled from the stored rules (empty where there is none)."""
+        limits = {r.period: r.limit for r in frequency_cap.rules_of(settings)}
+        return {name: limits.get(period) for period, name in cls.CAP_FIELDS.items()}
+
+    def cap_rules_value(self) -> list[dict]:
+        """The rules as the service takes them (a field left empty or 0: no rule of that period)."""
+        data = self.cleaned_data
+        return [{"period": period, "limit": data[name]} for period, name in self.CAP_FIELDS.items() if data.get(name)]
+
     quiet_fridays = forms.BooleanField(label="جمعه‌ها پیامک تبلیغاتی فرستاده نشود", required=False)
     add_solar_holidays = forms.BooleanField(
         label="تعطیلات رسمی ثابت شمسی امسال و سال بعد افزوده شود",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -37,7 +37,7 @@ BLOCKER_MESSAGES = {
 }
 WARNING_MESSAGES = {
     "credit_unknown": "اعتبار حساب پیامک هنوز خوانده نشده است؛ هزینه با اعتبار سنجیده نشد.",
-    "frequency_cap_high": "بیش از ۱۰٪ مخاطبان امروز به سقف پیامک تبلیغاتی روزانه رسیده‌اند؛ پیامشان {what}.",
+    "frequency_cap_high": "بیش از ۱۰٪ مخاطبان به سقف پیامک تبلیغاتی (روز، هفته یا ماه) رسیده‌اند؛ پیامشان {what}.",
 }
 CAP_SHARE = 0.10  # a cap that holds back more than this share of the audience is a warning
 
@@ -67,6 +67,9 @@ class SmsLaunchFacts:
     blockers: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     quiet_day: Any = None  # ``date → bool`` when a step advertises and the workspace keeps quiet days
+    # People of the audience at the cap whose steps wait: the start of the period that frees the last of them (the
+    # finish estimate is not earlier).
+    frees_at: datetime | None = None
 
     @property
     def rate_per_minute(self) -> int | None:
@@ -93,6 +96,7 @@ class SmsLaunchFacts:
             "blockers": self.blockers,
             "warnings": self.warnings,
             "quiet_day": self.quiet_day,
+            "frees_at": self.frees_at,
             "details": {
                 "channel": "sms",
                 "account": None
@@ -141,12 +145,12 @@ def _priced(account: SmsProviderAccount | None, operator: str) -> dict[str, Any]
 
 
 def reason_filters(
-    workspace_id: int, *, advertising: bool, frequency: tuple[int, date, bool] | None = None
+    workspace_id: int, *, advertising: bool, frequency: tuple[list, date, bool] | None = None
 ) -> dict[str, Callable[[QuerySet], QuerySet]]:
     """Per reason, the filter of a target queryset to those it keeps from a message — disjoint, in the order a
     send meets them: no mobile, blacklisted (staff, imports, …), opted out by keyword, blocked by the operators for
-    advertising (advertising lines only), already at the frequency cap today (advertising lines, a cap set:
-    ``frequency`` = (cap, day, the steps skip)). The counts and the list of people behind a count use them."""
+    advertising (advertising lines only), already at the frequency cap of some rule today (advertising lines, a cap
+    set: ``frequency`` = (rules, day, the steps skip)). The counts and the list of people behind a count use them."""
     entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
     listed = entries.values("value")
     opt_out = entries.filter(source__in=OPT_OUT_SOURCES).values("value")
@@ -160,8 +164,8 @@ def reason_filters(
     if advertising:
         filters["telecom_blocked"] = lambda qs: qs.filter(mobile__in=blocked).exclude(mobile__in=listed)
         if frequency is not None:
-            limit, day, _ = frequency
-            at_cap = frequency_cap.capped_values(workspace_id, day=day, cap=limit)
+            rules, day, _ = frequency
+            at_cap = frequency_cap.capped_values(workspace_id, day=day, rules=rules)
             filters["frequency_cap"] = lambda qs: (
                 qs.filter(mobile__in=at_cap).exclude(mobile__in=listed).exclude(mobile__in=blocked)
             )
@@ -175,7 +179,7 @@ def _exclusions(
     advertising: bool,
     audience: int,
     cap: int,
-    frequency: tuple[int, date, bool] | None = None,
+    frequency: tuple[list, date, bool] | None = None,
 ) -> dict:
     """The count of each reason (``reason_filters``): no mobile probes every audience row (``scanned_count``), the
     others are driven from their small side and capped (``capped_count``)."""
@@ -195,14 +199,15 @@ def _promotion(settings: SmsSettings, configs: list[dict[str, Any]], now: dateti
     accounts = [channel.pick_account(settings, config.get("provider") or None) for config in configs]
     advertising = any(telecom_blocks.is_advertising(a) for a in accounts)
     frequency = None
-    if advertising and settings.frequency_cap_per_day:
+    rules = frequency_cap.rules_of(settings)
+    if advertising and rules:
         day = now.astimezone(zoneinfo.ZoneInfo(tz)).date()
         skips = any(
             c.get("on_frequency_cap") == frequency_cap.SKIP
             for c, a in zip(configs, accounts, strict=True)
             if telecom_blocks.is_advertising(a)
         )
-        frequency = (settings.frequency_cap_per_day, day, skips)
+        frequency = (rules, day, skips)
     return accounts, advertising, frequency
 
 
@@ -315,13 +320,25 @@ def launch_facts(
             facts.blockers.append({"code": "filtered_word", "message": message})
     at_cap = exclusions.get("frequency_cap")
     if at_cap and audience and at_cap["count"] > CAP_SHARE * audience:
-        what = "فرستاده نمی‌شود" if at_cap["subtracted"] else "به فردا می‌افتد"
+        what = "فرستاده نمی‌شود" if at_cap["subtracted"] else "به آغاز دورهٔ بعد می‌افتد"
         facts.warnings.append(
             {"code": "frequency_cap_high", "message": WARNING_MESSAGES["frequency_cap_high"].format(what=what)}
         )
     if advertising and (settings.quiet_fridays or settings.quiet_days):
         facts.quiet_day = quiet_days.quiet_test(settings)
+    if at_cap and at_cap["count"] and not at_cap["subtracted"]:
+        facts.frees_at = _frees_at(workspace.id, subjects, frequency, tz)
     return facts
+
+
+def _frees_at(workspace_id: int, subjects: QuerySet, frequency: tuple[list, date, bool], tz: str) -> datetime:
+    """The start (workspace midnight) of the period after the longest rule some of ``subjects`` stand at the cap
+    of: one indexed probe per rule."""
+    rules, day, _ = frequency
+    phones = subjects.exclude(mobile__isnull=True).values("mobile")
+    periods = frequency_cap.capped_periods(workspace_id, phones, day=day, rules=rules)
+    free_day = frequency_cap.wait_until_day(periods, day)
+    return datetime.combine(free_day, time.min).replace(tzinfo=zoneinfo.ZoneInfo(tz)).astimezone(UTC)
 
 
 LINT_MESSAGES = {

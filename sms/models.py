@@ -128,9 +128,10 @@ class SmsSettings(TimeStamped):
     paused_until = models.DateTimeField("توقف کانال تا", null=True, blank=True)
     pause_reason = models.CharField("دلیل توقف", max_length=200, blank=True)
     outage_notified_at = models.DateTimeField("اعلان قطعی", null=True, blank=True)
-    # Promotional sends (advertising lines) per number per workspace calendar day across every journey and chain;
-    # 0 = no cap (sms.frequency_cap, docs/sms.md "Frequency cap").
-    frequency_cap_per_day = models.PositiveSmallIntegerField("سقف پیامک تبلیغاتی هر نفر در روز", default=0)
+    # Promotional sends (advertising lines) per number across every journey and chain: a list of rules
+    # ``{"period": "day" | "week" | "month", "limit": N}`` (Jalali day / week from Saturday / month, workspace time
+    # zone), each holding at once; empty = no cap (sms.frequency_cap, docs/sms.md "Frequency cap").
+    frequency_cap_rules = models.JSONField("سقف پیامک تبلیغاتی هر نفر", default=list, blank=True)
     # Days on which promotional sends wait for the next allowed day (sms.quiet_days): every Friday and/or the
     # listed dates (ISO, Gregorian; shown and edited in the Jalali calendar).
     quiet_fridays = models.BooleanField("جمعه‌ها پیامک تبلیغاتی نرود", default=False)
@@ -387,24 +388,28 @@ class TelecomBlockedNumber(models.Model):
 
 
 class SmsFrequencyCount(models.Model):
-    """Promotional messages a number got on one workspace calendar day (the frequency cap's counter: one row per
-    number and day, raised only below the cap by one conditional statement; sms.frequency_cap)."""
+    """Promotional messages a number got in one period of a frequency cap rule (the cap's counter: one row per
+    number, period kind and period — ``day`` is the period's first day, Gregorian, in the workspace calendar —,
+    raised only below the cap by one conditional statement; sms.frequency_cap)."""
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
     phone = models.CharField("شماره", max_length=20)
-    day = models.DateField("روز")
+    period = models.CharField("دوره", max_length=8, default="day")
+    day = models.DateField("آغاز دوره")
     sent = models.PositiveSmallIntegerField("ارسال‌شده", default=0)
 
     objects = WorkspaceQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "شمار پیامک تبلیغاتی روزانه"
-        verbose_name_plural = "شمار پیامک‌های تبلیغاتی روزانه"
-        constraints = [models.UniqueConstraint(fields=["workspace", "phone", "day"], name="sms_frequency_unique_day")]
+        verbose_name = "شمار پیامک تبلیغاتی"
+        verbose_name_plural = "شمار پیامک‌های تبلیغاتی"
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "phone", "period", "day"], name="sms_frequency_unique_period")
+        ]
         indexes = [models.Index(fields=["day"], name="sms_frequency_day")]
 
     def __str__(self) -> str:
-        return f"شمار روزانه {fa_digits(self.pk)}"
+        return f"شمار پیامک تبلیغاتی {fa_digits(self.pk)}"
 
 
 class SmsTemplate(TimeStamped):

@@ -17,7 +17,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.workspaces import workspace_settings_set
-from sms import channel, events, filtered_words, quiet_days, webhook_events
+from sms import channel, events, filtered_words, frequency_cap, quiet_days, webhook_events
 from sms.choices import MAX_PRICE, PRICE_FIELDS, AttemptStatus, BlacklistReason, BlacklistSource, LineKind
 from sms.delivery import attempt_status_apply
 from sms.errors import AlreadyBlacklisted, InvalidNumber
@@ -200,11 +200,12 @@ SETTINGS_FIELDS = {
     "fallback_account_id",
     "notifications_email",
     "sms_retention_days",
+    "frequency_cap_rules",
     "frequency_cap_per_day",
     "quiet_fridays",
     "quiet_days",
 }
-MAX_FREQUENCY_CAP = 50
+MAX_FREQUENCY_CAP = frequency_cap.MAX_LIMIT[frequency_cap.DAY]
 # ``notifications_email`` (e-mail every notification, campaigns.notifications) and ``sms_retention_days`` (days
 # after which SMS texts and numbers are erased, sms.retention; 0 = keep forever) live in Workspace.settings.
 MAX_RETENTION_DAYS = 3650
@@ -224,13 +225,42 @@ def _workspace_values(data: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
+def _cap_rules(value: Any) -> list[frequency_cap.Rule]:
+    """``[{"period": "day" | "week" | "month", "limit": N}]``: one rule per period, each limit within its bound."""
+    field = "frequency_cap_rules"
+    if not isinstance(value, list) or len(value) > len(frequency_cap.PERIODS):
+        raise ValidationFailed.field(field, "فهرستی از حداکثر سه قاعده (روز، هفته، ماه).")
+    rules: dict[str, frequency_cap.Rule] = {}
+    for entry in value:
+        period = entry.get("period") if isinstance(entry, dict) else None
+        limit = entry.get("limit") if isinstance(entry, dict) else None
+        if period not in frequency_cap.PERIODS:
+            raise ValidationFailed.field(field, "دوره باید روز، هفته یا ماه باشد.")
+        if period in rules:
+            raise ValidationFailed.field(field, "برای هر دوره یک قاعده.")
+        most = frequency_cap.MAX_LIMIT[period]
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= most:
+            label = frequency_cap.PERIOD_LABELS[period]
+            raise ValidationFailed.field(field, f"سقف هر {label} باید عددی بین ۱ و {most} باشد.")
+        rules[period] = frequency_cap.Rule(period, limit)
+    return list(rules.values())
+
+
 def _promotional_values(settings: SmsSettings, data: dict[str, Any]) -> None:
-    """The frequency cap (0 = none) and the quiet days of promotional sends (ISO dates, each once, sorted)."""
+    """The frequency cap's rules (per Jalali day / week / month, one each; ``frequency_cap_per_day`` sets the day
+    rule alone, 0 removes it) and the quiet days of promotional sends (ISO dates, each once, sorted)."""
+    if "frequency_cap_rules" in data and "frequency_cap_per_day" in data:
+        raise ValidationFailed.field("frequency_cap_per_day", "سقف روزانه یا در قاعده‌ها یا جدا، نه هر دو.")
+    if "frequency_cap_rules" in data:
+        settings.frequency_cap_rules = frequency_cap.rules_value(_cap_rules(data["frequency_cap_rules"]))
     if "frequency_cap_per_day" in data:
         cap = data["frequency_cap_per_day"]
         if isinstance(cap, bool) or not isinstance(cap, int) or not 0 <= cap <= MAX_FREQUENCY_CAP:
             raise ValidationFailed.field("frequency_cap_per_day", f"سقف باید عددی بین ۰ و {MAX_FREQUENCY_CAP} باشد.")
-        settings.frequency_cap_per_day = cap
+        rules = [r for r in frequency_cap.rules_of(settings) if r.period != frequency_cap.DAY]
+        if cap:
+            rules.append(frequency_cap.Rule(frequency_cap.DAY, cap))
+        settings.frequency_cap_rules = frequency_cap.rules_value(rules)
     if "quiet_fridays" in data:
         if not isinstance(data["quiet_fridays"], bool):
             raise ValidationFailed.field("quiet_fridays", "مقدار باید درست یا نادرست باشد.")

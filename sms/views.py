@@ -242,7 +242,7 @@ def _settings_context(actor, **forms) -> dict:
             "global_daily_limit": engine.global_daily_limit,
             "sms_retention_days": retention_days(actor.workspace) or None,
             "notifications_email": bool((actor.workspace.settings or {}).get("notifications_email")),
-            "frequency_cap_per_day": overview.settings.frequency_cap_per_day or None,
+            **ChannelSettingsForm.cap_initial(overview.settings),
             "quiet_fridays": overview.settings.quiet_fridays,
             "quiet_days": ChannelSettingsForm.quiet_days_text(overview.settings.quiet_days),
         }
@@ -314,7 +314,7 @@ def _save_channel(request, actor):
                 "opt_out_text": data["opt_out_text"],
                 "notifications_email": data["notifications_email"],
                 "sms_retention_days": data["sms_retention_days"] or 0,
-                "frequency_cap_per_day": data["frequency_cap_per_day"] or 0,
+                "frequency_cap_rules": form.cap_rules_value(),
                 "quiet_fridays": data["quiet_fridays"],
                 "quiet_days": form.quiet_days_value(),
             },

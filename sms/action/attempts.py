@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -56,7 +55,7 @@ class Plan:
     gateway: GatewayResult | None = None
     lost: bool = False  # the queued row was no longer ours when its turn came
     limited: float = 0.0  # the account's rate limit refused the call: seconds until it may go
-    cap_day: date | None = None  # the day a unit of the frequency cap was taken for this send (sms.frequency_cap)
+    cap_units: tuple = ()  # the frequency cap's counters this send took a unit of: (period, start) (sms.frequency_cap)
 
     @cached_property
     def segments(self) -> int:

@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from campaigns.platform.api.fields import BodyInput, IdField
 from campaigns.platform.text import StrictCharField, VisibleNameField
+from sms import frequency_cap
 from sms.choices import BlacklistReason
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 
@@ -136,6 +137,18 @@ class SmsAccountOutput(serializers.ModelSerializer):
         ]
 
 
+class FrequencyCapRule(BodyInput):
+    """One rule of the frequency cap: at most ``limit`` promotional messages per number per ``period`` (a Jalali
+    day, a Jalali week from Saturday to Friday, a Jalali month; the workspace time zone)."""
+
+    period = serializers.ChoiceField(choices=list(frequency_cap.PERIODS))
+    limit = serializers.IntegerField(
+        min_value=1,
+        max_value=max(frequency_cap.MAX_LIMIT.values()),
+        help_text="At most " + ", ".join(f"{n} per {p}" for p, n in frequency_cap.MAX_LIMIT.items()) + ".",
+    )
+
+
 class SmsSettingsOutput(serializers.Serializer):
     enabled = serializers.BooleanField()
     primary_account_id = serializers.IntegerField(allow_null=True)
@@ -147,10 +160,12 @@ class SmsSettingsOutput(serializers.Serializer):
     webhook_path = serializers.CharField()
     notifications_email = serializers.BooleanField(help_text="Every notification is also e-mailed to the owners.")
     sms_retention_days = serializers.IntegerField(help_text="SMS texts and numbers are erased after it; 0 = kept.")
-    frequency_cap_per_day = serializers.IntegerField(
-        help_text="Promotional messages (advertising lines) per number per workspace day, every campaign together; "
-        "0 = no cap."
+    frequency_cap_rules = FrequencyCapRule(
+        many=True,
+        help_text="Promotional messages (advertising lines) per number, every campaign together: one rule per "
+        "period, all holding at once; empty = no cap.",
     )
+    frequency_cap_per_day = serializers.IntegerField(help_text="The day rule's limit (0 = none); see the rules.")
     quiet_fridays = serializers.BooleanField(help_text="No promotional sends on Fridays.")
     quiet_days = serializers.ListField(
         child=serializers.DateField(), help_text="Dates without promotional sends (ISO; the pages show them Jalali)."
@@ -169,7 +184,18 @@ class SmsSettingsInput(BodyInput):
     opt_out_text = StrictCharField(required=False, allow_blank=True, max_length=60)
     notifications_email = serializers.BooleanField(required=False)
     sms_retention_days = serializers.IntegerField(required=False, min_value=0, max_value=3650)
-    frequency_cap_per_day = serializers.IntegerField(required=False, min_value=0, max_value=50)
+    frequency_cap_rules = serializers.ListField(
+        child=FrequencyCapRule(),
+        required=False,
+        max_length=len(frequency_cap.PERIODS),
+        help_text="Replaces the rules (one per period; [] = no cap).",
+    )
+    frequency_cap_per_day = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=frequency_cap.MAX_LIMIT[frequency_cap.DAY],
+        help_text="Sets the day rule alone (0 removes it); not with frequency_cap_rules.",
+    )
     quiet_fridays = serializers.BooleanField(required=False)
     quiet_days = serializers.ListField(child=serializers.DateField(), required=False, max_length=366)
 

@@ -12,7 +12,7 @@ from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import get_scoped, scoped
 from campaigns.selectors import target_get, target_queryset
-from sms import channel, services
+from sms import channel, frequency_cap, services
 from sms.action import SendSmsAction
 from sms.api.serializers import (
     BlacklistImportInput,
@@ -228,7 +228,10 @@ def _settings_payload(settings) -> dict:
         "webhook_path": f"/api/webhooks/sms/generic/{settings.webhook_token}",
         "notifications_email": bool((workspace.settings or {}).get("notifications_email", False)),
         "sms_retention_days": retention_days(workspace),
-        "frequency_cap_per_day": settings.frequency_cap_per_day,
+        "frequency_cap_rules": frequency_cap.rules_value(frequency_cap.rules_of(settings)),
+        "frequency_cap_per_day": next(
+            (r.limit for r in frequency_cap.rules_of(settings) if r.period == frequency_cap.DAY), 0
+        ),
         "quiet_fridays": settings.quiet_fridays,
         "quiet_days": settings.quiet_days or [],
         "accounts": SmsAccountOutput(

@@ -63,7 +63,7 @@ def _visible_text(html: str) -> str:
 
 @pytest.fixture
 def sms_account(workspace):
-    settings = setup_sms(workspace, "console", frequency_cap_per_day=1)
+    settings = setup_sms(workspace, "console", frequency_cap_rules=[{"period": "day", "limit": 1}])
     account = SmsProviderAccount.objects.get(pk=settings.primary_account_id)
     account.name = "حساب تبلیغاتی"
     account.line_kind = LineKind.ADVERTISING
@@ -138,7 +138,7 @@ def test_every_blocker_of_a_chain_packages_check_is_persian_in_the_api_and_on_th
 
     url = f"/api/v1/campaign-chain-approvals/{package.id}/launch-check"
     payloads = [api.get(url).json()]
-    SmsSettings.objects.filter(workspace=workspace).update(frequency_cap_per_day=0)
+    SmsSettings.objects.filter(workspace=workspace).update(frequency_cap_rules=[])
     for person in people:  # nobody left to send to: the package's empty audience blocks
         blacklist_add(actor=actor, number=person.mobile)
     SmsProviderAccount.objects.filter(pk=sms_account.pk).update(is_active=False)

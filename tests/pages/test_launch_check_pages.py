@@ -154,7 +154,7 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     mina = make_member(shop, Role.MANAGER, username="mina")
     make_member(shop, Role.ADMIN, username="ali")
     actor = make_actor(shop, user=mina)
-    settings = setup_sms(shop, frequency_cap_per_day=1)
+    settings = setup_sms(shop, frequency_cap_rules=[{"period": "day", "limit": 1}])
     SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(
         line_kind=LineKind.ADVERTISING, credit=10**7
     )
@@ -171,7 +171,7 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/automation/campaigns/{second.id}/")
     expect(page.get_by_test_id("launch-count-frequency_cap")).to_have_text("۱")
-    expect(page.get_by_test_id("launch-reason-frequency_cap")).to_contain_text("روز بعد پیام می‌گیرند")
+    expect(page.get_by_test_id("launch-reason-frequency_cap")).to_contain_text("در دورهٔ بعد پیام می‌گیرند")
     expect(page.get_by_test_id("launch-warnings").locator("[data-code=frequency_cap_high]")).to_be_visible()
     page.get_by_test_id("launch-count-blacklisted").click()
     expect(page.get_by_test_id("excluded-filter")).to_contain_text("در لیست سیاه")
@@ -255,14 +255,23 @@ def test_the_settings_page_sets_the_frequency_cap_quiet_days_and_an_accounts_fil
     box = page.get_by_test_id("promotional-settings")
     expect(box).to_contain_text("سقف پیامک تبلیغاتی هر نفر در روز")
     box.get_by_label("سقف پیامک تبلیغاتی هر نفر در روز").fill("2")
+    box.get_by_label("سقف پیامک تبلیغاتی هر نفر در هفته (شنبه تا جمعه)").fill("5")
+    box.get_by_label("سقف پیامک تبلیغاتی هر نفر در ماه شمسی").fill("12")
     box.get_by_label("جمعه‌ها پیامک تبلیغاتی فرستاده نشود").check()
     box.locator("textarea[name=quiet_days]").fill("۱۴۰۵/۰۱/۰۱\n۱۴۰۵/۰۱/۱۳")
     page.get_by_test_id("channel-form").get_by_role("button", name="ذخیره تنظیمات").click()
     expect(page.locator(".flash-success")).to_contain_text("ذخیره شد")
     settings = SmsSettings.objects.get(workspace=shop)
-    assert (settings.frequency_cap_per_day, settings.quiet_fridays) == (2, True)
+    assert settings.frequency_cap_rules == [
+        {"period": "day", "limit": 2},
+        {"period": "week", "limit": 5},
+        {"period": "month", "limit": 12},
+    ]
+    assert settings.quiet_fridays
     assert settings.quiet_days == ["2026-03-21", "2026-04-02"]
     expect(page.locator("textarea[name=quiet_days]")).to_have_value("1405/01/01\n1405/01/13")
+    expect(box.get_by_label("سقف پیامک تبلیغاتی هر نفر در هفته (شنبه تا جمعه)")).to_have_value("5")
+    expect(box.get_by_label("سقف پیامک تبلیغاتی هر نفر در ماه شمسی")).to_have_value("12")
     assert axe_violations(page) == []
     shot(page, "sms-settings-promotional")
 

@@ -234,15 +234,42 @@ def test_sms_settings_are_changed_through_the_api_only_the_keys_sent(api, worksp
     assert (data["frequency_cap_per_day"], data["quiet_fridays"]) == (3, True)
     assert data["quiet_days"] == ["2027-03-20", "2027-03-21"] and data["sms_retention_days"] == 30
     stored = SmsSettings.objects.get(pk=settings.pk)
-    assert stored.frequency_cap_per_day == 3 and stored.opt_out_text == settings.opt_out_text  # not sent: kept
-    # refusals in the envelope, nothing changed: out of bounds, an unknown key, another workspace's account
-    for wrong in ({"frequency_cap_per_day": 51}, {"colour": "red"}, {"primary_account_id": foreign.primary_account_id}):
+    assert stored.frequency_cap_rules == [{"period": "day", "limit": 3}]
+    assert stored.opt_out_text == settings.opt_out_text  # not sent: kept
+    # the rules per Jalali day / week / month: typed, stored in period order, read back
+    rules = [{"period": "month", "limit": 20}, {"period": "week", "limit": 6}, {"period": "day", "limit": 2}]
+    data = api.patch("/api/v1/sms/settings", {"frequency_cap_rules": rules}, format="json").json()
+    assert data["frequency_cap_rules"] == rules[::-1] and data["frequency_cap_per_day"] == 2
+    assert api.get("/api/v1/sms/settings").json()["frequency_cap_rules"] == rules[::-1]
+    # refusals in the envelope, nothing changed: out of bounds, an unknown key, another workspace's account, a
+    # period twice or unknown, a limit above its period's bound or not a number, the two forms together
+    wrongs = (
+        {"frequency_cap_per_day": 51},
+        {"colour": "red"},
+        {"primary_account_id": foreign.primary_account_id},
+        {"frequency_cap_rules": [{"period": "day", "limit": 2}, {"period": "day", "limit": 3}]},
+        {"frequency_cap_rules": [{"period": "year", "limit": 2}]},
+        {"frequency_cap_rules": [{"period": "day", "limit": 51}]},
+        {"frequency_cap_rules": [{"period": "week", "limit": 0}]},
+        {"frequency_cap_rules": [{"period": "month", "limit": "many"}]},
+        {"frequency_cap_rules": [{"period": "month"}]},
+        {"frequency_cap_rules": {"period": "day", "limit": 2}},
+        {"frequency_cap_rules": [], "frequency_cap_per_day": 2},
+    )
+    for wrong in wrongs:
         refused = api.patch("/api/v1/sms/settings", wrong, format="json")
         assert refused.status_code in (400, 404) and refused.json()["success"] is False, wrong
     stored.refresh_from_db()
-    assert stored.frequency_cap_per_day == 3 and stored.primary_account_id == settings.primary_account_id
+    assert stored.frequency_cap_rules == rules[::-1] and stored.primary_account_id == settings.primary_account_id
     foreign.refresh_from_db()
-    assert foreign.frequency_cap_per_day == 0  # another workspace's settings untouched
+    assert foreign.frequency_cap_rules == []  # another workspace's settings untouched
+    # the day shortcut keeps the other rules; [] removes them all
+    data = api.patch("/api/v1/sms/settings", {"frequency_cap_per_day": 0}, format="json").json()
+    assert data["frequency_cap_rules"] == rules[1::-1] and data["frequency_cap_per_day"] == 0
+    assert (
+        api.patch("/api/v1/sms/settings", {"frequency_cap_rules": []}, format="json").json()["frequency_cap_rules"]
+        == []
+    )
     manager = api_client_for(make_member(workspace, Role.MANAGER), workspace)
     assert manager.patch("/api/v1/sms/settings", {"quiet_fridays": False}, format="json").status_code == 403
 

@@ -29,8 +29,9 @@ T0 = datetime(2026, 11, 1, 7, 0, tzinfo=UTC)  # Sunday 10:30 in Tehran
 NEXT_DAY = datetime(2026, 11, 1, 20, 31, tzinfo=UTC)  # Monday 00:01 in Tehran
 
 
-def _advertising(workspace, cap=2, **fields):
-    settings = setup_sms(workspace, "console", frequency_cap_per_day=cap, **fields)
+def _advertising(workspace, cap=2, rules=None, **fields):
+    rules = rules if rules is not None else ([{"period": "day", "limit": cap}] if cap else [])
+    settings = setup_sms(workspace, "console", frequency_cap_rules=rules, **fields)
     SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(line_kind=LineKind.ADVERTISING)
     return settings
 
@@ -100,7 +101,7 @@ def test_no_cap_by_default(actor, workspace, monkeypatch):
     Driver().tick(T0 + timedelta(minutes=1))
     assert SmsAttempt.objects.filter(phone=person.mobile).count() == 3
     assert not SmsFrequencyCount.objects.exists()
-    assert SmsSettings._meta.get_field("frequency_cap_per_day").default == 0
+    assert SmsSettings._meta.get_field("frequency_cap_rules").default() == []
 
 
 def test_the_launch_check_counts_people_at_the_cap_and_warns_above_ten_percent(actor, workspace, monkeypatch):
@@ -176,8 +177,14 @@ def _in_thread(fn, results, barrier):
 @pg_only
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_workers_across_three_campaigns_never_exceed_the_cap(actor, workspace):
-    _advertising(workspace, cap=2)
+    # two rules at once: 2 a Jalali day and 3 a Jalali week; half the people already had 2 this week (Saturday)
+    _advertising(workspace, rules=[{"period": "day", "limit": 2}, {"period": "week", "limit": 3}])
     people = [make_target(workspace) for _ in range(40)]
+    earlier = {p.mobile for p in people[::2]}
+    saturday = date(2026, 10, 31)  # the Jalali week of Sunday 1 Nov 2026 began on Saturday
+    SmsFrequencyCount.objects.bulk_create(
+        SmsFrequencyCount(workspace=workspace, phone=phone, period="week", day=saturday, sent=2) for phone in earlier
+    )
     _campaigns(actor, people, 3)
     now = T0 + timedelta(minutes=1)
     batch: list = []
@@ -195,20 +202,120 @@ def test_two_concurrent_workers_across_three_campaigns_never_exceed_the_cap(acto
     for t in threads:
         t.join()
     sent = Counter(SmsAttempt.objects.values_list("phone", flat=True))
-    assert max(sent.values()) <= 2
-    assert sent == dict.fromkeys((p.mobile for p in people), 2)  # the cap, not less: nobody lost a unit
-    counted = dict(SmsFrequencyCount.objects.values_list("phone", "sent"))
-    assert counted == dict.fromkeys((p.mobile for p in people), 2)
-    assert Execution.objects.filter(status=ExecutionStatus.WAITING).count() == 40
+    expected = {p.mobile: 1 if p.mobile in earlier else 2 for p in people}  # the week's rule, else the day's
+    assert sent == expected  # every rule held, and nobody lost a unit
+    days = dict(SmsFrequencyCount.objects.filter(period="day").values_list("phone", "sent"))
+    weeks = dict(SmsFrequencyCount.objects.filter(period="week", day=saturday).values_list("phone", "sent"))
+    assert days == expected  # a unit refused by the week's rule was given back on the day's
+    assert weeks == {p.mobile: 3 if p.mobile in earlier else 2 for p in people}
+    assert Execution.objects.filter(status=ExecutionStatus.WAITING).count() == 20 * 2 + 20 * 1
 
 
 def test_units_are_taken_atomically_and_given_back(workspace):
     day = date(2026, 11, 1)
-    got = frequency_cap.take(workspace_id=workspace.id, phones=["+989120000001"] * 3, day=day, cap=2)
-    assert got == [True, True, False]
-    frequency_cap.give_back(workspace_id=workspace.id, phones=["+989120000001"], day=day)
-    assert frequency_cap.take(workspace_id=workspace.id, phones=["+989120000001"], day=day, cap=2) == [True]
+    rules = [frequency_cap.Rule("day", 2)]
+    got = frequency_cap.take(workspace_id=workspace.id, phones=["+989120000001"] * 3, day=day, rules=rules)
+    assert got == [frozenset(), frozenset(), {"day"}]
+    frequency_cap.give_back(workspace_id=workspace.id, phones=["+989120000001"], units=[("day", day)])
+    assert frequency_cap.take(workspace_id=workspace.id, phones=["+989120000001"], day=day, rules=rules) == [
+        frozenset()
+    ]
     assert frequency_cap.prune(today=day + timedelta(days=10)) == 1
+
+
+def test_a_send_takes_a_unit_of_every_rule_or_of_none(workspace):
+    day, phone = date(2026, 11, 1), "+989120000001"
+    day_and_week = [frequency_cap.Rule("day", 5), frequency_cap.Rule("week", 1)]
+    got = frequency_cap.take(workspace_id=workspace.id, phones=[phone] * 3, day=day, rules=day_and_week)
+    assert got == [frozenset(), {"week"}, {"week"}]
+    assert frequency_cap.sent_on(workspace.id, phone, day) == 1  # the day's units of the refused sends came back
+    assert frequency_cap.sent_on(workspace.id, phone, day, "week") == 1
+    # the next day of the same Jalali week: still refused by the week, the day's counter untouched
+    assert frequency_cap.take(
+        workspace_id=workspace.id, phones=[phone], day=day + timedelta(days=1), rules=day_and_week
+    ) == [{"week"}]
+    assert frequency_cap.sent_on(workspace.id, phone, day + timedelta(days=1)) == 0
+    # Saturday opens a new Jalali week
+    assert frequency_cap.take(workspace_id=workspace.id, phones=[phone], day=date(2026, 11, 7), rules=day_and_week) == [
+        frozenset()
+    ]
+
+
+def test_jalali_periods_and_the_day_a_capped_send_is_freed():
+    sunday = date(2026, 11, 1)  # 10 Aban 1405
+    assert frequency_cap.period_start("week", sunday) == date(2026, 10, 31)  # Saturday
+    assert frequency_cap.period_start("week", date(2026, 10, 31)) == date(2026, 10, 31)
+    assert frequency_cap.period_start("week", date(2026, 11, 6)) == date(2026, 10, 31)  # Friday: the same week
+    assert frequency_cap.period_start("month", sunday) == date(2026, 10, 23)  # 1 Aban 1405
+    assert frequency_cap.next_period_start("month", sunday) == date(2026, 11, 22)  # 1 Azar 1405
+    assert frequency_cap.next_period_start("month", date(2027, 3, 20)) == date(2027, 3, 21)  # Esfand → Farvardin
+    assert frequency_cap.wait_until_day({"day", "week"}, sunday) == date(2026, 11, 7)
+    assert frequency_cap.wait_until_day({"day", "week", "month"}, sunday) == date(2026, 11, 22)
+    assert frequency_cap.wait_until_day(set(), sunday) == date(2026, 11, 2)
+
+
+def test_old_counters_are_deleted_by_the_length_of_their_period(workspace):
+    today = date(2026, 11, 30)
+    rows = [("day", 3), ("day", 4), ("week", 9), ("week", 11), ("month", 30), ("month", 36)]
+    SmsFrequencyCount.objects.bulk_create(
+        SmsFrequencyCount(workspace=workspace, phone="+989120000001", period=p, day=today - timedelta(days=d), sent=1)
+        for p, d in rows
+    )
+    assert frequency_cap.prune(today=today) == 3
+    kept = set(SmsFrequencyCount.objects.values_list("period", "day"))
+    assert kept == {
+        ("day", today - timedelta(days=3)),
+        ("week", today - timedelta(days=9)),
+        ("month", today - timedelta(days=30)),
+    }
+
+
+def test_a_step_capped_by_the_week_waits_for_saturday_and_by_the_month_for_its_first_day(actor, workspace, monkeypatch):
+    CountingConsole(monkeypatch)
+    _advertising(workspace, rules=[{"period": "day", "limit": 3}, {"period": "week", "limit": 2}])
+    person = make_target(workspace)
+    campaigns = _campaigns(actor, [person], 3)
+    Driver().tick(T0 + timedelta(minutes=1))
+    assert SmsAttempt.objects.filter(phone=person.mobile).count() == 2
+    waiting = Execution.objects.get(campaign__in=campaigns, status=ExecutionStatus.WAITING)
+    saturday = datetime(2026, 11, 6, 20, 30, tzinfo=UTC)  # Saturday 7 Nov 00:00 Tehran: the next Jalali week
+    assert waiting.next_run_at == saturday
+    assert _why(actor, person) == ["frequency_cap"]
+    Driver().tick(NEXT_DAY)  # Monday: a new day, the same week
+    assert SmsAttempt.objects.filter(phone=person.mobile).count() == 2
+    Driver().tick(saturday + timedelta(minutes=1))
+    assert SmsAttempt.objects.filter(phone=person.mobile).count() == 3
+    assert frequency_cap.sent_on(workspace.id, person.mobile, date(2026, 11, 7), "week") == 1
+
+    # a month's rule: the next Jalali month (1 Azar 1405 = 22 Nov 2026)
+    other = make_target(workspace)
+    SmsSettings.objects.filter(workspace=workspace).update(frequency_cap_rules=[{"period": "month", "limit": 1}])
+    monthly = _campaigns(actor, [other], 2, at=saturday + timedelta(hours=1))
+    Driver().tick(saturday + timedelta(hours=1, minutes=1))
+    assert SmsAttempt.objects.filter(phone=other.mobile).count() == 1
+    held = Execution.objects.get(campaign__in=monthly, status=ExecutionStatus.WAITING)
+    assert held.next_run_at == datetime(2026, 11, 21, 20, 30, tzinfo=UTC)
+
+
+def test_the_launch_check_counts_people_at_a_weeks_cap_and_its_finish_waits_for_the_next_week(
+    actor, workspace, monkeypatch
+):
+    CountingConsole(monkeypatch)
+    _advertising(workspace, rules=[{"period": "day", "limit": 5}, {"period": "week", "limit": 1}])
+    people = [make_target(workspace) for _ in range(4)]
+    _campaigns(actor, people[:1], 1)
+    Driver().tick(T0 + timedelta(minutes=1))  # one of four reached the week's cap (not the day's)
+    with time_machine.travel(T0 + timedelta(minutes=2), tick=False):
+        waits = journey(
+            actor, linear_graph(sms_node("a", body="تخفیف", append_opt_out=True), end_node()), activate=False
+        )
+        enroll_subjects(actor=actor, campaign_id=waits.id, target_ids=[p.id for p in people], on_conflict="add")
+        check = journey_launch_check(actor=actor, campaign_id=waits.id)
+    row = next(r for r in check["exclusions"] if r["reason"] == "frequency_cap")
+    assert (row["count"], row["subtracted"]) == (1, False)
+    assert check["receivers"] == 4
+    assert check["finish"]["at"] == datetime(2026, 11, 6, 20, 30, tzinfo=UTC)  # his message goes on Saturday
+    assert "frequency_cap_high" in [w["code"] for w in check["warnings"]]
 
 
 def test_the_journey_dashboard_counts_the_capped_sends(actor, workspace, api, client, owner, monkeypatch):

@@ -230,14 +230,21 @@ def test_frequency_cap_and_quiet_days_are_saved_in_jalali_and_read_back_by_the_a
     from sms.models import SmsSettings
 
     response = _save_channel(
-        owner_client, frequency_cap_per_day="2", quiet_fridays="on", quiet_days="۱۴۰۵/۰۱/۰۱\n1405/01/13\n\n"
+        owner_client,
+        frequency_cap_day="2",
+        frequency_cap_week="",
+        frequency_cap_month="۱۰",
+        quiet_fridays="on",
+        quiet_days="۱۴۰۵/۰۱/۰۱\n1405/01/13\n\n",
     )
     assert "ذخیره شد" in response.content.decode()
     settings = SmsSettings.objects.get(workspace=workspace)
-    assert (settings.frequency_cap_per_day, settings.quiet_fridays) == (2, True)
+    assert settings.frequency_cap_rules == [{"period": "day", "limit": 2}, {"period": "month", "limit": 10}]
+    assert settings.quiet_fridays
     assert settings.quiet_days == ["2026-03-21", "2026-04-02"]  # 1 and 13 Farvardin 1405
     page = owner_client.get("/sms/settings/").content.decode()
-    assert "1405/01/01\n1405/01/13" in page and 'name="frequency_cap_per_day" value="2"' in page
+    assert "1405/01/01\n1405/01/13" in page and 'name="frequency_cap_day" value="2"' in page
+    assert 'name="frequency_cap_month" value="10"' in page and "ماه شمسی" in page and "شنبه تا جمعه" in page
     api = owner_client.get("/api/v1/sms/settings").json()
     assert (api["frequency_cap_per_day"], api["quiet_fridays"], api["quiet_days"]) == (
         2,
@@ -247,11 +254,12 @@ def test_frequency_cap_and_quiet_days_are_saved_in_jalali_and_read_back_by_the_a
 
     bad = _save_channel(owner_client, quiet_days="1405/13/01")
     assert bad.status_code == 400 and "quiet_days" in bad.context["channel_form"].errors
-    over = _save_channel(owner_client, frequency_cap_per_day="51")
-    assert over.status_code == 400 and "frequency_cap_per_day" in over.context["channel_form"].errors
+    over = _save_channel(owner_client, frequency_cap_day="51", frequency_cap_week="201")
+    assert over.status_code == 400
+    assert {"frequency_cap_day", "frequency_cap_week"} <= set(over.context["channel_form"].errors)
     _save_channel(owner_client)  # empty: no cap, no days
     settings.refresh_from_db()
-    assert (settings.frequency_cap_per_day, settings.quiet_fridays, settings.quiet_days) == (0, False, [])
+    assert (settings.frequency_cap_rules, settings.quiet_fridays, settings.quiet_days) == ([], False, [])
 
 
 def test_the_fixed_solar_holidays_of_this_jalali_year_and_the_next_can_be_added(owner_client, workspace):

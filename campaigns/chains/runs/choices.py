@@ -82,7 +82,7 @@ class ExclusionReason(models.TextChoices):
 
     BLACKLISTED = "blacklisted", "هنگام ارسال در لیست سیاه بود"
     TELECOM_BLOCKED = "telecom_blocked", "شماره در فهرست سیاه مخابرات برای پیامک تبلیغاتی است"
-    FREQUENCY_CAP = "frequency_cap", "سقف پیامک تبلیغاتی روزانهٔ این نفر پر بود"
+    FREQUENCY_CAP = "frequency_cap", "سقف پیامک تبلیغاتی این نفر (روز، هفته یا ماه) پر بود"
 
 
 def exclusion_label(code: str) -> str:
