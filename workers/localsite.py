@@ -16,7 +16,8 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from socketserver import StreamRequestHandler, ThreadingTCPServer
+from socketserver import StreamRequestHandler, TCPServer, ThreadingTCPServer
+from typing import Self
 from urllib.parse import urlsplit
 
 from workers.netguard import pipe
@@ -122,12 +123,11 @@ def _make_site_handler(state: SiteState):
     return Handler
 
 
-class LocalSite:
-    """``with LocalSite() as site: site.url("/post/1")``."""
+class _Served:
+    """A server on 127.0.0.1, answering from a daemon thread while its ``with`` block runs."""
 
-    def __init__(self, port: int = 0) -> None:
-        self.state = SiteState()
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), _make_site_handler(self.state))
+    def __init__(self, server: TCPServer) -> None:
+        self.server = server
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -135,16 +135,24 @@ class LocalSite:
     def port(self) -> int:
         return self.server.server_address[1]
 
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def __enter__(self) -> LocalSite:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class LocalSite(_Served):
+    """``with LocalSite() as site: site.url("/post/1")``."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.state = SiteState()
+        super().__init__(ThreadingHTTPServer(("127.0.0.1", port), _make_site_handler(self.state)))
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
 
 
 def _make_proxy_handler(proxy: LocalProxy):
@@ -217,7 +225,7 @@ def _make_proxy_handler(proxy: LocalProxy):
     return Handler
 
 
-class LocalProxy:
+class LocalProxy(_Served):
     """A minimal forwarding HTTP proxy (plain requests and CONNECT) for 127.0.0.1 targets only."""
 
     def __init__(self, credentials: tuple[str, str] | None = None, port: int = 0) -> None:
@@ -226,21 +234,7 @@ class LocalProxy:
         self.requests = 0
         self.refused: list[str] = []
         ThreadingTCPServer.allow_reuse_address = True
-        self.server = ThreadingTCPServer(("127.0.0.1", port), _make_proxy_handler(self))
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def port(self) -> int:
-        return self.server.server_address[1]
-
-    def __enter__(self) -> LocalProxy:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(ThreadingTCPServer(("127.0.0.1", port), _make_proxy_handler(self)))
 
 
 def dead_port() -> int:
