@@ -251,24 +251,23 @@ def field_errors(details) -> dict[str, str]:
     return result
 
 
+# Where an error of the service shows on the form: the first area whose key prefixes the error's key.
+_AREA_PREFIXES = (
+    ("when", "when"),
+    ("goal", "goal"),
+    (("inheritance.schedule", "schedule"), "schedule"),
+    ("inheritance", "inherit_type"),
+    ("chain_action", "action"),
+    (("source_target_list_id", "audience_filters"), "audience"),
+)
+_AREA_KEYS = {"parent_campaign_id": "parent", "source_campaign_id": "parent"} | {
+    key: key for key in ("name", "description", "attribution_window_days", "daily_limit", "send_window")
+}
+
+
 def _area(key: str) -> str:
-    if key.startswith("when"):
-        return "when"
-    if key.startswith("goal"):
-        return "goal"
-    if key.startswith(("inheritance.schedule", "schedule")):
-        return "schedule"
-    if key.startswith("inheritance"):
-        return "inherit_type"
-    if key.startswith("chain_action"):
-        return "action"
-    if key.startswith(("source_target_list_id", "audience_filters")):
-        return "audience"
-    if key in ("parent_campaign_id", "source_campaign_id"):
-        return "parent"
-    if key in ("name", "description", "attribution_window_days", "daily_limit", "send_window"):
-        return key
-    return "form"
+    area = next((area for prefixes, area in _AREA_PREFIXES if key.startswith(prefixes)), None)
+    return area or _AREA_KEYS.get(key, "form")
 
 
 # --------------------------------------------------------------------------- readable text
