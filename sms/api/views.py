@@ -260,32 +260,37 @@ class SmsSettingsApi(WorkspaceAPIView):
         return Response(_settings_payload(services.sms_settings_update(actor=self.actor, data=dict(data))))
 
 
-class SmsCircuitResumeApi(WorkspaceAPIView):
-    write_permission = Perm.MANAGE_WORKSPACE
-    serializer_class = SmsSettingsOutput
+def _settings_action_view(name: str, action, *, description: str):
+    """A bodiless action on the workspace's SMS settings (``action(actor=…)`` → the settings), answered with
+    the settings."""
 
-    @extend_schema(
-        operation_id="sms_settings_resume",
-        request=None,
-        responses={200: SmsSettingsOutput, **errors(403, 404)},
-        description='"Fixed, resume": closes the circuit breaker now (audited).',
-    )
-    def post(self, request):
-        return Response(_settings_payload(services.circuit_resume(actor=self.actor)))
+    class SmsSettingsActionApi(WorkspaceAPIView):
+        write_permission = Perm.MANAGE_WORKSPACE
+        serializer_class = SmsSettingsOutput
+
+        @extend_schema(
+            operation_id=f"sms_settings_{name}",
+            request=None,
+            responses={200: SmsSettingsOutput, **errors(403, 404)},
+            description=description,
+        )
+        def post(self, request):
+            return Response(_settings_payload(action(actor=self.actor)))
+
+    SmsSettingsActionApi.__name__ = f"SmsSettings{name.title().replace('_', '')}Api"
+    return SmsSettingsActionApi
 
 
-class SmsWebhookRotateApi(WorkspaceAPIView):
-    write_permission = Perm.MANAGE_WORKSPACE
-    serializer_class = SmsSettingsOutput
-
-    @extend_schema(
-        operation_id="sms_settings_rotate_webhook",
-        request=None,
-        responses={200: SmsSettingsOutput, **errors(403, 404)},
-        description="New webhook address: the old token stops working at once (audited).",
-    )
-    def post(self, request):
-        return Response(_settings_payload(services.webhook_token_rotate(actor=self.actor)))
+SmsCircuitResumeApi = _settings_action_view(
+    "resume",
+    services.circuit_resume,
+    description='"Fixed, resume": closes the circuit breaker now (audited).',
+)
+SmsWebhookRotateApi = _settings_action_view(
+    "rotate_webhook",
+    services.webhook_token_rotate,
+    description="New webhook address: the old token stops working at once (audited).",
+)
 
 
 class SmsProviderListApi(WorkspaceAPIView):

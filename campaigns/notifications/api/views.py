@@ -77,27 +77,23 @@ class ActivityListApi(WorkspaceAPIView):
         return self.paginated(qs, ActivityOutput)
 
 
-class ActivityDoneApi(WorkspaceAPIView):
-    write_permission = None  # the assignee or a role that manages targets (the service); visibility: the selector
-    serializer_class = ActivityOutput
+def _activity_status_view(name: str, *, done: bool):
+    """An activity marked done, or open again (``done``)."""
 
-    @extend_schema(
-        operation_id="activities_done", request=None, responses={200: ActivityOutput, **errors(403, 404, 409)}
-    )
-    def post(self, request, activity_id: int):
-        return Response(
-            ActivityOutput(services.activity_set_status(actor=self.actor, activity_id=activity_id, done=True)).data
+    class ActivityStatusApi(WorkspaceAPIView):
+        write_permission = None  # the assignee or a role that manages targets (the service); visibility: the selector
+        serializer_class = ActivityOutput
+
+        @extend_schema(
+            operation_id=f"activities_{name}", request=None, responses={200: ActivityOutput, **errors(403, 404, 409)}
         )
+        def post(self, request, activity_id: int):
+            activity = services.activity_set_status(actor=self.actor, activity_id=activity_id, done=done)
+            return Response(ActivityOutput(activity).data)
+
+    ActivityStatusApi.__name__ = f"Activity{name.title()}Api"
+    return ActivityStatusApi
 
 
-class ActivityReopenApi(WorkspaceAPIView):
-    write_permission = None
-    serializer_class = ActivityOutput
-
-    @extend_schema(
-        operation_id="activities_reopen", request=None, responses={200: ActivityOutput, **errors(403, 404, 409)}
-    )
-    def post(self, request, activity_id: int):
-        return Response(
-            ActivityOutput(services.activity_set_status(actor=self.actor, activity_id=activity_id, done=False)).data
-        )
+ActivityDoneApi = _activity_status_view("done", done=True)
+ActivityReopenApi = _activity_status_view("reopen", done=False)
