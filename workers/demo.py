@@ -58,12 +58,19 @@ def browser_demo(*, workspace, user, actor: Actor, stdout) -> None:
     if Campaign.objects.filter(workspace=workspace, name=CAMPAIGN_NAME).exists():
         return
     site = f"http://127.0.0.1:{DEMO_SITE_PORT}"
-    browser_campaign_create(
-        actor=actor,
-        name=CAMPAIGN_NAME,
-        platform=PLATFORM,
-        action="like",
-        accounts=[a.id for a in accounts],
-        target_links=[f"{site}/post/{n}" for n in (1, 2)],
-    )
+    try:
+        browser_campaign_create(
+            actor=actor,
+            name=CAMPAIGN_NAME,
+            platform=PLATFORM,
+            action="like",
+            accounts=[a.id for a in accounts],
+            target_links=[f"{site}/post/{n}" for n in (1, 2)],
+        )
+    except AddressNotAllowedError:  # DATABASE_URL set: the demo site is not on the allow-list unless named there
+        stdout.write(
+            f"demo browser: no demo campaign (127.0.0.1:{DEMO_SITE_PORT} is not in BROWSER_ALLOWED_PRIVATE_HOSTS;"
+            f" add 127.0.0.1:{DEMO_SITE_PORT},127.0.0.1:{DEMO_PROXY_PORT} to it for the demo site)"
+        )
+        return
     stdout.write(f"demo browser: campaign «{CAMPAIGN_NAME}»")

@@ -105,3 +105,13 @@ def test_demo_data_without_the_demo_proxy_allowed_skips_it(demo, settings):
     from workers.models import Proxy
 
     assert not Proxy.objects.exists() and "no demo proxy" in out
+
+
+def test_demo_data_without_the_demo_site_allowed_still_completes(demo, settings):
+    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = []  # `make run` against PostgreSQL: the allow-list is empty by default
+
+    out = demo()
+
+    assert "127.0.0.1:8766 is not in BROWSER_ALLOWED_PRIVATE_HOSTS" in out
+    assert Campaign.objects.filter(kind="journey").count() == 1  # the journey demo is there all the same
+    assert not Campaign.objects.filter(kind="browser").exists()
