@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from automation.choices import CapPriority
 from automation.engine.registry import FACTS
 from campaigns.choices import TargetStatus
 from campaigns.platform.jalali import fa_digits
@@ -53,6 +54,15 @@ class JourneyCampaignForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         help_text="پیش از هر گام بررسی می‌شود؛ مثلاً مخاطبی که به پیامک پاسخ داد دیگر پیامکی از این سفر نمی‌گیرد.",
     )
 
+    frequency_cap_priority = forms.ChoiceField(
+        label="اولویت در سقف پیامک تبلیغاتی",
+        choices=CapPriority.choices,
+        initial=CapPriority.NORMAL,
+        required=False,
+        help_text="وقتی سقف هر نفر (روز، هفته یا ماه) نزدیک پر شدن است: «بالا» زودتر از بقیه نوبت می‌گیرد؛ "
+        "«پایین» واحد آخر هر سقف (اگر سقف دست‌کم ۲ باشد) را برای کمپین‌های عادی و بالا می‌گذارد.",
+    )
+
     def __init__(self, *args, workflows=(), lists=(), time_zone: str = "Asia/Tehran", window=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["stop_when_facts"].choices = stop_fact_choices()
@@ -88,12 +98,15 @@ class JourneyCampaignForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         settings = dict(current or {})
         settings.pop("stop_when_target_status_in", None)
         settings.pop("stop_when_facts", None)
+        settings.pop("frequency_cap_priority", None)
         stop = self.cleaned_data.get("stop_when_target_status_in")
         facts = self.cleaned_data.get("stop_when_facts")
+        priority = self.cleaned_data.get("frequency_cap_priority") or CapPriority.NORMAL
         return (
             settings
             | ({"stop_when_target_status_in": stop} if stop else {})
             | ({"stop_when_facts": facts} if facts else {})
+            | ({"frequency_cap_priority": priority} if priority != CapPriority.NORMAL else {})
         )
 
     def add_service_errors(self, details: dict) -> None:
@@ -124,6 +137,9 @@ class JourneyCampaignEditForm(JourneyCampaignForm):
             "ends_at": campaign.ends_at,
             "stop_when_target_status_in": (campaign.journey_settings or {}).get("stop_when_target_status_in", []),
             "stop_when_facts": (campaign.journey_settings or {}).get("stop_when_facts", []),
+            "frequency_cap_priority": (campaign.journey_settings or {}).get(
+                "frequency_cap_priority", CapPriority.NORMAL
+            ),
         }
         super().__init__(*args, initial=initial, time_zone=time_zone, window=campaign.send_window, **kwargs)
         for name in ("workflow", "source_list"):

@@ -18,7 +18,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from automation import journey_counts
-from automation.choices import LIVE_STATUSES, CounterScope, EndReason, EventType, ExecutionStatus
+from automation.choices import LIVE_STATUSES, CapPriority, CounterScope, EndReason, EventType, ExecutionStatus
 from automation.engine.context import automation_settings, workspace_tz
 from automation.engine.nodes import step_display_name
 from automation.engine.registry import ACTIONS
@@ -192,6 +192,9 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
             "campaign_used_today": sent_today,
             "workspace_used_today": workspace_used,
             "remaining_today": min(remaining) if remaining else None,
+            "frequency_cap_priority": (campaign.journey_settings or {}).get(
+                "frequency_cap_priority", CapPriority.NORMAL
+            ),
         },
         "queued_for_sending": queued_for_sending,
         "next_sends": next_sends,

@@ -12,9 +12,10 @@ commit: a send takes a unit on every rule or on none. A step takes one unit for 
 same step takes none. A unit comes back when no attempt was written for it (the daily limit said no, another run
 had the key) or the account's rate limit held the call back.
 
-**Priority** (a campaign's ``journey_settings.frequency_priority``): ``high`` sends to a number are served first
-when several meet in one batch; ``low`` sends never take the last unit of a rule whose limit is 2 or more (they
-stop at limit − 1, leaving it to normal and high); ``normal`` (the default) takes any unit.
+**Priority** (a campaign's ``journey_settings.frequency_cap_priority``, ``automation.choices.CapPriority``):
+``high`` sends to a number are served first when several meet in one batch; ``low`` sends never take the last unit
+of a rule whose limit is 2 or more (they stop at limit − 1, leaving it to normal and high); ``normal`` (the
+default) takes any unit.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import jdatetime
 from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 
+from automation.choices import CapPriority
 from campaigns.platform.database import is_postgresql
 from sms.models import SmsFrequencyCount
 
@@ -40,10 +42,9 @@ MAX_LIMIT = {DAY: 50, WEEK: 200, MONTH: 500}
 # A period's counters are of no use once it is over: the daily job deletes those that began this long ago.
 KEEP_DAYS = {DAY: 3, WEEK: 10, MONTH: 35}
 
-HIGH, NORMAL, LOW = "high", "normal", "low"
+HIGH, NORMAL, LOW = CapPriority.HIGH.value, CapPriority.NORMAL.value, CapPriority.LOW.value
 PRIORITIES = (HIGH, NORMAL, LOW)  # the order a batch is served in
-PRIORITY_LABELS = {HIGH: "بالا", NORMAL: "عادی", LOW: "پایین"}
-PRIORITY_SETTING = "frequency_priority"  # the key in a campaign's ``journey_settings``
+PRIORITY_SETTING = "frequency_cap_priority"  # the key in a campaign's ``journey_settings``
 
 _TABLE = SmsFrequencyCount._meta.db_table
 _TAKE_SQL = (

@@ -9,7 +9,7 @@ publish checks every node with its own codes."""
 
 from rest_framework import serializers
 
-from automation.choices import EnrollmentClass, OnExhausted, OnUnknownOutcome
+from automation.choices import CapPriority, EnrollmentClass, OnExhausted, OnUnknownOutcome
 from automation.engine.graph import END_BEHAVIORS, WAIT_UNITS
 from automation.engine.registry import ACTIONS, OPERATORS
 from campaigns.choices import TargetStatus
@@ -41,12 +41,19 @@ class WorkflowSettings(BodyInput):
 
 class JourneySettings(BodyInput):
     """A journey campaign's settings: an execution stops when its target reaches one of these statuses or
-    one of these facts holds (the catalog's facts with a ``stop_label``)."""
+    one of these facts holds (the catalog's facts with a ``stop_label``); its priority in the frequency cap."""
 
     stop_when_target_status_in = serializers.ListField(
         child=serializers.ChoiceField(choices=TargetStatus.choices), required=False
     )
     stop_when_facts = serializers.ListField(child=serializers.CharField(), required=False)
+    frequency_cap_priority = serializers.ChoiceField(
+        choices=CapPriority.choices,
+        required=False,
+        help_text="Who gets the last units of the frequency cap across campaigns: `high` is served first when sends "
+        "to one number meet in a batch, `low` never takes the last unit of a rule whose limit is 2 or more; "
+        "default `normal`.",
+    )
 
 
 class TargetFilters(BodyInput):

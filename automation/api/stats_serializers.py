@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from automation.api.serializers import LiveElsewhereOutput
+from automation.choices import CapPriority
 
 
 class TodayTotalOutput(serializers.Serializer):
@@ -16,6 +17,9 @@ class JourneyLimitsOutput(serializers.Serializer):
     campaign_used_today = serializers.IntegerField()
     workspace_used_today = serializers.IntegerField()
     remaining_today = serializers.IntegerField(allow_null=True, help_text="null: no limit")
+    frequency_cap_priority = serializers.ChoiceField(
+        choices=CapPriority.choices, help_text="the campaign's priority in the frequency cap (settings)"
+    )
 
 
 class NextSendOutput(serializers.Serializer):

@@ -16,7 +16,7 @@ from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 
-from automation.choices import EndReason
+from automation.choices import CapPriority, EndReason
 from automation.engine.campaign_effects import cancel_live_executions
 from automation.engine.registry import FACTS
 from automation.engine.scheduler import TICK_TASK, channel_problems
@@ -35,7 +35,7 @@ from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.lifecycle import campaign_assert_editable, campaign_assert_launch_clear, campaign_status_change
 
-SETTINGS_KEYS = {"stop_when_target_status_in", "stop_when_facts"}
+SETTINGS_KEYS = {"stop_when_target_status_in", "stop_when_facts", "frequency_cap_priority"}
 
 
 def _stop_facts_problem(value: Any) -> str | None:
@@ -64,6 +64,8 @@ def _validate_journey_fields(*, starts_at, ends_at, daily_limit, send_window, se
         errors["settings"] = [f"کلیدهای ناشناخته: {sorted(unknown)}"]
     elif problem := _stop_facts_problem((settings or {}).get("stop_when_facts")):
         errors["settings"] = [problem]
+    elif (settings or {}).get("frequency_cap_priority", CapPriority.NORMAL) not in CapPriority.values:
+        errors["settings"] = ["اولویت در سقف پیامک تبلیغاتی باید بالا، عادی یا پایین باشد."]
     if errors:
         raise ValidationFailed(details=errors)
 

@@ -414,10 +414,13 @@ def test_a_manager_edits_a_campaign_on_its_page(page, live_server):
     page.locator("#id_win_sat_end").fill("16:00")
     page.locator("#id_win_sun_start").fill("10:00")
     page.locator("#id_win_sun_end").fill("14:00")
+    expect(form.get_by_label("اولویت در سقف پیامک تبلیغاتی")).to_have_value("normal")
+    form.get_by_label("اولویت در سقف پیامک تبلیغاتی").select_option(label="پایین")
     page.get_by_test_id("campaign-save").click()
     expect(page.locator(".flash-success")).to_contain_text("یادآوری قسط آذر")
     campaign.refresh_from_db()
     assert campaign.name == "یادآوری قسط آذر" and campaign.daily_limit == 120
+    assert campaign.journey_settings["frequency_cap_priority"] == "low"
     assert campaign.ends_at == datetime(2027, 1, 20, 18, 0, tzinfo=tehran)
     assert campaign.send_window["days"]["sat"] == [["09:00", "16:00"]]
     assert campaign.send_window["days"]["sun"] == [["10:00", "14:00"]]
