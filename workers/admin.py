@@ -68,7 +68,7 @@ class BrowserAccountForm(StrictTextFormMixin, forms.ModelForm):
             "use_proxy_pool",
         ]
 
-    # Set per request by ``BrowserAccountAdmin.get_form``: whether the user may re-route stored cookies.
+    # Set per request by ``_CookieKeeperAdmin.get_form``: whether the user may re-route stored cookies.
     may_move_cookies = False
 
     def __init__(self, *args, **kwargs):
@@ -121,7 +121,7 @@ class ProxyForm(StrictTextFormMixin, forms.ModelForm):
             "cooldown_until",
         ]
 
-    # Set per request by ``ProxyAdmin.get_form``: whether the user may move a proxy that carries cookies.
+    # Set per request by ``_CookieKeeperAdmin.get_form``: whether the user may move a proxy that carries cookies.
     may_move_cookies = False
 
     def clean(self):
@@ -142,9 +142,19 @@ class ProxyForm(StrictTextFormMixin, forms.ModelForm):
         return data
 
 
-@admin.register(BrowserAccount)
-class BrowserAccountAdmin(WorkspaceScopedAdmin):
+class _CookieKeeperAdmin(WorkspaceScopedAdmin):
+    """An account or a proxy: its form learns, per request, whether the user may move the cookies it carries."""
+
     manage_perm = Perm.MANAGE_BROWSER
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        allowed = obj is None or may_move_cookies(admin_actor(request, obj.workspace))
+        return type(form.__name__, (form,), {"may_move_cookies": allowed})
+
+
+@admin.register(BrowserAccount)
+class BrowserAccountAdmin(_CookieKeeperAdmin):
     form = BrowserAccountForm
 
     list_display = (
@@ -163,11 +173,6 @@ class BrowserAccountAdmin(WorkspaceScopedAdmin):
     last_used_jalali = jalali_column("last_used_at", "آخرین استفاده")
     actions = ["reactivate"]
 
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
-        allowed = obj is None or may_move_cookies(admin_actor(request, obj.workspace))
-        return type(form.__name__, (form,), {"may_move_cookies": allowed})
-
     @admin.action(description="فعال‌سازی دوباره نشست‌ها", permissions=["change"])
     def reactivate(self, request, queryset):
         n = queryset.exclude(session_status=SessionStatus.ACTIVE).update(
@@ -177,8 +182,7 @@ class BrowserAccountAdmin(WorkspaceScopedAdmin):
 
 
 @admin.register(Proxy)
-class ProxyAdmin(WorkspaceScopedAdmin):
-    manage_perm = Perm.MANAGE_BROWSER
+class ProxyAdmin(_CookieKeeperAdmin):
     form = ProxyForm
     list_display = (
         "__str__",
@@ -195,11 +199,6 @@ class ProxyAdmin(WorkspaceScopedAdmin):
     search_fields = ("label", "host", "last_error")
     readonly_fields = ("error_score", "last_error", "last_error_at", "success_count", "failure_count")
     actions = ["reset"]
-
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
-        allowed = obj is None or may_move_cookies(admin_actor(request, obj.workspace))
-        return type(form.__name__, (form,), {"may_move_cookies": allowed})
 
     @admin.action(description="بازگرداندن به چرخه (امتیاز خطا صفر)", permissions=["change"])
     def reset(self, request, queryset):
