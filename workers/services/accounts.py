@@ -141,12 +141,19 @@ def account_set_status(*, actor: Actor, account_id: int, transition: str) -> Bro
     return account
 
 
+def _deletable(actor: Actor, model, pk: int, *, task_field: str):
+    """The account or proxy to delete, unless a task in flight goes through it (``task_field``: the task's
+    field naming it) — then ``ResourceInUse``."""
+    actor.require(Perm.MANAGE_BROWSER)
+    row = get_scoped(model, actor.workspace, pk)
+    if BrowserTask.objects.filter(**{task_field: row}, status=TaskStatus.DISPATCHED).exists():
+        raise ResourceInUse()
+    return row
+
+
 def account_delete(*, actor: Actor, account_id: int) -> None:
     """Soft delete: tasks keep their account; an account with a task in flight cannot go."""
-    actor.require(Perm.MANAGE_BROWSER)
-    account = get_scoped(BrowserAccount, actor.workspace, account_id)
-    if BrowserTask.objects.filter(account=account, status=TaskStatus.DISPATCHED).exists():
-        raise ResourceInUse()
+    account = _deletable(actor, BrowserAccount, account_id, task_field="account")
     BrowserAccount.objects.filter(pk=account.pk).update(
         deleted_at=timezone.now(), session_status=SessionStatus.DISABLED, updated_at=timezone.now()
     )
@@ -219,10 +226,8 @@ def proxy_reset(*, actor: Actor, proxy_id: int) -> Proxy:
 
 
 def proxy_delete(*, actor: Actor, proxy_id: int) -> None:
-    actor.require(Perm.MANAGE_BROWSER)
-    proxy = get_scoped(Proxy, actor.workspace, proxy_id)
-    if BrowserTask.objects.filter(proxy=proxy, status=TaskStatus.DISPATCHED).exists():
-        raise ResourceInUse()
+    """Soft delete: accounts and pending tasks leave the proxy; a proxy with a task in flight cannot go."""
+    proxy = _deletable(actor, Proxy, proxy_id, task_field="proxy")
     now = timezone.now()
     with transaction.atomic():
         Proxy.objects.filter(pk=proxy.pk).update(deleted_at=now, is_available=False, updated_at=now)
