@@ -34,15 +34,22 @@ def post_form_text(url: str, data: dict) -> tuple[int | None, str]:
         conn.close()
 
 
-def xml_records(text: str, record: str) -> list[dict[str, str]] | None:
-    """The ``record`` elements of an XML answer as {child tag: text}; None when it is not XML we accept (a
-    document type or entity declaration, or a parse error)."""
+def _xml_root(text: str) -> ET.Element | None:
+    """The root of an XML answer; None when it is not XML we accept (a document type or entity declaration,
+    or a parse error)."""
     head = text.upper()
     if "<!DOCTYPE" in head or "<!ENTITY" in head:
         return None
     try:
-        root = ET.fromstring(text)  # noqa: S314 - no DTD or entity declaration gets here
+        return ET.fromstring(text)  # noqa: S314 - no DTD or entity declaration gets here
     except ET.ParseError:
+        return None
+
+
+def xml_records(text: str, record: str) -> list[dict[str, str]] | None:
+    """The ``record`` elements of an XML answer as {child tag: text}; None when it is not XML we accept."""
+    root = _xml_root(text)
+    if root is None:
         return None
     return [
         {_local(child.tag): (child.text or "").strip() for child in element}
@@ -54,14 +61,8 @@ def xml_records(text: str, record: str) -> list[dict[str, str]] | None:
 def xml_scalar(text: str) -> str | None:
     """The text of a one-value XML answer (an ASMX method returning a number: ``<double …>12.5</double>``); None
     when it is not XML we accept or its root has children."""
-    head = text.upper()
-    if "<!DOCTYPE" in head or "<!ENTITY" in head:
-        return None
-    try:
-        root = ET.fromstring(text)  # noqa: S314 - no DTD or entity declaration gets here
-    except ET.ParseError:
-        return None
-    return None if len(root) else (root.text or "").strip()
+    root = _xml_root(text)
+    return None if root is None or len(root) else (root.text or "").strip()
 
 
 def _local(tag: str) -> str:
