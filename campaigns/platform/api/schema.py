@@ -12,19 +12,17 @@ from rest_framework import serializers
 
 from campaigns.platform.api.fields import BodyInput, Shaped
 
-ErrorEnvelope = inline_serializer(
-    name="ErrorEnvelope",
-    fields={
-        "success": serializers.BooleanField(default=False),
-        "error": inline_serializer(
-            name="ErrorBody",
-            fields={
-                "code": serializers.CharField(),
-                "message": serializers.CharField(),
-                "details": serializers.DictField(),
-            },
-        ),
-    },
+
+def _envelope(name: str, *, code, message, details):
+    """The error envelope ``{"success": false, "error": {"code", "message", "details"}}`` (``{name}Envelope``,
+    its error ``{name}Body``)."""
+    success = serializers.BooleanField(default=False)  # first: a serializer's fields keep their creation order
+    body = inline_serializer(name=f"{name}Body", fields={"code": code, "message": message, "details": details})
+    return inline_serializer(name=f"{name}Envelope", fields={"success": success, "error": body})
+
+
+ErrorEnvelope = _envelope(
+    "Error", code=serializers.CharField(), message=serializers.CharField(), details=serializers.DictField()
 )
 
 _DESCRIPTIONS = {
@@ -43,36 +41,28 @@ def errors(*statuses: int) -> dict[int, OpenApiResponse]:
     return {s: OpenApiResponse(ErrorEnvelope, description=_DESCRIPTIONS.get(s, "error")) for s in statuses}
 
 
-LaunchBlockedEnvelope = inline_serializer(
-    name="LaunchBlockedEnvelope",
-    fields={
-        "success": serializers.BooleanField(default=False),
-        "error": inline_serializer(
-            name="LaunchBlockedBody",
-            fields={
-                "code": serializers.CharField(help_text="LAUNCH_BLOCKED, or another conflict of the operation."),
-                "message": serializers.CharField(help_text="For people, in Persian: every blocker named."),
-                "details": inline_serializer(
-                    name="LaunchBlockedDetails",
-                    fields={
-                        "blockers": inline_serializer(
-                            name="LaunchBlocker",
-                            fields={
-                                "code": serializers.CharField(
-                                    help_text="Stable: empty_audience, no_account, credit_below_cost, "
-                                    "opt_out_missing, link_not_allowed, filtered_word (docs/journeys.md)."
-                                ),
-                                "message": serializers.CharField(help_text="For people, in Persian: what to fix."),
-                            },
-                            many=True,
-                            required=False,
-                            help_text="LAUNCH_BLOCKED: the launch check's blockers (its warnings never refuse).",
-                        )
-                    },
-                ),
-            },
-        ),
-    },
+LaunchBlockedEnvelope = _envelope(
+    "LaunchBlocked",
+    code=serializers.CharField(help_text="LAUNCH_BLOCKED, or another conflict of the operation."),
+    message=serializers.CharField(help_text="For people, in Persian: every blocker named."),
+    details=inline_serializer(
+        name="LaunchBlockedDetails",
+        fields={
+            "blockers": inline_serializer(
+                name="LaunchBlocker",
+                fields={
+                    "code": serializers.CharField(
+                        help_text="Stable: empty_audience, no_account, credit_below_cost, "
+                        "opt_out_missing, link_not_allowed, filtered_word (docs/journeys.md)."
+                    ),
+                    "message": serializers.CharField(help_text="For people, in Persian: what to fix."),
+                },
+                many=True,
+                required=False,
+                help_text="LAUNCH_BLOCKED: the launch check's blockers (its warnings never refuse).",
+            )
+        },
+    ),
 )
 
 
