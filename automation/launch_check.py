@@ -17,7 +17,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from automation.choices import LIVE_STATUSES, LaunchReason
+from automation.choices import LIVE_STATUSES, CapPriority, LaunchReason
 from automation.engine.context import effective_window, workspace_tz
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
@@ -132,6 +132,11 @@ def package_excluded_subject_ids(
     return _excluded(actor, member, plan.subjects, _member_graph(action), reason, now)
 
 
+def _cap_priority(campaign) -> str:
+    """The campaign's priority in the frequency cap (a low one stops a unit short of each rule's limit)."""
+    return (campaign.journey_settings or {}).get("frequency_cap_priority") or CapPriority.NORMAL
+
+
 def _member_graph(action: dict):
     try:
         return chain_action_graph(action)
@@ -157,6 +162,7 @@ def _excluded(actor: Actor, campaign, subjects, graph, reason: str, now: datetim
             subjects=subjects,
             now=now or timezone.now(),
             tz=tz,
+            priority=_cap_priority(campaign),
         )
         if found is not None:
             return found.values("pk")
@@ -219,6 +225,7 @@ def campaign_check(
             cap=COUNT_CAP,
             now=now,
             tz=tz,
+            priority=_cap_priority(campaign),
         )
         for reason, found in facts["exclusions"].items():
             exclusions.setdefault(reason, found)

@@ -145,12 +145,13 @@ def _priced(account: SmsProviderAccount | None, operator: str) -> dict[str, Any]
 
 
 def reason_filters(
-    workspace_id: int, *, advertising: bool, frequency: tuple[list, date, bool] | None = None
+    workspace_id: int, *, advertising: bool, frequency: tuple[list, date, bool, str] | None = None
 ) -> dict[str, Callable[[QuerySet], QuerySet]]:
     """Per reason, the filter of a target queryset to those it keeps from a message — disjoint, in the order a
     send meets them: no mobile, blacklisted (staff, imports, …), opted out by keyword, blocked by the operators for
     advertising (advertising lines only), already at the frequency cap of some rule today (advertising lines, a cap
-    set: ``frequency`` = (rules, day, the steps skip)). The counts and the list of people behind a count use them."""
+    set: ``frequency`` = (rules, day, the steps skip, the campaign's priority)). The counts and the list of people
+    behind a count use them."""
     entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
     listed = entries.values("value")
     opt_out = entries.filter(source__in=OPT_OUT_SOURCES).values("value")
@@ -164,8 +165,8 @@ def reason_filters(
     if advertising:
         filters["telecom_blocked"] = lambda qs: qs.filter(mobile__in=blocked).exclude(mobile__in=listed)
         if frequency is not None:
-            rules, day, _ = frequency
-            at_cap = frequency_cap.capped_values(workspace_id, day=day, rules=rules)
+            rules, day, _, priority = frequency
+            at_cap = frequency_cap.capped_values(workspace_id, day=day, rules=rules, priority=priority)
             filters["frequency_cap"] = lambda qs: (
                 qs.filter(mobile__in=at_cap).exclude(mobile__in=listed).exclude(mobile__in=blocked)
             )
@@ -179,7 +180,7 @@ def _exclusions(
     advertising: bool,
     audience: int,
     cap: int,
-    frequency: tuple[list, date, bool] | None = None,
+    frequency: tuple[list, date, bool, str] | None = None,
 ) -> dict:
     """The count of each reason (``reason_filters``): no mobile probes every audience row (``scanned_count``), the
     others are driven from their small side and capped (``capped_count``)."""
@@ -194,7 +195,7 @@ def _exclusions(
     return found
 
 
-def _promotion(settings: SmsSettings, configs: list[dict[str, Any]], now: datetime, tz: str):
+def _promotion(settings: SmsSettings, configs: list[dict[str, Any]], now: datetime, tz: str, priority: str):
     """The steps' accounts, whether one advertises, and the frequency cap that applies (or None)."""
     accounts = [channel.pick_account(settings, config.get("provider") or None) for config in configs]
     advertising = any(telecom_blocks.is_advertising(a) for a in accounts)
@@ -207,7 +208,7 @@ def _promotion(settings: SmsSettings, configs: list[dict[str, Any]], now: dateti
             for c, a in zip(configs, accounts, strict=True)
             if telecom_blocks.is_advertising(a)
         )
-        frequency = (rules, day, skips)
+        frequency = (rules, day, skips, priority)
     return accounts, advertising, frequency
 
 
@@ -219,11 +220,18 @@ def _settings(workspace_id: int) -> SmsSettings:
 
 
 def excluded(
-    workspace, *, reason: str, configs: list[dict[str, Any]], subjects: QuerySet, now: datetime, tz: str
+    workspace,
+    *,
+    reason: str,
+    configs: list[dict[str, Any]],
+    subjects: QuerySet,
+    now: datetime,
+    tz: str,
+    priority: str = frequency_cap.NORMAL,
 ) -> QuerySet | None:
     """The targets of ``subjects`` the SMS steps ``configs`` will not reach for ``reason`` (the people behind a
     launch check's count); None for a reason this channel does not answer."""
-    _, advertising, frequency = _promotion(_settings(workspace.id), configs, now, tz)
+    _, advertising, frequency = _promotion(_settings(workspace.id), configs, now, tz, priority)
     found = reason_filters(workspace.id, advertising=advertising, frequency=frequency).get(reason)
     return found(subjects) if found else None
 
@@ -254,12 +262,13 @@ def launch_facts(
     cap: int,
     now: datetime | None = None,
     tz: str = "Asia/Tehran",
+    priority: str = frequency_cap.NORMAL,
 ) -> SmsLaunchFacts:
     """The SMS channel's facts for the SMS steps ``configs`` of a campaign whose audience is ``subjects`` (a
     target queryset, ``audience`` of them); ``sample_text(config)`` renders a step's text for a sample target."""
     settings = _settings(workspace.id)
     now = now or timezone.now()
-    accounts, advertising, frequency = _promotion(settings, configs, now, tz)
+    accounts, advertising, frequency = _promotion(settings, configs, now, tz, priority)
     steps: list[StepText] = []
     for config, account in zip(configs, accounts, strict=True):
         text = sample_text(config)
@@ -331,12 +340,12 @@ def launch_facts(
     return facts
 
 
-def _frees_at(workspace_id: int, subjects: QuerySet, frequency: tuple[list, date, bool], tz: str) -> datetime:
+def _frees_at(workspace_id: int, subjects: QuerySet, frequency: tuple[list, date, bool, str], tz: str) -> datetime:
     """The start (workspace midnight) of the period after the longest rule some of ``subjects`` stand at the cap
     of: one indexed probe per rule."""
-    rules, day, _ = frequency
+    rules, day, _, priority = frequency
     phones = subjects.exclude(mobile__isnull=True).values("mobile")
-    periods = frequency_cap.capped_periods(workspace_id, phones, day=day, rules=rules)
+    periods = frequency_cap.capped_periods(workspace_id, phones, day=day, rules=rules, priority=priority)
     free_day = frequency_cap.wait_until_day(periods, day)
     return datetime.combine(free_day, time.min).replace(tzinfo=zoneinfo.ZoneInfo(tz)).astimezone(UTC)
 

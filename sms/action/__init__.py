@@ -165,7 +165,17 @@ class SendSmsAction(Action):
         return {pk: ("opt_out" if out else "blacklisted") if mobile else "no_valid_mobile" for pk, mobile, out in rows}
 
     def launch_facts(
-        self, workspace, *, configs, subjects, audience: int, sample, cap: int, now=None, tz: str = "Asia/Tehran"
+        self,
+        workspace,
+        *,
+        configs,
+        subjects,
+        audience: int,
+        sample,
+        cap: int,
+        now=None,
+        tz: str = "Asia/Tehran",
+        priority: str = "normal",
     ) -> dict[str, Any]:
         """The launch check's SMS part (``sms.launch``): refusals by reason, cost, credit, rate, blockers, the
         frequency cap and quiet days of promotional sends."""
@@ -178,11 +188,14 @@ class SendSmsAction(Action):
             cap=cap,
             now=now,
             tz=tz,
+            priority=priority,
         ).as_dict()
 
-    def launch_excluded(self, workspace, *, reason: str, configs, subjects, now, tz: str):
+    def launch_excluded(self, workspace, *, reason: str, configs, subjects, now, tz: str, priority: str = "normal"):
         """The targets behind one of the launch check's counts (``sms.launch.excluded``); None: not this channel's."""
-        return launch_excluded(workspace, reason=reason, configs=configs, subjects=subjects, now=now, tz=tz)
+        return launch_excluded(
+            workspace, reason=reason, configs=configs, subjects=subjects, now=now, tz=tz, priority=priority
+        )
 
     def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
         """Timeline hook: what each send was (text, number, status, provider id, error, retry time)."""

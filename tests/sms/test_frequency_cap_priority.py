@@ -112,3 +112,32 @@ def test_the_campaign_edit_page_sets_the_priority_in_persian(client, owner, acto
     client.post(f"/automation/campaigns/{campaign.id}/edit/", {"name": "کمپین", "frequency_cap_priority": "normal"})
     campaign.refresh_from_db()
     assert "frequency_cap_priority" not in campaign.journey_settings  # the default is not stored
+
+
+def test_the_launch_check_counts_a_low_priority_campaigns_people_a_unit_short_of_a_limit(
+    actor, workspace, owner, client, monkeypatch
+):
+    from automation.launch_check import journey_launch_check
+
+    CountingConsole(monkeypatch)
+    _advertising(workspace, [{"period": "day", "limit": 2}])
+    person, other = make_target(workspace, name="یک‌بار گرفته"), make_target(workspace, name="هیچ نگرفته")
+    _campaign(actor, [person])
+    Driver().tick(T0 + timedelta(minutes=1))  # one of the day's two units taken
+
+    def at_cap(priority):
+        with time_machine.travel(T0 + timedelta(minutes=2), tick=False):
+            graph = linear_graph(sms_node("a", body="تخفیف", append_opt_out=True), end_node())
+            settings = {"frequency_cap_priority": priority} if priority else {}
+            campaign = journey(actor, graph, activate=False, settings=settings)
+            enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[person.id, other.id], on_conflict="add")
+            check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+        return campaign, next(r for r in check["exclusions"] if r["reason"] == "frequency_cap")["count"]
+
+    assert at_cap(None)[1] == 0  # a normal campaign may still take the last unit
+    low, count = at_cap("low")
+    assert count == 1  # a low one may not: he waits for tomorrow
+    client.force_login(owner)
+    with time_machine.travel(T0 + timedelta(minutes=2), tick=False):
+        page = client.get(f"/automation/campaigns/{low.id}/targets/?excluded=frequency_cap").content.decode()
+    assert "یک‌بار گرفته" in page and "هیچ نگرفته" not in page
