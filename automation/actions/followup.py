@@ -58,12 +58,7 @@ class CreateFollowupAction(Action):
     editor_template = "automation/_editor_followup.html"
 
     def validate_config(self, config: dict[str, Any]) -> list[str]:
-        errors = []
-        title = config.get("title")
-        if not isinstance(title, str) or not title.strip():
-            errors.append("عنوان پیگیری لازم است.")
-        elif len(title) > MAX_TITLE:
-            errors.append(f"عنوان پیگیری حداکثر {MAX_TITLE} نویسه است.")
+        errors = self.required_text_errors(config.get("title"), label="عنوان پیگیری", limit=MAX_TITLE)
         if len(config.get("description") or "") > MAX_DESCRIPTION:
             errors.append(f"توضیح پیگیری حداکثر {MAX_DESCRIPTION} نویسه است.")
         if config.get("activity_type", "call") not in ActivityKind.values:

@@ -61,6 +61,16 @@ class Action:
     def validate_config(self, config: dict[str, Any]) -> list[str]:
         return []
 
+    @staticmethod
+    def required_text_errors(value: Any, *, label: str, limit: int) -> list[str]:
+        """``validate_config``'s check of a text the action needs (a message's body, a follow-up's title):
+        given, not blank, at most ``limit`` characters."""
+        if not isinstance(value, str) or not value.strip():
+            return [f"{label} لازم است."]
+        if len(value) > limit:
+            return [f"{label} حداکثر {limit} نویسه است."]
+        return []
+
     def template_texts(self, config: dict[str, Any]) -> list[str]:
         """Texts that may hold ``{variables}`` (checked at publish)."""
         return []

@@ -122,12 +122,7 @@ class SendSmsAction(Action):
 
     # --- publish time --------------------------------------------------------------------------
     def validate_config(self, config: dict[str, Any]) -> list[str]:
-        errors = []
-        body = config.get("body")
-        if not isinstance(body, str) or not body.strip():
-            errors.append("متن پیامک لازم است.")
-        elif len(body) > MAX_BODY:
-            errors.append(f"متن پیامک حداکثر {MAX_BODY} نویسه است.")
+        errors = self.required_text_errors(config.get("body"), label="متن پیامک", limit=MAX_BODY)
         if config.get("on_missing_variable", "skip") not in ("skip", "blank"):
             errors.append("on_missing_variable باید skip یا blank باشد.")
         if config.get("provider") not in (None, "", *provider_kinds()):
