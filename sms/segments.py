@@ -6,7 +6,7 @@ characters outside the BMP (emoji) take two code units and are not split
 across parts.
 """
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 GSM_BASIC = set(
     "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?"
@@ -23,12 +23,7 @@ class SegmentInfo:
     per_segment: int
 
     def as_dict(self) -> dict:
-        return {
-            "encoding": self.encoding,
-            "units": self.units,
-            "segments": self.segments,
-            "per_segment": self.per_segment,
-        }
+        return asdict(self)
 
 
 def count_segments(text: str) -> SegmentInfo:

@@ -5,7 +5,7 @@ from django.contrib import admin, messages
 from django.db.models import F
 from django.utils import timezone
 
-from campaigns.platform.admin import ReadOnlyAdmin, WorkspaceScopedAdmin, admin_actor, jalali_column
+from campaigns.platform.admin import ReadOnlyAdmin, ServiceMadeMixin, WorkspaceScopedAdmin, admin_actor, jalali_column
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.text import StrictTextFormMixin
@@ -215,7 +215,7 @@ class ActionConfigAdmin(WorkspaceScopedAdmin):
 
 
 @admin.register(CampaignPlatform)
-class CampaignPlatformAdmin(WorkspaceScopedAdmin):
+class CampaignPlatformAdmin(ServiceMadeMixin, WorkspaceScopedAdmin):
     """Created with the campaign (services); accounts and links in ``metadata`` are fixed at creation."""
 
     manage_perm = Perm.MANAGE_BROWSER
@@ -224,15 +224,9 @@ class CampaignPlatformAdmin(WorkspaceScopedAdmin):
     search_fields = ("campaign__name", "platform")
     readonly_fields = ("campaign", "platform", "metadata", "status", "revision", "is_tasks_created", "tasks_created_at")
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(BrowserTask)
-class BrowserTaskAdmin(WorkspaceScopedAdmin):
+class BrowserTaskAdmin(ServiceMadeMixin, WorkspaceScopedAdmin):
     """Tasks are created by the creation job and change through dispatch/results/retry services."""
 
     manage_perm = Perm.MANAGE_BROWSER
@@ -272,12 +266,6 @@ class BrowserTaskAdmin(WorkspaceScopedAdmin):
         "error_reason",
     )
     list_select_related = ("campaign", "account", "proxy")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(BrowserTaskScreenshot)

@@ -358,6 +358,16 @@ class NoWritesMixin:
         return False
 
 
+class ServiceMadeMixin:
+    """Rows that services create and never delete: the admin may change them (what its form allows), no more."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class ReadOnlyAdmin(NoWritesMixin, WorkspaceScopedAdmin):
     """History and runtime rows change only through services."""
 

@@ -7,7 +7,7 @@ field per property of the action's config schema (``cfg_<name>``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
 from automation.choices import NodeType, Port
@@ -35,13 +35,7 @@ class Retry:
     on_exhausted: str = "fail"  # stop | skip_step | continue | fail
 
     def as_config(self) -> JSON:
-        return {
-            "enabled": self.enabled,
-            "strategy": self.strategy,
-            "max_attempts": self.max_attempts,
-            "interval_seconds": self.interval_seconds,
-            "on_exhausted": self.on_exhausted,
-        }
+        return asdict(self)
 
     @classmethod
     def from_config(cls, data: Any) -> Retry | None:
