@@ -17,6 +17,11 @@ def day_rule_to_setting(apps, schema_editor):
         SmsSettings.objects.filter(pk=pk).update(frequency_cap_per_day=day)
 
 
+def keep_day_counters(apps, schema_editor):
+    """Back to one counter per day: the week's and month's counters go (the old unique key has no period)."""
+    apps.get_model("sms", "SmsFrequencyCount").objects.exclude(period="day").delete()
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("sms", "0019_account_provider_prices"),
@@ -36,6 +41,7 @@ class Migration(migrations.Migration):
             name="period",
             field=models.CharField(default="day", max_length=8, verbose_name="دوره"),
         ),
+        migrations.RunPython(migrations.RunPython.noop, keep_day_counters),
         migrations.AlterField(
             model_name="smsfrequencycount",
             name="day",
