@@ -4,7 +4,10 @@ The audience is the campaign's live executions (the counts kept with the writes)
 steps answers for its part (``Action.launch_facts``: who it will not reach and why, the cost against the
 account's credit, its rate, what its provider would refuse); the engine adds the journeys live elsewhere, the
 finish time in the workspace calendar and the blockers that disable Start (docs/journeys.md "Launch check").
-Counts are capped at ``COUNT_CAP`` (said as such: «بیش از …»), never a scan of a million rows per reason.
+Every reason is counted among the audience's sample (``campaigns.platform.counts.AudienceSample``: its first
+2,000 targets, their ids from the audience's small side, read by id): exact for an audience that small, else
+scaled to the audience and said as an estimate («حدود …») — never a pass over a million rows per reason. A chain
+package's members share the sample and its lookups (``reads_shared``).
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ from automation.selectors import (
 from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
 from campaigns.models import Campaign, Target
-from campaigns.platform.counts import reads_shared, scanned_count, shared_read
+from campaigns.platform.bulk import ids_match
+from campaigns.platform.counts import AudienceSample, audience_sample, capped_count, reads_shared, shared_read
 from campaigns.platform.errors import NotFound
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.registry import package_plan
@@ -89,25 +93,44 @@ def _in_another_journey(campaign) -> Exists:
     )
 
 
-def _live_elsewhere(campaign, subjects, audience: int, cap: int) -> dict[str, Any]:
-    """The audience's targets live in another campaign's journey (``scanned_count``: every audience row is
-    probed, so a large audience is counted among its first rows and scaled)."""
-    elsewhere = _in_another_journey(campaign)
-    return scanned_count(subjects, lambda qs: qs.filter(elsewhere), audience=audience, cap=cap)
+def _live_elsewhere(campaign, people: AudienceSample) -> dict[str, Any]:
+    """The sample's targets live in a journey of another campaign: their live executions read once by subject (the
+    ``(workspace, subject)`` index; a package's members share the read, each leaves out its own campaign)."""
+    ids = people.ids
+
+    def read() -> list[tuple[int, int]]:
+        if not ids:
+            return []
+        live = Execution.objects.filter(
+            workspace_id=campaign.workspace_id,
+            subject_type_id=ContentType.objects.get_for_model(Target).id,
+            status__in=LIVE_STATUSES,
+        ).filter(ids_match("subject_id", ids))
+        return list(live.order_by().values_list("subject_id", "campaign_id"))
+
+    pairs = shared_read(("live", campaign.workspace_id, tuple(ids)), read)
+    return people.counted(len({subject for subject, other in pairs if other != campaign.id}))
 
 
 def _settings(workspace) -> AutomationSettings:
     # Read, never created (a dry run writes nothing): a workspace without its row has the defaults.
-    return AutomationSettings.objects.filter(workspace=workspace).first() or AutomationSettings(workspace=workspace)
+    def read() -> AutomationSettings:
+        return AutomationSettings.objects.filter(workspace=workspace).first() or AutomationSettings(workspace=workspace)
+
+    return shared_read(("automation-settings", workspace.id), read)
 
 
 def _journey_audience(actor: Actor, campaign):
-    """A journey's audience as targets: the subjects of its live executions."""
+    """A journey's audience as targets: the subjects of its live executions; the workspace's live targets and the
+    executions' subject ids along their ``(campaign, status)`` index (the sample: its ids are already the
+    audience's, read by id among the live targets); the journey's graph."""
     executions = execution_queryset(actor=actor, campaign_id=campaign.id).filter(status__in=LIVE_STATUSES).order_by()
-    subjects = target_queryset(actor=actor).select_related(None).prefetch_related(None).order_by()
+    targets = target_queryset(actor=actor).select_related(None).prefetch_related(None).order_by()
     version_id = campaign_journey_version_id(campaign)
-    return subjects.filter(pk__in=executions.values("subject_id")), (
-        published_graph(version_id) if version_id else None
+    return (
+        targets.filter(pk__in=executions.values("subject_id")),
+        (targets, executions.values_list("subject_id", flat=True)),
+        published_graph(version_id) if version_id else None,
     )
 
 
@@ -115,21 +138,33 @@ def excluded_subject_ids(*, actor: Actor, campaign_id: int, reason: str, now: da
     """The ids (a subquery) of the journey's audience kept from a message for ``reason`` — the people behind a
     count of its launch check (the campaign's targets page, ``?excluded=``); None for an unknown reason."""
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
-    subjects, graph = _journey_audience(actor, campaign)
+    subjects, _, graph = _journey_audience(actor, campaign)
     return _excluded(actor, campaign, subjects, graph, reason, now)
 
 
 def package_excluded_subject_ids(
     *, actor: Actor, package_id: int, campaign_id: int, reason: str, now: datetime | None = None
-):
+) -> tuple[Any, int | None]:
     """The ids (a subquery) of a chain package's audience as submitted kept from the member ``campaign_id``'s
-    message for ``reason`` — the people behind a count of the package's check; None for an unknown reason.
-    404 for a package that is not the workspace's or a campaign that is not a sending member of it."""
+    message for ``reason`` — the people behind a count of the package's check — and, when the audience is larger
+    than the check's sample, the number of its first targets they were looked for among (the rows the count was
+    estimated from; None: the whole audience). Ids None for an unknown reason. 404 for a package that is not the
+    workspace's or a campaign that is not a sending member of it."""
     plan = package_plan(actor=actor, package_id=package_id)
     member, action = next(((m, a) for m, a in (plan.members if plan else []) if m.id == campaign_id), (None, None))
     if member is None or not action:
         raise NotFound()
-    return _excluded(actor, member, plan.subjects, _member_graph(action), reason, now)
+    people = _package_sample(plan)
+    subjects = plan.subjects if people.complete else plan.subjects.filter(pk__in=people.ids)
+    ids = _excluded(actor, member, subjects, _member_graph(action), reason, now)
+    return ids, None if people.complete else len(people.rows)
+
+
+def _package_sample(plan) -> AudienceSample:
+    first_ids = plan.first_ids
+    if first_ids is None:  # no small side given: the audience's own ids
+        first_ids = plan.subjects.order_by("pk").values_list("pk", flat=True)
+    return audience_sample(plan.subjects, first_ids, audience=plan.size)
 
 
 def _cap_priority(campaign) -> str:
@@ -174,12 +209,12 @@ def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
     counts = execution_status_counts(actor=actor, campaign_ids=[campaign.id])[campaign.id]
     audience = sum(counts.get(s, 0) for s in LIVE_STATUSES)
-    subjects, graph = _journey_audience(actor, campaign)
+    _, (targets, first_ids), graph = _journey_audience(actor, campaign)
     return campaign_check(
         actor=actor,
         campaign=campaign,
         graph=graph,
-        subjects=subjects,
+        people=audience_sample(targets, first_ids, audience=audience),
         audience=audience,
         capped=False,
         now=now,
@@ -192,19 +227,21 @@ def campaign_check(
     actor: Actor,
     campaign,
     graph,
-    subjects,
+    people: AudienceSample,
     audience: int,
     capped: bool,
     now: datetime | None = None,
     empty_blocks: bool = True,
 ) -> dict[str, Any]:
-    """The check of one campaign sending ``graph``'s steps to ``subjects`` (``audience`` of them).
+    """The check of one campaign sending ``graph``'s steps to an audience of ``audience`` targets, counted among
+    its sample ``people``.
     ``empty_blocks``: nobody to send to is a blocker (a chain package: its audience is the one submitted), or
     only a warning (a journey: people are enrolled after its start too, an auto-enroll rule only then)."""
     now = now or timezone.now()
     settings = _settings(actor.workspace)
     tz = workspace_tz(actor.workspace, settings)
-    sample = shared_read(("sample", str(subjects.query)), subjects.first) if audience else None
+    first = people.ids[:1]
+    sample = shared_read(("first", *first), lambda: Target.objects.filter(pk__in=first).first()) if first else None
     exclusions: dict[str, dict[str, Any]] = {}
     channels: list[dict[str, Any]] = []
     blockers: list[dict[str, str]] = []
@@ -219,10 +256,9 @@ def campaign_check(
         facts = hook(
             actor.workspace,
             configs=[n.config for n in steps if n.subtype == key],
-            subjects=subjects,
+            people=people,
             audience=audience,
             sample=sample,
-            cap=COUNT_CAP,
             now=now,
             tz=tz,
             priority=_cap_priority(campaign),
@@ -236,7 +272,7 @@ def campaign_check(
         quiet = facts.get("quiet_day") or quiet
         frees = max(filter(None, (frees, facts.get("frees_at"))), default=None)  # the cap's waits end then
         channels.append(facts["details"])
-    exclusions["live_elsewhere"] = _live_elsewhere(campaign, subjects, audience, COUNT_CAP)
+    exclusions["live_elsewhere"] = _live_elsewhere(campaign, people)
     rows = [_row(r, exclusions.get(r, {})) for r in REASONS]
     capped = capped or any(r["capped"] or r["estimated"] for r in rows)
     receivers = max(0, audience - sum(r["count"] or 0 for r in rows if r["subtracted"]))
@@ -308,11 +344,14 @@ def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None 
     plan = package_plan(actor=actor, package_id=package_id)
     if plan is None:
         raise NotFound()
-    subjects = plan.subjects
-    n = subjects.values("pk")[: COUNT_CAP + 1].count()
-    audience, capped = min(n, COUNT_CAP), n > COUNT_CAP
     checks = []
-    with reads_shared():  # every member reads the same audience: its counts and numbers are read once
+    with reads_shared():  # every member reads the same audience: its sample and lookups are read once
+        people = _package_sample(plan)
+        if plan.size is not None or people.complete:  # a whole list's kept size, or all of it in the sample
+            audience, capped = people.audience, False
+        else:  # a filtered audience larger than the sample: counted up to the cap
+            found = capped_count(plan.subjects, COUNT_CAP)
+            audience, capped = found["count"], found["capped"]
         for member, action in plan.members:
             if not action:
                 continue
@@ -321,7 +360,7 @@ def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None 
                     actor=actor,
                     campaign=member,
                     graph=_member_graph(action),
-                    subjects=subjects,
+                    people=people,
                     audience=audience,
                     capped=capped,
                     now=now,

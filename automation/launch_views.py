@@ -24,7 +24,10 @@ def package_excluded(request, actor, package_id: int, campaign_id: int):
     reason = request.GET.get("reason", "")
     if reason not in LaunchReason.values:
         raise Http404
-    ids = package_excluded_subject_ids(actor=actor, package_id=package_id, campaign_id=campaign_id, reason=reason)
+    # An audience larger than the check's sample: its people are looked for among the sample's rows (bounded).
+    ids, looked_at = package_excluded_subject_ids(
+        actor=actor, package_id=package_id, campaign_id=campaign_id, reason=reason
+    )
     if ids is None:
         raise Http404
     people = target_queryset(actor=actor).filter(pk__in=ids).order_by("id")
@@ -32,6 +35,7 @@ def package_excluded(request, actor, package_id: int, campaign_id: int):
         "package_id": package_id,
         "campaign": get_scoped(Campaign, actor.workspace, campaign_id),
         "reason_label": LaunchReason(reason).label,
+        "looked_at": looked_at,
         "page": CappedPaginator(people, PAGE_SIZE).get_page(request.GET.get("page")),
         "querystring": f"reason={reason}",
     }

@@ -2,8 +2,10 @@
 will not reach and why, what the sends cost against the account's last known credit, how fast the account
 may send, and what the provider would refuse halfway (docs/sms.md "Launch check"). Reads only.
 
-Counts are bounded: each reason counts at most ``cap`` + 1 rows (a capped count is said as «بیش از …»);
-the operators' shares are read from a sample of the audience when it is larger than ``SAMPLE``.
+Counts are bounded: every reason and the operators' shares are counted among the audience's sample
+(``campaigns.platform.counts.AudienceSample``: its first 2,000 targets, read by id), with one indexed lookup of
+their numbers per kept set (blacklist, operators' blocks, frequency counts at a rule's cap); exact for an
+audience that small, else scaled to the audience and said as an estimate («حدود …»).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from campaigns.platform.counts import capped_count, scanned_count, shared_read
+from campaigns.platform.bulk import texts_match
+from campaigns.platform.counts import AudienceSample, shared_read
 from sms import channel, filtered_words, frequency_cap, quiet_days, telecom_blocks
 from sms.choices import BlacklistSource, LineKind, Operator
 from sms.lint import lint_text
@@ -25,7 +28,6 @@ from sms.models import BlacklistEntry, SmsProviderAccount, SmsSettings
 from sms.operators import operator_of, part_price
 from sms.providers import provider_for
 
-SAMPLE = 2000
 OPT_OUT_SOURCES = (BlacklistSource.REPLY, BlacklistSource.OPT_OUT)
 
 BLOCKER_MESSAGES = {
@@ -173,26 +175,72 @@ def reason_filters(
     return filters
 
 
+def _looked_up(workspace_id: int, people: AudienceSample, *, advertising: bool, frequency) -> dict[str, Any]:
+    """What the workspace keeps about the sample's numbers, one indexed query each (their blacklist entries, the
+    operators' blocks, the frequency counts at a rule's cap); shared by a package's members."""
+    numbers = sorted({mobile for _, mobile in people.rows if mobile})
+
+    def read() -> dict[str, Any]:
+        found: dict[str, Any] = {"listed": {}, "blocked": set(), "at_cap": set()}
+        if not numbers:
+            return found
+        entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
+        found["listed"] = dict(entries.filter(texts_match("value", numbers)).values_list("value", "source"))
+        if advertising:
+            found["blocked"] = telecom_blocks.blocked_numbers(workspace_id, numbers)
+            if frequency is not None:
+                rules, day, _, priority = frequency
+                at_cap = frequency_cap.capped_values(workspace_id, day=day, rules=rules, priority=priority)
+                found["at_cap"] = set(at_cap.filter(texts_match("phone", numbers)).values_list("phone", flat=True))
+        return found
+
+    key = ("sms-lookups", workspace_id, advertising, repr(frequency) if frequency else None, tuple(numbers))
+    return shared_read(key, read)
+
+
+def _reason_of(mobile: str | None, found: dict[str, Any]) -> str | None:
+    """The first reason (``reason_filters``' order) that keeps a message from ``mobile``, or None: it is sent."""
+    if not mobile:
+        return "no_mobile"
+    source = found["listed"].get(mobile)
+    if source is not None:
+        return "opt_out" if source in OPT_OUT_SOURCES else "blacklisted"
+    if mobile in found["blocked"]:
+        return "telecom_blocked"
+    if mobile in found["at_cap"]:
+        return "frequency_cap"
+    return None
+
+
 def _exclusions(
     workspace_id: int,
-    subjects: QuerySet,
+    people: AudienceSample,
     *,
     advertising: bool,
-    audience: int,
-    cap: int,
     frequency: tuple[list, date, bool, str] | None = None,
-) -> dict:
-    """The count of each reason (``reason_filters``): no mobile probes every audience row (``scanned_count``), the
-    others are driven from their small side and capped (``capped_count``)."""
-    filters = reason_filters(workspace_id, advertising=advertising, frequency=frequency)
-    found = {"no_mobile": scanned_count(subjects, filters["no_mobile"], audience=audience, cap=cap)}
-    for reason in ("blacklisted", "opt_out", "telecom_blocked", "frequency_cap"):
-        if reason in filters:
-            found[reason] = capped_count(filters[reason](subjects), cap)
-    found.setdefault("telecom_blocked", {"count": 0, "capped": False, "estimated": False})
-    if "frequency_cap" in found:  # waiting for tomorrow still sends (not subtracted); skipping does not
-        found["frequency_cap"]["subtracted"] = frequency[2]
-    return found
+) -> tuple[dict, dict[str, int], list[str]]:
+    """The count of each reason among the audience's sample (``counts.AudienceSample``: exact for the whole
+    audience, else scaled and said as an estimate), the operators of the numbers that are sent to (a number at
+    the frequency cap is among them: it is sent, later or never, as its step says), and the sample's numbers at
+    the cap."""
+    found = _looked_up(workspace_id, people, advertising=advertising, frequency=frequency)
+    reasons = dict.fromkeys(["no_mobile", "blacklisted", "opt_out", "telecom_blocked"], 0)
+    if frequency is not None:
+        reasons["frequency_cap"] = 0
+    operators = dict.fromkeys(Operator.values, 0)
+    at_cap = []
+    for _, mobile in people.rows:
+        reason = _reason_of(mobile, found)
+        if reason is not None:
+            reasons[reason] += 1
+        if reason == "frequency_cap":
+            at_cap.append(mobile)
+        if reason in (None, "frequency_cap"):
+            operators[operator_of(mobile)] += 1
+    counts = {reason: people.counted(n) for reason, n in reasons.items()}
+    if "frequency_cap" in counts:  # waiting for the next period still sends (not subtracted); skipping does not
+        counts["frequency_cap"]["subtracted"] = frequency[2]
+    return counts, operators, at_cap
 
 
 def _promotion(settings: SmsSettings, configs: list[dict[str, Any]], now: datetime, tz: str, priority: str):
@@ -213,10 +261,12 @@ def _promotion(settings: SmsSettings, configs: list[dict[str, Any]], now: dateti
 
 
 def _settings(workspace_id: int) -> SmsSettings:
-    # Read, never created (a dry run writes nothing).
-    return SmsSettings.objects.select_related("primary_account", "fallback_account").filter(
-        workspace_id=workspace_id
-    ).first() or SmsSettings(workspace_id=workspace_id)
+    # Read, never created (a dry run writes nothing); once for a package's members.
+    def read() -> SmsSettings:
+        rows = SmsSettings.objects.select_related("primary_account", "fallback_account")
+        return rows.filter(workspace_id=workspace_id).first() or SmsSettings(workspace_id=workspace_id)
+
+    return shared_read(("sms-settings", workspace_id), read)
 
 
 def excluded(
@@ -236,36 +286,20 @@ def excluded(
     return found(subjects) if found else None
 
 
-def _operators(subjects: QuerySet, receivers: int) -> tuple[dict[str, int], bool]:
-    """Receivers per operator: exact for a small audience, else scaled from a sample of ``SAMPLE`` numbers."""
-    rows = subjects.exclude(mobile__isnull=True).order_by().values_list("mobile", flat=True)[: SAMPLE + 1]
-    numbers = shared_read(("numbers", str(rows.query)), lambda: list(rows))
-    estimated = len(numbers) > SAMPLE
-    numbers = numbers[:SAMPLE]
-    shares = dict.fromkeys(Operator.values, 0)
-    for number in numbers:
-        shares[operator_of(number)] += 1
-    total = sum(shares.values())
-    if not total:
-        return shares, False
-    scaled = {op: round(receivers * n / total) for op, n in shares.items()}
-    return scaled, estimated
-
-
 def launch_facts(
     workspace,
     *,
     configs: list[dict[str, Any]],
-    subjects: QuerySet,
+    people: AudienceSample,
     audience: int,
     sample_text,
-    cap: int,
     now: datetime | None = None,
     tz: str = "Asia/Tehran",
     priority: str = frequency_cap.NORMAL,
 ) -> SmsLaunchFacts:
-    """The SMS channel's facts for the SMS steps ``configs`` of a campaign whose audience is ``subjects`` (a
-    target queryset, ``audience`` of them); ``sample_text(config)`` renders a step's text for a sample target."""
+    """The SMS channel's facts for the SMS steps ``configs`` of a campaign whose audience (``audience`` targets)
+    is looked at through ``people`` (its sample, ``counts.audience_sample``); ``sample_text(config)`` renders a
+    step's text for a sample target."""
     settings = _settings(workspace.id)
     now = now or timezone.now()
     accounts, advertising, frequency = _promotion(settings, configs, now, tz, priority)
@@ -277,18 +311,9 @@ def launch_facts(
         step.filtered = filtered_words.found_in(text, account, template=config.get("body") or "")
         steps.append(step)
     account = accounts[0] if accounts else settings.primary_account
-    exclusions = _exclusions(
-        workspace.id, subjects, advertising=advertising, audience=audience, cap=cap, frequency=frequency
-    )
+    exclusions, shares, capped = _exclusions(workspace.id, people, advertising=advertising, frequency=frequency)
     receivers = max(0, audience - sum(e["count"] for e in exclusions.values() if e.get("subtracted", True)))
-    reached = subjects.exclude(
-        mobile__in=BlacklistEntry.objects.filter(workspace_id=workspace.id, channel="sms", is_active=True).values(
-            "value"
-        )
-    )
-    if advertising:
-        reached = reached.exclude(mobile__in=telecom_blocks.blocked_values(workspace.id))
-    operators, estimated = _operators(reached, receivers)
+    operators, estimated = people.scaled(shares, receivers), not people.complete
     cost = 0
     for step in steps:
         if step.account is None:
@@ -305,7 +330,7 @@ def launch_facts(
         messages=receivers * len(steps),
         cost=cost,
     )
-    problem = channel.channel_problem(workspace.id)
+    problem = shared_read(("sms-problem", workspace.id), lambda: channel.channel_problem(workspace.id))
     if problem or any(a is None or not a.is_active for a in accounts):
         facts.blockers.append({"code": "no_account", "message": BLOCKER_MESSAGES["no_account"]})
     credits = {a.pk: a.credit for a in accounts if a is not None}
@@ -336,15 +361,14 @@ def launch_facts(
     if advertising and (settings.quiet_fridays or settings.quiet_days):
         facts.quiet_day = quiet_days.quiet_test(settings)
     if at_cap and at_cap["count"] and not at_cap["subtracted"]:
-        facts.frees_at = _frees_at(workspace.id, subjects, frequency, tz)
+        facts.frees_at = _frees_at(workspace.id, capped, frequency, tz)
     return facts
 
 
-def _frees_at(workspace_id: int, subjects: QuerySet, frequency: tuple[list, date, bool, str], tz: str) -> datetime:
-    """The start (workspace midnight) of the period after the longest rule some of ``subjects`` stand at the cap
-    of: one indexed probe per rule."""
+def _frees_at(workspace_id: int, phones: list[str], frequency: tuple[list, date, bool, str], tz: str) -> datetime:
+    """The start (workspace midnight) of the period after the longest rule some of ``phones`` (the sample's numbers
+    at the cap) stand at the cap of: one indexed probe per rule."""
     rules, day, _, priority = frequency
-    phones = subjects.exclude(mobile__isnull=True).values("mobile")
     periods = frequency_cap.capped_periods(workspace_id, phones, day=day, rules=rules, priority=priority)
     free_day = frequency_cap.wait_until_day(periods, day)
     return datetime.combine(free_day, time.min).replace(tzinfo=zoneinfo.ZoneInfo(tz)).astimezone(UTC)

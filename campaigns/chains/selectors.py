@@ -6,12 +6,13 @@ from django.db.models import Count, Q, QuerySet
 
 from campaigns.approval_selectors import workspace_needs_approval
 from campaigns.chains import schedule as sched
-from campaigns.chains.audience import audience_queryset
+from campaigns.chains.audience import audience_count, audience_queryset
 from campaigns.chains.choices import ChainControl, GroupStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.chains.node_models import ChainNode
 from campaigns.chains.tree import EDITABLE_STATUSES, chain_state, children_map, is_root_alone
 from campaigns.choices import CampaignStatus
+from campaigns.models import Target
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import PackagePlan
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -198,13 +199,14 @@ def package_launch_plan(*, actor: Actor, package_id) -> PackagePlan:
     items = package.items or []
     members = scoped(ChainNode, actor.workspace).in_bulk([i["campaign_id"] for i in items])
     root_item = next((i for i in items if i.get("campaign_id") == package.root_id), {})
-    subjects = audience_queryset(
-        workspace_id=actor.workspace.id,
-        target_list_id=root_item.get("source_target_list_id"),
-        filters=root_item.get("audience_filters") or {},
-    )
+    list_id, filters = root_item.get("source_target_list_id"), root_item.get("audience_filters") or {}
+    subjects = audience_queryset(workspace_id=actor.workspace.id, target_list_id=list_id, filters=filters)
+    # The members' ids along the list's (list, target) index: the check's sample never walks the targets table.
+    first_ids = Target.lists.through.objects.filter(targetlist_id=list_id).order_by("target_id")
     return PackagePlan(
         package_id=package.id,
         subjects=subjects,
         members=[(members[i["campaign_id"]], i.get("chain_action")) for i in items if i["campaign_id"] in members],
+        first_ids=first_ids.values_list("target_id", flat=True) if list_id is not None else [],
+        size=None if filters else audience_count(workspace_id=actor.workspace.id, target_list_id=list_id, filters={}),
     )

@@ -1,23 +1,27 @@
 """Bounded counts for checks that must stay cheap at a million rows (the launch check).
 
-``capped_count`` counts at most ``cap`` + 1 rows (``LIMIT``): right for a reason driven from a small side (a
-blacklist). ``scanned_count`` is for a reason that must look at every row of the audience (no mobile, live
-elsewhere): exact up to ``scan`` audience rows, else counted among the first ``scan`` (by id) and scaled to the
-audience — an estimate, said as such. Inside ``reads_shared()`` the same read over the same rows is made once
-(``shared_read``): a chain package checks each member on one audience.
+An audience is looked at through ``AudienceSample``: its first ``SAMPLE`` targets, their ids taken from the
+audience's small side (a list's membership index, a journey's live executions) and the targets then read by
+primary key — never a pass over the audience itself. Every per-reason count of the check is counted among those
+rows: exact when they are the whole audience, else scaled to the audience's size and said as an estimate
+(«حدود …»). ``capped_count`` counts at most ``cap`` + 1 rows (``LIMIT``). Inside ``reads_shared()`` the same read
+over the same rows is made once (``shared_read``): a chain package checks each member on one audience.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
 
-SCAN = 20_000
+from campaigns.platform.bulk import ids_match
+
+SAMPLE = 2_000
 _SHARED: ContextVar[dict | None] = ContextVar("shared_reads", default=None)
 
 
@@ -53,15 +57,46 @@ def capped_count(queryset: QuerySet, cap: int) -> dict[str, Any]:
     return {"count": min(n, cap), "capped": n > cap, "estimated": False}
 
 
-def scanned_count(
-    subjects: QuerySet, narrow: Callable[[QuerySet], QuerySet], *, audience: int, cap: int, scan: int | None = None
-) -> dict[str, Any]:
-    """``narrow(subjects)`` counted exactly (capped) when the audience is at most ``scan``, else among the
-    audience's first ``scan`` rows by id, scaled (``estimated``)."""
-    scan = scan or SCAN
-    if audience <= scan:
-        return capped_count(narrow(subjects), cap)
-    first = subjects.order_by("pk").values("pk")[:scan]
-    scanned = narrow(subjects.filter(pk__in=first)).order_by()
-    n = shared_read(_key("count", scanned), scanned.count)
-    return {"count": round(n * audience / scan), "capped": False, "estimated": True}
+@dataclass(frozen=True)
+class AudienceSample:
+    """The first targets of an audience as ``(id, mobile)``: all of it (``complete``) or its first ``SAMPLE``."""
+
+    rows: tuple[tuple[int, str | None], ...]
+    complete: bool
+    audience: int  # the audience's size (kept or counted by the caller; the rows' number when complete)
+
+    @property
+    def ids(self) -> list[int]:
+        return [pk for pk, _ in self.rows]
+
+    def counted(self, n: int) -> dict[str, Any]:
+        """``n`` of the rows, as a count of the audience: exact when the rows are all of it, else scaled."""
+        if self.complete or not self.rows:
+            return {"count": n, "capped": False, "estimated": False}
+        return {"count": round(n * self.audience / len(self.rows)), "capped": False, "estimated": True}
+
+    def scaled(self, shares: dict[str, int], total: int) -> dict[str, int]:
+        """Counts among the rows (``shares``) spread over ``total`` people in the same proportions."""
+        whole = sum(shares.values())
+        return {key: round(total * n / whole) if whole else 0 for key, n in shares.items()}
+
+
+def audience_sample(
+    subjects: QuerySet, first_ids: QuerySet | Iterable[int], *, audience: int | None, size: int | None = None
+) -> AudienceSample:
+    """The audience ``subjects`` (a target queryset) through its first ``size`` ids from ``first_ids`` (its small
+    side: a values list of target ids, walked along an index), read by primary key in one query; ``audience``:
+    its size when known (None: the rows' number when complete, else ``size`` rows were seen, the caller scales)."""
+    size = size or SAMPLE
+    head = first_ids[: size + 1] if isinstance(first_ids, QuerySet) else list(first_ids)[: size + 1]
+    key = (_key("sample", head) if isinstance(head, QuerySet) else ("sample", tuple(head)), _key("of", subjects))
+
+    def read() -> tuple[tuple[tuple[int, str | None], ...], bool]:
+        ids = list(head)
+        rows = subjects.filter(ids_match("id", ids[:size])).order_by("pk").values_list("pk", "mobile")
+        return tuple(rows), len(ids) <= size
+
+    rows, complete = shared_read(key, read)
+    if complete:
+        audience = len(rows)
+    return AudienceSample(rows=rows, complete=complete, audience=max(audience or 0, len(rows)))

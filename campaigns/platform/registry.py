@@ -277,11 +277,14 @@ def package_check(*, actor, package_id: int) -> dict | None:
 class PackagePlan:
     """A submitted package as the launch check sees it: the root's audience as submitted and each member
     campaign (in package order) with the action it was submitted with (``{"channel", "content"}``; None: its
-    own journey or none)."""
+    own journey or none). ``first_ids``: the audience's target ids from its small side (the list's membership
+    index), walked for the check's sample; ``size``: the audience's size when it is kept (a whole list)."""
 
     package_id: int
     subjects: object  # a QuerySet of the workspace's targets: the root's list and filters as submitted
     members: list[tuple[object, dict | None]]
+    first_ids: object = None  # a values list of target ids (None: the subjects' own ids)
+    size: int | None = None
 
 
 PACKAGE_PLANS: Registry[Callable] = Registry("package_plans")  # one entry: "plan"

@@ -164,23 +164,21 @@ class SendSmsAction(Action):
         workspace,
         *,
         configs,
-        subjects,
+        people,
         audience: int,
         sample,
-        cap: int,
         now=None,
         tz: str = "Asia/Tehran",
         priority: str = "normal",
     ) -> dict[str, Any]:
-        """The launch check's SMS part (``sms.launch``): refusals by reason, cost, credit, rate, blockers, the
-        frequency cap and quiet days of promotional sends."""
+        """The launch check's SMS part (``sms.launch``): refusals by reason among the audience's sample
+        (``people``), cost, credit, rate, blockers, the frequency cap and quiet days of promotional sends."""
         return launch_facts(
             workspace,
             configs=configs,
-            subjects=subjects,
+            people=people,
             audience=audience,
             sample_text=lambda config: self.preview(config, sample)["text"] if sample is not None else config["body"],
-            cap=cap,
             now=now,
             tz=tz,
             priority=priority,

@@ -201,17 +201,33 @@ def test_the_api_dry_run_changes_nothing_and_stays_in_its_workspace(api, actor, 
     assert stranger.get(f"/api/v1/campaigns/{campaign.id}/journey/launch-check").status_code == 404
 
 
-def test_a_large_audience_counts_the_scanned_reasons_among_its_first_rows_said_as_an_estimate(
-    actor, workspace, world, monkeypatch
-):
+def test_a_large_audience_is_counted_among_its_first_rows_said_as_an_estimate(actor, workspace, world, monkeypatch):
+    """Past ``SAMPLE`` targets every reason is counted among the audience's first rows (ids from its executions,
+    read by id: bounded whatever the audience) and scaled to it, said as an estimate («حدود …»)."""
     from campaigns.platform import counts
 
-    campaign, _ = world
-    monkeypatch.setattr(counts, "SCAN", 4)  # the audience (8) is "large": its first 4 rows are looked at
+    campaign, people = world
+    with time_machine.travel(T0, tick=False):
+        exact = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    monkeypatch.setattr(counts, "SAMPLE", 4)  # the audience (8) is "large": 4 of its rows are looked at
     with time_machine.travel(T0, tick=False):
         check = journey_launch_check(actor=actor, campaign_id=campaign.id)
     rows = {r["reason"]: r for r in check["exclusions"]}
-    assert rows["no_mobile"]["estimated"] and rows["live_elsewhere"]["estimated"]
-    assert rows["no_mobile"]["count"] in (0, 2) and rows["no_mobile"]["text"].startswith("حدود")
-    assert not rows["blacklisted"]["estimated"] and rows["blacklisted"]["count"] == 1  # from the blacklist side
+    counted = [rows[r] for r in ("no_mobile", "blacklisted", "opt_out", "telecom_blocked", "live_elsewhere")]
+    assert all(r["estimated"] and r["text"].startswith("حدود") for r in counted)
     assert check["receivers_estimated"] and check["receivers_text"].endswith("(برآورد)")
+    assert check["channels"][0]["operators_estimated"]
+    assert not exact["receivers_estimated"] and not any(r["estimated"] for r in exact["exclusions"])
+    # the four rows looked at are the first four of its live executions: counted there, doubled
+    first = list(Execution.objects.filter(campaign=campaign).order_by().values_list("subject_id", flat=True)[:4])
+    kept = {people[k].id: k for k in people}
+    looked = {kept[i] for i in first}
+    expected = {
+        "no_mobile": "no_mobile",
+        "staff_blacklisted": "blacklisted",
+        "opted_out": "opt_out",
+        "telecom_blocked": "telecom_blocked",
+        "elsewhere": "live_elsewhere",
+    }
+    for who, reason in expected.items():
+        assert rows[reason]["count"] == (2 if who in looked else 0), (reason, looked)

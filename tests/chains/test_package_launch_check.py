@@ -137,3 +137,37 @@ def test_members_share_the_audiences_reads(actor, workspace):
     counted = [sql for sql in reads["A>B>C"] if "campaigns_target_lists" in sql]
     assert len(counted) == len(set(counted)), "a read over the audience ran twice"
     assert extra <= 6, reads["A>B>C"]
+
+
+def test_a_large_audience_is_sampled_once_and_its_people_are_looked_for_among_the_sample(
+    actor, workspace, client, owner, monkeypatch
+):
+    """Past ``SAMPLE`` members the package's counts are estimated among the list's first members (ids along the
+    list's index, read by id; the whole list's size is the kept one), and the people behind a count are looked
+    for among those same members, said on the page."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaigns.platform import counts
+
+    setup_sms(workspace)
+    package, nodes, people = _submitted(actor, workspace, people=6)
+    first, last = sorted(people, key=lambda t: t.id)[0], sorted(people, key=lambda t: t.id)[-1]
+    blacklist_add(actor=actor, number=first.mobile)
+    blacklist_add(actor=actor, number=last.mobile)
+    monkeypatch.setattr(counts, "SAMPLE", 3)  # the audience (6) is "large": its first 3 members are looked at
+    with CaptureQueriesContext(connection) as ctx:
+        check = package_launch_check(actor=actor, package_id=package.id)
+    root = check["members"][0]
+    rows = {r["reason"]: r for r in root["exclusions"]}
+    assert root["audience"] == 6 and not root["audience_text"].startswith("بیش از")  # the list's kept size
+    assert rows["blacklisted"]["estimated"] and rows["blacklisted"]["count"] == 2  # 1 of 3 looked at → 2 of 6
+    assert rows["blacklisted"]["text"] == "حدود ۲" and root["receivers_estimated"]
+    sampled = [q["sql"] for q in ctx.captured_queries if "campaigns_target_lists" in q["sql"]]
+    assert len(sampled) == 2, sampled  # the first ids along the list's index, then those targets by id: once
+
+    client.force_login(owner)
+    url = f"/automation/chain-approvals/{package.id}/campaigns/{nodes['A'].id}/excluded/?reason=blacklisted"
+    page = client.get(url).content.decode()
+    assert first.name in page and last.name not in page  # the last is not among the first 3
+    assert 'data-testid="excluded-sample"' in page and "۳ مخاطب نخست" in page
