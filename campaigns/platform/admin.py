@@ -345,19 +345,6 @@ class WorkspaceScopedInline:
         return formfield
 
 
-class NoWritesMixin:
-    """Shown, never added, changed or deleted here: history and runtime rows change only through services."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 class ServiceMadeMixin:
     """Rows that services create and never delete: the admin may change them (what its form allows), no more."""
 
@@ -365,6 +352,13 @@ class ServiceMadeMixin:
         return False
 
     def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class NoWritesMixin(ServiceMadeMixin):
+    """Shown, never added, changed or deleted here: history and runtime rows change only through services."""
+
+    def has_change_permission(self, request, obj=None):
         return False
 
 
