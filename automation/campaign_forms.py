@@ -9,9 +9,7 @@ from automation.engine.registry import FACTS
 from campaigns.choices import TargetStatus
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictTextFormMixin
-from campaigns.platform.widgets import JalaliDateTimeField, WeekWindowFields
-
-LTR_NUMBER = {"dir": "ltr", "lang": "en", "inputmode": "numeric"}
+from campaigns.platform.widgets import JalaliDateTimeField, NumberField, WeekWindowFields
 
 
 def stop_fact_choices() -> list[tuple[str, str]]:
@@ -25,11 +23,10 @@ class JourneyCampaignForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
     name = forms.CharField(label="نام کمپین", max_length=200)
     description = forms.CharField(label="توضیحات", required=False, widget=forms.Textarea(attrs={"rows": 2}))
     workflow = forms.TypedChoiceField(label="گردش‌کار (نسخه منتشرشده)", coerce=int)
-    daily_limit = forms.IntegerField(
+    daily_limit = NumberField(
         label="سقف ارسال روزانه",
         required=False,
         min_value=1,
-        widget=forms.NumberInput(attrs=LTR_NUMBER),
         help_text="خالی: سقف گردش‌کار (اگر دارد).",
     )
     source_list = forms.TypedChoiceField(
@@ -170,13 +167,12 @@ class AutoEnrollForm(forms.Form):
     status = forms.MultipleChoiceField(
         label="وضعیت", required=False, choices=TargetStatus.choices, widget=forms.CheckboxSelectMultiple
     )
-    priority_min = forms.IntegerField(label="اولویت دست‌کم", required=False, widget=forms.NumberInput(attrs=LTR_NUMBER))
-    daily_cap = forms.IntegerField(
+    priority_min = NumberField(label="اولویت دست‌کم", required=False)
+    daily_cap = NumberField(
         label="سقف روزانه افزودن",
         min_value=1,
         max_value=5000,
         initial=200,
-        widget=forms.NumberInput(attrs=LTR_NUMBER),
         help_text="در هر بررسی (هر ۵ دقیقه) دست‌بالا ۲۰۰ مخاطب؛ مازاد سقف روزانه فردا افزوده می‌شود.",
     )
     include_existing = forms.BooleanField(

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from campaigns.platform.jalali import parse_jalali, to_jalali
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
-from campaigns.platform.widgets import WeekWindowFields
+from campaigns.platform.widgets import NumberField, WeekWindowFields
 from sms import frequency_cap, quiet_days
 from sms.choices import LOG_STATUS_CHOICES, MAX_PRICE, PRICE_FIELDS, BlacklistReason, LineKind
 from sms.filtered_words import clean_words
@@ -274,19 +274,17 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
     primary_account = forms.TypedChoiceField(label="حساب اصلی", required=False, coerce=int, empty_value=None)
     fallback_account = forms.TypedChoiceField(label="حساب پشتیبان", required=False, coerce=int, empty_value=None)
     opt_out_text = forms.CharField(label="متن لغو", required=False, max_length=60)
-    global_daily_limit = forms.IntegerField(
+    global_daily_limit = NumberField(
         label="سقف روزانه کل فضای کاری",
         required=False,
         min_value=1,
-        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
         help_text="خالی: بدون سقف کلی (سقف هر کمپین همچنان اعمال می‌شود).",
     )
-    sms_retention_days = forms.IntegerField(
+    sms_retention_days = NumberField(
         label="نگهداری متن و شماره پیامک‌ها (روز)",
         required=False,
         min_value=0,
         max_value=MAX_RETENTION_DAYS,
-        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
         help_text="پس از این تعداد روز متن و شماره پیامک‌های ارسال‌شده پاک می‌شود؛ خالی یا ۰: برای همیشه نگه داشته می‌شود.",
     )
     notifications_email = forms.BooleanField(
@@ -294,29 +292,26 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         required=False,
         help_text="هر اعلان فضای کاری به ایمیل گیرندگانش هم فرستاده می‌شود.",
     )
-    frequency_cap_day = forms.IntegerField(
+    frequency_cap_day = NumberField(
         label="سقف پیامک تبلیغاتی هر نفر در روز",
         required=False,
         min_value=0,
         max_value=frequency_cap.MAX_LIMIT[frequency_cap.DAY],
-        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
         help_text="همهٔ کمپین‌ها و زنجیره‌ها با هم، در هر روز تقویم فضای کاری؛ فقط خط‌های تبلیغاتی شمرده می‌شوند. "
         "خالی یا ۰: بدون سقف روزانه.",
     )
-    frequency_cap_week = forms.IntegerField(
+    frequency_cap_week = NumberField(
         label="سقف پیامک تبلیغاتی هر نفر در هفته (شنبه تا جمعه)",
         required=False,
         min_value=0,
         max_value=frequency_cap.MAX_LIMIT[frequency_cap.WEEK],
-        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
         help_text="هفتهٔ شمسی از شنبه تا پایان جمعه. خالی یا ۰: بدون سقف هفتگی.",
     )
-    frequency_cap_month = forms.IntegerField(
+    frequency_cap_month = NumberField(
         label="سقف پیامک تبلیغاتی هر نفر در ماه شمسی",
         required=False,
         min_value=0,
         max_value=frequency_cap.MAX_LIMIT[frequency_cap.MONTH],
-        widget=forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"}),
         help_text="از یکم تا پایان هر ماه شمسی. خالی یا ۰: بدون سقف ماهانه. همهٔ سقف‌ها با هم رعایت می‌شوند؛ "
         "پیام بیش از سقف به آغاز روز، هفته یا ماه بعد می‌افتد یا، اگر گام گفته باشد، فرستاده نمی‌شود.",
     )

@@ -9,12 +9,12 @@ from django.urls import reverse
 from automation.campaign_forms import JalaliDateTimeField
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictTextFormMixin
+from campaigns.platform.widgets import NumberField
 from workers import netguard
 from workers.choices import ActionType, ProxyProtocol, SessionStatus
 from workers.links import MAX_LINK_LENGTH
 
 LTR = {"dir": "ltr", "lang": "en"}
-LTR_NUMBER = {**LTR, "inputmode": "numeric"}
 MAX_LINKS = 1000  # the API's bound (BrowserCampaignInput.target_links)
 
 
@@ -63,27 +63,9 @@ class BrowserCampaignForm(StrictTextFormMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="برای دیدگاه لازم است؛ {link} و {account} جایگزین می‌شوند.",
     )
-    pacing_seconds = forms.IntegerField(
-        label="فاصله دو کار یک حساب (ثانیه)",
-        required=False,
-        min_value=0,
-        max_value=86400,
-        widget=forms.NumberInput(attrs=LTR_NUMBER),
-    )
-    concurrency_cap = forms.IntegerField(
-        label="حداکثر کار هم‌زمان",
-        required=False,
-        min_value=1,
-        max_value=10000,
-        widget=forms.NumberInput(attrs=LTR_NUMBER),
-    )
-    max_attempts = forms.IntegerField(
-        label="حداکثر تلاش هر کار",
-        required=False,
-        min_value=1,
-        max_value=10,
-        widget=forms.NumberInput(attrs=LTR_NUMBER),
-    )
+    pacing_seconds = NumberField(label="فاصله دو کار یک حساب (ثانیه)", required=False, min_value=0, max_value=86400)
+    concurrency_cap = NumberField(label="حداکثر کار هم‌زمان", required=False, min_value=1, max_value=10000)
+    max_attempts = NumberField(label="حداکثر تلاش هر کار", required=False, min_value=1, max_value=10)
 
     def __init__(self, *args, platforms=(), accounts=(), time_zone: str = "Asia/Tehran", **kwargs):
         super().__init__(*args, **kwargs)
@@ -215,12 +197,8 @@ class AccountForm(ServiceErrorsMixin, StrictTextFormMixin, forms.Form):
         help_text="سرآیند Cookie، خروجی JSON یا فایل Netscape. خالی: کوکی‌های فعلی می‌مانند.",
     )
     user_agent = forms.CharField(label="User-Agent", required=False, max_length=500, widget=forms.TextInput(attrs=LTR))
-    viewport_width = forms.IntegerField(
-        label="عرض صفحه", min_value=200, max_value=4000, initial=1280, widget=forms.NumberInput(attrs=LTR_NUMBER)
-    )
-    viewport_height = forms.IntegerField(
-        label="ارتفاع صفحه", min_value=200, max_value=4000, initial=800, widget=forms.NumberInput(attrs=LTR_NUMBER)
-    )
+    viewport_width = NumberField(label="عرض صفحه", min_value=200, max_value=4000, initial=1280)
+    viewport_height = NumberField(label="ارتفاع صفحه", min_value=200, max_value=4000, initial=800)
     proxy = forms.TypedChoiceField(
         label="پراکسی ثابت",
         required=False,
@@ -259,7 +237,7 @@ class ProxyForm(ServiceErrorsMixin, StrictTextFormMixin, forms.Form):
     label = forms.CharField(label="نام", max_length=120, required=False)
     protocol = forms.ChoiceField(label="پروتکل", choices=ProxyProtocol.choices)
     host = forms.CharField(label="میزبان", max_length=255, widget=forms.TextInput(attrs=LTR))
-    port = forms.IntegerField(label="درگاه", min_value=1, max_value=65535, widget=forms.NumberInput(attrs=LTR_NUMBER))
+    port = NumberField(label="درگاه", min_value=1, max_value=65535)
     username = forms.CharField(label="نام کاربری", max_length=255, required=False, widget=forms.TextInput(attrs=LTR))
     password = forms.CharField(
         label="گذرواژه",

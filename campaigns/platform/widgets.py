@@ -49,6 +49,12 @@ class PhoneInput(forms.TextInput):
         super().__init__(attrs={"dir": "ltr", "inputmode": "tel", "autocomplete": "tel", **(attrs or {})})
 
 
+class NumberField(forms.IntegerField):
+    """A whole number typed left to right in Latin digits, with the numeric keypad on phones."""
+
+    widget = forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"})
+
+
 def time_field(label: str) -> forms.TimeField:
     """An optional 24-hour time, labelled for assistive technology by ``label``."""
     return forms.TimeField(
