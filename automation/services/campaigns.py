@@ -49,7 +49,8 @@ def _stop_facts_problem(value: Any) -> str | None:
     return f"شرط توقف ناشناخته: {unknown}" if unknown else None
 
 
-def _validate_journey_fields(*, starts_at, ends_at, daily_limit, send_window, settings) -> None:
+def _journey_fields(*, starts_at, ends_at, daily_limit, send_window, settings) -> dict[str, Any]:
+    """The campaign's journey fields, checked (``ValidationFailed`` naming each wrong one)."""
     errors: dict[str, list[str]] = {}
     if starts_at and ends_at and ends_at <= starts_at:
         errors["ends_at"] = ["پایان باید بعد از شروع باشد."]
@@ -68,6 +69,13 @@ def _validate_journey_fields(*, starts_at, ends_at, daily_limit, send_window, se
         errors["settings"] = ["اولویت در سقف پیامک تبلیغاتی باید بالا، عادی یا پایین باشد."]
     if errors:
         raise ValidationFailed(details=errors)
+    return {
+        "starts_at": starts_at,
+        "ends_at": ends_at,
+        "daily_limit": daily_limit,
+        "send_window": send_window,
+        "journey_settings": settings or {},
+    }
 
 
 def journey_campaign_create(
@@ -92,7 +100,7 @@ def journey_campaign_create(
     workflow = get_scoped(Workflow, actor.workspace, workflow_id)
     if workflow.published_version_id is None:
         raise NotPublished()
-    _validate_journey_fields(
+    fields = _journey_fields(
         starts_at=starts_at, ends_at=ends_at, daily_limit=daily_limit, send_window=send_window, settings=settings
     )
     source = get_scoped(TargetList, actor.workspace, source_target_list_id) if source_target_list_id else None
@@ -104,11 +112,7 @@ def journey_campaign_create(
             kind=CampaignKind.JOURNEY,
             created_by=actor.user,
             source_target_list=source,
-            starts_at=starts_at,
-            ends_at=ends_at,
-            daily_limit=daily_limit,
-            send_window=send_window,
-            journey_settings=settings or {},
+            **fields,
         )
         CampaignJourney.objects.create(
             campaign=campaign,
@@ -211,7 +215,7 @@ def journey_campaign_update(*, actor: Actor, campaign_id: int, changes: dict[str
         if "journey_settings" in data:
             data["journey_settings"] = data["journey_settings"] or {}
         merged = {f: data.get(f, getattr(campaign, f)) for f in ("starts_at", "ends_at", "daily_limit", "send_window")}
-        _validate_journey_fields(**merged, settings=data.get("journey_settings"))
+        _journey_fields(**merged, settings=data.get("journey_settings"))
         campaign, changed = model_update(instance=campaign, fields=list(UPDATABLE.values()), data=data)
         if changed:
             campaign_updated_event(campaign=campaign, actor=actor.user, fields=list(changes))
