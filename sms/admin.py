@@ -55,6 +55,7 @@ class AccountForm(StrictTextFormMixin, forms.ModelForm):
             "price_irancell",
             "price_rightel",
             "use_typed_prices",
+            "credit_unit",
         ]
 
     def clean_credentials(self):
@@ -89,6 +90,7 @@ class SmsProviderAccountAdmin(WorkspaceScopedAdmin):
         "workspace",
         "is_active",
         "credit",
+        "credit_unit",
         "max_requests_per_second",
         "max_messages_per_minute",
         "created_jalali",

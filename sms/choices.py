@@ -47,6 +47,15 @@ class LineKind(models.TextChoices):
     SERVICE = "service", "خدماتی"
 
 
+class CreditUnit(models.TextChoices):
+    """What an account's credit counts (docs/sms.md "Credit"): rials (Kavenegar ``remaincredit``) or message
+    parts (Melipayamak ``GetCredit``: «بر حسب تعداد پیامک»). The launch check weighs a credit in rials against the
+    cost and a credit in messages against the message parts the campaign needs."""
+
+    RIAL = "rial", "ریال"
+    MESSAGE = "message", "پیامک"
+
+
 class Operator(models.TextChoices):
     """Iranian mobile operators, decided by a number's prefix (``sms.operators``)."""
 

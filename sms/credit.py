@@ -2,8 +2,10 @@
 
 Every active account whose provider can be asked (``Provider.credit_query``: Kavenegar ``account/info``,
 Melipayamak ``GetCredit``) is asked once per run, no transaction open during the call; the answer is kept on the
-account (``credit``, ``credit_checked_at``) for the SMS settings page and the launch check. A credit below
-``SMS_LOW_CREDIT_RIALS`` tells the workspace's owners (``credit_low``: once per account and day).
+account (``credit``, ``credit_checked_at``) for the SMS settings page and the launch check, counted in the
+account's ``credit_unit`` (rials, or message parts: Melipayamak). A credit below the threshold of its unit
+(``SMS_LOW_CREDIT_RIALS`` / ``SMS_LOW_CREDIT_MESSAGES``) tells the workspace's owners (``credit_low``: once per
+account and day).
 
 A provider that prices a message part per operator (``Provider.price_query``: Melipayamak ``GetSmsPrice``) is
 asked in the same run: the prices are kept (``provider_prices``, ``prices_checked_at``) and the launch check uses
@@ -20,17 +22,21 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from sms import channel
+from sms.choices import CreditUnit
 from sms.models import SmsProviderAccount
 from sms.providers import PROVIDERS, provider_for
 from sms.providers.base import PriceQueryFailed
 
 logger = logging.getLogger(__name__)
 
-# Sent with kwargs workspace_id, account_id, account_name, credit, day (the owners' notification).
+# Sent with kwargs workspace_id, account_id, account_name, credit, credit_unit, day (the owners' notification).
 credit_low = Signal()
 
 
-def low_credit_threshold() -> int:
+def low_credit_threshold(unit: str = CreditUnit.RIAL) -> int:
+    """The credit below which the owners are told, in ``unit`` (``CreditUnit``)."""
+    if unit == CreditUnit.MESSAGE:
+        return int(django_settings.SMS_LOW_CREDIT_MESSAGES)
     return int(django_settings.SMS_LOW_CREDIT_RIALS)
 
 
@@ -60,7 +66,7 @@ def credit_read(*, now: datetime | None = None) -> dict[str, int]:
             continue
         report["read"] += 1
         SmsProviderAccount.objects.filter(pk=account.pk).update(credit=credit, credit_checked_at=now)
-        if credit < low_credit_threshold():
+        if credit < low_credit_threshold(account.credit_in):
             report["low"] += 1
             credit_low.send(
                 sender=SmsProviderAccount,
@@ -68,6 +74,7 @@ def credit_read(*, now: datetime | None = None) -> dict[str, int]:
                 account_id=account.pk,
                 account_name=account.name,
                 credit=credit,
+                credit_unit=account.credit_in,
                 day=timezone.localdate(now),
             )
     return report

@@ -15,7 +15,7 @@ from campaigns.platform.jalali import parse_jalali, to_jalali
 from campaigns.platform.text import StrictTextFormMixin, validate_plain_text
 from campaigns.platform.widgets import NumberField, WeekWindowFields
 from sms import frequency_cap, quiet_days
-from sms.choices import LOG_STATUS_CHOICES, MAX_PRICE, PRICE_FIELDS, BlacklistReason, LineKind
+from sms.choices import LOG_STATUS_CHOICES, MAX_PRICE, PRICE_FIELDS, BlacklistReason, CreditUnit, LineKind
 from sms.filtered_words import clean_words
 from sms.providers import credential_fields
 from sms.selectors import latin_digits, provider_kind_choices
@@ -161,6 +161,14 @@ class AccountForm(StrictTextFormMixin, forms.Form):
         required=False,
         help_text="بهایی که سرویس‌دهنده می‌دهد (ملی‌پیامک) خودکار خوانده می‌شود و در برآورد هزینه به‌جای این بها "
         "می‌نشیند؛ با این گزینه بهای واردشده می‌ماند. رایتل را سرویس‌دهنده قیمت نمی‌دهد.",
+    )
+
+    credit_unit = forms.ChoiceField(
+        label="واحد اعتبار",
+        choices=[("", "همان واحد سرویس‌دهنده"), *CreditUnit.choices],
+        required=False,
+        help_text="ملی‌پیامک اعتبار را به شمار پیامک می‌دهد و کاوه‌نگار به ریال؛ اعتبار به پیامک با شمار پیامک‌های "
+        "کمپین سنجیده می‌شود و اعتبار به ریال با هزینهٔ برآوردی.",
     )
 
     filtered_words = forms.CharField(

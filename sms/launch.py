@@ -22,9 +22,9 @@ from django.utils import timezone
 from campaigns.platform.bulk import texts_match
 from campaigns.platform.counts import AudienceSample, shared_read
 from sms import channel, filtered_words, frequency_cap, quiet_days, telecom_blocks
-from sms.choices import BlacklistSource, LineKind, Operator
+from sms.choices import BlacklistSource, CreditUnit, LineKind, Operator
 from sms.lint import lint_text
-from sms.models import BlacklistEntry, SmsProviderAccount, SmsSettings
+from sms.models import BlacklistEntry, SmsProviderAccount, SmsSettings, credit_amount_text
 from sms.operators import operator_of, part_price
 from sms.providers import provider_for
 
@@ -37,6 +37,8 @@ BLOCKER_MESSAGES = {
     "link_not_allowed": "این حساب اجازه ارسال پیوند ندارد و متن گام «{step}» پیوند دارد.",
     "filtered_word": "سرویس‌دهنده پیش‌تر متنی را برای کلمهٔ فیلترشده رد کرده و متن گام «{step}» آن را دارد ({words}).",
 }
+# ``credit_below_cost`` of a credit counted in messages (Melipayamak), weighed against the parts the sends need.
+CREDIT_BELOW_PARTS = "اعتبار حساب پیامک ({credit}) از شمار پیامک‌های لازم این ارسال ({parts}) کمتر است."
 WARNING_MESSAGES = {
     "credit_unknown": "اعتبار حساب پیامک هنوز خوانده نشده است؛ هزینه با اعتبار سنجیده نشد.",
     "frequency_cap_high": "بیش از ۱۰٪ مخاطبان به سقف پیامک تبلیغاتی (روز، هفته یا ماه) رسیده‌اند؛ پیامشان {what}.",
@@ -66,6 +68,7 @@ class SmsLaunchFacts:
     receivers: int
     messages: int
     cost: int
+    parts: int = 0  # message parts of every send step (receivers × parts): what a credit in messages pays
     blockers: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     quiet_day: Any = None  # ``date → bool`` when a step advertises and the workspace keeps quiet days
@@ -110,6 +113,8 @@ class SmsLaunchFacts:
                     "line_kind": account.line_kind,
                     "links_allowed": account.links_allowed,
                     "credit": account.credit,
+                    "credit_unit": account.credit_in,
+                    "credit_text": account.credit_text,
                     "credit_checked_at": account.credit_checked_at,
                     "prices_checked_at": account.prices_checked_at,
                 },
@@ -134,6 +139,7 @@ class SmsLaunchFacts:
                 ],
                 "operators_estimated": self.operators_estimated,
                 "cost": self.cost,
+                "parts": self.parts,
             },
         }
 
@@ -315,11 +321,15 @@ def launch_facts(
     receivers = max(0, audience - sum(e["count"] for e in exclusions.values() if e.get("subtracted", True)))
     operators, estimated = people.scaled(shares, receivers), not people.complete
     cost = 0
+    # What the steps take of their accounts' credit, per credit unit: rials (the cost) or message parts.
+    needs = dict.fromkeys(CreditUnit.values, 0)
     for step in steps:
         if step.account is None:
             continue
-        for operator, n in operators.items():
-            cost += n * step.parts * part_price(step.account, operator)[0]
+        step_cost = sum(n * step.parts * part_price(step.account, operator)[0] for operator, n in operators.items())
+        cost += step_cost
+        unit = step.account.credit_in
+        needs[unit] += receivers * step.parts if unit == CreditUnit.MESSAGE else step_cost
     facts = SmsLaunchFacts(
         exclusions=exclusions,
         steps=steps,
@@ -329,15 +339,26 @@ def launch_facts(
         receivers=receivers,
         messages=receivers * len(steps),
         cost=cost,
+        parts=receivers * sum(s.parts for s in steps if s.account is not None),
     )
     problem = shared_read(("sms-problem", workspace.id), lambda: channel.channel_problem(workspace.id))
     if problem or any(a is None or not a.is_active for a in accounts):
         facts.blockers.append({"code": "no_account", "message": BLOCKER_MESSAGES["no_account"]})
-    credits = {a.pk: a.credit for a in accounts if a is not None}
-    if any(c is None for c in credits.values()):
+    credited = {a.pk: a for a in accounts if a is not None}
+    if any(a.credit is None for a in credited.values()):
         facts.warnings.append({"code": "credit_unknown", "message": WARNING_MESSAGES["credit_unknown"]})
-    elif credits and cost > sum(credits.values()):
-        facts.blockers.append({"code": "credit_below_cost", "message": BLOCKER_MESSAGES["credit_below_cost"]})
+    else:  # like with like: rials against the cost, messages against the parts (docs/sms.md "Credit")
+        for unit, need in needs.items():
+            have = sum(a.credit for a in credited.values() if a.credit_in == unit)
+            if need <= have:
+                continue
+            message = BLOCKER_MESSAGES["credit_below_cost"]
+            if unit == CreditUnit.MESSAGE:
+                message = CREDIT_BELOW_PARTS.format(
+                    credit=credit_amount_text(have, unit), parts=credit_amount_text(need, unit)
+                )
+            facts.blockers.append({"code": "credit_below_cost", "message": message})
+            break
     for step in steps:
         if step.account is None:
             continue

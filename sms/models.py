@@ -16,9 +16,28 @@ from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.crypto import EncryptedTextField
 from campaigns.platform.events import WorkspaceEvent
 from campaigns.platform.jalali import fa_digits
-from sms.choices import AttemptStatus, BlacklistReason, BlacklistSource, LineKind, SmsChannelEventType
+from sms.choices import (
+    AttemptStatus,
+    BlacklistReason,
+    BlacklistSource,
+    CreditUnit,
+    LineKind,
+    SmsChannelEventType,
+)
 from sms.inbound.keywords import default_opt_in_words, default_opt_out_words
 from sms.providers import provider_for, provider_label
+
+
+def provider_credit_unit(kind: str) -> str:
+    """The unit a provider gives the credit in (``CreditUnit``); rials for an unregistered kind."""
+    provider = provider_for(kind)
+    return getattr(provider, "credit_unit", None) or CreditUnit.RIAL
+
+
+def credit_amount_text(value: int, unit: str) -> str:
+    """An amount of credit with its unit in Persian («۱۲٬۰۰۰ ریال», «۳٬۵۰۰ پیامک»)."""
+    label = CreditUnit(unit).label if unit in CreditUnit.values else CreditUnit.RIAL.label
+    return f"{fa_digits(f'{int(value):,}').replace(',', '٬')} {label}"
 
 
 class ImmutableError(RuntimeError):
@@ -68,8 +87,11 @@ class SmsProviderAccount(TimeStamped):
     prices_error = models.CharField("خطای خواندن بها", max_length=200, blank=True, default="")
     prices_error_at = models.DateTimeField("زمان خطای خواندن بها", null=True, blank=True)
     use_typed_prices = models.BooleanField("بهای واردشده به‌جای بهای سرویس‌دهنده", default=False)
-    # The provider's last answer about the account's credit (rials), read on a timer; null = never read.
-    credit = models.BigIntegerField("اعتبار (ریال)", null=True, blank=True)
+    # The provider's last answer about the account's credit, read on a timer; null = never read. Counted in
+    # ``credit_unit``: rials or message parts, the provider's unit (``Provider.credit_unit``) unless staff set
+    # another (docs/sms.md "Credit").
+    credit = models.BigIntegerField("اعتبار", null=True, blank=True)
+    credit_unit = models.CharField("واحد اعتبار", max_length=8, choices=CreditUnit.choices, blank=True, default="")
     credit_checked_at = models.DateTimeField("زمان خواندن اعتبار", null=True, blank=True)
     # Words the provider refuses in a text on this account (Melipayamak 7): named by the provider's answer or by
     # staff; and the step texts (templates, no personal values) the provider refused for one (sms.filtered_words).
@@ -94,6 +116,30 @@ class SmsProviderAccount(TimeStamped):
     @property
     def default_sender(self) -> str:
         return self.senders[0] if self.senders else ""
+
+    @property
+    def credit_in(self) -> str:
+        """The unit of ``credit`` (``CreditUnit``): the account's own, else its provider's."""
+        return self.credit_unit or provider_credit_unit(self.provider)
+
+    @property
+    def credit_text(self) -> str:
+        """The credit as staff read it («۱۲٬۰۰۰ ریال», «۳٬۵۰۰ پیامک»); "" when never read."""
+        return "" if self.credit is None else credit_amount_text(self.credit, self.credit_in)
+
+    @property
+    def credit_low(self) -> bool:
+        """The credit is below the low-credit threshold of its unit (the owners were told)."""
+        from sms.credit import low_credit_threshold
+
+        return self.credit is not None and self.credit < low_credit_threshold(self.credit_in)
+
+    def save(self, *args, **kwargs):
+        if not self.credit_unit:
+            self.credit_unit = provider_credit_unit(self.provider)
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "credit_unit"}
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         super().clean()

@@ -56,15 +56,17 @@ def notify_unknowns_aged(sender, *, workspace_id: int, count: int, day, **kwargs
     )
 
 
-def notify_credit_low(sender, *, workspace_id: int, account_id: int, account_name: str, credit: int, day, **kw):
-    """An account's credit below the threshold: once per account and day."""
-    from campaigns.platform.jalali import fa_digits
+def notify_credit_low(
+    sender, *, workspace_id: int, account_id: int, account_name: str, credit: int, day, credit_unit: str = "", **kw
+):
+    """An account's credit below the threshold of its unit: once per account and day."""
+    from sms.models import credit_amount_text
 
     _tell_owners(
         workspace_id,
         kind="sms_credit_low",
         title="اعتبار حساب پیامک رو به پایان است",
-        body=f"اعتبار حساب «{account_name}» {fa_digits(f'{credit:,}').replace(',', '٬')} ریال است. پیش از تمام شدن "
+        body=f"اعتبار حساب «{account_name}» {credit_amount_text(credit, credit_unit or 'rial')} است. پیش از تمام شدن "
         "آن، حساب را شارژ کنید تا ارسال‌ها متوقف نشود.",
         link="sms-settings",
         dedupe_key=f"sms_credit_low:{account_id}:{day.isoformat()}",

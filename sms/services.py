@@ -18,7 +18,7 @@ from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
 from campaigns.services.workspaces import workspace_settings_set
 from sms import channel, events, filtered_words, frequency_cap, quiet_days, webhook_events
-from sms.choices import MAX_PRICE, PRICE_FIELDS, AttemptStatus, BlacklistReason, BlacklistSource, LineKind
+from sms.choices import MAX_PRICE, PRICE_FIELDS, AttemptStatus, BlacklistReason, BlacklistSource, CreditUnit, LineKind
 from sms.delivery import attempt_status_apply
 from sms.errors import AlreadyBlacklisted, InvalidNumber
 from sms.models import (
@@ -375,6 +375,7 @@ ACCOUNT_FIELDS = {
     "line_kind",
     "filtered_words",
     "use_typed_prices",
+    "credit_unit",
     *PRICE_FIELDS,
 }
 
@@ -391,6 +392,17 @@ def _clean_senders(raw: Any) -> list[str]:
 def _line_kind(value: Any) -> str:
     if value not in LineKind.values:
         raise ValidationFailed.field("line_kind", "نوع خط باید تبلیغاتی یا خدماتی باشد.")
+    return str(value)
+
+
+def _credit_unit(provider_kind: str, value: Any) -> str:
+    """The unit the account's credit counts (``CreditUnit``); empty = the provider's own."""
+    from sms.models import provider_credit_unit
+
+    if not value:
+        return provider_credit_unit(provider_kind)
+    if value not in CreditUnit.values:
+        raise ValidationFailed.field("credit_unit", "واحد اعتبار باید ریال یا پیامک باشد.")
     return str(value)
 
 
@@ -467,6 +479,8 @@ def sms_account_update(*, actor: Actor, account_id: int, data: dict[str, Any]) -
             setattr(account, field, _price(field, data[field]))
     if "use_typed_prices" in data:  # staff's prices over the provider's (docs/sms.md "Prices from the provider")
         account.use_typed_prices = bool(data["use_typed_prices"])
+    if "credit_unit" in data:  # the provider's unit unless staff know better (docs/sms.md "Credit")
+        account.credit_unit = _credit_unit(account.provider, data["credit_unit"])
     if "filtered_words" in data:
         if not isinstance(data["filtered_words"], list):
             raise ValidationFailed.field("filtered_words", "فهرستی از کلمه‌ها.")

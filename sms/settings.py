@@ -28,8 +28,10 @@ SMS_UNKNOWN_ALARM_HOURS = float(os.environ.get("SMS_UNKNOWN_ALARM_HOURS", "6"))
 SMS_DELIVERY_POLL_INTERVAL_SECONDS = int(os.environ.get("SMS_DELIVERY_POLL_INTERVAL_SECONDS", "300"))
 SMS_DELIVERY_POLL_MAX_AGE_HOURS = int(os.environ.get("SMS_DELIVERY_POLL_MAX_AGE_HOURS", "72"))
 SMS_DELIVERY_POLL_BATCH = int(os.environ.get("SMS_DELIVERY_POLL_BATCH", "5000"))
-# The account credit (rials, read every 15 minutes) below which the owners are told (docs/sms.md "Credit").
+# The account credit (read every 15 minutes) below which the owners are told (docs/sms.md "Credit"), in the
+# account's credit unit: rials, or message parts (Melipayamak).
 SMS_LOW_CREDIT_RIALS = int(os.environ.get("SMS_LOW_CREDIT_RIALS", "1000000"))
+SMS_LOW_CREDIT_MESSAGES = int(os.environ.get("SMS_LOW_CREDIT_MESSAGES", "500"))
 SMS_RATE_LIMIT_MAX_WAIT_SECONDS = float(os.environ.get("SMS_RATE_LIMIT_MAX_WAIT_SECONDS", "1"))
 # The inbox poll of replies (docs/sms.md "Replies"): inboxes read per run, and between two reads of one inbox.
 SMS_INBOX_POLL_BATCH = int(os.environ.get("SMS_INBOX_POLL_BATCH", "100"))

@@ -26,7 +26,6 @@ from campaigns.services.workspaces import workspace_time_zone_set
 from sms import log as sms_log
 from sms import selectors, services
 from sms.choices import PRICE_FIELDS, BlacklistReason
-from sms.credit import low_credit_threshold
 from sms.exports import blacklist_csv
 from sms.forms import (
     AccountForm,
@@ -229,7 +228,6 @@ def template_form(request, actor, template_id: int | None = None):
 # --- settings ---------------------------------------------------------------------------------------------
 def _settings_context(actor, **forms) -> dict:
     overview = selectors.settings_overview(actor=actor)
-    forms["low_credit"] = low_credit_threshold()
     engine = automation_settings_get(actor=actor)
     if "channel_form" not in forms:
         initial = {
@@ -376,6 +374,7 @@ def account_edit(request, actor, account_id: int):
         "line_kind": account.line_kind,
         "filtered_words": "\n".join(account.filtered_words or []),
         "use_typed_prices": account.use_typed_prices,
+        "credit_unit": account.credit_unit,
         **{field: getattr(account, field) for field in PRICE_FIELDS},
     }
     form = AccountForm(request.POST or None, initial=initial, editing=True)
@@ -392,6 +391,7 @@ def account_edit(request, actor, account_id: int):
                     "line_kind": data["line_kind"],
                     "filtered_words": data["filtered_words"],
                     "use_typed_prices": data["use_typed_prices"],
+                    "credit_unit": data["credit_unit"],
                     **form.prices(),
                     "credentials": form.credentials(),
                 },

@@ -38,7 +38,12 @@ class LaunchAccountOutput(serializers.Serializer):
     provider = serializers.CharField()
     line_kind = serializers.CharField()
     links_allowed = serializers.BooleanField()
-    credit = serializers.IntegerField(allow_null=True, help_text="Rials, the provider's last answer.")
+    credit = serializers.IntegerField(allow_null=True, help_text="The provider's last answer, in credit_unit.")
+    credit_unit = serializers.ChoiceField(
+        choices=[("rial", "rial"), ("message", "message")],
+        help_text="What the credit counts: rials (weighed against cost) or message parts (against parts).",
+    )
+    credit_text = serializers.CharField(help_text="The credit with its unit, in Persian; empty when never read.")
     credit_checked_at = serializers.DateTimeField(allow_null=True)
     prices_checked_at = serializers.DateTimeField(
         allow_null=True, help_text="When the provider last gave its prices per operator (null: never)."
@@ -73,6 +78,7 @@ class LaunchChannelOutput(serializers.Serializer):
     operators = LaunchOperatorOutput(many=True)
     operators_estimated = serializers.BooleanField(help_text="Shares read from a sample of the audience.")
     cost = serializers.IntegerField(help_text="Rials: receivers × parts × price per operator, every step.")
+    parts = serializers.IntegerField(help_text="Message parts: receivers × parts, every step.")
 
 
 class LaunchCheckOutput(serializers.Serializer):

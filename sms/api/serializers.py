@@ -5,7 +5,7 @@ from rest_framework import serializers
 from campaigns.platform.api.fields import BodyInput, IdField
 from campaigns.platform.text import StrictCharField, VisibleNameField
 from sms import frequency_cap
-from sms.choices import BlacklistReason
+from sms.choices import BlacklistReason, CreditUnit
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
 
 
@@ -114,6 +114,13 @@ class SmsAccountOutput(serializers.ModelSerializer):
         child=serializers.IntegerField(),
         help_text="Rials per message part by operator (mci, irancell) as the provider last gave them; empty: none.",
     )
+    credit_unit = serializers.ChoiceField(
+        choices=CreditUnit.choices,
+        source="credit_in",
+        read_only=True,
+        help_text="What credit counts: rials (Kavenegar) or message parts (Melipayamak GetCredit); the provider's "
+        "unit unless set on the account.",
+    )
 
     class Meta:
         model = SmsProviderAccount
@@ -132,6 +139,7 @@ class SmsAccountOutput(serializers.ModelSerializer):
             "prices_error_at",
             "use_typed_prices",
             "credit",
+            "credit_unit",
             "credit_checked_at",
             "filtered_words",
         ]
@@ -171,7 +179,9 @@ class SmsSettingsOutput(serializers.Serializer):
         child=serializers.DateField(), help_text="Dates without promotional sends (ISO; the pages show them Jalali)."
     )
     accounts = SmsAccountOutput(
-        many=True, help_text="The provider accounts: line kind, price of one part per operator (rials), last credit."
+        many=True,
+        help_text="The provider accounts: line kind, price of one part per operator (rials), last credit "
+        "(in its credit_unit: rials or message parts).",
     )
 
 

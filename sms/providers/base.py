@@ -106,6 +106,9 @@ class Provider:
     filtered_word_codes: ClassVar[frozenset[str]] = frozenset()
     # Answers "how much credit is left?" (Kavenegar ``account/info``, Melipayamak ``GetCredit``): read on a timer.
     credit_query: ClassVar[bool] = False
+    # What that credit counts (``sms.choices.CreditUnit`` value): "rial", or "message" (message parts). A new
+    # account takes it; staff may override it on the account.
+    credit_unit: ClassVar[str] = "rial"
     # Answers "what does one message part cost per operator?" (Melipayamak ``GetSmsPrice``): read with the credit.
     price_query: ClassVar[bool] = False
     # Builders of the provider's wire answers (used by the fake servers of the tests).
@@ -127,7 +130,8 @@ class Provider:
         return self.send_batch(credentials, [request])[0]
 
     def query_credit(self, credentials: dict[str, Any]) -> int | None:
-        """The account's credit left (rials, as the provider reports it), or None (no usable answer)."""
+        """The account's credit left in the provider's ``credit_unit`` (as it reports it, a fraction dropped), or
+        None (no usable answer)."""
         return None
 
     def query_prices(self, credentials: dict[str, Any], *, sender: str) -> dict[str, int]:

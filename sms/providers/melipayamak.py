@@ -102,13 +102,17 @@ class MelipayamakProvider(Provider):
     # Send code 7: the text carries a word the provider filters.
     filtered_word_codes = frozenset({"7"})
     credit_query = True
+    # ``GetCredit`` gives the credit in messages (its help page since 1402: «بر حسب تعداد پیامک»; docs/sms.md
+    # "Credit"), not rials.
+    credit_unit = "message"
     price_query = True
 
     def _url(self, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/api/SendSMS/{method}"
 
     def query_credit(self, credentials) -> int | None:
-        """``GetCredit``: ``Value`` is the credit left (``RetStatus`` 1)."""
+        """``GetCredit``: ``Value`` is the credit left in messages (``RetStatus`` 1); a fraction (the panel keeps
+        one) is dropped, so the check never counts a message the credit cannot pay."""
         form = {"username": credentials.get("username", ""), "password": credentials.get("password", "")}
         outcome = post_form(self._url("GetCredit"), form)
         body = outcome.body if outcome.sent and isinstance(outcome.body, dict) else {}

@@ -171,6 +171,57 @@ def test_blockers_advertising_without_opt_out_link_not_allowed_credit_below_cost
     assert check["blockers"] == [] and [w["code"] for w in check["warnings"]] == ["credit_unknown"]
 
 
+def test_a_credit_in_messages_pays_message_parts_and_a_credit_in_rials_the_cost(actor, workspace):
+    settings = setup_sms(workspace, "melipayamak", {"username": "u", "password": "p"}, senders=("50004001",))
+    meli = SmsProviderAccount.objects.get(pk=settings.primary_account_id)
+    assert meli.credit_unit == "message"  # Melipayamak's GetCredit answers in messages
+    SmsProviderAccount.objects.filter(pk=meli.pk).update(price_mci=1500, credit=1000)
+    people = Target.objects.bulk_create(
+        [Target(workspace=workspace, name=f"مخاطب {i}", mobile=f"+98912{i:07d}") for i in range(1200)]
+    )
+    graph = linear_graph(sms_node("a", body="سلام"), end_node())  # one part
+    with time_machine.travel(T0, tick=False):
+        small = journey(actor, graph, activate=False)
+        enroll_subjects(actor=actor, campaign_id=small.id, target_ids=[p.id for p in people[:800]])
+        large = journey(actor, graph, activate=False)
+        enroll_subjects(actor=actor, campaign_id=large.id, target_ids=[p.id for p in people], on_conflict="add")
+        checks = {c: journey_launch_check(actor=actor, campaign_id=c.id) for c in (small, large)}
+    (sms,) = checks[small]["channels"]
+    # 1,000 messages pay 800 one-part messages, though the cost (1,200,000 rials) is above the number 1,000
+    assert (sms["parts"], sms["cost"]) == (800, 800 * 1500)
+    assert sms["account"]["credit_unit"] == "message" and sms["account"]["credit_text"] == "۱٬۰۰۰ پیامک"
+    assert "credit_below_cost" not in [b["code"] for b in checks[small]["blockers"]]
+    (short,) = [b for b in checks[large]["blockers"] if b["code"] == "credit_below_cost"]
+    assert "۱٬۰۰۰ پیامک" in short["message"] and "۱٬۲۰۰ پیامک" in short["message"]
+
+    # a Kavenegar account's credit is in rials and weighed against the cost, as before
+    kave = SmsProviderAccount.objects.create(
+        workspace=workspace, name="کاوه", provider="kavenegar", credentials='{"api_key": "K"}', senders=["3000"]
+    )
+    assert kave.credit_unit == "rial"
+    SmsProviderAccount.objects.filter(pk=kave.pk).update(price_mci=1500, credit=800 * 1500)
+    settings.primary_account = kave
+    settings.save()
+    with time_machine.travel(T0, tick=False):
+        enough = journey_launch_check(actor=actor, campaign_id=small.id)
+        SmsProviderAccount.objects.filter(pk=kave.pk).update(credit=800 * 1500 - 1)
+        short = journey_launch_check(actor=actor, campaign_id=small.id)
+    assert enough["channels"][0]["account"]["credit_text"] == "۱٬۲۰۰٬۰۰۰ ریال"
+    assert "credit_below_cost" not in [b["code"] for b in enough["blockers"]]
+    assert [b["message"] for b in short["blockers"] if b["code"] == "credit_below_cost"] == [
+        "اعتبار حساب پیامک از هزینه برآوردی این ارسال کمتر است."
+    ]
+
+    # staff who know their Melipayamak account counts rials say so on the account: then the cost is weighed
+    settings.primary_account = meli
+    settings.save()
+    sms_services.sms_account_update(actor=actor, account_id=meli.pk, data={"credit_unit": "rial"})
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=small.id)
+    assert "credit_below_cost" in [b["code"] for b in check["blockers"]]
+    assert check["channels"][0]["account"]["credit_text"] == "۱٬۰۰۰ ریال"
+
+
 def test_finish_time_follows_rate_window_and_daily_limit():
     from automation.engine.window import SendWindow
 

@@ -126,6 +126,9 @@ def test_credentials_are_write_only_and_the_circuit_can_be_resumed(page, live_se
     SmsSettings.objects.filter(pk=settings.pk).update(
         paused_until=timezone.now() + dt.timedelta(minutes=20), pause_reason="اعتبار پنل تمام شد"
     )
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(
+        credit=12_000, credit_checked_at=timezone.now()
+    )
     login(page, live_server.url, "owner2")
     page.goto(f"{live_server.url}/sms/settings/")
     expect(page.get_by_test_id("channel-state")).to_contain_text("اعتبار پنل تمام شد")
@@ -144,9 +147,20 @@ def test_credentials_are_write_only_and_the_circuit_can_be_resumed(page, live_se
     expect(page.locator(".flash-success")).to_contain_text("دوباره باز شد")
     assert SmsSettings.objects.get(pk=settings.pk).paused_until is None
     assert SmsChannelEvent.objects.filter(workspace=shop, type="manual_resume").exists()
+    # each account's credit in its unit: Kavenegar's in rials (below the threshold: red), Melipayamak's in messages
+    SmsProviderAccount.objects.create(
+        workspace=shop, name="ملی", provider="melipayamak", credit=3_500, credit_checked_at=timezone.now()
+    )
     page.goto(f"{live_server.url}/sms/settings/")
     expect(page.locator("li", has_text="ادامه به دست کاربر (owner2)")).to_be_visible()  # the type's Persian label
     assert "manual_resume" not in page.content()
+    rows = page.get_by_test_id("account-row")
+    kave_credit = rows.filter(has_text="کاوه‌نگار").get_by_test_id("credit")
+    meli_credit = rows.filter(has_text="ملی‌پیامک").get_by_test_id("credit")
+    expect(kave_credit).to_contain_text("۱۲٬۰۰۰ ریال")
+    expect(kave_credit.get_by_test_id("credit-low")).to_be_visible()
+    expect(meli_credit).to_contain_text("۳٬۵۰۰ پیامک")
+    expect(meli_credit.get_by_test_id("credit-low")).to_have_count(0)
     shot(page, "sms-settings-events")
 
 

@@ -33,30 +33,45 @@ def fake(settings):
     POOL.clear()
 
 
-def test_each_providers_credit_is_read_and_kept_and_a_low_one_told_once_a_day(workspace, owner, fake, client):
+def test_each_providers_credit_is_read_and_kept_in_its_unit_and_a_low_one_told_once_a_day(
+    workspace, owner, fake, client
+):
     kave = SmsProviderAccount.objects.get(pk=setup_sms(workspace, "kavenegar", {"api_key": "K"}).primary_account_id)
     meli = SmsProviderAccount.objects.create(
         workspace=workspace, name="ملی", provider="melipayamak", credentials='{"username": "u", "password": "p"}'
     )
+    # Kavenegar answers in rials, Melipayamak in messages: each account keeps its provider's unit
+    assert (kave.credit_unit, meli.credit_unit) == ("rial", "message")
     fake.status_responses += [Kavenegar.account_info(2_500_000), Melipayamak.credit(40_000.5)]
-    # a Melipayamak account without a line cannot be asked its prices: said, not a crash
-    assert credit_read(now=T0) == {"asked": 2, "read": 2, "low": 1, "priced": 0, "price_failed": 1}
+    # a Melipayamak account without a line cannot be asked its prices: said, not a crash; 40,000 messages are
+    # far above the messages threshold (they were «low» when read as rials, below 100,000)
+    assert credit_read(now=T0) == {"asked": 2, "read": 2, "low": 0, "priced": 0, "price_failed": 1}
     assert [r["path"] for r in fake.requests] == ["/v1/K/account/info.json", "/api/SendSMS/GetCredit"]
     kave.refresh_from_db()
     meli.refresh_from_db()
     assert (kave.credit, kave.credit_checked_at, meli.credit) == (2_500_000, T0, 40_000)
     notes = Notification.objects.filter(kind="sms_credit_low")
-    assert notes.count() == 1 and "ملی" in notes.get().body
+    assert not notes.exists()
+
+    # 400 messages left: below the messages threshold (500), said in messages
+    fake.status_responses += [Kavenegar.account_info(2_500_000), Melipayamak.credit(400)]
+    assert credit_read(now=T0)["low"] == 1
+    assert notes.count() == 1 and "«ملی» ۴۰۰ پیامک است" in notes.get().body
 
     # the same day again: still low, told once; a provider without an answer leaves the last credit
-    fake.status_responses += [(500, {"error": "down"}), Melipayamak.credit(30_000)]
+    fake.status_responses += [(500, {"error": "down"}), Melipayamak.credit(300)]
     assert credit_read(now=T0)["read"] == 1
     kave.refresh_from_db()
     assert kave.credit == 2_500_000 and notes.count() == 1
 
     client.force_login(owner)
     page = client.get("/sms/settings/").content.decode()
-    assert "۲٬۵۰۰٬۰۰۰ ریال" in page and 'data-testid="credit-low"' in page
+    assert "۲٬۵۰۰٬۰۰۰ ریال" in page and "۳۰۰ پیامک" in page and page.count('data-testid="credit-low"') == 1
+
+    # a Kavenegar credit below the rials threshold is told in rials
+    fake.status_responses += [Kavenegar.account_info(90_000), Melipayamak.credit(300)]
+    credit_read(now=T0)
+    assert "۹۰٬۰۰۰ ریال" in notes.get(dedupe_key__startswith=f"sms_credit_low:{kave.pk}:").body
 
 
 def test_melipayamak_prices_per_operator_are_read_with_the_credit_and_a_failure_keeps_the_last_ones(
