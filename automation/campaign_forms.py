@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
-from automation.choices import CapPriority
 from automation.engine.registry import FACTS
-from campaigns.choices import TargetStatus
+from campaigns.choices import CapPriority, TargetStatus
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictTextFormMixin
 from campaigns.platform.widgets import JalaliDateTimeField, NumberField, WeekWindowFields

@@ -136,16 +136,6 @@ class CounterScope(models.TextChoices):
     WORKSPACE = "workspace", "فضای کاری"
 
 
-class CapPriority(models.TextChoices):
-    """A campaign's share of the frequency cap across campaigns (``journey_settings.frequency_cap_priority``;
-    sms.frequency_cap, docs/sms.md "Frequency cap"): ``high`` is served first when sends to one number meet in a
-    batch; ``low`` never takes the last unit of a rule whose limit is 2 or more; ``normal`` is the default."""
-
-    HIGH = "high", "بالا"
-    NORMAL = "normal", "عادی"
-    LOW = "low", "پایین"
-
-
 class OnExhausted(models.TextChoices):
     STOP = "stop", "توقف مسیر"
     SKIP_STEP = "skip_step", "رد شدن از گام"

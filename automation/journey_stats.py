@@ -18,7 +18,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from automation import journey_counts
-from automation.choices import LIVE_STATUSES, CapPriority, CounterScope, EndReason, EventType, ExecutionStatus
+from automation.choices import LIVE_STATUSES, CounterScope, EndReason, EventType, ExecutionStatus
 from automation.engine.context import automation_settings, workspace_tz
 from automation.engine.nodes import step_display_name
 from automation.engine.registry import ACTIONS
@@ -26,6 +26,7 @@ from automation.engine.window import local_day
 from automation.models import DailyCounter, EnrollmentItem, Execution, ExecutionEvent
 from automation.selectors import execution_queryset, execution_status_counts
 from automation.services.enrollment_core import journey_campaign
+from campaigns.choices import CapPriority
 from campaigns.models import Target
 from campaigns.platform import registry
 from campaigns.platform.tenancy import Actor, scoped

@@ -20,7 +20,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from automation.choices import LIVE_STATUSES, CapPriority, LaunchReason
+from automation.choices import LIVE_STATUSES, LaunchReason
 from automation.engine.context import effective_window, workspace_tz
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
@@ -36,6 +36,7 @@ from automation.selectors import (
 )
 from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
+from campaigns.choices import CapPriority
 from campaigns.models import Campaign, Target
 from campaigns.platform.bulk import ids_match
 from campaigns.platform.counts import AudienceSample, audience_sample, capped_count, reads_shared, shared_read

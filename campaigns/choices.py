@@ -7,6 +7,7 @@ from campaigns.platform.choices import PhoneKind, Role
 __all__ = [
     "CampaignKind",
     "CampaignStatus",
+    "CapPriority",
     "ImportOutcome",
     "ImportStatus",
     "PhoneKind",
@@ -80,3 +81,14 @@ class WorkspaceSettingsEventType(models.TextChoices):
     """What a ``WorkspaceSettingsEvent`` row records (its writer is in ``campaigns/events.py``)."""
 
     CHANGED = "settings_changed", "تغییر تنظیمات"
+
+
+class CapPriority(models.TextChoices):
+    """A campaign's share of the frequency cap across campaigns (``journey_settings.frequency_cap_priority`` of a
+    journey or a chain member; sms.frequency_cap, docs/sms.md "Frequency cap"): ``high`` is served first when sends
+    to one number meet in a batch; ``low`` never takes the last unit of a rule whose limit is 2 or more; ``normal``
+    is the default."""
+
+    HIGH = "high", "بالا"
+    NORMAL = "normal", "عادی"
+    LOW = "low", "پایین"

@@ -12,7 +12,7 @@ commit: a send takes a unit on every rule or on none. A step takes one unit for 
 same step takes none. A unit comes back when no attempt was written for it (the daily limit said no, another run
 had the key) or the account's rate limit held the call back.
 
-**Priority** (a campaign's ``journey_settings.frequency_cap_priority``, ``automation.choices.CapPriority``):
+**Priority** (a campaign's ``journey_settings.frequency_cap_priority``, ``campaigns.choices.CapPriority``):
 ``high`` sends to a number are served first when several meet in one batch; ``low`` sends never take the last unit
 of a rule whose limit is 2 or more (they stop at limit − 1, leaving it to normal and high); ``normal`` (the
 default) takes any unit.
@@ -28,7 +28,7 @@ import jdatetime
 from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 
-from automation.choices import CapPriority
+from campaigns.choices import CapPriority
 from campaigns.platform.database import is_postgresql
 from sms.models import SmsFrequencyCount
 

@@ -9,10 +9,10 @@ publish checks every node with its own codes."""
 
 from rest_framework import serializers
 
-from automation.choices import CapPriority, EnrollmentClass, OnExhausted, OnUnknownOutcome
+from automation.choices import EnrollmentClass, OnExhausted, OnUnknownOutcome
 from automation.engine.graph import END_BEHAVIORS, WAIT_UNITS
 from automation.engine.registry import ACTIONS, OPERATORS
-from campaigns.choices import TargetStatus
+from campaigns.choices import CapPriority, TargetStatus
 from campaigns.platform.api.fields import BodyInput, IdField
 from campaigns.platform.api.schema import json_schema_component, register_component
 from campaigns.platform.api.shapes import SendWindow

@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from automation.api.serializers import LiveElsewhereOutput
-from automation.choices import CapPriority
+from campaigns.choices import CapPriority
 
 
 class TodayTotalOutput(serializers.Serializer):

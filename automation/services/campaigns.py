@@ -16,7 +16,7 @@ from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 
-from automation.choices import CapPriority, EndReason
+from automation.choices import EndReason
 from automation.engine.campaign_effects import cancel_live_executions
 from automation.engine.registry import FACTS
 from automation.engine.scheduler import TICK_TASK, channel_problems
@@ -25,7 +25,7 @@ from automation.errors import CampaignClosed, CampaignNotDraft, CampaignNotJourn
 from automation.launch_check import journey_launch_check
 from automation.models import CampaignJourney, Workflow
 from automation.selectors import campaign_journey_get
-from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.choices import CampaignKind, CampaignStatus, CapPriority
 from campaigns.events import campaign_deleted_event, campaign_updated_event
 from campaigns.models import Campaign, TargetList
 from campaigns.platform.errors import ValidationFailed

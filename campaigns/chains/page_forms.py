@@ -170,6 +170,7 @@ def initial_from_campaign(campaign) -> dict:
         "action_content": (campaign.chain_action or {}).get("content") or "",
         "control_percent": str((campaign.chain_action or {}).get("control_percent") or ""),
         "daily_limit": str(campaign.daily_limit or ""),
+        "frequency_cap_priority": (campaign.journey_settings or {}).get("frequency_cap_priority") or "normal",
         "parent": str(campaign.parent_id or ""),
     }
     data["audience_list"] = str(campaign.source_target_list_id or "")
@@ -261,7 +262,15 @@ _AREA_PREFIXES = (
     (("source_target_list_id", "audience_filters"), "audience"),
 )
 _AREA_KEYS = {"parent_campaign_id": "parent", "source_campaign_id": "parent"} | {
-    key: key for key in ("name", "description", "attribution_window_days", "daily_limit", "send_window")
+    key: key
+    for key in (
+        "name",
+        "description",
+        "attribution_window_days",
+        "daily_limit",
+        "send_window",
+        "frequency_cap_priority",
+    )
 }
 
 

@@ -35,7 +35,7 @@ from campaigns.chains.runs.scheduler import delivery_report_end
 from campaigns.chains.services import approval
 from campaigns.chains.services import chains as chain_services
 from campaigns.chains.services import groups as group_services
-from campaigns.choices import CampaignStatus, TargetStatus
+from campaigns.choices import CampaignStatus, CapPriority, TargetStatus
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
@@ -261,6 +261,7 @@ def _form_context(
         "weekdays": list(pf.WEEKDAY_LABELS.items()),
         "weeks": list(pf.WEEK_LABELS.items()),
         "target_statuses": TargetStatus.choices,
+        "cap_priorities": CapPriority.choices,
         "channels": pf.channel_choices(),
         "target_lists": [] if is_child else list(target_list_queryset(actor=actor)),
         "members": [] if is_child else members_of(actor.workspace),
@@ -292,6 +293,8 @@ def _chain_payload(post, *, is_child: bool, errors: dict) -> dict:
         "chain_action": pf.action_from_post(post),
     }
     payload["daily_limit"] = pf.daily_limit_from_post(post, errors)
+    if "frequency_cap_priority" in post:
+        payload["frequency_cap_priority"] = post.get("frequency_cap_priority") or CapPriority.NORMAL
     window = pf.window_from_post(post, errors)
     if window is not None:
         payload["attribution_window_days"] = window

@@ -174,6 +174,26 @@ def test_each_node_keeps_its_own_daily_limit_and_send_window(api, workspace, peo
     assert refused.status_code == 400 and "send_window" in refused.json()["error"]["details"]
 
 
+def test_each_node_keeps_its_own_priority_in_the_frequency_cap(api, workspace, people):
+    root, child = chain(api, workspace, source_target_list_id=people.id, frequency_cap_priority="high")
+    assert (root["frequency_cap_priority"], child["frequency_cap_priority"]) == ("high", "normal")
+    edit = {"frequency_cap_priority": "low", "expected_chain_revision": 2}
+    response = api.put(f"/api/v1/campaign/{child['id']}", edit, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["frequency_cap_priority"] == "low"
+    assert ChainNode.objects.get(pk=child["id"]).journey_settings == {"frequency_cap_priority": "low"}
+    assert api.get(f"/api/v1/campaign/{root['id']}").json()["frequency_cap_priority"] == "high"
+    refused = api.put(
+        f"/api/v1/campaign/{child['id']}",
+        {"frequency_cap_priority": "urgent", "expected_chain_revision": 3},
+        format="json",
+    )
+    assert refused.status_code == 400
+    back = {"frequency_cap_priority": "normal", "expected_chain_revision": 3}
+    assert api.put(f"/api/v1/campaign/{child['id']}", back, format="json").json()["frequency_cap_priority"] == "normal"
+    assert ChainNode.objects.get(pk=child["id"]).journey_settings == {}  # the default is not stored
+
+
 def test_a_whole_lists_reach_is_its_kept_size_and_follows_deletes_and_removals(api, workspace, people):
     """Without filters the count is the list's live members kept with its writes — no count of the workspace —
     and it says what a run would freeze: a deleted target and a removed member leave it at once."""

@@ -125,6 +125,8 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     page.fill("#f-content", "هنوز فرصت دارید")
     page.get_by_test_id("control-percent").fill("۲۰")
     page.get_by_test_id("daily-limit").fill("۵۰")
+    expect(page.get_by_test_id("cap-priority")).to_have_value("normal")
+    page.get_by_label("اولویت در سقف پیامک تبلیغاتی").select_option(label="پایین")
     shot(page, "chains-child-form")
     page.get_by_test_id("save").click()
     expect(page.locator(".flash-success")).to_contain_text("کمپین «یادآوری» ساخته شد")
@@ -137,6 +139,7 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     b = ChainNode.objects.get(workspace=shop, name="یادآوری")
     assert b.parent_id == a.id and b.root_id == a.id and a.group_id == group.id
     assert b.chain_action["control_percent"] == 20 and b.daily_limit == 50
+    assert b.journey_settings == {"frequency_cap_priority": "low"} and a.journey_settings == {}
     assert b.inheritance == {
         "type": "NOT_CONVERTED",
         "schedule": {"type": "AFTER_INTERVAL", "offset_days": 2, "run_time": "09:00"},

@@ -7,7 +7,7 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType, PackageStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.chains.node_models import ChainNode
-from campaigns.choices import CampaignKind, CampaignStatus
+from campaigns.choices import CampaignKind, CampaignStatus, CapPriority
 from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField
 from campaigns.platform.api.schema import component_ref
 from campaigns.platform.api.shapes import SendWindow
@@ -219,6 +219,12 @@ class _ChainNodeInput(BodyInput):
         required=False, allow_null=True, min_value=1, help_text="this node's own daily send limit"
     )
     send_window = _send_window(required=False)
+    frequency_cap_priority = serializers.ChoiceField(
+        choices=CapPriority.choices,
+        required=False,
+        help_text="who gets the last units of the frequency cap across campaigns (docs/sms.md): `high` first in a "
+        "batch, `low` never the last unit of a rule of 2 or more; default `normal`",
+    )
 
 
 class ChainCampaignCreateInput(_ChainNodeInput):
@@ -251,6 +257,7 @@ class ChainCampaignOutput(serializers.ModelSerializer):
     chain_code = serializers.CharField(
         read_only=True, help_text="Stable code of the node, given when its chain is first submitted; empty before"
     )
+    frequency_cap_priority = serializers.SerializerMethodField()
 
     class Meta:
         model = ChainNode
@@ -274,6 +281,7 @@ class ChainCampaignOutput(serializers.ModelSerializer):
             "audience_filters",
             "daily_limit",
             "send_window",
+            "frequency_cap_priority",
             "chain_code",
             "chain_revision",
             "chain_control",
@@ -293,6 +301,10 @@ class ChainCampaignOutput(serializers.ModelSerializer):
     @extend_schema_field(RootScheduleInput(allow_null=True))
     def get_when(self, obj) -> dict | None:
         return sched.api_root_schedule(obj.root_schedule)
+
+    @extend_schema_field(serializers.ChoiceField(choices=CapPriority.choices))
+    def get_frequency_cap_priority(self, obj) -> str:
+        return (obj.journey_settings or {}).get("frequency_cap_priority") or CapPriority.NORMAL
 
 
 class ExpectedChainRevisionInput(BodyInput):

@@ -36,6 +36,7 @@ from campaigns.chains.services.inputs import (
     parse_send_window,
     parse_when,
     reasons_error,
+    with_cap_priority,
 )
 from campaigns.chains.tree import (
     EDITABLE_STATUSES,
@@ -66,6 +67,7 @@ CHAIN_FIELDS = [
     "audience_filters",
     "daily_limit",
     "send_window",
+    "journey_settings",
     "needs_review",
     "needs_review_reasons",
     "updated_at",
@@ -147,6 +149,7 @@ def chain_campaign_create(
     audience_filters: dict | None = None,
     daily_limit: int | None = None,
     send_window: dict | None = None,
+    frequency_cap_priority: str | None = None,
 ) -> ChainNode:
     """Create an independent campaign (optionally in a group) or a child of a source in a chain.
 
@@ -170,6 +173,7 @@ def chain_campaign_create(
         chain_action=action,
         daily_limit=parse_daily_limit(daily_limit),
         send_window=parse_send_window(send_window),
+        journey_settings=with_cap_priority({}, frequency_cap_priority),
     )
     if parent_campaign_id is None:
         if inheritance is not None:
@@ -356,6 +360,8 @@ def _apply_fields(actor: Actor, campaign: ChainNode, data: dict, everything: dic
         campaign.daily_limit = parse_daily_limit(data["daily_limit"])
     if "send_window" in data:
         campaign.send_window = parse_send_window(data["send_window"])
+    if "frequency_cap_priority" in data:  # who gets the last units of the frequency cap (sms: journey_settings)
+        campaign.journey_settings = with_cap_priority(campaign.journey_settings, data["frequency_cap_priority"])
     if "when" in data:
         if is_child:
             raise ValidationFailed.field("when", "کمپین دنباله زمان‌بندی مستقل ندارد.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import InheritanceType
-from campaigns.choices import TargetStatus
+from campaigns.choices import CapPriority, TargetStatus
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.registry import run_engine
 from campaigns.platform.words import words_problem
@@ -103,6 +103,18 @@ def parse_daily_limit(value) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000_000:
         raise ValidationFailed.field("daily_limit", "سقف روزانه عددی دست‌کم ۱ است (یا خالی).")
     return value
+
+
+def with_cap_priority(settings: dict | None, value) -> dict:
+    """``settings`` (a node's ``journey_settings``) with its priority in the frequency cap (``normal``, the default,
+    is not stored; None: normal)."""
+    if value is not None and value not in CapPriority.values:
+        message = "اولویت در سقف پیامک تبلیغاتی باید بالا، عادی یا پایین باشد."
+        raise ValidationFailed.field("frequency_cap_priority", message)
+    out = {k: v for k, v in (settings or {}).items() if k != "frequency_cap_priority"}
+    if value not in (None, CapPriority.NORMAL):
+        out["frequency_cap_priority"] = value
+    return out
 
 
 def parse_send_window(value) -> dict | None:
