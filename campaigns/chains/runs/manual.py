@@ -31,7 +31,7 @@ from campaigns.chains.node_models import ChainNode
 from campaigns.chains.nodes import node_get
 from campaigns.chains.run_models import CampaignRun
 from campaigns.chains.runs.choices import RunStatus, RunType
-from campaigns.chains.runs.scheduler import end_of_schedule
+from campaigns.chains.runs.scheduler import end_of_schedule, root_run_create
 from campaigns.chains.runs.transitions import log_run, run_task_send
 from campaigns.chains.services.common import bump_chain, check_chain_revision, lock_roots
 from campaigns.chains.tree import chain_state
@@ -97,17 +97,7 @@ def _root_run_now(
         busy = CampaignRun.objects.filter(campaign=root, status__in=BUSY).values_list("id", flat=True).first()
         if busy is not None:
             raise RunInProgress(details={"run_id": busy})
-        run = CampaignRun.objects.create(
-            workspace_id=root.workspace_id,
-            campaign=root,
-            root=root,
-            package=root.approval_package,
-            run_type=run_type,
-            source_run=source_run,
-            planned_at=now,
-            scheduled_at=now,
-            next_check_at=now,
-        )
+        run = root_run_create(root, run_type=run_type, at=now, source_run=source_run)
         bump_chain(root.id)
         log_run(f"{run_type.lower()} run created", run, actor_id=actor.user.pk if actor.user else None)
         transaction.on_commit(lambda: run_task_send("tick"))

@@ -178,19 +178,27 @@ def _missed_periods_record(root: ChainNode, rs: sched.RootSchedule, tz, *, until
     return created
 
 
+def root_run_create(
+    root: ChainNode, *, run_type: str, at: datetime, source_run: CampaignRun | None = None
+) -> CampaignRun:
+    """A run of a chain root under its approval package, due at ``at`` (planned, scheduled and checked then)."""
+    return CampaignRun.objects.create(
+        workspace_id=root.workspace_id,
+        campaign=root,
+        root=root,
+        package=root.approval_package,
+        run_type=run_type,
+        source_run=source_run,
+        planned_at=at,
+        scheduled_at=at,
+        next_check_at=at,
+    )
+
+
 def _create_root_run(root: ChainNode, occurrence: datetime) -> CampaignRun | None:
     try:
         with transaction.atomic():
-            run = CampaignRun.objects.create(
-                workspace_id=root.workspace_id,
-                campaign=root,
-                root=root,
-                package=root.approval_package,
-                run_type=RunType.SCHEDULED,
-                planned_at=occurrence,
-                scheduled_at=occurrence,
-                next_check_at=occurrence,
-            )
+            run = root_run_create(root, run_type=RunType.SCHEDULED, at=occurrence)
             # The id is allocated first; the root run opens its own period.
             CampaignRun.objects.filter(pk=run.pk).update(period_key=run.pk)
             run.period_key = run.pk
