@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from campaigns.platform.webhook_payloads import webhook_data
@@ -104,22 +104,14 @@ def attempts_wanted(workspace_ids: Iterable[int]) -> bool:
     return any(webhook_wanted(w, *ATTEMPT_EVENTS) for w in set(workspace_ids))
 
 
-_FIELDS = (
-    "id",
-    "workspace_id",
-    "campaign_id",
-    "execution_id",
-    "subject_id",
-    "node_id",
-    "attempt_number",
-    "phone",
-    "status",
-    "provider",
-    "provider_message_id",
-    "error_code",
-    "request_at",
-    "retry_scheduled_at",
-)
+# An attempt event's fields → the attempt's columns that hold them (the same name where not listed).
+_RENAMED = {
+    "attempt_id": "id",
+    "target_id": "subject_id",
+    "requested_at": "request_at",
+    "retry_at": "retry_scheduled_at",
+}
+_COLUMNS = {f.name: _RENAMED.get(f.name, f.name) for f in fields(SmsAttemptData)}
 
 
 def attempts_moved(*, attempt_ids: Iterable[int], workspace_ids: Iterable[int] | None = None) -> None:
@@ -131,28 +123,14 @@ def attempts_moved(*, attempt_ids: Iterable[int], workspace_ids: Iterable[int] |
         return
     groups: dict[tuple[int, str], list[dict]] = defaultdict(list)
     subscribed: dict[int, frozenset[str]] = {}  # one cache read per workspace, not per row
-    for row in SmsAttempt.objects.filter(pk__in=ids).order_by("id").values(*_FIELDS):
+    for row in SmsAttempt.objects.filter(pk__in=ids).order_by("id").values("workspace_id", *_COLUMNS.values()):
         event = STATUS_EVENTS.get(row["status"])
         workspace_id = row["workspace_id"]
         if workspace_id not in subscribed:
             subscribed[workspace_id] = webhook_subscribed(workspace_id)
         if event is None or event not in subscribed[workspace_id]:
             continue
-        data = SmsAttemptData(
-            attempt_id=row["id"],
-            campaign_id=row["campaign_id"],
-            execution_id=row["execution_id"],
-            target_id=row["subject_id"],
-            node_id=row["node_id"],
-            attempt_number=row["attempt_number"],
-            phone=row["phone"],
-            status=row["status"],
-            provider=row["provider"],
-            provider_message_id=row["provider_message_id"],
-            error_code=row["error_code"],
-            requested_at=row["request_at"],
-            retry_at=row["retry_scheduled_at"],
-        )
+        data = SmsAttemptData(**{name: row[column] for name, column in _COLUMNS.items()})
         groups[(row["workspace_id"], event)].append(webhook_data(data))
     for (workspace_id, event), items in groups.items():
         webhook_events_emit(workspace_id=workspace_id, type=event, items=items)
