@@ -103,11 +103,16 @@ def test_the_check_counts_what_the_sends_then_do_and_a_blocker_disables_start(pa
     # an advertising line to several numbers without the opt-out line: Start is disabled, the reason shown
     bare = journey(actor, linear_graph(sms_node("b", body="تخفیف بدون لغو"), end_node()), activate=False)
     enroll_subjects(actor=actor, campaign_id=bare.id, target_ids=[make_target(shop).id for _ in range(2)])
+    # and a credit counted in messages (as Melipayamak's) that pays one of the two parts: said in messages
+    SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(credit_unit="message", credit=1)
     page.goto(f"{live_server.url}/automation/campaigns/{bare.id}/")
     start = page.get_by_test_id("control-activate")
     expect(start).to_be_disabled()
     blockers = page.get_by_test_id("launch-blockers")
     expect(blockers.locator("[data-code=opt_out_missing]")).to_contain_text("لغو۱۱")
+    expect(blockers.locator("[data-code=credit_below_cost]")).to_contain_text("(۱ پیامک)")
+    expect(page.get_by_test_id("launch-parts")).to_have_text("۲ پیامک")
+    expect(page.get_by_test_id("launch-credit")).to_have_text("۱ پیامک")
     expect(start).to_have_attribute("aria-describedby", f"launch-blockers-{bare.id}")
     assert axe_violations(page) == []
     shot(page, "launch-check-blocked")
