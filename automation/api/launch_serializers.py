@@ -40,7 +40,7 @@ class LaunchAccountOutput(serializers.Serializer):
     links_allowed = serializers.BooleanField()
     credit = serializers.IntegerField(allow_null=True, help_text="The provider's last answer, in credit_unit.")
     credit_unit = serializers.ChoiceField(
-        choices=[("rial", "rial"), ("message", "message")],
+        choices=["rial", "message"],  # sms.choices.CreditUnit (the engine imports no channel)
         help_text="What the credit counts: rials (weighed against cost) or message parts (against parts).",
     )
     credit_text = serializers.CharField(help_text="The credit with its unit, in Persian; empty when never read.")

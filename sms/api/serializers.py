@@ -115,7 +115,7 @@ class SmsAccountOutput(serializers.ModelSerializer):
         help_text="Rials per message part by operator (mci, irancell) as the provider last gave them; empty: none.",
     )
     credit_unit = serializers.ChoiceField(
-        choices=CreditUnit.choices,
+        choices=CreditUnit.values,
         source="credit_in",
         read_only=True,
         help_text="What credit counts: rials (Kavenegar) or message parts (Melipayamak GetCredit); the provider's "

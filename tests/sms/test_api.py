@@ -9,7 +9,15 @@ import time_machine
 
 from automation.services.enrollment import enroll_subjects
 from campaigns.choices import Role
-from sms.models import BlacklistEntry, SmsAttempt, SmsChannelEvent, SmsLogEvent, SmsSettings, SmsTemplate
+from sms.models import (
+    BlacklistEntry,
+    SmsAttempt,
+    SmsChannelEvent,
+    SmsLogEvent,
+    SmsProviderAccount,
+    SmsSettings,
+    SmsTemplate,
+)
 from sms.services import circuit_resume, webhook_token_rotate
 from tests.api_base import TenantIsolationCases
 from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
@@ -214,6 +222,23 @@ def test_sms_settings_resume_and_rotate_endpoints(api, workspace, other_workspac
     assert not rotated["webhook_path"].endswith(settings.webhook_token)
     foreign.refresh_from_db()
     assert foreign.paused_until is not None  # another workspace's circuit is untouched
+
+
+@pytest.mark.django_db
+def test_each_accounts_credit_unit_is_in_the_settings_and_an_enum_in_the_schema(api, workspace):
+    from drf_spectacular.generators import SchemaGenerator
+
+    setup_sms(workspace)  # console: rials
+    SmsProviderAccount.objects.create(workspace=workspace, name="ملی", provider="melipayamak", credit=3_500)
+    accounts = api.get("/api/v1/sms/settings").json()["accounts"]
+    assert {(a["provider"], a["credit"], a["credit_unit"]) for a in accounts} == {
+        ("console", None, "rial"),
+        ("melipayamak", 3_500, "message"),
+    }
+    schemas = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+    for name in ("SmsAccountOutput", "LaunchAccountOutput"):  # one enum, in the settings and the launch check
+        assert schemas[name]["properties"]["credit_unit"]["allOf"] == [{"$ref": "#/components/schemas/CreditUnitEnum"}]
+    assert schemas["CreditUnitEnum"]["enum"] == ["rial", "message"]
 
 
 @pytest.mark.django_db
