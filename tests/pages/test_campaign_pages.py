@@ -25,6 +25,7 @@ from sms.services import blacklist_add
 from tests.automation.helpers import Driver, end_node, journey, linear_graph, publish, setup_sms, sms_node, wait_node
 
 from ..conftest import make_actor, make_list, make_member, make_target, make_workspace
+from .axe import axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -416,6 +417,7 @@ def test_a_manager_edits_a_campaign_on_its_page(page, live_server):
     page.locator("#id_win_sun_end").fill("14:00")
     expect(form.get_by_label("اولویت در سقف پیامک تبلیغاتی")).to_have_value("normal")
     form.get_by_label("اولویت در سقف پیامک تبلیغاتی").select_option(label="پایین")
+    assert axe_violations(page) == []
     page.get_by_test_id("campaign-save").click()
     expect(page.locator(".flash-success")).to_contain_text("یادآوری قسط آذر")
     campaign.refresh_from_db()

@@ -16,6 +16,7 @@ from campaigns.chains.text import name_key, search_text
 from campaigns.choices import CampaignStatus, Role
 
 from ..conftest import make_list, make_member, make_target, make_workspace
+from .axe import axe_violations
 from .test_jalali_picker import pick_day
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -127,6 +128,7 @@ def test_build_submit_approve_and_control_a_chain(page, live_server):
     page.get_by_test_id("daily-limit").fill("۵۰")
     expect(page.get_by_test_id("cap-priority")).to_have_value("normal")
     page.get_by_label("اولویت در سقف پیامک تبلیغاتی").select_option(label="پایین")
+    assert axe_violations(page) == []
     shot(page, "chains-child-form")
     page.get_by_test_id("save").click()
     expect(page.locator(".flash-success")).to_contain_text("کمپین «یادآوری» ساخته شد")
