@@ -166,10 +166,7 @@ def target_new(request, actor):
 
 @workspace_page(Perm.VIEW)
 def target_edit(request, actor, target_id: int):
-    try:
-        target = selectors.target_get(actor=actor, target_id=target_id)
-    except PlatformError:
-        return page_not_found(request, None)
+    target = selectors.target_get(actor=actor, target_id=target_id)  # another workspace's: 404 (workspace_page)
     if request.method == "POST" and request.POST.get("action") == "delete":
         try:
             targets_service.target_delete(actor=actor, target_id=target.id)
@@ -237,10 +234,7 @@ IMPORT_OUTCOME_TABS = [
 
 @workspace_page(Perm.VIEW)
 def target_import_detail(request, actor, import_id: int):
-    try:
-        target_import = selectors.target_import_get(actor=actor, import_id=import_id)
-    except PlatformError:
-        return page_not_found(request, None)
+    target_import = selectors.target_import_get(actor=actor, import_id=import_id)
     outcome = request.GET.get("outcome") or None
     rows = CappedPaginator(selectors.target_import_rows(actor=actor, import_id=import_id, outcome=outcome), 50)
     page = rows.get_page(request.GET.get("page"))

@@ -106,3 +106,17 @@ def test_assigning_list_of_other_workspace_is_rejected():
     )
     assert response.status_code == 400
     assert "list_ids" in response.json()["error"]["details"]
+
+
+@pytest.mark.django_db
+def test_another_workspaces_target_and_import_pages_answer_404(client):
+    """The target edit page and an import's report find their row in the member's workspace only."""
+    own, foreign = make_workspace("own"), make_workspace("foreign")
+    client.force_login(make_member(own))
+    theirs, mine = make_target(foreign), make_target(own)
+    their_import = TargetImport.objects.create(workspace=foreign, file_name="a.csv")
+    my_import = TargetImport.objects.create(workspace=own, file_name="b.csv")
+    assert client.get(f"/targets/{mine.id}/edit/").status_code == 200
+    assert client.get(f"/targets/import/{my_import.id}/").status_code == 200
+    assert client.get(f"/targets/{theirs.id}/edit/").status_code == 404
+    assert client.get(f"/targets/import/{their_import.id}/").status_code == 404
