@@ -211,6 +211,20 @@ def wait_until_day(refused: Iterable[str], day: date) -> date:
     return max((next_period_start(p, day) for p in refused), default=next_period_start(DAY, day))
 
 
+def spread_day(rules: list[Rule], day: date, sends: int, priority: str = NORMAL) -> date | None:
+    """The first day of the period in which the last of ``sends`` promotional messages to one number (none taken
+    yet) may go, starting on ``day`` with every rule; None when all fit in the current periods."""
+    latest = None
+    for rule in rules:
+        later = (sends - 1) // max(1, limit_for(rule, priority))  # periods after the current one it needs
+        start = day
+        for _ in range(later):
+            start = next_period_start(rule.period, start)
+        if later and (latest is None or start > latest):
+            latest = start
+    return latest
+
+
 def capped_values(workspace_id: int, *, day: date, rules: list[Rule], priority: str = NORMAL) -> QuerySet:
     """The numbers at the cap of some rule on ``day`` (for ``priority``) as a subquery (``mobile__in=…``)."""
     at_cap = Q(pk__in=[])

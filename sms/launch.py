@@ -383,7 +383,22 @@ def launch_facts(
         facts.quiet_day = quiet_days.quiet_test(settings)
     if at_cap and at_cap["count"] and not at_cap["subtracted"]:
         facts.frees_at = _frees_at(workspace.id, capped, frequency, tz)
+    if frequency is not None and receivers:  # several waiting promotional steps a person: spread over periods
+        waiting = sum(
+            1
+            for c, a in zip(configs, accounts, strict=True)
+            if telecom_blocks.is_advertising(a) and c.get("on_frequency_cap") != frequency_cap.SKIP
+        )
+        rules, day, _, priority = frequency
+        spread = frequency_cap.spread_day(rules, day, waiting, priority) if waiting > 1 else None
+        if spread is not None:
+            at = _midnight(spread, tz)
+            facts.frees_at = max(facts.frees_at, at) if facts.frees_at else at
     return facts
+
+
+def _midnight(day: date, tz: str) -> datetime:
+    return datetime.combine(day, time.min).replace(tzinfo=zoneinfo.ZoneInfo(tz)).astimezone(UTC)
 
 
 def _frees_at(workspace_id: int, phones: list[str], frequency: tuple[list, date, bool, str], tz: str) -> datetime:
@@ -391,8 +406,7 @@ def _frees_at(workspace_id: int, phones: list[str], frequency: tuple[list, date,
     at the cap) stand at the cap of: one indexed probe per rule."""
     rules, day, _, priority = frequency
     periods = frequency_cap.capped_periods(workspace_id, phones, day=day, rules=rules, priority=priority)
-    free_day = frequency_cap.wait_until_day(periods, day)
-    return datetime.combine(free_day, time.min).replace(tzinfo=zoneinfo.ZoneInfo(tz)).astimezone(UTC)
+    return _midnight(frequency_cap.wait_until_day(periods, day), tz)
 
 
 LINT_MESSAGES = {

@@ -346,3 +346,31 @@ def test_the_journey_dashboard_counts_the_capped_sends(actor, workspace, api, cl
     tomorrow = capped(NEXT_DAY + timedelta(minutes=1))
     assert sum(c["today"] for c in tomorrow.values()) == 0
     assert sum(c["total"] for c in tomorrow.values()) == 2
+
+
+def test_the_finish_estimate_spreads_several_promotional_steps_a_person_over_the_rules_periods(
+    actor, workspace, monkeypatch
+):
+    CountingConsole(monkeypatch)
+    settings = _advertising(workspace, rules=[{"period": "day", "limit": 1}])
+    people = [make_target(workspace) for _ in range(3)]
+
+    def finish(*steps):
+        with time_machine.travel(T0, tick=False):
+            graph = linear_graph(*steps, end_node())
+            campaign = journey(actor, graph, activate=False)
+            enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[p.id for p in people], on_conflict="add")
+            return journey_launch_check(actor=actor, campaign_id=campaign.id)["finish"]["at"]
+
+    def step(key, **config):
+        return sms_node(key, body="تخفیف", append_opt_out=True, **config)
+
+    assert finish(step("a")) == T0  # one message a person fits today
+    # three a person, one a day: the third goes on Tuesday (00:00 Tehran)
+    assert finish(step("a"), step("b"), step("c")) == datetime(2026, 11, 2, 20, 30, tzinfo=UTC)
+    # a step that skips at the cap is not delayed by it
+    assert finish(step("a"), step("b", on_frequency_cap="skip")) == T0
+    # 2 a Jalali week: the third waits for Saturday
+    SmsSettings.objects.filter(pk=settings.pk).update(frequency_cap_rules=[{"period": "week", "limit": 2}])
+    assert finish(step("a"), step("b"), step("c")) == datetime(2026, 11, 6, 20, 30, tzinfo=UTC)
+    assert frequency_cap.spread_day([frequency_cap.Rule("month", 2)], date(2026, 11, 1), 5) == date(2026, 12, 22)
