@@ -24,7 +24,7 @@ from campaigns.chains.page_forms import (
     root_schedule_text,
 )
 from campaigns.chains.runs import selectors as run_selectors
-from campaigns.chains.tree import has_action, is_root_alone
+from campaigns.chains.tree import INDEPENDENT, has_action, is_root_alone
 from campaigns.choices import CampaignStatus
 from campaigns.models import TargetList
 from campaigns.platform.registry import campaign_check, run_engine
@@ -252,7 +252,7 @@ def member_migrations(actor: Actor, names: dict[int, str]) -> list[dict]:
 
 def free_campaigns(*, actor: Actor, limit: int = 100) -> list[ChainNode]:
     """Independent campaigns in no group and no chain, newest first (what a group can take in)."""
-    qs = scoped(ChainNode, actor.workspace).filter(group__isnull=True, root__isnull=True, parent__isnull=True)
+    qs = scoped(ChainNode, actor.workspace).filter(INDEPENDENT)
     return list(qs.exclude(status__in=[CampaignStatus.COMPLETED, CampaignStatus.CANCELLED]).order_by("-id")[:limit])
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from campaigns.chains import schedule as sched
 from campaigns.chains.choices import InheritanceType
@@ -20,6 +20,8 @@ from campaigns.platform.tenancy import scoped
 EDITABLE_STATUSES = {CampaignStatus.DRAFT, CampaignStatus.REJECTED}
 FINISHED_STATUSES = {CampaignStatus.COMPLETED, CampaignStatus.CANCELLED}
 GOAL_TYPES = {InheritanceType.NOT_CONVERTED, InheritanceType.CONVERTED}
+# An independent campaign: in no group and no chain (what a group can take in).
+INDEPENDENT = Q(group__isnull=True, root__isnull=True, parent__isnull=True)
 
 
 def chain_queryset(workspace, root_id: int) -> QuerySet:

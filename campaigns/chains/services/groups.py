@@ -19,7 +19,7 @@ from campaigns.chains.models import CampaignGroup
 from campaigns.chains.node_models import ChainNode
 from campaigns.chains.nodes import node_rows_ensure
 from campaigns.chains.text import clean_name, name_key, search_text
-from campaigns.chains.tree import FINISHED_STATUSES
+from campaigns.chains.tree import FINISHED_STATUSES, INDEPENDENT
 from campaigns.platform.errors import NotFound, StaleRevision, ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -228,12 +228,7 @@ def group_add_campaigns(
                 result.rejected_items.append(_reject(campaign_id, "IN_OTHER_GROUP"))
                 continue
             updated = ChainNode.objects.filter(
-                pk=campaign_id,
-                workspace=actor.workspace,
-                deleted_at__isnull=True,
-                group__isnull=True,
-                root__isnull=True,
-                parent__isnull=True,
+                INDEPENDENT, pk=campaign_id, workspace=actor.workspace, deleted_at__isnull=True
             ).update(group_id=group_id, updated_at=timezone.now())
             if updated:
                 result.added_ids.append(campaign_id)
