@@ -460,9 +460,9 @@ def campaign_targets(request, actor, campaign_id: int):
         executions = held_after_unknown(executions)
     # The people behind a launch check's count (``?excluded=<reason>``): its live journeys kept from a message.
     excluded = request.GET.get("excluded", "")
-    excluded_ids = None
-    if excluded in LaunchReason.values:
-        excluded_ids = excluded_subject_ids(actor=actor, campaign_id=campaign.id, reason=excluded)
+    excluded_ids, looked_at = None, None
+    if excluded in LaunchReason.values:  # a large audience: looked for among the check's sample (bounded)
+        excluded_ids, looked_at = excluded_subject_ids(actor=actor, campaign_id=campaign.id, reason=excluded)
     if excluded_ids is not None:
         executions = executions.filter(status__in=LIVE_STATUSES, subject_id__in=excluded_ids)
     else:
@@ -475,6 +475,7 @@ def campaign_targets(request, actor, campaign_id: int):
         "status": status,
         "excluded": excluded,
         "excluded_label": LaunchReason(excluded).label if excluded else "",
+        "excluded_looked_at": looked_at,
         "statuses": [*ExecutionStatus.choices, (HELD, "منتظر تصمیم (نتیجه ارسال نامعلوم)")],
         "bulk_actions": BULK_LABELS.items(),
         # A finished or cancelled campaign's journeys are history: no bulk control, no "add targets".

@@ -135,12 +135,20 @@ def _journey_audience(actor: Actor, campaign):
     )
 
 
-def excluded_subject_ids(*, actor: Actor, campaign_id: int, reason: str, now: datetime | None = None):
+def excluded_subject_ids(
+    *, actor: Actor, campaign_id: int, reason: str, now: datetime | None = None
+) -> tuple[Any, int | None]:
     """The ids (a subquery) of the journey's audience kept from a message for ``reason`` — the people behind a
-    count of its launch check (the campaign's targets page, ``?excluded=``); None for an unknown reason."""
+    count of its launch check (the campaign's targets page, ``?excluded=``) — and, when the audience is larger
+    than the check's sample, the number of its first targets they were looked for among (the rows the count was
+    estimated from; None: the whole audience). Ids None for an unknown reason."""
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
-    subjects, _, graph = _journey_audience(actor, campaign)
-    return _excluded(actor, campaign, subjects, graph, reason, now)
+    subjects, (targets, first_ids), graph = _journey_audience(actor, campaign)
+    people = audience_sample(targets, first_ids, audience=None)
+    if not people.complete:
+        subjects = targets.filter(ids_match("id", people.ids))
+    ids = _excluded(actor, campaign, subjects, graph, reason, now)
+    return ids, None if people.complete else len(people.rows)
 
 
 def package_excluded_subject_ids(

@@ -282,3 +282,22 @@ def test_a_large_audience_is_counted_among_its_first_rows_said_as_an_estimate(ac
     }
     for who, reason in expected.items():
         assert rows[reason]["count"] == (2 if who in looked else 0), (reason, looked)
+
+
+def test_the_people_behind_a_large_audiences_count_are_looked_for_among_its_sample(
+    actor, workspace, world, client, owner, monkeypatch
+):
+    """The targets page behind a count (``?excluded=``) looks among the same first rows the estimate came from
+    when the audience is larger than the sample (bounded), and says so; a small audience: all of it."""
+    from campaigns.platform import counts
+
+    campaign, people = world
+    client.force_login(owner)
+    url = f"/automation/campaigns/{campaign.id}/targets/?excluded=blacklisted"
+    whole = client.get(url).content.decode()
+    assert people["staff_blacklisted"].name in whole and 'data-testid="excluded-sample"' not in whole
+    first = list(Execution.objects.filter(campaign=campaign).order_by().values_list("subject_id", flat=True)[:4])
+    monkeypatch.setattr(counts, "SAMPLE", 4)
+    page = client.get(url).content.decode()
+    assert 'data-testid="excluded-sample"' in page and "۴ مخاطب نخست" in page
+    assert (people["staff_blacklisted"].name in page) == (people["staff_blacklisted"].id in first)
