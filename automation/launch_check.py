@@ -123,14 +123,17 @@ def _settings(workspace) -> AutomationSettings:
 
 def _journey_audience(actor: Actor, campaign):
     """A journey's audience as targets: the subjects of its live executions; the workspace's live targets and the
-    executions' subject ids along their ``(campaign, status)`` index (the sample: its ids are already the
-    audience's, read by id among the live targets); the journey's graph."""
+    lowest subject ids of its live executions, in order along the one-live-per-subject index (index only: the
+    sample's ids, already the audience's, then read by id among the live targets); the journey's graph."""
     executions = execution_queryset(actor=actor, campaign_id=campaign.id).filter(status__in=LIVE_STATUSES).order_by()
     targets = target_queryset(actor=actor).select_related(None).prefetch_related(None).order_by()
+    first_ids = Execution.objects.filter(  # the campaign is the workspace's (scoped above)
+        campaign_id=campaign.id, subject_type_id=ContentType.objects.get_for_model(Target).id, status__in=LIVE_STATUSES
+    ).order_by("subject_type_id", "subject_id")
     version_id = campaign_journey_version_id(campaign)
     return (
         targets.filter(pk__in=executions.values("subject_id")),
-        (targets, executions.values_list("subject_id", flat=True)),
+        (targets, first_ids.values_list("subject_id", flat=True)),
         published_graph(version_id) if version_id else None,
     )
 

@@ -230,23 +230,29 @@ def _exclusions(
     the frequency cap is among them: it is sent, later or never, as its step says), and the sample's numbers at
     the cap."""
     found = _looked_up(workspace_id, people, advertising=advertising, frequency=frequency)
-    reasons = dict.fromkeys(["no_mobile", "blacklisted", "opt_out", "telecom_blocked"], 0)
-    if frequency is not None:
-        reasons["frequency_cap"] = 0
-    operators = dict.fromkeys(Operator.values, 0)
-    at_cap = []
-    for _, mobile in people.rows:
-        reason = _reason_of(mobile, found)
-        if reason is not None:
-            reasons[reason] += 1
-        if reason == "frequency_cap":
-            at_cap.append(mobile)
-        if reason in (None, "frequency_cap"):
-            operators[operator_of(mobile)] += 1
+
+    def tally() -> tuple[dict[str, int], dict[str, int], list[str]]:
+        reasons = dict.fromkeys(["no_mobile", "blacklisted", "opt_out", "telecom_blocked"], 0)
+        if frequency is not None:
+            reasons["frequency_cap"] = 0
+        operators = dict.fromkeys(Operator.values, 0)
+        at_cap = []
+        for _, mobile in people.rows:
+            reason = _reason_of(mobile, found)
+            if reason is not None:
+                reasons[reason] += 1
+            if reason == "frequency_cap":
+                at_cap.append(mobile)
+            if reason in (None, "frequency_cap"):
+                operators[operator_of(mobile)] += 1
+        return reasons, operators, at_cap
+
+    # the same rows and lookups give the same tally: once for a package's members
+    reasons, operators, at_cap = shared_read(("sms-tally", id(people.rows), id(found)), tally)
     counts = {reason: people.counted(n) for reason, n in reasons.items()}
     if "frequency_cap" in counts:  # waiting for the next period still sends (not subtracted); skipping does not
         counts["frequency_cap"]["subtracted"] = frequency[2]
-    return counts, operators, at_cap
+    return counts, dict(operators), list(at_cap)
 
 
 def _promotion(settings: SmsSettings, configs: list[dict[str, Any]], now: datetime, tz: str, priority: str):

@@ -269,8 +269,8 @@ def test_a_large_audience_is_counted_among_its_first_rows_said_as_an_estimate(ac
     assert check["receivers_estimated"] and check["receivers_text"].endswith("(برآورد)")
     assert check["channels"][0]["operators_estimated"]
     assert not exact["receivers_estimated"] and not any(r["estimated"] for r in exact["exclusions"])
-    # the four rows looked at are the first four of its live executions: counted there, doubled
-    first = list(Execution.objects.filter(campaign=campaign).order_by().values_list("subject_id", flat=True)[:4])
+    # the four rows looked at are the four lowest target ids of its live executions: counted there, doubled
+    first = sorted(Execution.objects.filter(campaign=campaign).values_list("subject_id", flat=True))[:4]
     kept = {people[k].id: k for k in people}
     looked = {kept[i] for i in first}
     expected = {
@@ -296,7 +296,7 @@ def test_the_people_behind_a_large_audiences_count_are_looked_for_among_its_samp
     url = f"/automation/campaigns/{campaign.id}/targets/?excluded=blacklisted"
     whole = client.get(url).content.decode()
     assert people["staff_blacklisted"].name in whole and 'data-testid="excluded-sample"' not in whole
-    first = list(Execution.objects.filter(campaign=campaign).order_by().values_list("subject_id", flat=True)[:4])
+    first = sorted(Execution.objects.filter(campaign=campaign).values_list("subject_id", flat=True))[:4]
     monkeypatch.setattr(counts, "SAMPLE", 4)
     page = client.get(url).content.decode()
     assert 'data-testid="excluded-sample"' in page and "۴ مخاطب نخست" in page
