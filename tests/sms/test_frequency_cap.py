@@ -223,6 +223,46 @@ def test_units_are_taken_atomically_and_given_back(workspace):
     assert frequency_cap.prune(today=day + timedelta(days=10)) == 1
 
 
+@pg_only
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_workers_keep_the_last_unit_from_a_low_priority_campaign(actor, workspace):
+    """Two low campaigns and a normal one to the same 30 people, a day rule of 2 and a month rule of 3, two workers
+    each holding sends of every campaign and person: whatever the order, the normal one reaches everyone and the
+    low ones together at most one message a person (they may not take the second, last, unit)."""
+    _advertising(workspace, rules=[{"period": "day", "limit": 2}, {"period": "month", "limit": 3}])
+    people = [make_target(workspace) for _ in range(30)]
+    made = []
+    with time_machine.travel(T0, tick=False):
+        for i, priority in enumerate(("low", "low", "normal")):
+            graph = linear_graph(sms_node("a", body=f"تخفیف {i}"), end_node())
+            campaign = journey(actor, graph, settings={"frequency_cap_priority": priority})
+            enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[p.id for p in people], on_conflict="add")
+            made.append(campaign)
+    now = T0 + timedelta(minutes=1)
+    batch: list = []
+    tick(now=now, send=batch.extend)
+    assert len(batch) == 90
+    halves = [batch[0::2], list(reversed(batch[1::2]))]
+    results: list = []
+    barrier = threading.Barrier(2)
+    threads = [
+        threading.Thread(target=_in_thread, args=(lambda h=h: process_batch(h, now=now), results, barrier))
+        for h in halves
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sent = Counter(SmsAttempt.objects.values_list("phone", flat=True))
+    normal = Counter(SmsAttempt.objects.filter(campaign=made[2]).values_list("phone", flat=True))
+    low = Counter(SmsAttempt.objects.filter(campaign__in=made[:2]).values_list("phone", flat=True))
+    assert normal == dict.fromkeys((p.mobile for p in people), 1)
+    assert max(low.values(), default=0) <= 1 and max(sent.values()) <= 2
+    for period in ("day", "month"):
+        counted = dict(SmsFrequencyCount.objects.filter(period=period).values_list("phone", "sent"))
+        assert counted == dict(sent), period
+
+
 def test_a_send_takes_a_unit_of_every_rule_or_of_none(workspace):
     day, phone = date(2026, 11, 1), "+989120000001"
     day_and_week = [frequency_cap.Rule("day", 5), frequency_cap.Rule("week", 1)]
