@@ -16,10 +16,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F
 
 from automation import events
 from automation.choices import LIVE_STATUSES, EndReason, ExecutionStatus
+from automation.engine.transitions import bulk_transition
 from automation.models import Execution
 from campaigns.models import Campaign
 
@@ -35,9 +35,7 @@ def activate_pending(campaign: Campaign, now: datetime) -> int:
         )
         if not rows:
             return 0
-        count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status=S.PENDING).update(
-            status=S.ACTIVE, started_at=now, revision=F("revision") + 1, updated_at=now
-        )
+        count = bulk_transition(rows, source=[S.PENDING], now=now, status=S.ACTIVE, started_at=now)
         events.activated_events(rows, now=now)
     return count
 
@@ -55,15 +53,8 @@ def cancel_live_executions(*, campaign_id: int | None = None, subject=None, reas
         rows = list(qs.select_for_update().values(*events.EVENT_ROW_FIELDS))
         if not rows:
             return 0
-        count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=LIVE_STATUSES).update(
-            status=S.CANCELLED,
-            end_reason=reason,
-            completed_at=now,
-            lock_token=None,
-            next_run_at=None,
-            revision=F("revision") + 1,
-            updated_at=now,
-        )
+        ended = {"end_reason": reason, "completed_at": now, "lock_token": None, "next_run_at": None}
+        count = bulk_transition(rows, source=LIVE_STATUSES, now=now, status=S.CANCELLED, **ended)
         events.cancelled_events(rows, reason=reason, now=now)
     return count
 

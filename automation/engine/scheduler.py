@@ -38,6 +38,7 @@ from automation.engine.context import automation_settings, effective_window, wor
 from automation.engine.counters import budget_scopes, used
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
+from automation.engine.transitions import bulk_transition
 from automation.engine.window import local_day
 from automation.models import Execution
 from automation.selectors import campaign_journey_version, campaign_journey_version_id
@@ -115,14 +116,8 @@ def reap_expired_leases(now: datetime) -> int:
         rows = list(qs.values(*_EVENT_FIELDS)[:5000])
         if not rows:
             return 0
-        count = Execution.objects.filter(pk__in=[r["id"] for r in rows], status__in=IN_FLIGHT_STATUSES).update(
-            status=S.WAITING,
-            lock_token=None,
-            locked_at=None,
-            needs_budget=False,
-            revision=F("revision") + 1,
-            updated_at=now,
-        )
+        released = {"lock_token": None, "locked_at": None, "needs_budget": False}  # no lease; settling asks nothing
+        count = bulk_transition(rows, source=IN_FLIGHT_STATUSES, now=now, status=S.WAITING, **released)
         events.lease_expired_events(rows, now=now)
     return count
 

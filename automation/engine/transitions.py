@@ -15,11 +15,13 @@ named transition leads, so its hot path builds no model instances.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cache
 from typing import Any
 
+from django.db.models import F
 from django.utils import timezone
 
 from automation.events import PendingEvent, event_row, insert_events
@@ -103,3 +105,13 @@ def apply_transition(
         insert_events([event_row(execution, e, actor=actor, now=now) for e in rows])
 
     return fsm_apply(execution, name, values=extra, now=now, strict=strict, on_applied=record)
+
+
+def bulk_transition(rows: list[dict[str, Any]], *, source: Iterable[str], now: datetime, **values: Any) -> int:
+    """A hot path's transition (reap, a campaign's start or end): the locked ``rows`` (``EVENT_ROW_FIELDS``)
+    still in a ``source`` status take ``values`` in one UPDATE, their revision bumped; how many did. The caller
+    writes their event rows."""
+    ids = [r["id"] for r in rows]
+    return Execution.objects.filter(pk__in=ids, status__in=source).update(
+        revision=F("revision") + 1, updated_at=now, **values
+    )
