@@ -11,8 +11,8 @@ the live unique index stays the final race guard ("added concurrently").
 Up to ``INLINE_MAX`` subjects are added in the request; more run in a
 background job that processes chunks of ``CHUNK`` items, renewing a lease
 after each one. ``enrollment_batches_resume`` (beat, every minute) re-queues a
-batch whose lease ran out, and marks it failed after ``MAX_ATTEMPTS`` — a
-dead worker never leaves a batch "committing" for ever. Items carry their
+batch whose lease ran out, and marks it failed after ``MAX_ATTEMPTS`` (the lease rule of
+``automation.services.leases``) — a dead worker never leaves a batch "committing" for ever. Items carry their
 outcome, so a resumed job continues where the dead one stopped.
 """
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from celery import current_app
@@ -49,6 +48,7 @@ from automation.services.enrollment_core import (
     live_flags,
     plain,
 )
+from automation.services.leases import LEASE, leased_jobs_resume
 from campaigns.filters import TargetFilter
 from campaigns.models import Campaign, Membership, Target
 from campaigns.platform.bulk import id_array, ids_match
@@ -61,8 +61,6 @@ from campaigns.selectors import target_queryset
 
 K = EnrollmentClass
 INLINE_MAX = 300
-LEASE = timedelta(minutes=3)
-MAX_ATTEMPTS = 3
 MAX_LISTED_CONFLICTS = 200
 # The job that adds a large batch (``automation.tasks.enrollment_batch_commit_task``), sent by name so the
 # service never imports its Celery entry points.
@@ -463,26 +461,13 @@ def _finish(batch: EnrollmentBatch) -> EnrollmentBatch:
 
 def enrollment_batches_resume(*, now=None, enqueue: Callable[[int], None] | None = None) -> dict[str, int]:
     """Beat: a committing batch whose lease ran out is re-queued (its worker died), or failed after the last try."""
-    now = now or timezone.now()
-    send = enqueue or _enqueue
-    resumed = failed = 0
-    stale = EnrollmentBatch.objects.filter(status=BatchStatus.COMMITTING, lease_until__lt=now).values_list(
-        "id", "attempts"
+    return leased_jobs_resume(
+        EnrollmentBatch,
+        working=BatchStatus.COMMITTING,
+        failed={
+            "status": BatchStatus.FAILED,
+            "error": "کار افزودن چند بار بی‌پاسخ ماند؛ بخشی از مخاطبان افزوده شده‌اند (نتیجه هر مورد را ببینید).",
+        },
+        send=enqueue or _enqueue,
+        now=now or timezone.now(),
     )
-    for batch_id, attempts in list(stale):
-        if attempts >= MAX_ATTEMPTS:
-            failed += EnrollmentBatch.objects.filter(
-                pk=batch_id, status=BatchStatus.COMMITTING, lease_until__lt=now
-            ).update(
-                status=BatchStatus.FAILED,
-                error="کار افزودن چند بار بی‌پاسخ ماند؛ بخشی از مخاطبان افزوده شده‌اند (نتیجه هر مورد را ببینید).",
-                lease_until=None,
-                finished_at=now,
-            )
-            continue
-        if EnrollmentBatch.objects.filter(pk=batch_id, status=BatchStatus.COMMITTING, lease_until__lt=now).update(
-            attempts=attempts + 1, lease_until=now + LEASE
-        ):
-            resumed += 1
-            send(batch_id)
-    return {"resumed": resumed, "failed": failed}

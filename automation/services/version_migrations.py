@@ -13,7 +13,7 @@ next sweep finds it where its step left it and applies that node's choice, so it
 it finished or stands at a node the plan keeps — not at all; never twice (a moved row is no longer on the old
 version), never lost (every sweep starts from the first id). Sweeps repeat while claimed rows remain, up to the
 lease (``AUTOMATION_LEASE_SECONDS``) after the commit; ``version_migrations_resume`` (beat) re-queues a job
-whose lease ran out.
+whose lease ran out (``automation.services.leases``).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from automation.engine.graph import graph_of_version
 from automation.errors import StaleVersion
 from automation.live_edits import in_doubt, live_on_version, migration_preview, workflow_campaign_ids
 from automation.models import CampaignJourney, VersionMigration, Workflow, WorkflowVersion
+from automation.services.leases import LEASE, leased_jobs_resume
 from automation.services.version_mover import MoveStep, PlanEntry, move_chunk
 from campaigns.models import Campaign
 from campaigns.platform.errors import ValidationFailed
@@ -45,8 +46,6 @@ from campaigns.platform.tenancy import Actor, get_scoped
 VERSION_MIGRATION_TASK = "automation.version_migration_run"
 INLINE_MAX = 300
 CHUNK = 5000
-LEASE = timedelta(minutes=3)
-MAX_ATTEMPTS = 3
 NAMESPACE = uuid.UUID("6f1c2a59-6a0e-4bd2-9a53-0c1f3f7f4e21")
 
 
@@ -285,15 +284,11 @@ def _add_result(pk, counts: dict[str, int], replace: dict[str, int] | None = Non
 
 def version_migrations_resume(*, now=None, enqueue: Callable[..., None] | None = None) -> dict[str, int]:
     """Beat: a running migration whose lease ran out is re-queued (its worker died), or failed after the last try."""
-    now = now or timezone.now()
     send = enqueue or _enqueue
-    resumed = failed = 0
-    stale = VersionMigration.objects.filter(status=MigrationStatus.RUNNING, lease_until__lt=now)
-    for pk, attempts in list(stale.values_list("pk", "attempts")):
-        row = VersionMigration.objects.filter(pk=pk, status=MigrationStatus.RUNNING, lease_until__lt=now)
-        if attempts >= MAX_ATTEMPTS:
-            failed += row.update(status=MigrationStatus.FAILED, lease_until=None, finished_at=now, updated_at=now)
-        elif row.update(attempts=attempts + 1, lease_until=now + LEASE, updated_at=now):
-            resumed += 1
-            send(str(pk))
-    return {"resumed": resumed, "failed": failed}
+    return leased_jobs_resume(
+        VersionMigration,
+        working=MigrationStatus.RUNNING,
+        failed={"status": MigrationStatus.FAILED},
+        send=lambda pk: send(str(pk)),
+        now=now or timezone.now(),
+    )

@@ -12,7 +12,6 @@ from automation.choices import BatchStatus
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent
 from automation.services.enrollment import enroll_subjects
 from automation.services.enrollment_batches import (
-    MAX_ATTEMPTS,
     enrollment_batch_commit,
     enrollment_batch_decide,
     enrollment_batch_preview,
@@ -20,6 +19,7 @@ from automation.services.enrollment_batches import (
     enrollment_batches_resume,
 )
 from automation.services.executions import execution_control
+from automation.services.leases import MAX_ATTEMPTS
 from campaigns.choices import Role
 from campaigns.models import Target
 from sms.services import blacklist_add, blacklist_deactivate
