@@ -336,3 +336,38 @@ def test_the_engine_ticking_during_the_move_loses_nobody_and_moves_nobody_twice(
     sent = SmsAttempt.objects.filter(execution_id__in=ids, node__node_key="b")
     assert sent.count() == sent.values("execution_id").distinct().count()  # no step sent twice
     assert len(on_new) >= n // 2
+
+
+@pytest.mark.django_db
+def test_a_migration_whose_worker_died_is_sent_again_then_failed_after_the_last_try(actor, workspace, monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from automation.choices import MigrationStatus
+    from automation.models import VersionMigration
+    from automation.services import version_migrations
+    from automation.services.leases import MAX_ATTEMPTS
+
+    campaign, _ = running_at_wait(actor, workspace, n=3)
+    new = publish_v2(actor, campaign, v1_graph(wait_amount=2))
+    workflow_id, old = _ids(campaign)
+    monkeypatch.setattr(version_migrations, "INLINE_MAX", 1)  # the background job moves them
+    migration = version_migrations.version_migration_commit(
+        actor=actor, workflow_id=workflow_id, from_version_id=old.id, to_version_id=new.id, enqueue=lambda *a, **k: None
+    )
+    assert migration.status == MigrationStatus.RUNNING
+    later = timezone.now() + timedelta(hours=1)  # past the lease: its worker died
+    sent: list = []
+    assert version_migrations.version_migrations_resume(now=later, enqueue=sent.append) == {"resumed": 1, "failed": 0}
+    migration.refresh_from_db()
+    assert sent == [str(migration.pk)] and migration.attempts == 2 and migration.lease_until > later
+    VersionMigration.objects.filter(pk=migration.pk).update(attempts=MAX_ATTEMPTS)
+    much_later = later + timedelta(hours=1)
+    assert version_migrations.version_migrations_resume(now=much_later, enqueue=sent.append) == {
+        "resumed": 0,
+        "failed": 1,
+    }
+    migration.refresh_from_db()
+    assert migration.status == MigrationStatus.FAILED and migration.lease_until is None
+    assert migration.finished_at == much_later and len(sent) == 1
