@@ -20,11 +20,12 @@ from django.utils import timezone
 from automation import journey_counts
 from automation.choices import LIVE_STATUSES, CounterScope, EndReason, EventType, ExecutionStatus
 from automation.engine.context import automation_settings, workspace_tz
+from automation.engine.graph import published_graph
 from automation.engine.nodes import step_display_name
 from automation.engine.registry import ACTIONS
 from automation.engine.window import local_day
 from automation.models import DailyCounter, EnrollmentItem, Execution, ExecutionEvent
-from automation.selectors import execution_queryset, execution_status_counts
+from automation.selectors import campaign_journey_version_id, execution_queryset, execution_status_counts
 from automation.services.enrollment_core import journey_campaign
 from campaigns.choices import CapPriority
 from campaigns.models import Target
@@ -70,6 +71,28 @@ def _campaign_limit(campaign) -> int | None:
 
     version = campaign_journey_version(campaign)
     return (version.settings or {}).get("daily_limit") if version is not None else None
+
+
+CAP_PRIORITY_TITLE = "اولویت در سقف پیامک تبلیغاتی"
+
+
+def cap_priority(campaign) -> str:
+    """The campaign's priority in the frequency cap (a low one stops a unit short of each rule's limit)."""
+    value = (campaign.journey_settings or {}).get("frequency_cap_priority")
+    return value if value in CapPriority.values else CapPriority.NORMAL
+
+
+def cap_priority_said(campaign) -> dict[str, str]:
+    """The campaign's priority in the frequency cap for people: «اولویت در سقف پیامک تبلیغاتی: پایین»."""
+    priority = CapPriority(cap_priority(campaign))
+    return {"value": priority.value, "label": priority.label, "text": f"{CAP_PRIORITY_TITLE}: {priority.label}"}
+
+
+def _frequency_cap_on(workspace, campaign) -> bool:
+    """A channel of the journey's steps holds its sends by a frequency cap with a rule on (``frequency_cap_on``)."""
+    version_id = campaign_journey_version_id(campaign)
+    keys = {n.subtype for n in published_graph(version_id).nodes if n.type == "action"} if version_id else set()
+    return any(ACTIONS.get(k) is not None and ACTIONS.get(k).frequency_cap_on(workspace) for k in sorted(keys))
 
 
 def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None) -> dict[str, Any]:
@@ -193,9 +216,11 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
             "campaign_used_today": sent_today,
             "workspace_used_today": workspace_used,
             "remaining_today": min(remaining) if remaining else None,
-            "frequency_cap_priority": (campaign.journey_settings or {}).get(
-                "frequency_cap_priority", CapPriority.NORMAL
-            ),
+            "frequency_cap_priority": cap_priority(campaign),
+            # said (in Persian) while a rule of the cap is on; null without one
+            "frequency_cap_priority_said": cap_priority_said(campaign)
+            if _frequency_cap_on(actor.workspace, campaign)
+            else None,
         },
         "queued_for_sending": queued_for_sending,
         "next_sends": next_sends,

@@ -25,7 +25,7 @@ from automation.engine.context import effective_window, workspace_tz
 from automation.engine.graph import published_graph
 from automation.engine.registry import ACTIONS
 from automation.engine.window import WindowError
-from automation.journey_stats import _campaign_limit
+from automation.journey_stats import _campaign_limit, cap_priority, cap_priority_said
 from automation.launch_estimate import finish_at
 from automation.models import AutomationSettings, Execution
 from automation.selectors import (
@@ -36,7 +36,6 @@ from automation.selectors import (
 )
 from automation.services.chain_runs import chain_action_graph
 from automation.services.enrollment_core import journey_campaign
-from campaigns.choices import CapPriority
 from campaigns.models import Campaign, Target
 from campaigns.platform.bulk import ids_match
 from campaigns.platform.counts import AudienceSample, audience_sample, capped_count, reads_shared, shared_read
@@ -179,11 +178,6 @@ def _package_sample(plan) -> AudienceSample:
     return audience_sample(plan.subjects, first_ids, audience=plan.size)
 
 
-def _cap_priority(campaign) -> str:
-    """The campaign's priority in the frequency cap (a low one stops a unit short of each rule's limit)."""
-    return (campaign.journey_settings or {}).get("frequency_cap_priority") or CapPriority.NORMAL
-
-
 def _member_graph(action: dict):
     try:
         return chain_action_graph(action)
@@ -209,7 +203,7 @@ def _excluded(actor: Actor, campaign, subjects, graph, reason: str, now: datetim
             subjects=subjects,
             now=now or timezone.now(),
             tz=tz,
-            priority=_cap_priority(campaign),
+            priority=cap_priority(campaign),
         )
         if found is not None:
             return found.values("pk")
@@ -258,7 +252,7 @@ def campaign_check(
     channels: list[dict[str, Any]] = []
     blockers: list[dict[str, str]] = []
     warnings: list[dict[str, str]] = []
-    messages, rate, quiet, frees = 0, None, None, None
+    messages, rate, quiet, frees, cap_on = 0, None, None, None, False
     steps = [n for n in (graph.nodes if graph else []) if n.type == "action"]
     for key in sorted({n.subtype for n in steps}):
         action = ACTIONS.get(key)
@@ -273,7 +267,7 @@ def campaign_check(
             sample=sample,
             now=now,
             tz=tz,
-            priority=_cap_priority(campaign),
+            priority=cap_priority(campaign),
         )
         for reason, found in facts["exclusions"].items():
             exclusions.setdefault(reason, found)
@@ -283,6 +277,7 @@ def campaign_check(
         warnings += facts["warnings"]
         quiet = facts.get("quiet_day") or quiet
         frees = max(filter(None, (frees, facts.get("frees_at"))), default=None)  # the cap's waits end then
+        cap_on = cap_on or bool(facts.get("frequency_cap_on"))
         channels.append(facts["details"])
     exclusions["live_elsewhere"] = _live_elsewhere(campaign, people)
     rows = [_row(r, exclusions.get(r, {})) for r in REASONS]
@@ -334,6 +329,7 @@ def campaign_check(
             "daily_limit": min(limits) if limits else None,
             "time_zone": tz,
         },
+        "frequency_cap_priority": cap_priority_said(campaign) if cap_on else None,
         "blockers": blockers,
         "warnings": warnings,
         "ok": not blockers,

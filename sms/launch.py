@@ -75,6 +75,7 @@ class SmsLaunchFacts:
     # People of the audience at the cap whose steps wait: the start of the period that frees the last of them (the
     # finish estimate is not earlier).
     frees_at: datetime | None = None
+    frequency_cap_on: bool = False  # some rule of the workspace's frequency cap is on (a campaign's priority counts)
 
     @property
     def rate_per_minute(self) -> int | None:
@@ -102,6 +103,7 @@ class SmsLaunchFacts:
             "warnings": self.warnings,
             "quiet_day": self.quiet_day,
             "frees_at": self.frees_at,
+            "frequency_cap_on": self.frequency_cap_on,
             "details": {
                 "channel": "sms",
                 "account": None
@@ -346,6 +348,7 @@ def launch_facts(
         messages=receivers * len(steps),
         cost=cost,
         parts=receivers * sum(s.parts for s in steps if s.account is not None),
+        frequency_cap_on=bool(frequency_cap.rules_of(settings)),
     )
     problem = shared_read(("sms-problem", workspace.id), lambda: channel.channel_problem(workspace.id))
     if problem or any(a is None or not a.is_active for a in accounts):

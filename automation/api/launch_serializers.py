@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from automation.api.stats_serializers import CapPrioritySaidOutput
 from automation.choices import LaunchReason
 
 
@@ -95,6 +96,11 @@ class LaunchCheckOutput(serializers.Serializer):
     messages = serializers.IntegerField(help_text="Sends: receivers × send steps.")
     channels = LaunchChannelOutput(many=True)
     finish = LaunchFinishOutput()
+    frequency_cap_priority = CapPrioritySaidOutput(
+        allow_null=True,
+        help_text="The campaign's priority in the frequency cap across campaigns while a rule of it is on "
+        "(a channel of its steps holds sends by it); null without one.",
+    )
     blockers = LaunchProblemOutput(many=True, help_text="Any blocker disables Start.")
     warnings = LaunchProblemOutput(many=True)
     ok = serializers.BooleanField()

@@ -11,6 +11,12 @@ class TodayTotalOutput(serializers.Serializer):
     total = serializers.IntegerField()
 
 
+class CapPrioritySaidOutput(serializers.Serializer):
+    value = serializers.ChoiceField(choices=CapPriority.choices)
+    label = serializers.CharField(help_text="the priority in Persian («پایین»)")
+    text = serializers.CharField(help_text="«اولویت در سقف پیامک تبلیغاتی: پایین»")
+
+
 class JourneyLimitsOutput(serializers.Serializer):
     campaign_daily_limit = serializers.IntegerField(allow_null=True)
     workspace_daily_limit = serializers.IntegerField(allow_null=True)
@@ -19,6 +25,9 @@ class JourneyLimitsOutput(serializers.Serializer):
     remaining_today = serializers.IntegerField(allow_null=True, help_text="null: no limit")
     frequency_cap_priority = serializers.ChoiceField(
         choices=CapPriority.choices, help_text="the campaign's priority in the frequency cap (settings)"
+    )
+    frequency_cap_priority_said = CapPrioritySaidOutput(
+        allow_null=True, help_text="the priority for people while a rule of the frequency cap is on; null without one"
     )
 
 

@@ -88,6 +88,11 @@ class Action:
         (health banner of the campaign pages); None = not paused."""
         return None
 
+    def frequency_cap_on(self, workspace) -> bool:
+        """The channel holds this workspace's sends by a frequency cap across campaigns (a rule is on): a
+        campaign's priority in it (``journey_settings.frequency_cap_priority``) then matters and is said."""
+        return False
+
     def reported_failures(self, execution_ids: list[int]) -> set[tuple[int, int | None]]:
         """(execution id, node id) of the sends whose final result, as the channel learned it after the step
         (a delivery report), is a failure: the step's own result event still says what it saw then."""

@@ -39,7 +39,7 @@ from automation.engine.registry import GUARDS, Action, ActionResult
 from automation.engine.variables import render, unknown_variables
 from campaigns.platform.bulk import ids_match
 from campaigns.platform.permissions import Perm
-from sms import channel
+from sms import channel, frequency_cap
 from sms.action import capping, sending
 from sms.action.attempts import CHANNEL, AttemptRef, Plan, assign_local_ids, insert_attempts
 from sms.action.guards import blacklist_guard, circuit_breaker_guard
@@ -146,6 +146,10 @@ class SendSmsAction(Action):
             return None
         reason = SmsSettings.objects.filter(workspace_id=workspace.id).values_list("pause_reason", flat=True).first()
         return {"until": until, "reason": reason or ""}
+
+    def frequency_cap_on(self, workspace) -> bool:
+        """Some rule of the workspace's frequency cap is on (``SmsSettings.frequency_cap_rules``)."""
+        return bool(frequency_cap.rules_of(SmsSettings.objects.filter(workspace_id=workspace.id).first()))
 
     def subject_problems(self, workspace, subjects) -> dict[int, str]:
         """The refused ones among ``subjects`` (a queryset of targets), in one query: no mobile

@@ -15,7 +15,7 @@ from automation.journey_stats import target_timeline_events, timeline_entries
 from automation.models import Execution
 from automation.services.enrollment import enroll_subjects
 from campaigns.choices import CampaignStatus, Role
-from campaigns.models import Target
+from campaigns.models import Campaign, Target
 from sms import telecom_blocks
 from sms.choices import BlacklistSource, LineKind
 from sms.models import SmsAttempt, SmsProviderAccount
@@ -168,7 +168,10 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     enroll_subjects(actor=actor, campaign_id=first.id, target_ids=[people[0].id])
     Driver().tick(timezone.now() + timedelta(seconds=5))  # people[0] got today's one promotional message
     second = journey(
-        actor, linear_graph(sms_node("b", body="تخفیف دوم", append_opt_out=True), end_node()), activate=False
+        actor,
+        linear_graph(sms_node("b", body="تخفیف دوم", append_opt_out=True), end_node()),
+        activate=False,
+        settings={"frequency_cap_priority": "low"},
     )
     enroll_subjects(actor=actor, campaign_id=second.id, target_ids=[p.id for p in people], on_conflict="add")
     blacklist_add(actor=actor, number=people[1].mobile)
@@ -178,6 +181,12 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     expect(page.get_by_test_id("launch-count-frequency_cap")).to_have_text("۱")
     expect(page.get_by_test_id("launch-reason-frequency_cap")).to_contain_text("در دورهٔ بعد پیام می‌گیرند")
     expect(page.get_by_test_id("launch-warnings").locator("[data-code=frequency_cap_high]")).to_be_visible()
+    # a cap rule is on: the campaign's priority in it is said, in the check and on the dashboard
+    expect(page.get_by_test_id("launch-cap-priority")).to_have_text("پایین")
+    expect(page.get_by_test_id("cap-priority-said")).to_have_text("پایین")
+    expect(page.get_by_test_id("limits")).to_contain_text("اولویت در سقف پیامک تبلیغاتی")
+    assert axe_violations(page) == []
+    shot(page, "launch-check-cap-priority")
     page.get_by_test_id("launch-count-blacklisted").click()
     expect(page.get_by_test_id("excluded-filter")).to_contain_text("در لیست سیاه")
     rows = page.get_by_test_id("executions").locator("tbody tr")
@@ -193,6 +202,7 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     for person in people[2:]:
         person.lists.add(audience)
     nodes = make_chain(shop, shape="A>B", source_target_list=audience)
+    Campaign.objects.filter(pk=nodes["B"].pk).update(journey_settings={"frequency_cap_priority": "high"})
     _, package = campaign_submit(
         actor=actor, campaign_id=nodes["A"].id, expected_chain_revision=nodes["A"].chain_revision
     )
@@ -203,6 +213,8 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     expect(approve).to_be_disabled()
     expect(approve).to_have_attribute("aria-describedby", "package-launch-blockers")
     expect(page.get_by_test_id("package-launch-blockers").locator("[data-code=opt_out_missing]").first).to_be_visible()
+    # each member's check says its own priority in the cap (the chain form's, normal by default)
+    expect(page.get_by_test_id("launch-cap-priority")).to_have_text(["عادی", "بالا"])
     assert axe_violations(page) == []
     shot(page, "launch-check-approve-blocked")
 

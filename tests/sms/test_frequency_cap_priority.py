@@ -141,3 +141,30 @@ def test_the_launch_check_counts_a_low_priority_campaigns_people_a_unit_short_of
     with time_machine.travel(T0 + timedelta(minutes=2), tick=False):
         page = client.get(f"/automation/campaigns/{low.id}/targets/?excluded=frequency_cap").content.decode()
     assert "یک‌بار گرفته" in page and "هیچ نگرفته" not in page
+
+
+def test_the_priority_is_said_on_the_dashboard_and_in_the_launch_check_while_a_cap_rule_is_on(
+    api, actor, workspace, owner, client
+):
+    settings = setup_sms(workspace)
+    campaign = journey(
+        actor, linear_graph(sms_node("a"), end_node()), activate=False, settings={"frequency_cap_priority": "low"}
+    )
+    url = f"/api/v1/campaigns/{campaign.id}/journey"
+    client.force_login(owner)
+    # no rule on: the priority is not said (it holds nothing)
+    assert api.get(f"{url}/stats").json()["limits"]["frequency_cap_priority_said"] is None
+    assert api.get(f"{url}/launch-check").json()["frequency_cap_priority"] is None
+    assert "اولویت در سقف پیامک تبلیغاتی" not in client.get(f"/automation/campaigns/{campaign.id}/").content.decode()
+
+    settings.frequency_cap_rules = [{"period": "week", "limit": 3}]
+    settings.save(update_fields=["frequency_cap_rules"])
+    said = {"value": "low", "label": "پایین", "text": "اولویت در سقف پیامک تبلیغاتی: پایین"}
+    assert api.get(f"{url}/stats").json()["limits"]["frequency_cap_priority_said"] == said
+    assert api.get(f"{url}/launch-check").json()["frequency_cap_priority"] == said
+    page = client.get(f"/automation/campaigns/{campaign.id}/").content.decode()
+    assert 'data-testid="launch-cap-priority">پایین<' in page
+    assert 'data-testid="cap-priority-said" title="اولویت در سقف پیامک تبلیغاتی: پایین">پایین<' in page
+    schemas = api.get("/api/schema/?format=json").json()["components"]["schemas"]
+    assert "frequency_cap_priority" in schemas["LaunchCheckOutput"]["properties"]
+    assert "frequency_cap_priority_said" in schemas["JourneyLimitsOutput"]["properties"]
