@@ -38,7 +38,7 @@ from campaigns.chains.services import groups as group_services
 from campaigns.choices import CampaignStatus, CapPriority, TargetStatus
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
-from campaigns.platform.pages import workspace_page
+from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import campaign_check, package_check
@@ -122,7 +122,7 @@ def group_create(request, actor):
 @workspace_page(Perm.MANAGE_CAMPAIGNS)
 def group_edit(request, actor, group_id: int):
     group = chain_selectors.group_get(actor=actor, group_id=group_id)
-    try:
+    with refusal_shown(request, text=_error_text):
         group_services.group_update(
             actor=actor,
             group_id=group.id,
@@ -130,9 +130,6 @@ def group_edit(request, actor, group_id: int):
             name=request.POST.get("name", ""),
             description=request.POST.get("description", ""),
         )
-    except PlatformError as exc:
-        messages.error(request, _error_text(exc))
-    else:
         messages.success(request, "گروه ذخیره شد.")
     return _back(request, reverse("chain-group", args=[group.id]))
 
@@ -187,16 +184,13 @@ def group_add(request, actor, group_id: int):
     """Add independent campaigns to the group (``POST /campaign-groups/{id}/campaigns``); refusals are named."""
     group = chain_selectors.group_get(actor=actor, group_id=group_id)
     ids = [i for i in (_int(v) for v in request.POST.getlist("campaign_ids")) if i]
-    try:
+    with refusal_shown(request, text=_error_text):
         result = group_services.group_add_campaigns(
             actor=actor,
             group_id=group.id,
             campaign_ids=ids,
             expected_revision=_int(request.POST.get("expected_revision")),
         )
-    except PlatformError as exc:
-        messages.error(request, _error_text(exc))
-    else:
         if result.added_ids:
             messages.success(request, f"{fa_digits(len(result.added_ids))} کمپین به گروه افزوده شد.")
         for item in result.rejected_items:
@@ -393,15 +387,12 @@ def chain_campaign_edit(request, actor, campaign_id: int):
 @workspace_page(Perm.MANAGE_CAMPAIGNS)
 def chain_campaign_delete(request, actor, campaign_id: int):
     campaign = node_get(actor.workspace, campaign_id)
-    try:
+    with refusal_shown(request, text=_error_text):
         chain_services.chain_campaign_delete(
             actor=actor,
             campaign_id=campaign.id,
             expected_chain_revision=_int(request.POST.get("expected_chain_revision")),
         )
-    except PlatformError as exc:
-        messages.error(request, _error_text(exc))
-    else:
         messages.success(request, f"کمپین «{campaign.name}» حذف شد.")
     return _back(request, reverse("chain-groups"))
 
@@ -571,16 +562,13 @@ def chain_control(request, actor, campaign_id: int, action: str):
     if action not in CONTROL_DONE:
         raise Http404
     campaign = node_get(actor.workspace, campaign_id)
-    try:
+    with refusal_shown(request, text=_error_text):
         approval.chain_control_set(
             actor=actor,
             campaign_id=campaign.id,
             action=action,
             expected_chain_revision=_int(request.POST.get("expected_chain_revision")),
         )
-    except PlatformError as exc:
-        messages.error(request, _error_text(exc))
-    else:
         messages.success(request, CONTROL_DONE[action])
     return _back(request, reverse("chain-groups"))
 

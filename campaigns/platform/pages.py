@@ -80,9 +80,10 @@ def workspace_page(permission: str | None = Perm.VIEW, *, write: str | object | 
 
 
 @contextmanager
-def refusal_shown(request) -> Iterator[None]:
+def refusal_shown(request, *, text: Callable[[errors.PlatformError], str] | None = None) -> Iterator[None]:
     """A page's action whose refusal is shown, not raised: a ``PlatformError`` inside the block ends the block and
-    its message becomes the error notice of the next page; the view goes on (to its redirect) either way.
+    its message (or ``text(error)``: the message with what it names) becomes the error notice of the next page;
+    the view goes on (to its redirect) either way.
 
         with refusal_shown(request):
             services.workflow_archive(actor=actor, workflow_id=workflow.id)
@@ -92,4 +93,4 @@ def refusal_shown(request) -> Iterator[None]:
     try:
         yield
     except errors.PlatformError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, text(exc) if text else exc.message)
