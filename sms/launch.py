@@ -193,13 +193,15 @@ def _looked_up(workspace_id: int, people: AudienceSample, *, advertising: bool, 
         if not numbers:
             return found
         entries = BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True)
-        found["listed"] = dict(entries.filter(texts_match("value", numbers)).values_list("value", "source"))
+        found["listed"] = dict(entries.filter(texts_match("value", numbers)).order_by().values_list("value", "source"))
         if advertising:
             found["blocked"] = telecom_blocks.blocked_numbers(workspace_id, numbers)
             if frequency is not None:
                 rules, day, _, priority = frequency
                 at_cap = frequency_cap.capped_values(workspace_id, day=day, rules=rules, priority=priority)
-                found["at_cap"] = set(at_cap.filter(texts_match("phone", numbers)).values_list("phone", flat=True))
+                found["at_cap"] = set(
+                    at_cap.filter(texts_match("phone", numbers)).order_by().values_list("phone", flat=True)
+                )
         return found
 
     key = ("sms-lookups", workspace_id, advertising, repr(frequency) if frequency else None, tuple(numbers))
