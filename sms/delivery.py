@@ -29,6 +29,8 @@ logger = logging.getLogger(__name__)
 
 # A report may move an attempt that is accepted or whose outcome is still unknown — never one in flight.
 _MOVABLE = (AttemptStatus.UNKNOWN, AttemptStatus.SUBMITTED, AttemptStatus.SENT)
+# A report of these on an attempt whose outcome is unknown settles it as accepted: ``sms.sent`` with the move.
+_SETTLED_AS_SENT = (AttemptStatus.SENT, AttemptStatus.DELIVERED)
 
 
 def attempt_status_apply(
@@ -45,7 +47,9 @@ def attempt_status_apply(
 ) -> bool:
     """Record one report of an attempt (once per dedupe key) and move its status forward; True if it moved.
     A move to ``delivered`` / ``failed`` / ``rejected`` writes its webhook event in the same transaction, unless
-    ``emit`` is False (the caller writes the events of a batch at once: ``delivery_poll``)."""
+    ``emit`` is False (the caller writes the events of a batch at once: ``delivery_poll``). A move of an attempt
+    whose outcome was ``unknown`` to ``sent`` / ``delivered`` settles it as accepted and writes its ``sms.sent``
+    here, ``emit`` or not (the caller's batch writes status events only)."""
     try:
         with transaction.atomic():
             SmsLogEvent.objects.create(
@@ -70,15 +74,27 @@ def attempt_status_apply(
     if status not in STATUS_RANK:
         return False
     lower = [s for s in _MOVABLE if STATUS_RANK[s] < STATUS_RANK[status]]
-    move = SmsAttempt.objects.filter(pk=attempt_id, workspace_id=workspace_id, status__in=lower)
-    event = webhook_events.STATUS_EVENTS.get(status)
-    if not emit or event is None or not webhook_wanted(workspace_id, event):
-        return move.update(status=status) == 1
-    with transaction.atomic():  # the move and its event (sms.delivered / sms.failed) commit together
-        moved = move.update(status=status) == 1
-        if moved:
+    rows = SmsAttempt.objects.filter(pk=attempt_id, workspace_id=workspace_id)
+    # An unknown outcome the report shows accepted is settled as sent: moved on its own, so that only that move
+    # writes its ``sms.sent`` (once: the status moves forward once); an accepted attempt moves first, as ever.
+    settles = status in _SETTLED_AS_SENT
+    moving = [s for s in lower if s != AttemptStatus.UNKNOWN] if settles else lower
+    event = webhook_events.STATUS_EVENTS.get(status) if emit else None
+    status_event = event is not None and webhook_wanted(workspace_id, event)
+    sent_event = settles and webhook_wanted(workspace_id, webhook_events.SENT)
+    with transaction.atomic() if status_event else nullcontext():  # the move and its event commit together
+        moved = rows.filter(status__in=moving).update(status=status) == 1
+        if moved and status_event:
             webhook_events.attempts_moved(attempt_ids=[attempt_id])
-    return moved
+    if moved or not settles:
+        return moved
+    with transaction.atomic() if status_event or sent_event else nullcontext():  # settled, sms.sent with it
+        settled = rows.filter(status=AttemptStatus.UNKNOWN).update(status=status) == 1
+        if settled and sent_event:
+            webhook_events.attempts_moved(attempt_ids=[attempt_id], as_event=webhook_events.SENT)
+        if settled and status_event:
+            webhook_events.attempts_moved(attempt_ids=[attempt_id])
+    return settled
 
 
 def _ad_blocked_codes() -> set[str]:

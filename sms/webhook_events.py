@@ -2,7 +2,10 @@
 in the transaction that records the fact.
 
 - ``sms.sent``: the provider accepted an attempt (``submitted``), when the send's result is written
-  (``sms.action.attempts.record_many``: one INSERT for the batch).
+  (``sms.action.attempts.record_many``: one INSERT for the batch); for an attempt whose outcome was ``unknown``,
+  once, when it is settled as accepted — by a status call by local id (the step's settling, the unknown watch),
+  the unknown watch's look at what was sent to the number, or a delivery report that moves it straight to
+  ``sent`` / ``delivered`` (then ``data.status`` says that status, and ``sms.delivered`` follows as usual).
 - ``sms.delivered`` / ``sms.failed``: an attempt's status moved to ``delivered``, or to ``failed`` /
   ``rejected`` / ``unavailable`` — by the send's result or by a delivery report (``sms.delivery``). The status
   only moves forward by a conditional UPDATE, so a repeated report fires nothing. ``data.status`` tells which.
@@ -114,17 +117,20 @@ _RENAMED = {
 _COLUMNS = {f.name: _RENAMED.get(f.name, f.name) for f in fields(SmsAttemptData)}
 
 
-def attempts_moved(*, attempt_ids: Iterable[int], workspace_ids: Iterable[int] | None = None) -> None:
+def attempts_moved(
+    *, attempt_ids: Iterable[int], workspace_ids: Iterable[int] | None = None, as_event: str | None = None
+) -> None:
     """Events of attempts whose status just moved (in the caller's transaction): one SELECT, then one INSERT per
     workspace and event type of the subscribed ones. Given the attempts' ``workspace_ids``, nothing is read when
-    none of them subscribes."""
+    none of them subscribes. ``as_event``: that event for each attempt whatever its status (an unknown outcome a
+    delivery report settled as accepted: ``sms.sent``, ``sms.delivery.attempt_status_apply``)."""
     ids = list(attempt_ids)
     if not ids or (workspace_ids is not None and not attempts_wanted(workspace_ids)):
         return
     groups: dict[tuple[int, str], list[dict]] = defaultdict(list)
     subscribed: dict[int, frozenset[str]] = {}  # one cache read per workspace, not per row
     for row in SmsAttempt.objects.filter(pk__in=ids).order_by("id").values("workspace_id", *_COLUMNS.values()):
-        event = STATUS_EVENTS.get(row["status"])
+        event = as_event or STATUS_EVENTS.get(row["status"])
         workspace_id = row["workspace_id"]
         if workspace_id not in subscribed:
             subscribed[workspace_id] = webhook_subscribed(workspace_id)

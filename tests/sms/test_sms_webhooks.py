@@ -276,3 +276,74 @@ def test_each_event_is_queued_in_its_writers_transaction_and_goes_with_it(actor,
     for write in writers.values():
         write()
     assert [len(_deliveries(workspace, t)) for t in events] == [1, 1, 1, 1]
+
+
+def _unknown(actor, workspace, fake, count: int) -> list[SmsAttempt]:
+    campaign = _journey(actor, workspace, count=count)
+    fake.responses.append("accept_timeout")  # accepted, the answer lost: every attempt of the call unknown
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempts = list(SmsAttempt.objects.filter(campaign=campaign).order_by("id"))
+    assert {a.status for a in attempts} == {"unknown"} and _deliveries(workspace, "sms.sent") == []
+    return attempts
+
+
+def test_an_unknown_outcome_settled_by_a_delivery_report_fires_sent_once_then_delivered(
+    actor, workspace, fake, receiver
+):
+    """A report that moves an unknown attempt straight to sent or delivered settles it as accepted: its
+    ``sms.sent`` is queued with the move (in the report's transaction, gone with its rollback), once; a later
+    ``delivered`` fires ``sms.delivered`` as usual; a failure report fires only ``sms.failed``."""
+    from django.db import transaction
+
+    webhook_endpoint_create(workspace=workspace, url=receiver.url, events=ATTEMPT_EVENTS)
+    attempts = _unknown(actor, workspace, fake, count=3)
+    for n, attempt in enumerate(attempts):  # a provider whose report names the message
+        SmsAttempt.objects.filter(pk=attempt.pk).update(provider_message_id=f"m{n}")
+    settings = workspace.sms_settings
+
+    def report(n: int, status: str) -> None:
+        item = {"message_id": f"m{n}", "status": status, "at": status}
+        delivery_reports_apply(settings=settings, reports=[item], opt_outs=[])
+
+    def fired(type: str) -> list[tuple[int, str]]:
+        return [(e.payload["data"]["attempt_id"], e.payload["data"]["status"]) for e in _deliveries(workspace, type)]
+
+    with pytest.raises(_RolledBack), transaction.atomic():
+        report(0, "delivered")
+        assert (len(fired("sms.sent")), len(fired("sms.delivered"))) == (1, 1)  # queued with the move
+        raise _RolledBack
+    assert fired("sms.sent") == fired("sms.delivered") == [] and SmsAttempt.objects.get(pk=attempts[0].pk).status == (
+        "unknown"
+    )
+
+    first, second, third = (a.id for a in attempts)
+    report(0, "delivered")  # straight to delivered: sent, then delivered
+    report(1, "sent")  # accepted by the operator: sent
+    report(1, "delivered")  # then delivered: delivered only
+    report(2, "failed")  # a failure says nothing of an acceptance: failed only
+    for n, status in ((0, "delivered"), (1, "sent"), (1, "delivered"), (2, "failed")):
+        report(n, status)  # the provider retries: nothing more
+    report(0, "sent")  # late, behind the delivery: history only
+    assert fired("sms.sent") == [(first, "delivered"), (second, "sent")]
+    assert fired("sms.delivered") == [(first, "delivered"), (second, "delivered")]
+    assert fired("sms.failed") == [(third, "failed")]
+
+
+def test_an_unknown_outcome_the_status_call_finds_delivered_fires_sent_and_delivered_once(
+    actor, workspace, fake, receiver
+):
+    """Settled by the step's status call by local id: ``sms.sent`` with the settling move to submitted, then
+    ``sms.delivered`` for the provider's delivered — never a second ``sms.sent``."""
+    webhook_endpoint_create(workspace=workspace, url=receiver.url, events=ATTEMPT_EVENTS)
+    first, second = _unknown(actor, workspace, fake, count=2)
+    fake.set_status(fake.messages[str(first.local_id)]["messageid"], 10)  # the first one already delivered
+    driver = Driver()
+    for minute in (4, 8, 12, 30):
+        driver.tick(T0 + timedelta(minutes=minute))
+    assert dict(SmsAttempt.objects.filter(pk__in=[first.id, second.id]).values_list("id", "status")) == {
+        first.id: "delivered",
+        second.id: "submitted",
+    }
+    sent = [e.payload["data"]["attempt_id"] for e in _deliveries(workspace, "sms.sent")]
+    assert sorted(sent) == [first.id, second.id]
+    assert [e.payload["data"]["attempt_id"] for e in _deliveries(workspace, "sms.delivered")] == [first.id]
