@@ -224,6 +224,10 @@ class HttpOutcome:
         self.status, self.body, self.error, self.sent, self.readable = status, body, error, sent, readable
 
 
+# The most of a provider's answer read (its largest, a poll's status answer, is tens of KB): a bigger body is
+# not parsed and its connection is closed.
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+
 # Errors of the network and of HTTP parsing; nothing else is caught (a Celery time limit must propagate).
 _TRANSPORT_ERRORS = (OSError, http.client.HTTPException, ssl.SSLError)
 _TLS = ssl.create_default_context()  # certificates and host names verified
@@ -320,11 +324,13 @@ def post_form(url: str, data: dict[str, Any]) -> HttpOutcome:
                 headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
             )
             response = conn.getresponse()
-            raw = response.read()
+            raw = response.read(MAX_ANSWER_BYTES + 1)
         except TimeoutError:
             return HttpOutcome(None, None, "read timeout")
         except _TRANSPORT_ERRORS as exc:
             return HttpOutcome(None, None, f"connection dropped: {type(exc).__name__}")
+        if len(raw) > MAX_ANSWER_BYTES:  # not the provider's answer: never parsed, the rest never read
+            return HttpOutcome(response.status, {"_text": raw[:500].decode(errors="replace")}, readable=False)
         keep = not response.will_close
         parsed, readable = _json(raw)
         return HttpOutcome(response.status, parsed, readable=readable)

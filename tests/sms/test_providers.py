@@ -238,3 +238,15 @@ def test_console_memory_is_bounded():
         memory.add(str(n))
     assert [str(n) in memory for n in range(1, 6)] == [False, False, True, True, True]
     assert "x" not in memory
+
+
+def test_an_answer_over_the_size_bound_is_not_parsed(fake):
+    # A provider (or whatever answers in its place) sending more than MAX_ANSWER_BYTES is not read whole: the
+    # send's outcome is unknown, never "submitted" from an answer that was never bounded.
+    from sms.providers.base import MAX_ANSWER_BYTES
+
+    entry = {"messageid": 8792343, "status": 1, "statustext": "x" * MAX_ANSWER_BYTES}
+    fake.responses.append((200, _kavenegar(200, [entry])))
+    assert KavenegarProvider().send({"api_key": "KEY"}, REQUEST).status == "unknown"
+    fake.responses.append((200, _kavenegar(200, [{**entry, "statustext": "x" * 1000}])))
+    assert KavenegarProvider().send({"api_key": "KEY"}, REQUEST).status == "submitted"
