@@ -112,6 +112,9 @@ def test_the_check_counts_what_the_sends_then_do_and_a_blocker_disables_start(pa
     expect(blockers.locator("[data-code=opt_out_missing]")).to_contain_text("لغو۱۱")
     expect(blockers.locator("[data-code=credit_below_cost]")).to_contain_text("(۱ پیامک)")
     expect(page.get_by_test_id("launch-parts")).to_have_text("۲ پیامک")
+    # the sends (a person, a step) are not called messages beside the message parts the credit pays
+    sends = page.locator(".launch-numbers > div").filter(has=page.get_by_test_id("launch-messages"))
+    expect(sends.locator("dt")).to_have_text("ارسال‌ها")
     expect(page.get_by_test_id("launch-credit")).to_have_text("۱ پیامک")
     expect(start).to_have_attribute("aria-describedby", f"launch-blockers-{bare.id}")
     assert axe_violations(page) == []
