@@ -1,11 +1,14 @@
 """``Idempotency-Key`` on POST: a retried request gets the first answer instead of doing the work twice.
 
-The first request with a key claims a row (key + workspace + path, unique) before its view runs and stores
-its answer there when it ends; for 24 hours a request with the same key and the same body gets that answer
-again (``Idempotent-Replayed: true``). The same key with another body is a 409 ``IDEMPOTENCY_KEY_REUSED``.
-Of two concurrent requests with one key exactly one runs (the unique constraint): the other waits for its
-answer (up to ``IDEMPOTENCY_WAIT_SECONDS``, then a 409 ``IDEMPOTENCY_KEY_IN_PROGRESS``). A server error
-releases the key, so the retry runs again; any other answer (2xx, 4xx) is kept.
+The first request with a key claims a row (key + workspace + user + path, unique) before its view runs and
+stores its answer there when it ends; for 24 hours a request of the same user with the same key and the same
+body gets that answer again (``Idempotent-Replayed: true``). A key is its user's: another member sending it
+runs their own request — an answer may hold a secret shown once (a new API key's, a webhook's), so it is
+never replayed to anyone else, and it is kept encrypted (``EncryptedTextField``). The same key with another
+body is a 409 ``IDEMPOTENCY_KEY_REUSED``. Of two concurrent requests with one key exactly one runs (the
+unique constraint): the other waits for its answer (up to ``IDEMPOTENCY_WAIT_SECONDS``, then a 409
+``IDEMPOTENCY_KEY_IN_PROGRESS``). A server error releases the key, so the retry runs again; any other answer
+(2xx, 4xx) is kept.
 
 A claim still unanswered ``IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS`` after it was taken is stale — its request
 died without an answer (a killed worker, a lost process): the next request with the key takes the claim
@@ -76,10 +79,12 @@ def body_fingerprint(data) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def idempotency_claim(*, workspace_id: int, key: str, path: str, fingerprint: str) -> Claim | StoredAnswer:
+def idempotency_claim(
+    *, workspace_id: int, user_id: int, key: str, path: str, fingerprint: str
+) -> Claim | StoredAnswer:
     """The claim (the caller runs the request), or the answer stored under the key."""
     deadline = time.monotonic() + settings.IDEMPOTENCY_WAIT_SECONDS
-    lookup = {"workspace_id": workspace_id, "key": key, "path": path}
+    lookup = {"workspace_id": workspace_id, "user_id": user_id, "key": key, "path": path}
     while True:
         try:
             with transaction.atomic():
@@ -100,7 +105,7 @@ def idempotency_claim(*, workspace_id: int, key: str, path: str, fingerprint: st
                 code="IDEMPOTENCY_KEY_REUSED",
             )
         if row.status_code is not None:
-            return StoredAnswer(row.status_code, row.response)
+            return StoredAnswer(row.status_code, json.loads(row.response or "null"))
         if row.created_at < now - timedelta(seconds=settings.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS):
             taken = IdempotencyKey.objects.filter(pk=row.pk, created_at=row.created_at, status_code=None)
             if taken.update(created_at=now):  # a stale claim: its request died; this one runs instead
@@ -120,7 +125,7 @@ def idempotency_store(*, claim: Claim, status_code: int, body) -> None:
     if status_code >= 500:
         idempotency_release(claim=claim)
         return
-    stored = json.loads(json.dumps(body, cls=JSONEncoder))
+    stored = json.dumps(body, cls=JSONEncoder, ensure_ascii=False)
     IdempotencyKey.objects.filter(pk=claim.id, created_at=claim.claimed_at, status_code=None).update(
         status_code=status_code, response=stored
     )

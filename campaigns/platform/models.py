@@ -130,24 +130,26 @@ class ApiToken(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """The first answer to a POST sent with an ``Idempotency-Key`` header, per key + workspace + path.
+    """The first answer to a POST sent with an ``Idempotency-Key`` header, per key + workspace + user + path.
 
     The row is claimed (``status_code`` null) before the view runs, then holds the answer for 24 hours
     (``campaigns.platform.idempotency``); the unique constraint lets exactly one of two concurrent
     requests run. ``fingerprint`` is the SHA-256 of the parsed body: the same key with another body is a 409.
+    The answer is kept encrypted (JSON text): it may hold a secret shown once (a new API key, a webhook's).
     """
 
     workspace = models.ForeignKey(Workspace, verbose_name="فضای کاری", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name="کاربر", on_delete=models.CASCADE, related_name="+")
     key = models.CharField("کلید", max_length=255)
     path = models.CharField("مسیر", max_length=500)
     fingerprint = models.CharField("اثر انگشت بدنه", max_length=64)
     status_code = models.PositiveSmallIntegerField("کد پاسخ", null=True, blank=True)
-    response = models.JSONField("پاسخ", null=True, blank=True)
+    response = EncryptedTextField("پاسخ", blank=True, default="")
     created_at = models.DateTimeField("زمان", auto_now_add=True, db_index=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["workspace", "key", "path"], name="idempotency_key_unique"),
+            models.UniqueConstraint(fields=["workspace", "user", "key", "path"], name="idempotency_key_user_unique"),
         ]
         verbose_name = "کلید تکرارناپذیری"
         verbose_name_plural = "کلیدهای تکرارناپذیری"

@@ -10,6 +10,7 @@ from django.db import connection
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 
+from campaigns.choices import Role
 from campaigns.models import TargetList
 from campaigns.platform import idempotency
 from campaigns.platform.idempotency import idempotency_keys_purge
@@ -51,6 +52,27 @@ def test_a_key_is_per_workspace_and_path(api, workspace):
     assert post(other_api, {"name": "الف"}).status_code == 201
     assert TargetList.objects.filter(workspace=other).count() == 1
     assert post(api, {"name": "الف"}, url="/api/v1/campaign-groups").status_code == 201  # another path
+
+
+@pytest.mark.django_db
+def test_a_key_is_its_users_and_its_answer_is_kept_encrypted(workspace):
+    """Another member sending the owner's key runs their own request: the owner's answer (here a new API key,
+    shown once) is never replayed to them, and it is not kept in clear."""
+    owner_api = api_client_for(make_member(workspace), workspace)
+    viewer_api = api_client_for(make_member(workspace, Role.VIEWER), workspace)
+    body = {"name": "یکپارچه‌سازی"}
+    first = post(owner_api, body, key="nightly", url="/api/v1/api-keys")
+    assert first.status_code == 201
+    other = post(viewer_api, body, key="nightly", url="/api/v1/api-keys")
+    assert other.status_code == 201 and "Idempotent-Replayed" not in other
+    assert other.json()["key"] != first.json()["key"]
+    again = post(owner_api, body, key="nightly", url="/api/v1/api-keys")
+    assert (again.json(), again["Idempotent-Replayed"]) == (first.json(), "true")
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT response FROM {IdempotencyKey._meta.db_table}")
+        stored = [row[0] for row in cursor.fetchall()]
+    keys = (first.json()["key"], other.json()["key"])
+    assert len(stored) == 2 and not any(key in text for key in keys for text in stored)
 
 
 @pytest.mark.django_db
@@ -151,7 +173,7 @@ def test_a_claim_left_by_a_crashed_request_is_taken_over_after_the_timeout(api, 
     claim is older than IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS; the retry then runs, once."""
     settings.IDEMPOTENCY_WAIT_SECONDS = 0.2
     first = post(api, {"name": "الف"})
-    IdempotencyKey.objects.update(status_code=None, response=None)  # as if it died before storing its answer
+    IdempotencyKey.objects.update(status_code=None, response="")  # as if it died before storing its answer
     TargetList.objects.filter(workspace=workspace).delete()  # ... and before committing its work
     assert_envelope(post(api, {"name": "الف"}), 409, "IDEMPOTENCY_KEY_IN_PROGRESS")  # a fresh claim still holds
     stale = timezone.now() - timedelta(seconds=settings.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS + 1)
@@ -166,7 +188,13 @@ def test_a_claim_left_by_a_crashed_request_is_taken_over_after_the_timeout(api, 
 
 @pytest.mark.django_db
 def test_the_request_whose_claim_was_taken_over_does_not_overwrite_the_answer(workspace, settings):
-    lookup = {"workspace_id": workspace.pk, "key": "k", "path": URL, "fingerprint": "f"}
+    lookup = {
+        "workspace_id": workspace.pk,
+        "user_id": make_member(workspace).pk,
+        "key": "k",
+        "path": URL,
+        "fingerprint": "f",
+    }
     lost = idempotency.idempotency_claim(**lookup)
     IdempotencyKey.objects.update(
         created_at=timezone.now() - timedelta(seconds=settings.IDEMPOTENCY_CLAIM_TIMEOUT_SECONDS + 1)

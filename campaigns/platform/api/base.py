@@ -82,6 +82,7 @@ class WorkspaceAPIView(GenericAPIView):
             return
         claim = idempotency.idempotency_claim(
             workspace_id=self.actor.workspace.pk,
+            user_id=self.actor.user.pk,
             key=key,
             path=request.path,
             fingerprint=idempotency.body_fingerprint(request.data),
