@@ -12,7 +12,6 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaigns.platform.errors import NotFound, ValidationFailed
-from campaigns.platform.integrity import assert_same_workspace
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
 from campaigns.platform.text import text_check
@@ -291,11 +290,10 @@ def sms_settings_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
         if field not in data:
             continue
         account = None
-        if data[field] is not None:
-            account = SmsProviderAccount.objects.filter(pk=data[field]).first()
+        if data[field] is not None:  # another workspace's account is not found either (no hint it exists)
+            account = SmsProviderAccount.objects.filter(pk=data[field], workspace=actor.workspace).first()
             if account is None:
                 raise ValidationFailed.field(field, "حساب پیامک پیدا نشد.")
-            assert_same_workspace(actor.workspace, **{field: account})
         setattr(settings, field.removesuffix("_id"), account)
     if "enabled" in data:
         settings.enabled = bool(data["enabled"])

@@ -299,6 +299,20 @@ def test_sms_settings_are_changed_through_the_api_only_the_keys_sent(api, worksp
     assert manager.patch("/api/v1/sms/settings", {"quiet_fridays": False}, format="json").status_code == 403
 
 
+def test_sms_settings_answer_another_workspaces_account_as_a_missing_one(api, workspace, other_workspace):
+    # the refusal gives no hint that the id is another workspace's account
+    setup_sms(workspace)
+    foreign = setup_sms(other_workspace)
+    missing = SmsProviderAccount.objects.order_by("-pk").first().pk + 1000
+    for field in ("primary_account_id", "fallback_account_id"):
+        answers = [
+            api.patch("/api/v1/sms/settings", {field: account_id}, format="json")
+            for account_id in (foreign.primary_account_id, missing)
+        ]
+        assert [a.status_code for a in answers] == [400, 400]
+        assert answers[0].json() == answers[1].json()
+
+
 @pytest.mark.django_db
 def test_operator_preview_of_another_operators_target_is_404(workspace):
     operator = make_member(workspace, Role.OPERATOR)
