@@ -238,11 +238,13 @@ def campaign_check(
     capped: bool,
     now: datetime | None = None,
     empty_blocks: bool = True,
+    first_send_at: datetime | None = None,
 ) -> dict[str, Any]:
     """The check of one campaign sending ``graph``'s steps to an audience of ``audience`` targets, counted among
     its sample ``people``.
     ``empty_blocks``: nobody to send to is a blocker (a chain package: its audience is the one submitted), or
-    only a warning (a journey: people are enrolled after its start too, an auto-enroll rule only then)."""
+    only a warning (a journey: people are enrolled after its start too, an auto-enroll rule only then).
+    ``first_send_at``: nothing goes before it (a chain's first scheduled run), where the finish estimate starts."""
     now = now or timezone.now()
     settings = _settings(actor.workspace)
     tz = workspace_tz(actor.workspace, settings)
@@ -292,7 +294,7 @@ def campaign_check(
         window = effective_window(campaign, graph.settings if graph else {}, settings, tz)
     except WindowError:
         window = None
-    start = max(now, campaign.starts_at) if campaign.starts_at else now
+    start = max([now, *(t for t in (campaign.starts_at, first_send_at) if t is not None)])
     limits = [x for x in (_campaign_limit(campaign), settings.global_daily_limit) if x is not None]
     finish = finish_at(
         start=start,
@@ -372,6 +374,7 @@ def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None 
                     audience=audience,
                     capped=capped,
                     now=now,
+                    first_send_at=plan.first_run_at,
                 )
             )
     blockers = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
 from campaigns.approval_selectors import workspace_needs_approval
 from campaigns.chains import schedule as sched
@@ -203,10 +204,21 @@ def package_launch_plan(*, actor: Actor, package_id) -> PackagePlan:
     subjects = audience_queryset(workspace_id=actor.workspace.id, target_list_id=list_id, filters=filters)
     # The members' ids along the list's (list, target) index: the check's sample never walks the targets table.
     first_ids = Target.lists.through.objects.filter(targetlist_id=list_id).order_by("target_id")
+    root = members.get(package.root_id)
     return PackagePlan(
         package_id=package.id,
         subjects=subjects,
         members=[(members[i["campaign_id"]], i.get("chain_action")) for i in items if i["campaign_id"] in members],
         first_ids=first_ids.values_list("target_id", flat=True) if list_id is not None else [],
         size=None if filters else audience_count(workspace_id=actor.workspace.id, target_list_id=list_id, filters={}),
+        first_run_at=_first_run_at(actor, root_item.get("root_schedule") or (root.root_schedule if root else None)),
     )
+
+
+def _first_run_at(actor: Actor, stored: dict | None):
+    """The root's first run after now by its schedule as submitted (None: no schedule, run by hand or an event)."""
+    try:
+        rs = sched.parse_root_schedule(stored or {"type": "EVENT"})
+    except sched.ScheduleErrors:
+        return None
+    return next(sched.root_occurrences(rs, sched.workspace_zone(actor.workspace), timezone.now()), None)

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import MappingProxyType
 from typing import Generic, TypeVar
 
@@ -278,13 +279,15 @@ class PackagePlan:
     """A submitted package as the launch check sees it: the root's audience as submitted and each member
     campaign (in package order) with the action it was submitted with (``{"channel", "content"}``; None: its
     own journey or none). ``first_ids``: the audience's target ids from its small side (the list's membership
-    index), walked for the check's sample; ``size``: the audience's size when it is kept (a whole list)."""
+    index), walked for the check's sample; ``size``: the audience's size when it is kept (a whole list);
+    ``first_run_at``: no member sends before it, so the finish estimate starts there."""
 
     package_id: int
     subjects: object  # a QuerySet of the workspace's targets: the root's list and filters as submitted
     members: list[tuple[object, dict | None]]
     first_ids: object = None  # a values list of target ids (None: the subjects' own ids)
     size: int | None = None
+    first_run_at: datetime | None = None  # the root's first scheduled run (None: started by hand or by an event)
 
 
 PACKAGE_PLANS: Registry[Callable] = Registry("package_plans")  # one entry: "plan"

@@ -16,6 +16,7 @@ from automation.models import Execution
 from automation.services.enrollment import enroll_subjects
 from campaigns.choices import CampaignStatus, Role
 from campaigns.models import Campaign, Target
+from campaigns.platform.jalali import fa_digits, to_jalali
 from sms import telecom_blocks
 from sms.choices import BlacklistSource, LineKind
 from sms.models import SmsAttempt, SmsProviderAccount
@@ -153,8 +154,9 @@ def test_the_step_editor_lints_the_text_live(page, live_server):
 
 
 def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_server):
+    from campaigns.chains import schedule as sched
     from campaigns.chains.services.approval import campaign_submit
-    from tests.chains.conftest import make_chain
+    from tests.chains.conftest import MONTHLY_1, make_chain
 
     from ..conftest import make_list
 
@@ -218,6 +220,13 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     expect(page.get_by_test_id("package-launch-blockers").locator("[data-code=opt_out_missing]").first).to_be_visible()
     # each member's check says its own priority in the cap (the chain form's, normal by default)
     expect(page.get_by_test_id("launch-cap-priority")).to_have_text(["عادی", "بالا"])
+    # nothing goes before the root's first scheduled run (the 1st of the month): the finish is not today's
+    first_run = next(
+        sched.root_occurrences(sched.parse_root_schedule(MONTHLY_1), sched.workspace_zone(shop), timezone.now())
+    )
+    first_day = fa_digits(to_jalali(first_run, tz=sched.workspace_zone(shop)))
+    for finish in page.get_by_test_id("launch-finish").all_inner_texts():
+        assert finish.startswith(first_day), (finish, first_day)
     assert axe_violations(page) == []
     shot(page, "launch-check-approve-blocked")
 
