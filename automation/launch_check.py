@@ -220,7 +220,7 @@ def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None
         actor=actor,
         campaign=campaign,
         graph=graph,
-        people=audience_sample(targets, first_ids, audience=audience),
+        people=audience_sample(targets, first_ids, audience=audience, members=first_ids),
         audience=audience,
         capped=False,
         now=now,

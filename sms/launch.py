@@ -19,6 +19,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from campaigns.models import Target
 from campaigns.platform.bulk import texts_match
 from campaigns.platform.counts import AudienceSample, shared_read
 from sms import channel, filtered_words, frequency_cap, quiet_days, telecom_blocks
@@ -44,6 +45,7 @@ WARNING_MESSAGES = {
     "frequency_cap_high": "بیش از ۱۰٪ مخاطبان به سقف پیامک تبلیغاتی (روز، هفته یا ماه) رسیده‌اند؛ پیامشان {what}.",
 }
 CAP_SHARE = 0.10  # a cap that holds back more than this share of the audience is a warning
+PROBE = 2_000  # a kept set of numbers (blacklist, blocks, at the cap) this small is driven from: counted exactly
 
 
 @dataclass
@@ -183,10 +185,9 @@ def reason_filters(
     return filters
 
 
-def _looked_up(workspace_id: int, people: AudienceSample, *, advertising: bool, frequency) -> dict[str, Any]:
-    """What the workspace keeps about the sample's numbers, one indexed query each (their blacklist entries, the
+def _looked_up(workspace_id: int, numbers: list[str], *, advertising: bool, frequency) -> dict[str, Any]:
+    """What the workspace keeps about ``numbers`` (sorted), one indexed query each (their blacklist entries, the
     operators' blocks, the frequency counts at a rule's cap); shared by a package's members."""
-    numbers = sorted({mobile for _, mobile in people.rows if mobile})
 
     def read() -> dict[str, Any]:
         found: dict[str, Any] = {"listed": {}, "blocked": set(), "at_cap": set()}
@@ -222,6 +223,53 @@ def _reason_of(mobile: str | None, found: dict[str, Any]) -> str | None:
     return None
 
 
+def _kept_small(workspace_id: int, *, advertising: bool, frequency) -> dict[str, list[str]]:
+    """Per reason whose kept set of numbers holds at most ``PROBE`` (a LIMIT read each: the workspace's
+    blacklist, its operators' blocks, the numbers at a rule's cap), those numbers; a larger set is left out."""
+
+    def read() -> dict[str, list[str]]:
+        sets = {
+            "listed": BlacklistEntry.objects.filter(workspace_id=workspace_id, channel="sms", is_active=True).values(
+                "value"
+            )
+        }
+        if advertising:
+            sets["blocked"] = telecom_blocks.blocked_values(workspace_id)
+            if frequency is not None:
+                rules, day, _, priority = frequency
+                sets["at_cap"] = frequency_cap.capped_values(workspace_id, day=day, rules=rules, priority=priority)
+        small = {}
+        for name, numbers in sets.items():
+            head = list(numbers.order_by().values_list(numbers.query.values_select[0], flat=True)[: PROBE + 1])
+            if len(head) <= PROBE:
+                small[name] = head
+        return small
+
+    return shared_read(("sms-small", workspace_id, advertising, repr(frequency)), read)
+
+
+def _probed(workspace_id: int, people: AudienceSample, *, advertising: bool, frequency) -> dict[str, int]:
+    """The exact count of each reason whose kept set is small (``_kept_small``), driven from that side: the
+    targets holding those numbers (the live targets' unique ``(workspace, mobile)`` index), those of them in the
+    audience (``people.members``, one indexed probe), each given its first reason as a send would."""
+    small = _kept_small(workspace_id, advertising=advertising, frequency=frequency)
+    reasons = {"listed": ("blacklisted", "opt_out"), "blocked": ("telecom_blocked",), "at_cap": ("frequency_cap",)}
+    exact = [r for name, names in reasons.items() if name in small for r in names]
+    numbers = sorted({n for values in small.values() for n in values if n})
+    if not exact or people.members is None:
+        return {}
+    holders = Target.objects.filter(workspace_id=workspace_id, deleted_at__isnull=True)
+    holders = dict(holders.filter(texts_match("mobile", numbers)).values_list("id", "mobile")) if numbers else {}
+    inside = people.members(sorted(holders))
+    found = _looked_up(workspace_id, numbers, advertising=advertising, frequency=frequency)
+    counts = dict.fromkeys(exact, 0)
+    for pk in inside:
+        reason = _reason_of(holders[pk], found)
+        if reason in counts:
+            counts[reason] += 1
+    return counts
+
+
 def _exclusions(
     workspace_id: int,
     people: AudienceSample,
@@ -233,7 +281,8 @@ def _exclusions(
     audience, else scaled and said as an estimate), the operators of the numbers that are sent to (a number at
     the frequency cap is among them: it is sent, later or never, as its step says), and the sample's numbers at
     the cap."""
-    found = _looked_up(workspace_id, people, advertising=advertising, frequency=frequency)
+    numbers = sorted({mobile for _, mobile in people.rows if mobile})
+    found = _looked_up(workspace_id, numbers, advertising=advertising, frequency=frequency)
 
     def tally() -> tuple[dict[str, int], dict[str, int], list[str]]:
         reasons = dict.fromkeys(["no_mobile", "blacklisted", "opt_out", "telecom_blocked"], 0)
@@ -254,6 +303,10 @@ def _exclusions(
     # the same rows and lookups give the same tally: once for a package's members
     reasons, operators, at_cap = shared_read(("sms-tally", id(people.rows), id(found)), tally)
     counts = {reason: people.counted(n) for reason, n in reasons.items()}
+    if not people.complete:  # a reason whose kept set is small is counted exactly from that side
+        for reason, n in _probed(workspace_id, people, advertising=advertising, frequency=frequency).items():
+            if reason in counts:
+                counts[reason] = {"count": n, "capped": False, "estimated": False}
     if "frequency_cap" in counts:  # waiting for the next period still sends (not subtracted); skipping does not
         counts["frequency_cap"]["subtracted"] = frequency[2]
     return counts, dict(operators), list(at_cap)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
@@ -64,6 +64,9 @@ class AudienceSample:
     rows: tuple[tuple[int, str | None], ...]
     complete: bool
     audience: int  # the audience's size (kept or counted by the caller; the rows' number when complete)
+    # ``members(target ids) → those of them in the audience`` (one indexed probe), for a reason whose kept set is
+    # small enough to be driven from (``sms.launch``: the blacklist, the operators' blocks); None: not offered
+    members: Callable[[list[int]], set[int]] | None = field(default=None, compare=False)
 
     @property
     def ids(self) -> list[int]:
@@ -82,11 +85,17 @@ class AudienceSample:
 
 
 def audience_sample(
-    subjects: QuerySet, first_ids: QuerySet | Iterable[int], *, audience: int | None, size: int | None = None
+    subjects: QuerySet,
+    first_ids: QuerySet | Iterable[int],
+    *,
+    audience: int | None,
+    size: int | None = None,
+    members: QuerySet | None = None,
 ) -> AudienceSample:
     """The audience ``subjects`` (a target queryset) through its first ``size`` ids from ``first_ids`` (its small
     side: a values list of target ids, walked along an index), read by primary key in one query; ``audience``:
-    its size when known (None: the rows' number when complete, else ``size`` rows were seen, the caller scales)."""
+    its size when known (None: the rows' number when complete, else ``size`` rows were seen, the caller scales).
+    ``members``: a values list of the audience's target ids to probe by id (default: ``subjects``' own ids)."""
     size = size or SAMPLE
     head = first_ids[: size + 1] if isinstance(first_ids, QuerySet) else list(first_ids)[: size + 1]
     key = (_key("sample", head) if isinstance(head, QuerySet) else ("sample", tuple(head)), _key("of", subjects))
@@ -99,4 +108,14 @@ def audience_sample(
     rows, complete = shared_read(key, read)
     if complete:
         audience = len(rows)
-    return AudienceSample(rows=rows, complete=complete, audience=max(audience or 0, len(rows)))
+    probe = members if members is not None else subjects.values_list("pk", flat=True)
+    field_name = probe.query.values_select[0] if probe.query.values_select else "pk"
+
+    def in_audience(ids: list[int]) -> set[int]:
+        if not ids:
+            return set()
+        column = "id" if field_name == "pk" else field_name
+        found = probe.filter(ids_match(column, ids)).order_by()
+        return shared_read(("members", _key("of", found)), lambda: set(found))
+
+    return AudienceSample(rows=rows, complete=complete, audience=max(audience or 0, len(rows)), members=in_audience)

@@ -16,6 +16,7 @@ from automation.launch_estimate import finish_at
 from automation.models import Execution
 from automation.services.enrollment import enroll_subjects
 from campaigns.models import Target
+from sms import launch as sms_launch
 from sms import services as sms_services
 from sms import telecom_blocks
 from sms.choices import BlacklistSource, LineKind
@@ -261,6 +262,7 @@ def test_a_large_audience_is_counted_among_its_first_rows_said_as_an_estimate(ac
     with time_machine.travel(T0, tick=False):
         exact = journey_launch_check(actor=actor, campaign_id=campaign.id)
     monkeypatch.setattr(counts, "SAMPLE", 4)  # the audience (8) is "large": 4 of its rows are looked at
+    monkeypatch.setattr(sms_launch, "PROBE", 0)  # no kept set is small enough to be driven from
     with time_machine.travel(T0, tick=False):
         check = journey_launch_check(actor=actor, campaign_id=campaign.id)
     rows = {r["reason"]: r for r in check["exclusions"]}
@@ -301,3 +303,25 @@ def test_the_people_behind_a_large_audiences_count_are_looked_for_among_its_samp
     page = client.get(url).content.decode()
     assert 'data-testid="excluded-sample"' in page and "۴ مخاطب نخست" in page
     assert (people["staff_blacklisted"].name in page) == (people["staff_blacklisted"].id in first)
+
+
+def test_a_reason_whose_kept_set_is_small_is_counted_exactly_from_that_side(actor, workspace, world, monkeypatch):
+    """Past the sample, the blacklist's and the operators' blocks' numbers (each at most ``PROBE``) are driven from:
+    the targets holding them, those in the audience (one indexed probe): exact counts, not estimates."""
+    from campaigns.platform import counts
+
+    campaign, _ = world
+    monkeypatch.setattr(counts, "SAMPLE", 2)
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    rows = {r["reason"]: r for r in check["exclusions"]}
+    for reason in ("blacklisted", "opt_out", "telecom_blocked"):
+        assert rows[reason]["count"] == 1 and not rows[reason]["estimated"], rows[reason]
+        assert rows[reason]["text"] == "۱"
+    assert rows["no_mobile"]["estimated"] and rows["live_elsewhere"]["estimated"]  # only the sample knows them
+    assert check["receivers_estimated"]
+    # a blacklisted number outside the audience is not counted
+    sms_services.blacklist_add(actor=actor, number=make_target(workspace, mobile="+989127770001").mobile)
+    with time_machine.travel(T0, tick=False):
+        again = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    assert {r["reason"]: r["count"] for r in again["exclusions"]}["blacklisted"] == 1

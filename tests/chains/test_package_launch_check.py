@@ -149,6 +149,7 @@ def test_a_large_audience_is_sampled_once_and_its_people_are_looked_for_among_th
     from django.test.utils import CaptureQueriesContext
 
     from campaigns.platform import counts
+    from sms import launch as sms_launch
 
     setup_sms(workspace)
     package, nodes, people = _submitted(actor, workspace, people=6)
@@ -156,6 +157,7 @@ def test_a_large_audience_is_sampled_once_and_its_people_are_looked_for_among_th
     blacklist_add(actor=actor, number=first.mobile)
     blacklist_add(actor=actor, number=last.mobile)
     monkeypatch.setattr(counts, "SAMPLE", 3)  # the audience (6) is "large": its first 3 members are looked at
+    monkeypatch.setattr(sms_launch, "PROBE", 0)  # the blacklist is not driven from (see the journey's test)
     with CaptureQueriesContext(connection) as ctx:
         check = package_launch_check(actor=actor, package_id=package.id)
     root = check["members"][0]
@@ -171,3 +173,17 @@ def test_a_large_audience_is_sampled_once_and_its_people_are_looked_for_among_th
     page = client.get(url).content.decode()
     assert first.name in page and last.name not in page  # the last is not among the first 3
     assert 'data-testid="excluded-sample"' in page and "۳ مخاطب نخست" in page
+
+
+def test_a_small_blacklist_is_counted_exactly_against_a_large_package_audience(actor, workspace, monkeypatch):
+    from campaigns.platform import counts
+
+    setup_sms(workspace)
+    package, _, people = _submitted(actor, workspace, people=6)
+    for person in sorted(people, key=lambda t: t.id)[-2:]:  # beyond the sample's first 3
+        blacklist_add(actor=actor, number=person.mobile)
+    monkeypatch.setattr(counts, "SAMPLE", 3)
+    check = package_launch_check(actor=actor, package_id=package.id)
+    for member in check["members"]:
+        row = {r["reason"]: r for r in member["exclusions"]}["blacklisted"]
+        assert row["count"] == 2 and not row["estimated"] and row["text"] == "۲"
