@@ -77,13 +77,24 @@ def node_kind(node: NodeSpec) -> str:
 
 
 def _texts(node: NodeSpec) -> tuple[list[str], dict[str, Any]]:
-    """An action step's message texts and its config without them (for "only the text changed")."""
+    """An action step's message texts and its config without them (for "only the text changed"). The rest is
+    read as the step runs it: the action's schema defaults (and the step's name as its title) filled in and an
+    empty value (None, "") as unset, so the step editor writing a default out («wait» when the cap is full, an
+    empty sender, the title) changes nothing."""
     config = node.config if isinstance(node.config, dict) else {}
     if node.type != NodeType.ACTION:
         return [], config
     action = ACTIONS.get(node.subtype)
     texts = [str(t) for t in (action.template_texts(config) if action else [config.get("body") or ""])]
-    rest = {k: v for k, v in config.items() if not (isinstance(v, str) and v in texts)}
+    properties = (action.config_schema.get("properties") or {}) if action else {}
+    defaults = {k: p["default"] for k, p in properties.items() if isinstance(p, dict) and "default" in p}
+    if "title" in properties:  # a step's title is its name until set apart
+        defaults["title"] = node.name
+    rest = {
+        k: v
+        for k, v in {**defaults, **config}.items()
+        if v is not None and v != "" and not (isinstance(v, str) and v in texts)
+    }
     return texts, rest
 
 

@@ -178,3 +178,23 @@ def test_a_background_move_with_the_engine_ticking_shows_its_progress_and_loses_
     assert not [r.id for r in rows if r.version_id != new.id and r.status in live]  # never lost
     sent = SmsAttempt.objects.filter(execution_id__in=ids, node__node_key="b")
     assert sent.count() == sent.values("execution_id").distinct().count()
+
+
+def test_a_text_edited_in_the_step_editor_is_offered_as_a_text_fix(page, live_server):
+    """The step editor posts every field of the step (its defaults too, as «wait» when the cap is full): a text
+    edited there is still "only the text changed" for the migration step."""
+    shop = make_workspace("live")
+    actor = make_actor(shop, user=make_member(shop, Role.MANAGER, username="mina"))
+    campaign, _ = running_at_wait(actor, shop, n=3)
+    workflow_id = campaign.journey.workflow_id
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/{workflow_id}/")
+    page.get_by_role("button", name="پیش‌نویس تازه از نسخه منتشرشده").click()
+    page.get_by_test_id("edit-2").click()
+    dialog = page.get_by_test_id("editor-2")
+    dialog.get_by_test_id("sms-body").fill(V2_TEXT)
+    dialog.locator("button[type=submit]").first.click()
+    expect(page.locator('[data-testid=step][data-path="2"]')).to_contain_text("درود")
+    _publish_on_page(page, live_server.url, workflow_id)
+    expect(page.get_by_test_id("text-fix-count")).to_have_text("۳")
+    assert axe_violations(page) == []
