@@ -7,8 +7,10 @@ from campaigns.choices import CampaignStatus, ImportOutcome, TargetStatus
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
 from campaigns.platform.channels import campaign_kind_choices
 from campaigns.platform.filters import IdFilter, IsoDateTimeFilter
+from campaigns.platform.models import WebhookDelivery, WebhookDeliveryStatus
 from campaigns.platform.phones import PhoneError, parse_phone
 from campaigns.platform.search import search_digits
+from campaigns.platform.webhooks import WEBHOOK_EVENTS
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 
@@ -96,3 +98,18 @@ class TargetImportRowFilter(django_filters.FilterSet):
     class Meta:
         model = TargetImportRow
         fields = ["outcome"]
+
+
+def _webhook_event_choices() -> list[tuple[str, str]]:
+    return [(name, label) for name, label in WEBHOOK_EVENTS]
+
+
+class WebhookDeliveryFilter(django_filters.FilterSet):
+    """An endpoint's delivery log (its page and ``GET /api/v1/webhooks/{id}/deliveries``): by status, by event."""
+
+    status = django_filters.ChoiceFilter(choices=WebhookDeliveryStatus.choices, label="وضعیت")
+    event_type = django_filters.ChoiceFilter(choices=_webhook_event_choices, label="رویداد")
+
+    class Meta:
+        model = WebhookDelivery
+        fields = ["status", "event_type"]

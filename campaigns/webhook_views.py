@@ -1,15 +1,19 @@
 """The webhooks pages (owners and admins): endpoints with their events, the secret shown once, rotation, a test
-event, and each endpoint's delivery log (newest first, 50 a page, newer/older links) with replay. The
-services are ``campaigns.platform.webhooks``."""
+event, and each endpoint's delivery log (newest first, 50 a page, newer/older links, filtered by status and event
+type: ``campaigns.filters.WebhookDeliveryFilter``, as the API's) with replay. The services are
+``campaigns.platform.webhooks``."""
+
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from campaigns.filters import WebhookDeliveryFilter
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.keyset import keyset_page_or_first
-from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
+from campaigns.platform.models import WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.webhooks import (
@@ -95,11 +99,29 @@ def webhook_detail(request, actor, webhook_id: int):
             messages.success(request, "وب‌هوک حذف شد.")
             return redirect("webhooks")
     deliveries = WebhookDelivery.objects.filter(workspace=actor.workspace, endpoint=endpoint)
+    given = {key: request.GET.get(key, "") for key in WebhookDeliveryFilter.base_filters}
+    found = WebhookDeliveryFilter({k: v for k, v in given.items() if v}, queryset=deliveries)
+    valid = found.is_valid()  # a value not offered (a hand-made address): said, and no rows
     page = keyset_page_or_first(
-        deliveries, time_field="created_at", descending=True, size=DELIVERIES_PAGE, cursor=request.GET.get("cursor")
+        found.qs if valid else deliveries.none(),
+        time_field="created_at",
+        descending=True,
+        size=DELIVERIES_PAGE,
+        cursor=request.GET.get("cursor"),
     )
-    context = {"endpoint": endpoint, "labels": _labels(endpoint), "secret": secret, "page": page}
-    response = render(request, "campaigns/webhook_detail.html", context)
+    context = {
+        "endpoint": endpoint,
+        "labels": _labels(endpoint),
+        "secret": secret,
+        "page": page,
+        "filters": given,
+        "filtered": any(given.values()),
+        "filter_errors": [] if valid else [e for errors in found.errors.values() for e in errors],
+        "statuses": WebhookDeliveryStatus.choices,
+        "event_types": list(iter(WEBHOOK_EVENTS)),
+        "querystring": urlencode({k: v for k, v in given.items() if v}),
+    }
+    response = render(request, "campaigns/webhook_detail.html", context, status=200 if valid else 400)
     response["Cache-Control"] = "no-store"
     return response
 

@@ -11,6 +11,7 @@ from campaigns.api.webhook_serializers import (
     WebhookOutput,
     WebhookSecretOutput,
 )
+from campaigns.filters import WebhookDeliveryFilter
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
 from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
@@ -103,13 +104,14 @@ class WebhookTestApi(_WebhookApi):
 class WebhookDeliveriesApi(_WebhookApi):
     serializer_class = WebhookDeliveryOutput
     queryset = WebhookDelivery.objects.none()
+    filterset_class = WebhookDeliveryFilter  # ?status=, ?event_type= (the page's filters)
 
     @extend_schema(
         operation_id="webhooks_deliveries", responses={200: WebhookDeliveryOutput(many=True), **errors(400, 403, 404)}
     )
     def get(self, request, webhook_id: int):
         endpoint = webhook_endpoint_get(workspace=self.actor.workspace, endpoint_id=webhook_id)
-        rows = WebhookDelivery.objects.filter(workspace=self.actor.workspace, endpoint=endpoint)
+        rows = self.filter_queryset(WebhookDelivery.objects.filter(workspace=self.actor.workspace, endpoint=endpoint))
         return self.paginated(rows.order_by("-created_at", "-id"), WebhookDeliveryOutput)
 
 

@@ -178,6 +178,16 @@ def test_rotation_keeps_the_old_secret_valid_for_a_while_and_replay_keeps_the_ev
     assert json.loads(again["body"])["id"] == json.loads(got["body"])["id"]
     log = api.get(f"/api/v1/webhooks/{created['id']}/deliveries").json()
     assert [d["status"] for d in log["results"]] == ["delivered", "delivered"] and log["count"] == 2
+    # the page's filters: by status, by event type; a value not offered is a 400
+    WebhookDelivery.objects.filter(pk=sent.json()["id"]).update(status="failed")
+    failed = api.get(f"/api/v1/webhooks/{created['id']}/deliveries?status=failed").json()
+    assert [d["id"] for d in failed["results"]] == [sent.json()["id"]]
+    url = f"/api/v1/webhooks/{created['id']}/deliveries"
+    assert api.get(f"{url}?event_type=webhook.test&status=delivered").json()["count"] == 1
+    assert api.get(f"{url}?event_type=sms.sent").json()["count"] == 0
+    for bad in ("status=lost", "event_type=sms.unknown"):
+        refused = api.get(f"{url}?{bad}")
+        assert refused.status_code == 400 and bad.split("=")[0] in refused.json()["error"]["details"]
 
 
 @pytest.mark.parametrize(

@@ -129,3 +129,73 @@ def test_the_delivery_log_is_paged_newest_first(page, live_server, settings):
     assert shown() == first
     assert axe_violations(page) == []
     shot(page, "webhooks-deliveries-paged")
+
+
+def test_the_delivery_log_is_filtered_by_status_and_event_and_each_filter_pages(page, live_server, settings):
+    import uuid
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from campaigns.platform.webhooks import webhook_endpoint_create
+
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:9"]
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="mina")
+    endpoint, _ = webhook_endpoint_create(
+        workspace=shop, url="http://127.0.0.1:9/hook", events=["sms.delivered", "sms.failed"]
+    )
+    now = timezone.now()
+    made = WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(
+            workspace=shop,
+            endpoint=endpoint,
+            event_id=uuid.uuid4(),
+            event_type="sms.delivered" if i % 2 else "sms.failed",
+            status="failed" if i % 5 == 0 else "delivered",
+            attempts=1,
+            last_error=f"r{i:03d}",  # which row is which, on the page
+            payload={},
+            next_attempt_at=now,
+        )
+        for i in range(130)
+    )
+    for i, delivery in enumerate(made):  # one a minute, the last made the newest
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(created_at=now - timedelta(minutes=130 - i))
+
+    def shown() -> list[str]:
+        return [t.strip() for t in page.get_by_test_id("delivery").locator("td:nth-child(6)").all_inner_texts()]
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/webhooks/{endpoint.pk}/")
+    page.get_by_test_id("filter-status").select_option(label="ناموفق")
+    page.get_by_test_id("filter-apply").click()
+    assert shown() == [f"r{i:03d}" for i in range(125, -1, -5)]  # the 26 failed, newest first, one page
+    expect(page.get_by_test_id("pager-next")).to_have_count(0)
+    expect(page.get_by_test_id("filter-status")).to_have_value("failed")
+
+    # delivered «رسیدن پیامک» events: 52 of them, two pages that keep the filter
+    page.get_by_test_id("filter-status").select_option(label="تحویل‌شده")
+    page.get_by_test_id("filter-event").select_option(label="رسیدن پیامک")
+    page.get_by_test_id("filter-apply").click()
+    wanted = [f"r{i:03d}" for i in range(129, -1, -1) if i % 2 and i % 5]
+    first = shown()
+    assert first == wanted[:50]
+    assert axe_violations(page) == []
+    shot(page, "webhooks-deliveries-filtered")
+    page.get_by_test_id("pager-next").click()  # «قدیمی‌تر»
+    assert shown() == wanted[50:]
+    expect(page.get_by_test_id("filter-event")).to_have_value("sms.delivered")
+    expect(page.get_by_test_id("pager-next")).to_have_count(0)
+    page.get_by_test_id("pager-previous").click()
+    assert shown() == first
+
+    # nothing matches: said; a value the page never offers: said, a 400, no rows
+    page.get_by_test_id("filter-status").select_option(label="در صف")
+    page.get_by_test_id("filter-apply").click()
+    expect(page.get_by_test_id("no-deliveries")).to_have_text("تحویلی با این وضعیت و رویداد نیست.")
+    response = page.goto(f"{live_server.url}/webhooks/{endpoint.pk}/?status=lost")
+    assert response.status == 400
+    expect(page.get_by_test_id("filter-errors")).to_be_visible()
+    expect(page.get_by_test_id("delivery")).to_have_count(0)
+    assert axe_violations(page) == []
