@@ -49,6 +49,7 @@ from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
+from campaigns.platform.text import typed_int
 from campaigns.selectors import target_queryset
 
 PAGE_SIZE = 25
@@ -205,14 +206,14 @@ def campaign_enroll(request, actor, campaign_id: int):
     campaign = _campaign(actor, campaign_id)
     if request.method == "POST":
         mode = request.POST.get("mode")
-        if mode == "list" and request.POST.get("list", "").isdigit():
-            return _preview(request, actor, campaign, filters={"list": int(request.POST["list"])})
+        if mode == "list" and (list_id := typed_int(request.POST.get("list"))) is not None:
+            return _preview(request, actor, campaign, filters={"list": list_id})
         if mode == "filter":
             filters = {k: v for k, v in request.POST.lists() if k in TargetFilter.base_filters and any(v)}
             filters = {k: v if k == "status" else v[0] for k, v in filters.items()}
             return _preview(request, actor, campaign, filters=filters)
         if mode == "manual":
-            ids = [int(i) for i in request.POST.getlist("target") if i.isdigit()]
+            ids = [i for i in map(typed_int, request.POST.getlist("target")) if i is not None]
             return _preview(request, actor, campaign, target_ids=ids)
         messages.error(request, "یک روش انتخاب و مقدار آن را مشخص کنید.")
         return redirect("journey-campaign-enroll", campaign_id=campaign.id)
@@ -291,9 +292,9 @@ def enrollment_decide(request, actor, campaign_id: int, batch_id: int):
     campaign = _campaign(actor, campaign_id)
     batch = _batch(actor, campaign, batch_id)
     overrides = [
-        {"subject_id": int(name.removeprefix("decision_")), "decision": value or None}
+        {"subject_id": subject_id, "decision": value or None}
         for name, value in request.POST.items()
-        if name.startswith("decision_") and name.removeprefix("decision_").isdigit()
+        if name.startswith("decision_") and (subject_id := typed_int(name.removeprefix("decision_"))) is not None
     ]
     with refusal_shown(request):
         enrollment_batches.enrollment_batch_decide(
@@ -414,7 +415,8 @@ def _moving(campaign, stats: dict) -> bool:
 def journey_health(request, actor):
     """htmx polling (every 30 s) of the health banner of one campaign (``?campaign=``) or of all of them."""
     campaign_id = request.GET.get("campaign", "")
-    campaigns = [_campaign(actor, int(campaign_id))] if campaign_id.isdigit() else None
+    typed = typed_int(campaign_id)
+    campaigns = [_campaign(actor, typed)] if typed is not None else None
     context = {"health": pages.journey_health(actor=actor, campaigns=campaigns), "health_campaign_id": campaign_id}
     return render(request, "automation/_health.html", context)
 
@@ -489,7 +491,7 @@ def campaign_targets(request, actor, campaign_id: int):
 def _bulk(request, actor, campaign) -> HttpResponse:
     chosen = request.POST.get("action", "")
     action, unknown_outcome = BULK_ACTIONS.get(chosen, (chosen, None))
-    ids = [int(i) for i in request.POST.getlist("execution") if i.isdigit()]
+    ids = [i for i in map(typed_int, request.POST.getlist("execution")) if i is not None]
     back = reverse("journey-campaign-targets", kwargs={"campaign_id": campaign.id})
     back += f"?{request.POST['back']}" if request.POST.get("back") else ""
     try:

@@ -26,6 +26,7 @@ from campaigns.platform.phones import display_phone
 from campaigns.platform.redirects import local_next
 from campaigns.platform.registry import target_delete_warnings, target_panels
 from campaigns.platform.tenancy import SESSION_KEY, members_of, memberships_of, scoped
+from campaigns.platform.text import typed_int
 from campaigns.platform.uploads import upload_too_large
 from campaigns.services import imports
 from campaigns.services import targets as targets_service
@@ -78,7 +79,8 @@ def home(request):
 @require_POST
 def workspace_switch(request):
     ref = request.POST.get("workspace")
-    membership = memberships_of(request.user).filter(workspace_id=ref).first() if str(ref).isdigit() else None
+    workspace_id = typed_int(ref)
+    membership = memberships_of(request.user).filter(workspace_id=workspace_id).first() if workspace_id else None
     if membership is None:
         messages.error(request, "فضای کاری پیدا نشد.")
     else:

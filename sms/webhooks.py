@@ -33,6 +33,7 @@ from campaigns.platform.api.fields import BodyInput
 from campaigns.platform.api.schema import errors
 from campaigns.platform.errors import NotFound, ValidationFailed
 from campaigns.platform.login_throttle import over_rate
+from campaigns.platform.text import typed_int
 from sms.models import SmsSettings
 from sms.services import REPORT_STATUSES, delivery_reports_apply, settings_for_token
 
@@ -101,7 +102,8 @@ def signature_valid(*, secret: str, header: str, body: bytes, now: float | None 
     """``t=<unix seconds>,v1=<hex>``: HMAC-SHA256 of ``"<t>." + body`` with ``secret``, ``t`` recent."""
     parts = [p.strip().split("=", 1) for p in (header or "").split(",") if "=" in p]
     stamp = next((v for k, v in parts if k == "t"), "")
-    if not stamp.isdigit() or abs(int(stamp) - (now or time.time())) > SIGNATURE_TOLERANCE:
+    seconds = typed_int(stamp)
+    if seconds is None or abs(seconds - (now or time.time())) > SIGNATURE_TOLERANCE:
         return False
     expected = hmac.new(secret.encode(), stamp.encode() + b"." + body, hashlib.sha256).hexdigest()
     return any(k == "v1" and hmac.compare_digest(v.strip(), expected) for k, v in parts)

@@ -14,12 +14,13 @@ from campaigns.chains.run_models import CampaignRun, ConversionEvent
 from campaigns.chains.runs.choices import RunStatus, RunType
 from campaigns.chains.text import search_text
 from campaigns.platform.filters import IdFilter
+from campaigns.platform.text import typed_int
 
 
 class GroupField(forms.CharField):
     def clean(self, value):
         text = (super().clean(value) or "").strip().upper()
-        if text in ("", "ALL", "NONE") or text.isdigit():
+        if text in ("", "ALL", "NONE") or typed_int(text) is not None:
             return text
         raise forms.ValidationError("گروه باید ALL، NONE یا شناسه یک گروه باشد.")
 

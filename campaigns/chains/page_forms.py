@@ -14,6 +14,7 @@ from campaigns.chains.choices import InheritanceType
 from campaigns.choices import TargetStatus
 from campaigns.platform.channels import chain_channels
 from campaigns.platform.jalali import fa_digits, parse_jalali, to_jalali
+from campaigns.platform.text import typed_int
 
 WEEKDAY_LABELS = {
     "SAT": "شنبه",
@@ -51,7 +52,8 @@ def latin(value) -> str:
 def _int_or_raw(value: str):
     """Numeric inputs stay numbers for the services (which name the field when it is wrong)."""
     text = latin(value)
-    return int(text) if text.isascii() and text.isdigit() else text
+    number = typed_int(text)
+    return text if number is None else number
 
 
 def _time(post, name: str) -> str:
@@ -133,7 +135,7 @@ AUDIENCE_TEXT_FIELDS = ("province", "city", "priority_min", "q", "owner")
 def audience_from_post(post) -> tuple[int | None, dict]:
     """The root's list and the targets-page filters narrowing it (``aud_*`` fields)."""
     raw = latin(post.get("audience_list"))
-    list_id = int(raw) if raw.isascii() and raw.isdigit() else None
+    list_id = typed_int(raw)
     filters: dict = {"status": post.getlist("aud_status")}
     for key in AUDIENCE_TEXT_FIELDS:
         value = post.get(f"aud_{key}") or ""
@@ -146,16 +148,16 @@ def daily_limit_from_post(post, errors: dict) -> int | None:
     raw = latin(post.get("daily_limit"))
     if not raw:
         return None
-    if raw.isascii() and raw.isdigit() and int(raw) >= 1:
-        return int(raw)
+    if (limit := typed_int(raw)) is not None and limit >= 1:
+        return limit
     errors["daily_limit"] = "سقف روزانه عددی دست‌کم ۱ است (یا خالی بگذارید)."
     return None
 
 
 def window_from_post(post, errors: dict) -> int | None:
     raw = latin(post.get("attribution_window_days"))
-    if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 365:
-        return int(raw)
+    if (days := typed_int(raw)) is not None and 1 <= days <= 365:
+        return days
     errors["attribution_window_days"] = "بازه انتساب باید عددی از ۱ تا ۳۶۵ روز باشد."
     return None
 

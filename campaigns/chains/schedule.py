@@ -40,6 +40,7 @@ from datetime import date, datetime, time, timedelta
 import jdatetime
 
 from campaigns.calendar import CALENDAR_SETTING, GREGORIAN, JALALI, workspace_calendar
+from campaigns.platform.text import typed_int
 
 LAST = -1
 WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
@@ -100,8 +101,9 @@ def _day_or_last(value, field_name: str, low: int, high: int, errors: dict) -> i
         text = value.strip().upper()
         if text == "LAST":
             return LAST
-        if text.isdigit() and low <= int(text) <= high:
-            return int(text)
+        number = typed_int(text)
+        if number is not None and low <= number <= high:
+            return number
     errors.setdefault(field_name, []).append(f'مقدار باید رشته‌ای از "{low}" تا "{high}" یا "LAST" باشد.')
     return None
 

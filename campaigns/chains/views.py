@@ -43,6 +43,7 @@ from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import campaign_check, package_check
 from campaigns.platform.tenancy import members_of
+from campaigns.platform.text import typed_int
 from campaigns.platform.widgets import WeekWindowForm
 from campaigns.selectors import target_list_queryset
 
@@ -64,7 +65,7 @@ def _error_text(exc: PlatformError) -> str:
 
 def _int(value) -> int | None:
     text = pf.latin(value)
-    return int(text) if text.isascii() and text.isdigit() else None
+    return typed_int(text)
 
 
 def _back(request, default: str):

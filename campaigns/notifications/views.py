@@ -8,6 +8,7 @@ from campaigns.platform.pages import refusal_shown, workspace_page
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.redirects import local_next
+from campaigns.platform.text import typed_int
 
 
 @workspace_page(Perm.VIEW)
@@ -17,8 +18,8 @@ def notification_list(request, actor):
         with refusal_shown(request):
             if action == "read_all":
                 services.notifications_mark_all_read(actor=actor)
-            elif action in ("read", "unread") and str(request.POST.get("id", "")).isdigit():
-                services.notification_mark(actor=actor, notification_id=int(request.POST["id"]), read=action == "read")
+            elif action in ("read", "unread") and (notification_id := typed_int(request.POST.get("id"))) is not None:
+                services.notification_mark(actor=actor, notification_id=notification_id, read=action == "read")
         return redirect(request.get_full_path())
     show = request.GET.get("show", "")
     unread = True if show == "unread" else None
@@ -36,9 +37,9 @@ def notification_list(request, actor):
 def my_followups(request, actor):
     if request.method == "POST":
         action = request.POST.get("action")
-        if action in ("done", "reopen") and str(request.POST.get("id", "")).isdigit():
+        if action in ("done", "reopen") and (activity_id := typed_int(request.POST.get("id"))) is not None:
             with refusal_shown(request):
-                services.activity_set_status(actor=actor, activity_id=int(request.POST["id"]), done=action == "done")
+                services.activity_set_status(actor=actor, activity_id=activity_id, done=action == "done")
         return redirect(local_next(request, request.get_full_path()))
     status = request.GET.get("status", "open")
     qs = selectors.my_activities(actor=actor, status=status if status in ("open", "done") else None)

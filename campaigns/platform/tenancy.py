@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from campaigns.platform.errors import NotFound, PermissionDenied, WorkspaceNotFound, WorkspaceRequired
 from campaigns.platform.models import Membership, Workspace
+from campaigns.platform.text import typed_int
 
 SESSION_KEY = "workspace_id"
 
@@ -70,8 +71,8 @@ def membership_for(user, ref: str | int | None) -> Membership | None:
     if ref in (None, ""):
         return None
     ref = str(ref).strip()
-    if ref.isdigit():
-        return qs.filter(workspace_id=int(ref)).first() or qs.filter(workspace__slug=ref).first()
+    if (workspace_id := typed_int(ref)) is not None:
+        return qs.filter(workspace_id=workspace_id).first() or qs.filter(workspace__slug=ref).first()
     return qs.filter(workspace__slug=ref).first()
 
 

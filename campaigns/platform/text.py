@@ -10,6 +10,7 @@
 - ``text_check``: the same rules in a service (pages that post straight to a service, the admin), as a
   400 VALIDATION_ERROR naming each field.
 - ``StrictTextFormMixin``: the same rules for every text field of a Django form (the Persian pages).
+- ``typed_int``: an id or number typed as text (a form field, a header part), ASCII digits within a bigint.
 """
 
 import json
@@ -31,6 +32,21 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 TARGET_ATTRIBUTES_MAX_KEYS = 100
 TARGET_ATTRIBUTES_MAX_KEY_LENGTH = 100
 TARGET_ATTRIBUTES_MAX_BYTES = 16 * 1024
+
+
+MAX_BIGINT = 2**63 - 1
+
+
+def typed_int(text: object) -> int | None:
+    """The whole number ``text`` spells in ASCII digits (0 to a bigint: at most 19 digits), else None.
+
+    ``str.isdigit()`` is no guard for ``int()``: it takes «²» and thousands of digits, which ``int()`` refuses
+    (a ValueError, a 500 where a page or a webhook read an id or a time that way)."""
+    text = text if isinstance(text, str) else ""
+    if not (0 < len(text) <= 19 and text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value <= MAX_BIGINT else None
 
 
 def has_control_characters(value: str) -> bool:

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
+from campaigns.platform.text import typed_int
 from sms.inbound.transport import xml_records
 from sms.inbound.types import ReceiveAnswer, ReceivedSms
 
@@ -58,12 +59,12 @@ def melipayamak_inbox(text: str | None, *, cursor: str) -> ReceiveAnswer | None:
     rows = xml_records(text, "MessagesBL") if text else None
     if rows is None:
         return None
-    messages, highest = [], int(cursor) if str(cursor or "").isdigit() else 0
+    messages, highest = [], typed_int(cursor) or 0
     for row in rows:
         message_id = row.get("MsgID", "")
-        if not message_id.isdigit():
+        if (number := typed_int(message_id)) is None:
             continue
-        highest = max(highest, int(message_id))
+        highest = max(highest, number)
         messages.append(
             ReceivedSms(
                 provider_message_id=message_id,

@@ -13,6 +13,7 @@ from campaigns.platform.jalali import fa_digits
 from campaigns.platform.keyset import keyset_page_or_first
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
+from campaigns.platform.text import typed_int
 from sms.inbound import selectors
 from sms.inbound.forms import InboxFilterForm
 from sms.inbound.services import MAX_MARK, inbound_mark_read
@@ -57,7 +58,7 @@ def inbox_mark_read(request, actor):
         raw = request.POST.getlist("page_ids")
     else:
         raw = request.POST.getlist("ids")
-    ids = [int(value) for value in raw[:MAX_MARK] if value.isdigit()]
+    ids = [i for i in map(typed_int, raw[:MAX_MARK]) if i is not None]
     if ids:
         marked = inbound_mark_read(actor=actor, ids=ids)
         messages.success(request, f"{fa_digits(marked)} پاسخ خوانده‌شده علامت خورد.")

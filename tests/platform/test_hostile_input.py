@@ -423,3 +423,62 @@ def test_id_filter_that_is_not_a_bigint_id_is_a_field_error(api, url, name, valu
     # Found by the fuzzer on the embedded SQLite default: a float id filter reached the database (500).
     body = assert_envelope(api.get(url, {name: value}), 400, "VALIDATION_ERROR")
     assert name in body["error"]["details"]
+
+
+# Ids typed as text that str.isdigit() takes but int() refuses: a superscript digit, and more digits than int()
+# reads (4,300). Each place below read such an id with ``isdigit()`` then ``int()``: a 500.
+HOSTILE_DIGITS = ["²", "9" * 5000]
+
+
+@pytest.mark.parametrize("value", HOSTILE_DIGITS, ids=["superscript", "5000-digits"])
+def test_an_x_workspace_header_of_hostile_digits_is_the_workspace_404(api, value):
+    assert_envelope(api.get("/api/v1/me", HTTP_X_WORKSPACE=value), 404)
+
+
+@pytest.mark.parametrize("value", HOSTILE_DIGITS, ids=["superscript", "5000-digits"])
+def test_a_signed_sms_webhook_with_a_hostile_timestamp_is_the_same_404(client, workspace, value):
+    from tests.automation.helpers import setup_sms
+
+    setup_sms(workspace)
+    response = client.post(
+        f"/api/webhooks/sms/generic/signed/{workspace.id}",
+        "{}",
+        content_type="application/json",
+        HTTP_WEBHOOK_SIGNATURE=f"t={value},v1=00",
+    )
+    assert response.status_code == 404
+
+
+HOSTILE_ID_PAGES = [
+    ("post", "/sms/inbox/read/", "one"),
+    ("post", "/sms/inbox/read/", "ids"),
+    ("post", "/notifications/", "id", {"action": "read"}),
+    ("post", "/followups/", "id", {"action": "done"}),
+    ("post", "/workspace/switch/", "workspace"),
+    ("get", "/automation/health/", "campaign"),
+]
+
+
+@pytest.mark.parametrize("page", HOSTILE_ID_PAGES, ids=lambda p: f"{p[1]}{p[2]}")
+@pytest.mark.parametrize("value", HOSTILE_DIGITS, ids=["superscript", "5000-digits"])
+def test_a_page_given_hostile_digits_for_an_id_answers_without_a_server_error(client, owner, page, value):
+    method, url, name, *extra = page
+    client.force_login(owner)
+    response = getattr(client, method)(url, {name: value, **(extra[0] if extra else {})})
+    assert response.status_code < 500, (url, name)
+
+
+@pytest.mark.parametrize("value", HOSTILE_DIGITS, ids=["superscript", "5000-digits"])
+@pytest.mark.parametrize(
+    "url,name", [("/api/v1/targets", "page"), ("/api/v1/targets", "size"), ("/api/v1/campaigns", "group")]
+)
+def test_an_api_parameter_of_hostile_digits_is_a_field_error(api, url, name, value):
+    body = assert_envelope(api.get(url, {name: value}), 400, "VALIDATION_ERROR")
+    assert name in body["error"]["details"]
+
+
+@pytest.mark.parametrize("value", HOSTILE_DIGITS, ids=["superscript", "5000-digits"])
+def test_a_session_naming_a_workspace_in_hostile_digits_gets_the_workspace_404(client, owner, value):
+    client.force_login(owner)
+    response = client.get("/api/v1/me", HTTP_X_WORKSPACE=value)
+    assert_envelope(response, 404)

@@ -134,3 +134,16 @@ def test_a_push_for_a_provider_without_a_push_format_is_refused(client, workspac
     kave = account(workspace, "kavenegar")
     response = client.get(f"/api/webhooks/sms/inbound/{kave.id}/{kave.inbound_token}", {"from": "09121234567"})
     assert response.status_code == 404 and not InboundSms.objects.exists()
+
+
+def test_a_melipayamak_inbox_row_whose_id_is_not_ascii_digits_is_skipped():
+    # «²» passes str.isdigit() but not int(): the row used to stop the account's poll with a ValueError
+    from sms.inbound.providers import melipayamak_inbox
+
+    rows = "".join(
+        f"<MessagesBL><MsgID>{i}</MsgID><Body>x</Body><Sender>09121234567</Sender><Receiver>1000</Receiver>"
+        "<SendDate>2026-12-05T10:00:00</SendDate></MessagesBL>"
+        for i in ("²", "9" * 5000, "41")
+    )
+    answer = melipayamak_inbox(f"<ArrayOfMessagesBL>{rows}</ArrayOfMessagesBL>", cursor="²")
+    assert [m.provider_message_id for m in answer.messages] == ["41"] and answer.cursor == "41"

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 
 from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.pagination import CappedPaginator
+from campaigns.platform.text import typed_int
 
 PAGE_SIZE = 20
 MAX_PAGE_SIZE = 200
@@ -29,9 +30,9 @@ def positive_int_param(request, name: str, maximum: int | None = None) -> int | 
     raw = request.query_params.get(name, "")
     if raw == "":
         return None
-    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+    value = typed_int(raw)
+    if value is None or value < 1:
         raise ValidationFailed.field(name, "یک عدد صحیح مثبت وارد کنید.")
-    value = int(raw)
     if maximum is not None and value > maximum:
         raise ValidationFailed.field(name, f"حداکثر {maximum}.")
     return value
