@@ -45,8 +45,9 @@ ATTEMPT_EVENTS = (SENT, DELIVERED, FAILED)
 
 @dataclass(frozen=True)
 class SmsAttemptData:
-    """One SMS attempt (one recipient's message of a journey step). `status`: submitted (sms.sent), delivered
-    (sms.delivered), failed / rejected / unavailable (sms.failed); `retry_at` when the step will try again."""
+    """One SMS attempt (one recipient's message of a journey step). `status`: submitted (sms.sent; sent or
+    delivered when a delivery report settled an unknown outcome), delivered (sms.delivered), failed / rejected /
+    unavailable (sms.failed); `retry_at` when the step will try again."""
 
     attempt_id: int
     campaign_id: int
