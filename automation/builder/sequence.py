@@ -38,6 +38,7 @@ from automation.engine.nodes.start.step import Start
 from automation.engine.nodes.step import SequenceError, Step, as_steps
 from automation.engine.nodes.wait.step import Wait  # noqa: F401
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.text import typed_int
 
 JSON = dict[str, Any]
 # A step's place: indexes into lists and branch names, e.g. (2, "no", 0) = first step of the "no"
@@ -250,9 +251,10 @@ def parse_path(text: str) -> StepPath:
     parts: list[int | str] = []
     for i, part in enumerate(text.split(".")):
         if i % 2 == 0:
-            if not part.isdigit():
+            number = typed_int(part)
+            if number is None:
                 raise SequenceError(f"not a step path: {text!r}")
-            parts.append(int(part))
+            parts.append(number)
         elif part in branch_names():
             parts.append(part)
         else:

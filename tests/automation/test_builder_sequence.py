@@ -389,3 +389,12 @@ def test_a_new_wait_takes_the_nearest_timed_wait_above_it_else_the_journeys_firs
     assert journey_wait(WorkflowSequence(steps=(End.complete("e"),)), (0,)) == (1, "days")
     step = new_step("wait", sequence=seq, at=(4, "no", 0))
     assert step.config == {"mode": "duration", "amount": 6, "unit": "hours"}
+
+
+@pytest.mark.parametrize("text", ["²", "0.yes.²", "9" * 5000])
+def test_a_step_path_of_digits_int_refuses_is_not_a_step_path(text):
+    # str.isdigit() takes them, int() refuses them: the builder's POST answered 500
+    from automation.builder.sequence import SequenceError, parse_path
+
+    with pytest.raises(SequenceError):
+        parse_path(text)
