@@ -8,6 +8,7 @@ product claims.
 import itertools
 
 from automation.engine.registry import register_workflow_template
+from campaigns.platform.jalali import fa_digits
 
 SMS_RETRY = {
     "enabled": True,
@@ -35,12 +36,13 @@ def _sms(key, title, body):
     }
 
 
-def _wait(key, days):
+def _wait(key, days, until):
+    """A wait named by its length (Persian digits) and what it waits for: two 30-day waits are told apart."""
     return {
         "node_key": key,
         "type": "wait",
         "subtype": "duration",
-        "name": f"{days} روز",
+        "name": f"{fa_digits(days)} روز تا {until}",
         "config": {"mode": "duration", "amount": days, "unit": "days"},
     }
 
@@ -60,9 +62,9 @@ BUILTIN_TEMPLATES = {
             "nodes": [
                 START,
                 _sms("sms1", "معرفی", "سلام {target.first_name|همکار گرامی}، از آشنایی با شما خوشحالیم."),
-                _wait("wait1", 30),
+                _wait("wait1", 30, "یادآوری"),
                 _sms("sms2", "یادآوری", "{target.first_name|همکار گرامی}، برای هر پرسشی در خدمتیم."),
-                _wait("wait2", 30),
+                _wait("wait2", 30, "پیام پایانی"),
                 _sms("sms3", "پیام پایانی", "با سپاس از همراهی شما، {target.first_name|همکار گرامی}."),
                 END,
             ],
@@ -86,7 +88,7 @@ BUILTIN_TEMPLATES = {
             "nodes": [
                 START,
                 _sms("sms1", "پیام اول", "سلام {target.first_name|همکار گرامی}."),
-                _wait("wait1", 7),
+                _wait("wait1", 7, "بررسی علاقه"),
                 {
                     "node_key": "cond1",
                     "type": "condition",

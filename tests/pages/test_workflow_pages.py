@@ -14,6 +14,7 @@ from automation.models import Workflow
 from campaigns.choices import Role
 
 from ..conftest import make_member, make_target, make_workspace
+from .axe import axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -216,3 +217,20 @@ def test_a_wait_until_a_jalali_moment(page, live_server):
     assert wait.config == {"mode": "until", "at": "2026-12-21T18:30", "timezone": shop.time_zone}
     dialog = edit(page, "0")
     expect(dialog.locator("input[name=at]")).to_have_value("1405/09/30 18:30")
+
+
+def test_a_built_in_templates_waits_are_named_in_persian_digits_each_by_what_it_waits_for(page, live_server):
+    """«معرفی سه‌مرحله‌ای» has two 30-day waits: named apart (the migration step's «برود به …» lists both) and in
+    Persian digits."""
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/new/")
+    page.fill("#id_name", "معرفی")
+    page.get_by_text("معرفی سه‌مرحله‌ای").click()
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    waits = page.locator("[data-testid=step][data-kind=wait] .step-title")
+    expect(waits).to_have_count(2)
+    names = [n.strip() for n in waits.all_inner_texts()]
+    assert names == ["۳۰ روز تا یادآوری", "۳۰ روز تا پیام پایانی"], names
+    assert axe_violations(page) == []
