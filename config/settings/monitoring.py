@@ -16,8 +16,13 @@ LOGGING = {
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "json" if LOG_FORMAT == "json" else "plain"}
     },
+    "filters": {"webhook_tokens": {"()": "campaigns.platform.logs.WebhookTokenFilter"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # a 4xx/5xx answer's path is logged: a webhook's token in it is masked
+        "django.request": {"filters": ["webhook_tokens"]},
+    },
 }
 
 # --- metrics (campaigns/platform/metrics.py): off unless METRICS_TOKEN is set ---

@@ -200,3 +200,21 @@ def test_sending_an_sms_logs_no_phone_number_or_personalised_text(actor, workspa
         line = record.getMessage() + json.dumps(record.__dict__.get("args") or [], default=str, ensure_ascii=False)
         for secret in (*MOBILE_FORMS, FIRST_NAME):
             assert secret not in line, (record.name, line)
+
+
+@pytest.mark.django_db
+def test_a_refused_webhook_post_logs_its_path_without_the_token(client, workspace, caplog):
+    # Django logs the path of every 4xx answer; the SMS webhooks carry their credential in it
+
+    settings = setup_sms(workspace, "console")
+    account = SmsProviderAccount.objects.create(workspace=workspace, name="ملی", provider="melipayamak")
+    caplog.set_level(logging.INFO)
+    refused = [
+        client.post(f"/api/webhooks/sms/generic/{settings.webhook_token}", {"colour": 1}, "application/json"),
+        client.get(f"/api/webhooks/sms/inbound/{account.id}/{account.inbound_token}", {"to": "1000"}),  # no sender
+    ]
+    assert [r.status_code for r in refused] == [400, 404]
+    logged = [r for r in caplog.records if r.name == "django.request"]
+    assert len(logged) == 2 and all("/api/webhooks/sms/" in r.getMessage() for r in logged)
+    for token in (settings.webhook_token, account.inbound_token):
+        assert token not in caplog.text
