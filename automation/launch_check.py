@@ -141,34 +141,29 @@ def excluded_subject_ids(
     *, actor: Actor, campaign_id: int, reason: str, now: datetime | None = None
 ) -> tuple[Any, int | None]:
     """The ids (a subquery) of the journey's audience kept from a message for ``reason`` — the people behind a
-    count of its launch check (the campaign's targets page, ``?excluded=``) — and, when the audience is larger
-    than the check's sample, the number of its first targets they were looked for among (the rows the count was
-    estimated from; None: the whole audience). Ids None for an unknown reason."""
+    count of its launch check (the campaign's targets page, ``?excluded=``) — and, when they were looked for
+    among the check's sample of a larger audience (its count an estimate), the number of its first targets looked
+    at (None: the whole audience, or a reason counted exactly from its small side). Ids None for an unknown
+    reason."""
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
     subjects, (targets, first_ids), graph = _journey_audience(actor, campaign)
-    people = audience_sample(targets, first_ids, audience=None)
-    if not people.complete:
-        subjects = targets.filter(ids_match("id", people.ids))
-    ids = _excluded(actor, campaign, subjects, graph, reason, now)
-    return ids, None if people.complete else len(people.rows)
+    people = audience_sample(targets, first_ids, audience=None, members=first_ids)
+    return _excluded(actor, campaign, subjects, graph, reason, now, people, sampled=targets)
 
 
 def package_excluded_subject_ids(
     *, actor: Actor, package_id: int, campaign_id: int, reason: str, now: datetime | None = None
 ) -> tuple[Any, int | None]:
     """The ids (a subquery) of a chain package's audience as submitted kept from the member ``campaign_id``'s
-    message for ``reason`` — the people behind a count of the package's check — and, when the audience is larger
-    than the check's sample, the number of its first targets they were looked for among (the rows the count was
-    estimated from; None: the whole audience). Ids None for an unknown reason. 404 for a package that is not the
+    message for ``reason`` — the people behind a count of the package's check — and the number of the audience's
+    first targets they were looked for among, as ``excluded_subject_ids``. 404 for a package that is not the
     workspace's or a campaign that is not a sending member of it."""
     plan = package_plan(actor=actor, package_id=package_id)
     member, action = next(((m, a) for m, a in (plan.members if plan else []) if m.id == campaign_id), (None, None))
     if member is None or not action:
         raise NotFound()
     people = _package_sample(plan)
-    subjects = plan.subjects if people.complete else plan.subjects.filter(pk__in=people.ids)
-    ids = _excluded(actor, member, subjects, _member_graph(action), reason, now)
-    return ids, None if people.complete else len(people.rows)
+    return _excluded(actor, member, plan.subjects, _member_graph(action), reason, now, people, sampled=plan.subjects)
 
 
 def _package_sample(plan) -> AudienceSample:
@@ -185,11 +180,16 @@ def _member_graph(action: dict):
         return None
 
 
-def _excluded(actor: Actor, campaign, subjects, graph, reason: str, now: datetime | None):
+def _excluded(
+    actor: Actor, campaign, subjects, graph, reason: str, now: datetime | None, people: AudienceSample, *, sampled
+) -> tuple[Any, int | None]:
     """The ids (a subquery) of ``subjects`` kept from ``graph``'s messages for ``reason`` (the same filter its
-    count uses), or None for a reason no channel answers."""
+    count uses; None for a reason no channel answers), and the sample's size when they were looked for among it
+    (``sampled``: the queryset the sample's ids are read from) because the audience is larger."""
+    looked_at = None if people.complete else len(people.rows)
+    among = sampled.filter(ids_match("id", people.ids)) if looked_at else subjects
     if reason == LaunchReason.LIVE_ELSEWHERE:
-        return subjects.filter(_in_another_journey(campaign)).values("pk")
+        return among.filter(_in_another_journey(campaign)).values("pk"), looked_at
     tz = workspace_tz(actor.workspace, _settings(actor.workspace))
     steps = [n for n in (graph.nodes if graph else []) if n.type == "action"]
     for key in sorted({n.subtype for n in steps}):
@@ -200,14 +200,16 @@ def _excluded(actor: Actor, campaign, subjects, graph, reason: str, now: datetim
             actor.workspace,
             reason=reason,
             configs=[n.config for n in steps if n.subtype == key],
-            subjects=subjects,
+            subjects=among,
+            people=people,
             now=now or timezone.now(),
             tz=tz,
             priority=cap_priority(campaign),
         )
         if found is not None:
-            return found.values("pk")
-    return None
+            rows, exact = found  # exact: counted from the reason's small side, not among the sample
+            return rows.values("pk"), None if exact else looked_at
+    return None, looked_at
 
 
 def journey_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None = None) -> dict[str, Any]:

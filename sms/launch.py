@@ -248,23 +248,31 @@ def _kept_small(workspace_id: int, *, advertising: bool, frequency) -> dict[str,
     return shared_read(("sms-small", workspace_id, advertising, repr(frequency)), read)
 
 
-def _probed(workspace_id: int, people: AudienceSample, *, advertising: bool, frequency) -> dict[str, int]:
-    """The exact count of each reason whose kept set is small (``_kept_small``), driven from that side: the
-    targets holding those numbers (the live targets' unique ``(workspace, mobile)`` index), those of them in the
-    audience (``people.members``, one indexed probe), each given its first reason as a send would."""
+def _probed_holders(
+    workspace_id: int, people: AudienceSample, *, advertising: bool, frequency
+) -> tuple[list[str], dict[int, str]]:
+    """The reasons whose kept set is small (``_kept_small``) and the audience's targets holding one of those sets'
+    numbers, each given its first reason as a send would (``id → reason``): driven from the small side — the
+    targets holding the numbers (the live targets' unique ``(workspace, mobile)`` index), those of them in the
+    audience (``people.members``, one indexed probe)."""
     small = _kept_small(workspace_id, advertising=advertising, frequency=frequency)
     reasons = {"listed": ("blacklisted", "opt_out"), "blocked": ("telecom_blocked",), "at_cap": ("frequency_cap",)}
     exact = [r for name, names in reasons.items() if name in small for r in names]
     numbers = sorted({n for values in small.values() for n in values if n})
     if not exact or people.members is None:
-        return {}
+        return [], {}
     holders = Target.objects.filter(workspace_id=workspace_id, deleted_at__isnull=True)
     holders = dict(holders.filter(texts_match("mobile", numbers)).values_list("id", "mobile")) if numbers else {}
     inside = people.members(sorted(holders))
     found = _looked_up(workspace_id, numbers, advertising=advertising, frequency=frequency)
+    return exact, {pk: _reason_of(holders[pk], found) for pk in inside}
+
+
+def _probed(workspace_id: int, people: AudienceSample, *, advertising: bool, frequency) -> dict[str, int]:
+    """The exact count of each reason whose kept set is small (``_probed_holders``)."""
+    exact, holders = _probed_holders(workspace_id, people, advertising=advertising, frequency=frequency)
     counts = dict.fromkeys(exact, 0)
-    for pk in inside:
-        reason = _reason_of(holders[pk], found)
+    for reason in holders.values():
         if reason in counts:
             counts[reason] += 1
     return counts
@@ -344,15 +352,24 @@ def excluded(
     reason: str,
     configs: list[dict[str, Any]],
     subjects: QuerySet,
+    people: AudienceSample,
     now: datetime,
     tz: str,
     priority: str = frequency_cap.NORMAL,
-) -> QuerySet | None:
-    """The targets of ``subjects`` the SMS steps ``configs`` will not reach for ``reason`` (the people behind a
-    launch check's count); None for a reason this channel does not answer."""
+) -> tuple[QuerySet, bool] | None:
+    """The targets the SMS steps ``configs`` will not reach for ``reason`` (the people behind a launch check's
+    count) and whether they are exact: a reason counted from its small side (a sample of a larger audience,
+    ``_probed_holders``) is listed the same way, whole; else ``reason_filters``' filter of ``subjects`` (the
+    audience, or its sample). None for a reason this channel does not answer."""
     _, advertising, frequency = _promotion(_settings(workspace.id), configs, now, tz, priority)
     found = reason_filters(workspace.id, advertising=advertising, frequency=frequency).get(reason)
-    return found(subjects) if found else None
+    if found is None:
+        return None
+    if not people.complete:
+        exact, holders = _probed_holders(workspace.id, people, advertising=advertising, frequency=frequency)
+        if reason in exact:
+            return Target.objects.filter(pk__in=[pk for pk, r in holders.items() if r == reason]), True
+    return found(subjects), people.complete
 
 
 def launch_facts(

@@ -188,10 +188,20 @@ class SendSmsAction(Action):
             priority=priority,
         ).as_dict()
 
-    def launch_excluded(self, workspace, *, reason: str, configs, subjects, now, tz: str, priority: str = "normal"):
-        """The targets behind one of the launch check's counts (``sms.launch.excluded``); None: not this channel's."""
+    def launch_excluded(
+        self, workspace, *, reason: str, configs, subjects, people, now, tz: str, priority: str = "normal"
+    ):
+        """The targets behind one of the launch check's counts and whether they are all of them
+        (``sms.launch.excluded``); None: not this channel's."""
         return launch_excluded(
-            workspace, reason=reason, configs=configs, subjects=subjects, now=now, tz=tz, priority=priority
+            workspace,
+            reason=reason,
+            configs=configs,
+            subjects=subjects,
+            people=people,
+            now=now,
+            tz=tz,
+            priority=priority,
         )
 
     def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:

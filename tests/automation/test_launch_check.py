@@ -289,20 +289,25 @@ def test_a_large_audience_is_counted_among_its_first_rows_said_as_an_estimate(ac
 def test_the_people_behind_a_large_audiences_count_are_looked_for_among_its_sample(
     actor, workspace, world, client, owner, monkeypatch
 ):
-    """The targets page behind a count (``?excluded=``) looks among the same first rows the estimate came from
-    when the audience is larger than the sample (bounded), and says so; a small audience: all of it."""
+    """The targets page behind an estimated count (``?excluded=``) looks among the same first rows the estimate
+    came from when the audience is larger than the sample (bounded), and says so; a reason counted exactly from
+    its small side (the blacklist) lists all of its people; a small audience: all of it."""
     from campaigns.platform import counts
 
     campaign, people = world
     client.force_login(owner)
-    url = f"/automation/campaigns/{campaign.id}/targets/?excluded=blacklisted"
-    whole = client.get(url).content.decode()
-    assert people["staff_blacklisted"].name in whole and 'data-testid="excluded-sample"' not in whole
+    url = f"/automation/campaigns/{campaign.id}/targets/?excluded="
+    whole = client.get(url + "no_mobile").content.decode()
+    assert people["no_mobile"].name in whole and 'data-testid="excluded-sample"' not in whole
     first = sorted(Execution.objects.filter(campaign=campaign).values_list("subject_id", flat=True))[:4]
     monkeypatch.setattr(counts, "SAMPLE", 4)
-    page = client.get(url).content.decode()
+    page = client.get(url + "no_mobile").content.decode()
     assert 'data-testid="excluded-sample"' in page and "۴ مخاطب نخست" in page
-    assert (people["staff_blacklisted"].name in page) == (people["staff_blacklisted"].id in first)
+    assert (people["no_mobile"].name in page) == (people["no_mobile"].id in first)
+    for reason, who in (("blacklisted", "staff_blacklisted"), ("telecom_blocked", "telecom_blocked")):
+        page = client.get(url + reason).content.decode()
+        assert people[who].name in page and 'data-testid="excluded-sample"' not in page, reason
+        assert people["mci"].name not in page
 
 
 def test_a_reason_whose_kept_set_is_small_is_counted_exactly_from_that_side(actor, workspace, world, monkeypatch):

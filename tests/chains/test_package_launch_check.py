@@ -175,15 +175,24 @@ def test_a_large_audience_is_sampled_once_and_its_people_are_looked_for_among_th
     assert 'data-testid="excluded-sample"' in page and "۳ مخاطب نخست" in page
 
 
-def test_a_small_blacklist_is_counted_exactly_against_a_large_package_audience(actor, workspace, monkeypatch):
+def test_a_small_blacklist_is_counted_exactly_against_a_large_package_audience(
+    actor, workspace, client, owner, monkeypatch
+):
     from campaigns.platform import counts
 
     setup_sms(workspace)
-    package, _, people = _submitted(actor, workspace, people=6)
-    for person in sorted(people, key=lambda t: t.id)[-2:]:  # beyond the sample's first 3
+    package, nodes, people = _submitted(actor, workspace, people=6)
+    listed = sorted(people, key=lambda t: t.id)[-2:]  # beyond the sample's first 3
+    for person in listed:
         blacklist_add(actor=actor, number=person.mobile)
     monkeypatch.setattr(counts, "SAMPLE", 3)
     check = package_launch_check(actor=actor, package_id=package.id)
     for member in check["members"]:
         row = {r["reason"]: r for r in member["exclusions"]}["blacklisted"]
         assert row["count"] == 2 and not row["estimated"] and row["text"] == "۲"
+    # the people behind it: both, though neither is among the sample's first 3, and no "among the first" note
+    client.force_login(owner)
+    url = f"/automation/chain-approvals/{package.id}/campaigns/{nodes['A'].id}/excluded/?reason=blacklisted"
+    page = client.get(url).content.decode()
+    assert all(p.name in page for p in listed) and 'data-testid="excluded-sample"' not in page
+    assert not any(p.name in page for p in people if p not in listed)
