@@ -287,6 +287,8 @@ class IdempotencyKeyAdmin(SuperuserOnlyMixin, ReadOnlyAdmin):
 
     list_display = ("key", "path", "status_code", "workspace", "created_jalali")
     list_filter = ("workspace",)
+    # not the kept answer: it may hold a secret shown once (a new API key, a webhook's secret)
+    fields = ("key", "path", "status_code", "workspace", "user", "fingerprint", "created_at")
     created_jalali = jalali_column("created_at", "زمان")
 
 

@@ -218,3 +218,21 @@ def test_a_refused_webhook_post_logs_its_path_without_the_token(client, workspac
     assert len(logged) == 2 and all("/api/webhooks/sms/" in r.getMessage() for r in logged)
     for token in (settings.webhook_token, account.inbound_token):
         assert token not in caplog.text
+
+
+@pytest.mark.django_db
+def test_the_admin_never_shows_an_idempotency_keys_kept_answer(api, workspace):
+    # the answer of a new API key holds the key, shown once
+    from django.contrib.auth import get_user_model
+
+    from campaigns.platform.models import IdempotencyKey
+
+    created = api.post("/api/v1/api-keys", {"name": "ci"}, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    assert created.status_code == 201
+    root = get_user_model().objects.create_superuser("root-admin", password="pw-123456")
+    page = Client()
+    page.force_login(root)
+    row = IdempotencyKey.objects.get()
+    response = page.get(f"/admin/platform/idempotencykey/{row.pk}/change/")
+    assert response.status_code == 200 and "k-1" in response.content.decode()
+    assert created.json()["key"] not in response.content.decode()
