@@ -18,6 +18,7 @@ from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.webhooks import (
     WEBHOOK_EVENTS,
+    delivery_error_text,
     webhook_delivery_replay,
     webhook_endpoint_create,
     webhook_endpoint_delete,
@@ -109,6 +110,10 @@ def webhook_detail(request, actor, webhook_id: int):
         size=DELIVERIES_PAGE,
         cursor=request.GET.get("cursor"),
     )
+    event_labels = dict(iter(WEBHOOK_EVENTS))
+    for delivery in page.rows:  # said in Persian: the event's label and what went wrong
+        delivery.event_label = event_labels.get(delivery.event_type, delivery.event_type)
+        delivery.error_text = delivery_error_text(delivery.last_error)
     context = {
         "endpoint": endpoint,
         "labels": _labels(endpoint),

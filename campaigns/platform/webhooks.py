@@ -53,7 +53,14 @@ from campaigns.platform.models import (
     WebhookEndpoint,
     Workspace,
 )
-from campaigns.platform.netguard import AddressNotAllowed, NetGuard, parse_allow_list, url_host_port
+from campaigns.platform.netguard import (
+    KIND_LABELS,
+    NEUTRAL_REASON,
+    AddressNotAllowed,
+    NetGuard,
+    parse_allow_list,
+    url_host_port,
+)
 from campaigns.platform.registry import Registry
 
 DELIVER_TASK = "campaigns.webhook_deliver"
@@ -304,6 +311,29 @@ class Answer:
     error: str = ""
 
 
+# A delivery's ``last_error`` (kept as the worker reports it, and so in the API) said in Persian on the page.
+_ERROR_TEXTS = {
+    "TimeoutError": "پاسخی در زمان مقرر نرسید",
+    "timeout": "پاسخی در زمان مقرر نرسید",
+    "ConnectionRefusedError": "سامانهٔ گیرنده اتصال را نپذیرفت",
+    "ConnectionResetError": "سامانهٔ گیرنده اتصال را قطع کرد",
+    "SSLCertVerificationError": "گواهی امنیتی سامانهٔ گیرنده پذیرفته نشد",
+    "SSLError": "برقراری اتصال امن ناموفق بود",
+    "RemoteDisconnected": "سامانهٔ گیرنده بی‌پاسخ اتصال را بست",
+}
+
+
+def delivery_error_text(error: str) -> str:
+    """A delivery's error for the staff page: «address not allowed (kind)» with the kind's label, an exception's
+    name by what it means, anything else as a network error ("" for none)."""
+    if not error:
+        return ""
+    if error.startswith(NEUTRAL_REASON):
+        kind = error[len(NEUTRAL_REASON) :].strip(" ()")
+        return f"نشانی مجاز نیست: {KIND_LABELS.get(kind, 'مقصد پذیرفته نیست')}"
+    return _ERROR_TEXTS.get(error, "خطای شبکه در رساندن رویداد")
+
+
 def tls_context() -> ssl.SSLContext:
     """The system's trust store, certificate and host name checked (a test passes its own CA here)."""
     return ssl.create_default_context()
@@ -326,7 +356,7 @@ def _post(url: str, *, body: bytes, headers: dict[str, str]) -> Answer:
         host, port = url_host_port(url)
         addresses = NetGuard(allowed=parse_allow_list(settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS)).check_host(host, port)
     except AddressNotAllowed as exc:
-        return Answer(None, f"address not allowed ({exc.kind})")
+        return Answer(None, f"{NEUTRAL_REASON} ({exc.kind})")
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     timeout = settings.WEBHOOK_TIMEOUT_SECONDS

@@ -65,6 +65,7 @@ def test_an_owner_registers_a_webhook_tests_it_replays_and_rotates(page, live_se
         assert f"v1={expected}" in got["headers"]["Webhook-Signature"]
         page.reload()
         expect(page.get_by_test_id("delivery-status")).to_have_text("تحویل‌شده")
+        expect(page.get_by_test_id("delivery-event")).to_have_text("آزمایش وب‌هوک (از صفحه وب‌هوک‌ها)")
         page.get_by_test_id("replay").click()
         expect(page.get_by_test_id("delivery")).to_have_count(2)
         replay = WebhookDelivery.objects.exclude(pk=delivery.pk).get()
@@ -163,8 +164,9 @@ def test_the_delivery_log_is_filtered_by_status_and_event_and_each_filter_pages(
     for i, delivery in enumerate(made):  # one a minute, the last made the newest
         WebhookDelivery.objects.filter(pk=delivery.pk).update(created_at=now - timedelta(minutes=130 - i))
 
-    def shown() -> list[str]:
-        return [t.strip() for t in page.get_by_test_id("delivery").locator("td:nth-child(6)").all_inner_texts()]
+    def shown() -> list[str]:  # the error as kept (the page says it in Persian)
+        cells = page.get_by_test_id("delivery-error")
+        return cells.evaluate_all("cells => cells.map(c => c.dataset.error)")
 
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/webhooks/{endpoint.pk}/")
@@ -198,4 +200,37 @@ def test_the_delivery_log_is_filtered_by_status_and_event_and_each_filter_pages(
     assert response.status == 400
     expect(page.get_by_test_id("filter-errors")).to_be_visible()
     expect(page.get_by_test_id("delivery")).to_have_count(0)
+    assert axe_violations(page) == []
+
+
+def test_the_delivery_log_says_what_went_wrong_in_persian(page, live_server, settings):
+    import uuid
+
+    from django.utils import timezone
+
+    from campaigns.platform.webhooks import webhook_endpoint_create
+
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:9"]
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="mina")
+    endpoint, _ = webhook_endpoint_create(workspace=shop, url="http://127.0.0.1:9/hook", events=["sms.failed"])
+    for error in ("address not allowed (unresolved)", "TimeoutError", "OSError"):
+        WebhookDelivery.objects.create(
+            workspace=shop,
+            endpoint=endpoint,
+            event_id=uuid.uuid4(),
+            event_type="sms.failed",
+            status="pending",
+            attempts=1,
+            last_error=error,
+            payload={},
+            next_attempt_at=timezone.now(),
+        )
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/webhooks/{endpoint.pk}/")
+    errors = page.get_by_test_id("delivery-error")
+    expect(errors).to_have_text(
+        ["خطای شبکه در رساندن رویداد", "پاسخی در زمان مقرر نرسید", "نشانی مجاز نیست: نام میزبان پیدا نشد"]
+    )
+    expect(page.get_by_test_id("delivery-event")).to_have_text(["ناموفق شدن پیامک"] * 3)
     assert axe_violations(page) == []
