@@ -142,6 +142,8 @@ def test_the_step_editor_lints_the_text_live(page, live_server):
     dialog = add_step(page, "0", "ارسال پیامک", keep_open=True)
     dialog.locator("textarea").fill("تخفیف ویژه در https://shop.example.ir/x")
     expect(dialog.get_by_test_id("lint-opt_out_missing")).to_contain_text("لغو۱۱")
+    # the cap's rules are a day's, a week's and a month's: the hint beside «اگر سقف … پر بود» says all three
+    expect(dialog.get_by_test_id("frequency-cap-hint")).to_contain_text("در روز، هفته و ماه شمسی")
     expect(dialog.get_by_test_id("lint-link_not_allowed")).to_be_visible()
     expect(dialog.get_by_test_id("lint-parts")).to_contain_text("۱ پیامک")
     assert axe_violations(page) == []
