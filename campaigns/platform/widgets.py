@@ -29,7 +29,7 @@ class Time24Input(forms.TimeInput):
             "lang": "en",
             "inputmode": "numeric",
             "pattern": TIME_PATTERN,
-            "placeholder": "HH:MM",
+            "placeholder": "--:--",  # the shape, with no Latin letters (a type=time input's own placeholder)
             "maxlength": 5,
             "size": 5,
             "autocomplete": "off",

@@ -234,3 +234,18 @@ def test_a_built_in_templates_waits_are_named_in_persian_digits_each_by_what_it_
     names = [n.strip() for n in waits.all_inner_texts()]
     assert names == ["۳۰ روز تا یادآوری", "۳۰ روز تا پیام پایانی"], names
     assert axe_violations(page) == []
+
+
+def test_the_send_window_inputs_hint_their_shape_without_latin_letters_or_digits(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/new/")
+    page.fill("#id_name", "بازه")
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    placeholders = page.locator("input[name^=day_]").evaluate_all("els => els.map(e => e.placeholder)")
+    assert placeholders and set(placeholders) == {"۰۹:۰۰-۱۸:۰۰"}, placeholders
+    page.goto(f"{live_server.url}/automation/campaigns/new/")  # the campaign's own window: 24-hour inputs
+    placeholders = page.locator("input.time24").evaluate_all("els => els.map(e => e.placeholder)")
+    assert placeholders and not any(re.search("[A-Za-z0-9]", p) for p in placeholders), placeholders
+    assert axe_violations(page) == []
