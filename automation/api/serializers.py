@@ -24,7 +24,7 @@ from automation.engine.registry import ACTIONS
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
 from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField, ShapedObjectField
 from campaigns.platform.api.shapes import SendWindow
-from campaigns.platform.text import StrictCharField, VisibleNameField
+from campaigns.platform.text import DESCRIPTION_MAX_LENGTH, StrictCharField, VisibleNameField
 
 
 def _valid_target_filters(value) -> None:
@@ -38,7 +38,7 @@ def _valid_target_filters(value) -> None:
 class JourneyCampaignInput(BodyInput):
     kind = StrictCharField(help_text='"journey"')
     name = VisibleNameField(max_length=200)
-    description = StrictCharField(required=False, allow_blank=True, default="")
+    description = StrictCharField(max_length=DESCRIPTION_MAX_LENGTH, required=False, allow_blank=True, default="")
     workflow_id = IdField()
     starts_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     ends_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
@@ -55,9 +55,9 @@ class JourneyCampaignInput(BodyInput):
 
 class WorkflowInput(BodyInput):
     name = VisibleNameField(max_length=200)
-    description = StrictCharField(required=False, allow_blank=True, default="")
+    description = StrictCharField(max_length=DESCRIPTION_MAX_LENGTH, required=False, allow_blank=True, default="")
     category = StrictCharField(required=False, allow_blank=True, default="", max_length=30)
-    template = StrictCharField(required=False, allow_null=True, default=None)
+    template = StrictCharField(max_length=100, required=False, allow_null=True, default=None)
     template_id = IdField(required=False, allow_null=True, default=None)
 
 
@@ -597,7 +597,7 @@ class JourneyCampaignUpdateInput(BodyInput):
     """Only the keys sent change. The workflow and its pinned version never change after creation (400)."""
 
     name = VisibleNameField(max_length=200, required=False)
-    description = StrictCharField(required=False, allow_blank=True)
+    description = StrictCharField(max_length=DESCRIPTION_MAX_LENGTH, required=False, allow_blank=True)
     starts_at = serializers.DateTimeField(required=False, allow_null=True)
     ends_at = serializers.DateTimeField(required=False, allow_null=True)
     daily_limit = serializers.IntegerField(required=False, allow_null=True, min_value=1)

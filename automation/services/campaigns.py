@@ -94,7 +94,7 @@ def journey_campaign_create(
 ) -> Campaign:
     """Create a draft journey campaign pinned to the workflow's published version."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    text_check(names={"name": name}, texts={"description": description})
+    text_check(names={"name": name}, descriptions={"description": description})
     if not (name or "").strip():
         raise ValidationFailed.field("name", "نام کمپین لازم است.")
     workflow = get_scoped(Workflow, actor.workspace, workflow_id)
@@ -192,7 +192,7 @@ def journey_campaign_update(*, actor: Actor, campaign_id: int, changes: dict[str
     cancelled campaign → 409 ``CAMPAIGN_CLOSED``; a chain member → 409 (edited through its chain).
     """
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    text_check(names={"name": changes.get("name")}, texts={"description": changes.get("description")})
+    text_check(names={"name": changes.get("name")}, descriptions={"description": changes.get("description")})
     pinned = [k for k in PINNED if k in changes]
     if pinned:
         raise ValidationFailed(

@@ -187,7 +187,7 @@ def workflow_create(
     category is a free label (≤ 30 characters) the workflow list filters by."""
     actor.require(Perm.MANAGE_WORKFLOWS)
     category = (category or "").strip()
-    text_check(names={"name": name, "category": category}, texts={"description": description})
+    text_check(names={"name": name, "category": category}, descriptions={"description": description})
     if len(category) > Workflow._meta.get_field("category").max_length:
         raise ValidationFailed.field("category", "دسته حداکثر ۳۰ نویسه است.")
     if not (name or "").strip():
@@ -378,9 +378,15 @@ def workflow_new_draft(*, actor: Actor, workflow_id: int) -> WorkflowVersion:
     return version
 
 
+TEMPLATE_NAME_MAX_LENGTH = 200  # WorkflowTemplate.name
+
+
 def workflow_template_save(*, actor: Actor, workflow_id: int, name: str, description: str = "") -> WorkflowTemplate:
     """Save a workflow's latest graph as a workspace template."""
     actor.require(Perm.MANAGE_WORKFLOWS)
+    text_check(names={"name": name if name.strip() else None}, descriptions={"description": description})
+    if len(name.strip()) > TEMPLATE_NAME_MAX_LENGTH:
+        raise ValidationFailed.field("name", "نام قالب حداکثر ۲۰۰ نویسه است.")
     workflow = get_scoped(Workflow, actor.workspace, workflow_id)
     version = draft_of(workflow) or workflow.published_version
     if version is None:

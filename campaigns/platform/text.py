@@ -7,6 +7,7 @@
 - ``validate_json_document``: NUL-free keys and values plus caps on key count, key length, total size.
 - ``StrictCharField``: a DRF CharField that refuses numbers and booleans instead of coercing them.
 - ``VisibleNameField``: a ``StrictCharField`` for names and labels (``validate_visible_name``).
+- ``validate_description``: plain text of at most ``DESCRIPTION_MAX_LENGTH`` characters.
 - ``text_check``: the same rules in a service (pages that post straight to a service, the admin), as a
   400 VALIDATION_ERROR naming each field.
 - ``StrictTextFormMixin``: the same rules for every text field of a Django form (the Persian pages).
@@ -26,6 +27,9 @@ from campaigns.platform.errors import ValidationFailed
 NUL_MESSAGE = "نویسه تهی (NUL) مجاز نیست."
 CONTROL_MESSAGE = "نویسه‌های کنترلی مجاز نیستند."
 INVISIBLE_MESSAGE = "نام باید دست‌کم یک نویسه دیدنی داشته باشد."
+# A campaign's or a workflow's description (pages and API alike): stored as text, shown on the lists.
+DESCRIPTION_MAX_LENGTH = 2000
+DESCRIPTION_MESSAGE = "توضیحات حداکثر ۲۰۰۰ نویسه است."
 # Unicode category Cc (C0, DEL, C1) minus tab, line feed and carriage return.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # Target attributes (free-form per-target data): keys, key length, serialised size.
@@ -131,14 +135,27 @@ class VisibleNameField(StrictCharField):
         self.validators.append(validate_visible_name)
 
 
-def text_check(*, names: dict | None = None, texts: dict | None = None) -> None:
+def validate_description(value) -> None:
+    """Plain text of at most ``DESCRIPTION_MAX_LENGTH`` characters (a campaign's or a workflow's description)."""
+    validate_plain_text(value)
+    if isinstance(value, str) and len(value) > DESCRIPTION_MAX_LENGTH:
+        raise ValidationError(DESCRIPTION_MESSAGE)
+
+
+def text_check(*, names: dict | None = None, texts: dict | None = None, descriptions: dict | None = None) -> None:
     """Raise one ``ValidationFailed`` naming every field whose value breaks the rules.
 
     ``names`` need a visible character (``validate_visible_name``), ``texts`` only plain text
-    (``validate_plain_text``); ``None`` values (field not sent) are skipped, other non-strings too.
+    (``validate_plain_text``), ``descriptions`` plain text of at most ``DESCRIPTION_MAX_LENGTH`` characters;
+    ``None`` values (field not sent) are skipped, other non-strings too.
     """
     errors: dict[str, list[str]] = {}
-    for fields, validator in ((names or {}, validate_visible_name), (texts or {}, validate_plain_text)):
+    rules = (
+        (names or {}, validate_visible_name),
+        (texts or {}, validate_plain_text),
+        (descriptions or {}, validate_description),
+    )
+    for fields, validator in rules:
         for field, value in fields.items():
             try:
                 validator(value)

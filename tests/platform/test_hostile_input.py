@@ -482,3 +482,35 @@ def test_a_session_naming_a_workspace_in_hostile_digits_gets_the_workspace_404(c
     client.force_login(owner)
     response = client.get("/api/v1/me", HTTP_X_WORKSPACE=value)
     assert_envelope(response, 404)
+
+
+LONG_DESCRIPTION = "x" * 2001
+
+
+@pytest.mark.parametrize(
+    "method,url,body",
+    [
+        ("post", "/api/v1/workflows", {"name": "w"}),
+        ("post", "/api/v1/campaign", {"name": "c", "kind": "sms"}),
+        ("post", "/api/v1/campaigns", {"name": "c", "kind": "journey"}),
+        ("post", "/api/v1/campaigns", {"name": "c", "kind": "browser"}),
+    ],
+)
+def test_a_description_longer_than_its_cap_is_a_field_error(api, method, url, body):
+    response = getattr(api, method)(url, {**body, "description": LONG_DESCRIPTION}, format="json")
+    details = assert_envelope(response, 400, "VALIDATION_ERROR")["error"]["details"]
+    assert "description" in details
+
+
+def test_services_behind_pages_cap_descriptions(actor):
+    from automation.services.workflows import workflow_create, workflow_template_save
+    from campaigns.platform.errors import ValidationFailed
+
+    with pytest.raises(ValidationFailed) as refused:
+        workflow_create(actor=actor, name="w", description=LONG_DESCRIPTION)
+    assert "description" in refused.value.details
+    workflow = workflow_create(actor=actor, name="w", description="x" * 2000)
+    for fields in ({"description": LONG_DESCRIPTION}, {"name": "ن" * 201}, {"name": "a\u0007"}):
+        with pytest.raises(ValidationFailed) as refused:
+            workflow_template_save(actor=actor, workflow_id=workflow.id, **{"name": "قالب", **fields})
+        assert set(refused.value.details) == set(fields)

@@ -6,7 +6,7 @@ from rest_framework import serializers
 from campaigns.choices import CampaignStatus
 from campaigns.platform.api.fields import BodyInput, IdField, ObjectField, ShapedJSONField, ShapedObjectField
 from campaigns.platform.permissions import Perm
-from campaigns.platform.text import StrictCharField, VisibleNameField
+from campaigns.platform.text import DESCRIPTION_MAX_LENGTH, StrictCharField, VisibleNameField
 from workers.choices import ActionType, PlatformStatus, ProxyProtocol, SessionStatus, TaskStatus
 from workers.steps import MAX_STEPS, step_handler, step_names
 
@@ -67,7 +67,7 @@ class BrowserCampaignInput(BodyInput):
 
     kind = serializers.ChoiceField(choices=["browser"])
     name = VisibleNameField(max_length=200)
-    description = StrictCharField(required=False, allow_blank=True, default="")
+    description = StrictCharField(max_length=DESCRIPTION_MAX_LENGTH, required=False, allow_blank=True, default="")
     platform = serializers.RegexField(r"^[a-z0-9][a-z0-9_-]{0,39}$", max_length=40)
     accounts = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1, max_length=10000)
     spare_accounts = serializers.ListField(

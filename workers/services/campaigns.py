@@ -138,7 +138,7 @@ def browser_campaign_create(
     ``body``: the arguments of ``browser_campaign_plan`` (accounts, target_links, action, …).
     """
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    text_check(names={"name": name}, texts={"description": description})
+    text_check(names={"name": name}, descriptions={"description": description})
     metadata = browser_campaign_plan(actor=actor, platform=platform, **body)
     now = timezone.now()
     start_date = start_date or now
@@ -224,7 +224,7 @@ def browser_campaign_update(
     if campaign.status not in EDITABLE:
         raise CampaignNotEditable(details={"status": campaign.status})
     campaign_assert_editable(campaign=campaign)  # the lifecycle's edit policies (chains)
-    text_check(names={"name": name}, texts={"description": description})
+    text_check(names={"name": name}, descriptions={"description": description})
     metadata = browser_campaign_plan(actor=actor, platform=platform, **body)
     with transaction.atomic():
         updated = Campaign.objects.filter(pk=campaign.pk, status__in=EDITABLE, revision=campaign.revision).update(

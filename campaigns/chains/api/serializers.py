@@ -12,7 +12,7 @@ from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField
 from campaigns.platform.api.schema import component_ref
 from campaigns.platform.api.shapes import SendWindow
 from campaigns.platform.channels import CampaignKindChoices
-from campaigns.platform.text import StrictCharField, VisibleNameField
+from campaigns.platform.text import DESCRIPTION_MAX_LENGTH, StrictCharField, VisibleNameField
 
 
 class GroupOutput(serializers.ModelSerializer):
@@ -203,7 +203,7 @@ class ScheduleReasonOutput(serializers.Serializer):
 class _ChainNodeInput(BodyInput):
     """What a chain node's create and update both take."""
 
-    description = StrictCharField(required=False, allow_blank=True)
+    description = StrictCharField(max_length=DESCRIPTION_MAX_LENGTH, required=False, allow_blank=True)
     parent_campaign_id = IdField(required=False, allow_null=True)
     expected_chain_revision = serializers.IntegerField(required=False, allow_null=True, min_value=1)
     inheritance = _raw(InheritanceInput)

@@ -156,7 +156,7 @@ def chain_campaign_create(
     A root/independent campaign may carry its audience (a target list + targets-page filters); a child's
     audience is always a class of its source's run."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    text_check(names={"name": name}, texts={"description": description})
+    text_check(names={"name": name}, descriptions={"description": description})
     name = (name or "").strip()
     if not name:
         raise ValidationFailed.field("name", "نام کمپین لازم است.")
@@ -253,7 +253,7 @@ def chain_campaign_update(
 ) -> ChainNode:
     """Edit chain config and/or change the source. Children made invalid need ``accept_affected``."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
-    text_check(names={"name": data.get("name")}, texts={"description": data.get("description")})
+    text_check(names={"name": data.get("name")}, descriptions={"description": data.get("description")})
     campaign = node_get(actor.workspace, campaign_id)
     moving = "parent_campaign_id" in data and data["parent_campaign_id"] != campaign.parent_id
     new_parent = None
