@@ -226,7 +226,7 @@ def test_a_built_in_templates_waits_are_named_in_persian_digits_each_by_what_it_
     make_member(shop, Role.MANAGER, username="mina")
     login(page, live_server.url, "mina")
     page.goto(f"{live_server.url}/automation/workflows/new/")
-    page.fill("#id_name", "معرفی")
+    page.fill("#id_name", "سفر آزمایشی")  # a title whose badge reaches the line end at 390 px
     page.get_by_text("معرفی سه‌مرحله‌ای").click()
     page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
     waits = page.locator("[data-testid=step][data-kind=wait] .step-title")
@@ -234,6 +234,9 @@ def test_a_built_in_templates_waits_are_named_in_persian_digits_each_by_what_it_
     names = [n.strip() for n in waits.all_inner_texts()]
     assert names == ["۳۰ روز تا یادآوری", "۳۰ روز تا پیام پایانی"], names
     assert axe_violations(page) == []
+    # at 390 px the title's version badge («نسخه ۱، پیش‌نویس») stays whole, not split across two lines
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.get_by_test_id("builder-version").evaluate("e => e.getClientRects().length") == 1
 
 
 def test_the_send_window_inputs_hint_their_shape_without_latin_letters_or_digits(page, live_server):
