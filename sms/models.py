@@ -65,9 +65,10 @@ class SmsProviderAccount(TimeStamped):
     max_messages_per_minute = models.PositiveIntegerField("سقف پیامک در دقیقه", null=True, blank=True)
     # Each sender line of this account on its own (a line's messages per second, on top of the account's).
     max_line_messages_per_second = models.PositiveIntegerField("سقف پیامک هر خط در ثانیه", null=True, blank=True)
-    # Replies: the secret of this account's push address (sms.inbound.push), and whether the provider pushes them
-    # (then the inbox is not polled: a reply would come twice, under two ids).
-    inbound_token = models.CharField("توکن دریافت", max_length=64, default=new_webhook_token, unique=True)
+    # Replies: the secret of this account's push address (sms.inbound.push; stored encrypted, the push finds the
+    # account by its id), and whether the provider pushes them (then the inbox is not polled: a reply would come
+    # twice, under two ids).
+    inbound_token = EncryptedTextField("توکن دریافت", default=new_webhook_token)
     inbound_push = models.BooleanField("دریافت پاسخ‌ها با فراخوانی نشانی ما از سوی سرویس‌دهنده", default=False)
     # Advertising lines skip numbers blocked for advertising and need the opt-out line on multi-recipient sends;
     # existing accounts keep sending as before (service) until staff say otherwise (docs/sms.md "Line kinds").

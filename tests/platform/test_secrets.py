@@ -60,12 +60,14 @@ def test_credentials_cookies_and_proxy_passwords_are_ciphertext_in_the_database(
         SMS_KEY: _raw(SmsProviderAccount._meta.db_table, "credentials", account.pk),
         PROXY_PASSWORD: _raw(proxy._meta.db_table, "password", proxy.pk),
         COOKIE: _raw(browser_account._meta.db_table, "cookies", browser_account.pk),
+        account.inbound_token: _raw(SmsProviderAccount._meta.db_table, "inbound_token", account.pk),
     }
     for plaintext, raw in stored.items():
         assert raw and plaintext not in raw
         assert raw.startswith("gAAAA")  # a Fernet token
     # … and readable through the model.
     assert json.loads(SmsProviderAccount.objects.get(pk=account.pk).credentials)["api_key"] == SMS_KEY
+    assert SmsProviderAccount.objects.get(pk=account.pk).inbound_token == account.inbound_token
     browser_account.refresh_from_db()
     proxy.refresh_from_db()
     assert (browser_account.cookies, proxy.password) == (COOKIE, PROXY_PASSWORD)
