@@ -1,11 +1,12 @@
 """Bounded counts for checks that must stay cheap at a million rows (the launch check).
 
-An audience is looked at through ``AudienceSample``: its first ``SAMPLE`` targets, their ids taken from the
-audience's small side (a list's membership index, a journey's live executions) and the targets then read by
-primary key — never a pass over the audience itself. Every per-reason count of the check is counted among those
-rows: exact when they are the whole audience, else scaled to the audience's size and said as an estimate
-(«حدود …»). ``capped_count`` counts at most ``cap`` + 1 rows (``LIMIT``). Inside ``reads_shared()`` the same read
-over the same rows is made once (``shared_read``): a chain package checks each member on one audience.
+An audience is looked at through ``AudienceSample``: ``SAMPLE`` of its targets spread over its ids (``STRATA`` even
+id ranges, the lowest of each), their ids taken by index seeks on the audience's small side (a list's membership
+index, a journey's live executions) and the targets then read by primary key — never a pass over the audience.
+Every per-reason count of the check is counted among those rows: exact when they are the whole audience, else
+scaled to the audience's size and said as an estimate («حدود …»). ``capped_count`` counts at most ``cap`` + 1 rows
+(``LIMIT``). Inside ``reads_shared()`` the same read over the same rows is made once (``shared_read``): a chain
+package checks each member on one audience.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from django.db.models import QuerySet
@@ -21,6 +23,7 @@ from django.db.models import QuerySet
 from campaigns.platform.bulk import ids_match
 
 SAMPLE = 2_000
+STRATA = 20  # the id ranges a large audience's sample is spread over (``_spread_ids``)
 _SHARED: ContextVar[dict | None] = ContextVar("shared_reads", default=None)
 
 
@@ -59,7 +62,7 @@ def capped_count(queryset: QuerySet, cap: int) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class AudienceSample:
-    """The first targets of an audience as ``(id, mobile)``: all of it (``complete``) or its first ``SAMPLE``."""
+    """Targets of an audience as ``(id, mobile)``: all of it (``complete``) or ``SAMPLE`` spread over its ids."""
 
     rows: tuple[tuple[int, str | None], ...]
     complete: bool
@@ -84,6 +87,40 @@ class AudienceSample:
         return {key: round(total * n / whole) if whole else 0 for key, n in shares.items()}
 
 
+def _spread_ids(first_ids: QuerySet | Iterable[int], size: int) -> tuple[list[int], bool]:
+    """At most ``size`` ids of ``first_ids`` standing for all of them, ascending, and whether they are all of them.
+
+    A queryset (a values list walked along an index, ordered by its one id column) is read in two queries of
+    index seeks, never a pass: its lowest ``size`` + 1 ids with its highest (one union: when they are at most
+    ``size``, that is the whole audience), else ``STRATA`` even id ranges between the lowest and the highest, the
+    lowest ``size / STRATA`` ids of each by a seek ``>=`` its start (one union). An audience imported in batches
+    (an old batch without mobiles, a recent one live elsewhere) is then seen across its batches, not through its
+    oldest; the same rows give the same ids. A range holding fewer people than its share gives what it holds."""
+    if not isinstance(first_ids, QuerySet):
+        ids = sorted(set(first_ids))
+        if len(ids) <= size:
+            return ids, True
+        return sorted({ids[i * len(ids) // size] for i in range(size)}), False
+    column = first_ids.query.values_select[0] if first_ids.query.values_select else "pk"
+    head = list(first_ids[: size + 1].union(first_ids.reverse()[:1], all=True))
+    if not head:
+        return [], True
+    head.sort()
+    highest, head = head[-1], head[:-1]  # the union's one extra row is the highest id
+    if len(head) <= size:
+        return head, True
+    lowest, strata = head[0], min(STRATA, size)
+    per, span = -(-size // strata), highest - lowest + 1
+    starts = [lowest + i * span // strata for i in range(strata)] + [highest + 1]
+    ranges = [
+        first_ids.filter(**{f"{column}__gte": start, f"{column}__lt": end})[:per]
+        for start, end in pairwise(starts)
+        if end > start
+    ]
+    ids = sorted(set(ranges[0].union(*ranges[1:], all=True)))
+    return ids[:size], False
+
+
 def audience_sample(
     subjects: QuerySet,
     first_ids: QuerySet | Iterable[int],
@@ -92,18 +129,19 @@ def audience_sample(
     size: int | None = None,
     members: QuerySet | None = None,
 ) -> AudienceSample:
-    """The audience ``subjects`` (a target queryset) through its first ``size`` ids from ``first_ids`` (its small
-    side: a values list of target ids, walked along an index), read by primary key in one query; ``audience``:
-    its size when known (None: the rows' number when complete, else ``size`` rows were seen, the caller scales).
-    ``members``: a values list of the audience's target ids to probe by id (default: ``subjects``' own ids)."""
+    """The audience ``subjects`` (a target queryset) through ``size`` ids spread over it from ``first_ids`` (its
+    small side: a values list of target ids, ordered along an index; ``_spread_ids``), read by primary key in one
+    query; ``audience``: its size when known (None: the rows' number when complete, else ``size`` rows were seen,
+    the caller scales). ``members``: a values list of the audience's target ids to probe by id (default:
+    ``subjects``' own ids)."""
     size = size or SAMPLE
-    head = first_ids[: size + 1] if isinstance(first_ids, QuerySet) else list(first_ids)[: size + 1]
-    key = (_key("sample", head) if isinstance(head, QuerySet) else ("sample", tuple(head)), _key("of", subjects))
+    head = first_ids if isinstance(first_ids, QuerySet) else tuple(first_ids)
+    key = (_key("sample", head, size) if isinstance(head, QuerySet) else ("sample", head, size), _key("of", subjects))
 
     def read() -> tuple[tuple[tuple[int, str | None], ...], bool]:
-        ids = list(head)
-        rows = subjects.filter(ids_match("id", ids[:size])).order_by("pk").values_list("pk", "mobile")
-        return tuple(rows), len(ids) <= size
+        ids, complete = _spread_ids(head, size)
+        rows = subjects.filter(ids_match("id", ids)).order_by("pk").values_list("pk", "mobile")
+        return tuple(rows), complete
 
     rows, complete = shared_read(key, read)
     if complete:

@@ -254,7 +254,7 @@ def test_the_api_dry_run_changes_nothing_and_stays_in_its_workspace(api, actor, 
 
 
 def test_a_large_audience_is_counted_among_its_first_rows_said_as_an_estimate(actor, workspace, world, monkeypatch):
-    """Past ``SAMPLE`` targets every reason is counted among the audience's first rows (ids from its executions,
+    """Past ``SAMPLE`` targets every reason is counted among rows spread over the audience (ids from its executions,
     read by id: bounded whatever the audience) and scaled to it, said as an estimate («حدود …»)."""
     from campaigns.platform import counts
 
@@ -271,8 +271,10 @@ def test_a_large_audience_is_counted_among_its_first_rows_said_as_an_estimate(ac
     assert check["receivers_estimated"] and check["receivers_text"].endswith("(برآورد)")
     assert check["channels"][0]["operators_estimated"]
     assert not exact["receivers_estimated"] and not any(r["estimated"] for r in exact["exclusions"])
-    # the four rows looked at are the four lowest target ids of its live executions: counted there, doubled
-    first = sorted(Execution.objects.filter(campaign=campaign).values_list("subject_id", flat=True))[:4]
+    # the four rows looked at are spread over the target ids of its live executions: counted there, doubled
+    first, _ = counts._spread_ids(
+        Execution.objects.filter(campaign=campaign).order_by("subject_id").values_list("subject_id", flat=True), 4
+    )
     kept = {people[k].id: k for k in people}
     looked = {kept[i] for i in first}
     expected = {
@@ -299,10 +301,12 @@ def test_the_people_behind_a_large_audiences_count_are_looked_for_among_its_samp
     url = f"/automation/campaigns/{campaign.id}/targets/?excluded="
     whole = client.get(url + "no_mobile").content.decode()
     assert people["no_mobile"].name in whole and 'data-testid="excluded-sample"' not in whole
-    first = sorted(Execution.objects.filter(campaign=campaign).values_list("subject_id", flat=True))[:4]
+    first, _ = counts._spread_ids(
+        Execution.objects.filter(campaign=campaign).order_by("subject_id").values_list("subject_id", flat=True), 4
+    )
     monkeypatch.setattr(counts, "SAMPLE", 4)
     page = client.get(url + "no_mobile").content.decode()
-    assert 'data-testid="excluded-sample"' in page and "۴ مخاطب نخست" in page
+    assert 'data-testid="excluded-sample"' in page and "نمونه‌ای از ۴ مخاطب" in page
     assert (people["no_mobile"].name in page) == (people["no_mobile"].id in first)
     for reason, who in (("blacklisted", "staff_blacklisted"), ("telecom_blocked", "telecom_blocked")):
         page = client.get(url + reason).content.decode()
@@ -330,3 +334,38 @@ def test_a_reason_whose_kept_set_is_small_is_counted_exactly_from_that_side(acto
     with time_machine.travel(T0, tick=False):
         again = journey_launch_check(actor=actor, campaign_id=campaign.id)
     assert {r["reason"]: r["count"] for r in again["exclusions"]}["blacklisted"] == 1
+
+
+def test_a_large_audience_imported_in_batches_is_estimated_across_its_ids(actor, workspace, world):
+    """The sample stands for the whole audience, not its oldest batch: 10,000 people whose first 5,000 ids have no
+    mobile (an old import) and the rest do → «no mobile» is estimated near 5,000 (the lowest 2,000 ids said
+    10,000); the people behind the count are looked for among the same sample, consistently with it."""
+    from automation.launch_check import excluded_subject_ids
+    from campaigns.platform import counts
+
+    _, _ = world
+    old = Target.objects.bulk_create(
+        Target(workspace=workspace, name=f"قدیمی {i}", mobile=f"+98933{i:07d}", landline=f"+98218{i:07d}")
+        for i in range(5_000)
+    )
+    new = Target.objects.bulk_create(
+        Target(workspace=workspace, name=f"تازه {i}", mobile=f"+98935{i:07d}") for i in range(5_000)
+    )
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a", body="سلام"), end_node()), activate=False)
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in old + new], on_conflict="add")
+    # the old batch's mobiles were dropped since (a landline kept): the first 5,000 ids have none
+    Target.objects.filter(pk__in=[t.pk for t in old]).update(mobile=None)
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    row = {r["reason"]: r for r in check["exclusions"]}["no_mobile"]
+    assert check["audience"] == 10_000 and row["estimated"]
+    assert abs(row["count"] - 5_000) <= 250, row  # within 5 %
+    ids, looked_at = excluded_subject_ids(actor=actor, campaign_id=campaign.id, reason="no_mobile")
+    assert looked_at and looked_at <= counts.SAMPLE
+    listed = Target.objects.filter(pk__in=ids).count()
+    assert round(listed * 10_000 / looked_at) == row["count"]  # the page's people are the count's
+    # the same data gives the same sample (a repeated view agrees)
+    with time_machine.travel(T0, tick=False):
+        again = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    assert {r["reason"]: r for r in again["exclusions"]}["no_mobile"] == row
