@@ -2,7 +2,8 @@
 
 - ``heartbeat``: the scheduler's tick wrote ``PlatformHeartbeat(automation_tick)`` less than 5 minutes
   ago (only a problem while a campaign is active: without one the tick has nothing to do);
-- ``due_unclaimed``: executions of active campaigns due for more than 5 minutes but not claimed;
+- ``due_unclaimed``: executions of active campaigns due for more than 5 minutes but not claimed (a send held
+  by a daily limit spent today is not counted: the tick leaves it due on purpose);
 - ``queued_stale``: executions claimed (queued) more than 5 minutes ago and never processed.
 
 One report serves the staff JSON (all workspaces) and the pages' banner (one workspace).
@@ -16,7 +17,7 @@ from typing import Any
 from django.utils import timezone
 
 from automation.choices import DUE_STATUSES, ExecutionStatus
-from automation.engine.scheduler import HEARTBEAT
+from automation.engine.scheduler import HEARTBEAT, daily_budget_left
 from automation.models import Execution
 from campaigns.choices import CampaignKind, CampaignStatus
 from campaigns.models import Campaign, PlatformHeartbeat
@@ -27,10 +28,15 @@ STALE_QUEUE = timedelta(minutes=5)
 
 
 def due_unclaimed(executions, now: datetime):
-    """Executions of running campaigns whose moment passed more than ``STALE_DUE`` ago and no tick claimed."""
-    return executions.filter(
+    """Executions of running campaigns whose moment passed more than ``STALE_DUE`` ago and no tick claimed; a
+    send of a campaign whose daily limit (its own or its workspace's) is spent today is not one: the tick leaves
+    it due on purpose."""
+    stale = executions.filter(
         campaign__status=CampaignStatus.ACTIVE, status__in=DUE_STATUSES, next_run_at__lt=now - STALE_DUE
     )
+    waiting_sends = stale.filter(needs_budget=True).values("campaign_id").distinct()
+    limited = [c.pk for c in Campaign.objects.filter(pk__in=waiting_sends) if daily_budget_left(c, now) == 0]
+    return stale.exclude(needs_budget=True, campaign_id__in=limited) if limited else stale
 
 
 def stale_queued(executions, now: datetime):

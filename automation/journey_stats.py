@@ -18,7 +18,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from automation import journey_counts
-from automation.choices import LIVE_STATUSES, CounterScope, EndReason, EventType, ExecutionStatus
+from automation.choices import DUE_STATUSES, LIVE_STATUSES, CounterScope, EndReason, EventType, ExecutionStatus
 from automation.engine.context import automation_settings, workspace_tz
 from automation.engine.graph import published_graph
 from automation.engine.nodes import step_display_name
@@ -140,6 +140,10 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         )
     )
     queued_for_sending = executions.filter(status=S.WAITING, needs_budget=True, deferred_by_limit=True).count()
+    if remaining and min(remaining) == 0:  # today's limit is spent: the due sends the tick leaves wait for it too
+        queued_for_sending += executions.filter(
+            status__in=DUE_STATUSES, needs_budget=True, deferred_by_limit=False, next_run_at__lte=now
+        ).count()
     next_sends = []
     for row in upcoming[:NEXT_SENDS]:
         pushed = row["deferred_by_limit"]

@@ -322,6 +322,13 @@ def schedule_campaign(
     return Scheduled(claimed + non_budget, deferred, len(non_budget))
 
 
+def daily_budget_left(campaign: Campaign, now: datetime) -> int:
+    """What the tick may still claim of the campaign's sends today under its and its workspace's daily limits:
+    at 0 its due sends stay due, unclaimed until the next day (the health check does not blame the tick)."""
+    settings = automation_settings(campaign.workspace)
+    return _budget(campaign, settings, now, workspace_tz(campaign.workspace, settings))
+
+
 def _budget(campaign: Campaign, settings, now: datetime, tz: str) -> int:
     """min(limits) − used today − in flight (queued/processing budget-consuming executions)."""
     day = local_day(now, tz)

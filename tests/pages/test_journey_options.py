@@ -24,6 +24,7 @@ from tests.automation.helpers import (
     CountingConsole,
     Driver,
     end_node,
+    journey,
     linear_graph,
     publish,
     setup_sms,
@@ -407,3 +408,29 @@ def test_sms_log_shows_the_provider_message_id_its_response_and_a_pending_retry(
     assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
     assert axe_violations(page) == []
     shot(page, "sms-attempt-log-390")
+
+
+def test_sends_held_by_a_spent_daily_limit_are_said_queued_not_a_lagging_scheduler(page, live_server):
+    """A campaign's daily limit spent: the tick leaves its other due sends due. The dashboard counts them
+    «در نوبت ارسال (سقف امروز پر شد)» and the health banner does not say the scheduler is behind."""
+    from automation.choices import ExecutionStatus
+    from campaigns.models import PlatformHeartbeat
+
+    shop = make_workspace("shop")
+    actor = make_actor(shop, user=make_member(shop, Role.MANAGER, username="mina"))
+    setup_sms(shop)
+    campaign = journey(actor, linear_graph(sms_node("a", body="سلام"), end_node()), daily_limit=1)
+    enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(shop).id for _ in range(3)])
+    now = timezone.now()
+    Driver().tick(now + timedelta(seconds=5))  # one sent: today's limit of 1 is spent
+    held = Execution.objects.filter(campaign=campaign, status__in=[ExecutionStatus.ACTIVE, ExecutionStatus.WAITING])
+    assert held.count() == 2
+    held.update(next_run_at=now - timedelta(minutes=10))  # due for ten minutes, the tick beating
+    PlatformHeartbeat.objects.update_or_create(name="automation_tick", defaults={"beat_at": timezone.now()})
+
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
+    limits = page.get_by_test_id("limits")
+    expect(limits.get_by_test_id("queued-for-sending")).to_have_text("۲")
+    expect(page.locator("[data-code=due_unclaimed]")).to_have_count(0)
+    assert axe_violations(page) == []
