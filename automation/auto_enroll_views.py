@@ -15,6 +15,7 @@ from automation.services import auto_enroll
 from campaigns.models import TargetList
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.pages import workspace_page
+from campaigns.platform.pagination import COUNT_CAP
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import scoped
 
@@ -25,11 +26,14 @@ def _form(request, actor, rule=None) -> AutoEnrollForm:
 
 
 def _count(actor, campaign, filters: dict) -> int | None:
-    """Targets matching the conditions today; None while there is no condition (or they are not valid)."""
+    """Targets matching the conditions today, at most ``COUNT_CAP`` + 1 (the template says «بیش از …» past the
+    cap); None while there is no condition (or they are not valid)."""
     if not filters:
         return None
     try:
-        return auto_enroll.auto_enroll_existing_count(actor=actor, campaign_id=campaign.id, filters=filters)
+        return auto_enroll.auto_enroll_existing_count(
+            actor=actor, campaign_id=campaign.id, filters=filters, cap=COUNT_CAP
+        )
     except PlatformError:
         return None
 
@@ -70,7 +74,7 @@ def campaign_auto_enroll(request, actor, campaign_id: int):
             return redirect("journey-campaign-dashboard", campaign_id=campaign.id)
     elif request.method == "GET" and rule is not None and form.initial.get("include_existing"):
         count = _count(actor, campaign, rule.filters)
-    context = _common(actor, campaign) | {"form": form, "rule": rule, "count": count, "tab": "auto"}
+    context = _common(actor, campaign) | {"form": form, "rule": rule, "count": count, "cap": COUNT_CAP, "tab": "auto"}
     return render(request, "automation/campaign_auto_enroll.html", context, status=400 if form.errors else 200)
 
 
@@ -82,4 +86,4 @@ def auto_enroll_count(request, actor, campaign_id: int):
     form = _form(request, actor)
     form.is_valid()  # the conditions are read from the fields that are valid
     count = _count(actor, campaign, form.filters())
-    return render(request, "automation/_auto_enroll_count.html", {"count": count, "form": form})
+    return render(request, "automation/_auto_enroll_count.html", {"count": count, "cap": COUNT_CAP, "form": form})

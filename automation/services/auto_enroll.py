@@ -36,7 +36,7 @@ from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.permissions import Perm
 from campaigns.platform.services import model_update
 from campaigns.platform.tenancy import Actor, scoped
-from campaigns.selectors import target_queryset
+from campaigns.selectors import list_member_count, target_queryset
 
 PER_CHECK = 200
 # The columns a rule change writes (the check writes its cursor, day counts and last check itself).
@@ -75,17 +75,36 @@ def _matching(actor: Actor, filters: dict[str, Any]):
     return fs.qs.order_by()
 
 
+def _matching_count(actor: Actor, filters: dict[str, Any], *, cap: int | None = None) -> int:
+    """How many targets match; a rule on a list is counted along the list's members (``list_member_count``:
+    the list's index, one probe per member) instead of the planner's scan of every target. ``cap``: at most
+    ``cap + 1``."""
+    list_id = filters.get("list")
+    if list_id not in (None, ""):
+        others = {key: value for key, value in filters.items() if key != "list"}
+        fs = TargetFilter(data={**others, "list": list_id}, queryset=target_queryset(actor=actor).order_by())
+        if not fs.is_valid():
+            raise ValidationFailed(details={"filters": fs.errors})
+        narrowed = TargetFilter(data=others, queryset=target_queryset(actor=actor).order_by()).qs.order_by()
+        return list_member_count(narrowed, list_id=int(fs.form.cleaned_data["list"]), cap=cap)
+    matching = _matching(actor, filters).values("id").distinct()
+    return matching.count() if cap is None else matching[: cap + 1].count()
+
+
 # --------------------------------------------------------------------------- reads
 def auto_enroll_rule_get(*, actor: Actor, campaign_id: int) -> AutoEnrollRule | None:
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
     return scoped(AutoEnrollRule, actor.workspace).filter(campaign=campaign).first()
 
 
-def auto_enroll_existing_count(*, actor: Actor, campaign_id: int, filters: dict[str, Any]) -> int:
-    """How many targets match the filter today (shown before a rule may include existing targets)."""
+def auto_enroll_existing_count(
+    *, actor: Actor, campaign_id: int, filters: dict[str, Any], cap: int | None = None
+) -> int:
+    """How many targets match the filter today (shown before a rule may include existing targets). ``cap`` (the
+    page's live count: ``COUNT_CAP``) stops the count at ``cap + 1``, said «بیش از …»; the API counts them all."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     journey_campaign(actor.workspace, campaign_id)
-    return _matching(actor, _clean_filters(filters)).values("id").distinct().count()
+    return _matching_count(actor, _clean_filters(filters), cap=cap)
 
 
 # --------------------------------------------------------------------------- write
@@ -113,7 +132,7 @@ def auto_enroll_rule_set(
         rule = scoped(AutoEnrollRule, actor.workspace).select_for_update().filter(campaign=campaign).first()
         existing_now = bool(rule and rule.include_existing and rule.filters_hash == digest)
         if include_existing and not existing_now and confirmed_existing_count is None:
-            count = _matching(actor, cleaned).values("id").distinct().count()
+            count = _matching_count(actor, cleaned)
             raise ValidationFailed(
                 details={
                     "confirmed_existing_count": [

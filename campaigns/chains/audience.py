@@ -20,6 +20,7 @@ from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, scoped
+from campaigns.selectors import list_member_count
 
 FILTER_KEYS = ("status", "province", "city", "priority_min", "owner", "q", "created_after", "created_before")
 MAX_TEXT = 100
@@ -77,14 +78,21 @@ def audience_queryset(*, workspace_id: int, target_list_id: int | None, filters:
     return fs.qs.order_by()
 
 
-def audience_count(*, workspace_id: int, target_list_id: int | None, filters: dict | None) -> int:
+def audience_count(
+    *, workspace_id: int, target_list_id: int | None, filters: dict | None, cap: int | None = None
+) -> int:
     """The audience's size now: a whole list's is the size kept with its writes (``TargetListSize``: its live
-    members), a filtered one is counted."""
-    if target_list_id is not None and not filters:
+    members), a filtered one is counted along the list's members (``list_member_count``: the list's index and
+    one probe per member, not a scan of every target). ``cap`` stops a counted one at ``cap + 1``."""
+    if target_list_id is None:
+        return 0
+    if not filters:
         kept = TargetListSize.objects.filter(target_list_id=target_list_id, workspace_id=workspace_id)
         return kept.values_list("members", flat=True).first() or 0
-    qs = audience_queryset(workspace_id=workspace_id, target_list_id=target_list_id, filters=filters)
-    return qs.values("id").distinct().count()
+    fs = TargetFilter(data=dict(filters), queryset=Target.objects.filter(workspace_id=workspace_id, deleted_at=None))
+    if not fs.is_valid():  # as audience_queryset: a stored value that no longer parses reaches nobody
+        return 0
+    return list_member_count(fs.qs.order_by(), list_id=target_list_id, cap=cap)
 
 
 def audience_reaches_nobody(*, workspace_id: int, target_list_id: int | None, filters: dict | None) -> bool:
@@ -124,19 +132,28 @@ def _problem(code: str, message: str) -> dict:
     }
 
 
-def reach_message(count: int) -> str:
-    """«این کمپین به ۱٬۲۴۰ نفر می‌رسد» (Persian digits, Persian thousands separator)."""
+def reach_message(count: int, *, more: bool = False) -> str:
+    """«این کمپین به ۱٬۲۴۰ نفر می‌رسد» (Persian digits, Persian thousands separator); ``more``: a capped count,
+    «به بیش از ۱۰٬۰۰۰ نفر»."""
     if count == 0:
         return "این کمپین با این فهرست و فیلترها به هیچ‌کس نمی‌رسد (۰ نفر)."
-    return f"این کمپین به {fa_digits(f'{count:,}'.replace(',', '٬'))} نفر می‌رسد"
+    return f"این کمپین به {'بیش از ' if more else ''}{fa_digits(f'{count:,}'.replace(',', '٬'))} نفر می‌رسد"
 
 
-def audience_preview(*, actor: Actor, source_target_list_id: int | None, audience_filters: dict | None = None) -> dict:
-    """The live count of a root audience before saving it (what a run would freeze now)."""
+def audience_preview(
+    *, actor: Actor, source_target_list_id: int | None, audience_filters: dict | None = None, cap: int | None = None
+) -> dict:
+    """The live count of a root audience before saving it (what a run would freeze now). ``cap`` (the page's
+    live count: ``COUNT_CAP``) stops a filtered count there: ``count`` is then ``cap`` and ``more`` true."""
     actor.require(Perm.MANAGE_CAMPAIGNS)
     target_list = target_list_or_400(actor, source_target_list_id)
     filters = parse_audience_filters(audience_filters)
     count = audience_count(
-        workspace_id=actor.workspace.id, target_list_id=target_list.id if target_list else None, filters=filters
+        workspace_id=actor.workspace.id,
+        target_list_id=target_list.id if target_list else None,
+        filters=filters,
+        cap=cap,
     )
-    return {"count": count, "message": reach_message(count)}
+    more = cap is not None and count > cap
+    count = min(count, cap) if more else count
+    return {"count": count, "more": more, "message": reach_message(count, more=more)}

@@ -39,7 +39,7 @@ from campaigns.choices import CampaignStatus, CapPriority, TargetStatus
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import refusal_shown, workspace_page
-from campaigns.platform.pagination import CappedPaginator
+from campaigns.platform.pagination import COUNT_CAP, CappedPaginator
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import campaign_check, package_check
 from campaigns.platform.tenancy import members_of
@@ -432,7 +432,7 @@ def audience_count_partial(request, actor):
     if list_id is None:
         return render(request, "chains/_audience_count.html", {"error": "فهرست مخاطبان را انتخاب کنید."})
     try:
-        result = audience_preview(actor=actor, source_target_list_id=list_id, audience_filters=filters)
+        result = audience_preview(actor=actor, source_target_list_id=list_id, audience_filters=filters, cap=COUNT_CAP)
     except PlatformError as exc:
         text = " ".join(pf.field_errors(exc.details).values()) or exc.message
         return render(request, "chains/_audience_count.html", {"error": text})

@@ -288,3 +288,30 @@ def test_a_check_that_finds_nobody_new_keeps_the_last_useful_numbers(actor, work
     client.force_login(actor.user)
     page = client.get(f"/automation/campaigns/{campaign.id}/auto-enroll/").content.decode()
     assert "مخاطب تازه‌ای نبود" in page and "آخرین بررسی با مخاطب تازه" in page and "۲ افزوده" in page
+
+
+@pytest.mark.django_db
+def test_the_live_count_reads_a_lists_members_and_the_page_caps_it(actor, workspace, campaign, client, monkeypatch):
+    """A rule on a list is counted along the list's members (exact for the API); the page's live count stops
+    past ``COUNT_CAP`` and says «بیش از …» (docs/benchmarks.md "The five live counts")."""
+    from automation import auto_enroll_views
+    from campaigns.choices import TargetStatus
+    from tests.conftest import make_list
+
+    members = make_list(workspace, "فارس")
+    for target in _targets(workspace, 4):
+        target.lists.add(members)
+    make_target(workspace, status=TargetStatus.CONVERTED).lists.add(members)
+    _targets(workspace, 2)  # new, not in the list
+    rule = {"list": members.id, "status": [TargetStatus.NEW]}
+    client.force_login(actor.user)
+    url = f"/api/v1/campaigns/{campaign.id}/auto-enroll/existing-count"
+    assert api_client_for(actor.user, workspace).post(url, {"filters": rule}, format="json").json() == {
+        "existing_count": 4
+    }
+    page = f"/automation/campaigns/{campaign.id}/auto-enroll/count/"
+    shown = client.post(page, {"list": members.id, "status": ["new"]}).content.decode()
+    assert "<strong>۴</strong>" in shown and "بیش از" not in shown
+    monkeypatch.setattr(auto_enroll_views, "COUNT_CAP", 3)
+    shown = client.post(page, {"list": members.id, "status": ["new"]}).content.decode()
+    assert "<strong>بیش از ۳</strong> مخاطب موجود" in shown

@@ -63,3 +63,18 @@ def test_another_workspaces_list_is_a_field_error_and_the_audience_stays(manager
     assert "فهرست مخاطبان پیدا نشد" in response.content.decode()
     root.refresh_from_db()
     assert root.source_target_list_id == mine.id
+
+
+def test_the_live_count_of_a_filtered_list_stops_past_the_cap_and_says_so(manager_client, shop, monkeypatch):
+    """The form's count is read along the list's members and stops past ``COUNT_CAP`` («بیش از …»); the API's
+    stays exact (docs/benchmarks.md "The five live counts")."""
+    from campaigns.chains import views
+
+    members = make_list(shop, "مشتریان")
+    for city in ("تهران", "تهران", "تهران", "شیراز"):
+        make_target(shop, city=city).lists.add(members)
+    make_target(shop, city="تهران")  # not in the list
+    body = {"audience_list": str(members.id), "aud_city": "تهران"}
+    assert "این کمپین به ۳ نفر می‌رسد" in manager_client.post("/chains/audience/count/", body).content.decode()
+    monkeypatch.setattr(views, "COUNT_CAP", 2)
+    assert "این کمپین به بیش از ۲ نفر می‌رسد" in manager_client.post("/chains/audience/count/", body).content.decode()

@@ -445,7 +445,9 @@ class Command(BaseCommand):
         parser.add_argument("--scale", type=float, default=1.0, help="1 = a million targets; 0.1 for a quick run")
         parser.add_argument("--repeat", type=int, default=20, help="measured requests per pattern (after a warm-up)")
         parser.add_argument("--max-p95-ms", type=float, help="fail (exit 1) when a pattern's p95 is above this")
-        parser.add_argument("--only", default="", help="run only the patterns whose label contains this")
+        parser.add_argument(
+            "--only", default="", help="run only the patterns whose label contains this (alternatives split by |)"
+        )
         parser.add_argument("--rebuild", action="store_true", help="write the data template again")
 
     def handle(self, *args, **options):
@@ -505,7 +507,8 @@ class Command(BaseCommand):
                 "GET patterns neither measured nor named in tests.bench.pages_patterns.NOT_MEASURED: "
                 + ", ".join(sorted(missing))
             )
-        patterns = [p for p in patterns if options["only"] in p.label]
+        wanted = options["only"].split("|")
+        patterns = [p for p in patterns if any(text in p.label for text in wanted)]
         freeze_loaded()  # as a web process does once it has loaded (config.wsgi)
         rss_before = rss_mb()
         results = []
