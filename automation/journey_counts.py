@@ -20,10 +20,11 @@ models have them too.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 
 from django.db import connections, transaction
-from django.db.models import Sum
+from django.db.models import Case, DateField, Sum, When
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from automation.choices import LIVE_STATUSES, EventType
@@ -310,20 +311,28 @@ def status_counts(campaign_ids) -> dict[int, dict[str, int]]:
     return out
 
 
-def event_counts(*, campaign_id: int, since: datetime) -> tuple[dict[str, int], dict[tuple[str, datetime], int]]:
-    """({key: total ever counted}, {(key, slot): n} for the slots from ``since``) of the event numbers."""
+def event_counts(
+    *, campaign_id: int, since: datetime, zone: tzinfo
+) -> tuple[dict[str, int], dict[tuple[str, date], int]]:
+    """({key: total ever counted}, {(key, day in ``zone``): n} for the slots from ``since``) of the event numbers.
+
+    Summed by day in the database: a campaign keeps up to 96 slots a day for 40 days of each number (3,840 rows at
+    full scale), and turning each into an aware datetime here cost a polled dashboard 100 ms."""
+    recent_day = Case(When(slot__gte=since, then=TruncDate("slot", tzinfo=zone)), output_field=DateField())
     rows = (
         JourneyCount.objects.filter(campaign_id=campaign_id, key__in=EVENT_KEYS)
-        .values_list("key", "slot")
+        .annotate(day=recent_day)
+        .values_list("key", "day")
         .annotate(total=Sum("n"))
-        .values_list("key", "slot", "total")
+        .values_list("key", "day", "total")
+        .order_by()
     )
     totals: dict[str, int] = dict.fromkeys(EVENT_KEYS, 0)
-    recent: dict[tuple[str, datetime], int] = {}
-    for key, slot, total in rows:
+    recent: dict[tuple[str, date], int] = {}
+    for key, day, total in rows:
         totals[key] += total
-        if slot is not None and slot >= since:
-            recent[(key, slot)] = total
+        if day is not None:
+            recent[(key, day)] = total
     return totals, recent
 
 

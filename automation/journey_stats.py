@@ -101,7 +101,6 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
     settings = automation_settings(actor.workspace)
     tz = workspace_tz(actor.workspace, settings)
     today = local_day(now, tz)
-    start_today = _day_start(today, tz)
     executions = execution_queryset(actor=actor, campaign_id=campaign.id).order_by()
     by_status = execution_status_counts(actor=actor, campaign_ids=[campaign.id])[campaign.id]
     counters = DailyCounter.objects.filter(scope=CounterScope.CAMPAIGN, scope_id=campaign.id)
@@ -170,13 +169,11 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         counters.filter(day__gte=since).values_list("day").annotate(n=Sum("used")).values_list("day", "n")
     )
     # Failed sends, retries and unknown outcomes: the counts kept with the events (journey_counts).
-    totals, recent = journey_counts.event_counts(campaign_id=campaign.id, since=_day_start(since, tz))
     zone = zoneinfo.ZoneInfo(tz)
-    by_day: dict[tuple[str, Any], int] = defaultdict(int)
+    totals, by_day = journey_counts.event_counts(campaign_id=campaign.id, since=_day_start(since, tz), zone=zone)
     today_counts: dict[str, int] = defaultdict(int)
-    for (key, slot), n in recent.items():
-        by_day[(key, slot.astimezone(zone).date())] += n
-        if slot >= start_today:
+    for (key, day), n in by_day.items():
+        if day >= today:
             today_counts[key] += n
     failed_by_day = {day: n for (key, day), n in by_day.items() if key == journey_counts.SEND_FAILED}
     retried_by_day = {day: n for (key, day), n in by_day.items() if key == journey_counts.RETRIED}

@@ -18,6 +18,7 @@ from automation.choices import (
     BatchStatus,
     CounterScope,
     Decision,
+    EndReason,
     EnrollmentClass,
     EventType,
     ExecutionStatus,
@@ -441,6 +442,13 @@ class Execution(TimeStamped):
                 fields=["campaign", "workspace"],
                 name="exec_campaign_limit_deferred",
                 condition=Q(status=S.WAITING, needs_budget=True, deferred_by_limit=True),
+            ),
+            # The dashboard's "ended with the campaign" (its live part is polled): an index-only count of those rows
+            # instead of reading every cancelled execution of the campaign (4,000 at full scale: 20–40 ms).
+            models.Index(
+                fields=["campaign", "workspace"],
+                name="exec_campaign_ended",
+                condition=Q(status=S.CANCELLED, end_reason=EndReason.CAMPAIGN_ENDED),
             ),
         ]
 
