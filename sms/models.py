@@ -6,6 +6,7 @@ exactly once and later changes only move ``status`` forward (delivery
 reports append ``SmsLogEvent`` rows). The model refuses anything else.
 """
 
+import hashlib
 import secrets
 
 from django.conf import settings
@@ -46,6 +47,11 @@ class ImmutableError(RuntimeError):
 
 def new_webhook_token() -> str:
     return secrets.token_urlsafe(32)
+
+
+def webhook_token_digest(token: str) -> str:
+    """The delivery webhook finds its workspace by this digest of the token (kept beside the encrypted token)."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class SmsProviderAccount(TimeStamped):
@@ -171,7 +177,9 @@ class SmsSettings(TimeStamped):
     # opt-in word lifts such an opt-out again (never a staff entry).
     opt_out_words = models.JSONField("کلمه‌های لغو", default=default_opt_out_words, blank=True)
     opt_in_words = models.JSONField("کلمه‌های شروع دوباره", default=default_opt_in_words, blank=True)
-    webhook_token = models.CharField("توکن وب‌هوک", max_length=64, default=new_webhook_token, unique=True)
+    # The delivery webhook's credential: encrypted, found by its SHA-256 digest (kept in step by save()).
+    webhook_token = EncryptedTextField("توکن وب‌هوک", default=new_webhook_token)
+    webhook_token_digest = models.CharField("اثر توکن وب‌هوک", max_length=64, unique=True, editable=False)
     paused_until = models.DateTimeField("توقف کانال تا", null=True, blank=True)
     pause_reason = models.CharField("دلیل توقف", max_length=200, blank=True)
     outage_notified_at = models.DateTimeField("اعلان قطعی", null=True, blank=True)
@@ -193,6 +201,13 @@ class SmsSettings(TimeStamped):
 
     def __str__(self) -> str:
         return f"تنظیمات پیامک فضای کاری {fa_digits(self.workspace_id)}"
+
+    def save(self, *args, **kwargs):
+        self.webhook_token_digest = webhook_token_digest(self.webhook_token)
+        fields = kwargs.get("update_fields")
+        if fields is not None and "webhook_token" in fields:
+            kwargs["update_fields"] = {*fields, "webhook_token_digest"}
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         super().clean()

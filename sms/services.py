@@ -27,6 +27,7 @@ from sms.models import (
     SmsSettings,
     SmsTemplate,
     new_webhook_token,
+    webhook_token_digest,
 )
 from sms.retention import SETTING as RETENTION_SETTING
 
@@ -310,7 +311,10 @@ def sms_settings_update(*, actor: Actor, data: dict[str, Any]) -> SmsSettings:
 def webhook_token_rotate(*, actor: Actor) -> SmsSettings:
     actor.require(Perm.MANAGE_WORKSPACE)
     settings = channel.sms_settings(actor.workspace.id)
-    SmsSettings.objects.filter(pk=settings.pk).update(webhook_token=new_webhook_token())
+    token = new_webhook_token()
+    SmsSettings.objects.filter(pk=settings.pk).update(
+        webhook_token=token, webhook_token_digest=webhook_token_digest(token)
+    )
     events.webhook_token_rotated_event(workspace_id=actor.workspace.id, actor=actor.user)
     settings.refresh_from_db()
     return settings
@@ -327,7 +331,7 @@ REPORT_STATUSES = {
 
 def settings_for_token(token: str) -> SmsSettings:
     """Constant-time comparison against the workspace's token; every refusal is the same NotFound."""
-    candidate = SmsSettings.objects.filter(webhook_token=token).first() if token else None
+    candidate = SmsSettings.objects.filter(webhook_token_digest=webhook_token_digest(token)).first() if token else None
     expected = candidate.webhook_token if candidate else new_webhook_token()
     if candidate is None or not hmac.compare_digest(expected.encode(), token.encode()):
         raise NotFound()

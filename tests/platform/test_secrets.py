@@ -22,7 +22,7 @@ from kombu import Connection
 from automation.engine.batch import process_batch
 from automation.engine.scheduler import tick
 from automation.services.enrollment import enroll_subjects
-from sms.models import SmsAttempt, SmsProviderAccount
+from sms.models import SmsAttempt, SmsProviderAccount, SmsSettings
 from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
 from tests.conftest import make_target
 from tests.workers.conftest import make_account, make_proxy
@@ -56,11 +56,13 @@ def _raw(table: str, column: str, pk: int) -> str:
 @pytest.mark.django_db
 def test_credentials_cookies_and_proxy_passwords_are_ciphertext_in_the_database(secrets):
     account, proxy, browser_account = secrets
+    sms = setup_sms(account.workspace, "console")
     stored = {
         SMS_KEY: _raw(SmsProviderAccount._meta.db_table, "credentials", account.pk),
         PROXY_PASSWORD: _raw(proxy._meta.db_table, "password", proxy.pk),
         COOKIE: _raw(browser_account._meta.db_table, "cookies", browser_account.pk),
         account.inbound_token: _raw(SmsProviderAccount._meta.db_table, "inbound_token", account.pk),
+        sms.webhook_token: _raw(SmsSettings._meta.db_table, "webhook_token", sms.pk),
     }
     for plaintext, raw in stored.items():
         assert raw and plaintext not in raw
