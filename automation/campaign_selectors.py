@@ -199,7 +199,7 @@ def journey_health(*, actor: Actor, campaigns=None, now: datetime | None = None)
             lines.append(
                 {
                     "code": "heartbeat_stale",
-                    "text": f"زمان‌بند اجرا نمی‌شود ({when}): تا Celery beat و worker روشن نشوند پیامکی فرستاده نمی‌شود.",
+                    "text": f"زمان‌بند اجرا نمی‌شود ({when}): تا زمان‌بند و پردازشگر کارهای سامانه روشن نشوند پیامکی فرستاده نمی‌شود.",
                 }
             )
         executions = scoped(Execution, actor.workspace)
@@ -208,7 +208,7 @@ def journey_health(*, actor: Actor, campaigns=None, now: datetime | None = None)
             lines.append(
                 {
                     "code": "queue_stuck",
-                    "text": f"{stuck} اجرا بیش از ۵ دقیقه در صف مانده‌اند: worker صف engine را بررسی کنید.",
+                    "text": f"{stuck} اجرا بیش از ۵ دقیقه در صف مانده‌اند: پردازشگر کارهای سفرها را بررسی کنید.",
                 }
             )
         due = _capped_count(due_unclaimed(executions, now))
@@ -216,7 +216,7 @@ def journey_health(*, actor: Actor, campaigns=None, now: datetime | None = None)
             lines.append(
                 {
                     "code": "due_unclaimed",
-                    "text": f"{due} اجرا بیش از ۵ دقیقه از موعدشان گذشته و برداشته نشده‌اند: زمان‌بند (tick) عقب است.",
+                    "text": f"{due} اجرا بیش از ۵ دقیقه از موعدشان گذشته و برداشته نشده‌اند: زمان‌بند عقب است.",
                 }
             )
     return lines

@@ -254,6 +254,7 @@ def test_start_refused_without_sms_and_health_banner(page, live_server):
     banner = page.get_by_test_id("health-banner")
     expect(banner.locator("[data-code=circuit_open]")).to_contain_text("اعتبار تمام شد")
     expect(banner.locator("[data-code=heartbeat_stale]")).to_contain_text("زمان‌بند اجرا نمی‌شود")
+    assert not re.search("[A-Za-z]", banner.inner_text())  # said to staff in Persian (no «Celery beat», «tick»)
     shot(page, "journey-campaign-list-health")
 
 
