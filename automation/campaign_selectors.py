@@ -199,7 +199,8 @@ def journey_health(*, actor: Actor, campaigns=None, now: datetime | None = None)
             lines.append(
                 {
                     "code": "heartbeat_stale",
-                    "text": f"زمان‌بند اجرا نمی‌شود ({when}): تا زمان‌بند و پردازشگر کارهای سامانه روشن نشوند پیامکی فرستاده نمی‌شود.",
+                    "text": f"زمان‌بند اجرا نمی‌شود ({when}): "
+                    "تا زمان‌بند و پردازشگر کارهای سامانه روشن نشوند پیامکی فرستاده نمی‌شود.",
                 }
             )
         executions = scoped(Execution, actor.workspace)
