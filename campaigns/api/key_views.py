@@ -11,7 +11,12 @@ from campaigns.platform.api.schema import errors
 from campaigns.platform.api.scopes import scope_names
 from campaigns.platform.models import ApiToken
 from campaigns.platform.permissions import Perm
-from campaigns.platform.tokens import api_token_create, api_token_revoke, api_token_scopes_clean, api_tokens_of
+from campaigns.platform.tokens import (
+    api_token_create,
+    api_token_revoke,
+    api_token_scopes_clean,
+    api_tokens_of,
+)
 
 
 class ApiKeyListCreateApi(WorkspaceAPIView):
@@ -41,6 +46,7 @@ class ApiKeyListCreateApi(WorkspaceAPIView):
             ttl_days=data["expires_in_days"],
             scopes=api_token_scopes_clean(scopes=data["scopes"], known=scope_names(), granter=granter),
             read_only=data["read_only"],
+            not_after=granter.expires_at if granter else None,  # a key never makes a key that outlives it
         )
         return Response(ApiKeyCreatedOutput(token, context={"key": key}).data, status=status.HTTP_201_CREATED)
 

@@ -9,7 +9,7 @@ an older version that no migration could bind (its user in several workspaces) i
 import hashlib
 import hmac
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -48,14 +48,19 @@ def api_token_create(
     ttl_days: int | None = None,
     scopes: list[str] | None = None,
     read_only: bool = False,
+    not_after: datetime | None = None,
 ) -> tuple[ApiToken, str]:
     """Create a key for ``user`` acting in ``workspace`` (one of theirs); returns the row and the clear key
-    (``<prefix>.<secret>``), shown once."""
+    (``<prefix>.<secret>``), shown once. ``not_after``: the latest it may expire — a key made by a key ends no
+    later than its granter, so a leaked short-lived key cannot mint a long-lived one."""
     if not Membership.objects.filter(user=user, workspace=workspace).exists():
         raise ValidationFailed.field("workspace", "کاربر عضو این فضای کاری نیست.")
     days = settings.API_TOKEN_TTL_DAYS if ttl_days is None else ttl_days
     if days <= 0:
         raise ValueError("ttl_days must be positive")
+    expires_at = timezone.now() + timedelta(days=days)
+    if not_after is not None:
+        expires_at = min(expires_at, not_after)
     prefix = secrets.token_hex(6)
     key = f"{prefix}.{secrets.token_urlsafe(32)}"
     token = ApiToken.objects.create(
@@ -66,7 +71,7 @@ def api_token_create(
         key_hash=_hash(key),
         scopes=scopes or [ALL_SCOPES],
         read_only=read_only,
-        expires_at=timezone.now() + timedelta(days=days),
+        expires_at=expires_at,
     )
     return token, key
 

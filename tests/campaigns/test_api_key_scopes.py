@@ -97,6 +97,20 @@ def test_a_key_gives_only_scopes_it_holds_and_unknown_scopes_are_refused(workspa
     assert unknown.status_code == 400
 
 
+def test_a_key_never_makes_a_key_that_outlives_it(workspace):
+    # a leaked short-lived key must not mint a long-lived one
+    owner = make_member(workspace, Role.OWNER)
+    short_key = create(api_client_for(owner, workspace), expires_in_days=7)["key"]
+    granter = ApiToken.objects.get(prefix=short_key.split(".")[0])
+    for body in ({"expires_in_days": 365}, {}):
+        made = create(keyed(short_key, workspace), **body)
+        assert ApiToken.objects.get(pk=made["id"]).expires_at == granter.expires_at
+    sooner = create(keyed(short_key, workspace), expires_in_days=3)
+    assert ApiToken.objects.get(pk=sooner["id"]).expires_at < granter.expires_at
+    other = create(api_client_for(owner, workspace), expires_in_days=365)  # made by a 90-day key: up to its end
+    assert granter.expires_at < ApiToken.objects.get(pk=other["id"]).expires_at
+
+
 def test_a_key_is_bound_to_its_workspace_and_the_list_to_its_owner(workspace, other_workspace):
     owner = make_member(workspace, Role.OWNER, username="mina")
     membership_set(workspace=other_workspace, user=owner, role=Role.OWNER)
