@@ -321,6 +321,12 @@ class BrowserTask(TimeStamped):
                 fields=["lease_expires_at"], name="browsertask_lease", condition=Q(status=TaskStatus.DISPATCHED)
             ),
             models.Index(fields=["campaign", "status"], name="browsertask_campaign_status"),
+            # The replaced tasks of a campaign (its live counts leave them out: ``selectors.campaign_counts``).
+            models.Index(
+                fields=["campaign", "replaces"],
+                name="browsertask_campaign_replaces",
+                condition=Q(replaces__isnull=False),
+            ),
             models.Index(fields=["workspace", "status"], name="browsertask_ws_status"),
             # An account's latest failure (the accounts list and the campaign form's picker): one index entry, not a
             # sort of its every failed task; partial, so a task that succeeds adds nothing here.

@@ -1,6 +1,8 @@
 """Reads of the browser channel. Every query starts from ``tenancy.scoped``."""
 
-from django.db.models import BooleanField, Case, Count, Q, QuerySet, Value, When
+from collections import Counter
+
+from django.db.models import BooleanField, Case, Count, QuerySet, Value, When
 
 from campaigns.models import Campaign
 from campaigns.platform.errors import NotFound
@@ -121,11 +123,19 @@ def campaign_statistics(*, actor: Actor, campaign_id: int, live: bool = False) -
 
 
 def campaign_counts(campaign_id: int) -> dict[str, int]:
-    """A browser campaign's current tasks (replaced ones aside) by outcome: total, completed, failed, pending."""
-    current = BrowserTask.objects.filter(campaign_id=campaign_id, replaced_by__isnull=True)
-    return current.aggregate(
-        total=Count("id"),
-        completed=Count("id", filter=Q(status=TaskStatus.COMPLETED)),
-        failed=Count("id", filter=Q(status=TaskStatus.FAILED)),
-        pending=Count("id", filter=Q(status__in=(TaskStatus.PENDING, TaskStatus.DISPATCHED))),
-    )
+    """A browser campaign's current tasks (replaced ones aside) by outcome: total, completed, failed, pending.
+
+    Every task of the campaign by status (an index-only read of ``(campaign, status)``) less the tasks a
+    replacement took over (a replacement is in its task's campaign: the few rows of the partial index
+    ``browsertask_campaign_replaces``). Asking for "tasks no replacement points at" instead made PostgreSQL hash
+    every task of every campaign against the campaign's (200,000 rows read for 10,000: 350 ms)."""
+    tasks = BrowserTask.objects.filter(campaign_id=campaign_id).order_by()
+    by_status = Counter(dict(tasks.values_list("status").annotate(n=Count("*")).values_list("status", "n")))
+    replaced = tasks.filter(replaces__isnull=False).values_list("replaces__status").annotate(n=Count("*"))
+    by_status.subtract(dict(replaced.values_list("replaces__status", "n")))
+    return {
+        "total": sum(by_status.values()),
+        "completed": by_status[TaskStatus.COMPLETED],
+        "failed": by_status[TaskStatus.FAILED],
+        "pending": by_status[TaskStatus.PENDING] + by_status[TaskStatus.DISPATCHED],
+    }

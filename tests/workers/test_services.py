@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from campaigns.choices import CampaignStatus
 from campaigns.platform.errors import ValidationFailed
+from workers import selectors
 from workers.choices import BrowserEventType, ErrorCode, PlatformStatus, SessionStatus, TaskStatus
 from workers.claims import run_claim_key
 from workers.errors import AccountInactive, AccountNotFound, ActionConfigNotFound, InvalidSteps, TaskNotRetryable
@@ -395,6 +396,8 @@ class TestResults:
         assert BrowserAccount.objects.get(pk=old.account_id).session_status == SessionStatus.EXPIRED
         new = old.replaced_by
         assert new.status == TaskStatus.PENDING and new.account_id != old.account_id and new.link == old.link
+        # the live count leaves the replaced task out (selectors.campaign_counts)
+        assert selectors.campaign_counts(campaign.pk) == {"total": 1, "completed": 0, "failed": 0, "pending": 1}
         dispatch(django_capture_on_commit_callbacks)
         assert result_apply(message=ok(published[-1])) == "completed"
         statistics.statistics_refresh()
