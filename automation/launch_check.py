@@ -4,10 +4,10 @@ The audience is the campaign's live executions (the counts kept with the writes)
 steps answers for its part (``Action.launch_facts``: who it will not reach and why, the cost against the
 account's credit, its rate, what its provider would refuse); the engine adds the journeys live elsewhere, the
 finish time in the workspace calendar and the blockers that disable Start (docs/journeys.md "Launch check").
-Every reason is counted among the audience's sample (``campaigns.platform.counts.AudienceSample``: its first
-2,000 targets, their ids from the audience's small side, read by id): exact for an audience that small, else
-scaled to the audience and said as an estimate («حدود …») — never a pass over a million rows per reason. A chain
-package's members share the sample and its lookups (``reads_shared``).
+Every reason is counted among the audience's sample (``campaigns.platform.counts.AudienceSample``: 2,000
+targets spread over its ids, taken by index seeks on the audience's small side, read by id): exact for an
+audience that small, else scaled to the audience and said as an estimate («حدود …») — never a pass over a
+million rows per reason. A chain package's members share the sample and its lookups (``reads_shared``).
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def _settings(workspace) -> AutomationSettings:
 
 def _journey_audience(actor: Actor, campaign):
     """A journey's audience as targets: the subjects of its live executions; the workspace's live targets and the
-    lowest subject ids of its live executions, in order along the one-live-per-subject index (index only: the
+    subject ids of its live executions, in order along the one-live-per-subject index (index only: the
     sample's ids, already the audience's, then read by id among the live targets); the journey's graph."""
     executions = execution_queryset(actor=actor, campaign_id=campaign.id).filter(status__in=LIVE_STATUSES).order_by()
     targets = target_queryset(actor=actor).select_related(None).prefetch_related(None).order_by()
@@ -142,8 +142,8 @@ def excluded_subject_ids(
 ) -> tuple[Any, int | None]:
     """The ids (a subquery) of the journey's audience kept from a message for ``reason`` — the people behind a
     count of its launch check (the campaign's targets page, ``?excluded=``) — and, when they were looked for
-    among the check's sample of a larger audience (its count an estimate), the number of its first targets looked
-    at (None: the whole audience, or a reason counted exactly from its small side). Ids None for an unknown
+    among the check's sample of a larger audience (its count an estimate), the number of its targets looked at
+    (None: the whole audience, or a reason counted exactly from its small side). Ids None for an unknown
     reason."""
     campaign = journey_campaign(actor.workspace, campaign_id, open_only=False)
     subjects, (targets, first_ids), graph = _journey_audience(actor, campaign)

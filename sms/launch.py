@@ -3,8 +3,8 @@ will not reach and why, what the sends cost against the account's last known cre
 may send, and what the provider would refuse halfway (docs/sms.md "Launch check"). Reads only.
 
 Counts are bounded: every reason and the operators' shares are counted among the audience's sample
-(``campaigns.platform.counts.AudienceSample``: its first 2,000 targets, read by id), with one indexed lookup of
-their numbers per kept set (blacklist, operators' blocks, frequency counts at a rule's cap); exact for an
+(``campaigns.platform.counts.AudienceSample``: 2,000 targets spread over its ids, read by id), with one indexed
+lookup of their numbers per kept set (blacklist, operators' blocks, frequency counts at a rule's cap); exact for an
 audience that small, else scaled to the audience and said as an estimate («حدود …»).
 """
 

@@ -198,3 +198,36 @@ def test_a_small_blacklist_is_counted_exactly_against_a_large_package_audience(
     page = client.get(url).content.decode()
     assert all(p.name in page for p in listed) and 'data-testid="excluded-sample"' not in page
     assert not any(p.name in page for p in people if p not in listed)
+
+
+def test_a_list_imported_in_batches_is_estimated_across_its_members(actor, workspace, client, owner):
+    """A package's sample is spread over its list (ids along the list's index), not its first members: 10,000
+    members whose first 5,000 have no mobile → «no mobile» near 5,000; the people behind the count are the
+    sample's, consistently with it."""
+    from campaigns.models import Target
+
+    setup_sms(workspace)
+    lst = make_list(workspace)
+    old = Target.objects.bulk_create(
+        Target(workspace=workspace, name=f"قدیمی {i}", landline=f"+98218{i:07d}") for i in range(5_000)
+    )
+    new = Target.objects.bulk_create(
+        Target(workspace=workspace, name=f"تازه {i}", mobile=f"+98935{i:07d}") for i in range(5_000)
+    )
+    Target.lists.through.objects.bulk_create(
+        Target.lists.through(target_id=t.id, targetlist_id=lst.id) for t in old + new
+    )
+    nodes = make_chain(workspace, shape="A>B", source_target_list=lst)
+    _, package = campaign_submit(
+        actor=actor, campaign_id=nodes["A"].id, expected_chain_revision=nodes["A"].chain_revision
+    )
+    root = package_launch_check(actor=actor, package_id=package.id)["members"][0]
+    row = {r["reason"]: r for r in root["exclusions"]}["no_mobile"]
+    assert root["audience"] == 10_000 and row["estimated"]
+    assert abs(row["count"] - 5_000) <= 250, row  # within 5 % (the first 2,000 members said 10,000)
+    from automation.launch_check import package_excluded_subject_ids
+
+    ids, looked_at = package_excluded_subject_ids(
+        actor=actor, package_id=package.id, campaign_id=nodes["A"].id, reason="no_mobile"
+    )
+    assert looked_at and round(Target.objects.filter(pk__in=ids).count() * 10_000 / looked_at) == row["count"]
