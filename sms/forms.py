@@ -50,7 +50,7 @@ class JalaliDateField(forms.CharField):
         super().__init__(**kwargs)
         self.widget.attrs.update(
             {
-                "placeholder": "1405/01/15",
+                "placeholder": "۱۴۰۵/۰۱/۱۵",
                 "dir": "ltr",
                 "inputmode": "numeric",
                 "size": 10,
@@ -64,7 +64,7 @@ class JalaliDateField(forms.CharField):
             return None
         parsed = parse_jalali_date(value)
         if parsed is None:
-            raise forms.ValidationError("تاریخ را شمسی بنویسید، مثل 1405/01/15.")
+            raise forms.ValidationError("تاریخ را شمسی بنویسید، مثل ۱۴۰۵/۰۱/۱۵.")
         return parsed
 
 

@@ -62,7 +62,7 @@ def time_field(label: str) -> forms.TimeField:
     )
 
 
-JALALI_INPUT_ATTRS = {"dir": "ltr", "lang": "en", "placeholder": "1405/08/10 09:00", "data-jalali-picker": "jalali"}
+JALALI_INPUT_ATTRS = {"dir": "ltr", "lang": "en", "placeholder": "۱۴۰۵/۰۸/۱۰ ۰۹:۰۰", "data-jalali-picker": "jalali"}
 
 
 class JalaliDateTimeField(forms.CharField):

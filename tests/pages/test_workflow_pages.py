@@ -252,3 +252,16 @@ def test_the_send_window_inputs_hint_their_shape_without_latin_letters_or_digits
     placeholders = page.locator("input.time24").evaluate_all("els => els.map(e => e.placeholder)")
     assert placeholders and not any(re.search("[A-Za-z0-9]", p) for p in placeholders), placeholders
     assert axe_violations(page) == []
+
+
+def test_the_date_inputs_hint_a_jalali_date_in_persian_digits(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    login(page, live_server.url, "mina")
+    for path in ("/automation/campaigns/new/", "/sms/log/"):  # a campaign's start and end, the SMS log's dates
+        page.goto(f"{live_server.url}{path}")
+        dates = page.locator("input[data-jalali-picker]")
+        expect(dates.first).to_be_visible()
+        placeholders = dates.evaluate_all("els => els.map(e => e.placeholder)")
+        assert placeholders and not any(re.search("[0-9A-Za-z]", p) for p in placeholders), (path, placeholders)
+        assert axe_violations(page) == []
