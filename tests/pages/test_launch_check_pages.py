@@ -132,7 +132,7 @@ def test_the_step_editor_lints_the_text_live(page, live_server):
     make_target(shop, name="سارا احمدی", first_name="سارا")
     settings = setup_sms(shop)
     SmsProviderAccount.objects.filter(pk=settings.primary_account_id).update(
-        line_kind=LineKind.ADVERTISING, links_allowed=False
+        line_kind=LineKind.ADVERTISING, links_allowed=False, filtered_words=["جایزه"]
     )
     login(page, live_server.url, "mina")
     page.get_by_test_id("nav-automation").click()
@@ -153,6 +153,11 @@ def test_the_step_editor_lints_the_text_live(page, live_server):
     expect(dialog.get_by_test_id("lint-parts")).to_contain_text("سطر لغو دارد")
     dialog.locator("textarea").fill("تخفیف ویژه")
     expect(dialog.get_by_test_id("lint-link_not_allowed")).to_have_count(0)
+    # a word of the account's list (typed by staff, or named by a refusal): said as the list's, no refusal claimed
+    dialog.locator("textarea").fill("تخفیف ویژه با جایزه")
+    expect(dialog.get_by_test_id("lint-filtered_word")).to_have_text(
+        "متن کلمه‌ای از فهرست کلمه‌های فیلترشدهٔ این حساب دارد و سرویس‌دهنده آن را رد می‌کند: جایزه"
+    )
 
 
 def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_server):
