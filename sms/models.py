@@ -203,10 +203,11 @@ class SmsSettings(TimeStamped):
         return f"تنظیمات پیامک فضای کاری {fa_digits(self.workspace_id)}"
 
     def save(self, *args, **kwargs):
-        self.webhook_token_digest = webhook_token_digest(self.webhook_token)
         fields = kwargs.get("update_fields")
-        if fields is not None and "webhook_token" in fields:
-            kwargs["update_fields"] = {*fields, "webhook_token_digest"}
+        if "webhook_token" not in self.get_deferred_fields() and (fields is None or "webhook_token" in fields):
+            self.webhook_token_digest = webhook_token_digest(self.webhook_token)
+            if fields is not None:
+                kwargs["update_fields"] = {*fields, "webhook_token_digest"}
         super().save(*args, **kwargs)
 
     def clean(self) -> None:

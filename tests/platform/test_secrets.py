@@ -240,3 +240,21 @@ def test_the_admin_never_shows_an_idempotency_keys_kept_answer(api, workspace):
     response = page.get(f"/admin/platform/idempotencykey/{row.pk}/change/")
     assert response.status_code == 200 and "k-1" in response.content.decode()
     assert created.json()["key"] not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_delivery_webhook_finds_its_workspace_by_the_tokens_digest_kept_in_step(workspace):
+    from campaigns.platform.errors import NotFound
+    from sms.services import settings_for_token
+
+    settings = setup_sms(workspace, "console")
+    assert settings_for_token(settings.webhook_token).pk == settings.pk
+    old, settings.webhook_token = settings.webhook_token, "t" * 43
+    settings.save(update_fields=["webhook_token"])
+    assert settings_for_token("t" * 43).pk == settings.pk
+    with pytest.raises(NotFound):
+        settings_for_token(old)
+    deferred = SmsSettings.objects.only("id", "enabled").get(pk=settings.pk)
+    deferred.enabled = False
+    deferred.save()  # the token not loaded: the digest is left as it is
+    assert settings_for_token("t" * 43).pk == settings.pk
