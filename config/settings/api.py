@@ -99,6 +99,7 @@ SPECTACULAR_SETTINGS = {
         "WebhookDeliveryStatusEnum": "campaigns.platform.models.WebhookDeliveryStatus",
         # the core's journey and every installed channel's kind, read when the schema is built
         "CampaignKindEnum": "campaigns.platform.channels.campaign_kind_choices",
+        "FrequencyCapPriorityEnum": "campaigns.choices.CapPriority",
     },
 }
 
