@@ -243,3 +243,25 @@ def test_a_history_admin_list_joins_one_level_and_reads_no_distinct_of_its_table
     listed = next(sql for sql in events if "ORDER BY" in sql and "COUNT(" not in sql.upper())
     assert listed.count(" JOIN ") <= len(ExecutionEventAdmin.list_display), listed
     assert 'ORDER BY "automation_executionevent"."id" DESC' in listed
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="query plans of PostgreSQL")
+def test_the_polled_counts_and_the_activity_list_read_their_indexes(workspace, owner):
+    """docs/benchmarks.md "The five live counts": the follow-up list's first page walks its order's index (not a sort
+    of every activity of the workspace), a browser campaign's replaced tasks and a journey's executions ended with
+    the campaign are counted on partial indexes of those few rows."""
+    from automation.choices import EndReason, ExecutionStatus
+    from automation.models import Execution
+    from campaigns.notifications.selectors import activity_queryset
+    from tests.conftest import make_actor
+    from workers.models import BrowserTask
+
+    actor = make_actor(workspace, user=owner)
+    page = activity_queryset(actor=actor).order_by("status", "due_at", "id")[:20]
+    assert "activity_workspace_order" in plan_of(page)
+    replaced = BrowserTask.objects.filter(campaign_id=1, replaces__isnull=False).order_by().values("replaces__status")
+    assert "browsertask_campaign_replaces" in plan_of(replaced)
+    ended = Execution.objects.filter(
+        workspace=workspace, campaign_id=1, status=ExecutionStatus.CANCELLED, end_reason=EndReason.CAMPAIGN_ENDED
+    ).order_by()
+    assert "exec_campaign_ended" in plan_of(ended.values("campaign_id"))
