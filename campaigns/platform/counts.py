@@ -106,7 +106,12 @@ def _spread_ids(first_ids: QuerySet | Iterable[int], size: int) -> tuple[list[in
             return ids, True
         return sorted({ids[i * len(ids) // size] for i in range(size)}), False
     column = first_ids.query.values_select[0] if first_ids.query.values_select else "pk"
-    head = list(first_ids[: size + 1].union(first_ids.reverse()[:1], all=True))
+    connection = connections[first_ids.db]
+    postgresql = is_postgresql(connection)
+    if postgresql:
+        head = list(first_ids[: size + 1].union(first_ids.reverse()[:1], all=True))
+    else:  # SQLite refuses a slice inside a compound statement: the same rows in two queries
+        head = [*first_ids[: size + 1], *first_ids.reverse()[:1]]
     if not head:
         return [], True
     head.sort()
@@ -117,10 +122,9 @@ def _spread_ids(first_ids: QuerySet | Iterable[int], size: int) -> tuple[list[in
     per, span = -(-size // strata), highest - lowest + 1
     starts = [lowest + i * span // strata for i in range(strata)] + [highest + 1]
     bounds = [(start, end) for start, end in pairwise(starts) if end > start]
-    connection = connections[first_ids.db]
-    if not is_postgresql(connection):
+    if not postgresql:  # the embedded default's small data: a query per range
         ranges = [first_ids.filter(**{f"{column}__gte": lo, f"{column}__lt": hi})[:per] for lo, hi in bounds]
-        return sorted(set(ranges[0].union(*ranges[1:], all=True)))[:size], False
+        return sorted({pk for rows in ranges for pk in rows})[:size], False
     # One query, the range's seek compiled once (twenty compiled querysets cost more than their reads): each
     # range's ``(lo, hi)`` joined laterally to the small side's index, ``LIMIT per`` within it.
     seek = first_ids.filter(**{f"{column}__gte": RawSQL("r.lo", ()), f"{column}__lt": RawSQL("r.hi", ())})[:per]
