@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import TypedDict, Unpack
 
 from django.db.models import Exists, OuterRef, QuerySet
+from django.urls import reverse
 
 from campaigns.models import Campaign
 from campaigns.platform.permissions import Perm
@@ -15,6 +16,7 @@ from campaigns.platform.tenancy import Actor, get_scoped, scoped
 from sms import channel
 from sms.choices import AttemptStatus
 from sms.models import BlacklistEntry, SmsAttempt, SmsChannelEvent, SmsProviderAccount, SmsSettings, SmsTemplate
+from sms.providers import provider_for
 
 _LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 
@@ -142,6 +144,15 @@ class SettingsOverview:
 
 def webhook_path(settings: SmsSettings) -> str:
     return f"/api/webhooks/sms/generic/{settings.webhook_token}"
+
+
+def inbound_push_path(account: SmsProviderAccount) -> str | None:
+    """Where the account's provider pushes its replies (its own token; shown to managers on the account's page),
+    or None when the provider does not push."""
+    provider = provider_for(account.provider)
+    if provider is None or not provider.pushes_replies:
+        return None
+    return reverse("sms-inbound-push", kwargs={"account_id": account.pk, "token": account.inbound_token})
 
 
 def settings_overview(*, actor: Actor) -> SettingsOverview:

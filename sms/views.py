@@ -405,6 +405,7 @@ def account_edit(request, actor, account_id: int):
         "form": form,
         "account": account,
         "credential_inputs": form.credential_inputs().get(account.provider, []),
+        "push_path": selectors.inbound_push_path(account),
     }
     return render_tab(request, "sms/account_form.html", "sms-settings", context)
 

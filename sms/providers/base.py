@@ -161,6 +161,8 @@ class Provider:
     # Reads the replies of a line (``receive``); ``receive_lines(account)``: the lines polled one by one ("" = the
     # whole account at once, with a cursor). ``parse_inbound_push``: the provider's push of one reply, or None.
     receives: ClassVar[bool] = False
+    # The provider's panel pushes each reply to a URL of ours (``parse_inbound_push``): the account's page shows it.
+    pushes_replies: ClassVar[bool] = False
 
     def receive_lines(self, account: Any) -> list[str]:
         return []

@@ -222,6 +222,7 @@ class MelipayamakProvider(Provider):
 
     # --- inbox: ``GetMessagesAfterID`` (Receive.asmx, HTTP POST, XML) with a message-id cursor, or the push ---
     receives = True
+    pushes_replies = True
 
     def receive_lines(self, account) -> list[str]:
         return [""]  # every line of the account in one request (``from`` empty), after the cursor

@@ -143,3 +143,32 @@ def test_replies_by_poll_and_push_reach_the_owner_the_inbox_and_the_thread(page,
     assert JALALI_TIME.search(thread.nth(1).inner_text())
     page.get_by_test_id("panel-sms").scroll_into_view_if_needed()
     shots(page, "thread")
+
+
+def test_the_account_page_gives_the_reply_push_address_that_the_provider_then_uses(page, live_server, fake):
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="owner-push")
+    meli = provider_account(shop, "melipayamak", "50001000")
+    kave = provider_account(shop, "kavenegar", "10004346")
+    make_target(shop, name="رضا کریمی", mobile="+989121234568")
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "owner-push")
+    page.fill("#id_password", "pw-123456")
+    page.click("button[type=submit]")
+
+    page.goto(f"{live_server.url}/sms/settings/")
+    page.get_by_role("link", name="melipayamak", exact=True).click()
+    expect(page.get_by_test_id("reply-push-state")).to_contain_text("هنوز پاسخی با این نشانی نرسیده")
+    address = page.get_by_test_id("reply-push-url").inner_text().strip()
+    shots(page, "push-address")
+
+    answered = page.request.post(address, form={"from": "09121234568", "to": "50001000", "body": "لغو"})
+    assert (answered.status, answered.text()) == (200, "OK")
+    assert InboundSms.objects.get(workspace=shop).outcome == "opt_out"
+    page.reload()
+    expect(page.get_by_test_id("reply-push-state")).to_contain_text("پاسخ‌ها با همین نشانی می‌رسند")
+
+    page.goto(f"{live_server.url}/sms/settings/accounts/{kave.id}/")  # Kavenegar is read from its inbox only
+    expect(page.locator("h2").first).to_contain_text("kavenegar")
+    expect(page.get_by_test_id("reply-push")).to_have_count(0)
+    assert meli.inbound_token not in page.content()
