@@ -139,21 +139,25 @@ def journey_stats(*, actor: Actor, campaign_id: int, now: datetime | None = None
         )
     )
     queued_for_sending = executions.filter(status=S.WAITING, needs_budget=True, deferred_by_limit=True).count()
-    if remaining and min(remaining) == 0:  # today's limit is spent: the due sends the tick leaves wait for it too
+    limit_spent = bool(remaining) and min(remaining) == 0
+    if limit_spent:  # today's limit is spent: the due sends the tick leaves wait for it too
         queued_for_sending += executions.filter(
             status__in=DUE_STATUSES, needs_budget=True, deferred_by_limit=False, next_run_at__lte=now
         ).count()
     next_sends = []
     for row in upcoming[:NEXT_SENDS]:
-        pushed = row["deferred_by_limit"]
+        due = row["next_run_at"] is not None and row["next_run_at"] <= now
+        # Put off by the limit, or due while today's limit is spent: it goes when the limit frees, not at a time
+        # already past.
+        held = row["deferred_by_limit"] or (limit_spent and due)
         next_sends.append(
             {
                 "execution_id": row["id"],
                 "subject_id": row["subject_id"],
                 "status": row["status"],
                 "step": _step(row["current_node__type"], row["current_node__subtype"], row["current_node__name"]),
-                "next_run_at": None if pushed else row["next_run_at"],
-                "queued_for_sending": pushed or (row["next_run_at"] is not None and row["next_run_at"] <= now),
+                "next_run_at": None if held else row["next_run_at"],
+                "queued_for_sending": held or due,
             }
         )
     # Journeys resting at a step that sends nothing (a Wait): when the first wakes up, so a list of next sends

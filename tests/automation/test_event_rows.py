@@ -123,6 +123,26 @@ def test_a_step_deferred_by_the_limit_shows_queued_for_sending(actor, workspace)
 
 
 @pytest.mark.django_db
+def test_a_due_send_behind_a_spent_limit_shows_no_past_time(actor, workspace):
+    """«ارسال‌های بعدی» does not promise a send at a time already past while today's limit holds it."""
+    from automation.journey_stats import journey_stats
+
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, linear_graph(sms_node("a"), end_node()), daily_limit=1)
+        enroll(actor, campaign, [make_target(workspace)])
+    now = T0 + timedelta(hours=7)
+    Driver().tick(now)  # the one send of the day
+    with time_machine.travel(now, tick=False):
+        enroll(actor, campaign, [make_target(workspace)])
+    later = now + timedelta(minutes=5)  # due since `now`, not ticked: today's limit is spent
+    stats = journey_stats(actor=actor, campaign_id=campaign.id, now=later)
+    assert stats["limits"]["remaining_today"] == 0
+    assert [(s["next_run_at"], s["queued_for_sending"]) for s in stats["next_sends"]] == [(None, True)]
+    assert stats["queued_for_sending"] == 1
+
+
+@pytest.mark.django_db
 def test_one_execution_stepped_alone_is_flagged_and_unflagged_like_a_batch(actor, workspace):
     """The single-execution path (``process_execution``) writes the limit flag with the step's outcome too."""
     from automation.engine.context import automation_settings
