@@ -30,7 +30,7 @@ class WaitNode(NodeHandler):
         if mode == "duration":
             amount = config.get("amount")
             if not isinstance(amount, int) or amount <= 0 or config.get("unit", "days") not in WAIT_UNITS:
-                check.add(node, "INVALID_WAIT", "مدت انتظار باید عددی مثبت با واحد دقیقه، ساعت یا روز باشد.")
+                check.add(node, "INVALID_WAIT", "مدت انتظار باید عددی مثبت با واحد دقیقه، ساعت، روز یا هفته باشد.")
         elif mode == "until":
             try:
                 datetime.fromisoformat(str(config.get("at")))
