@@ -265,3 +265,63 @@ def test_the_date_inputs_hint_a_jalali_date_in_persian_digits(page, live_server)
         placeholders = dates.evaluate_all("els => els.map(e => e.placeholder)")
         assert placeholders and not any(re.search("[0-9A-Za-z]", p) for p in placeholders), (path, placeholders)
         assert axe_violations(page) == []
+
+
+def test_a_wait_in_weeks_is_chosen_in_the_builder(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.MANAGER, username="mina")
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/new/")
+    page.fill("#id_name", "یادآوری دوهفته‌ای")
+    page.get_by_role("button", name="ساخت و باز کردن ویرایشگر").click()
+    add_step(page, "0", "انتظار")
+    dialog = edit(page, "0")
+    dialog.locator("input[name=amount]").fill("2")
+    units = dialog.locator("select[name=unit] option")
+    expect(units).to_have_text(["دقیقه", "ساعت", "روز", "هفته"])
+    dialog.locator("select[name=unit]").select_option(label="هفته")
+    save(dialog)
+    expect(step(page, "0")).to_contain_text("۲ هفته")
+    expect(page.get_by_test_id("problems")).to_contain_text("ایرادی نیست")
+    workflow = Workflow.objects.get(workspace=shop)
+    (wait,) = [s for s in decompile(graph_of_version(workflow.versions.get())).steps if isinstance(s, Wait)]
+    assert wait.config == {"mode": "duration", "amount": 2, "unit": "weeks"}
+    dialog = edit(page, "0")
+    expect(dialog.locator("select[name=unit]")).to_have_value("weeks")  # read back as it was chosen
+
+
+def test_the_workflow_list_is_filtered_by_category(page, live_server):
+    from automation.services import workflows
+
+    from ..conftest import make_actor
+
+    shop = make_workspace("shop")
+    mina = make_member(shop, Role.MANAGER, username="mina")
+    actor = make_actor(shop, user=mina)
+    for name, category in (("یادآوری قسط", "وصول"), ("خوش‌آمد", "فروش"), ("تخفیف یلدا", "فروش"), ("آزمایشی", "")):
+        workflows.workflow_create(actor=actor, name=name, category=category)
+    login(page, live_server.url, "mina")
+    page.goto(f"{live_server.url}/automation/workflows/")
+    table = page.get_by_test_id("workflow-table")
+    expect(table.locator("tbody tr")).to_have_count(4)
+    filters = page.get_by_test_id("workflow-filters")
+    expect(filters.get_by_label("دسته").locator("option")).to_have_text(["همه", "فروش", "وصول"])  # a list, not typed
+    filters.get_by_label("دسته").select_option("فروش")
+    filters.get_by_role("button", name="نمایش").click()
+    expect(page).to_have_url(re.compile(r"category="))
+    expect(table.locator("tbody tr")).to_have_count(2)
+    expect(table).to_contain_text("خوش‌آمد")
+    expect(table).to_contain_text("تخفیف یلدا")
+    expect(table).not_to_contain_text("یادآوری قسط")
+    expect(filters.get_by_label("دسته")).to_have_value("فروش")  # the filter stays chosen
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert axe_violations(page) == [], width
+        shot(page, f"workflow-list-category-{width}")
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 1, (width, overflow)
+        editor = table.get_by_role("link", name="ویرایشگر").first  # each row's editor link on screen, no scrolling
+        box = editor.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, (width, box)
+    page.get_by_role("link", name="همه گردش‌کارها").click()
+    expect(table.locator("tbody tr")).to_have_count(4)
