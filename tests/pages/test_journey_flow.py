@@ -78,7 +78,7 @@ def _spreadsheet(path):
     book.save(path)
 
 
-def test_twenty_leads_from_a_spreadsheet_to_a_running_three_step_journey_in_under_25_clicks(
+def test_twenty_leads_from_a_spreadsheet_to_a_running_three_step_journey_in_20_clicks_sending_within_15_s(
     page, live_server, tmp_path
 ):
     shop = make_workspace("shop")
