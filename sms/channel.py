@@ -27,6 +27,9 @@ logger = logging.getLogger(__name__)
 channel_outage = Signal()
 
 OUTAGE_NOTIFY_EVERY = timedelta(hours=6)
+# The circuit's reason when the provider answered that the account's credit cannot pay (``Provider.no_credit_codes``),
+# shown as it is on the SMS settings page; the credit read (``sms.credit``) resumes such a pause once it sees credit.
+CREDIT_EXHAUSTED = "اعتبار حساب پیامک تمام شده است"
 
 
 def sms_settings(workspace_id: int) -> SmsSettings:
@@ -114,6 +117,40 @@ def close_circuit(workspace_id: int) -> None:
     )
     if closed:
         events.circuit_closed_event(workspace_id=workspace_id)
+
+
+def resume_after_credit(workspace_id: int, *, account_id: int, now: datetime) -> bool:
+    """The credit read saw credit again on account ``account_id``: if it is its workspace's primary or fallback
+    and the workspace's sends paused for credit (``CREDIT_EXHAUSTED``), the circuit closes and the SMS steps
+    deferred to the pause's end become due now (the next tick sends them; their guards run again). A pause for
+    any other reason stays. Returns whether it resumed."""
+    from automation.choices import ExecutionStatus
+    from automation.models import Execution
+
+    paused = SmsSettings.objects.filter(
+        Q(primary_account_id=account_id) | Q(fallback_account_id=account_id),
+        workspace_id=workspace_id,
+        paused_until__gt=now,
+        pause_reason=CREDIT_EXHAUSTED,
+    )
+    until = paused.values_list("paused_until", flat=True).first()
+    if until is None:
+        return False
+    closed = paused.filter(paused_until=until).update(
+        paused_until=None, pause_reason="", outage_notified_at=None, updated_at=now
+    )
+    if not closed:
+        return False  # a probe or a person closed it meanwhile
+    events.circuit_closed_event(workspace_id=workspace_id, cause="credit")
+    woken = Execution.objects.filter(
+        workspace_id=workspace_id,
+        status=ExecutionStatus.WAITING,
+        next_run_at=until,
+        current_node__type="action",
+        current_node__subtype="send_sms",
+    ).update(next_run_at=now)
+    logger.info("sms sends of workspace %s resumed: credit again (%s steps due now)", workspace_id, woken)
+    return True
 
 
 # --- gateway -------------------------------------------------------------------------------------

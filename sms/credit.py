@@ -10,6 +10,12 @@ account and day).
 A provider that prices a message part per operator (``Provider.price_query``: Melipayamak ``GetSmsPrice``) is
 asked in the same run: the prices are kept (``provider_prices``, ``prices_checked_at``) and the launch check uses
 them; a failed read keeps the last prices and keeps why (``prices_error``, ``prices_error_at``) for the page.
+
+A workspace whose sends paused because the provider answered that the credit cannot pay (Kavenegar 418,
+Melipayamak 2: ``channel.CREDIT_EXHAUSTED``) resumes here once an account of it is read with credit again — more
+than the read before it (a recharge), or at least the low-credit threshold (``credit_returned``): the circuit
+closes and the steps that waited for it are due now (``channel.resume_after_credit``). The circuit's own probe
+after ``SMS_CIRCUIT_PAUSE_MINUTES`` stays the fallback for a provider whose credit cannot be read.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ def credit_read(*, now: datetime | None = None) -> dict[str, int]:
     answers; tell owners of a low credit."""
     now = now or timezone.now()
     kinds = [p.kind for p in PROVIDERS.values() if p.credit_query or p.price_query]
-    report = {"asked": 0, "read": 0, "low": 0, "priced": 0, "price_failed": 0}
+    report = {"asked": 0, "read": 0, "low": 0, "priced": 0, "price_failed": 0, "resumed": 0}
     accounts = SmsProviderAccount.objects.filter(is_active=True, provider__in=kinds).order_by("id")
     for account in accounts.iterator():
         provider = provider_for(account.provider)
@@ -66,6 +72,8 @@ def credit_read(*, now: datetime | None = None) -> dict[str, int]:
             continue
         report["read"] += 1
         SmsProviderAccount.objects.filter(pk=account.pk).update(credit=credit, credit_checked_at=now)
+        if credit_returned(credit, before=account.credit, unit=account.credit_in):
+            report["resumed"] += channel.resume_after_credit(account.workspace_id, account_id=account.pk, now=now)
         if credit < low_credit_threshold(account.credit_in):
             report["low"] += 1
             credit_low.send(
@@ -78,6 +86,14 @@ def credit_read(*, now: datetime | None = None) -> dict[str, int]:
                 day=timezone.localdate(now),
             )
     return report
+
+
+def credit_returned(credit: int, *, before: int | None, unit: str) -> bool:
+    """Whether a credit read shows credit a send can use again: some credit, and either more than the read before
+    it (a recharge) or at least the low-credit threshold of its unit."""
+    if credit <= 0:
+        return False
+    return before is None or credit > before or credit >= low_credit_threshold(unit)
 
 
 def _read_prices(account: SmsProviderAccount, provider, credentials: dict, now: datetime, report: dict) -> None:

@@ -17,9 +17,9 @@ def circuit_opened_event(*, workspace_id: int, reason: str, until: datetime) -> 
     return _write(workspace_id, T.CIRCUIT_OPENED, data={"reason": reason, "until": until.isoformat()})
 
 
-def circuit_closed_event(*, workspace_id: int) -> SmsChannelEvent:
-    """A probe send succeeded: the outage is over."""
-    return _write(workspace_id, T.CIRCUIT_CLOSED)
+def circuit_closed_event(*, workspace_id: int, cause: str = "") -> SmsChannelEvent:
+    """A probe send succeeded (or, ``cause`` "credit", the credit read saw credit again): the outage is over."""
+    return _write(workspace_id, T.CIRCUIT_CLOSED, data={"cause": cause} if cause else None)
 
 
 def manual_resume_event(*, workspace_id: int, actor, was_paused_until: datetime | None) -> SmsChannelEvent:

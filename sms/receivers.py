@@ -4,10 +4,9 @@ when sends stay unknown for hours (once per day)."""
 from django.urls import reverse
 
 from campaigns.notifications.services import notification_send, workspace_owners
-from sms.channel import channel_outage
+from sms.channel import CREDIT_EXHAUSTED, channel_outage
 
 REASONS = {
-    "credit_exhausted": "اعتبار حساب پیامک تمام شده است",
     "sms_disabled": "پیامک خاموش است",
     "sms_not_configured": "سرویس پیامک پیکربندی نشده است",
 }
@@ -32,13 +31,25 @@ def notify_outage(sender, *, workspace_id: int, reason: str, **kwargs) -> None:
     from sms.models import SmsSettings
 
     stamp = SmsSettings.objects.filter(workspace_id=workspace_id).values_list("outage_notified_at", flat=True).first()
+    if reason == CREDIT_EXHAUSTED:
+        title = "ارسال پیامک‌ها برای اعتبار حساب متوقف شد"
+        body = (
+            f"{CREDIT_EXHAUSTED}؛ سرویس‌دهنده پیامک‌ها را نپذیرفت. ارسال‌ها متوقف است و هیچ پیامکی از دست نمی‌رود "
+            "یا ناموفق شمرده نمی‌شود. حساب را شارژ کنید؛ وقتی اعتبار دوباره دیده شود (هر ۱۵ دقیقه خوانده می‌شود)، "
+            "ارسال‌ها خودبه‌خود ادامه می‌یابند."
+        )
+    else:
+        title = "کانال پیامک قطع است"
+        body = (
+            f"{REASONS.get(reason, reason)}. ارسال‌ها تا رفع مشکل به تعویق می‌افتند؛ پس از رفع، در تنظیمات پیامک "
+            "«مشکل برطرف شد؛ ادامه» را بزنید."
+        )
     _tell_owners(
         workspace_id,
         kind="channel_outage",
-        title="کانال پیامک قطع است",
-        body=f"{REASONS.get(reason, reason)}. ارسال‌ها تا رفع مشکل به تعویق می‌افتند؛ پس از رفع، در تنظیمات پیامک "
-        "«مشکل برطرف شد؛ ادامه» را بزنید.",
-        link="sms-home",
+        title=title,
+        body=body,
+        link="sms-settings" if reason == CREDIT_EXHAUSTED else "sms-home",
         dedupe_key=f"sms_outage:{stamp.isoformat() if stamp else reason}",
     )
 

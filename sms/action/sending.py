@@ -145,7 +145,11 @@ def settle(plans: list[Plan]) -> list[ActionResult]:
                 ctx.cache.pop(("sms_settings", ctx.workspace.id), None)
             results.append(ActionResult(ResultStatus.SUCCESS, data=data))
         elif status == AttemptStatus.UNAVAILABLE:
-            until = channel.trip_circuit(ctx.workspace.id, response.error_message or response.error_code, ctx.now)
+            reason = response.error_message or response.error_code
+            provider = provider_for(gateway.provider)
+            if provider is not None and provider.is_no_credit(response.error_code):
+                reason = channel.CREDIT_EXHAUSTED  # resumed by the credit read once it sees credit again
+            until = channel.trip_circuit(ctx.workspace.id, reason, ctx.now)
             ctx.cache.pop(("sms_settings", ctx.workspace.id), None)  # later executions of this job see the pause
             results.append(ActionResult(ResultStatus.UNAVAILABLE, until=until, message=response.error_code, data=data))
         elif status == AttemptStatus.UNKNOWN:

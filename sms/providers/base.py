@@ -104,6 +104,9 @@ class Provider:
     # Send answers meaning "the text carries a filtered word" (Melipayamak 7): the account keeps the words and the
     # refused text (``sms.filtered_words``).
     filtered_word_codes: ClassVar[frozenset[str]] = frozenset()
+    # Send answers meaning "the account's credit cannot pay" (Kavenegar 418, Melipayamak 2): the workspace's sends
+    # pause with a notice and resume once the credit read sees credit again (``sms.credit``).
+    no_credit_codes: ClassVar[frozenset[str]] = frozenset()
     # Answers "how much credit is left?" (Kavenegar ``account/info``, Melipayamak ``GetCredit``): read on a timer.
     credit_query: ClassVar[bool] = False
     # What that credit counts (``sms.choices.CreditUnit`` value): "rial", or "message" (message parts). A new
@@ -186,6 +189,9 @@ class Provider:
     def credentials_problem(self, credentials: dict[str, Any]) -> str | None:
         errors = self.credentials_errors(credentials)
         return f"{self.kind} credentials: {', '.join(sorted(errors))}" if errors else None
+
+    def is_no_credit(self, code: Any) -> bool:
+        return str(code) in self.no_credit_codes
 
     def meaning(self, code: Any) -> CodeMeaning:
         try:

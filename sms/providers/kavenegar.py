@@ -119,6 +119,7 @@ class KavenegarProvider(Provider):
     message_status_batch_size = STATUS_BY_MESSAGE_ID
     batch_size = BATCH
     send_codes = SEND_CODES
+    no_credit_codes = frozenset({"418"})  # insufficient credit
     delivery_codes = ENTRY_CODES
     # Entry status 14 (filtered: the number refuses advertising), at the send (``entry_14``) or in a status answer.
     ad_blocked_codes = frozenset({"14", "entry_14"})

@@ -101,6 +101,7 @@ class MelipayamakProvider(Provider):
     ad_blocked_codes = frozenset({"35"})
     # Send code 7: the text carries a word the provider filters.
     filtered_word_codes = frozenset({"7"})
+    no_credit_codes = frozenset({"2"})  # insufficient credit
     credit_query = True
     # ``GetCredit`` gives the credit in messages (its help page since 1402: «بر حسب تعداد پیامک»; docs/sms.md
     # "Credit"), not rials.

@@ -19,12 +19,14 @@ from automation.models import DailyCounter, Execution
 from automation.services.enrollment import enroll_subjects
 from campaigns.models import Notification
 from sms import rate_limits
-from sms.channel import BatchItem, send_batch_through_gateway
+from sms.channel import CREDIT_EXHAUSTED, BatchItem, send_batch_through_gateway
+from sms.credit import credit_read
 from sms.models import SmsAttempt, SmsProviderAccount, SmsSettings
 from sms.providers import SendRequest
 from sms.providers.base import POOL
 from sms.providers.kavenegar import Fixtures as Kavenegar
 from sms.providers.kavenegar import KavenegarProvider
+from sms.providers.melipayamak import Fixtures as Melipayamak
 from sms.providers.melipayamak import MelipayamakProvider
 from tests.automation.helpers import Driver, end_node, journey, linear_graph, setup_sms, sms_node
 from tests.conftest import make_target
@@ -423,6 +425,63 @@ def test_insufficient_credit_pauses_the_sends_with_a_notice_and_resumes_when_cre
     accepted = list(fake.messages.values())
     assert len(accepted) == 5 and len({m["receptor"] for m in accepted}) == 5  # everyone, once
     assert notices.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("provider", "no_credit", "empty", "recharged"),
+    [
+        (("kavenegar", KEY), Kavenegar.error(418), Kavenegar.account_info(0), Kavenegar.account_info(5_000_000)),
+        (
+            ("melipayamak", MELI),
+            (200, {"Value": "2", "RetStatus": 2, "StrRetStatus": "credit"}),
+            Melipayamak.credit(0),
+            Melipayamak.credit(2_000),
+        ),
+    ],
+    ids=["kavenegar", "melipayamak"],
+)
+def test_sends_paused_for_credit_resume_as_soon_as_the_credit_read_sees_credit_again(
+    actor, workspace, fake, provider, no_credit, empty, recharged
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(actor, workspace, 5, provider=provider, body="سلام")
+    fake.responses.append(no_credit)
+    driver = Driver()
+    driver.tick(T0 + timedelta(minutes=1))
+    settings = SmsSettings.objects.get(workspace=workspace)
+    assert (settings.paused_until, settings.pause_reason) == (T0 + timedelta(minutes=31), CREDIT_EXHAUSTED)
+    notice = Notification.objects.get(workspace=workspace, kind="channel_outage")
+    assert notice.recipient_id == actor.user.id
+    assert notice.title == "ارسال پیامک‌ها برای اعتبار حساب متوقف شد"
+    assert "هیچ پیامکی از دست نمی‌رود" in notice.body and "خودبه‌خود ادامه می‌یابند" in notice.body
+    executions = Execution.objects.filter(campaign=campaign)
+    assert Counter(executions.values_list("status", flat=True)) == {ExecutionStatus.WAITING: 5}
+    assert set(executions.values_list("retry_count", flat=True)) == {0}  # no target failed or dropped
+
+    fake.status_responses.append(empty)  # the credit read: still nothing
+    assert credit_read(now=T0 + timedelta(minutes=15))["resumed"] == 0
+    driver.tick(T0 + timedelta(minutes=16))
+    assert len(fake.sends()) == 1 and fake.messages == {}  # still paused: nothing called
+
+    fake.status_responses.append(recharged)  # recharged: the next read resumes, well before the pause's end
+    assert credit_read(now=T0 + timedelta(minutes=20))["resumed"] == 1
+    settings.refresh_from_db()
+    assert (settings.paused_until, settings.pause_reason) == (None, "")
+    driver.tick(T0 + timedelta(minutes=21))
+    assert set(executions.values_list("status", flat=True)) == {ExecutionStatus.COMPLETED}
+    accepted = list(fake.messages.values())
+    assert len(accepted) == 5 and len({m["receptor"] for m in accepted}) == 5  # everyone, once
+    assert Notification.objects.filter(workspace=workspace, kind="channel_outage").count() == 1
+
+
+def test_a_pause_for_another_reason_is_not_resumed_by_credit(actor, workspace, fake):
+    sms = setup_sms(workspace, "kavenegar", KEY)
+    SmsSettings.objects.filter(pk=sms.pk).update(paused_until=T0 + timedelta(minutes=31), pause_reason="401")
+    fake.status_responses.append(Kavenegar.account_info(5_000_000))
+    assert credit_read(now=T0 + timedelta(minutes=20))["resumed"] == 0
+    sms.refresh_from_db()
+    assert (sms.paused_until, sms.pause_reason) == (T0 + timedelta(minutes=31), "401")
 
 
 @pytest.mark.parametrize("provider", [("kavenegar", KEY), ("melipayamak", MELI)], ids=["kavenegar", "melipayamak"])

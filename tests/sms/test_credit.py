@@ -45,7 +45,7 @@ def test_each_providers_credit_is_read_and_kept_in_its_unit_and_a_low_one_told_o
     fake.status_responses += [Kavenegar.account_info(2_500_000), Melipayamak.credit(40_000.5)]
     # a Melipayamak account without a line cannot be asked its prices: said, not a crash; 40,000 messages are
     # far above the messages threshold (they were «low» when read as rials, below 100,000)
-    assert credit_read(now=T0) == {"asked": 2, "read": 2, "low": 0, "priced": 0, "price_failed": 1}
+    assert credit_read(now=T0) == {"asked": 2, "read": 2, "low": 0, "priced": 0, "price_failed": 1, "resumed": 0}
     assert [r["path"] for r in fake.requests] == ["/v1/K/account/info.json", "/api/SendSMS/GetCredit"]
     kave.refresh_from_db()
     meli.refresh_from_db()
