@@ -37,6 +37,7 @@ from campaigns.platform.admin import (
 )
 from campaigns.platform.models import IdempotencyKey, WebhookDelivery, WebhookEndpoint
 from campaigns.platform.permissions import Perm
+from campaigns.platform.tokens import api_tokens_granted_revoke
 from campaigns.selectors import target_list_campaigns
 from campaigns.services.workspaces import workspace_time_zone_set
 
@@ -110,11 +111,18 @@ class ApiTokenAdmin(SuperuserOnlyMixin, WorkspaceScopedAdmin):
     list_display = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at", "revoked_at")
     list_filter = ("revoked_at",)
     search_fields = ("prefix", "name", "user__username")
-    fields = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at", "revoked_at")
-    readonly_fields = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at")
+    fields = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at", "granted_by", "revoked_at")
+    fields += ("revoked_with",)
+    readonly_fields = ("prefix", "name", "user", "created_at", "expires_at", "last_used_at", "granted_by")
+    readonly_fields += ("revoked_with",)
 
     def has_add_permission(self, request):
         return False
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if obj.revoked_at is not None and "revoked_at" in form.changed_data:
+            api_tokens_granted_revoke(root=obj)  # as the page and the API: the keys made with it go too
 
 
 @admin.register(TargetList)

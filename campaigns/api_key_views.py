@@ -1,5 +1,6 @@
 """The API keys page: a member's own keys of the current workspace — create (the key is shown once), list,
-revoke. The same services as ``/api/v1/api-keys`` (``campaigns.platform.tokens``)."""
+revoke (and with it every key made with it, transitively). The same services as ``/api/v1/api-keys``
+(``campaigns.platform.tokens``)."""
 
 from django import forms
 from django.conf import settings
@@ -9,6 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from campaigns.platform.api.scopes import ALL, scope_labels
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tokens import MAX_TTL_DAYS, api_token_create, api_token_revoke, api_tokens_of
@@ -54,7 +56,9 @@ def api_keys(request, actor):
     labels = scope_labels()
     rows = [
         {"token": t, "scope_labels": [labels.get(s, s) for s in t.scopes]}
-        for t in api_tokens_of(user=request.user, workspace=actor.workspace)
+        for t in api_tokens_of(user=request.user, workspace=actor.workspace).select_related(
+            "granted_by", "revoked_with"
+        )
     ]
     context = {"form": form, "created": created, "rows": rows, "now": timezone.now()}
     response = render(request, "campaigns/api_keys.html", context, status=status)
@@ -66,5 +70,7 @@ def api_keys(request, actor):
 @workspace_page(Perm.VIEW)
 def api_key_revoke(request, actor, key_id: int):
     token = api_token_revoke(user=request.user, workspace=actor.workspace, token_id=key_id)
-    messages.success(request, f"کلید {token.prefix} باطل شد.")
+    granted = token.revoked_granted
+    also = f" و {fa_digits(granted)} کلیدی که با آن ساخته شده بود نیز" if granted else ""
+    messages.success(request, f"کلید {token.prefix}{also} باطل شد.")
     return redirect("api-keys")

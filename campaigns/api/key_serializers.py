@@ -30,11 +30,23 @@ class ApiKeyInput(BodyInput):
 class ApiKeyOutput(serializers.ModelSerializer):
     scopes = serializers.ListField(child=serializers.ChoiceField(choices=scope_names()))
     state = serializers.SerializerMethodField()
+    granted_by = serializers.IntegerField(
+        source="granted_by_id",
+        allow_null=True,
+        read_only=True,
+        help_text="The key this one was made with (revoking that key revokes this one); null when made otherwise.",
+    )
+    revoked_with = serializers.IntegerField(
+        source="revoked_with_id",
+        allow_null=True,
+        read_only=True,
+        help_text="The key whose revocation revoked this one with it; null when revoked itself or live.",
+    )
 
     class Meta:
         model = ApiToken
         fields = ["id", "name", "prefix", "scopes", "read_only", "state", "created_at", "expires_at"]
-        fields += ["last_used_at", "revoked_at"]
+        fields += ["last_used_at", "revoked_at", "granted_by", "revoked_with"]
 
     @extend_schema_field(serializers.ChoiceField(choices=KEY_STATES))
     def get_state(self, obj) -> str:

@@ -1,5 +1,6 @@
 """``/api/v1/api-keys``: a member's own API keys of the current workspace — list, create (the key is in the
-answer once), revoke. A key may create keys only with scopes it holds itself (``api_token_scopes_clean``)."""
+answer once), revoke. A key may create keys only with scopes it holds itself (``api_token_scopes_clean``);
+revoking a key revokes every key made with it, transitively (``api_token_revoke``)."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -47,6 +48,7 @@ class ApiKeyListCreateApi(WorkspaceAPIView):
             scopes=api_token_scopes_clean(scopes=data["scopes"], known=scope_names(), granter=granter),
             read_only=data["read_only"],
             not_after=granter.expires_at if granter else None,  # a key never makes a key that outlives it
+            granter=granter,  # revoking the granter revokes this key too
         )
         return Response(ApiKeyCreatedOutput(token, context={"key": key}).data, status=status.HTTP_201_CREATED)
 

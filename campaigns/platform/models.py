@@ -118,6 +118,15 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField("انقضا")
     last_used_at = models.DateTimeField("آخرین استفاده", null=True, blank=True)
     revoked_at = models.DateTimeField("ابطال", null=True, blank=True)
+    # The key that made this one through the API (null: made on the page, by the command, or before
+    # 2026-12-05). Revoking a key revokes every key made with it, transitively (``api_token_revoke``).
+    granted_by = models.ForeignKey(
+        "self", verbose_name="ساخته با کلید", on_delete=models.SET_NULL, null=True, blank=True, related_name="granted"
+    )
+    # The key whose revocation revoked this one with it (null: revoked itself, or live).
+    revoked_with = models.ForeignKey(
+        "self", verbose_name="باطل با ابطال کلید", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         db_table = "campaigns_apitoken"

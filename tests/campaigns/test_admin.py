@@ -99,3 +99,26 @@ def test_an_admin_list_past_the_cap_says_so_and_counts_no_further(superuser_clie
     assert counts and all("LIMIT 4" in sql for sql in counts), counts
     searched = superuser_client.get("/admin/campaigns/target/", {"q": "مخاطب"}).content.decode()
     assert "بیش از ۳ نتیجه" in searched
+
+
+def test_revoking_a_key_in_the_admin_revokes_the_keys_made_with_it(superuser_client, workspace):
+    from django.utils import timezone
+
+    from campaigns.choices import Role
+    from campaigns.platform.jalali import to_jalali
+    from campaigns.platform.tokens import api_token_create
+
+    from ..conftest import make_member
+
+    owner = make_member(workspace, Role.OWNER)
+    root, _ = api_token_create(user=owner, workspace=workspace)
+    child, _ = api_token_create(user=owner, workspace=workspace, granter=root)
+    now = timezone.localtime(timezone.now())
+    response = superuser_client.post(
+        f"/admin/platform/apitoken/{root.pk}/change/", {"revoked_at": to_jalali(now, with_time=True)}
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    child.refresh_from_db()
+    root.refresh_from_db()
+    assert root.revoked_at is not None
+    assert child.revoked_at is not None and child.revoked_with_id == root.pk

@@ -155,3 +155,80 @@ def test_another_workspace_cannot_see_keys(workspace):
     create(api_client_for(owner, workspace))
     listed = api_client_for(stranger, other).get("/api/v1/api-keys").json()["results"]
     assert {k["id"] for k in listed} == set(ApiToken.objects.filter(user=stranger).values_list("id", flat=True))
+
+
+def _state(key_id: int) -> tuple[str | None, int | None]:
+    row = ApiToken.objects.get(pk=key_id)
+    return ("revoked" if row.revoked_at else "live"), row.revoked_with_id
+
+
+def test_revoking_a_key_revokes_every_key_made_with_it_transitively_and_records_it(workspace):
+    owner = make_member(workspace, Role.OWNER)
+    api = api_client_for(owner, workspace)
+    first = create(api, name="root")
+    child = create(keyed(first["key"], workspace), name="child")
+    grandchild = create(keyed(child["key"], workspace), name="grandchild")
+    sibling = create(api, name="made by the client's key, as root was")
+    assert child["granted_by"] == first["id"] and grandchild["granted_by"] == child["id"]
+    assert first["granted_by"] == sibling["granted_by"] is not None
+
+    answer = api.delete(f"/api/v1/api-keys/{first['id']}")
+    assert answer.status_code == 200 and answer.json()["state"] == "revoked"
+    assert answer.json()["revoked_with"] is None  # revoked itself
+    assert _state(child["id"]) == ("revoked", first["id"])
+    assert _state(grandchild["id"]) == ("revoked", first["id"])
+    assert _state(sibling["id"]) == ("live", None)
+    for made in (first, child, grandchild):
+        refused = keyed(made["key"], workspace).get("/api/v1/targets")
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "AUTHENTICATION_FAILED"
+    assert keyed(sibling["key"], workspace).get("/api/v1/targets").status_code == 200
+    listed = {k["id"]: k for k in api.get("/api/v1/api-keys").json()["results"]}
+    assert listed[grandchild["id"]]["state"] == "revoked" and listed[grandchild["id"]]["revoked_with"] == first["id"]
+
+
+def test_revoking_a_middle_key_spares_its_granter_and_a_key_revoked_earlier_still_takes_its_keys(workspace):
+    owner = make_member(workspace, Role.OWNER)
+    api = api_client_for(owner, workspace)
+    first = create(api)
+    child = create(keyed(first["key"], workspace))
+    grandchild = create(keyed(child["key"], workspace))
+    assert api.delete(f"/api/v1/api-keys/{child['id']}").status_code == 200
+    assert _state(first["id"]) == ("live", None) and _state(grandchild["id"]) == ("revoked", child["id"])
+
+    # a key revoked before the rule existed left the keys it made live: revoking it again takes them
+    later = create(keyed(first["key"], workspace))
+    ApiToken.objects.filter(pk=first["id"]).update(revoked_at=ApiToken.objects.get(pk=child["id"]).revoked_at)
+    assert _state(later["id"]) == ("live", None)
+    again = api.delete(f"/api/v1/api-keys/{first['id']}")
+    assert again.status_code == 200 and _state(later["id"]) == ("revoked", first["id"])
+    assert _state(grandchild["id"]) == ("revoked", child["id"])  # kept: its own record is not rewritten
+
+
+def test_a_key_revoked_while_it_makes_a_key_makes_none(workspace):
+    # the granter is locked and checked when the key is made: a revocation in between wins
+    from campaigns.platform.errors import NotAuthenticated
+    from campaigns.platform.tokens import api_token_revoke
+
+    owner = make_member(workspace, Role.OWNER)
+    granter, _ = api_token_create(user=owner, workspace=workspace)
+    api_token_revoke(user=owner, workspace=workspace, token_id=granter.pk)
+    with pytest.raises(NotAuthenticated):
+        api_token_create(user=owner, workspace=workspace, granter=granter)
+    assert ApiToken.objects.filter(granted_by=granter).count() == 0
+
+
+def test_the_page_says_revoking_takes_the_keys_made_with_it_and_shows_which(client, workspace):
+    owner = make_member(workspace, Role.OWNER)
+    first = create(api_client_for(owner, workspace), name="root")
+    child = create(keyed(first["key"], workspace), name="child")
+    client.force_login(owner)
+    page = client.get("/api-keys/").content.decode()
+    assert (
+        "ابطال یک کلید، همهٔ کلیدهایی را هم که با آن" in page
+        and f'ساخته با کلید <code dir="ltr">{first["prefix"]}' in page
+    )
+    answer = client.post(f"/api-keys/{first['id']}/revoke/", follow=True)
+    text = answer.content.decode()
+    assert f"کلید {first['prefix']} و ۱ کلیدی که با آن ساخته شده بود نیز باطل شد." in text
+    assert f'باطل‌شده با ابطال کلید <code dir="ltr">{first["prefix"]}</code>' in text
+    assert _state(child["id"]) == ("revoked", first["id"])
