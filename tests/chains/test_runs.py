@@ -226,21 +226,29 @@ def test_waiting_source_over_48_hours_is_skipped_source_timeout(seed_chain, acto
     assert (c10.status, c10.skip_reason) == (RunStatus.SKIPPED, SkipReason.SOURCE_SKIPPED)
 
 
-def test_the_postponement_notice_goes_to_the_owners_when_the_creator_is_gone(seed_chain, actor, workspace):
+@pytest.mark.parametrize("gone_how", ["deactivated", "left the workspace", "deleted", "still here"])
+def test_the_postponement_notice_goes_to_the_owners_when_the_creator_is_gone(seed_chain, actor, workspace, gone_how):
     from django.contrib.auth import get_user_model
 
     from campaigns.choices import Role
     from campaigns.models import Membership
 
     nodes, _ = seed_chain
-    gone = get_user_model().objects.create_user(username="left-the-team", password="x", is_active=False)
-    Membership.objects.create(workspace=workspace, user=gone, role=Role.MANAGER)
-    nodes["B"].created_by = gone
+    creator = get_user_model().objects.create_user(username="the-creator", password="x")
+    Membership.objects.create(workspace=workspace, user=creator, role=Role.MANAGER)
+    nodes["B"].created_by = creator
     nodes["B"].save(update_fields=["created_by"])
+    if gone_how == "deactivated":
+        get_user_model().objects.filter(pk=creator.pk).update(is_active=False)
+    elif gone_how == "left the workspace":
+        Membership.objects.filter(workspace=workspace, user=creator).delete()
+    elif gone_how == "deleted":
+        creator.delete()  # the campaign keeps no creator
     tick(at(2026, 10, 1, 9, 0))  # A-10 dispatched, never settles
     tick(at(2026, 10, 3, 9, 0))  # B-10 waits for its source: postponed
     postponed = Notification.objects.filter(kind="chain_run_postponed")
-    assert [n.recipient_id for n in postponed] == [actor.user.id]  # the owner, not the deactivated creator
+    expected = creator.pk if gone_how == "still here" else actor.user.id  # else the owner, never someone gone
+    assert [n.recipient_id for n in postponed] == [expected]
 
 
 def test_new_period_skips_old_unsent_child_runs(actor):
