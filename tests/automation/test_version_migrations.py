@@ -371,3 +371,56 @@ def test_a_migration_whose_worker_died_is_sent_again_then_failed_after_the_last_
     migration.refresh_from_db()
     assert migration.status == MigrationStatus.FAILED and migration.lease_until is None
     assert migration.finished_at == much_later and len(sent) == 1
+
+
+def test_the_diff_reads_waits_retries_and_conditions_in_persian():
+    """The migration step's diff names a wait, a retry and a condition as the builder does: Persian digits and
+    labels, not «2 روز», «fixed», «fail» or the condition's JSON."""
+    import re
+
+    from automation.builder.diff import version_diff
+    from automation.engine.graph import Graph
+
+    def condition(rules):
+        return {
+            "node_key": "c",
+            "type": "condition",
+            "subtype": "field_rules",
+            "config": {"logic": "all", "rules": rules},
+        }
+
+    retry = {
+        "enabled": True,
+        "strategy": "exponential",
+        "max_attempts": 3,
+        "interval_seconds": 600,
+        "on_exhausted": "stop",
+    }
+    old = linear_graph(
+        sms_node("a", body="اول"),
+        wait_node("w", amount=1),
+        condition([{"field": "target.city", "operator": "in", "value": ["کرج", "قم"]}]),
+        end_node(),
+    )
+    new = linear_graph(
+        sms_node("a", body="اول", retry=retry),
+        wait_node("w", amount=2),
+        condition(
+            [
+                {"field": "target.city", "operator": "eq", "value": "تهران"},
+                {"logic": "any", "rules": [{"field": "target.priority", "operator": "gt", "value": 3}]},
+            ]
+        ),
+        end_node(),
+    )
+    lines = {
+        (d.node_key, line.label): line
+        for d in version_diff(Graph.from_dict(old), Graph.from_dict(new))
+        for line in d.lines
+    }
+    assert (lines["w", "انتظار"].old, lines["w", "انتظار"].new) == ("۱ روز", "۲ روز")
+    assert lines["a", "تلاش دوباره"].new == "روشن، ۳ بار، هر ۶۰۰ ثانیه، دو برابر شونده، پس از آخرین تلاش: توقف"
+    assert lines["c", "شرط"].old == "شهر یکی از کرج، قم"
+    assert lines["c", "شرط"].new == "شهر برابر با تهران و (اولویت بزرگ‌تر از 3)"  # a value as it was typed
+    for line in lines.values():
+        assert not re.search(r"[A-Za-z{}\"]", (line.old or "") + (line.new or "")), line

@@ -198,3 +198,87 @@ def test_a_text_edited_in_the_step_editor_is_offered_as_a_text_fix(page, live_se
     _publish_on_page(page, live_server.url, workflow_id)
     expect(page.get_by_test_id("text-fix-count")).to_have_text("۳")
     assert axe_violations(page) == []
+
+
+def test_one_step_stays_another_moves_with_its_wait_recomputed(page, live_server):
+    """Two steps of the old version hold people: those at the first wait stay on version 1, those at the second
+    move to version 2 and wait the new three days from when they reached it. On a phone the diff fits its box."""
+    import time_machine
+
+    from automation.services.enrollment import enroll_subjects
+    from tests.automation.helpers import T0, Driver, end_node, journey, linear_graph, setup_sms, sms_node, wait_node
+    from tests.conftest import make_target
+
+    def graph(second_wait: int, text: str):
+        return linear_graph(
+            sms_node("a", body="اول"),
+            wait_node("w", name="انتظار اول"),
+            sms_node("b", body=text),
+            wait_node("w2", amount=second_wait, name="انتظار دوم"),
+            end_node(),
+        )
+
+    shop = make_workspace("live")
+    actor = make_actor(shop, user=make_member(shop, Role.MANAGER, username="mina"))
+    setup_sms(shop)
+    driver, groups = Driver(), []
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, graph(1, "سلام {target.first_name} یادآوری"))
+    for start, size in ((T0, 2), (T0 + timedelta(hours=12), 3)):  # two enrollments half a day apart
+        with time_machine.travel(start, tick=False):
+            people = [make_target(shop) for _ in range(size)]
+            enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[t.id for t in people])
+        for minute in (1, 2):
+            with time_machine.travel(start + timedelta(minutes=minute), tick=False):
+                driver.tick(start + timedelta(minutes=minute))
+        groups.append(
+            set(
+                Execution.objects.filter(campaign=campaign, subject_id__in=[t.id for t in people]).values_list(
+                    "id", flat=True
+                )
+            )
+        )
+    later = T0 + timedelta(days=1, minutes=5)
+    for minute in (0, 1):  # the first two passed the first wait and got «b»: they wait at w2
+        with time_machine.travel(later + timedelta(minutes=minute), tick=False):
+            driver.tick(later + timedelta(minutes=minute))
+    at_w, at_w2 = groups[1], groups[0]
+    assert set(Execution.objects.filter(current_node__node_key="w2").values_list("id", flat=True)) == at_w2
+
+    workflow_id = _draft(actor, campaign, graph(3, V2_TEXT))
+    login(page, live_server.url, "mina")
+    _publish_on_page(page, live_server.url, workflow_id)
+    expect(page.get_by_test_id("live-w")).to_have_text("۳")
+    expect(page.get_by_test_id("live-w2")).to_have_text("۲")
+    expect(page.locator("#plan_w2")).to_have_value("move:w2")
+    page.select_option("#plan_w", "stay")
+    page.get_by_label("زمان انتظارها از روی انتظار نسخهٔ تازه دوباره حساب شود", exact=False).check()
+    diff = page.get_by_test_id("migration-diff")
+    expect(diff.locator("tr[data-kind=changed]", has_text="انتظار دوم")).to_contain_text("۳ روز")
+    page.set_viewport_size({"width": 390, "height": 900})
+    cut = diff.evaluate(
+        """t => { const box = t.parentElement.getBoundingClientRect();
+        return [...t.querySelectorAll('td')].filter(c => { const r = c.getBoundingClientRect();
+          return r.left < box.left || r.right > box.right
+            || [...c.querySelectorAll('ins, del')].some(w => w.getBoundingClientRect().left < r.left - 1);
+        }).length; }"""
+    )
+    assert cut == 0, "a diff text runs out of its cell on a phone"
+    page.set_viewport_size({"width": 1366, "height": 900})
+    assert axe_violations(page) == []
+    shot(page, "migration-stay-move")
+    page.get_by_test_id("commit-migration").click()
+    expect(page.get_by_test_id("migration-progress")).to_contain_text("انجام شد")
+    expect(page.get_by_test_id("moved")).to_have_text("۲")
+    expect(page.get_by_test_id("exited")).to_have_text("۰")
+    shot(page, "migration-stay-move-done")
+
+    old = WorkflowVersion.objects.get(workflow_id=workflow_id, version_number=1)
+    new = WorkflowVersion.objects.get(workflow_id=workflow_id, version_number=2)
+    rows = {r.id: r for r in Execution.objects.filter(campaign=campaign).select_related("current_node")}
+    assert {rows[i].version_id for i in at_w} == {old.id}  # stayed
+    for i in at_w2:  # moved, waiting the new three days from when they reached the wait
+        assert (rows[i].version_id, rows[i].current_node.version_id) == (new.id, new.id)
+        assert rows[i].next_run_at == rows[i].node_entered_at + timedelta(days=3)
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/logs/?type=version_migrated")
+    expect(page.get_by_test_id("logs").locator("tbody tr")).to_have_count(2)

@@ -14,6 +14,7 @@ from automation.choices import NodeType, Port
 from automation.engine.graph import STEP_DEFAULT_KEYS
 from automation.engine.nodes.step import JSON, Step, as_steps, form_int, form_text
 from automation.engine.registry import ACTIONS, Action
+from campaigns.platform.jalali import fa_digits
 
 ON_EXHAUSTED = [
     ("fail", "ناموفق شود"),
@@ -224,14 +225,16 @@ class Send(Step):
             lines.append(("متن", text))
         if isinstance(config.get("retry"), dict):
             retry = config["retry"]
-            lines.append(
-                (
-                    "تلاش دوباره",
-                    f"{'روشن' if retry.get('enabled', True) else 'خاموش'}، {retry.get('max_attempts')} بار، "
-                    f"هر {retry.get('interval_seconds')} ثانیه، {retry.get('strategy', 'fixed')}، "
-                    f"سپس {retry.get('on_exhausted', 'fail')}",
-                )
-            )
+            strategy = retry.get("strategy", "fixed")
+            exhausted = retry.get("on_exhausted", "fail")
+            shown = [
+                "روشن" if retry.get("enabled", True) else "خاموش",
+                f"{fa_digits(retry.get('max_attempts'))} بار",
+                f"هر {fa_digits(retry.get('interval_seconds'))} ثانیه",
+                dict(STRATEGIES).get(strategy, strategy),
+                f"پس از آخرین تلاش: {dict(ON_EXHAUSTED).get(exhausted, exhausted)}",
+            ]
+            lines.append(("تلاش دوباره", "، ".join(shown)))
         return lines
 
     def from_form(self, data: Mapping, *, name: str, enabled: bool, timezone: str) -> Send:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -84,6 +83,28 @@ def _rule_value(operator: str, raw: str) -> Any:
     return number if number is not None and operator in ("gt", "gte", "lt", "lte") else raw.strip()
 
 
+def rules_text(cfg: JSON, *, limit: int | None = None) -> str:
+    """A rule tree as staff read it («وضعیت مخاطب یکی از …» joined by «و» / «یا»); a nested group in
+    parentheses. ``limit``: only the first rules of the top level (the step card), else all (the version diff)."""
+    rules = cfg.get("rules") if isinstance(cfg, dict) else None
+    parts = []
+    for rule in (rules or [])[:limit]:
+        if isinstance(rule, dict) and "rules" in rule and "field" not in rule:
+            parts.append("(گروه قواعد)" if limit else f"({rules_text(rule)})")
+            continue
+        if not isinstance(rule, dict) or "field" not in rule:
+            parts.append("(گروه قواعد)")
+            continue
+        value = rule.get("value")
+        shown = "، ".join(map(str, value)) if isinstance(value, list) else ("" if value is None else str(value))
+        parts.append(
+            f"{field_label(rule['field'])} "
+            f"{OPERATOR_LABELS.get(rule.get('operator'), rule.get('operator'))} {shown}".strip()
+        )
+    joiner = " و " if cfg.get("logic", "all") == "all" else " یا "
+    return joiner.join(parts) or "(قاعده ندارد)"
+
+
 def _rules(data: Mapping) -> list[dict[str, Any]]:
     rules = []
     count = form_int(data.get("rule_count")) or 0
@@ -147,24 +168,11 @@ class Condition(Step):
         return [*rows, ("", "", "")]
 
     def summary(self) -> str:
-        cfg = self.config
-        parts = []
-        for rule in (cfg.get("rules") or [])[:3]:
-            if not isinstance(rule, dict) or "field" not in rule:
-                parts.append("(گروه قواعد)")
-                continue
-            value = rule.get("value")
-            shown = "، ".join(map(str, value)) if isinstance(value, list) else ("" if value is None else str(value))
-            parts.append(
-                f"{field_label(rule['field'])} "
-                f"{OPERATOR_LABELS.get(rule.get('operator'), rule.get('operator'))} {shown}".strip()
-            )
-        joiner = " و " if cfg.get("logic", "all") == "all" else " یا "
-        return joiner.join(parts) or "(قاعده ندارد)"
+        return rules_text(self.config, limit=3)
 
     @staticmethod
     def describe(node, config) -> list[tuple[str, str]]:
-        return [("شرط", json.dumps(config, ensure_ascii=False, sort_keys=True))]
+        return [("شرط", rules_text(config))]
 
     def from_form(self, data: Mapping, *, name: str, enabled: bool, timezone: str) -> Condition:
         logic = "any" if data.get("logic") == "any" else "all"

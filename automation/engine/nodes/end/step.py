@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from automation.choices import NodeType
 from automation.engine.nodes.step import JSON, UNIT_LABELS, Step, form_int, form_text
+from campaigns.platform.jalali import fa_digits
 
 END_BEHAVIORS = [
     ("complete", "پایان کامل"),
@@ -80,8 +81,9 @@ class End(Step):
         lines = [("پایان", DIFF_LABELS.get(node.behavior, node.behavior))]
         if node.behavior in ("loop", "restart"):
             delay = config.get("delay") or {}
-            lines.append(("فاصله", f"{delay.get('amount')} {UNIT_LABELS.get(delay.get('unit', 'days'), '')}"))
-            lines.append(("سقف دورها", str(config.get("max_cycles"))))
+            amount = fa_digits(delay.get("amount"))
+            lines.append(("فاصله", f"{amount} {UNIT_LABELS.get(delay.get('unit', 'days'), '')}"))
+            lines.append(("سقف دورها", fa_digits(config.get("max_cycles"))))
         return lines
 
     def from_form(self, data: Mapping, *, name: str, enabled: bool, timezone: str) -> End:

@@ -108,7 +108,7 @@ class Wait(Step):
         if config.get("mode", node.subtype) == "until":
             return [("انتظار تا", fa_digits(naive_to_jalali(config.get("at", "")))), *early]
         unit = config.get("unit", "days")
-        return [("انتظار", f"{config.get('amount')} {dict(UNITS).get(unit, unit)}"), *early]
+        return [("انتظار", f"{fa_digits(config.get('amount'))} {dict(UNITS).get(unit, unit)}"), *early]
 
     def from_form(self, data: Mapping, *, name: str, enabled: bool, timezone: str) -> Wait:
         mode = form_text(data, "mode", self.config.get("mode", "duration"))
