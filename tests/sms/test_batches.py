@@ -168,6 +168,48 @@ def test_a_journeys_claimed_executions_go_in_one_call(actor, workspace, fake):
     assert sent == {str(a.local_id): "0" + a.phone[3:] for a in attempts}  # each local id with its own number
 
 
+def test_a_journeys_claimed_executions_go_in_one_melipayamak_call_with_a_rec_id_each(actor, workspace, fake):
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    campaign = _journey(actor, workspace, 6, provider=("melipayamak", MELI), body="سلام")
+    Driver().tick(T0 + timedelta(minutes=1))
+    (call,) = fake.sends()
+    assert call["path"] == "/api/SendSMS/SendSMS" and len(call["form"]["to"].split(",")) == 6
+    attempts = SmsAttempt.objects.filter(campaign=campaign)
+    assert Counter(attempts.values_list("status", flat=True)) == {"submitted": 6}
+    sent = {m["recId"]: m["receptor"] for m in fake.messages.values()}
+    assert sent == {a.provider_message_id: "0" + a.phone[3:] for a in attempts}  # each number its own recId
+
+
+def test_a_lost_melipayamak_batch_answer_leaves_every_number_unknown_never_resent_and_alarmed(actor, workspace, fake):
+    """Melipayamak cannot be asked by local id: a batch whose answer was lost is decided by the step's
+    ``on_unknown_outcome`` (here "continue"), never sent again, and past six hours alarmed like any unknown."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the batched job runs on PostgreSQL")
+    from prometheus_client import REGISTRY
+
+    from sms.unknown_watch import unknown_watch
+
+    def aged() -> float:
+        return REGISTRY.get_sample_value("sms_unknown_aged_total", {"provider": "melipayamak"}) or 0.0
+
+    campaign = _journey(actor, workspace, 4, provider=("melipayamak", MELI), body="سلام")
+    fake.responses.append("accept_timeout")  # the provider took the call; its answer never came
+    driver = Driver()
+    for minute in (1, 4, 7, 10):
+        driver.tick(T0 + timedelta(minutes=minute))
+    attempts = SmsAttempt.objects.filter(campaign=campaign)
+    assert Counter(attempts.values_list("status", flat=True)) == {"unknown": 4}
+    executions = Execution.objects.filter(campaign=campaign)
+    assert set(executions.values_list("status", flat=True)) == {ExecutionStatus.COMPLETED}
+    before = aged()
+    unknown_watch(now=T0 + timedelta(hours=7))
+    assert aged() == before + 4
+    assert Notification.objects.filter(workspace=workspace, kind="sms_unknown_aged").count() == 1
+    assert len(fake.sends()) == 1 and len(fake.messages) == 4  # one call, each number once, nothing resent
+    assert Counter(attempts.values_list("status", flat=True)) == {"unknown": 4}
+
+
 # --- kept-alive connections -------------------------------------------------------------------------------
 def test_connections_are_kept_alive_and_a_closed_one_is_surely_not_sent(settings):
     POOL.clear()

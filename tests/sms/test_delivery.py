@@ -92,6 +92,27 @@ def test_kavenegar_attempt_goes_submitted_sent_delivered_by_polling(actor, works
     assert Execution.objects.get(campaign=campaign).status == ExecutionStatus.COMPLETED  # the path never changed
 
 
+def test_kavenegar_delivery_is_polled_500_message_ids_a_request(actor, workspace, fake):
+    campaign = _journey(actor, workspace)
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    fields = {f.attname: getattr(attempt, f.attname) for f in SmsAttempt._meta.concrete_fields if not f.primary_key}
+    SmsAttempt.objects.bulk_create(
+        [
+            SmsAttempt(**(fields | {"idempotency_key": f"copy:{i}", "provider_message_id": str(8_100_000 + i)}))
+            for i in range(649)
+        ]
+    )  # 650 accepted sends awaiting their reports
+    fake.set_status(attempt.provider_message_id, 4)
+    report = delivery_poll(now=T0 + timedelta(minutes=10))
+    assert report["asked"] == 650 and report["moved"] == 1
+    sizes = [len(r["form"]["messageid"].split(",")) for r in fake.status_requests()]
+    assert sizes == [500, 150]  # sms/status takes at most 500 ids: two requests, not 650
+    assert fake.status_requests()[0]["form"]["messageid"].split(",")[0] == attempt.provider_message_id
+    attempt.refresh_from_db()
+    assert attempt.status == "sent"
+
+
 def test_melipayamak_attempt_goes_submitted_failed_by_polling(actor, workspace, fake):
     campaign = _journey(actor, workspace, provider=MELIPAYAMAK)
     Driver().tick(T0 + timedelta(minutes=1))
