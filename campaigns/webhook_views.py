@@ -1,17 +1,22 @@
 """The webhooks pages (owners and admins): endpoints with their events, the secret shown once, rotation, a test
 event, and each endpoint's delivery log (newest first, 50 a page, newer/older links, filtered by status and event
-type: ``campaigns.filters.WebhookDeliveryFilter``, as the API's) with replay. The services are
+type: ``campaigns.filters.WebhookDeliveryFilter``, as the API's) with replay. Tests and replays are limited per
+member, one count with the API's (``campaigns.platform.api.throttles.WebhookSendThrottle``). The services are
 ``campaigns.platform.webhooks``."""
 
 from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from campaigns.filters import WebhookDeliveryFilter
+from campaigns.platform.api.throttles import WebhookSendThrottle, throttle_wait
 from campaigns.platform.errors import PlatformError
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.keyset import keyset_page_or_first
 from campaigns.platform.models import WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint
 from campaigns.platform.pages import workspace_page
@@ -41,6 +46,18 @@ class WebhookForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["events"].choices = [(name, label) for name, label in WEBHOOK_EVENTS]
+
+
+def _sends_refused(request, *, back: str) -> HttpResponse | None:
+    """A test or a replay past the member's limit (``WebhookSendThrottle``, counted with the API's): 429, and
+    how long to wait, in Persian."""
+    wait = throttle_wait(request, WebhookSendThrottle)
+    if wait is None:
+        return None
+    message = f"ارسال آزمایشی و ارسال دوباره بیش از حد مجاز بود؛ {fa_digits(wait)} ثانیه دیگر دوباره تلاش کنید."
+    response = render(request, "429.html", {"message": message, "back": back}, status=429)
+    response["Retry-After"] = str(wait)
+    return response
 
 
 def _labels(endpoint: WebhookEndpoint) -> list[str]:
@@ -87,6 +104,9 @@ def webhook_detail(request, actor, webhook_id: int):
         if action == "rotate":
             endpoint, secret = webhook_secret_rotate(workspace=actor.workspace, endpoint_id=endpoint.pk)
         elif action == "test":
+            refused = _sends_refused(request, back=request.path)
+            if refused is not None:
+                return refused
             webhook_test_send(workspace=actor.workspace, endpoint_id=endpoint.pk)
             messages.success(request, "رویداد آزمایشی در صف ارسال است.")
             return redirect("webhook-detail", webhook_id=endpoint.pk)
@@ -134,6 +154,9 @@ def webhook_detail(request, actor, webhook_id: int):
 @require_POST
 @workspace_page(Perm.MANAGE_WORKSPACE)
 def webhook_delivery_replay_page(request, actor, delivery_id: int):
+    refused = _sends_refused(request, back=reverse("webhooks"))
+    if refused is not None:
+        return refused
     replay = webhook_delivery_replay(workspace=actor.workspace, delivery_id=delivery_id)
     messages.success(request, "تحویل دوباره در صف ارسال است.")
     return redirect("webhook-detail", webhook_id=replay.endpoint_id)

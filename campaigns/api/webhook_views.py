@@ -14,6 +14,7 @@ from campaigns.api.webhook_serializers import (
 from campaigns.filters import WebhookDeliveryFilter
 from campaigns.platform.api.base import WorkspaceAPIView
 from campaigns.platform.api.schema import errors
+from campaigns.platform.api.throttles import WebhookSendThrottle, with_default_throttles
 from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
 from campaigns.platform.permissions import Perm
 from campaigns.platform.webhooks import (
@@ -93,6 +94,8 @@ class WebhookRotateApi(_WebhookApi):
 
 
 class WebhookTestApi(_WebhookApi):
+    throttle_classes = with_default_throttles(WebhookSendThrottle)  # page and API: one count per user
+
     @extend_schema(
         operation_id="webhooks_test", request=None, responses={202: WebhookDeliveryOutput, **errors(403, 404)}
     )
@@ -116,6 +119,8 @@ class WebhookDeliveriesApi(_WebhookApi):
 
 
 class WebhookReplayApi(_WebhookApi):
+    throttle_classes = with_default_throttles(WebhookSendThrottle)
+
     @extend_schema(
         operation_id="webhook_deliveries_replay",
         request=None,

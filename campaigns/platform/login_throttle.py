@@ -59,11 +59,15 @@ def client_ip(request) -> str:
     return addresses[-min(proxies, len(addresses))] if addresses else remote
 
 
-def over_rate(request, scope: str, per_minute: int) -> bool:
-    """One more request of ``scope`` from this client address: True when it passes ``per_minute`` in the minute
-    that began with the address's first request (counted in the cache; a cache that lost the key lets it pass)."""
-    key = f"{scope}:{client_ip(request)}"
-    cache.add(key, 0, timeout=60)
+RATE_WINDOW_SECONDS = 60  # over_rate's window: a client past its limit waits at most this long
+
+
+def over_rate(request, scope: str, per_minute: int, *, key: str | None = None) -> bool:
+    """One more request of ``scope`` from this client address (or of ``key``, e.g. a user): True when it passes
+    ``per_minute`` in the minute that began with the first request (counted in the cache; a cache that lost the
+    key lets it pass)."""
+    key = f"{scope}:{client_ip(request) if key is None else key}"
+    cache.add(key, 0, timeout=RATE_WINDOW_SECONDS)
     try:
         return cache.incr(key) > per_minute
     except ValueError:

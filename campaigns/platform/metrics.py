@@ -1,7 +1,9 @@
 """Prometheus metrics for ops: ``GET /metrics`` with ``Authorization: Bearer <METRICS_TOKEN>``.
 
 Off by default: without ``METRICS_TOKEN`` the endpoint answers 404 like any unknown path, and so does a
-wrong token. With it, django-prometheus adds the web and database metrics (config/settings/monitoring.py), and these
+wrong token. With it, each client address may ask ``METRICS_RATE_PER_MINUTE`` times a minute (counted before
+the token is compared); past that it gets 429 ``RATE_LIMITED`` in the API's envelope with ``Retry-After``.
+With it, django-prometheus adds the web and database metrics (config/settings/monitoring.py), and these
 counters come from the engine and the workers:
 
 - ``platform_tasks_total{task, state}``: Celery tasks finished (success, failure, retry, revoked);
@@ -24,6 +26,9 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.crypto import constant_time_compare
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, generate_latest
 from prometheus_client.core import GaugeMetricFamily
+
+from campaigns.platform.api.envelope import rate_limited_response
+from campaigns.platform.login_throttle import RATE_WINDOW_SECONDS, over_rate
 
 TASKS = Counter("platform_tasks", "Celery tasks finished, by task name and state", ["task", "state"])
 CLAIMS = Counter("automation_claims", "Executions claimed by scheduler ticks")
@@ -86,7 +91,13 @@ def registry() -> CollectorRegistry:
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
     token = settings.METRICS_TOKEN
+    if not token:
+        return HttpResponse(status=404)  # off: nothing counted, nothing told
+    # every scrape counts per client address before the token is compared, as the SMS webhooks do: a wrong
+    # token cannot be tried faster than the limit, nor a right one make the scrape (the queue depths) costly
+    if over_rate(request, "metrics", settings.METRICS_RATE_PER_MINUTE):
+        return rate_limited_response(RATE_WINDOW_SECONDS)
     given = request.headers.get("Authorization", "")
-    if not token or not constant_time_compare(given, f"Bearer {token}"):
+    if not constant_time_compare(given, f"Bearer {token}"):
         return HttpResponse(status=404)
     return HttpResponse(generate_latest(registry()), content_type=CONTENT_TYPE_LATEST)

@@ -27,6 +27,8 @@ LOGGING = {
 
 # --- metrics (campaigns/platform/metrics.py): off unless METRICS_TOKEN is set ---
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+# scrapes per client address per minute (a Prometheus scraping every 15 s asks 4): past it, 429
+METRICS_RATE_PER_MINUTE = int(os.environ.get("METRICS_RATE_PER_MINUTE", "30"))
 if METRICS_TOKEN:
     INSTALLED_APPS.append("django_prometheus")
     MIDDLEWARE = [

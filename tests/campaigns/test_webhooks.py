@@ -223,3 +223,41 @@ def test_webhooks_are_for_owners_and_admins_of_the_workspace(workspace, receiver
     assert api.post(f"/api/v1/webhooks/{endpoint.pk}/test").status_code == 404
     unknown = api.post("/api/v1/webhooks", {"url": receiver.url, "events": ["nope"]}, format="json")
     assert unknown.status_code == 400 and "events" in unknown.json()["error"]["details"]
+
+
+def test_tests_and_replays_past_the_limit_are_429_in_the_envelope_counted_with_the_pages(
+    workspace, receiver, settings, client
+):
+    settings.WEBHOOK_MANUAL_SENDS_PER_MINUTE = 3
+    owner = make_member(workspace, Role.OWNER)
+    api = api_client_for(owner, workspace)
+    endpoint, _ = webhook_endpoint_create(workspace=workspace, url=receiver.url, events=["webhook.test"])
+    sent = api.post(f"/api/v1/webhooks/{endpoint.pk}/test")
+    assert sent.status_code == 202
+    assert api.post(f"/api/v1/webhook-deliveries/{sent.json()['id']}/replay").status_code == 202
+    client.force_login(owner)
+    assert client.post(f"/webhooks/{endpoint.pk}/", {"action": "test"}).status_code == 302  # the third send
+    rows = WebhookDelivery.objects.count()
+    for refused in (
+        api.post(f"/api/v1/webhooks/{endpoint.pk}/test", HTTP_IDEMPOTENCY_KEY="k-1"),
+        api.post(f"/api/v1/webhook-deliveries/{sent.json()['id']}/replay"),
+    ):
+        assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= 60
+        error = refused.json()["error"]
+        assert error["code"] == "RATE_LIMITED" and error["details"]["retry_after_seconds"] == int(
+            refused["Retry-After"]
+        )
+    page = client.post(f"/webhooks/{endpoint.pk}/", {"action": "test"})
+    assert page.status_code == 429 and "ثانیه دیگر دوباره تلاش کنید" in page.content.decode()
+    replay_page = client.post(f"/webhooks/deliveries/{sent.json()['id']}/replay/")
+    assert replay_page.status_code == 429 and replay_page["Retry-After"]
+    assert WebhookDelivery.objects.count() == rows  # nothing queued past the limit
+    # a refused request claimed no Idempotency-Key: the same key runs once the minute is over
+    from django.core.cache import cache
+
+    cache.clear()
+    again = api.post(f"/api/v1/webhooks/{endpoint.pk}/test", HTTP_IDEMPOTENCY_KEY="k-1")
+    assert again.status_code == 202 and "Idempotent-Replayed" not in again
+    # another member has a count of their own; rotating the secret and reading are not counted
+    admin = make_member(workspace, Role.ADMIN, username="admin2")
+    assert api_client_for(admin, workspace).post(f"/api/v1/webhooks/{endpoint.pk}/test").status_code == 202

@@ -61,3 +61,22 @@ def test_made_up_methods_add_no_series_to_the_scrape(settings):
     assert _series(after) - before < 50  # the scrapes' own samples; 1,000 new methods were ~15,000 series
     assert answers == {405}
     assert "XB" not in after and "BREW" not in after
+
+
+def test_metrics_past_the_rate_are_429_in_the_envelope_counted_before_the_token(client, settings):
+    settings.METRICS_TOKEN = "s3cret"
+    settings.METRICS_RATE_PER_MINUTE = 3
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret").status_code == 200
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 404
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 404
+    for token in ("wrong", "s3cret"):  # past the limit a guess is not even compared
+        refused = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {token}")
+        assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= 60
+        error = refused.json()["error"]
+        assert error["code"] == "RATE_LIMITED" and error["details"]["retry_after_seconds"] == int(
+            refused["Retry-After"]
+        )
+    other = client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret", REMOTE_ADDR="10.0.0.9")
+    assert other.status_code == 200  # counted per client address
+    settings.METRICS_TOKEN = ""
+    assert client.get("/metrics").status_code == 404  # off: a 404 like any unknown path, never a 429

@@ -109,3 +109,13 @@ def exception_handler(exc, context):
 
 def json_error(code: str, message: str, status: int) -> JsonResponse:
     return JsonResponse(error_body(code, message), status=status, json_dumps_params={"ensure_ascii": False})
+
+
+def rate_limited_response(wait: int) -> JsonResponse:
+    """429 ``RATE_LIMITED`` as DRF's throttles answer it (``retry_after_seconds``, ``Retry-After``), for a plain
+    Django view limited with ``over_rate``."""
+    message = next(m for cls, _, _, m in _DRF_CODES if cls is exceptions.Throttled)
+    body = error_body("RATE_LIMITED", message, {"retry_after_seconds": int(wait)})
+    response = JsonResponse(body, status=429, json_dumps_params={"ensure_ascii": False})
+    response["Retry-After"] = str(int(wait))
+    return response
