@@ -102,6 +102,15 @@ def test_auto_enroll_rule_set_on_the_page_with_the_count_first_enrolls_on_the_ne
     expect(page.get_by_test_id("auto-enroll-last")).to_contain_text("۱ افزوده")
     shot(page, "journey-dashboard-auto-enroll")
 
+    assert auto_enroll_check(rule_id=rule.id)["examined"] == 0  # the next check finds nobody new…
+    latest = page.get_by_test_id("auto-enroll-latest")
+    expect(latest).to_contain_text("مخاطب تازه‌ای نبود", timeout=15000)
+    last = page.get_by_test_id("auto-enroll-last")  # …and the last useful check's numbers stay on the dashboard
+    expect(last).to_contain_text("آخرین بررسی با مخاطب تازه")
+    expect(last).to_contain_text("۱ افزوده")
+    page.set_viewport_size({"width": 390, "height": 844})
+    shot(page, "journey-dashboard-auto-enroll-nobody-new-390")
+
 
 def test_dashboard_cards_count_each_status_and_link_to_the_filtered_targets(page, live_server, monkeypatch):
     shop, actor = _shop()
