@@ -115,3 +115,56 @@ def test_demo_data_without_the_demo_site_allowed_still_completes(demo, settings)
     assert "127.0.0.1:8766 is not in BROWSER_ALLOWED_PRIVATE_HOSTS" in out
     assert Campaign.objects.filter(kind="journey").count() == 1  # the journey demo is there all the same
     assert not Campaign.objects.filter(kind="browser").exists()
+
+
+def test_the_demo_proxy_of_the_demo_data_reaches_the_demo_site_served_by_make_run(demo, tmp_path):
+    """What `make run` serves (`manage.py demo_site`, here on free ports) lets the demo data's «پراکسی نمونه»
+    through with its stored user name and password, to the demo site, and refuses a wrong password (407)."""
+    import base64
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from workers.models import Proxy
+
+    demo()
+    proxy = Proxy.objects.get()
+    cookie = "session=valid-demo-1"
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    site_port, proxy_port = ports
+    log = tmp_path / "demo_site.log"
+    with log.open("wb") as out:
+        served = subprocess.Popen(
+            [sys.executable, "manage.py", "demo_site", "--port", str(site_port), "--proxy-port", str(proxy_port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while "demo proxy: 127.0.0.1:" not in log.read_text(errors="replace"):
+            assert served.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.2)
+
+        def through_proxy(username: str, password: str):
+            handler = urllib.request.ProxyHandler({"http": f"http://127.0.0.1:{proxy_port}"})
+            request = urllib.request.Request(f"http://127.0.0.1:{site_port}/post/1")
+            token = base64.b64encode(f"{username}:{password}".encode()).decode()
+            request.add_header("Proxy-Authorization", f"Basic {token}")
+            request.add_header("Cookie", cookie)  # a demo account's session, as its stored cookies send it
+            return urllib.request.build_opener(handler).open(request, timeout=10)
+
+        with through_proxy(proxy.username, proxy.password) as answer:
+            assert answer.status == 200 and b'id="like"' in answer.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            through_proxy(proxy.username, "not-the-demo-password")
+        assert refused.value.code == 407
+    finally:
+        served.terminate()
+        served.wait(timeout=30)
