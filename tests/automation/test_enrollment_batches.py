@@ -360,6 +360,23 @@ def test_batch_api_flow(api, actor, workspace, two):
 
 
 @pytest.mark.django_db
+def test_a_commit_retried_with_its_idempotency_key_gets_the_first_answer(api, workspace, two):
+    # a client that lost the answer of its commit retries with the same key: the stored answer, not a 409
+    campaign, _ = two
+    target = make_target(workspace)
+    bid = api.post(
+        f"/api/v1/campaigns/{campaign.id}/enrollments/preview", {"target_ids": [target.id]}, format="json"
+    ).json()["id"]
+    first = api.post(f"/api/v1/enrollments/{bid}/commit", HTTP_IDEMPOTENCY_KEY="commit-1")
+    assert first.status_code == 200 and first.json()["status"] == "committed"
+    again = api.post(f"/api/v1/enrollments/{bid}/commit", HTTP_IDEMPOTENCY_KEY="commit-1")
+    assert again.status_code == 200 and again["Idempotent-Replayed"] == "true" and again.json() == first.json()
+    assert Execution.objects.filter(campaign_id=campaign.id).count() == 1
+    fresh = api.post(f"/api/v1/enrollments/{bid}/commit", HTTP_IDEMPOTENCY_KEY="commit-2")
+    assert fresh.status_code == 409  # another key runs the commit again: already committed
+
+
+@pytest.mark.django_db
 def test_background_job_checks_each_chunk_again(actor, workspace, two):
     """What changed between the commit and the job: a new conflict without a decision is skipped with its
     details, a number blacklisted or a target deleted meanwhile is refused, one enrolled meanwhile counts as
