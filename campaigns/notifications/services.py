@@ -26,8 +26,9 @@ EMAIL_SETTING = "notifications_email"  # Workspace.settings: true → every noti
 
 
 def workspace_owners(workspace_id: int) -> list[int]:
-    """User ids of the workspace's owners (admins when it has none): who hears about the channel."""
-    members = Membership.objects.filter(workspace_id=workspace_id)
+    """User ids of the workspace's active owners (its active admins when it has none): who hears about the
+    channel, and about a campaign whose creator is gone. A deactivated user is told nothing."""
+    members = Membership.objects.filter(workspace_id=workspace_id, user__is_active=True)
     owners = list(members.filter(role=Role.OWNER).values_list("user_id", flat=True))
     return owners or list(members.filter(role=Role.ADMIN).values_list("user_id", flat=True))
 

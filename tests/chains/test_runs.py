@@ -244,6 +244,8 @@ def test_the_postponement_notice_goes_to_the_owners_when_the_creator_is_gone(see
         Membership.objects.filter(workspace=workspace, user=creator).delete()
     elif gone_how == "deleted":
         creator.delete()  # the campaign keeps no creator
+    former_owner = get_user_model().objects.create_user(username="former-owner", password="x", is_active=False)
+    Membership.objects.create(workspace=workspace, user=former_owner, role=Role.OWNER)  # deactivated: told nothing
     tick(at(2026, 10, 1, 9, 0))  # A-10 dispatched, never settles
     tick(at(2026, 10, 3, 9, 0))  # B-10 waits for its source: postponed
     postponed = Notification.objects.filter(kind="chain_run_postponed")
