@@ -29,6 +29,7 @@ from automation.choices import (
     WorkflowStatus,
     execution_status_badge,
     execution_status_label,
+    port_label,
 )
 from campaigns.models import TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.jalali import fa_digits
@@ -212,7 +213,7 @@ class WorkflowEdge(_DraftOnly, TimeStamped):
         constraints = [models.UniqueConstraint(fields=["from_node", "port"], name="wfedge_unique_port")]
 
     def __str__(self) -> str:
-        return f"{self.from_node_id} -{self.port}-> {self.to_node_id}"
+        return f"پیوند گام {fa_digits(self.from_node_id)} به {fa_digits(self.to_node_id)} ({port_label(self.port)})"
 
     def clean(self) -> None:
         super().clean()
@@ -612,7 +613,7 @@ class ExecutionEvent(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.execution_id}: {self.type}"
+        return f"رویداد اجرای مسیر {fa_digits(self.execution_id)}: {self.get_type_display()}"
 
     def save(self, *args, **kwargs):
         if self.pk:
@@ -677,7 +678,8 @@ class DailyCounter(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.scope}:{self.scope_id} {self.channel} {self.day} = {self.used}"
+        scope = f"{self.get_scope_display()} {fa_digits(self.scope_id)}"
+        return f"شمار روزانهٔ {scope}، {fa_digits(self.day)}: {fa_digits(self.used)}"
 
 
 class EnrollmentBatch(TimeStamped):
@@ -748,7 +750,7 @@ class EnrollmentItem(models.Model):
         indexes = [models.Index(fields=["batch", "klass", "subject_id"], name="enrollitem_batch_class")]
 
     def __str__(self) -> str:
-        return f"{self.batch_id}/{self.subject_id}: {self.klass}"
+        return f"ردیف {fa_digits(self.subject_id)} دستهٔ ثبت‌نام {fa_digits(self.batch_id)} ({self.get_klass_display()})"
 
     def clean(self) -> None:
         super().clean()
@@ -852,7 +854,7 @@ class VersionMigration(TimeStamped):
         indexes = [models.Index(fields=["status", "lease_until"], name="versionmigration_status_lease")]
 
     def __str__(self) -> str:
-        return f"انتقال نسخهٔ {self.from_version_id} به {self.to_version_id} ({self.get_status_display()})"
+        return f"انتقال اجراها {fa_digits(self.pk)} ({self.get_status_display()})"
 
     def clean(self) -> None:
         super().clean()

@@ -302,7 +302,7 @@ class SmsAttempt(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.idempotency_key} {self.status}"
+        return f"ارسال پیامک {fa_digits(self.pk)} ({self.get_status_display()})"
 
     def save(self, *args, **kwargs):
         if self.pk and not kwargs.pop("_allow_update", False):
@@ -421,7 +421,7 @@ class BlacklistEntry(TimeStamped):
         indexes = [models.Index(fields=["workspace", "channel", "is_active"], name="blacklist_active")]
 
     def __str__(self) -> str:
-        return f"{self.channel}:{self.value}"
+        return f"{self.value} در لیست سیاه"
 
     def delete(self, *args, **kwargs):
         raise ImmutableError("deactivate blacklist entries instead of deleting them")

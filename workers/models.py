@@ -165,7 +165,7 @@ class ActionConfig(TimeStamped):
         ]
 
     def __str__(self) -> str:
-        return f"{self.platform}/{self.action_type}"
+        return f"{self.get_action_type_display()} در {self.platform}"
 
     def clean(self) -> None:
         super().clean()
@@ -460,4 +460,4 @@ class BrowserEvent(WorkspaceEvent):
         indexes = [models.Index(fields=["actor"], name="browserevent_actor", condition=Q(actor__isnull=False))]
 
     def __str__(self) -> str:
-        return f"{self.type} @ {self.created_at:%Y-%m-%d %H:%M}"
+        return f"رویداد {fa_digits(self.pk)} ({self.get_type_display()})"

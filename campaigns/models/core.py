@@ -23,6 +23,7 @@ from campaigns.choices import (
 from campaigns.platform.channels import campaign_kind_choices
 from campaigns.platform.events import WorkspaceEvent
 from campaigns.platform.integrity import MSG_NOT_MEMBER, require_same_workspace
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.models import Membership, TimeStamped, Workspace, WorkspaceQuerySet
 from campaigns.platform.search import search_digits
 
@@ -278,7 +279,7 @@ class CampaignEvent(WorkspaceEvent):
         verbose_name_plural = "رویدادهای کمپین"
 
     def __str__(self) -> str:
-        return f"{self.campaign_id}: {self.type}"
+        return f"رویداد کمپین {fa_digits(self.campaign_id)}: {self.get_type_display()}"
 
 
 class WorkspaceSettingsEvent(WorkspaceEvent):
@@ -361,7 +362,7 @@ class TargetImportRow(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.row_number} {self.outcome}"
+        return f"ردیف {fa_digits(self.row_number)} ({self.get_outcome_display()})"
 
     def clean(self) -> None:
         super().clean()

@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.db import models
 
+from campaigns.platform.jalali import fa_digits
+
 
 class EventImmutable(RuntimeError):
     """An event row was to be changed or deleted."""
@@ -41,7 +43,8 @@ class WorkspaceEvent(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.workspace_id}: {self.type}"
+        label = dict(self._meta.get_field("type").choices or ()).get(self.type, self.type)
+        return f"{self._meta.verbose_name} {fa_digits(self.pk)}: {label}"
 
     def save(self, *args, **kwargs):
         if not self._state.adding:

@@ -112,3 +112,36 @@ def test_admin_date_filter_this_month_is_the_jalali_month(superuser_client, djan
         listed = superuser_client.get("/admin/platform/apitoken/" + unescape(link.group(1))).content.decode()
     assert ">azar<" in listed
     assert ">aban<" not in listed
+
+
+def test_every_admin_row_is_named_in_persian_without_status_codes():
+    """A row as the admin names it (titles, breadcrumbs, relation fields, delete pages): «اجرای ۷ (کامل)», not
+    "run 7 (COMPLETED)", «تنظیمات پیامک فضای کاری ۱», not "sms settings of 1". Each registered model of the
+    project, its choices at their first value: no Latin word (a proxy is named by its address, its data)."""
+    from django.contrib import admin
+    from django.db import models
+
+    named, latin = {}, {}
+    for model in admin.site._registry:
+        if model._meta.app_label not in project_apps() or model._meta.label == "workers.Proxy":
+            continue
+        row = model()
+        row.pk = 7
+        for field in model._meta.concrete_fields:
+            if field.choices:
+                setattr(row, field.attname, field.choices[0][0])
+            elif isinstance(field, models.ForeignKey):
+                setattr(row, field.attname, 1)
+        try:
+            text = str(row)
+        except Exception:  # a name that reads a related row or a value this blank row lacks
+            continue
+        named[model._meta.label] = text
+        if LATIN_WORD.search(text):
+            latin[model._meta.label] = text
+    assert latin == {}
+    assert len(named) >= 40
+    assert named["chains.CampaignRun"] == "اجرای ۷ (زمان‌بندی‌شده)"
+    assert named["sms.SmsSettings"] == "تنظیمات پیامک فضای کاری ۱"
+    assert named["automation.ExecutionEvent"] == "رویداد اجرای مسیر ۱: ثبت‌نام"
+    assert named["sms.SmsAttempt"].startswith("ارسال پیامک ۷ (")

@@ -66,6 +66,9 @@ def test_sms_log_lists_skipped_blacklisted_and_cancelled_sends_and_pending_retri
     expect(page.get_by_test_id("attempt-count")).to_have_text("۴ ردیف در گزارش")
     expect(page.get_by_test_id("attempt-row")).to_have_count(1)
     expect(page.get_by_test_id("attempt-row").get_by_test_id("row-status")).to_have_text("در انتظار تلاش مجدد")
+    provider = page.get_by_test_id("attempt-row").locator("td[data-label=سرویس‌دهنده]")
+    expect(provider).to_contain_text("کنسول (آزمایشی)")  # the provider by its name, not its kind «console»
+    expect(provider).not_to_contain_text("console")
     steps = page.get_by_test_id("step-row")
     expect(steps).to_have_count(3)
     expect(page.locator('[data-testid=step-row][data-status="skipped"]')).to_contain_text("متغیری از متن پیام خالی بود")
