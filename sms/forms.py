@@ -258,12 +258,20 @@ COMMON_TIME_ZONES = (
 )
 
 
-def time_zone_choices() -> list:
-    """The common zones by Persian name first, then every IANA zone by its name."""
-    return [
-        ("پرکاربرد", list(COMMON_TIME_ZONES)),
-        ("همهٔ منطقه‌ها", [(z, z) for z in sorted(zoneinfo.available_timezones())]),
-    ]
+def time_zone_choices(current: str | None = None) -> list[tuple[str, str]]:
+    """The common zones by Persian name, Tehran first, and the workspace's own zone when it is another (by its
+    IANA name); any other zone is typed in «منطقهٔ زمانی دیگر», not picked from some 600 Latin names."""
+    choices = list(COMMON_TIME_ZONES)
+    if current and current not in dict(choices) and current in zoneinfo.available_timezones():
+        choices.append((current, current))
+    return choices
+
+
+class TimeZoneField(forms.ChoiceField):
+    """Offers the short list, accepts every IANA zone (the workspace's own zone is kept as it was)."""
+
+    def valid_value(self, value) -> bool:
+        return value in zoneinfo.available_timezones()
 
 
 class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
@@ -272,11 +280,18 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         required=False,
         help_text="خاموش: هیچ گام سفری در این فضای کاری اجرا نمی‌شود تا دوباره روشن شود؛ چیزی از دست نمی‌رود.",
     )
-    time_zone = forms.ChoiceField(
+    time_zone = TimeZoneField(
         label="منطقه زمانی فضای کاری",
         required=False,
         help_text="روز سقف‌های روزانه، بازه‌های ارسال و تاریخ‌های صفحه‌ها با این منطقه حساب می‌شوند.",
         widget=forms.Select(),
+    )
+    other_time_zone = forms.CharField(
+        label="منطقه زمانی دیگر",
+        required=False,
+        max_length=64,
+        help_text="اگر منطقه شما در فهرست بالا نیست، نام بین‌المللی آن را بنویسید، مثل Europe/Paris.",
+        widget=forms.TextInput(attrs={"dir": "ltr", "autocomplete": "off"}),
     )
     enabled = forms.BooleanField(label="ارسال پیامک فعال", required=False)
     primary_account = forms.TypedChoiceField(label="حساب اصلی", required=False, coerce=int, empty_value=None)
@@ -353,6 +368,15 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
         help_text="تعطیلات رسمی و روزهای دیگر؛ پیامک تبلیغاتی این روزها به نخستین روز مجاز بعدی می‌افتد.",
     )
 
+    def clean_other_time_zone(self) -> str:
+        """A zone typed by its IANA name replaces the one picked from the list."""
+        value = (self.cleaned_data.get("other_time_zone") or "").strip()
+        if value and value not in zoneinfo.available_timezones():
+            raise forms.ValidationError("این منطقه زمانی شناخته نیست؛ نامی مثل Europe/Paris یا Asia/Tokyo بنویسید.")
+        if value:
+            self.cleaned_data["time_zone"] = value
+        return value
+
     def clean_quiet_days(self) -> list[str]:
         """Jalali dates, one a line (Persian or Latin digits) → ISO dates."""
         days = []
@@ -380,7 +404,8 @@ class ChannelSettingsForm(StrictTextFormMixin, WeekWindowFields, forms.Form):
 
     def __init__(self, *args, accounts=(), window=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["time_zone"].choices = time_zone_choices()
+        current = self.data.get("time_zone") if self.is_bound else self.initial.get("time_zone")
+        self.fields["time_zone"].choices = time_zone_choices(current)
         choices = [("", "—")] + [(a.id, str(a)) for a in accounts]
         self.fields["primary_account"].choices = choices
         self.fields["fallback_account"].choices = choices

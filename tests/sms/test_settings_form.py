@@ -161,14 +161,29 @@ def test_one_interval_a_day_is_edited_and_saved_as_before(owner_client, actor):
     assert automation_settings_get(actor=actor).default_send_window["days"]["sat"] == [["08:30", "21:00"]]
 
 
-def test_the_time_zone_list_starts_with_common_zones_named_in_persian_and_keeps_every_zone(owner_client, workspace):
-    page = owner_client.get("/sms/settings/").content.decode()
+def _zone_options(client) -> list[tuple[str, str]]:
+    page = client.get("/sms/settings/").content.decode()
     [select] = re.findall(r'<select[^>]*name="time_zone".*?</select>', page, re.S)
-    options = re.findall(r'<option value="([^"]+)"[^>]*>([^<]+)</option>', select)
-    assert options[0] == ("Asia/Tehran", "تهران (ایران)")
-    assert ("Asia/Tokyo", "Asia/Tokyo") in options  # a zone outside the common ones is still there
+    return re.findall(r'<option value="([^"]+)"[^>]*>([^<]+)</option>', select)
 
-    _save_channel(owner_client, time_zone="Asia/Tokyo")
+
+def test_the_time_zone_list_is_short_persian_and_tehran_first_and_another_zone_is_typed(owner_client, workspace):
+    options = _zone_options(owner_client)
+    assert options[0] == ("Asia/Tehran", "تهران (ایران)")
+    assert len(options) <= 12  # not the ~600 IANA names
+    assert not [label for _, label in options if re.search(r"[A-Za-z]{4,}", label)]  # Persian names («UTC» aside)
+
+    response = _save_channel(owner_client, time_zone="Asia/Tehran", other_time_zone="Mars/Olympus")
+    assert response.status_code == 400 and "other_time_zone" in response.context["channel_form"].errors
+    assert Workspace.objects.get(pk=workspace.pk).time_zone == "Asia/Tehran"
+
+    _save_channel(owner_client, time_zone="Asia/Tehran", other_time_zone=" Asia/Tokyo ")  # typed: it wins
+    assert Workspace.objects.get(pk=workspace.pk).time_zone == "Asia/Tokyo"
+    options = _zone_options(owner_client)
+    assert ("Asia/Tokyo", "Asia/Tokyo") in options and len(options) <= 12  # the workspace's own zone, kept
+    page = owner_client.get("/sms/settings/").content.decode()
+    assert re.search(r'<option value="Asia/Tokyo"[^>]*selected', page)
+    _save_channel(owner_client, time_zone="Asia/Tokyo")  # saved again as it is
     assert Workspace.objects.get(pk=workspace.pk).time_zone == "Asia/Tokyo"
 
 
