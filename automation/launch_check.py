@@ -351,8 +351,9 @@ def single_launch_check(*, actor: Actor, campaign_id: int, now: datetime | None 
 def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None = None) -> dict[str, Any]:
     """The check of every member of a chain approval package (read only). The root sends to its audience now
     (its list and filters as submitted); a follow-up reaches at most the root's audience (who is in it depends on
-    the runs), so its counts are that upper bound. The package's app gives its plan through the kernel registry
-    (``package_plan``): the engine names no chain code."""
+    the runs), so its counts are that upper bound; its finish estimate starts at its own first planned run
+    (``first_runs``). The package's app gives its plan through the kernel registry (``package_plan``): the engine
+    names no chain code."""
     plan = package_plan(actor=actor, package_id=package_id)
     if plan is None:
         raise NotFound()
@@ -376,7 +377,7 @@ def package_launch_check(*, actor: Actor, package_id: int, now: datetime | None 
                     audience=audience,
                     capped=capped,
                     now=now,
-                    first_send_at=plan.first_run_at,
+                    first_send_at=plan.first_runs.get(member.id, plan.first_run_at),
                 )
             )
     blockers = [

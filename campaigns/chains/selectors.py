@@ -212,6 +212,7 @@ def package_launch_plan(*, actor: Actor, package_id) -> PackagePlan:
         first_ids=first_ids.values_list("target_id", flat=True) if list_id is not None else [],
         size=None if filters else audience_count(workspace_id=actor.workspace.id, target_list_id=list_id, filters={}),
         first_run_at=_first_run_at(actor, root_item.get("root_schedule") or (root.root_schedule if root else None)),
+        first_runs=_first_runs(actor, items, root_item.get("root_schedule") or (root.root_schedule if root else None)),
     )
 
 
@@ -222,3 +223,40 @@ def _first_run_at(actor: Actor, stored: dict | None):
     except sched.ScheduleErrors:
         return None
     return next(sched.root_occurrences(rs, sched.workspace_zone(actor.workspace), timezone.now()), None)
+
+
+FIRST_RUN_PERIODS = 13  # a follow-up that fits no period of the root's next year is left to the root's run
+
+
+def _first_runs(actor: Actor, items: list[dict], stored: dict | None) -> dict[int, object]:
+    """Each follow-up's first planned run after now, by the schedules as submitted: the first root period after
+    now in which its path fits, its parent's planned run + its own timing, level by level (``sched.plan_path``,
+    as the runs plan it); a follow-up that fits none of the next periods is left out."""
+    try:
+        rs = sched.parse_root_schedule(stored or {"type": "EVENT"})
+    except sched.ScheduleErrors:
+        return {}
+    if not rs.recurring:
+        return {}
+    tz = sched.workspace_zone(actor.workspace)
+    periods = sched.root_periods(rs, tz, timezone.now(), FIRST_RUN_PERIODS)
+    by_id = {item["campaign_id"]: item for item in items}
+    result = {}
+    for campaign_id, item in by_id.items():
+        path, node, seen = [], item, set()
+        while node and node.get("parent_campaign_id") and node["campaign_id"] not in seen:
+            seen.add(node["campaign_id"])
+            path.append(node)
+            node = by_id.get(node["parent_campaign_id"])
+        if not path or node is None:
+            continue
+        try:
+            schedules = [
+                sched.parse_child_schedule((n.get("inheritance") or {}).get("schedule")) for n in reversed(path)
+            ]
+        except sched.ScheduleErrors:
+            continue
+        planned = next((at for p in periods if (at := sched.plan_path(schedules, p, tz)[1]) is not None), None)
+        if planned is not None:
+            result[campaign_id] = planned
+    return result

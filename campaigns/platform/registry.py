@@ -280,7 +280,9 @@ class PackagePlan:
     campaign (in package order) with the action it was submitted with (``{"channel", "content"}``; None: its
     own journey or none). ``first_ids``: the audience's target ids from its small side (the list's membership
     index), walked for the check's sample; ``size``: the audience's size when it is kept (a whole list);
-    ``first_run_at``: no member sends before it, so the finish estimate starts there."""
+    ``first_run_at``: no member sends before it, so the root's finish estimate starts there; ``first_runs``: a
+    follow-up's own first planned run (its parent's run + its own timing, level by level), where its estimate
+    starts (a member missing from it: ``first_run_at``)."""
 
     package_id: int
     subjects: object  # a QuerySet of the workspace's targets: the root's list and filters as submitted
@@ -288,6 +290,7 @@ class PackagePlan:
     first_ids: object = None  # a values list of target ids (None: the subjects' own ids)
     size: int | None = None
     first_run_at: datetime | None = None  # the root's first scheduled run (None: started by hand or by an event)
+    first_runs: dict[int, datetime] = field(default_factory=dict)  # a follow-up's campaign id → its first run
 
 
 PACKAGE_PLANS: Registry[Callable] = Registry("package_plans")  # one entry: "plan"

@@ -3,6 +3,7 @@ root's audience as submitted, through the engine's registered hook; a dry run ov
 shows it."""
 
 from django.apps import apps
+from django.utils import timezone
 
 from automation.launch_check import package_launch_check
 from campaigns.chains.choices import PackageStatus
@@ -231,3 +232,28 @@ def test_a_list_imported_in_batches_is_estimated_across_its_members(actor, works
         actor=actor, package_id=package.id, campaign_id=nodes["A"].id, reason="no_mobile"
     )
     assert looked_at and round(Target.objects.filter(pk__in=ids).count() * 10_000 / looked_at) == row["count"]
+
+
+def test_a_follow_ups_finish_is_estimated_from_its_own_planned_run(actor, workspace):
+    """A follow-up sends at its parent's run + its own timing (docs/chains.md "Schedule maths"), so its finish
+    estimate starts there, level by level: B two days after the root's run, C two days after B's."""
+    from datetime import timedelta
+
+    from campaigns.chains import schedule as sched
+
+    setup_sms(workspace)
+    lst = make_list(workspace)
+    for _ in range(2):
+        make_target(workspace).lists.add(lst)
+    nodes = make_chain(workspace, shape="A>B>C", source_target_list=lst)  # monthly on the 1st; +2 days each
+    _, package = campaign_submit(
+        actor=actor, campaign_id=nodes["A"].id, expected_chain_revision=nodes["A"].chain_revision
+    )
+    tz = sched.workspace_zone(workspace)
+    root_run = next(sched.root_occurrences(sched.parse_root_schedule(nodes["A"].root_schedule), tz, timezone.now()))
+    check = package_launch_check(actor=actor, package_id=package.id)
+    finish = {m["campaign_id"]: m["finish"]["at"] for m in check["members"]}
+    assert root_run <= finish[nodes["A"].id] < root_run + timedelta(days=1)
+    assert root_run + timedelta(days=2) <= finish[nodes["B"].id] < root_run + timedelta(days=3)
+    assert root_run + timedelta(days=4) <= finish[nodes["C"].id] < root_run + timedelta(days=5)
+    assert check["members"][2]["finish"]["at_text"] != check["members"][1]["finish"]["at_text"]
