@@ -2,7 +2,7 @@
 
 Kavenegar ``sms/receive`` entries: ``messageid``, ``message``, ``sender``, ``receptor``, ``date`` (unix seconds).
 Melipayamak ``GetMessagesAfterID``: ``MessagesBL`` rows with ``MsgID``, ``Body``, ``SendDate`` (Tehran time
-without an offset), ``Sender``, ``Receiver``; the next cursor is the highest ``MsgID`` handed over. Its push GETs
+without an offset, whole seconds unless it writes a fraction), ``Sender``, ``Receiver``; the next cursor is the highest ``MsgID`` handed over. Its push GETs
 ``to``, ``body``, ``from`` and carries no message id: the id stored is a digest of the three and the 10-minute
 span it arrived in, so the panel repeating one push is stored once.
 """
@@ -42,6 +42,7 @@ def kavenegar_inbox(body: dict | None, *, line: str) -> ReceiveAnswer | None:
                 line=str(entry.get("receptor") or line),
                 text=str(entry.get("message") or ""),
                 received_at=at,
+                whole_seconds=at is not None,
             )
         )
     return ReceiveAnswer(messages)
@@ -72,6 +73,7 @@ def melipayamak_inbox(text: str | None, *, cursor: str) -> ReceiveAnswer | None:
                 line=row.get("Receiver", ""),
                 text=row.get("Body", ""),
                 received_at=_tehran_time(row.get("SendDate", "")),
+                whole_seconds="." not in row.get("SendDate", ""),
             )
         )
     return ReceiveAnswer(messages, cursor=str(highest) if highest else str(cursor or ""))

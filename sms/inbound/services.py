@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from automation.services.executions import executions_wake
@@ -42,11 +44,15 @@ def _sender(raw: str) -> tuple[str, bool]:
     return (number, True) if number else ("".join(search_digits(str(raw or "")).split())[:40], False)
 
 
-def _last_attempt(workspace_id: int, number: str, line: str, before) -> SmsAttempt | None:
-    """The last message accepted for ``number`` on ``line`` (any line when the line is unknown) before ``before``."""
-    attempts = SmsAttempt.objects.filter(
-        workspace_id=workspace_id, phone=number, request_at__lte=before, status__in=ACCEPTED
-    )
+def _last_attempt(workspace_id: int, number: str, line: str, before, *, whole_second: bool) -> SmsAttempt | None:
+    """The last message accepted for ``number`` on ``line`` (any line when the line is unknown) before ``before``.
+    ``whole_second``: the reply's time is the provider's in whole seconds, so it stands for any moment of that
+    second and is compared at the second's end (a reply stamped 10:00:00 answers a send at 10:00:00.600)."""
+    if whole_second:
+        sent_before = Q(request_at__lt=before.replace(microsecond=0) + timedelta(seconds=1))
+    else:
+        sent_before = Q(request_at__lte=before)
+    attempts = SmsAttempt.objects.filter(sent_before, workspace_id=workspace_id, phone=number, status__in=ACCEPTED)
     if line:
         attempts = attempts.filter(sender=line)
     return attempts.order_by("-request_at", "-id").only("id", "campaign_id").first()
@@ -109,7 +115,10 @@ def inbound_store(*, account: SmsProviderAccount, messages: list[ReceivedSms]) -
         number, phone = senders[received.sender]
         line = _line(received.line)
         received_at = received.received_at or now
-        attempt = _last_attempt(account.workspace_id, number, line, received_at) if phone else None
+        whole_second = received.whole_seconds and received.received_at is not None
+        attempt = (
+            _last_attempt(account.workspace_id, number, line, received_at, whole_second=whole_second) if phone else None
+        )
         target = targets.get(number) if phone else None
         message = InboundSms(
             workspace_id=account.workspace_id,

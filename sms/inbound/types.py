@@ -13,6 +13,8 @@ class ReceivedSms:
     line: str  # our number that received it
     text: str
     received_at: datetime | None = None  # the provider's time; None = when we store it
+    # the provider's time is in whole seconds (Kavenegar's unix seconds): it stands for any moment of that second
+    whole_seconds: bool = False
 
 
 @dataclass(frozen=True)

@@ -114,3 +114,37 @@ def test_the_words_are_the_workspaces_own_and_editable(workspace, actor):
         inbound_words_update(actor=actor, data={"opt_out_words": ["  "]})
     with pytest.raises(PermissionDenied):
         inbound_words_update(actor=make_actor(workspace, Role.VIEWER), data={"opt_out_words": ["x"]})
+
+
+def test_a_reply_stamped_in_whole_seconds_links_to_the_send_of_that_same_second(workspace):
+    """Kavenegar's ``sms/receive`` dates a reply in unix seconds and Melipayamak's ``SendDate`` has no fraction:
+    a reply stamped 10:00:00 may have come at 10:00:00.900, after a send requested at 10:00:00.600, so it links
+    to it; a send of the next second does not count. A time the provider gives exactly keeps the exact rule."""
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from sms.inbound.providers import kavenegar_inbox, melipayamak_inbox
+
+    account = make_account(workspace)
+    target = make_target(workspace)
+    campaign = make_campaign(workspace)
+    second = datetime(2026, 12, 5, 6, 30, 0, tzinfo=UTC)  # 10:00:00 in Tehran
+    earlier = sent(target, at=second - timedelta(minutes=10))
+    answered = sent(target, campaign=campaign, at=second + timedelta(milliseconds=600))
+    sent(target, at=second + timedelta(seconds=1))  # the next second: after the reply whatever its fraction
+
+    body = {"entries": [{"messageid": "k1", "message": "بله", "sender": target.mobile, "receptor": "10004346",
+                         "date": int(second.timestamp())}]}  # fmt: skip
+    (kavenegar,) = inbound_store(account=account, messages=kavenegar_inbox(body, line="10004346").messages)
+    assert kavenegar.received_at == second
+    assert (kavenegar.attempt_id, kavenegar.campaign_id) == (answered.id, campaign.id)
+
+    stamp = second.astimezone(ZoneInfo("Asia/Tehran")).strftime("%Y-%m-%dT%H:%M:%S")
+    row = f"<MessagesBL><MsgID>7</MsgID><Body>بله</Body><Sender>{target.mobile}</Sender>"
+    row += f"<Receiver>10004346</Receiver><SendDate>{stamp}</SendDate></MessagesBL>"
+    answer = melipayamak_inbox(f"<ArrayOfMessagesBL>{row}</ArrayOfMessagesBL>", cursor="")
+    (melipayamak,) = inbound_store(account=make_account(workspace, provider="melipayamak"), messages=answer.messages)
+    assert melipayamak.received_at == second and melipayamak.attempt_id == answered.id
+
+    (exact,) = inbound_store(account=account, messages=[received("بله", target.mobile, at=second)])
+    assert exact.attempt_id == earlier.id  # an exact time: the send 0.6 s later came after it
