@@ -2,9 +2,10 @@
 
 Kavenegar ``sms/receive`` entries: ``messageid``, ``message``, ``sender``, ``receptor``, ``date`` (unix seconds).
 Melipayamak ``GetMessagesAfterID``: ``MessagesBL`` rows with ``MsgID``, ``Body``, ``SendDate`` (Tehran time
-without an offset, whole seconds unless it writes a fraction), ``Sender``, ``Receiver``; the next cursor is the highest ``MsgID`` handed over. Its push GETs
-``to``, ``body``, ``from`` and carries no message id: the id stored is a digest of the three and the 10-minute
-span it arrived in, so the panel repeating one push is stored once.
+without an offset, whole seconds unless it writes a fraction), ``Sender``, ``Receiver``; the next cursor is
+the highest ``MsgID`` handed over. Its push GETs ``to``, ``body``, ``from`` and carries no message id: the id
+stored is a digest of the three and the 10-minute span it arrived in, so the panel repeating one push is stored
+once. A time in whole seconds is marked so (``ReceivedSms.whole_seconds``): replies are linked at its end.
 """
 
 from __future__ import annotations
