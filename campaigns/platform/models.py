@@ -137,6 +137,11 @@ class ApiToken(models.Model):
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
 
+    def clean(self) -> None:
+        from campaigns.platform.integrity import require_same_workspace
+
+        require_same_workspace(self, "granted_by", "revoked_with")
+
 
 class IdempotencyKey(models.Model):
     """The first answer to a POST sent with an ``Idempotency-Key`` header, per key + workspace + user + path.
