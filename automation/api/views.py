@@ -55,7 +55,7 @@ from automation.models import EnrollmentItem, Execution, ExecutionEvent, Workflo
 from automation.services import auto_enroll, enrollment, enrollment_batches, executions, workflows
 from automation.services import campaigns as campaign_services
 from campaigns.api.serializers import CampaignOutput
-from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.base import WorkspaceAPIView, takes_no_body
 from campaigns.platform.api.pagination import PAGE_PARAMETERS, HistoryPagination
 from campaigns.platform.api.schema import errors, launch_errors
 from campaigns.platform.permissions import Perm
@@ -220,6 +220,7 @@ class WorkflowValidateApi(WorkspaceAPIView):
     @extend_schema(
         operation_id="workflows_validate", request=None, responses={200: ValidationOutput, **errors(403, 404, 409)}
     )
+    @takes_no_body
     def post(self, request, workflow_id: int):
         errors_list = workflows.workflow_validate(actor=self.actor, workflow_id=workflow_id)
         return Response({"valid": not errors_list, "errors": [e.as_dict() for e in errors_list]})
@@ -248,6 +249,7 @@ class WorkflowNewDraftApi(WorkspaceAPIView):
         request=None,
         responses={201: WorkflowVersionOutput, **errors(403, 404, 409)},
     )
+    @takes_no_body
     def post(self, request, workflow_id: int):
         version = workflows.workflow_new_draft(actor=self.actor, workflow_id=workflow_id)
         return Response(WorkflowVersionOutput(version).data, status=201)
@@ -272,6 +274,7 @@ class JourneyCampaignActionApi(WorkspaceAPIView):
         ],
         responses={200: CampaignOutput, **launch_errors(400, 403, 404, 409)},
     )
+    @takes_no_body
     def post(self, request, campaign_id: int, action: str):
         campaign = campaign_services.journey_campaign_transition(
             actor=self.actor, campaign_id=campaign_id, action=action
@@ -444,6 +447,7 @@ class EnrollmentCommitApi(WorkspaceAPIView):
         "the list. ≤ 300 subjects are added at once (`committed`); more run in the background (`committing`, poll "
         "`processed`/`total`).",
     )
+    @takes_no_body
     def post(self, request, batch_id: int):
         batch = enrollment_batches.enrollment_batch_commit(actor=self.actor, batch_id=batch_id)
         return Response(EnrollmentBatchOutput(batch).data)

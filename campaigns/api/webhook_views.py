@@ -12,7 +12,7 @@ from campaigns.api.webhook_serializers import (
     WebhookSecretOutput,
 )
 from campaigns.filters import WebhookDeliveryFilter
-from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.base import WorkspaceAPIView, takes_no_body
 from campaigns.platform.api.schema import errors
 from campaigns.platform.api.throttles import WebhookSendThrottle, with_default_throttles
 from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
@@ -88,6 +88,7 @@ class WebhookRotateApi(_WebhookApi):
     @extend_schema(
         operation_id="webhooks_rotate_secret", request=None, responses={200: WebhookSecretOutput, **errors(403, 404)}
     )
+    @takes_no_body
     def post(self, request, webhook_id: int):
         endpoint, secret = webhook_secret_rotate(workspace=self.actor.workspace, endpoint_id=webhook_id)
         return Response(WebhookSecretOutput(endpoint, context={"secret": secret}).data)
@@ -99,6 +100,7 @@ class WebhookTestApi(_WebhookApi):
     @extend_schema(
         operation_id="webhooks_test", request=None, responses={202: WebhookDeliveryOutput, **errors(403, 404)}
     )
+    @takes_no_body
     def post(self, request, webhook_id: int):
         delivery = webhook_test_send(workspace=self.actor.workspace, endpoint_id=webhook_id)
         return Response(WebhookDeliveryOutput(delivery).data, status=status.HTTP_202_ACCEPTED)
@@ -126,6 +128,7 @@ class WebhookReplayApi(_WebhookApi):
         request=None,
         responses={202: WebhookDeliveryOutput, **errors(403, 404)},
     )
+    @takes_no_body
     def post(self, request, delivery_id: int):
         replay = webhook_delivery_replay(workspace=self.actor.workspace, delivery_id=delivery_id)
         return Response(WebhookDeliveryOutput(replay).data, status=status.HTTP_202_ACCEPTED)

@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.base import WorkspaceAPIView, takes_no_body
 from campaigns.platform.api.pagination import HistoryPagination
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
@@ -105,6 +105,7 @@ class BlacklistReactivateApi(WorkspaceAPIView):
     @extend_schema(
         operation_id="sms_blacklist_reactivate", request=None, responses={200: BlacklistOutput, **errors(403, 404)}
     )
+    @takes_no_body
     def post(self, request, entry_id: int):
         return Response(BlacklistOutput(services.blacklist_reactivate(actor=self.actor, entry_id=entry_id)).data)
 
@@ -274,6 +275,7 @@ def _settings_action_view(name: str, action, *, description: str):
             responses={200: SmsSettingsOutput, **errors(403, 404)},
             description=description,
         )
+        @takes_no_body
         def post(self, request):
             return Response(_settings_payload(action(actor=self.actor)))
 

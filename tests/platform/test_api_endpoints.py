@@ -6,6 +6,8 @@ Every (method, path) drf-spectacular enumerates under ``/api/v1/`` gets, without
 - a path naming another workspace's object → 404 (never 403), while the same request on the caller's own
   object answers something else (the case can fail);
 - a write by a viewer (the role with only *view*) → 403, unless listed in ``VIEWER_WRITES``;
+- a write (POST, PUT, PATCH) with a field its body does not declare → 400 naming it, also where the operation
+  takes no body at all (``takes_no_body``) and in the one multipart body;
 - a list (a paginated response in the schema) → the page envelope, honouring ``?page=&size=``.
 
 A new endpoint is covered the moment it is routed; it fails here when its path parameter has no factory
@@ -115,6 +117,9 @@ def _ids(endpoint) -> str:
 
 WITH_OBJECT = [e for e in endpoints() if PARAM.search(e[1])]
 WRITES = [e for e in endpoints() if e[0] != "GET" and e not in VIEWER_WRITES]
+BODY_WRITES = [e for e in endpoints() if e[0] in ("POST", "PUT", "PATCH")]
+MULTIPART = {("POST", "/api/v1/targets/import")}  # the one body with a file
+UNKNOWN_FIELD = "zz_undeclared"
 
 
 def _url(world: World, path: str) -> str:
@@ -180,6 +185,25 @@ def test_a_viewer_may_not_write(worlds, endpoint):
     response = _call(api_client_for(viewer, own.workspace), method, url, path, own)
     assert response.status_code == 403, response.content[:300]
     assert _error_code(response) == "PERMISSION_DENIED"
+
+
+@pytest.mark.parametrize("endpoint", BODY_WRITES, ids=_ids)
+def test_an_unknown_body_field_is_a_400_naming_it(worlds, endpoint):
+    """Every write, whether it takes a body or none: an undeclared field is refused, never dropped in silence."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    method, path = endpoint
+    own, _ = worlds
+    client = api_client_for(own.user, own.workspace)
+    if endpoint in MULTIPART:
+        upload = SimpleUploadedFile("t.csv", b"mobile\n09121112233\n", content_type="text/csv")
+        response = client.post(_url(own, path), {"file": upload, UNKNOWN_FIELD: "1"}, format="multipart")
+    else:
+        body = BODIES[(method, path)](own) if (method, path) in BODIES else {}
+        response = getattr(client, method.lower())(_url(own, path), {**body, UNKNOWN_FIELD: 1}, format="json")
+    assert response.status_code == 400, response.content[:300]
+    assert _error_code(response) == "VALIDATION_ERROR"
+    assert UNKNOWN_FIELD in response.json()["error"]["details"], response.content[:300]
 
 
 @pytest.mark.parametrize(

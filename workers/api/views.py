@@ -7,7 +7,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from campaigns.api.serializers import CampaignOutput
-from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.base import WorkspaceAPIView, takes_no_body
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 from workers import selectors
@@ -161,6 +161,7 @@ class ProxyResetApi(WorkspaceAPIView):
         request=None,
         responses={200: ProxyOutput, **errors(403, 404)},
     )
+    @takes_no_body
     def post(self, request, proxy_id: int):
         accounts.proxy_reset(actor=self.actor, proxy_id=proxy_id)
         return Response(
@@ -267,6 +268,7 @@ class TaskRetryApi(WorkspaceAPIView):
         request=None,
         responses={200: TaskOutput, **errors(403, 404, 409)},
     )
+    @takes_no_body
     def post(self, request, task_id: int):
         results.task_retry(actor=self.actor, task_id=task_id)
         return Response(TaskOutput(selectors.task_get(actor=self.actor, task_id=task_id)).data)
@@ -324,6 +326,7 @@ class PlatformPauseApi(_PlatformTransitionApi):
         request=None,
         responses={200: PlatformOutput, **errors(403, 404, 409)},
     )
+    @takes_no_body
     def post(self, request, platform_id: int):
         return super().post(request, platform_id)
 
@@ -336,6 +339,7 @@ class PlatformResumeApi(_PlatformTransitionApi):
         request=None,
         responses={200: PlatformOutput, **errors(403, 404, 409)},
     )
+    @takes_no_body
     def post(self, request, platform_id: int):
         return super().post(request, platform_id)
 

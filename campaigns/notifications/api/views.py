@@ -12,7 +12,7 @@ from campaigns.notifications.api.serializers import (
 )
 from campaigns.notifications.filters import ActivityFilter, NotificationFilter
 from campaigns.notifications.models import Activity, Notification
-from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.base import WorkspaceAPIView, takes_no_body
 from campaigns.platform.api.schema import errors
 
 
@@ -61,6 +61,7 @@ class NotificationMarkAllApi(WorkspaceAPIView):
     serializer_class = UnreadCountOutput
 
     @extend_schema(operation_id="notifications_mark_all_read", request=None, responses={200: UnreadCountOutput})
+    @takes_no_body
     def post(self, request):
         marked = services.notifications_mark_all_read(actor=self.actor)
         return Response({"unread": selectors.unread_count(actor=self.actor), "marked": marked})
@@ -87,6 +88,7 @@ def _activity_status_view(name: str, *, done: bool):
         @extend_schema(
             operation_id=f"activities_{name}", request=None, responses={200: ActivityOutput, **errors(403, 404, 409)}
         )
+        @takes_no_body
         def post(self, request, activity_id: int):
             activity = services.activity_set_status(actor=self.actor, activity_id=activity_id, done=done)
             return Response(ActivityOutput(activity).data)

@@ -13,6 +13,7 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
 from campaigns.platform import idempotency
+from campaigns.platform.api.fields import BodyInput
 from campaigns.platform.errors import ValidationFailed, WorkspaceNotFound
 from campaigns.platform.models import ApiToken
 from campaigns.platform.permissions import Perm
@@ -38,6 +39,13 @@ def if_match_revision(request) -> int | None:
     return int(match.group(1))
 
 
+def takes_no_body(view_method):
+    """Marks a write that takes no body (its schema says ``request=None``): a body sent with fields is a 400
+    naming each of them, as an undeclared field of any other body is (``BodyInput``), not dropped in silence."""
+    view_method.takes_no_body = True
+    return view_method
+
+
 class _Replay(Exception):  # not an error: the stored answer short-circuits the view
     def __init__(self, answer: idempotency.StoredAnswer):
         self.answer = answer
@@ -61,6 +69,9 @@ class WorkspaceAPIView(GenericAPIView):
         perm = self.read_permission if request.method in SAFE_METHODS else self.write_permission
         if perm:
             self.actor.require(perm)
+        handler = getattr(self, request.method.lower(), None)
+        if getattr(handler, "takes_no_body", False) and request.data:
+            BodyInput(data=request.data).is_valid(raise_exception=True)
         if request.method == "POST":
             self._idempotency_begin(request)
 
