@@ -8,7 +8,8 @@ Every (method, path) drf-spectacular enumerates under ``/api/v1/`` gets, without
 - a write by a viewer (the role with only *view*) → 403, unless listed in ``VIEWER_WRITES``;
 - a write (POST, PUT, PATCH) with a field its body does not declare → 400 naming it, also where the operation
   takes no body at all (``takes_no_body``) and in the one multipart body;
-- a list (a paginated response in the schema) → the page envelope, honouring ``?page=&size=``.
+- a list (a paginated response in the schema) → the page envelope, honouring ``?page=&size=``, with ``has_more``
+  and ``next``; ``size`` above 200 → 400 naming ``size``; a page past the end → an empty page, not a 404.
 
 A new endpoint is covered the moment it is routed; it fails here when its path parameter has no factory
 (``tests/api_world.py``), when it refuses a foreign object with anything but 404, or when a viewer may write.
@@ -120,6 +121,8 @@ WRITES = [e for e in endpoints() if e[0] != "GET" and e not in VIEWER_WRITES]
 BODY_WRITES = [e for e in endpoints() if e[0] in ("POST", "PUT", "PATCH")]
 MULTIPART = {("POST", "/api/v1/targets/import")}  # the one body with a file
 UNKNOWN_FIELD = "zz_undeclared"
+# A list without numbered pages: a target's SMS conversation pages backwards by cursor only (docs/api.md).
+CURSOR_ONLY = {"/api/v1/sms/conversations/{target_id}"}
 
 
 def _url(world: World, path: str) -> str:
@@ -215,6 +218,15 @@ def test_a_list_answers_the_page_envelope(worlds, path):
     response = client.get(_url(own, path), {"page": 1, "size": 1})
     assert response.status_code == 200, response.content[:300]
     body = response.json()
-    assert set(body) >= ENVELOPE and body["page"] == 1 and body["size"] == 1 and len(body["results"]) <= 1
-    too_big = client.get(_url(own, path), {"size": 100000})
-    assert too_big.status_code in (200, 400) and (too_big.status_code == 400 or too_big.json()["size"] <= 200)
+    assert set(body) >= ENVELOPE | {"has_more", "next"} and body["page"] == 1 and body["size"] == 1
+    assert len(body["results"]) <= 1 and body["has_more"] is (body["next"] is not None)
+    for size in (201, 100000):
+        too_big = client.get(_url(own, path), {"size": size})
+        assert too_big.status_code == 400, (size, too_big.content[:300])
+        assert list(too_big.json()["error"]["details"]) == ["size"], too_big.content[:300]
+    if path in CURSOR_ONLY:
+        return
+    past_the_end = client.get(_url(own, path), {"page": 1000, "size": 200})
+    assert past_the_end.status_code == 200, past_the_end.content[:300]
+    body = past_the_end.json()
+    assert (body["results"], body["has_more"], body["next"]) == ([], False, None), path

@@ -13,7 +13,7 @@ from campaigns.chains.api.serializers import (
     GroupMoveInput,
     GroupOutput,
     GroupUpdateInput,
-    SourcesOutput,
+    SourceOutput,
     SourcesQueryInput,
     TreeOutput,
     TreeQueryInput,
@@ -155,14 +155,16 @@ class GroupTreeApi(WorkspaceAPIView):
 
 
 class GroupSourcesApi(WorkspaceAPIView):
+    queryset = CampaignGroup.objects.none()  # the path's group_id, for the schema; rows are the selector's
+
     @extend_schema(
         operation_id="campaign_groups_inheritance_sources",
         parameters=[SourcesQueryInput],
-        responses={200: SourcesOutput, **errors(400, 404)},
+        responses={200: SourceOutput(many=True), **errors(400, 404)},
     )
     def get(self, request, group_id: int):
         params = self.query_input(SourcesQueryInput)
         sources = selectors.inheritance_sources(
             actor=self.actor, group_id=group_id, campaign_id=params.get("campaign_id")
         )
-        return Response({"results": sources})
+        return self.paginated(sources, SourceOutput)

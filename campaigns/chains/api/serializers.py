@@ -361,10 +361,6 @@ class SourceOutput(serializers.Serializer):
     needs_review = serializers.BooleanField()
 
 
-class SourcesOutput(serializers.Serializer):
-    results = SourceOutput(many=True)
-
-
 class RootPreviewInput(BodyInput):
     when = _raw(RootScheduleInput)
     runs = serializers.IntegerField(required=False, min_value=1, max_value=12, default=4)
