@@ -34,7 +34,8 @@ def thread_key(row: dict) -> tuple:
 
 
 def thread_position(row: dict) -> str:
-    """A message's keyset position in its thread, opaque: the page's ``thread_before``, the API's ``before``."""
+    """A message's keyset position in its thread, opaque: the page's ``thread_before`` / ``thread_after``, the
+    API's ``before``."""
     return encode_cursor(row["at"], row["id"], "n", source=row["direction"])
 
 
@@ -46,24 +47,32 @@ def thread_position_parse(raw: str) -> tuple[datetime, str, int]:
     return moment, source, pk
 
 
-def _older(time_field: str, rank: int, before: tuple[datetime, str, int]) -> Q:
-    """Rows of the direction ranked ``rank`` that come before the keyset position ``before`` (time, direction, id)
-    in the thread's order; the time bound repeated alone so the index scan starts at it."""
-    moment, direction, pk = before
-    if rank < DIRECTIONS.index(direction):
-        return Q(**{f"{time_field}__lte": moment})
-    if rank > DIRECTIONS.index(direction):
-        return Q(**{f"{time_field}__lt": moment})
-    return Q(**{f"{time_field}__lte": moment}) & (Q(**{f"{time_field}__lt": moment}) | Q(id__lt=pk))
+def _beyond(time_field: str, rank: int, position: tuple[datetime, str, int], *, newer: bool = False) -> Q:
+    """Rows of the direction ranked ``rank`` that come before (``newer``: after) the keyset position ``position``
+    (time, direction, id) in the thread's order; the time bound repeated alone so the index scan starts at it."""
+    moment, direction, pk = position
+    wide, strict = ("gte", "gt") if newer else ("lte", "lt")
+    here = DIRECTIONS.index(direction)
+    if rank == here:
+        return Q(**{f"{time_field}__{wide}": moment}) & (
+            Q(**{f"{time_field}__{strict}": moment}) | Q(**{f"id__{strict}": pk})
+        )
+    same_moment_counts = rank > here if newer else rank < here  # a sent message precedes a reply at one moment
+    return Q(**{f"{time_field}__{wide if same_moment_counts else strict}": moment})
 
 
 def conversation(
-    *, actor: Actor, target_id: int, limit: int | None = None, before: tuple[datetime, str, int] | None = None
+    *,
+    actor: Actor,
+    target_id: int,
+    limit: int | None = None,
+    before: tuple[datetime, str, int] | None = None,
+    after: tuple[datetime, str, int] | None = None,
 ) -> list[dict]:
     """The last ``limit`` (default ``CONVERSATION_LIMIT``) messages between the workspace and the target (its
-    mobile) before the keyset position ``before`` — (time, "out"|"in", id) of a message, None: now — oldest first:
-    each ``{"direction": "out"|"in", "id", "at", "text", "line", "status", "campaign_id", "outcome"}``, in the
-    order of ``thread_key``.
+    mobile) before the keyset position ``before`` — (time, "out"|"in", id) of a message, None: now — or, given
+    ``after``, the first ``limit`` after that position; oldest first either way: each ``{"direction": "out"|"in",
+    "id", "at", "text", "line", "status", "campaign_id", "outcome"}``, in the order of ``thread_key``.
 
     Two index range reads of ``limit`` rows each (the attempts by workspace + phone + time, the replies by target
     and by number), merged here — a target with years of messages costs the same. A position, not an offset:
@@ -80,7 +89,15 @@ def conversation(
         else SmsAttempt.objects.none()
     )
     if before is not None:
-        sent, received = sent.filter(_older("request_at", 0, before)), received.filter(_older("received_at", 1, before))
+        sent, received = (
+            sent.filter(_beyond("request_at", 0, before)),
+            received.filter(_beyond("received_at", 1, before)),
+        )
+    newer = after is not None and before is None
+    if newer:
+        sent = sent.filter(_beyond("request_at", 0, after, newer=True))
+        received = received.filter(_beyond("received_at", 1, after, newer=True))
+    sign = "" if newer else "-"
     rows = chain(
         (
             {
@@ -93,7 +110,7 @@ def conversation(
                 "campaign_id": a.campaign_id,
                 "outcome": "",
             }
-            for a in sent.order_by("-request_at", "-id")[:limit]
+            for a in sent.order_by(f"{sign}request_at", f"{sign}id")[:limit]
         ),
         (
             {
@@ -106,9 +123,11 @@ def conversation(
                 "campaign_id": m.campaign_id,
                 "outcome": m.outcome,
             }
-            for m in received.order_by("-received_at", "-id")[:limit]
+            for m in received.order_by(f"{sign}received_at", f"{sign}id")[:limit]
         ),
     )
+    if newer:
+        return sorted(rows, key=thread_key)[:limit]
     newest = sorted(rows, key=thread_key, reverse=True)[:limit]
     return newest[::-1]
 

@@ -1,5 +1,6 @@
 """The "Messages" section of the target page (``campaigns.platform.registry.register_target_panel``): what was sent
-to the target and what it answered, in one thread, oldest first, a page of ``THREAD_PAGE`` at a time."""
+to the target and what it answered, in one thread, oldest first, a page of ``THREAD_PAGE`` at a time: «قدیمی‌تر»
+and «جدیدتر» step by keyset position, «تازه‌ترین» goes back to the newest page."""
 
 from __future__ import annotations
 
@@ -17,15 +18,16 @@ from sms.inbound.selectors import conversation, thread_position, thread_position
 
 THREAD_PAGE = 30
 PARAM = "thread_before"
+NEWER_PARAM = "thread_after"
 STATUS_LABELS = dict(AttemptStatus.choices)
 OUTCOME_LABELS = dict(InboundOutcome.choices)
 
 
-def _before(request) -> tuple[datetime, str, int] | None:
-    """The keyset position of the oldest message the previous page showed; None: the newest page (a position that is
-    not one of ours too)."""
+def _position(request, param: str) -> tuple[datetime, str, int] | None:
+    """The keyset position in ``param``: the oldest message the newer page showed (``thread_before``) or the newest
+    one the older page showed (``thread_after``); None when absent or not one of ours."""
     try:
-        return thread_position_parse(request.GET.get(PARAM, ""))
+        return thread_position_parse(request.GET.get(param, ""))
     except BadCursor:
         return None
 
@@ -33,10 +35,18 @@ def _before(request) -> tuple[datetime, str, int] | None:
 def render_conversation_panel(*, request, actor, target) -> str | None:
     if actor is None or not actor.has(Perm.VIEW_SMS_LOGS):
         return None
-    before = _before(request)
-    rows = conversation(actor=actor, target_id=target.id, limit=THREAD_PAGE + 1, before=before)
-    older = len(rows) > THREAD_PAGE
-    rows = rows[-THREAD_PAGE:]
+    before = _position(request, PARAM)
+    after = None if before is not None else _position(request, NEWER_PARAM)
+    rows = conversation(actor=actor, target_id=target.id, limit=THREAD_PAGE + 1, before=before, after=after)
+    if after is not None and not rows:  # nothing after it any more (a retention purge): the newest page
+        after = None
+        rows = conversation(actor=actor, target_id=target.id, limit=THREAD_PAGE + 1)
+    if after is not None:  # the page after a position: older ones exist (that message at least)
+        newer, older = len(rows) > THREAD_PAGE, True
+        rows = rows[:THREAD_PAGE]
+    else:  # the newest page, or the page before a position (which a newer message holds)
+        newer, older = before is not None, len(rows) > THREAD_PAGE
+        rows = rows[-THREAD_PAGE:]
     names = dict(
         scoped(Campaign, actor.workspace)
         .filter(id__in={r["campaign_id"] for r in rows if r["campaign_id"]})
@@ -50,6 +60,7 @@ def render_conversation_panel(*, request, actor, target) -> str | None:
         "target": target,
         "messages": rows,
         "older_query": urlencode({PARAM: thread_position(rows[0])}) if older and rows else "",
-        "newer": before is not None,
+        "newer_query": urlencode({NEWER_PARAM: thread_position(rows[-1])}) if newer and rows else "",
+        "newest": before is not None or after is not None,
     }
     return render_to_string("sms/_conversation_panel.html", context, request=request)

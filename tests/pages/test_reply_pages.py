@@ -172,3 +172,54 @@ def test_the_account_page_gives_the_reply_push_address_that_the_provider_then_us
     expect(page.locator("h2").first).to_contain_text("kavenegar")
     expect(page.get_by_test_id("reply-push")).to_have_count(0)
     assert meli.inbound_token not in page.content()
+
+
+def test_the_thread_steps_back_and_forward_a_page_at_a_time(page, live_server, monkeypatch):
+    """«پیامک‌های قدیمی‌تر» and «پیامک‌های جدیدتر» step through the target's thread by position, «تازه‌ترین
+    پیامک‌ها» returns to its newest page; axe-clean, never scrolling sideways at 390 px."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from sms.inbound import target_panel
+    from sms.inbound.services import inbound_store
+    from sms.models import SmsAttempt
+    from tests.sms.inbound_helpers import make_account, received
+
+    monkeypatch.setattr(target_panel, "THREAD_PAGE", 3)
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="owner-thread")
+    maryam = make_target(shop, name="مریم احمدی", mobile="+989121234567")
+    account = make_account(shop)
+    start = timezone.now() - timedelta(days=1)
+    for i in range(4):  # seven messages, alternately ours and hers: «پیام ۰» … «پاسخ ۲»
+        attempt = sent(maryam, at=start + timedelta(hours=2 * i), status=AttemptStatus.DELIVERED)
+        SmsAttempt.objects.filter(pk=attempt.pk).update(message=f"پیام {'۰۱۲۳'[i]}")
+        if i < 3:
+            reply = received(f"پاسخ {'۰۱۲۳'[i]}", maryam.mobile, at=start + timedelta(hours=2 * i + 1))
+            inbound_store(account=account, messages=[reply])
+
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "owner-thread")
+    page.fill("#id_password", "pw-123456")
+    page.click("button[type=submit]")
+    page.goto(f"{live_server.url}/targets/{maryam.id}/edit/#panel-sms")
+    texts = page.get_by_test_id("thread-message").locator(".text")
+    expect(texts).to_have_text(["پیام ۲", "پاسخ ۲", "پیام ۳"])
+    expect(page.get_by_test_id("thread-newer")).to_have_count(0)  # the newest page
+    page.get_by_test_id("thread-older").click()
+    expect(texts).to_have_text(["پاسخ ۰", "پیام ۱", "پاسخ ۱"])
+    page.get_by_test_id("thread-older").click()
+    expect(texts).to_have_text(["پیام ۰"])
+    expect(page.get_by_test_id("thread-older")).to_have_count(0)  # the thread's beginning
+    page.get_by_test_id("thread-newer").click()
+    expect(texts).to_have_text(["پاسخ ۰", "پیام ۱", "پاسخ ۱"])
+    expect(page.get_by_test_id("thread-newer")).to_have_text("پیامک‌های جدیدتر")
+    page.get_by_test_id("panel-sms").scroll_into_view_if_needed()
+    shots(page, "thread-pages")
+    page.get_by_test_id("thread-newer").click()
+    expect(texts).to_have_text(["پیام ۲", "پاسخ ۲", "پیام ۳"])
+    expect(page.get_by_test_id("thread-newer")).to_have_count(0)  # nothing after it
+    page.get_by_test_id("thread-newest").click()
+    expect(texts).to_have_text(["پیام ۲", "پاسخ ۲", "پیام ۳"])
+    expect(page.get_by_test_id("thread-newest")).to_have_count(0)

@@ -9,11 +9,13 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from django.utils.http import urlencode
 
 from automation.services.workflows import workflow_create
 from campaigns.platform.tenancy import Actor
 from sms.inbound import target_panel, views
 from sms.inbound.models import InboundSms
+from sms.inbound.selectors import thread_position
 from sms.inbound.services import inbound_store
 from sms.models import SmsAttempt
 from tests.conftest import make_target
@@ -113,6 +115,55 @@ def test_thread_pages_by_position_not_offset(owner_client, workspace, monkeypatc
     assert thread(owner_client, target)[0] == ["out3", "later", "out4"]
     # A cursor that is not one of ours shows the newest page.
     assert thread(owner_client, target, "?thread_before=2026-01-01T00:00:00%2B00:00")[0][-1] == "out4"
+
+
+def thread_links(client, target, query: str = "") -> tuple[list[str], dict[str, str]]:
+    """The page's messages and its pager links by test id (thread-older / thread-newer / thread-newest)."""
+    html = client.get(f"/targets/{target.id}/edit/{query}").content.decode()
+    part = html.split('data-testid="thread"')[1].split("</ol>")[0]
+    links = re.findall(r'href="([^"#]*)#panel-sms" data-testid="thread-(\w+)"', html)
+    return re.findall(r'<p class="text">([^<]*)</p>', part), {k: v.replace("&amp;", "&") for v, k in links}
+
+
+def test_thread_steps_to_newer_pages_by_position(owner_client, workspace, monkeypatch):
+    """«پیامک‌های جدیدتر» is the keyset step forward: from the oldest page it walks the thread to the newest
+    message, each page starting right after the last one shown — across messages sharing a time, sent before
+    received — with none lost or repeated, and messages arriving meanwhile come at the end."""
+    monkeypatch.setattr(target_panel, "THREAD_PAGE", 2)
+    target = make_target(workspace)
+    account = make_account(workspace)
+    moment = timezone.now() - timedelta(hours=1)
+    for i, at in enumerate([moment - timedelta(hours=1), moment, moment]):
+        say(target, f"out{i}", at)
+    inbound_store(account=account, messages=[received(f"in{i}", target.mobile, at=moment) for i in range(3)])
+    say(target, "out3", moment + timedelta(minutes=5))
+
+    pages, query = [], ""
+    while True:
+        texts, links = thread_links(owner_client, target, query)
+        pages.append(texts)
+        if "older" not in links:
+            break
+        query = links["older"]
+    assert pages == [["in2", "out3"], ["in0", "in1"], ["out1", "out2"], ["out0"]]
+    assert "newer" not in thread_links(owner_client, target)[1]  # the newest page has nothing newer
+    assert links["newest"].startswith("/targets/") and "newer" in links
+
+    inbound_store(account=account, messages=[received("later", target.mobile)])  # arrives while paging
+    forward = []
+    while "newer" in links:
+        assert links["newer"].startswith("?thread_after=")
+        texts, links = thread_links(owner_client, target, links["newer"])
+        forward.append(texts)
+        assert "older" in links and "newest" in links
+    assert forward == [["out1", "out2"], ["in0", "in1"], ["in2", "out3"], ["later"]]
+    # Its «قدیمی‌تر» goes back to the page before it.
+    assert thread_links(owner_client, target, links["older"])[0] == ["in2", "out3"]
+    # A position that is not one of ours shows the newest page; one with nothing after it too.
+    assert thread_links(owner_client, target, "?thread_after=nonsense")[0] == ["out3", "later"]
+    last = InboundSms.objects.get(text="later")
+    position = thread_position({"at": last.received_at, "id": last.id, "direction": "in"})
+    assert thread_links(owner_client, target, "?" + urlencode({"thread_after": position}))[0] == ["out3", "later"]
 
 
 def test_the_conversation_api_pages_back_by_position_in_the_one_envelope(api, workspace):
