@@ -9,6 +9,7 @@ MAX_NAMED = 5  # campaigns named in the message; ``details`` lists them all
 class TargetListInUse(Conflict):
     code = "TARGET_LIST_IN_USE"
     default_message = "کمپین‌هایی مخاطبان خود را از این فهرست می‌گیرند و فهرست حذف نمی‌شود."
+    english = "Campaigns take their audience from this list; it cannot be deleted."
 
     @classmethod
     def naming(cls, campaigns) -> "TargetListInUse":
@@ -27,11 +28,13 @@ class TargetListInUse(Conflict):
 class ApprovalNotRequired(Conflict):
     code = "APPROVAL_NOT_REQUIRED"
     default_message = "این فضای کاری برای کمپین‌های مستقل تأیید لازم ندارد؛ کمپین را مستقیم فعال کنید."
+    english = "This workspace does not require approval of standalone campaigns; activate the campaign directly."
 
 
 class ApprovalRequired(Conflict):
     code = "APPROVAL_REQUIRED"
     default_message = "این کمپین پیش از فعال‌شدن باید تأیید شود."
+    english = "This campaign must be approved before it is activated."
 
 
 class SubmitterCannotApprove(PermissionDenied):
@@ -39,6 +42,7 @@ class SubmitterCannotApprove(PermissionDenied):
     default_message = (
         "در این فضای کاری فرستنده بسته نمی‌تواند آن را تأیید کند (تأیید چهارچشمی)؛ تأییدکننده دیگری باید تأیید کند."
     )
+    english = "The member who submitted a campaign cannot approve it; another member must."
 
 
 class LaunchBlocked(Conflict):
@@ -47,6 +51,7 @@ class LaunchBlocked(Conflict):
 
     code = "LAUNCH_BLOCKED"
     default_message = "بررسی پیش از شروع مانعی دارد؛ پیش از شروع یا تأیید آن را برطرف کنید."
+    english = "The launch check has blockers (details.blockers); resolve them before starting or approving."
 
     @classmethod
     def naming(cls, blockers: list[dict], *, doing: str) -> "LaunchBlocked":

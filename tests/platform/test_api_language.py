@@ -1,5 +1,9 @@
 """``Accept-Language: en`` gets English error messages (the codes never change); without it, Persian."""
 
+import importlib
+import re
+from pathlib import Path
+
 import pytest
 
 from tests.platform.test_hostile_input import assert_envelope
@@ -31,8 +35,64 @@ def test_an_unsupported_language_falls_back_to_persian(api):
     assert body["error"]["message"] == "مورد خواسته‌شده پیدا نشد."
 
 
-def test_every_code_reads_in_english():
-    from campaigns.platform.api.envelope import english_message
+ROOTS = ("campaigns", "automation", "sms", "workers", "config")
+PERSIAN = re.compile(r"[\u0600-\u06ff]")
 
-    assert english_message("IDEMPOTENCY_KEY_REUSED").startswith("This Idempotency-Key")
-    assert english_message("CAMPAIGN_NOT_DRAFT") == "Campaign not draft."
+
+def _sources():
+    base = Path(__file__).resolve().parents[2]
+    for root in ROOTS:
+        for path in sorted((base / root).rglob("*.py")):
+            if "migrations" not in path.parts:
+                yield base, path
+
+
+def _error_classes() -> list[type]:
+    """Every error class of the code base: each module defining one (a ``default_message``) imported first."""
+    from campaigns.platform.errors import PlatformError
+
+    for base, path in _sources():
+        if "default_message =" in path.read_text():
+            importlib.import_module(".".join(path.relative_to(base).with_suffix("").parts))
+    found, stack = [], [PlatformError]
+    while stack:
+        cls = stack.pop()
+        found.append(cls)
+        stack.extend(cls.__subclasses__())
+    return found
+
+
+def test_every_error_class_has_its_english_message():
+    classes = _error_classes()
+    assert len(classes) > 60
+    without = [cls.__qualname__ for cls in classes if "code" in cls.__dict__ and "english" not in cls.__dict__]
+    assert without == []
+    persian = [cls.__qualname__ for cls in classes if not cls.english or PERSIAN.search(cls.english)]
+    assert persian == []
+
+
+def test_every_code_the_api_can_answer_reads_in_english():
+    """The codes of the error classes, the codes given at a raise (``code="…"``), the envelope's own and the plain
+    Django views' (``json_error``): each has an English sentence, not its words spelled out."""
+    from campaigns.platform.api.envelope import _DRF_CODES, ENGLISH
+    from campaigns.platform.errors import ENGLISH_BY_CODE
+
+    codes = {cls.code for cls in _error_classes()} | {code for _, code, _, _ in _DRF_CODES}
+    literal = re.compile(r'(?:\bcode=|json_error\(|error_body\()\s*"([A-Z][A-Z0-9_]+)"')
+    for _, path in _sources():
+        codes |= set(literal.findall(path.read_text()))
+    assert {"NOT_FOUND", "LAUNCH_BLOCKED", "IDEMPOTENCY_KEY_REUSED", "METHOD_NOT_ALLOWED", "API_KEY_SCOPE"} <= codes
+    missing = sorted(code for code in codes if code not in ENGLISH and code not in ENGLISH_BY_CODE)
+    assert missing == []
+    assert all(not PERSIAN.search(text) for text in ENGLISH.values())
+
+
+def test_a_product_error_reads_in_english(api, actor):
+    from tests.automation.helpers import end_node, linear_graph, publish, sms_node
+
+    workflow = publish(actor, linear_graph(sms_node("a"), end_node()))
+    url = f"/api/v1/workflows/{workflow.id}/validate"
+    persian = assert_envelope(api.post(url), 409, "NO_DRAFT_VERSION")
+    english = assert_envelope(api.post(url, HTTP_ACCEPT_LANGUAGE="en"), 409, "NO_DRAFT_VERSION")
+    assert PERSIAN.search(persian["error"]["message"])
+    assert english["error"]["message"] == "This workflow has no draft version; create a new version first."

@@ -2,9 +2,9 @@
 
 from django.db import IntegrityError, transaction
 
-from campaigns.platform.errors import Conflict
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tenancy import Actor, get_scoped
+from workers.errors import ActionConfigExists
 from workers.models import ActionConfig
 from workers.services.accounts import row_update
 from workers.steps import check_goto_urls, validate_login_check, validate_steps
@@ -26,7 +26,7 @@ def action_config_create(
                 login_check=validate_login_check(login_check),
             )
     except IntegrityError:
-        raise Conflict("برای این سکو و نوع کار پیکربندی وجود دارد.", code="ACTION_CONFIG_EXISTS") from None
+        raise ActionConfigExists() from None
 
 
 def action_config_update(*, actor: Actor, config_id: int, data: dict) -> ActionConfig:
@@ -42,7 +42,7 @@ def action_config_update(*, actor: Actor, config_id: int, data: dict) -> ActionC
         with transaction.atomic():
             row_update(instance=config, fields=["platform", "action_type", "steps", "login_check"], data=changes)
     except IntegrityError:
-        raise Conflict("برای این سکو و نوع کار پیکربندی وجود دارد.", code="ACTION_CONFIG_EXISTS") from None
+        raise ActionConfigExists() from None
     return config
 
 

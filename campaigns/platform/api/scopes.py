@@ -22,6 +22,7 @@ ALWAYS = frozenset({"/api/v1/me"})
 class ScopeDenied(PermissionDenied):
     code = "API_KEY_SCOPE"
     default_message = "کلید API اجازه این کار را ندارد."
+    english = "This API key's scopes do not allow this call (a scope or read-only); see details."
 
 
 def scope_labels() -> dict[str, str]:
