@@ -14,7 +14,7 @@ A job reads each target's latest reply once (``inbound_target_time``), for its w
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.contenttypes.models import ContentType
@@ -71,7 +71,16 @@ def _latest_reply(scope: Any, key: str) -> tuple[str] | None:
         latest.update(dict.fromkeys(wanted))
         latest.update(_latest_replies(execution.workspace_id, wanted))
     found = latest[execution.subject_id]
-    return (found[1],) if found is not None and found[0] > since else None
+    return (found[1],) if found is not None and _after(found[0], since) else None
+
+
+def _after(received_at: datetime, since: datetime) -> bool:
+    """A reply came after the moment: a time in whole seconds (Kavenegar's, Melipayamak's inbox: no fraction
+    stored) stands for its whole second, so a reply stamped 10:00:00 answers a send of 10:00:00.600 (as
+    linking reads it, ``ReceivedSms.whole_seconds``)."""
+    if received_at.microsecond == 0:
+        return received_at + timedelta(seconds=1) > since
+    return received_at > since
 
 
 def replied(scope: Any) -> bool:

@@ -109,6 +109,26 @@ def test_wait_until_reply_takes_both_branches_and_wakes_early(actor, workspace):
 
 
 @pytest.mark.django_db
+def test_a_reply_in_whole_seconds_answers_the_send_of_that_same_second(actor, workspace):
+    """Kavenegar dates a reply in whole seconds: 10:01:00 answers a send made at 10:01:00.600, so the wait ends."""
+    setup_sms(workspace)
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, _ask_then_branch_graph())
+        quick, before = make_target(workspace), make_target(workspace)
+        _reply(workspace, before, "بله", T0 + timedelta(seconds=59))  # the second before the send's
+        enroll(actor, campaign, [quick, before])
+    driver = Driver()
+    sent_at = T0 + timedelta(minutes=1, milliseconds=600)
+    driver.tick(sent_at)
+    with time_machine.travel(sent_at + timedelta(seconds=2), tick=False):
+        _reply(workspace, quick, "بله", T0 + timedelta(minutes=1))  # stamped in whole seconds
+    driver.tick(T0 + timedelta(minutes=2))
+    driver.tick(T0 + timedelta(minutes=3))
+    assert _texts(campaign, quick) == ["فردا می‌آیید؟", "ممنون از پاسخ «بله»"]
+    assert _texts(campaign, before) == ["فردا می‌آیید؟"]
+
+
+@pytest.mark.django_db
 def test_reply_before_the_send_is_not_a_reply_to_it(actor, workspace):
     """A reply received before the journey's send (to some earlier message) answers nothing of this journey."""
     setup_sms(workspace)
