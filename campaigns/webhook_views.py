@@ -1,8 +1,8 @@
 """The webhooks pages (owners and admins): endpoints with their events, the secret shown once, rotation, a test
 event, and each endpoint's delivery log (newest first, 50 a page, newer/older links, filtered by status and event
 type: ``campaigns.filters.WebhookDeliveryFilter``, as the API's) with replay. Tests and replays are limited per
-member, one count with the API's (``campaigns.platform.api.throttles.WebhookSendThrottle``). The services are
-``campaigns.platform.webhooks``."""
+member and per workspace, one count with the API's (``campaigns.platform.api.throttles.WEBHOOK_SEND_THROTTLES``).
+The services are ``campaigns.platform.webhooks``."""
 
 from urllib.parse import urlencode
 
@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from campaigns.filters import WebhookDeliveryFilter
-from campaigns.platform.api.throttles import WebhookSendThrottle, throttle_wait
+from campaigns.platform.api.throttles import WEBHOOK_SEND_THROTTLES, throttle_wait
 from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.keyset import keyset_page_or_first
@@ -49,9 +49,9 @@ class WebhookForm(forms.Form):
 
 
 def _sends_refused(request, *, back: str) -> HttpResponse | None:
-    """A test or a replay past the member's limit (``WebhookSendThrottle``, counted with the API's): 429, and
-    how long to wait, in Persian."""
-    wait = throttle_wait(request, WebhookSendThrottle)
+    """A test or a replay past the member's or the workspace's limit (``WEBHOOK_SEND_THROTTLES``, counted with
+    the API's): 429, and how long to wait, in Persian."""
+    wait = throttle_wait(request, *WEBHOOK_SEND_THROTTLES)
     if wait is None:
         return None
     message = f"ارسال آزمایشی و ارسال دوباره بیش از حد مجاز بود؛ {fa_digits(wait)} ثانیه دیگر دوباره تلاش کنید."

@@ -14,7 +14,7 @@ from campaigns.api.webhook_serializers import (
 from campaigns.filters import WebhookDeliveryFilter
 from campaigns.platform.api.base import WorkspaceAPIView, takes_no_body
 from campaigns.platform.api.schema import errors
-from campaigns.platform.api.throttles import WebhookSendThrottle, with_default_throttles
+from campaigns.platform.api.throttles import WEBHOOK_SEND_THROTTLES, with_default_throttles
 from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
 from campaigns.platform.permissions import Perm
 from campaigns.platform.webhooks import (
@@ -95,7 +95,9 @@ class WebhookRotateApi(_WebhookApi):
 
 
 class WebhookTestApi(_WebhookApi):
-    throttle_classes = with_default_throttles(WebhookSendThrottle)  # page and API: one count per user
+    throttle_classes = with_default_throttles(
+        *WEBHOOK_SEND_THROTTLES
+    )  # page and API: one count per member and workspace
 
     @extend_schema(
         operation_id="webhooks_test", request=None, responses={202: WebhookDeliveryOutput, **errors(403, 404)}
@@ -121,7 +123,7 @@ class WebhookDeliveriesApi(_WebhookApi):
 
 
 class WebhookReplayApi(_WebhookApi):
-    throttle_classes = with_default_throttles(WebhookSendThrottle)
+    throttle_classes = with_default_throttles(*WEBHOOK_SEND_THROTTLES)
 
     @extend_schema(
         operation_id="webhook_deliveries_replay",

@@ -31,5 +31,9 @@ WEBHOOK_ALLOWED_PRIVATE_HOSTS = env_list("WEBHOOK_ALLOWED_PRIVATE_HOSTS")
 WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_TIMEOUT_SECONDS", "10"))
 WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", "8"))
 WEBHOOK_SECRET_OVERLAP_HOURS = int(os.environ.get("WEBHOOK_SECRET_OVERLAP_HOURS", "24"))
-# A member's manual sends to a receiver (a test event, a replay), per minute, page and API together.
+# Manual sends to a receiver (a test event, a replay) per minute, page and API together: a member's, and the
+# whole workspace's (its admins together).
 WEBHOOK_MANUAL_SENDS_PER_MINUTE = int(os.environ.get("WEBHOOK_MANUAL_SENDS_PER_MINUTE", "10"))
+WEBHOOK_MANUAL_SENDS_PER_WORKSPACE_PER_MINUTE = int(
+    os.environ.get("WEBHOOK_MANUAL_SENDS_PER_WORKSPACE_PER_MINUTE", "20")
+)

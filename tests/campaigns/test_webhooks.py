@@ -261,3 +261,37 @@ def test_tests_and_replays_past_the_limit_are_429_in_the_envelope_counted_with_t
     # another member has a count of their own; rotating the secret and reading are not counted
     admin = make_member(workspace, Role.ADMIN, username="admin2")
     assert api_client_for(admin, workspace).post(f"/api/v1/webhooks/{endpoint.pk}/test").status_code == 202
+
+
+def test_the_admins_of_a_workspace_share_its_limit_of_tests_and_replays_each_keeping_their_own(
+    workspace, receiver, settings, client
+):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.WEBHOOK_MANUAL_SENDS_PER_MINUTE = 2
+    settings.WEBHOOK_MANUAL_SENDS_PER_WORKSPACE_PER_MINUTE = 3
+    endpoint, _ = webhook_endpoint_create(workspace=workspace, url=receiver.url, events=["webhook.test"])
+    owner = make_member(workspace, Role.OWNER)
+    first, second, third = (make_member(workspace, Role.ADMIN, username=f"admin{n}") for n in (1, 2, 3))
+    owner_api = api_client_for(owner, workspace)
+    sent = owner_api.post(f"/api/v1/webhooks/{endpoint.pk}/test")
+    assert sent.status_code == 202
+    assert owner_api.post(f"/api/v1/webhook-deliveries/{sent.json()['id']}/replay").status_code == 202
+    assert owner_api.post(f"/api/v1/webhooks/{endpoint.pk}/test").status_code == 429  # the member's own limit
+    assert api_client_for(first, workspace).post(f"/api/v1/webhooks/{endpoint.pk}/test").status_code == 202
+    rows = WebhookDelivery.objects.count()
+    # the workspace's three are used: another admin, by the API or the page, is refused too
+    refused = api_client_for(second, workspace).post(f"/api/v1/webhooks/{endpoint.pk}/test")
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "RATE_LIMITED"
+    assert 0 < int(refused["Retry-After"]) <= 60
+    client.force_login(third)
+    page = client.post(f"/webhooks/{endpoint.pk}/", {"action": "test"})
+    assert page.status_code == 429 and "ثانیه دیگر دوباره تلاش کنید" in page.content.decode()
+    assert client.post(f"/webhooks/deliveries/{sent.json()['id']}/replay/").status_code == 429
+    assert WebhookDelivery.objects.count() == rows
+    # another workspace's admins have a count of their own
+    other = make_workspace("other")
+    other_endpoint, _ = webhook_endpoint_create(workspace=other, url=receiver.url, events=["webhook.test"])
+    stranger = make_member(other, Role.OWNER, username="stranger")
+    assert api_client_for(stranger, other).post(f"/api/v1/webhooks/{other_endpoint.pk}/test").status_code == 202

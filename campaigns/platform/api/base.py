@@ -1,8 +1,10 @@
 """Base view every workspace-scoped API view extends.
 
 After DRF authenticates, ``initial`` resolves ``self.actor`` (user +
-workspace + role) and checks the view's read/write permission. Views then
-parse, call one service or selector, and render.
+workspace + role), checks the view's read/write permission and then the
+throttles counted per workspace (``per_workspace``, which DRF's own check
+before the actor is known leaves out). Views then parse, call one service or
+selector, and render.
 """
 
 import re
@@ -69,11 +71,18 @@ class WorkspaceAPIView(GenericAPIView):
         perm = self.read_permission if request.method in SAFE_METHODS else self.write_permission
         if perm:
             self.actor.require(perm)
+        self.check_throttles(request)  # now the per-workspace ones
         handler = getattr(self, request.method.lower(), None)
         if getattr(handler, "takes_no_body", False) and request.data:
             BodyInput(data=request.data).is_valid(raise_exception=True)
         if request.method == "POST":
             self._idempotency_begin(request)
+
+    def get_throttles(self):
+        """Before the actor is resolved the throttles counted per client or user, after it those counted per
+        workspace (``per_workspace``)."""
+        resolved = "actor" in self.__dict__
+        return [t() for t in self.throttle_classes if getattr(t, "per_workspace", False) == resolved]
 
     @staticmethod
     def _workspace_header(request) -> str | None:
