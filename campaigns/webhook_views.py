@@ -24,6 +24,7 @@ from campaigns.platform.permissions import Perm
 from campaigns.platform.webhooks import (
     WEBHOOK_EVENTS,
     delivery_error_text,
+    webhook_delivery_get,
     webhook_delivery_replay,
     webhook_endpoint_create,
     webhook_endpoint_delete,
@@ -50,7 +51,7 @@ class WebhookForm(forms.Form):
 
 def _sends_refused(request, *, back: str) -> HttpResponse | None:
     """A test or a replay past the member's or the workspace's limit (``WEBHOOK_SEND_THROTTLES``, counted with
-    the API's): 429, and how long to wait, in Persian."""
+    the API's): 429, how long to wait in Persian, and a link ``back`` to the endpoint's page."""
     wait = throttle_wait(request, *WEBHOOK_SEND_THROTTLES)
     if wait is None:
         return None
@@ -154,7 +155,8 @@ def webhook_detail(request, actor, webhook_id: int):
 @require_POST
 @workspace_page(Perm.MANAGE_WORKSPACE)
 def webhook_delivery_replay_page(request, actor, delivery_id: int):
-    refused = _sends_refused(request, back=reverse("webhooks"))
+    delivery = webhook_delivery_get(workspace=actor.workspace, delivery_id=delivery_id)
+    refused = _sends_refused(request, back=reverse("webhook-detail", args=[delivery.endpoint_id]))
     if refused is not None:
         return refused
     replay = webhook_delivery_replay(workspace=actor.workspace, delivery_id=delivery_id)

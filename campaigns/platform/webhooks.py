@@ -273,11 +273,16 @@ def _queue(ids: list[int]) -> None:
     transaction.on_commit(lambda: [current_app.signature(DELIVER_MANY_TASK).delay(c) for c in chunks])
 
 
+def webhook_delivery_get(*, workspace: Workspace, delivery_id: int) -> WebhookDelivery:
+    delivery = WebhookDelivery.objects.filter(workspace=workspace, pk=delivery_id).first()
+    if delivery is None:
+        raise NotFound()
+    return delivery
+
+
 def webhook_delivery_replay(*, workspace: Workspace, delivery_id: int) -> WebhookDelivery:
     """Send a delivery again (same event id and body) as a new row of the log."""
-    original = WebhookDelivery.objects.filter(workspace=workspace, pk=delivery_id).first()
-    if original is None:
-        raise NotFound()
+    original = webhook_delivery_get(workspace=workspace, delivery_id=delivery_id)
     with transaction.atomic():
         replay = WebhookDelivery.objects.create(
             workspace=workspace,

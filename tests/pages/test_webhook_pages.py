@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from campaigns.choices import Role
 from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
-from campaigns.platform.webhooks import webhook_delivery_attempt
+from campaigns.platform.webhooks import webhook_delivery_attempt, webhook_endpoint_create
 
 from ..campaigns.test_webhooks import Receiver
 from ..conftest import make_member, make_workspace
@@ -234,3 +234,32 @@ def test_the_delivery_log_says_what_went_wrong_in_persian(page, live_server, set
     )
     expect(page.get_by_test_id("delivery-event")).to_have_text(["ناموفق شدن پیامک"] * 3)
     assert axe_violations(page) == []
+
+
+def test_a_refused_replay_links_back_to_its_endpoints_page(page, live_server, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.WEBHOOK_MANUAL_SENDS_PER_MINUTE = 1
+    receiver = Receiver()
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = [f"127.0.0.1:{receiver.port}"]
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="mina")
+    endpoint, _ = webhook_endpoint_create(workspace=shop, url=receiver.url, events=["webhook.test"])
+    webhook_endpoint_create(workspace=shop, url=f"{receiver.url}other", events=["webhook.test"])
+    try:
+        login(page, live_server.url, "mina")
+        page.goto(f"{live_server.url}/webhooks/{endpoint.pk}/")
+        page.get_by_test_id("send-test").click()  # the member's one send of the minute
+        expect(page.get_by_test_id("delivery")).to_have_count(1)
+        page.set_viewport_size({"width": 390, "height": 900})
+        page.get_by_test_id("replay").click()
+        expect(page.get_by_test_id("rate-limited")).to_contain_text("ثانیه دیگر دوباره تلاش کنید")
+        assert WebhookDelivery.objects.count() == 1
+        assert axe_violations(page) == []
+        shot(page, "webhooks-replay-refused-390")
+        page.get_by_role("link", name="بازگشت").click()
+        expect(page).to_have_url(f"{live_server.url}/webhooks/{endpoint.pk}/")
+        expect(page.get_by_test_id("delivery")).to_have_count(1)
+    finally:
+        receiver.close()
