@@ -7,6 +7,8 @@ only state their shape (``ShapedJSONField``). Node configs of actions come from 
 component. Nothing in a node's config is required here: a draft may hold a step not filled in yet, and
 publish checks every node with its own codes."""
 
+from collections.abc import Mapping
+
 from rest_framework import serializers
 
 from automation.choices import EnrollmentClass, OnExhausted, OnUnknownOutcome
@@ -68,6 +70,27 @@ class TargetFilters(BodyInput):
     owner = IdField(required=False)
     created_after = serializers.DateTimeField(required=False)
     created_before = serializers.DateTimeField(required=False)
+
+    def to_internal_value(self, data):
+        # The filter is stored as sent and answered back as stored: a value of another JSON type (a city 0, a
+        # list "5") would be answered in a type the schema does not say, so it is refused, not coerced.
+        if isinstance(data, Mapping):
+            wrong = {
+                key: [field.error_messages["invalid"]]
+                for key, field in self.fields.items()
+                if key in data and data[key] is not None and not _of_json_type(field, data[key])
+            }
+            if wrong:
+                raise serializers.ValidationError(wrong)
+        return super().to_internal_value(data)
+
+
+def _of_json_type(field, value) -> bool:
+    if isinstance(field, serializers.CharField | serializers.DateTimeField):
+        return isinstance(value, str)
+    if isinstance(field, serializers.IntegerField):
+        return isinstance(value, int) and not isinstance(value, bool)
+    return True
 
 
 EnrollmentCounts = type(

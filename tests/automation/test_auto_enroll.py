@@ -233,7 +233,17 @@ def test_api_filters_of_the_wrong_type_or_key_are_a_400_naming_them(workspace, o
     stored and answered as it was sent: now a 400 naming it, on every endpoint that takes the filter."""
     client = api_client_for(owner, workspace)
     url = f"/api/v1/campaigns/{campaign.id}/auto-enroll"
-    for bad, named in (({"city": {"": None}, "list": [""]}, {"city", "list"}), ({"colour": "red"}, {"colour"})):
+    cases = (
+        ({"city": {"": None}, "list": [""]}, {"city", "list"}),
+        ({"colour": "red"}, {"colour"}),
+        # a number for a text or a text for a number: stored as sent, it was answered in a type the schema denies
+        (
+            {"city": 0, "province": 1, "q": 2, "list": "5", "owner": "1", "priority_min": "3"},
+            {"city", "province", "q", "list", "owner", "priority_min"},
+        ),
+        ({"created_after": 20260101}, {"created_after"}),
+    )
+    for bad, named in cases:
         for response in (
             client.put(url, {"filters": bad}, format="json"),
             client.post(f"{url}/existing-count", {"filters": bad}, format="json"),
