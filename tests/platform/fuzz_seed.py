@@ -176,13 +176,14 @@ def seed_workspace(actor: Actor) -> dict[str, int]:
     ids["activity"] = activity.id
     ids["workspace"] = workspace.id
     workflow = Workflow.objects.get(pk=ids["workflow"])
-    ids["migration"] = VersionMigration.objects.create(
+    migration = VersionMigration.objects.create(
         id=uuid.uuid4(),
         workspace=workspace,
         workflow=workflow,
         from_version=workflow.published_version,
         to_version=workflow.published_version,
-    ).id
+    )
+    ids["migration"] = str(migration.id)  # a path value as text: schemathesis re-validates no UUID object
     ids["api_key"] = api_token_create(user=actor.user, workspace=workspace)[0].id
     webhook = WebhookEndpoint.objects.create(
         workspace=workspace, url="https://hooks.example.com/c", events=["webhook.test"], secret="s"
