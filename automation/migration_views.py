@@ -37,7 +37,8 @@ def _int(value: str | None) -> int | None:
 
 
 def _choices(request, preview) -> list[dict]:
-    """One select per old node: ``stay``, ``exit`` or ``move:<node key of the new version>``."""
+    """One select per old node where someone stands: ``stay``, ``exit`` or ``move:<node key of the new version>``.
+    A node where nobody stood has none (the page says «کسی اینجا نیست»): the service's default plans it."""
     out = []
     for node in preview.nodes:
         value = request.POST.get(f"plan_{node.node_key}", "")

@@ -93,6 +93,13 @@ def test_stay_move_exit_per_step(page, live_server):
     page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/")
     page.get_by_test_id("newer-version").get_by_role("link").click()
     expect(page.get_by_test_id("live-w")).to_have_text("۳")
+    # only the wait holds people: the other steps say so and offer no choice
+    plan = page.get_by_test_id("migration-plan")
+    expect(plan.locator("select")).to_have_count(1)
+    for empty in ("a", "b"):
+        expect(page.get_by_test_id(f"live-{empty}")).to_have_text("۰")
+        expect(page.get_by_test_id(f"plan-{empty}")).to_contain_text("کسی اینجا نیست")
+        expect(page.locator(f"#plan_{empty}")).to_have_count(0)
     page.select_option("#plan_w", "exit")
     assert axe_violations(page) == []
     shot(page, "migration-plan")
