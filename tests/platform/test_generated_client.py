@@ -7,6 +7,7 @@ the flows run inside each test's transaction like any API test.
 """
 
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -26,6 +27,13 @@ from tests.conftest import make_member
 pytestmark = pytest.mark.django_db
 
 PACKAGE = "campaigns_api_client"
+# The generator reads JSON, text and application/octet-stream bodies only: the downloads' media types are read
+# as octet-stream (its ``content_type_overrides``; docs/api.md "Downloads").
+BINARY_TYPES = {
+    "image/png": "application/octet-stream",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "application/octet-stream",
+    "text/csv": "application/octet-stream",
+}
 _BIN = Path(sys.executable).parent
 _generated: dict[str, object] = {}
 
@@ -58,7 +66,9 @@ def _generated_package(tmp_path_factory, token: str):
     folder = tmp_path_factory.mktemp("client")
     (folder / "schema.json").write_bytes(served.content)
     env = {**os.environ, "PATH": f"{_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    (folder / "config.json").write_text(json.dumps({"content_type_overrides": BINARY_TYPES}))
     command = [generator, "generate", "--path", str(folder / "schema.json"), "--meta", "none"]
+    command += ["--config", str(folder / "config.json")]
     result = subprocess.run(
         [*command, "--output-path", str(folder / PACKAGE)], capture_output=True, text=True, env=env, timeout=300
     )
@@ -279,3 +289,36 @@ def test_a_browser_flow(gen, workspace, settings):
     resumed = gen.call("browser", "browser_platforms_resume", platform_id=platform.id)
     assert resumed.status.value != "paused"
     gen.call("browser", "browser_tasks_list", campaign=campaign.id)
+
+
+def test_the_generated_client_names_everything_in_english(gen):
+    """Class, module and attribute names come from the schema's titles and names: none is Persian (a Persian
+    model label once named 17 generated classes)."""
+    import inspect
+    import pkgutil
+
+    classes = [obj for _, obj in inspect.getmembers(gen.models, inspect.isclass) if obj.__module__.startswith(PACKAGE)]
+    assert len(classes) > 200
+    names = [cls.__name__ for cls in classes]
+    names += [m.name for m in pkgutil.walk_packages(gen.package.__path__, f"{PACKAGE}.")]
+    names += [attribute for cls in classes for attribute in getattr(cls, "__annotations__", {})]
+    assert [name for name in names if not name.isascii()] == []
+
+
+def test_the_downloads_are_files_in_the_generated_client(gen, workspace, owner, settings):
+    """A screenshot (image/png), the targets export (.xlsx) and the blacklist (text/csv), each declared with its
+    media type, reach the client as a ``File`` of the bytes served (with ``BINARY_TYPES``, as docs/api.md says)."""
+    from sms.models import BlacklistEntry
+    from tests.api_world import World
+    from tests.conftest import make_target
+
+    settings.BROWSER_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1:8766"]  # the demo site
+    task = World(workspace, owner).get("task_with_screenshot")
+    make_target(workspace)
+    BlacklistEntry.objects.create(workspace=workspace, value="+989121112233")
+    png = gen.call("browser", "browser_tasks_screenshot", task_id=task.pk)
+    assert isinstance(png, gen.package.types.File) and png.payload.read().startswith(b"\x89PNG")
+    xlsx = gen.call("targets", "targets_export")
+    assert xlsx.payload.read()[:2] == b"PK"  # a zip: the workbook
+    blacklist = gen.call("sms", "sms_blacklist_export").payload.read().decode("utf-8-sig")
+    assert "989121112233" in blacklist.replace("+", "")

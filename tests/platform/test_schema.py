@@ -130,3 +130,27 @@ def test_the_campaign_create_discriminator_maps_each_kind_to_its_body():
     mapping = schema["components"]["schemas"]["CampaignCreateRequest"]["discriminator"]["mapping"]
     assert set(mapping) == {handler.kind for handler in campaign_kind_handlers()}
     assert mapping["journey"].endswith("/JourneyCampaignInputRequest")
+
+
+def test_the_downloads_are_declared_with_their_media_types():
+    """A file an operation answers is a binary string of its media type, not JSON: a client reads it as bytes."""
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    xlsx = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    downloads = {
+        "/api/v1/browser/tasks/{task_id}/screenshot": "image/png",
+        "/api/v1/targets/export": xlsx,
+        "/api/v1/campaign-runs/{run_id}/audience/export": xlsx,
+        "/api/v1/sms/blacklist/export": "text/csv",
+    }
+    for path, media_type in downloads.items():
+        content = schema["paths"][path]["get"]["responses"]["200"]["content"]
+        assert content == {media_type: {"schema": {"type": "string", "format": "binary"}}}, path
+    binary = {
+        path
+        for path, operations in schema["paths"].items()
+        for operation in operations.values()
+        for response in operation["responses"].values()
+        for media_type in response.get("content", {})
+        if media_type != "application/json"
+    }
+    assert binary == set(downloads)
