@@ -63,7 +63,7 @@ SEND_STATUS_LABELS = {
     "failed": "ناموفق",
     "rejected": "ردشده",
     "unknown": "نامعلوم",
-    "skipped": "ردشده",
+    "skipped": "رد شدن از گام",
     "blacklisted": "لیست سیاه",
     "cancelled": "لغوشده",
 }

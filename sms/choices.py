@@ -17,9 +17,10 @@ class AttemptStatus(models.TextChoices):
 
 
 # The SMS log's statuses beyond an attempt's own: a failed attempt whose retry is still to come, and the SMS steps
-# that ended without an attempt (read from the journey's events, ``sms/log.py``).
+# that ended without an attempt (read from the journey's events, ``sms/log.py``). A skipped step is named as the
+# step editor names the choice («رد شدن از گام»), never «ردشده», which is the provider's refusal of an attempt.
 RETRY_PENDING = "retry_pending"
-STEP_OUTCOMES = {"skipped": "ردشده", "blacklisted": "لیست سیاه", "cancelled": "لغوشده"}
+STEP_OUTCOMES = {"skipped": "رد شدن از گام", "blacklisted": "لیست سیاه", "cancelled": "لغوشده"}
 LOG_STATUS_CHOICES = [*AttemptStatus.choices, (RETRY_PENDING, "در انتظار تلاش مجدد"), *STEP_OUTCOMES.items()]
 
 ACCEPTED = (AttemptStatus.SUBMITTED, AttemptStatus.SENT, AttemptStatus.DELIVERED)

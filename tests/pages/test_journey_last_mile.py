@@ -81,7 +81,7 @@ def test_sms_log_lists_skipped_blacklisted_and_cancelled_sends_and_pending_retri
     for status, label, number in (
         ("blacklisted", "لیست سیاه", "0912 000 0203"),
         ("cancelled", "لغوشده", "0912 000 0204"),
-        ("skipped", "ردشده", "0912 000 0202"),
+        ("skipped", "رد شدن از گام", "0912 000 0202"),
     ):
         page.select_option("#id_status", status)
         page.click("button:has-text('نمایش')")

@@ -104,3 +104,15 @@ def test_another_workspaces_rows_never_show(actor, workspace):
     Driver().tick(timezone.now())
     assert len(sms_log_page(actor=theirs, size=10, cursor=None)) == 1
     assert len(sms_log_page(actor=actor, size=10, cursor=None)) == 0
+
+
+def test_the_status_filter_names_every_status_once():
+    """A provider's refusal («ردشده») and a skipped step are two statuses of the log: the filter must not offer
+    two options that read the same, and the campaign dashboard's send labels say the same."""
+    from automation.campaign_selectors import SEND_STATUS_LABELS
+    from sms.choices import LOG_STATUS_CHOICES, STEP_OUTCOMES
+
+    labels = [label for _, label in LOG_STATUS_CHOICES]
+    assert len(labels) == len(set(labels)), labels
+    assert STEP_OUTCOMES["skipped"] == SEND_STATUS_LABELS["skipped"] == "رد شدن از گام"
+    assert SEND_STATUS_LABELS["rejected"] != SEND_STATUS_LABELS["skipped"]
