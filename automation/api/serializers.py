@@ -18,10 +18,11 @@ from automation.api.shapes import (
     camel,
     condition_config,
 )
-from automation.choices import Decision, NodeType, OnUnknownOutcome, VersionStatus
+from automation.choices import Decision, ExecutionStatus, NodeType, OnUnknownOutcome, VersionStatus
 from automation.engine.graph import MAX_EDGES, MAX_NODES
 from automation.engine.registry import ACTIONS
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
+from campaigns.choices import CampaignStatus
 from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField, ShapedObjectField
 from campaigns.platform.api.shapes import SendWindow
 from campaigns.platform.text import DESCRIPTION_MAX_LENGTH, StrictCharField, VisibleNameField
@@ -228,7 +229,7 @@ class GraphOutput(serializers.Serializer):
     workflow_id = serializers.IntegerField()
     version_id = serializers.IntegerField()
     version_number = serializers.IntegerField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=VersionStatus.choices)
     nodes = NodeIO(many=True)
     edges = EdgeIO(many=True)
     settings = ShapedJSONField(shape=WorkflowSettings)
@@ -320,12 +321,12 @@ class LiveElsewhereOutput(serializers.Serializer):
     execution_id = serializers.IntegerField()
     campaign_id = serializers.IntegerField()
     campaign_name = serializers.CharField()
-    campaign_status = serializers.CharField()
+    campaign_status = serializers.ChoiceField(choices=CampaignStatus.choices)
     workflow_id = serializers.IntegerField()
     workflow_name = serializers.CharField()
     current_step = serializers.CharField()
     next_run_at = serializers.DateTimeField(allow_null=True)
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=ExecutionStatus.choices)
 
 
 class EnrollmentOutput(serializers.Serializer):
@@ -529,7 +530,13 @@ class AutoEnrollCheckOutput(serializers.Serializer):
     already_live = serializers.IntegerField(required=False)
     added_concurrently = serializers.IntegerField(required=False)
     waiting = serializers.BooleanField(required=False, help_text="more matches wait for the next check")
-    capped_by = serializers.CharField(required=False, allow_null=True, help_text="daily_cap | per_check | scan")
+    capped_by = serializers.ChoiceField(
+        choices=["daily_cap", "per_check", "scan"],
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="what stopped the check (empty: nothing)",
+    )
 
 
 class AutoEnrollRuleOutput(serializers.Serializer):

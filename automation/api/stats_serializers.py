@@ -3,7 +3,8 @@
 from rest_framework import serializers
 
 from automation.api.serializers import LiveElsewhereOutput
-from campaigns.choices import CapPriority
+from automation.choices import ExecutionStatus
+from campaigns.choices import CampaignStatus, CapPriority
 
 
 class TodayTotalOutput(serializers.Serializer):
@@ -34,7 +35,7 @@ class JourneyLimitsOutput(serializers.Serializer):
 class NextSendOutput(serializers.Serializer):
     execution_id = serializers.IntegerField()
     subject_id = serializers.IntegerField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=ExecutionStatus.choices)
     step = serializers.CharField(help_text="the step named for people")
     next_run_at = serializers.DateTimeField(allow_null=True, help_text="null while a limit holds it")
     queued_for_sending = serializers.BooleanField()
@@ -123,13 +124,13 @@ class TargetJourneyOutput(serializers.Serializer):
     campaign_name = serializers.CharField()
     workflow_id = serializers.IntegerField()
     workflow_name = serializers.CharField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=ExecutionStatus.choices)
     live = serializers.BooleanField()
     step = serializers.CharField()
     next_run_at = serializers.DateTimeField(allow_null=True)
     cycle = serializers.IntegerField()
     end_reason = serializers.CharField(allow_blank=True)
-    campaign_status = serializers.CharField()
+    campaign_status = serializers.ChoiceField(choices=CampaignStatus.choices)
 
 
 class ConflictSkipOutput(serializers.Serializer):

@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from campaigns.choices import CampaignStatus, ImportOutcome, ImportStatus, TargetStatus
+from campaigns.choices import CampaignStatus, ImportOutcome, ImportStatus, Role, TargetStatus
 from campaigns.models import Campaign, Target, TargetImport, TargetImportRow, TargetList
 from campaigns.platform.api.fields import BodyInput, IdField, ObjectField
 from campaigns.platform.channels import CampaignKindChoices
@@ -170,7 +170,7 @@ class MembershipOutput(serializers.Serializer):
     workspace_slug = serializers.CharField(source="workspace.slug")
     workspace_name = serializers.CharField(source="workspace.name")
     time_zone = serializers.CharField(source="workspace.time_zone")
-    role = serializers.CharField()
+    role = serializers.ChoiceField(choices=Role.choices)
     is_default = serializers.BooleanField()
     permissions = serializers.SerializerMethodField()
 

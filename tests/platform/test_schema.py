@@ -154,3 +154,24 @@ def test_the_downloads_are_declared_with_their_media_types():
         if media_type != "application/json"
     }
     assert binary == set(downloads)
+
+
+def test_closed_sets_of_the_answers_are_enums():
+    """A status, role or reason a client branches on is an enum in the schema (an enum class in a generated
+    client), not a free string."""
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components = schema["components"]["schemas"]
+    expected = {
+        ("MembershipOutput", "role"): "RoleEnum",
+        ("TreeNodeOutput", "status"): "CampaignStatusEnum",
+        ("GraphOutput", "status"): "VersionStatusEnum",
+        ("LiveElsewhereOutput", "status"): "ExecutionStatusEnum",
+        ("LiveElsewhereOutput", "campaign_status"): "CampaignStatusEnum",
+        ("NextSendOutput", "status"): "ExecutionStatusEnum",
+        ("TargetJourneyOutput", "status"): "ExecutionStatusEnum",
+        ("TargetJourneyOutput", "campaign_status"): "CampaignStatusEnum",
+        ("SelectionRuleOutput", "source"): "SelectionRuleOutputSourceEnum",
+        ("AutoEnrollCheckOutput", "capped_by"): "CappedByEnum",
+    }
+    for (component, field), enum in expected.items():
+        assert f"#/components/schemas/{enum}" in str(components[component]["properties"][field]), (component, field)

@@ -32,7 +32,9 @@ class SelectionRuleOutput(serializers.Serializer):
     """How the run's audience was chosen, frozen with it: a root's list and filters (``TARGET_LIST``), a re-run
     of an earlier run (``RERUN``), or an inherited class of the source run's audience (no ``source``)."""
 
-    source = serializers.CharField(required=False, help_text="TARGET_LIST or RERUN; absent for an inherited run")
+    source = serializers.ChoiceField(
+        choices=["TARGET_LIST", "RERUN"], required=False, help_text="absent for an inherited run"
+    )
     targetListId = serializers.IntegerField(required=False, allow_null=True)
     targetFilters = ShapedJSONField(shape=AudienceFiltersInput, required=False, allow_null=True)
     rerunOfRunId = serializers.IntegerField(required=False)

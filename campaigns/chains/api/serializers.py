@@ -332,7 +332,7 @@ class TreeNodeOutput(serializers.Serializer):
     name = serializers.CharField()
     parent_campaign_id = serializers.IntegerField(allow_null=True)
     root_campaign_id = serializers.IntegerField(allow_null=True)
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=CampaignStatus.choices)
     chain_code = serializers.CharField(help_text="Stable code of the node (empty before its chain is submitted)")
     needs_review = serializers.BooleanField()
     needs_review_reasons = ShapedJSONField(shape=ReviewReasonOutput(many=True))
