@@ -85,6 +85,8 @@ def test_every_code_the_api_can_answer_reads_in_english():
     missing = sorted(code for code in codes if code not in ENGLISH and code not in ENGLISH_BY_CODE)
     assert missing == []
     assert all(not PERSIAN.search(text) for text in ENGLISH.values())
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    assert sorted(code for code in codes if f"| `{code}` |" not in documented) == []
 
 
 def test_a_product_error_reads_in_english(api, actor):
