@@ -23,20 +23,24 @@ NEUTRAL_REASON = "address not allowed"
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
-# Persian labels for validation messages (creation); the worker only reports NEUTRAL_REASON.
+# Persian labels for validation messages (creation); the worker only reports NEUTRAL_REASON. They are read by
+# staff on the webhook and browser pages: no network jargon, an address only as an example.
 KIND_LABELS = {
     "scheme": "فقط نشانی‌های http و https مجازند",
     "malformed": "نشانی معتبر نیست",
     "credentials": "نام کاربری و گذرواژه در نشانی مجاز نیست",
     "unresolved": "نام میزبان پیدا نشد",
-    "loopback": "به خودِ کارگر (loopback) می‌رسد",
-    "link-local": "به یک آدرس link-local (مانند 169.254.169.254) می‌رسد",
-    "private": "به یک آدرس شبکه خصوصی می‌رسد",
-    "cgnat": "به یک آدرس CGNAT (100.64.0.0/10) می‌رسد",
-    "multicast": "به یک آدرس multicast می‌رسد",
-    "unspecified": "به آدرس نامشخص (0.0.0.0 یا ::) می‌رسد",
-    "reserved": "به یک آدرس رزرو‌شده می‌رسد",
+    "loopback": "نشانی همین سرور است (نشانی محلی)، نه نشانی‌ای در اینترنت",
+    "link-local": "به یک نشانی محلی شبکه (مانند 169.254.169.254) می‌رسد",
+    "private": "به یک نشانی شبکه خصوصی (داخلی) می‌رسد",
+    "cgnat": "به یک نشانی شبکه مشترک اپراتور (مانند 100.64.0.1) می‌رسد",
+    "multicast": "به یک نشانی چندپخشی می‌رسد",
+    "unspecified": "به نشانی نامشخص (0.0.0.0 یا ::) می‌رسد",
+    "reserved": "به یک نشانی رزروشده می‌رسد",
 }
+# The kinds that are about where an address leads (not how the URL is written): the message says what is accepted.
+ADDRESS_KINDS = frozenset({"loopback", "link-local", "private", "cgnat", "multicast", "unspecified", "reserved"})
+ONLY_PUBLIC = "فقط نشانی‌های عمومی اینترنت پذیرفته می‌شوند"
 
 
 class AddressNotAllowed(Exception):
@@ -50,6 +54,8 @@ class AddressNotAllowed(Exception):
     @property
     def message(self) -> str:
         label = KIND_LABELS.get(self.kind, NEUTRAL_REASON)
+        if self.kind in ADDRESS_KINDS:
+            label = f"{label}؛ {ONLY_PUBLIC}"
         return f"«{self.host}»: {label}." if self.host else f"{label}."
 
 

@@ -47,6 +47,7 @@ from django.utils import timezone
 from campaigns.platform.bulk import bulk_insert
 from campaigns.platform.database import is_postgresql
 from campaigns.platform.errors import NotFound, ValidationFailed
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.models import (
     WebhookDelivery,
     WebhookDeliveryStatus,
@@ -104,7 +105,9 @@ def _events_check(events: list[str]) -> list[str]:
     known = webhook_event_names()
     unknown = sorted(set(events) - set(known))
     if unknown or not events:
-        raise ValidationFailed.field("events", f"unknown events: {unknown}" if unknown else "choose an event")
+        raise ValidationFailed.field(
+            "events", f"رویداد ناشناخته: {'، '.join(unknown)}" if unknown else "دست‌کم یک رویداد برگزینید."
+        )
     return [e for e in known if e in events]
 
 
@@ -114,7 +117,7 @@ def webhook_endpoint_create(
     """A new endpoint and its secret (shown once)."""
     webhook_url_check(url)
     if WebhookEndpoint.objects.filter(workspace=workspace).count() >= MAX_ENDPOINTS:
-        raise ValidationFailed.field("url", f"at most {MAX_ENDPOINTS} webhooks per workspace")
+        raise ValidationFailed.field("url", f"هر فضای کاری حداکثر {fa_digits(MAX_ENDPOINTS)} وب‌هوک دارد.")
     secret = _new_secret()
     endpoint = WebhookEndpoint.objects.create(
         workspace=workspace, url=url, events=_events_check(events), description=description[:200], secret=secret

@@ -6,6 +6,7 @@ for owners and admins of the workspace only."""
 import hashlib
 import hmac
 import json
+import re
 import threading
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from campaigns.choices import CampaignStatus, Role
 from campaigns.models import Campaign
+from campaigns.platform.errors import ValidationFailed
 from campaigns.platform.models import WebhookDelivery, WebhookEndpoint
 from campaigns.platform.webhooks import (
     webhook_deliveries_sweep,
@@ -198,6 +200,38 @@ def test_the_address_guard_refuses_private_destinations(workspace, url):
     response = api_client_for(owner, workspace).post("/api/v1/webhooks", {"url": url, "events": ["webhook.test"]})
     assert response.status_code == 400 and "url" in response.json()["error"]["details"]
     assert WebhookEndpoint.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("http://127.0.0.1:8399/hook", "نشانی همین سرور است"),
+        ("http://169.254.169.254/latest", "نشانی محلی شبکه"),
+        ("http://10.0.0.5/hook", "شبکه خصوصی"),
+        ("http://100.64.0.9/hook", "شبکه مشترک اپراتور"),
+    ],
+)
+def test_a_refused_destination_is_explained_in_persian_and_says_what_is_accepted(workspace, url, says):
+    owner = make_member(workspace, Role.OWNER)
+    response = api_client_for(owner, workspace).post("/api/v1/webhooks", {"url": url, "events": ["webhook.test"]})
+    (message,) = response.json()["error"]["details"]["url"]
+    assert says in message and "فقط نشانی‌های عمومی اینترنت پذیرفته می‌شوند" in message
+    host = url.split("/")[2].split(":")[0]
+    words = message.replace(host, "").replace("169.254.169.254", "").replace("100.64.0.1", "")
+    assert not re.search(r"[A-Za-z]", words), message  # no loopback, link-local, CGNAT or «worker»
+    assert "کارگر" not in message
+
+
+def test_events_and_the_endpoint_limit_are_explained_in_persian(workspace, receiver, monkeypatch):
+    def refusal(**kwargs) -> str:
+        with pytest.raises(ValidationFailed) as caught:
+            webhook_endpoint_create(workspace=workspace, **{"url": receiver.url, "events": ["webhook.test"]} | kwargs)
+        return " ".join(str(m) for messages in caught.value.details.values() for m in messages)
+
+    assert "دست‌کم یک رویداد برگزینید" in refusal(events=[])
+    assert "رویداد ناشناخته: sms.nope" in refusal(events=["sms.nope"])
+    monkeypatch.setattr("campaigns.platform.webhooks.MAX_ENDPOINTS", 0)
+    assert "هر فضای کاری حداکثر ۰ وب‌هوک دارد" in refusal()
 
 
 def test_a_destination_that_turns_private_is_refused_at_delivery(workspace, receiver, settings):

@@ -130,7 +130,7 @@ class TestRefusedAtCreation:
         assert response.status_code == 400, response.content
         error = response.json()["error"]
         assert error["code"] == "ADDRESS_NOT_ALLOWED"
-        assert "link-local" in error["details"]["target_links[0]"][0]
+        assert "نشانی محلی شبکه" in error["details"]["target_links[0]"][0]
         assert not CampaignPlatform.objects.exists()
 
     def test_loopback_link_outside_the_allow_list_is_refused_at_create(self, api, workspace):
