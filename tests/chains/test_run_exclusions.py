@@ -11,6 +11,7 @@ from campaigns.models import Target
 from sms.choices import BlacklistReason, BlacklistSource
 from sms.services import blacklist_add
 
+from .conftest import make_group
 from .runs_helpers import approved_chain, at, root_run, tick
 
 pytestmark = pytest.mark.django_db
@@ -107,3 +108,16 @@ def test_members_a_send_left_out_when_it_came_are_counted_on_the_run_by_reason(a
     assert body["excluded_reasons"] == {"blacklisted": 1, "frequency_cap": 1}
     listed = api.get(f"/api/v1/campaign/{run.campaign_id}/runs").json()["results"]
     assert [r["excluded_reasons"] for r in listed if r["id"] == run.id] == [run.excluded_reasons]
+
+
+def test_the_runs_page_and_the_campaign_form_name_the_effect_in_persian(owner, workspace, left_out_run):
+    """The control group's effect is «اثر پیام», not the English «lift», on the runs page and the chain form."""
+    run, _ = left_out_run
+    client = Client()
+    client.force_login(owner)
+    runs = client.get(f"/chains/campaigns/{run.campaign_id}/runs/").content.decode()
+    assert "<th>اثر پیام</th>" in runs
+    form = client.get(f"/chains/groups/{make_group(workspace).id}/campaigns/new/").content.decode()
+    assert "اثر واقعی پیام (در برابر گروه کنترل)" in form
+    for html in (runs, form):
+        assert "(lift)" not in html
