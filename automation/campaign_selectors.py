@@ -23,7 +23,7 @@ from automation.models import Execution, ExecutionEvent, Workflow
 from automation.reasons import reason_label
 from automation.selectors import execution_queryset, execution_status_counts
 from campaigns.choices import CampaignKind, CampaignStatus
-from campaigns.models import Campaign, PlatformHeartbeat
+from campaigns.models import Campaign, PlatformHeartbeat, TargetList
 from campaigns.platform.errors import NotFound
 from campaigns.platform.jalali import fa_digits, to_jalali
 from campaigns.platform.permissions import Perm
@@ -151,6 +151,18 @@ def target_names(*, actor: Actor, ids) -> dict[int, Any]:
 
 
 # --------------------------------------------------------------------------- health
+def enrollment_batch_source(*, actor: Actor, batch) -> str:
+    """What an enrollment review was made from, as its heading says it: the list picked on the enroll page (a
+    filter on that list alone) by its name, else «نتایج فیلتر» or «انتخاب»."""
+    if batch.source != "filter":
+        return "انتخاب"
+    if set(batch.filters or {}) == {"list"}:
+        name = scoped(TargetList, actor.workspace).filter(pk=batch.filters["list"]).values_list("name", flat=True)
+        if name:
+            return f"فهرست «{name[0]}»"
+    return "نتایج فیلتر"
+
+
 def _channel_actions(campaigns) -> dict[str, Any]:
     keys: set[str] = set()
     for campaign in campaigns:

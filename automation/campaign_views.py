@@ -257,6 +257,7 @@ def _review_context(request, actor, campaign, batch) -> dict:
         undecided = batch.items.filter(klass=EnrollmentClass.CONFLICT, decision="").count()
     return _common(actor, campaign) | {
         "batch": batch,
+        "batch_source": pages.enrollment_batch_source(actor=actor, batch=batch),
         "klass": klass,
         "classes": [(value, label, batch.counts.get(value, 0)) for value, label in EnrollmentClass.choices],
         "page": page,
