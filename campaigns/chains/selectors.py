@@ -102,8 +102,12 @@ def _node(node: ChainNode, kids: dict, matched: set[int], state: str, root: Chai
     }
 
 
-def campaign_tree(*, actor: Actor, group_id, query: str | None, page: int, size: int) -> dict:
-    """One page of top-level campaigns (roots + independents), then one query for all their descendants."""
+def campaign_tree(
+    *, actor: Actor, group_id, query: str | None, page: int, size: int, offset: int | None = None
+) -> dict:
+    """One page of top-level campaigns (roots + independents), then one query for all their descendants.
+
+    ``offset`` (an API cursor's position) replaces ``page``: the answer's ``page`` is then None."""
     group = get_scoped(CampaignGroup, actor.workspace, group_id)
     top = scoped(ChainNode, actor.workspace).filter(group_id=group.id, parent__isnull=True)
     text = (query or "").strip()
@@ -113,7 +117,8 @@ def campaign_tree(*, actor: Actor, group_id, query: str | None, page: int, size:
         top = top.filter(Q(pk__in=hits.values("root_id")) | Q(pk__in=hits.filter(root__isnull=True).values("id")))
     top = top.order_by("-created_at", "-id")
     total = top.count()
-    roots = list(top[(page - 1) * size : page * size])
+    start = (page - 1) * size if offset is None else offset
+    roots = list(top[start : start + size])
     root_ids = [r.id for r in roots if r.root_id is not None]
     descendants = (
         list(scoped(ChainNode, actor.workspace).filter(root_id__in=root_ids, parent__isnull=False).order_by("id"))
@@ -131,7 +136,13 @@ def campaign_tree(*, actor: Actor, group_id, query: str | None, page: int, size:
         nodes = [root, *by_root.get(root.id, [])]
         state = chain_state(nodes)
         items.append(_node(root, children_map(nodes), matched_ids, state, root if root.root_id else None, actor))
-    return {"total_root_items": total, "page": page, "size": size, "has_more": page * size < total, "roots": items}
+    return {
+        "total_root_items": total,
+        "page": page if offset is None else None,
+        "size": size,
+        "has_more": start + size < total,
+        "roots": items,
+    }
 
 
 # --------------------------------------------------------------------------- sources and packages

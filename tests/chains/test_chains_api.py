@@ -511,6 +511,22 @@ class TestTree:
         assert "submit" in a["allowed_actions"]
         assert by_id[lone.id]["children"] == []
 
+    def test_the_tree_pages_its_top_level_campaigns_by_cursor_too(self, api, workspace, group):
+        made = [make_campaign(workspace, group=group).id for _ in range(5)]
+        first = self._tree(api, group, size=2)
+        assert (first["page"], first["has_more"], len(first["roots"])) == (1, True, 2) and first["next"]
+        seen = [n["campaign_id"] for n in first["roots"]]
+        answer = first
+        while answer["next"]:
+            answer = self._tree(api, group, size=2, cursor=answer["next"])
+            assert answer["page"] is None
+            seen += [n["campaign_id"] for n in answer["roots"]]
+        assert sorted(seen) == sorted(made) and len(seen) == 5 and answer["has_more"] is False
+        past = self._tree(api, group, page=9, size=2)
+        assert (past["roots"], past["has_more"], past["next"]) == ([], False, None)
+        bad = api.get(f"/api/v1/campaign-groups/{group.id}/campaign-tree", {"cursor": "nonsense"})
+        assert bad.status_code == 400 and "cursor" in bad.json()["error"]["details"]
+
     def test_query_count_does_not_grow_with_the_tree(self, api, workspace, group):
         make_chain(workspace, group, shape="A>B")
         self._tree(api, group)  # the token's first use is recorded once; measure steady requests

@@ -39,7 +39,7 @@ def test_every_api_endpoint_is_in_the_schema_with_error_responses():
             continue
         for method, operation in operations.items():
             assert {"400", "401", "403", "404", "409", "429"} <= set(operation["responses"]), (method, path)
-            for status in ("400", "404", "409", "429"):
+            for status in ("400", "401", "403", "404", "409", "429"):
                 body = operation["responses"][status]["content"]["application/json"]["schema"]
                 # a Start or an Approve types its 409's blockers: the same envelope, ``details`` typed
                 envelopes = ("ErrorEnvelope", "LaunchBlockedEnvelope") if status == "409" else ("ErrorEnvelope",)

@@ -22,6 +22,7 @@ from campaigns.chains.filters import CampaignGroupFilter
 from campaigns.chains.models import CampaignGroup
 from campaigns.chains.services import groups as group_services
 from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.pagination import decode_offset_cursor, encode_offset_cursor
 from campaigns.platform.api.schema import errors
 from campaigns.platform.permissions import Perm
 
@@ -148,9 +149,18 @@ class GroupTreeApi(WorkspaceAPIView):
     )
     def get(self, request, group_id: int):
         params = self.query_input(TreeQueryInput)
+        size, cursor = params["size"], params.get("cursor")
+        offset = decode_offset_cursor(cursor) if cursor else None
         tree = selectors.campaign_tree(
-            actor=self.actor, group_id=group_id, query=params.get("query"), page=params["page"], size=params["size"]
+            actor=self.actor,
+            group_id=group_id,
+            query=params.get("query"),
+            page=params["page"],
+            size=size,
+            offset=offset,
         )
+        start = offset if offset is not None else (params["page"] - 1) * size
+        tree["next"] = encode_offset_cursor(start + size) if tree["has_more"] else None
         return Response(tree)
 
 

@@ -43,6 +43,11 @@ class TreeQueryInput(serializers.Serializer):
     query = StrictCharField(required=False, help_text="campaign name contains; matching chains are returned whole")
     page = serializers.IntegerField(min_value=1, max_value=100000, default=1)
     size = serializers.IntegerField(min_value=1, max_value=200, default=20)
+    cursor = serializers.CharField(
+        required=False,
+        max_length=500,
+        help_text="The `next` of an earlier answer (with the same query and size): the page after it (replaces page).",
+    )
 
 
 class SourcesQueryInput(serializers.Serializer):
@@ -346,9 +351,10 @@ class TreeNodeOutput(serializers.Serializer):
 
 class TreeOutput(serializers.Serializer):
     total_root_items = serializers.IntegerField()
-    page = serializers.IntegerField()
+    page = serializers.IntegerField(allow_null=True, help_text="null in a cursor answer")
     size = serializers.IntegerField()
     has_more = serializers.BooleanField(help_text="top-level campaigns follow this page")
+    next = serializers.CharField(allow_null=True, help_text="`?cursor=` of the next page (null: none)")
     roots = TreeNodeOutput(many=True)
 
 
