@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext
 
 from campaigns.platform.errors import ValidationFailed
 
@@ -143,4 +144,4 @@ def keyset_page_or_400(queryset: QuerySet, *, cursor: str | None, **kwargs) -> K
     try:
         return keyset_page(queryset, cursor=cursor, **kwargs)
     except BadCursor:
-        raise ValidationFailed.field("cursor", "نشانگر صفحه نامعتبر است.") from None
+        raise ValidationFailed.field("cursor", gettext("Not a page cursor of this list.")) from None

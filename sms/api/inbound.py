@@ -6,6 +6,7 @@ from functools import partial
 from types import SimpleNamespace
 
 import django_filters
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -169,7 +170,7 @@ class ConversationPagination(PageSizePagination):
     def paginate_thread(self, request, fetch) -> list[dict]:
         self.request = request
         if positive_int_param(request, "page") not in (None, 1):
-            raise ValidationFailed.field("page", "این گفتگو فقط با cursor ورق می‌خورد.")
+            raise ValidationFailed.field("page", gettext("This conversation pages by cursor only."))
         self.size = self._size(request)
         raw = request.query_params.get("cursor", "")
         self.number = None if raw else 1
@@ -178,7 +179,7 @@ class ConversationPagination(PageSizePagination):
             try:
                 before = selectors.thread_position_parse(raw[:MAX_POSITION])
             except BadCursor:
-                raise ValidationFailed.field("cursor", BAD_CURSOR) from None
+                raise ValidationFailed.field("cursor", str(BAD_CURSOR)) from None
         rows = fetch(limit=self.size + 1, before=before)
         more = len(rows) > self.size
         rows = rows[len(rows) - self.size :] if more else rows

@@ -98,3 +98,17 @@ def test_a_product_error_reads_in_english(api, actor):
     english = assert_envelope(api.post(url, HTTP_ACCEPT_LANGUAGE="en"), 409, "NO_DRAFT_VERSION")
     assert PERSIAN.search(persian["error"]["message"])
     assert english["error"]["message"] == "This workflow has no draft version; create a new version first."
+
+
+def test_the_pagination_messages_follow_the_language(api):
+    english = assert_envelope(api.get("/api/v1/targets", {"size": 201}, HTTP_ACCEPT_LANGUAGE="en"), 400)
+    assert english["error"]["details"] == {"size": ["At most 200."]}
+    persian = assert_envelope(api.get("/api/v1/targets", {"size": 201}), 400)
+    assert persian["error"]["details"] == {"size": ["حداکثر 200."]}
+    for url in ("/api/v1/targets", "/api/v1/sms/attempts"):
+        english = assert_envelope(api.get(url, {"cursor": "x"}, HTTP_ACCEPT_LANGUAGE="en"), 400)
+        assert english["error"]["details"] == {"cursor": ["Not a page cursor of this list."]}
+        persian = assert_envelope(api.get(url, {"cursor": "x"}), 400)
+        assert persian["error"]["details"] == {"cursor": ["نشانگر صفحه نامعتبر است."]}
+    english = assert_envelope(api.get("/api/v1/targets", {"page": "0"}, HTTP_ACCEPT_LANGUAGE="en"), 400)
+    assert english["error"]["details"] == {"page": ["Enter a positive whole number."]}

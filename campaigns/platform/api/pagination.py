@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
@@ -21,7 +22,7 @@ from campaigns.platform.text import typed_int
 
 PAGE_SIZE = 20
 MAX_PAGE_SIZE = 200
-BAD_CURSOR = "نشانگر صفحه نامعتبر است."
+BAD_CURSOR = gettext_lazy("Not a page cursor of this list.")  # Persian in locale/fa, as the messages below
 
 
 def positive_int_param(request, name: str, maximum: int | None = None) -> int | None:
@@ -32,9 +33,9 @@ def positive_int_param(request, name: str, maximum: int | None = None) -> int | 
         return None
     value = typed_int(raw)
     if value is None or value < 1:
-        raise ValidationFailed.field(name, "یک عدد صحیح مثبت وارد کنید.")
+        raise ValidationFailed.field(name, gettext("Enter a positive whole number."))
     if maximum is not None and value > maximum:
-        raise ValidationFailed.field(name, f"حداکثر {maximum}.")
+        raise ValidationFailed.field(name, gettext("At most %(maximum)s.") % {"maximum": maximum})
     return value
 
 
@@ -48,9 +49,9 @@ def decode_offset_cursor(cursor: str) -> int:
     try:
         kind, offset = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
-        raise ValidationFailed.field("cursor", BAD_CURSOR) from None
+        raise ValidationFailed.field("cursor", str(BAD_CURSOR)) from None
     if kind != "o" or not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-        raise ValidationFailed.field("cursor", BAD_CURSOR)
+        raise ValidationFailed.field("cursor", str(BAD_CURSOR))
     return offset
 
 
