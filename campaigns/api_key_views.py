@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns.platform.api.scopes import ALL, scope_labels
 from campaigns.platform.jalali import fa_digits
+from campaigns.platform.once import REPEATED, once_mark, once_token, once_used
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tokens import MAX_TTL_DAYS, api_token_create, api_token_revoke, api_tokens_of
@@ -35,9 +36,12 @@ class ApiKeyForm(forms.Form):
 @workspace_page(Perm.VIEW)
 def api_keys(request, actor):
     form = ApiKeyForm(request.POST or None)
-    created = None
+    created = repeated = None
     status = 200
-    if request.method == "POST":
+    once = request.POST.get("once", "")
+    if request.method == "POST" and once_used(request, once):
+        form, repeated = ApiKeyForm(), REPEATED
+    elif request.method == "POST":
         if form.is_valid():
             data = form.cleaned_data
             scopes = [ALL] if ALL in data["scopes"] else data["scopes"]
@@ -49,6 +53,7 @@ def api_keys(request, actor):
                 scopes=scopes,
                 read_only=data["read_only"],
             )
+            once_mark(request, once)
             created = {"token": token, "key": key}
             form = ApiKeyForm()
         else:
@@ -60,7 +65,14 @@ def api_keys(request, actor):
             "granted_by", "revoked_with"
         )
     ]
-    context = {"form": form, "created": created, "rows": rows, "now": timezone.now()}
+    context = {
+        "form": form,
+        "created": created,
+        "repeated": repeated,
+        "once": once_token(),
+        "rows": rows,
+        "now": timezone.now(),
+    }
     response = render(request, "campaigns/api_keys.html", context, status=status)
     response["Cache-Control"] = "no-store"  # the new key is in this page, once
     return response

@@ -19,6 +19,7 @@ from campaigns.platform.errors import PlatformError
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.keyset import keyset_page_or_first
 from campaigns.platform.models import WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint
+from campaigns.platform.once import REPEATED, once_mark, once_token, once_used
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.webhooks import (
@@ -69,8 +70,11 @@ def _labels(endpoint: WebhookEndpoint) -> list[str]:
 @workspace_page(Perm.MANAGE_WORKSPACE)
 def webhooks(request, actor):
     form = WebhookForm(request.POST or None)
-    created, status = None, 200
-    if request.method == "POST":
+    created, repeated, status = None, None, 200
+    once = request.POST.get("once", "")
+    if request.method == "POST" and once_used(request, once):
+        form, repeated = WebhookForm(), REPEATED
+    elif request.method == "POST":
         if form.is_valid():
             data = form.cleaned_data
             try:
@@ -82,6 +86,7 @@ def webhooks(request, actor):
                     form.add_error(field if field in form.fields else None, errors)
                 status = 400
             else:
+                once_mark(request, once)
                 created, form = {"endpoint": endpoint, "secret": secret}, WebhookForm()
         else:
             status = 400
@@ -90,7 +95,10 @@ def webhooks(request, actor):
         for e in WebhookEndpoint.objects.filter(workspace=actor.workspace).order_by("-created_at", "-id")
     ]
     response = render(
-        request, "campaigns/webhooks.html", {"form": form, "created": created, "rows": rows}, status=status
+        request,
+        "campaigns/webhooks.html",
+        {"form": form, "created": created, "repeated": repeated, "once": once_token(), "rows": rows},
+        status=status,
     )
     response["Cache-Control"] = "no-store"  # a new secret is in this page, once
     return response
