@@ -255,3 +255,17 @@ def versions_with_live(workflow: Workflow, campaign_id: int | None = None) -> li
     rows = {v: n for v, n in rows.items() if n > 0}
     versions = WorkflowVersion.objects.filter(pk__in=rows).order_by("-version_number")
     return [(v, rows[v.id]) for v in versions]
+
+
+def campaign_pinned_older(workflow: Workflow, campaign_id: int | None) -> WorkflowVersion | None:
+    """The older version a campaign of this workflow still enrolls into (its new targets get that version's
+    journey), or None: no campaign given, not this workflow's, or already on the published version."""
+    if campaign_id is None or workflow.published_version_id is None:
+        return None
+    row = (
+        CampaignJourney.objects.filter(campaign_id=campaign_id, workflow=workflow)
+        .exclude(workflow_version_id=workflow.published_version_id)
+        .select_related("workflow_version")
+        .first()
+    )
+    return row.workflow_version if row is not None and row.workflow_version_id else None

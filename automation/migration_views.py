@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from automation import workflow_selectors as selectors
 from automation.choices import MigrationChoice
-from automation.live_edits import versions_with_live
+from automation.live_edits import campaign_pinned_older, versions_with_live
 from automation.models import VersionMigration, Workflow
 from automation.services import version_migrations as services
 from campaigns.platform.errors import PlatformError
@@ -54,6 +54,9 @@ def workflow_migrate(request, actor, workflow_id: int):
     workflow = _workflow(actor, workflow_id)
     campaign_id = _int(request.GET.get("campaign"))
     olds = versions_with_live(workflow, campaign_id)
+    pinned = campaign_pinned_older(workflow, campaign_id)
+    if pinned is not None and pinned.id not in {v.id for v, _ in olds}:
+        olds.append((pinned, 0))  # nobody in flight on it, but the campaign's new targets still enter it
     context = {"workflow": workflow, "olds": olds, "campaign_id": campaign_id, "error": ""}
     if not olds or workflow.published_version_id is None:
         return render(request, "automation/workflow_migrate.html", context)
