@@ -15,6 +15,7 @@ from campaigns.platform.once import REPEATED, once_mark, once_token, once_used
 from campaigns.platform.pages import workspace_page
 from campaigns.platform.permissions import Perm
 from campaigns.platform.tokens import MAX_TTL_DAYS, api_token_create, api_token_revoke, api_tokens_of
+from campaigns.platform.widgets import NumberField
 
 
 class ApiKeyForm(forms.Form):
@@ -25,7 +26,7 @@ class ApiKeyForm(forms.Form):
     read_only = forms.BooleanField(
         label="فقط خواندنی", required=False, help_text="فقط درخواست‌های GET؛ هیچ تغییری نمی‌دهد"
     )
-    days = forms.IntegerField(label="اعتبار (روز)", min_value=1, max_value=MAX_TTL_DAYS)
+    days = NumberField(label="اعتبار (روز)", min_value=1, max_value=MAX_TTL_DAYS)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

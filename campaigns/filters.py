@@ -11,6 +11,7 @@ from campaigns.platform.models import WebhookDelivery, WebhookDeliveryStatus
 from campaigns.platform.phones import PhoneError, parse_phone
 from campaigns.platform.search import search_digits
 from campaigns.platform.webhooks import WEBHOOK_EVENTS
+from campaigns.platform.widgets import NumberInput
 
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 
@@ -22,7 +23,12 @@ class TargetFilter(django_filters.FilterSet):
     province = django_filters.CharFilter(lookup_expr="iexact", label="استان")
     city = django_filters.CharFilter(lookup_expr="iexact", label="شهر")
     priority_min = django_filters.NumberFilter(
-        field_name="priority", lookup_expr="gte", label="اولویت دست‌کم", min_value=-(2**31), max_value=2**31 - 1
+        field_name="priority",
+        lookup_expr="gte",
+        label="اولویت دست‌کم",
+        min_value=-(2**31),
+        max_value=2**31 - 1,
+        widget=NumberInput(attrs={"inputmode": "text"}),  # Persian digits kept as typed; a minus sign too
     )
     owner = IdFilter(field_name="owner_id", label="مسئول")
     created_after = IsoDateTimeFilter(field_name="created_at", lookup_expr="gte", label="ایجاد از")

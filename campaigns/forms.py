@@ -12,7 +12,7 @@ from campaigns.models import Target
 from campaigns.platform.jalali import fa_digits
 from campaigns.platform.phones import ContactError, TargetContact, display_phone
 from campaigns.platform.text import StrictTextFormMixin
-from campaigns.platform.widgets import PhoneInput
+from campaigns.platform.widgets import NumberField, PhoneInput
 from campaigns.selectors import target_number_clashes
 from campaigns.services.targets import MSG_DUPLICATE
 
@@ -126,7 +126,7 @@ class TargetPageForm(StrictTextFormMixin, forms.Form):
     status = forms.ChoiceField(label="وضعیت", choices=TargetStatus.choices, initial=TargetStatus.NEW)
     province = forms.CharField(label="استان", max_length=80, required=False)
     city = forms.CharField(label="شهر", max_length=80, required=False)
-    priority = forms.IntegerField(label="اولویت", initial=0, min_value=-1000, max_value=1000)
+    priority = NumberField(label="اولویت", initial=0, min_value=-1000, max_value=1000)
     list_ids = forms.MultipleChoiceField(label="فهرست‌ها", required=False, widget=forms.CheckboxSelectMultiple)
 
     def __init__(self, *args, lists=(), **kwargs):

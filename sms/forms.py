@@ -153,9 +153,9 @@ class AccountForm(StrictTextFormMixin, forms.Form):
         help_text="خط تبلیغاتی به شماره‌های مسدود تبلیغاتی نمی‌فرستد و ارسال گروهی آن بدون «لغو۱۱» پذیرفته نمی‌شود.",
     )
     # Price of one message part per operator (rials); labels short: the fieldset says what they are.
-    price_mci = forms.IntegerField(label="همراه اول", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
-    price_irancell = forms.IntegerField(label="ایرانسل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
-    price_rightel = forms.IntegerField(label="رایتل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
+    price_mci = NumberField(label="همراه اول", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
+    price_irancell = NumberField(label="ایرانسل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
+    price_rightel = NumberField(label="رایتل", min_value=0, max_value=MAX_PRICE, initial=0, required=False)
     use_typed_prices = forms.BooleanField(
         label="همین بها به‌کار رود، نه بهای سرویس‌دهنده",
         required=False,

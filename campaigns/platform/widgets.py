@@ -3,6 +3,9 @@
 ``JalaliDateTimeField``: a moment typed as a Jalali date (and 24-hour time) in a time zone, with the
 Jalali date picker (``static/js/jalali-picker.js``); the admin uses it for every date-time field.
 
+``NumberField`` / ``NumberInput``: a whole number in a text input (Persian or Latin digits; not ``type=number``,
+which drops Persian digits in Chromium), read with Latin digits.
+
 ``Time24Input``: a 24-hour "HH:MM" text input (the browser's ``type=time`` shows AM/PM for many locales).
 It is labelled by ``aria-label`` (the send-window tables show the day in a row header, not a <label>),
 accepts Persian or Latin digits and posts the ISO time the field parses.
@@ -49,10 +52,32 @@ class PhoneInput(forms.TextInput):
         super().__init__(attrs={"dir": "ltr", "inputmode": "tel", "autocomplete": "tel", **(attrs or {})})
 
 
-class NumberField(forms.IntegerField):
-    """A whole number typed left to right in Latin digits, with the numeric keypad on phones."""
+class NumberInput(forms.TextInput):
+    """A whole number typed left to right, with the numeric keypad on phones. A text input: Chromium's
+    ``type=number`` drops the Persian and Arabic-Indic digits a Persian keyboard types, so «۱۲۳» would post
+    nothing; the field reads them as Latin digits."""
 
-    widget = forms.NumberInput(attrs={"dir": "ltr", "lang": "en", "inputmode": "numeric"})
+    def __init__(self, attrs=None):
+        base = {"dir": "ltr", "lang": "en", "inputmode": "numeric", "autocomplete": "off"}
+        super().__init__(attrs={**base, **(attrs or {})})
+
+
+class NumberField(forms.IntegerField):
+    """A whole number typed in Latin, Persian or Arabic-Indic digits (``NumberInput``), read with Latin digits;
+    a field that takes a negative number gets the full keyboard (the numeric keypad of phones has no minus)."""
+
+    widget = NumberInput
+
+    def widget_attrs(self, widget):
+        attrs = super().widget_attrs(widget)
+        if self.min_value is None or self.min_value < 0:
+            attrs["inputmode"] = "text"
+        return attrs
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = to_latin_digits(value).replace("\u2212", "-").strip()  # a typed minus sign (−) too
+        return super().to_python(value)
 
 
 def time_field(label: str) -> forms.TimeField:
