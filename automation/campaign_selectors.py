@@ -54,10 +54,12 @@ PROBLEM_LABELS = {
     "sms_provider_unknown": "سرویس‌دهنده پیامک حساب اصلی شناخته‌شده نیست.",
     "no version": "کمپین نسخه گردش‌کار ندارد.",
 }
+# A send's status as the SMS log and a target's SMS thread name it (sms.choices.AttemptStatus), plus the outcomes of
+# a step that sent nothing.
 SEND_STATUS_LABELS = {
-    "queued": "در صف",
+    "queued": "در نوبت ارسال",
     "sending": "در حال ارسال",
-    "submitted": "تحویل سرویس‌دهنده",
+    "submitted": "تحویل پنل",
     "sent": "ارسال‌شده",
     "delivered": "رسیده",
     "failed": "ناموفق",

@@ -116,3 +116,16 @@ def test_the_status_filter_names_every_status_once():
     assert len(labels) == len(set(labels)), labels
     assert STEP_OUTCOMES["skipped"] == SEND_STATUS_LABELS["skipped"] == "رد شدن از گام"
     assert SEND_STATUS_LABELS["rejected"] != SEND_STATUS_LABELS["skipped"]
+
+
+def test_a_send_reads_the_same_on_a_targets_history_as_in_the_sms_log():
+    """The history of a target (and a campaign's events) names a send's status as the SMS log and the target's SMS
+    thread do: «تحویل پنل», never «تحویل سرویس‌دهنده» beside it."""
+    from automation.campaign_selectors import SEND_STATUS_LABELS
+    from sms.choices import LOG_STATUS_CHOICES
+
+    log = dict(LOG_STATUS_CHOICES)
+    assert {k: SEND_STATUS_LABELS[k] for k in log if k in SEND_STATUS_LABELS} == {
+        k: v for k, v in log.items() if k in SEND_STATUS_LABELS
+    }
+    assert SEND_STATUS_LABELS["submitted"] == "تحویل پنل"
