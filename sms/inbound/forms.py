@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from campaigns.platform.jalali import fa_digits
 from campaigns.platform.text import StrictTextFormMixin
 from sms.choices import InboundOutcome
 from sms.inbound.keywords import MAX_WORD_LENGTH, MAX_WORDS
@@ -23,7 +24,8 @@ class InboxFilterForm(StrictTextFormMixin, forms.Form):
     def __init__(self, *args, campaigns=(), lines=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["campaign"].choices = [("", "همه"), *[(c.id, c.name) for c in campaigns]]
-        self.fields["line"].choices = [("", "همه"), *[(line, line) for line in lines]]
+        # A line is shown as in the inbox's rows and the account list (Persian digits); its value stays as stored.
+        self.fields["line"].choices = [("", "همه"), *[(line, fa_digits(line)) for line in lines]]
 
     def filters(self) -> dict:
         """The selector's arguments (unread replies when nothing valid is chosen)."""

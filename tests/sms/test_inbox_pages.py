@@ -57,6 +57,10 @@ def test_the_inbox_lists_unread_replies_filtered_and_marks_them_read(owner_clien
     assert "شما؟" in strangers and "کی تماس" not in strangers
     line = shown(owner_client.get("/sms/inbox/", {"line": "20002000"})).split("<tbody>")[1]
     assert "شما؟" in line and "لغو۱۱" not in line
+    # the line filter names a line as the rows do, in Persian digits, and filters by the stored number
+    assert '<option value="20002000" selected>۲۰۰۰۲۰۰۰</option>' in shown(
+        owner_client.get("/sms/inbox/", {"line": "20002000"})
+    )
     opt_outs = shown(owner_client.get("/sms/inbox/", {"outcome": "opt_out"})).split("<tbody>")[1]
     assert "لغو۱۱" in opt_outs and "شما؟" not in opt_outs
 
