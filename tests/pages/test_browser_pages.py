@@ -344,3 +344,38 @@ def test_nothing_ticked_vanishes_while_the_account_list_follows_the_platform(pag
     expect(page.get_by_test_id("account-summary")).to_have_text("اصلی (۱): حساب یک · یدک (۱): حساب دو")
     assert axe_violations(page) == []
     shot(page, "campaign-form-accounts-kept")
+
+
+def test_the_task_table_reads_as_cards_on_a_phone(page, live_server):
+    """At 390 px each task is a card of labelled cells: the link reads on a line of its own (not a letter per line
+    in a squeezed column) and the finish time is on the screen, not past the table's edge."""
+    from workers.services.campaigns import browser_campaign_create
+
+    from ..conftest import make_actor
+
+    shop = make_workspace("shop")
+    sara = make_member(shop, Role.MANAGER, username="sara")
+    ActionConfig.objects.create(
+        workspace=shop, platform="demo", action_type="like", steps=LIKE_STEPS, login_check=LOGIN_CHECK
+    )
+    account = make_account(shop, label="حساب نمونه ۱")
+    campaign = browser_campaign_create(
+        actor=make_actor(shop, user=sara),
+        name="پسندیدن پست‌های تازه",
+        platform="demo",
+        accounts=[account.pk],
+        target_links=["http://127.0.0.1:8766/post/3"],
+        action="like",
+    )
+    creation.due_platforms_create_tasks()
+    login(page, live_server.url, "sara")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/browser/campaigns/{campaign.pk}/")
+    row = page.get_by_test_id("tasks").locator("tbody tr").first
+    link = row.locator("td.link-cell")
+    expect(link).to_contain_text("http://127.0.0.1:8766/post/3")
+    assert link.bounding_box()["height"] < 60, "the link is broken into a narrow column"
+    for cell in row.locator("td").all():
+        box = cell.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, cell.get_attribute("data-label")
+    shot(page, "tasks-phone")
