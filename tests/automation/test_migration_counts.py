@@ -55,6 +55,7 @@ def test_a_campaign_on_an_older_version_with_nobody_in_flight_can_still_take_the
     client.force_login(owner)
     banner = client.get(f"/automation/campaigns/{campaign.id}/").content.decode()
     assert 'data-testid="newer-version"' in banner
+    assert "این کمپین هنوز روی نسخهٔ ۱ است" in banner and "مانده‌اند" not in banner  # nobody is in flight
     url = f"/automation/workflows/{workflow_id}/migrate/?from={old.id}&campaign={campaign.id}"
     page = client.get(url).content.decode()
     assert 'data-testid="nothing-to-migrate"' not in page and 'data-testid="pinned-only"' in page
