@@ -172,6 +172,7 @@ def test_closed_sets_of_the_answers_are_enums():
         ("TargetJourneyOutput", "campaign_status"): "CampaignStatusEnum",
         ("SelectionRuleOutput", "source"): "SelectionRuleOutputSourceEnum",
         ("AutoEnrollCheckOutput", "capped_by"): "CappedByEnum",
+        ("RejectedItemOutput", "reason"): "RejectedItemOutputReasonEnum",
     }
     for (component, field), enum in expected.items():
         assert f"#/components/schemas/{enum}" in str(components[component]["properties"][field]), (component, field)

@@ -7,6 +7,7 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType, PackageStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.chains.node_models import ChainNode
+from campaigns.chains.services.groups import REJECT_REASONS
 from campaigns.choices import CampaignKind, CampaignStatus, CapPriority
 from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField
 from campaigns.platform.api.schema import component_ref
@@ -61,7 +62,7 @@ class GroupAddInput(BodyInput):
 
 class RejectedItemOutput(serializers.Serializer):
     campaign_id = serializers.IntegerField()
-    reason = serializers.CharField()
+    reason = serializers.ChoiceField(choices=REJECT_REASONS)
     message = serializers.CharField()
 
 

@@ -189,6 +189,7 @@ _REJECT_MESSAGES = {
     "IN_CHAIN": "کمپین عضو یک زنجیره است.",
     "CHANGED_CONCURRENTLY": "کمپین در این فاصله تغییر کرد.",
 }
+REJECT_REASONS = tuple(_REJECT_MESSAGES)  # why a campaign was not added to a group (the API's enum)
 
 
 def _reject(campaign_id: int, reason: str) -> dict:
