@@ -428,3 +428,24 @@ def test_a_manager_edits_a_campaign_on_its_page(page, live_server):
     assert campaign.send_window["days"]["sat"] == [["09:00", "16:00"]]
     assert campaign.send_window["days"]["sun"] == [["10:00", "14:00"]]
     assert campaign.send_window["days"]["fri"] is None
+
+
+def test_a_phone_number_never_breaks_across_lines_on_a_phone(page, live_server):
+    """At 390 px the enrollment review's table is narrow: each mobile («0912 123 4501») stays on one line."""
+    from automation.services.enrollment_batches import enrollment_batch_preview
+
+    shop = make_workspace("shop")
+    user = make_member(shop, Role.MANAGER, username="mina")
+    actor = make_actor(shop, user=user)
+    setup_sms(shop)
+    campaign = named_journey(actor, linear_graph(sms_node("a"), end_node()), "خوشامد مشتریان تازه", activate=False)
+    people = [make_target(shop, name=f"حسین کریمی‌نژاد {i}", mobile=f"+98912123450{i}") for i in range(3)]
+    batch = enrollment_batch_preview(actor=actor, campaign_id=campaign.id, target_ids=[p.id for p in people])
+    login(page, live_server.url, "mina")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/automation/campaigns/{campaign.id}/enroll/{batch.id}/")
+    phones = page.locator("main .phone")
+    expect(phones.first).to_be_visible()
+    lines = phones.evaluate_all("els => els.map(e => e.getClientRects().length)")
+    assert len(lines) == 3 and set(lines) == {1}, lines
+    shot(page, "enrollment-review-390")
