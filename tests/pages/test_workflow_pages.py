@@ -325,3 +325,28 @@ def test_the_workflow_list_is_filtered_by_category(page, live_server):
         assert box["x"] >= 0 and box["x"] + box["width"] <= width, (width, box)
     page.get_by_role("link", name="همه گردش‌کارها").click()
     expect(table.locator("tbody tr")).to_have_count(4)
+
+
+def test_the_sms_text_changes_read_as_cards_on_a_phone(page, live_server):
+    """At 390 px each text change of a workflow is a card: the old and new texts get the screen's width instead of
+    a column a few words wide."""
+    from campaigns.choices import Role as R
+
+    from ..automation.helpers import journey, setup_sms
+    from ..automation.test_version_migrations import V2_TEXT, publish_v2, v1_graph
+    from ..conftest import make_actor
+
+    shop = make_workspace("shop")
+    user = make_member(shop, R.MANAGER, username="mina")
+    actor = make_actor(shop, user=user)
+    setup_sms(shop)
+    campaign = journey(actor, v1_graph())
+    publish_v2(actor, campaign, v1_graph(second_text=V2_TEXT))
+    workflow = Workflow.objects.get(workspace=shop)
+    login(page, live_server.url, "mina")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/automation/workflows/{workflow.id}/")
+    change = page.get_by_test_id("text-changes").locator("tbody tr").first.locator("td").last
+    expect(change).to_contain_text("یادآوری تازه")
+    assert change.bounding_box()["width"] > 300, change.bounding_box()
+    shot(page, "workflow-text-changes-390")
