@@ -11,6 +11,8 @@ workspaces where they are a member with a managing role (owner, admin, manager);
 - ``SuperuserOnlyMixin``: models that belong to no workspace (users' tokens, periodic jobs, ...).
 - ``lock_down_admin_site``: called once every admin module is loaded; wraps whatever another
   app registered so no admin page escapes these rules.
+- ``NUMBER_FORMFIELDS``: every number input of an admin form (inlines too) is a left-to-right text input that
+  reads Persian digits, as on the staff pages; ``lock_down_admin_site`` gives it to other apps' admins.
 - ``show_admin_dates_in_jalali``: every date and date-time value the admin shows (list columns,
   read-only fields) in Jalali with Persian digits; ``JalaliDateFieldListFilter`` (every date filter)
   takes "this month" and "this year" in the Jalali calendar.
@@ -37,7 +39,14 @@ from campaigns.platform.models import Membership, Workspace
 from campaigns.platform.pagination import CappedPaginator
 from campaigns.platform.permissions import Perm, role_has
 from campaigns.platform.phones import display_phone
-from campaigns.platform.widgets import JALALI_INPUT_ATTRS, JalaliDateTimeField
+from campaigns.platform.widgets import (
+    JALALI_INPUT_ATTRS,
+    DecimalNumberField,
+    FloatNumberField,
+    JalaliDateTimeField,
+    NumberField,
+    NumberInput,
+)
 
 # Roles that see a workspace in the admin. Operators and viewers use the pages (their own
 # targets, no SMS logs or secrets there).
@@ -71,10 +80,24 @@ JALALI_FORMFIELDS = {
 }
 
 
-class JalaliAdmin(admin.ModelAdmin):
-    """ModelAdmin with ``created_jalali``/``updated_jalali`` columns available, Jalali date-time inputs."""
+# Every number of an admin form is typed like on the pages (docs/ui.md "Numbers"): a left-to-right text input with
+# the numeric keypad that reads Persian, Arabic-Indic and Latin digits. Django's admin renders ``type=number``, which
+# drops «۱۲۳» as a Persian keyboard types it (the field posts nothing). The value shown back is the stored one, in
+# Latin digits; the classes keep the admin's widths of number inputs.
+NUMBER_FORMFIELDS = {
+    models.IntegerField: {"form_class": NumberField, "widget": NumberInput(attrs={"class": "vIntegerField"})},
+    models.BigIntegerField: {"form_class": NumberField, "widget": NumberInput(attrs={"class": "vBigIntegerField"})},
+    models.DecimalField: {"form_class": DecimalNumberField, "widget": NumberInput(attrs={"class": "vBigIntegerField"})},
+    models.FloatField: {"form_class": FloatNumberField, "widget": NumberInput(attrs={"class": "vBigIntegerField"})},
+}
+ADMIN_FORMFIELDS = {**JALALI_FORMFIELDS, **NUMBER_FORMFIELDS}
 
-    formfield_overrides = JALALI_FORMFIELDS
+
+class JalaliAdmin(admin.ModelAdmin):
+    """ModelAdmin with ``created_jalali``/``updated_jalali`` columns available, Jalali date-time inputs and number
+    inputs that take Persian digits."""
+
+    formfield_overrides = ADMIN_FORMFIELDS
 
     created_jalali = jalali_column("created_at", "ایجاد")
     updated_jalali = jalali_column("updated_at", "به‌روزرسانی")
@@ -336,7 +359,9 @@ class WorkspaceScopedAdmin(_OutOfScopeIsNotFound, JalaliAdmin):
 
 
 class WorkspaceScopedInline:
-    """Mixin for inlines: related choices limited like the parent admin's."""
+    """Mixin for inlines: related choices limited like the parent admin's, number inputs that take Persian digits."""
+
+    formfield_overrides = NUMBER_FORMFIELDS
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         formfield = super().formfield_for_foreignkey(db_field, request, **kwargs)
@@ -423,7 +448,8 @@ def lock_down_admin_site(site: admin.AdminSite) -> None:
 
     Users get ``ScopedUserAdminMixin``; anything else of no workspace (groups, periodic jobs,
     heartbeats, tokens) becomes superuser-only. Project models with a workspace must use
-    ``WorkspaceScopedAdmin`` (a test checks it).
+    ``WorkspaceScopedAdmin`` (a test checks it). Every admin and inline, another app's too, types its numbers
+    with ``NUMBER_FORMFIELDS``.
     """
     user_model = get_user_model()
     for model, model_admin in list(site._registry.items()):
@@ -438,6 +464,9 @@ def lock_down_admin_site(site: admin.AdminSite) -> None:
     # per page (and "show counts" once per filter value). The pager, the search's result line and "select all" say
     # so (templates/admin/pagination.html, search_form.html, actions.html).
     for model_admin in site._registry.values():
+        # numbers typed in Persian digits on every form and inline, another app's too (``NUMBER_FORMFIELDS``)
+        model_admin.formfield_overrides = {**model_admin.formfield_overrides, **NUMBER_FORMFIELDS}
+        model_admin.inlines = [_with_number_inputs(inline) for inline in model_admin.inlines]
         model_admin.paginator = CappedPaginator
         model_admin.show_full_result_count = False
         model_admin.show_facets = admin.ShowFacets.NEVER  # "show counts" counted every filter value over the table
@@ -445,6 +474,14 @@ def lock_down_admin_site(site: admin.AdminSite) -> None:
             # The references the list shows, joined one level: Django's default joins every reference of every
             # reference (sixteen tables for an event) and then sorts the history instead of reading its index.
             model_admin.list_select_related = _shown_references(model_admin)
+
+
+def _with_number_inputs(inline: type) -> type:
+    """An inline whose number inputs take Persian digits (``NUMBER_FORMFIELDS``)."""
+    if issubclass(inline, WorkspaceScopedInline):
+        return inline
+    overrides = {**inline.formfield_overrides, **NUMBER_FORMFIELDS}
+    return type(inline.__name__, (inline,), {"formfield_overrides": overrides, "__module__": inline.__module__})
 
 
 def _shown_references(model_admin) -> tuple[str, ...]:

@@ -4,7 +4,8 @@
 Jalali date picker (``static/js/jalali-picker.js``); the admin uses it for every date-time field.
 
 ``NumberField`` / ``NumberInput``: a whole number in a text input (Persian or Latin digits; not ``type=number``,
-which drops Persian digits in Chromium), read with Latin digits.
+which drops Persian digits in Chromium), read with Latin digits. ``DecimalNumberField`` / ``FloatNumberField``: the
+same for a number with a fraction (the admin's decimal and float columns), with the decimal keypad.
 
 ``Time24Input``: a 24-hour "HH:MM" text input (the browser's ``type=time`` shows AM/PM for many locales).
 It is labelled by ``aria-label`` (the send-window tables show the day in a row header, not a <label>),
@@ -75,9 +76,37 @@ class NumberField(forms.IntegerField):
         return attrs
 
     def to_python(self, value):
-        if isinstance(value, str):
-            value = to_latin_digits(value).replace("\u2212", "-").strip()  # a typed minus sign (−) too
-        return super().to_python(value)
+        return super().to_python(_latin_number(value))
+
+
+def _latin_number(value):
+    """A typed number with Latin digits, a typed minus sign (−) as "-" and the Persian decimal separator (٫) as "."."""
+    if isinstance(value, str):
+        value = to_latin_digits(value).replace("\u2212", "-").replace("\u066b", ".").strip()
+    return value
+
+
+class _FractionNumberField:
+    """A number with a fraction in a ``NumberInput`` with the decimal keypad (the full keyboard if it may be
+    negative), read like ``NumberField``."""
+
+    widget = NumberInput
+
+    def widget_attrs(self, widget):
+        attrs = super().widget_attrs(widget)
+        attrs["inputmode"] = "decimal" if self.min_value is not None and self.min_value >= 0 else "text"
+        return attrs
+
+    def to_python(self, value):
+        return super().to_python(_latin_number(value))
+
+
+class DecimalNumberField(_FractionNumberField, forms.DecimalField):
+    pass
+
+
+class FloatNumberField(_FractionNumberField, forms.FloatField):
+    pass
 
 
 def time_field(label: str) -> forms.TimeField:

@@ -2,14 +2,22 @@
 take Persian or Latin digits and store Latin ones). Chromium's ``type=number`` drops a Persian keyboard's «۱۲۳»
 as it is typed, so no page has one: every number input is a text input with the numeric keypad, and what is
 typed in Persian (or Arabic-Indic) digits is saved as its number — the journey's daily limit, a wait's amount in
-the builder, auto-enroll, the SMS settings, the browser forms and a chain campaign's form.
+the builder, auto-enroll, the SMS settings, the browser forms and a chain campaign's form; the admin's forms too
+(an SMS account's limits).
 Screenshots: var/screenshots/number-inputs-*.png."""
 
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from campaigns.choices import Role
+from sms.models import SmsProviderAccount
+
+from ..automation.helpers import setup_sms
+from ..conftest import make_member, make_workspace
+from .axe import axe_violations
 from .staff_site import PAGES, PASSWORD, staff_site_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -140,3 +148,29 @@ def test_numbers_typed_in_persian_digits_are_saved_on_every_form(page, live_serv
     expect(page.locator(".flash-success, [data-testid=new-key]").first).to_be_visible()
     token = ApiToken.objects.filter(user__username=site.username).latest("pk")
     assert round((token.expires_at - token.created_at).total_seconds() / 86400) == 30
+
+
+def test_a_number_typed_in_persian_digits_is_saved_in_the_admin(page, live_server):
+    shop = make_workspace("shop")
+    make_member(shop, Role.OWNER, username="root")
+    get_user_model().objects.filter(username="root").update(is_staff=True, is_superuser=True)
+    account = setup_sms(shop).primary_account
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/sms/smsprovideraccount/{account.pk}/change/")
+    page.fill("#id_username", "root")
+    page.fill("#id_password", "pw-123456")
+    page.click("input[type=submit]")
+    limit = page.locator("#id_max_messages_per_minute")
+    expect(limit).to_have_attribute("type", "text")
+    expect(limit).to_have_attribute("dir", "ltr")
+    expect(limit).to_have_attribute("inputmode", "numeric")
+    type_in(limit, "۱۲۰")
+    expect(limit).to_have_value("۱۲۰")  # kept as typed (a type=number input posted nothing)
+    type_in(page.locator("#id_max_requests_per_second"), "٣")  # Arabic-Indic digits too
+    page.click("input[name=_continue]")
+    expect(page.locator(".messagelist .success")).to_be_visible()
+    account = SmsProviderAccount.objects.get(pk=account.pk)
+    assert (account.max_messages_per_minute, account.max_requests_per_second) == (120, 3)
+    expect(limit).to_have_value("120")  # shown back as stored, in Latin digits
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "number-inputs-admin-sms-account.png"), full_page=True)
+    assert [v for v in axe_violations(page) if v["impact"] == "critical"] == []
