@@ -227,13 +227,15 @@ def test_a_reason_links_to_its_people_and_blockers_disable_approve(page, live_se
     expect(page.get_by_test_id("package-launch-blockers").locator("[data-code=opt_out_missing]").first).to_be_visible()
     # each member's check says its own priority in the cap (the chain form's, normal by default)
     expect(page.get_by_test_id("launch-cap-priority")).to_have_text(["عادی", "بالا"])
-    # nothing goes before the root's first scheduled run (the 1st of the month): the finish is not today's
+    # nothing goes before the root's first scheduled run (the 1st of the month): the root's finish is that day's,
+    # its follow-up's no earlier (it starts at its own first planned run, after the root's)
     first_run = next(
         sched.root_occurrences(sched.parse_root_schedule(MONTHLY_1), sched.workspace_zone(shop), timezone.now())
     )
     first_day = fa_digits(to_jalali(first_run, tz=sched.workspace_zone(shop)))
-    for finish in page.get_by_test_id("launch-finish").all_inner_texts():
-        assert finish.startswith(first_day), (finish, first_day)
+    root_finish, *follow_ups = page.get_by_test_id("launch-finish").all_inner_texts()
+    assert root_finish.startswith(first_day), (root_finish, first_day)
+    assert follow_ups and all(f[:10] >= first_day for f in follow_ups), (follow_ups, first_day)  # Jalali, same width
     assert axe_violations(page) == []
     shot(page, "launch-check-approve-blocked")
 
