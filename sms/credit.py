@@ -1,11 +1,11 @@
 """The providers' credit and prices, read on a timer (beat ``sms-credit-read``, every 15 minutes, queue ``sms``).
 
 Every active account whose provider can be asked (``Provider.credit_query``: Kavenegar ``account/info``,
-Melipayamak ``GetCredit``) is asked once per run, no transaction open during the call; the answer is kept on the
-account (``credit``, ``credit_checked_at``) for the SMS settings page and the launch check, counted in the
-account's ``credit_unit`` (rials, or message parts: Melipayamak). A credit below the threshold of its unit
-(``SMS_LOW_CREDIT_RIALS`` / ``SMS_LOW_CREDIT_MESSAGES``) tells the workspace's owners (``credit_low``: once per
-account and day).
+Melipayamak ``GetCredit``; the console answers a fixed demo credit) is asked once per run, no transaction open
+during the call; the answer is kept on the account (``credit``, ``credit_checked_at``) for the SMS settings page
+and the launch check, counted in the account's ``credit_unit`` (rials, or message parts: Melipayamak). A credit
+below the threshold of its unit (``SMS_LOW_CREDIT_RIALS`` / ``SMS_LOW_CREDIT_MESSAGES``) tells the workspace's
+owners (``credit_low``: once per account and day).
 
 A provider that prices a message part per operator (``Provider.price_query``: Melipayamak ``GetSmsPrice``) is
 asked in the same run: the prices are kept (``provider_prices``, ``prices_checked_at``) and the launch check uses
@@ -21,6 +21,7 @@ after ``SMS_CIRCUIT_PAUSE_MINUTES`` stays the fallback for a provider whose cred
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from datetime import datetime
 
 from django.conf import settings as django_settings
@@ -46,13 +47,16 @@ def low_credit_threshold(unit: str = CreditUnit.RIAL) -> int:
     return int(django_settings.SMS_LOW_CREDIT_RIALS)
 
 
-def credit_read(*, now: datetime | None = None) -> dict[str, int]:
-    """Ask every askable active account for its credit (and its prices, where the provider gives them); keep the
-    answers; tell owners of a low credit."""
+def credit_read(*, now: datetime | None = None, account_ids: Iterable[int] | None = None) -> dict[str, int]:
+    """Ask every askable active account (or only those of ``account_ids``: the demo reads its console account at
+    once) for its credit (and its prices, where the provider gives them); keep the answers; tell owners of a low
+    credit."""
     now = now or timezone.now()
     kinds = [p.kind for p in PROVIDERS.values() if p.credit_query or p.price_query]
     report = {"asked": 0, "read": 0, "low": 0, "priced": 0, "price_failed": 0, "resumed": 0}
     accounts = SmsProviderAccount.objects.filter(is_active=True, provider__in=kinds).order_by("id")
+    if account_ids is not None:
+        accounts = accounts.filter(pk__in=list(account_ids))
     for account in accounts.iterator():
         provider = provider_for(account.provider)
         credentials = channel.account_credentials(account)
@@ -64,7 +68,7 @@ def credit_read(*, now: datetime | None = None) -> dict[str, int]:
             continue
         report["asked"] += 1
         try:
-            credit = provider.query_credit(credentials)
+            credit = provider.query_credit(credentials, unit=account.credit_in)
         except Exception:  # one account's failure never stops the others
             logger.exception("credit query failed for account %s", account.pk)
             continue

@@ -1,5 +1,6 @@
 """The SMS part of ``manage.py demo_data``: a console provider account (logs instead of sending) as the
-demo workspace's primary account, so the demo journey campaign can be activated at once, and three replies on
+demo workspace's primary account, so the demo journey campaign can be activated at once, its credit read at once
+(the console's fixed demo credit: the launch check shows it instead of «خوانده نشده»), and three replies on
 it for the inbox and a target's thread (one «لغو»: its sender is blacklisted as a keyword opt-out; one from an
 unknown number). Registered in ``SmsConfig.ready()``; idempotent (the replies have fixed provider message ids,
 stored once)."""
@@ -27,7 +28,18 @@ def sms_demo(*, workspace, user, actor: Actor, stdout) -> None:
     if primary is None:
         sms_settings_update(actor=actor, data={"primary_account_id": account.id, "enabled": True})
         stdout.write("demo sms: console provider is the primary account")
+    _demo_credit(account=account, stdout=stdout)
     _demo_replies(workspace=workspace, account=account, stdout=stdout)
+
+
+def _demo_credit(*, account, stdout) -> None:
+    """The console account's credit read now, through the timer's own path, so the demo's launch check shows a
+    credit from the first minute instead of «خوانده نشده» until the first ``sms-credit-read``."""
+    from sms.credit import credit_read
+
+    if credit_read(account_ids=[account.id])["read"]:
+        account.refresh_from_db()
+        stdout.write(f"demo sms: console credit {account.credit:,} {account.credit_in}")
 
 
 def _demo_replies(*, workspace, account, stdout) -> None:

@@ -107,7 +107,8 @@ class Provider:
     # Send answers meaning "the account's credit cannot pay" (Kavenegar 418, Melipayamak 2): the workspace's sends
     # pause with a notice and resume once the credit read sees credit again (``sms.credit``).
     no_credit_codes: ClassVar[frozenset[str]] = frozenset()
-    # Answers "how much credit is left?" (Kavenegar ``account/info``, Melipayamak ``GetCredit``): read on a timer.
+    # Answers "how much credit is left?" (Kavenegar ``account/info``, Melipayamak ``GetCredit``, the console's fixed
+    # demo credit): read on a timer.
     credit_query: ClassVar[bool] = False
     # What that credit counts (``sms.choices.CreditUnit`` value): "rial", or "message" (message parts). A new
     # account takes it; staff may override it on the account.
@@ -132,9 +133,10 @@ class Provider:
     def send(self, credentials: dict[str, Any], request: SendRequest) -> SendResponse:
         return self.send_batch(credentials, [request])[0]
 
-    def query_credit(self, credentials: dict[str, Any]) -> int | None:
+    def query_credit(self, credentials: dict[str, Any], *, unit: str = "rial") -> int | None:
         """The account's credit left in the provider's ``credit_unit`` (as it reports it, a fraction dropped), or
-        None (no usable answer)."""
+        None (no usable answer). ``unit`` is what the account counts its credit in (``CreditUnit``): a real
+        provider answers in its own unit whatever it is; the console answers in it."""
         return None
 
     def query_prices(self, credentials: dict[str, Any], *, sender: str) -> dict[str, int]:

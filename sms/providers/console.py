@@ -3,7 +3,10 @@
 It remembers the last ``REMEMBERED`` local ids it accepted in its own process and answers "was local id N
 sent?" from that memory, so a send interrupted inside a running worker is settled like a real provider's
 (Kavenegar's ``statuslocalmessageid``). A worker that dies takes its memory with it: its successor answers
-"not sent" and the step is logged once more — the console has no recipient. No delivery reports to poll."""
+"not sent" and the step is logged once more — the console has no recipient. No delivery reports to poll.
+
+Its credit read answers a fixed large demo credit in the account's unit (``DEMO_CREDIT``), so the launch check of a
+demo journey weighs the cost against a credit instead of warning that none was read."""
 
 import logging
 import threading
@@ -13,6 +16,9 @@ from sms.providers.base import Provider, SendRequest, SendResponse, StatusAnswer
 
 logger = logging.getLogger("sms.console")
 REMEMBERED = 100_000
+# The credit a console account reports, per unit (``sms.choices.CreditUnit``): far above the low-credit thresholds
+# and any demo's cost (10 billion rials, a million message parts).
+DEMO_CREDIT = {"rial": 10_000_000_000, "message": 1_000_000}
 
 
 class _Memory:
@@ -44,6 +50,7 @@ class ConsoleProvider(Provider):
     status_by_local_id = True
     status_batch_size = 100
     batch_size = 200
+    credit_query = True
 
     def __init__(self) -> None:
         self.memory = _Memory(REMEMBERED)
@@ -57,6 +64,9 @@ class ConsoleProvider(Provider):
         self.memory.add(request.local_id)
         logger.info("console sms accepted: local_id=%s chars=%d", request.local_id, len(request.text))
         return SendResponse("submitted", message_id=message_id, raw={"accepted": True})
+
+    def query_credit(self, credentials, *, unit: str = "rial") -> int | None:
+        return DEMO_CREDIT.get(unit, DEMO_CREDIT["rial"])
 
     def query_status(self, credentials, *, local_ids=(), message_ids=()) -> dict[str, StatusAnswer]:
         return {

@@ -128,7 +128,7 @@ class KavenegarProvider(Provider):
     def _url(self, credentials, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/v1/{credentials.get('api_key', '')}/sms/{method}.json"
 
-    def query_credit(self, credentials) -> int | None:
+    def query_credit(self, credentials, *, unit: str = "rial") -> int | None:
         """``account/info``: ``entries.remaincredit`` (rials)."""
         url = f"{base_url(self.kind, self.default_url)}/v1/{credentials.get('api_key', '')}/account/info.json"
         answer = _answer(post_form(url, {}))

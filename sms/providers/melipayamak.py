@@ -111,7 +111,7 @@ class MelipayamakProvider(Provider):
     def _url(self, method: str) -> str:
         return f"{base_url(self.kind, self.default_url)}/api/SendSMS/{method}"
 
-    def query_credit(self, credentials) -> int | None:
+    def query_credit(self, credentials, *, unit: str = "rial") -> int | None:
         """``GetCredit``: ``Value`` is the credit left in messages (``RetStatus`` 1); a fraction (the panel keeps
         one) is dropped, so the check never counts a message the credit cannot pay."""
         form = {"username": credentials.get("username", ""), "password": credentials.get("password", "")}

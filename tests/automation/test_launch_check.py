@@ -223,6 +223,51 @@ def test_a_credit_in_messages_pays_message_parts_and_a_credit_in_rials_the_cost(
     assert check["channels"][0]["account"]["credit_text"] == "۱٬۰۰۰ ریال"
 
 
+def test_a_console_account_reports_its_demo_credit_and_a_real_provider_never_read_still_warns(
+    actor, workspace, settings
+):
+    """The console (the embedded default's demo provider) answers the timer's credit read with a fixed large
+    credit in the account's unit, so a demo launch check shows it and no «not read» warning; Kavenegar unchanged."""
+    from sms.credit import credit_read
+    from sms.providers.base import POOL
+
+    sms = setup_sms(workspace, "console")
+    console = SmsProviderAccount.objects.get(pk=sms.primary_account_id)
+    graph = linear_graph(sms_node("a", body="سلام"), end_node())
+    with time_machine.travel(T0, tick=False):
+        campaign = journey(actor, graph, activate=False)
+        enroll_subjects(actor=actor, campaign_id=campaign.id, target_ids=[make_target(workspace).id for _ in range(3)])
+        unread = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    assert "credit_unknown" in [w["code"] for w in unread["warnings"]]  # before the first read, as before
+
+    assert credit_read(now=T0) == {"asked": 1, "read": 1, "low": 0, "priced": 0, "price_failed": 0, "resumed": 0}
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    assert "credit_unknown" not in [w["code"] for w in check["warnings"]] and check["ok"]
+    assert check["channels"][0]["account"]["credit_text"] == "۱۰٬۰۰۰٬۰۰۰٬۰۰۰ ریال"
+    # an account that counts message parts is answered in message parts
+    sms_services.sms_account_update(actor=actor, account_id=console.pk, data={"credit_unit": "message"})
+    credit_read(now=T0)
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    assert check["channels"][0]["account"]["credit_text"] == "۱٬۰۰۰٬۰۰۰ پیامک"
+    assert "credit_unknown" not in [w["code"] for w in check["warnings"]]
+
+    # a Kavenegar account whose read got no answer (its panel unreachable) is still «not read»: the warning stays
+    POOL.clear()
+    settings.SMS_PROVIDER_BASE_URLS = {"kavenegar": "http://127.0.0.1:9"}
+    kave = SmsProviderAccount.objects.create(
+        workspace=workspace, name="کاوه", provider="kavenegar", credentials='{"api_key": "K"}', senders=["3000"]
+    )
+    sms.primary_account = kave
+    sms.save()
+    assert credit_read(now=T0)["read"] == 1  # the console's only
+    with time_machine.travel(T0, tick=False):
+        check = journey_launch_check(actor=actor, campaign_id=campaign.id)
+    assert "credit_unknown" in [w["code"] for w in check["warnings"]]
+    assert SmsProviderAccount.objects.get(pk=kave.pk).credit is None
+
+
 def test_finish_time_follows_rate_window_and_daily_limit():
     from automation.engine.window import SendWindow
 

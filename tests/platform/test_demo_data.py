@@ -61,6 +61,7 @@ def test_demo_data_twice_is_idempotent(demo):
 
 
 def test_demo_journey_campaign_can_be_activated_from_the_start(demo):
+    from automation.launch_check import journey_launch_check
     from automation.services.campaigns import journey_campaign_transition
     from sms.channel import channel_problem
 
@@ -70,6 +71,11 @@ def test_demo_journey_campaign_can_be_activated_from_the_start(demo):
     campaign = Campaign.objects.get(workspace=workspace, kind="journey")
     user = workspace.memberships.get(user__username="admin").user
     actor = Actor(user=user, workspace=workspace, membership=user.memberships.get(workspace=workspace))
+
+    # the console account's demo credit was read at once: the launch check shows it and warns of no unread credit
+    check = journey_launch_check(actor=actor, campaign_id=campaign.pk)
+    assert "credit_unknown" not in [w["code"] for w in check["warnings"]]
+    assert check["channels"][0]["account"]["credit_text"] == "۱۰٬۰۰۰٬۰۰۰٬۰۰۰ ریال"
 
     activated = journey_campaign_transition(actor=actor, campaign_id=campaign.pk, action="activate")
 
