@@ -391,6 +391,7 @@ class EnrollmentBatchApi(WorkspaceAPIView):
         request=None,
         responses={200: EnrollmentBatchOutput, **errors(403, 404, 409)},
     )
+    @takes_no_body
     def delete(self, request, batch_id: int):
         """Discard a draft batch (nothing was enrolled)."""
         batch = enrollment_batches.enrollment_batch_discard(actor=self.actor, batch_id=batch_id)
@@ -634,6 +635,7 @@ class JourneyCampaignApi(WorkspaceAPIView):
         description="Delete a draft journey campaign. Any other status → 409 `CAMPAIGN_NOT_DRAFT`: cancel it "
         "instead (`POST …/journey/cancel`).",
     )
+    @takes_no_body
     def delete(self, request, campaign_id: int):
         campaign_services.journey_campaign_delete(actor=self.actor, campaign_id=campaign_id)
         return Response(status=204)

@@ -7,7 +7,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from campaigns.api.key_serializers import ApiKeyCreatedOutput, ApiKeyInput, ApiKeyOutput
-from campaigns.platform.api.base import WorkspaceAPIView
+from campaigns.platform.api.base import WorkspaceAPIView, takes_no_body
 from campaigns.platform.api.schema import errors
 from campaigns.platform.api.scopes import scope_names
 from campaigns.platform.models import ApiToken
@@ -58,6 +58,7 @@ class ApiKeyDetailApi(WorkspaceAPIView):
     serializer_class = ApiKeyOutput
 
     @extend_schema(operation_id="api_keys_revoke", responses={200: ApiKeyOutput, **errors(403, 404)})
+    @takes_no_body
     def delete(self, request, key_id: int):
         token = api_token_revoke(user=request.user, workspace=self.actor.workspace, token_id=key_id)
         return Response(ApiKeyOutput(token).data)

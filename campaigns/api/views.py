@@ -24,7 +24,7 @@ from campaigns.api.serializers import (
 from campaigns.exports import XLSX, targets_xlsx_stream
 from campaigns.filters import CampaignFilter, TargetFilter, TargetImportRowFilter, TargetListFilter
 from campaigns.models import Campaign, Target, TargetImportRow, TargetList
-from campaigns.platform.api.base import IF_MATCH_PARAMETER, WorkspaceAPIView, if_match_revision
+from campaigns.platform.api.base import IF_MATCH_PARAMETER, WorkspaceAPIView, if_match_revision, takes_no_body
 from campaigns.platform.api.parsers import SafeMultiPartParser
 from campaigns.platform.api.schema import errors, launch_errors
 from campaigns.platform.errors import ValidationFailed
@@ -118,6 +118,7 @@ class TargetDetailApi(WorkspaceAPIView):
         return _with_etag(TargetOutput(selectors.target_get(actor=self.actor, target_id=target_id)).data)
 
     @extend_schema(operation_id="targets_delete", responses={204: None, **errors(403, 404)})
+    @takes_no_body
     def delete(self, request, target_id: int):
         targets.target_delete(actor=self.actor, target_id=target_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -265,6 +266,7 @@ class TargetListDetailApi(WorkspaceAPIView):
         description="409 `TARGET_LIST_IN_USE` while a campaign that is not completed or cancelled takes its "
         "audience from the list (its source list, an auto-enroll rule); `details.campaigns` names them.",
     )
+    @takes_no_body
     def delete(self, request, list_id: int):
         targets.target_list_delete(actor=self.actor, list_id=list_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -79,6 +79,7 @@ class WebhookDetailApi(_WebhookApi):
         return Response(WebhookOutput(endpoint).data)
 
     @extend_schema(operation_id="webhooks_delete", responses={204: None, **errors(403, 404)})
+    @takes_no_body
     def delete(self, request, webhook_id: int):
         webhook_endpoint_delete(workspace=self.actor.workspace, endpoint_id=webhook_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

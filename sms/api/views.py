@@ -93,6 +93,7 @@ class BlacklistDetailApi(WorkspaceAPIView):
         return Response(BlacklistOutput(get_scoped(BlacklistEntry, self.actor.workspace, entry_id)).data)
 
     @extend_schema(operation_id="sms_blacklist_deactivate", responses={200: BlacklistOutput, **errors(403, 404)})
+    @takes_no_body
     def delete(self, request, entry_id: int):
         """Delete = deactivate (history kept)."""
         return Response(BlacklistOutput(services.blacklist_deactivate(actor=self.actor, entry_id=entry_id)).data)
@@ -183,6 +184,7 @@ class SmsTemplateDetailApi(WorkspaceAPIView):
         return Response(SmsTemplateOutput(template).data)
 
     @extend_schema(operation_id="sms_templates_delete", responses={204: None, **errors(403, 404)})
+    @takes_no_body
     def delete(self, request, template_id: int):
         services.sms_template_delete(actor=self.actor, template_id=template_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -6,8 +6,9 @@ Every (method, path) drf-spectacular enumerates under ``/api/v1/`` gets, without
 - a path naming another workspace's object → 404 (never 403), while the same request on the caller's own
   object answers something else (the case can fail);
 - a write by a viewer (the role with only *view*) → 403, unless listed in ``VIEWER_WRITES``;
-- a write (POST, PUT, PATCH) with a field its body does not declare → 400 naming it, also where the operation
-  takes no body at all (``takes_no_body``) and in the one multipart body;
+- a write (POST, PUT, PATCH, DELETE) with a field its body does not declare → 400 naming it, also where the
+  operation takes no body at all (``takes_no_body``; every DELETE but those reading an expected revision) and in
+  the one multipart body;
 - a list (a paginated response in the schema) → the page envelope, honouring ``?page=&size=``, with ``has_more``
   and ``next``; ``size`` above 200 → 400 naming ``size``; a page past the end → an empty page, not a 404.
 
@@ -118,7 +119,7 @@ def _ids(endpoint) -> str:
 
 WITH_OBJECT = [e for e in endpoints() if PARAM.search(e[1])]
 WRITES = [e for e in endpoints() if e[0] != "GET" and e not in VIEWER_WRITES]
-BODY_WRITES = [e for e in endpoints() if e[0] in ("POST", "PUT", "PATCH")]
+BODY_WRITES = [e for e in endpoints() if e[0] in ("POST", "PUT", "PATCH", "DELETE")]
 MULTIPART = {("POST", "/api/v1/targets/import")}  # the one body with a file
 UNKNOWN_FIELD = "zz_undeclared"
 # A list without numbered pages: a target's SMS conversation pages backwards by cursor only (docs/api.md).

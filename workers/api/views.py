@@ -75,6 +75,7 @@ class AccountDetailApi(WorkspaceAPIView):
         return Response(AccountOutput(selectors.account_get(actor=self.actor, account_id=account_id)).data)
 
     @extend_schema(operation_id="browser_accounts_delete", responses={204: None, **errors(403, 404, 409)})
+    @takes_no_body
     def delete(self, request, account_id: int):
         accounts.account_delete(actor=self.actor, account_id=account_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -146,6 +147,7 @@ class ProxyDetailApi(WorkspaceAPIView):
         )
 
     @extend_schema(operation_id="browser_proxies_delete", responses={204: None, **errors(403, 404, 409)})
+    @takes_no_body
     def delete(self, request, proxy_id: int):
         accounts.proxy_delete(actor=self.actor, proxy_id=proxy_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -218,6 +220,7 @@ class ActionConfigDetailApi(WorkspaceAPIView):
         return Response(ActionConfigOutput(config, context={"actor": self.actor}).data)
 
     @extend_schema(operation_id="browser_action_configs_delete", responses={204: None, **errors(403, 404)})
+    @takes_no_body
     def delete(self, request, config_id: int):
         action_configs.action_config_delete(actor=self.actor, config_id=config_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
