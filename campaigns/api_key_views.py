@@ -60,12 +60,11 @@ def api_keys(request, actor):
         else:
             status = 400
     labels = scope_labels()
-    rows = [
-        {"token": t, "scope_labels": [labels.get(s, s) for s in t.scopes]}
-        for t in api_tokens_of(user=request.user, workspace=actor.workspace).select_related(
-            "granted_by", "revoked_with"
-        )
-    ]
+    tokens = list(
+        api_tokens_of(user=request.user, workspace=actor.workspace).select_related("granted_by", "revoked_with")
+    )
+    made = _live_made_with(tokens)
+    rows = [{"token": t, "scope_labels": [labels.get(s, s) for s in t.scopes], "made_with": made[t.pk]} for t in tokens]
     context = {
         "form": form,
         "created": created,
@@ -77,6 +76,25 @@ def api_keys(request, actor):
     response = render(request, "campaigns/api_keys.html", context, status=status)
     response["Cache-Control"] = "no-store"  # the new key is in this page, once
     return response
+
+
+def _live_made_with(tokens: list) -> dict[int, int]:
+    """Per key, how many live keys were made with it, transitively (what revoking it revokes too: the revoke
+    dialog says so)."""
+    children: dict[int, list] = {}
+    for t in tokens:
+        if t.granted_by_id:
+            children.setdefault(t.granted_by_id, []).append(t)
+    counts = {}
+    for t in tokens:
+        seen, level, live = {t.pk}, [t.pk], 0
+        while level:
+            below = [c for pk in level for c in children.get(pk, []) if c.pk not in seen]
+            seen.update(c.pk for c in below)
+            live += sum(1 for c in below if c.revoked_at is None)
+            level = [c.pk for c in below]
+        counts[t.pk] = live
+    return counts
 
 
 @require_POST
