@@ -49,6 +49,10 @@ WHY_NOT_SENT = {
 STEP_REFUSALS = ("no_valid_mobile", "telecom_blocked", "frequency_cap")
 # A channel's own reason for waiting (its deferral's ``reason``): the frequency cap across campaigns, a quiet day.
 STEP_DEFERRALS = ("frequency_cap", "quiet_day")
+# An enrollment that skipped the target because it was live elsewhere (its own timeline entry).
+CONFLICT_SKIPPED = "conflict_skipped"
+# Every reason ``why_not_sent`` can answer (the timeline's enum in the API schema).
+WHY_NOT_SENT_REASONS = tuple(dict.fromkeys([*WHY_NOT_SENT.values(), *STEP_REFUSALS, *STEP_DEFERRALS]))
 
 
 def _step(node_type: str | None, subtype: str | None, name: str | None) -> str:
@@ -297,6 +301,16 @@ def why_not_sent(event: ExecutionEvent) -> str | None:
     return None
 
 
+def send_status_choices() -> list[tuple[str, str]]:
+    """Every status a send on the timeline can have: the ``attempt_statuses`` of each action that has
+    ``attempt_details`` (the statuses its hook reads; the timeline's enum in the API schema)."""
+    choices: dict[str, str] = {}
+    for _key, action in ACTIONS:
+        if getattr(action, "attempt_details", None) is not None:
+            choices.update(dict(getattr(action, "attempt_statuses", ())))
+    return list(choices.items())
+
+
 def _attempt_details(actor: Actor, attempt_ids: list[int]) -> dict[int, dict]:
     """What each channel recorded of its sends; for a role without the channel's ``details_permission`` only
     the status, attempt number and retry time (``hidden``: text, number, line, provider and errors left out)."""
@@ -374,8 +388,8 @@ def target_conflict_skips(*, actor: Actor, target_id: int) -> list[dict[str, Any
     )
     return [
         {
-            "type": "conflict_skipped",
-            "why_not_sent": "conflict_skipped",
+            "type": CONFLICT_SKIPPED,
+            "why_not_sent": CONFLICT_SKIPPED,
             "campaign_id": r.batch.campaign_id,
             "campaign_name": r.batch.campaign.name,
             "batch_id": r.batch_id,

@@ -31,6 +31,9 @@ class SmsConfig(AppConfig):
             "ReasonEnum": "sms.choices.BlacklistReason",
             "SmsLineKindEnum": "sms.choices.LineKind",
             "InboundOutcomeEnum": "sms.choices.InboundOutcome",
+            # a send's status: the SMS log's attempts and a target's timeline; the registered provider kinds
+            "SmsAttemptOutputStatusEnum": "sms.choices.AttemptStatus",
+            "ProviderEnum": "sms.providers.provider_choices",
         },
     )
 

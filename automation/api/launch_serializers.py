@@ -37,7 +37,7 @@ class LaunchAccountOutput(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     provider = serializers.CharField()
-    line_kind = serializers.CharField()
+    line_kind = serializers.ChoiceField(choices=["advertising", "service"])  # sms.choices.LineKind
     links_allowed = serializers.BooleanField()
     credit = serializers.IntegerField(allow_null=True, help_text="The provider's last answer, in credit_unit.")
     credit_unit = serializers.ChoiceField(

@@ -22,6 +22,8 @@ from automation.choices import Decision, ExecutionStatus, NodeType, OnUnknownOut
 from automation.engine.graph import MAX_EDGES, MAX_NODES
 from automation.engine.registry import ACTIONS
 from automation.models import EnrollmentBatch, EnrollmentItem, Execution, ExecutionEvent, Workflow, WorkflowVersion
+from automation.services.enrollment_core import INVALID_REASONS
+from automation.services.executions import ACTIONS as BULK_ACTIONS
 from campaigns.choices import CampaignStatus
 from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField, ShapedObjectField
 from campaigns.platform.api.shapes import SendWindow
@@ -312,7 +314,7 @@ class EnrollmentInput(BodyInput):
 
 class InvalidSubjectOutput(serializers.Serializer):
     subject_id = serializers.IntegerField()
-    reason = serializers.CharField(help_text="not_found, no_valid_mobile …")
+    reason = serializers.ChoiceField(choices=INVALID_REASONS)
 
 
 class LiveElsewhereOutput(serializers.Serializer):
@@ -449,7 +451,7 @@ class ExecutionEventOutput(serializers.ModelSerializer):
 
 
 class BulkControlInput(ExecutionControlInput):
-    action = serializers.ChoiceField(choices=["pause", "resume", "remove", "restart"])
+    action = serializers.ChoiceField(choices=BULK_ACTIONS)
     execution_ids = serializers.ListField(child=IdField(), allow_empty=False, max_length=5000)
 
 
@@ -460,7 +462,7 @@ class RefusedExecutionOutput(serializers.Serializer):
 
 
 class BulkControlOutput(serializers.Serializer):
-    action = serializers.CharField()
+    action = serializers.ChoiceField(choices=BULK_ACTIONS)
     done = serializers.ListField(child=serializers.IntegerField())
     refused = ShapedJSONField(shape=RefusedExecutionOutput(many=True))
     counts = serializers.DictField(child=serializers.IntegerField())

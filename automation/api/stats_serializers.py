@@ -3,8 +3,10 @@
 from rest_framework import serializers
 
 from automation.api.serializers import LiveElsewhereOutput
-from automation.choices import ExecutionStatus
+from automation.choices import EventType, ExecutionStatus
+from automation.journey_stats import CONFLICT_SKIPPED, WHY_NOT_SENT_REASONS, send_status_choices
 from campaigns.choices import CampaignStatus, CapPriority
+from campaigns.platform.api.fields import LazyChoices
 
 
 class TodayTotalOutput(serializers.Serializer):
@@ -89,7 +91,9 @@ class TimelineSendOutput(serializers.Serializer):
 
     text = serializers.CharField(allow_null=True)
     number = serializers.CharField(allow_null=True)
-    status = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=LazyChoices(send_status_choices), help_text="the channel's status of the send (SMS: the SMS log's)"
+    )
     provider = serializers.CharField(allow_null=True)
     sender = serializers.CharField(allow_null=True)
     provider_message_id = serializers.CharField(allow_null=True)
@@ -102,7 +106,7 @@ class TimelineSendOutput(serializers.Serializer):
 
 class TimelineEntryOutput(serializers.Serializer):
     id = serializers.IntegerField()
-    type = serializers.CharField(help_text="the event type (ExecutionEvent)")
+    type = serializers.ChoiceField(choices=EventType.choices, help_text="the event type (ExecutionEvent)")
     occurred_at = serializers.DateTimeField()
     campaign_id = serializers.IntegerField()
     campaign_name = serializers.CharField()
@@ -111,9 +115,8 @@ class TimelineEntryOutput(serializers.Serializer):
     message = serializers.CharField()
     data = serializers.DictField(help_text="the event's data (by event type); only attempt_id when the send is hidden")
     actor = TimelineActorOutput(allow_null=True, help_text="who acted, for manual actions")
-    why_not_sent = serializers.CharField(
-        allow_null=True,
-        help_text="window_closed, limit_reached, blacklisted, circuit_open, no_valid_mobile, telecom_blocked …",
+    why_not_sent = serializers.ChoiceField(
+        choices=WHY_NOT_SENT_REASONS, allow_null=True, help_text="why the step sent nothing (yet); null: it did"
     )
     send = TimelineSendOutput(allow_null=True)
 
@@ -134,8 +137,8 @@ class TargetJourneyOutput(serializers.Serializer):
 
 
 class ConflictSkipOutput(serializers.Serializer):
-    type = serializers.CharField(help_text="conflict_skipped")
-    why_not_sent = serializers.CharField(help_text="conflict_skipped")
+    type = serializers.ChoiceField(choices=[CONFLICT_SKIPPED])
+    why_not_sent = serializers.ChoiceField(choices=[CONFLICT_SKIPPED])
     campaign_id = serializers.IntegerField()
     campaign_name = serializers.CharField()
     batch_id = serializers.IntegerField()

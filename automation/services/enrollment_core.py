@@ -37,6 +37,11 @@ MAX_SUBJECTS = 20000
 # A channel's refusals that are a blacklist (the staff's list, or the recipient's own opt-out): the "blacklisted"
 # enrollment class, whichever of the two the channel names.
 BLACKLIST_PROBLEMS = ("blacklisted", "opt_out")
+# Every reason an action's ``subject_problems`` may give for a target it cannot reach.
+SUBJECT_PROBLEMS = ("no_valid_mobile", *BLACKLIST_PROBLEMS)
+# Why an id was not enrolled as invalid (``EnrollmentReport.invalid``; an enum in the API schema): no target of
+# the workspace has it, or a channel's refusal that is not a blacklist.
+INVALID_REASONS = ("not_found", *(p for p in SUBJECT_PROBLEMS if p not in BLACKLIST_PROBLEMS))
 CHUNK = 500
 
 

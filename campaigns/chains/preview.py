@@ -8,7 +8,10 @@ from campaigns.chains.nodes import node_get
 from campaigns.chains.tree import path_to
 from campaigns.platform.tenancy import Actor, scoped
 
-UNKNOWN_AUDIENCE = {"status": "UNKNOWN", "count": None, "cost": None}
+# What the audience estimate can say (an enum in the API schema): only UNKNOWN, a future run's audience being
+# frozen when its source runs.
+AUDIENCE_ESTIMATE_STATUSES = ("UNKNOWN",)
+UNKNOWN_AUDIENCE = {"status": AUDIENCE_ESTIMATE_STATUSES[0], "count": None, "cost": None}
 
 
 def inheritance_preview(*, actor: Actor, source_campaign_id: int, schedule: dict, periods: int = 4, now=None) -> dict:

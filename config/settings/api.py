@@ -118,5 +118,12 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"].update(
         "ActionNodeTypeEnum": [("action", "action")],
         "VersionStatusEnum": "automation.choices.VersionStatus",
         "OnUnknownOutcomeEnum": "automation.choices.OnUnknownOutcome",
+        # a journey event's type: the events of an execution and a target's timeline
+        "ExecutionEventOutputTypeEnum": "automation.choices.EventType",
+        # why a target's timeline entry sent nothing; an enrollment that skipped it (its type and reason both)
+        "WhyNotSentEnum": "automation.journey_stats.WHY_NOT_SENT_REASONS",
+        "ConflictSkippedEnum": [("conflict_skipped", "conflict_skipped")],
+        # a bulk control's action, asked and answered
+        "BulkControlActionEnum": "automation.services.executions.ACTIONS",
     }
 )

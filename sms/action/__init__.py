@@ -204,6 +204,9 @@ class SendSmsAction(Action):
             priority=priority,
         )
 
+    # The statuses ``attempt_details`` reads (a send's status on the timeline, an enum in the API schema).
+    attempt_statuses = AttemptStatus.choices
+
     def attempt_details(self, workspace, attempt_ids: list[int]) -> dict[int, dict[str, Any]]:
         """Timeline hook: what each send was (text, number, status, provider id, error, retry time)."""
         rows = SmsAttempt.objects.filter(workspace_id=workspace.id, pk__in=attempt_ids).values(

@@ -2,11 +2,12 @@
 
 from rest_framework import serializers
 
-from campaigns.platform.api.fields import BodyInput, IdField
+from campaigns.platform.api.fields import BodyInput, IdField, LazyChoices
 from campaigns.platform.text import StrictCharField, VisibleNameField
 from sms import frequency_cap
-from sms.choices import BlacklistReason, CreditUnit
+from sms.choices import BlacklistReason, CreditUnit, LineKind
 from sms.models import BlacklistEntry, SmsAttempt, SmsProviderAccount, SmsTemplate
+from sms.providers import provider_choices
 
 
 class SmsPreviewInput(BodyInput):
@@ -31,8 +32,10 @@ class SmsLintOutput(serializers.Serializer):
     parts = serializers.IntegerField(help_text="Message parts with the opt-out line when the step appends it.")
     has_link = serializers.BooleanField()
     has_opt_out = serializers.BooleanField()
-    line_kind = serializers.CharField(
-        help_text="advertising / service of the account the step sends through; empty: none."
+    line_kind = serializers.ChoiceField(
+        choices=LineKind.choices,
+        allow_blank=True,
+        help_text="advertising / service of the account the step sends through; empty: none.",
     )
     problems = SmsLintProblemOutput(many=True)
 
@@ -218,7 +221,7 @@ class CredentialFieldOutput(serializers.Serializer):
 
 
 class SmsProviderOutput(serializers.Serializer):
-    kind = serializers.CharField()
+    kind = serializers.ChoiceField(choices=LazyChoices(provider_choices), help_text="an account's `provider`")
     label = serializers.CharField()
     status_by_local_id = serializers.BooleanField(help_text="Unknown outcomes are settled by asking by local id.")
     status_by_message_id = serializers.BooleanField(help_text="Delivery is polled by message id.")

@@ -173,6 +173,85 @@ def test_closed_sets_of_the_answers_are_enums():
         ("SelectionRuleOutput", "source"): "SelectionRuleOutputSourceEnum",
         ("AutoEnrollCheckOutput", "capped_by"): "CappedByEnum",
         ("RejectedItemOutput", "reason"): "RejectedItemOutputReasonEnum",
+        ("TimelineEntryOutput", "type"): "ExecutionEventOutputTypeEnum",
+        ("TimelineEntryOutput", "why_not_sent"): "WhyNotSentEnum",
+        ("TimelineSendOutput", "status"): "SmsAttemptOutputStatusEnum",
+        ("ConflictSkipOutput", "type"): "ConflictSkippedEnum",
+        ("ConflictSkipOutput", "why_not_sent"): "ConflictSkippedEnum",
+        ("InvalidSubjectOutput", "reason"): "InvalidSubjectOutputReasonEnum",
+        ("SmsProviderOutput", "kind"): "ProviderEnum",
+        ("SmsLintOutput", "line_kind"): "SmsLineKindEnum",
+        ("LaunchAccountOutput", "line_kind"): "LaunchAccountOutputLineKindEnum",
+        ("SourceOutput", "root_schedule_type"): "RootScheduleTypeEnum",
+        ("AudienceEstimateOutput", "status"): "AudienceEstimateOutputStatusEnum",
+        ("BulkControlInputRequest", "action"): "BulkControlActionEnum",
+        ("BulkControlOutput", "action"): "BulkControlActionEnum",
     }
     for (component, field), enum in expected.items():
         assert f"#/components/schemas/{enum}" in str(components[component]["properties"][field]), (component, field)
+
+
+def _enum(name: str) -> set:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    return set(schema["components"]["schemas"][name]["enum"])
+
+
+def test_a_timeline_entry_names_only_event_types_and_reasons_of_its_enums():
+    """Every event type a timeline row can carry, and every reason ``why_not_sent`` can give for any event, is
+    in the enum a generated client decodes it with."""
+    from automation.choices import EventType
+    from automation.journey_stats import STEP_DEFERRALS, STEP_REFUSALS, why_not_sent
+    from automation.models import ExecutionEvent
+
+    types = _enum("ExecutionEventOutputTypeEnum")
+    assert {value for value, _ in ExecutionEvent._meta.get_field("type").choices} == types == set(EventType.values)
+    given = [{}, *({"reason": r} for r in STEP_DEFERRALS), *({"error": e} for e in STEP_REFUSALS)]
+    said = {why_not_sent(ExecutionEvent(type=t, data=data)) for t in EventType.values for data in given}
+    assert said - {None} == _enum("WhyNotSentEnum")
+    assert {"window_closed", "telecom_blocked", "quiet_day"} <= said
+
+
+def test_a_timeline_send_has_a_status_of_the_sms_log():
+    """The timeline's send status is what the SMS action's hook reads: an SMS attempt's status."""
+    from sms.choices import AttemptStatus
+    from sms.models import SmsAttempt
+
+    stored = {value for value, _ in SmsAttempt._meta.get_field("status").choices}
+    assert stored == set(AttemptStatus.values) == _enum("SmsAttemptOutputStatusEnum")
+
+
+@pytest.mark.django_db
+def test_an_invalid_enrollment_reason_is_in_its_enum(workspace):
+    """The reasons an enrollment answers for an id it refused as invalid: an unknown id, a target the SMS step
+    cannot reach — and what the SMS action refuses is one of the reasons the engine sorts."""
+    from automation.services.enrollment_core import BLACKLIST_PROBLEMS, SUBJECT_PROBLEMS
+    from campaigns.models import Target
+    from sms.action import SendSmsAction
+    from sms.choices import BlacklistSource
+    from sms.models import BlacklistEntry
+    from tests.conftest import make_target
+
+    no_mobile = make_target(workspace, landline="+982112345678")
+    listed = make_target(workspace, mobile="+989121110001")
+    opted_out = make_target(workspace, mobile="+989121110002")
+    BlacklistEntry.objects.create(workspace=workspace, value=listed.mobile)
+    BlacklistEntry.objects.create(workspace=workspace, value=opted_out.mobile, source=BlacklistSource.REPLY)
+    refused = SendSmsAction().subject_problems(workspace, Target.objects.filter(workspace=workspace))
+    assert refused == {no_mobile.pk: "no_valid_mobile", listed.pk: "blacklisted", opted_out.pk: "opt_out"}
+    assert set(refused.values()) == set(SUBJECT_PROBLEMS)
+    invalid = {"not_found", *(set(SUBJECT_PROBLEMS) - set(BLACKLIST_PROBLEMS))}
+    assert invalid == _enum("InvalidSubjectOutputReasonEnum")
+
+
+def test_the_other_closed_sets_come_from_what_their_producers_send():
+    from automation.services.executions import ACTIONS
+    from campaigns.chains.preview import UNKNOWN_AUDIENCE
+    from campaigns.chains.schedule import RECURRING_ROOT_TYPES
+    from sms.choices import LineKind
+    from sms.providers import provider_kinds
+
+    assert _enum("ProviderEnum") == set(provider_kinds()) >= {"console", "kavenegar"}
+    assert _enum("SmsLineKindEnum") == _enum("LaunchAccountOutputLineKindEnum") == set(LineKind.values)
+    assert _enum("RootScheduleTypeEnum") == set(RECURRING_ROOT_TYPES)
+    assert _enum("AudienceEstimateOutputStatusEnum") == {UNKNOWN_AUDIENCE["status"]}
+    assert _enum("BulkControlActionEnum") == set(ACTIONS)

@@ -7,6 +7,7 @@ from campaigns.chains import schedule as sched
 from campaigns.chains.choices import ChainControl, GroupStatus, InheritanceType, PackageStatus
 from campaigns.chains.models import CampaignGroup, ChainApprovalPackage
 from campaigns.chains.node_models import ChainNode
+from campaigns.chains.preview import AUDIENCE_ESTIMATE_STATUSES
 from campaigns.chains.services.groups import REJECT_REASONS
 from campaigns.choices import CampaignKind, CampaignStatus, CapPriority
 from campaigns.platform.api.fields import BodyInput, IdField, ShapedJSONField
@@ -364,7 +365,9 @@ class SourceOutput(serializers.Serializer):
     name = serializers.CharField()
     root_campaign_id = serializers.IntegerField(allow_null=True)
     parent_campaign_id = serializers.IntegerField(allow_null=True)
-    root_schedule_type = serializers.CharField()
+    root_schedule_type = serializers.ChoiceField(
+        choices=sched.RECURRING_ROOT_TYPES, help_text="a source is a campaign of a recurring chain"
+    )
     needs_review = serializers.BooleanField()
 
 
@@ -407,7 +410,9 @@ class PreviewPeriodOutput(serializers.Serializer):
 
 
 class AudienceEstimateOutput(serializers.Serializer):
-    status = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=AUDIENCE_ESTIMATE_STATUSES, help_text="UNKNOWN: a future run's audience is frozen when it runs"
+    )
     count = serializers.IntegerField(allow_null=True)
     cost = serializers.IntegerField(allow_null=True)
 

@@ -5,6 +5,7 @@
 ``ObjectField`` / ``JSONValueField``: a JSON object / any JSON value in a request body.
 ``ShapedJSONField`` / ``ShapedObjectField``: JSON kept as it is (a service reads it), typed in the schema.
 ``BodyInput``: the base of every request-body serializer (unknown fields are a 400 naming them).
+``LazyChoices``: a ``ChoiceField``'s choices read from a registry each time a serializer is made.
 """
 
 from collections.abc import Mapping
@@ -13,6 +14,20 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 MAX_ID = 2**63 - 1
+
+
+class LazyChoices:
+    """Choices read each time they are iterated: a ``ChoiceField`` over what is registered when the app is ready
+    (each serializer instance, and so the schema, reads them afresh; the class body is read before that)."""
+
+    def __init__(self, read):
+        self.read = read
+
+    def __iter__(self):
+        return iter(self.read())
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 class IdField(serializers.IntegerField):
