@@ -7,6 +7,7 @@ from automation.choices import EventType, ExecutionStatus
 from automation.journey_stats import CONFLICT_SKIPPED, WHY_NOT_SENT_REASONS, send_status_choices
 from campaigns.choices import CampaignStatus, CapPriority
 from campaigns.platform.api.fields import LazyChoices
+from campaigns.platform.registry import LEFT_OUT_MAX, target_left_out_types
 
 
 class TodayTotalOutput(serializers.Serializer):
@@ -146,9 +147,28 @@ class ConflictSkipOutput(serializers.Serializer):
     conflicts = LiveElsewhereOutput(many=True, help_text="the journeys it was live in")
 
 
+class LeftOutOutput(serializers.Serializer):
+    """A send the target was left out of without a journey of its own (no event to hang it on)."""
+
+    type = serializers.ChoiceField(
+        choices=LazyChoices(target_left_out_types),
+        help_text="the kind of row; chain_run_refused: a chain run's dispatch refused the target",
+    )
+    why_not_sent = serializers.CharField(
+        help_text="the code the channel refused the target with: one of a chain run's refusal reasons "
+        "(RefusalReason: blacklisted, opt_out, no_valid_mobile, telecom_blocked, already_live, not_found, "
+        "unknown) or another code the channel answered (an open set; `why_label` names it in Persian either way)"
+    )
+    why_label = serializers.CharField(help_text="the reason in Persian, as the target page says it")
+    campaign_id = serializers.IntegerField()
+    campaign_name = serializers.CharField()
+    run_id = serializers.IntegerField(allow_null=True, help_text="the chain run that left it out; null: not a run")
+    occurred_at = serializers.DateTimeField()
+
+
 class TargetTimelineOutput(serializers.Serializer):
     """A page of the target's events (newest first; keyset cursors as every history list), the journeys it is
-    in and the enrollments that skipped it."""
+    in, the enrollments that skipped it and the sends it was left out of."""
 
     count = serializers.IntegerField(allow_null=True, help_text="null in a keyset cursor answer")
     count_capped = serializers.BooleanField(allow_null=True)
@@ -161,3 +181,4 @@ class TargetTimelineOutput(serializers.Serializer):
     results = TimelineEntryOutput(many=True)
     campaigns = TargetJourneyOutput(many=True)
     conflict_skips = ConflictSkipOutput(many=True)
+    left_out = LeftOutOutput(many=True, help_text=f"newest first, at most {LEFT_OUT_MAX}")

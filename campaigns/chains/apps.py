@@ -21,6 +21,7 @@ class ChainsConfig(AppConfig):
         from campaigns.chains import navigation
         from campaigns.chains.filters import GroupFilter
         from campaigns.chains.guards import chain_edit_policy, chain_transition_policy
+        from campaigns.chains.runs.choices import CHAIN_RUN_REFUSED
         from campaigns.chains.runs.receivers import connect as connect_chain_runs
         from campaigns.chains.runs.selectors import target_left_out
         from campaigns.chains.selectors import package_launch_plan
@@ -42,4 +43,5 @@ class ChainsConfig(AppConfig):
         register_campaign_page("chains", navigation.chain_campaign_page)
         register_package_plan(plan=package_launch_plan)  # what the engine's package launch check reads
         register_campaign_filter("group", GroupFilter(label="گروه"))  # ALL | NONE | <id>
-        register_target_left_out("chains", read=target_left_out)  # a run's refusals on the target's timeline
+        # a run's refusals on the target's timeline
+        register_target_left_out("chains", read=target_left_out, types=(CHAIN_RUN_REFUSED,))

@@ -417,23 +417,38 @@ def target_panels(*, request, actor, target) -> list[tuple[str, str]]:
 #
 # A target's timeline (the page and ``GET targets/{id}/timeline``) shows why it was not sent something even
 # when no execution was made to hang an event on — a chain run's dispatch that refused a blacklisted number.
-# The app that left it out registers a reader:
+# The app that left it out registers a reader with the row types it answers (the ``type`` enum of
+# ``GET targets/{id}/timeline``'s ``left_out``):
 #
-#   register_target_left_out("chains", read=target_left_out)
+#   register_target_left_out("chains", read=target_left_out, types=("chain_run_refused",))
 #   read(*, actor, target_id) → [{"type", "why_not_sent" (code), "why_label" (Persian), "campaign_id",
-#                                 "campaign_name", "occurred_at", …}] newest first, at most ``LEFT_OUT_MAX``
+#                                 "campaign_name", "run_id" (or None), "occurred_at"}] newest first,
+#                                 at most ``LEFT_OUT_MAX`` — exactly these keys (the API schema declares them)
 
 LEFT_OUT_MAX = 50
-TARGET_LEFT_OUT: Registry[Callable] = Registry("target_left_out")
 
 
-def register_target_left_out(name: str, *, read: Callable) -> None:
-    TARGET_LEFT_OUT.register(name, read)
+@dataclass(frozen=True)
+class LeftOutReader:
+    read: Callable
+    types: tuple[str, ...]
+
+
+TARGET_LEFT_OUT: Registry[LeftOutReader] = Registry("target_left_out")
+
+
+def register_target_left_out(name: str, *, read: Callable, types: tuple[str, ...]) -> None:
+    TARGET_LEFT_OUT.register(name, LeftOutReader(read=read, types=tuple(types)))
+
+
+def target_left_out_types() -> list[str]:
+    """Every ``type`` a left-out row can have, over the registered readers."""
+    return sorted({kind for _, reader in TARGET_LEFT_OUT for kind in reader.types})
 
 
 def target_left_out(*, actor, target_id: int) -> list[dict]:
     """Every registered app's rows for the target, newest first (``LEFT_OUT_MAX`` at most)."""
-    rows = [row for _, read in TARGET_LEFT_OUT for row in read(actor=actor, target_id=target_id)]
+    rows = [row for _, reader in TARGET_LEFT_OUT for row in reader.read(actor=actor, target_id=target_id)]
     rows.sort(key=lambda row: row["occurred_at"], reverse=True)
     return rows[:LEFT_OUT_MAX]
 

@@ -21,8 +21,8 @@ from automation.models import Execution, VersionMigration, Workflow
 from automation.services.enrollment import enroll_subjects
 from automation.services.enrollment_batches import enrollment_batch_preview
 from campaigns.chains.models import ChainApprovalPackage
-from campaigns.chains.run_models import CampaignRun, ConversionEvent
-from campaigns.chains.runs.choices import RunType
+from campaigns.chains.run_models import CampaignRun, ConversionEvent, RunExecution
+from campaigns.chains.runs.choices import RefusalReason, RunType
 from campaigns.chains.services.approval import campaign_submit
 from campaigns.chains.services.chains import chain_campaign_create
 from campaigns.chains.services.groups import group_create
@@ -70,7 +70,7 @@ def _journey_part(actor: Actor, ids: dict[str, int], targets) -> None:
     )
 
 
-def _chain_part(actor: Actor, ids: dict[str, int], source_list) -> None:
+def _chain_part(actor: Actor, ids: dict[str, int], source_list, targets) -> None:
     group = group_create(actor=actor, name="گروه آزمون", description="شرح")
     root = chain_campaign_create(
         actor=actor,
@@ -101,6 +101,15 @@ def _chain_part(actor: Actor, ids: dict[str, int], source_list) -> None:
     )
     run = CampaignRun.objects.create(
         workspace=actor.workspace, campaign=root, run_type=RunType.SCHEDULED, planned_at=timezone.now()
+    )
+    # The run's dispatch refused the blacklisted last target: a `left_out` row on its timeline.
+    RunExecution.objects.create(
+        workspace=actor.workspace,
+        run=run,
+        target=targets[-1],
+        action_code="sms",
+        key=f"seed-refused-{run.id}",
+        refused_reason=RefusalReason.BLACKLISTED,
     )
     ids.update(group=group.id, chain_root=root.id, chain_child=child.id, chain_loose=loose.id)
     ids.update(package=package.id, run=run.id)
@@ -153,7 +162,7 @@ def seed_workspace(actor: Actor) -> dict[str, int]:
     ids.update(target=targets[-1].id, list=source.id, first_target=targets[0].id)
     ids["import"] = TargetImport.objects.create(workspace=workspace, file_name="a.csv", created_by=actor.user).id
     _journey_part(actor, ids, targets)
-    _chain_part(actor, ids, source)
+    _chain_part(actor, ids, source, targets)
     _browser_part(actor, ids)
     ids["template"] = sms_template_create(actor=actor, name="خوشامد", body="سلام {first_name}").id
     ids["blacklist"] = blacklist_add(actor=actor, number="09120001122").id

@@ -178,6 +178,7 @@ def test_closed_sets_of_the_answers_are_enums():
         ("TimelineSendOutput", "status"): "SmsAttemptOutputStatusEnum",
         ("ConflictSkipOutput", "type"): "ConflictSkippedEnum",
         ("ConflictSkipOutput", "why_not_sent"): "ConflictSkippedEnum",
+        ("LeftOutOutput", "type"): "LeftOutOutputTypeEnum",
         ("InvalidSubjectOutput", "reason"): "InvalidSubjectOutputReasonEnum",
         ("SmsProviderOutput", "kind"): "ProviderEnum",
         ("SmsLintOutput", "line_kind"): "SmsLineKindEnum",

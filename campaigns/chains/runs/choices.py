@@ -64,6 +64,10 @@ class ConversionSource(models.TextChoices):
     REPLY = "REPLY", "پاسخ مخاطب"
 
 
+# A target's timeline row for a chain run whose dispatch left it out (``GET targets/{id}/timeline``'s ``left_out``).
+CHAIN_RUN_REFUSED = "chain_run_refused"
+
+
 class RefusalReason(models.TextChoices):
     """Why a member of a frozen audience got no execution at dispatch (the engine's answer, ``RunExecution
     .refused_reason``; a channel may name others, shown by their code)."""

@@ -14,7 +14,14 @@ from campaigns.chains.run_models import (
     RunAudienceSnapshot,
     RunExecution,
 )
-from campaigns.chains.runs.choices import AudienceClass, SkipReason, SnapshotStatus, exclusion_label, refusal_label
+from campaigns.chains.runs.choices import (
+    CHAIN_RUN_REFUSED,
+    AudienceClass,
+    SkipReason,
+    SnapshotStatus,
+    exclusion_label,
+    refusal_label,
+)
 from campaigns.platform.permissions import Perm
 from campaigns.platform.registry import LEFT_OUT_MAX
 from campaigns.platform.tenancy import Actor, get_scoped, scoped
@@ -73,7 +80,7 @@ def target_left_out(*, actor: Actor, target_id: int) -> list[dict]:
     )
     return [
         {
-            "type": "chain_run_refused",
+            "type": CHAIN_RUN_REFUSED,
             "why_not_sent": link.refused_reason,
             "why_label": refusal_label(link.refused_reason),
             "campaign_id": link.run.campaign_id,
