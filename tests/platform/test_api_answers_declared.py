@@ -1,0 +1,107 @@
+"""Every GET answer of the API holds only what the served schema declares, typed as declared.
+
+One workspace is seeded with an object of every kind a path names (``fuzz_seed.py``, as the fuzzer's) and
+every GET operation of the schema ``/api/schema/`` serves is called on its seeded objects. Each JSON answer is
+validated against the operation's documented response, made strict: an object schema that says nothing of
+other properties gets ``additionalProperties: false`` (recursively, components included), so a key the view
+adds without declaring it — invisible to a generated client — fails here with its path in the answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import jsonschema
+import pytest
+from django.db import transaction
+from django.test import override_settings
+
+from tests.conftest import api_client_for, make_actor, make_workspace
+from tests.platform.fuzz_seed import ALLOWED_PRIVATE_HOSTS, path_ids, seed_workspace
+
+PARAM = re.compile(r"{(\w+)}")
+# Path parameters that are not a seeded object's id.
+SAMPLE_PARAMS = {"action": "pause"}
+
+
+def strict(node):
+    """``node`` (an OpenAPI 3.0 schema) as JSON Schema: ``nullable`` as a null type, and every object with
+    properties closed to undeclared ones unless it says otherwise."""
+    if isinstance(node, list):
+        return [strict(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: strict(value) if key not in ("enum", "example", "default") else value for key, value in node.items()}
+    if node.pop("nullable", False):
+        if "type" in node and "enum" not in node:
+            node["type"] = [node["type"], "null"]
+        else:
+            return {"anyOf": [node, {"type": "null"}]}
+    if "properties" in node and "additionalProperties" not in node and "allOf" not in node:
+        node["additionalProperties"] = False
+    return node
+
+
+def response_schema(served: dict, path: str) -> dict | None:
+    content = served["paths"][path]["get"]["responses"].get("200", {}).get("content", {})
+    body = content.get("application/json", {}).get("schema")
+    if body is None:
+        return None
+    return {**strict(copy.deepcopy(body)), "components": {"schemas": strict(served["components"]["schemas"])}}
+
+
+def undeclared(answer, schema: dict) -> list[str]:
+    validator = jsonschema.Draft202012Validator(schema)
+    return sorted(
+        f"{'/'.join(str(p) for p in error.absolute_path) or '.'}: {error.message[:160]}"
+        for error in validator.iter_errors(answer)
+    )
+
+
+@pytest.fixture
+def seeded(db):
+    with override_settings(BROWSER_ALLOWED_PRIVATE_HOSTS=ALLOWED_PRIVATE_HOSTS):
+        workspace = make_workspace("answers")
+        actor = make_actor(workspace)
+        ids = seed_workspace(actor)
+        actor.user.is_staff = True  # the journeys' health is staff only
+        actor.user.save(update_fields=["is_staff"])
+        yield api_client_for(actor.user, workspace), ids
+
+
+def test_strict_refuses_an_undeclared_key_and_accepts_a_declared_null():
+    schema = {
+        **strict({"$ref": "#/components/schemas/A"}),
+        "components": {
+            "schemas": strict({"A": {"type": "object", "properties": {"n": {"type": "integer", "nullable": True}}}})
+        },
+    }
+    assert undeclared({"n": None}, schema) == []
+    assert undeclared({"n": 1, "extra": []}, schema) != []
+
+
+def test_every_get_answer_declares_every_key(seeded):
+    client, ids = seeded
+    served = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    gets = sorted(path for path, ops in served["paths"].items() if path.startswith("/api/v1/") and "get" in ops)
+    problems, checked = {}, []
+    for path in gets:
+        schema = response_schema(served, path)
+        if schema is None:
+            continue  # a file (CSV, XLSX, PNG) or no body
+        known = {**SAMPLE_PARAMS, **path_ids(path, ids)}
+        url = PARAM.sub(lambda m, known=known: str(known[m.group(1)]), path)
+        with transaction.atomic():
+            response = client.get(url)
+            transaction.set_rollback(True)
+        if response.status_code != 200:
+            problems[path] = [f"answered {response.status_code}: {response.content[:200]!r}"]
+            continue
+        checked.append(path)
+        if found := undeclared(response.json(), schema):
+            problems[path] = found
+    assert problems == {}
+    assert len(checked) > 60 and "/api/v1/targets/{target_id}/timeline" in checked
+    timeline = client.get(f"/api/v1/targets/{ids['target']}/timeline").json()
+    assert [row["why_not_sent"] for row in timeline["left_out"]] == ["blacklisted"]  # the items were checked too
