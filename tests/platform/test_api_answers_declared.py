@@ -43,8 +43,8 @@ def strict(node):
     return node
 
 
-def response_schema(served: dict, path: str) -> dict | None:
-    content = served["paths"][path]["get"]["responses"].get("200", {}).get("content", {})
+def response_schema(served: dict, path: str, status: str = "200") -> dict | None:
+    content = served["paths"][path]["get"]["responses"].get(status, {}).get("content", {})
     body = content.get("application/json", {}).get("schema")
     if body is None:
         return None
@@ -81,27 +81,45 @@ def test_strict_refuses_an_undeclared_key_and_accepts_a_declared_null():
     assert undeclared({"n": 1, "extra": []}, schema) != []
 
 
+def _get(client, url: str, query: dict | None = None):
+    with transaction.atomic():
+        response = client.get(url, query or {})
+        transaction.set_rollback(True)
+    return response
+
+
 def test_every_get_answer_declares_every_key(seeded):
+    """Each GET on the seeded objects; a list's one-item page and the page its ``next`` names (a cursor answer
+    where the list pages by keyset); and the 404 of a path naming no object."""
     client, ids = seeded
     served = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     gets = sorted(path for path, ops in served["paths"].items() if path.startswith("/api/v1/") and "get" in ops)
-    problems, checked = {}, []
+    problems, checked, followed = {}, [], []
+
+    def check(path: str, label: str, response, status: str = "200") -> None:
+        if response.status_code != int(status):
+            problems[f"{label} {path}"] = [f"answered {response.status_code}: {response.content[:200]!r}"]
+        elif found := undeclared(response.json(), response_schema(served, path, status)):
+            problems[f"{label} {path}"] = found
+
     for path in gets:
-        schema = response_schema(served, path)
-        if schema is None:
+        if response_schema(served, path) is None:
             continue  # a file (CSV, XLSX, PNG) or no body
         known = {**SAMPLE_PARAMS, **path_ids(path, ids)}
         url = PARAM.sub(lambda m, known=known: str(known[m.group(1)]), path)
-        with transaction.atomic():
-            response = client.get(url)
-            transaction.set_rollback(True)
-        if response.status_code != 200:
-            problems[path] = [f"answered {response.status_code}: {response.content[:200]!r}"]
-            continue
+        response = _get(client, url)
+        check(path, "GET", response)
         checked.append(path)
-        if found := undeclared(response.json(), schema):
-            problems[path] = found
+        if response.status_code == 200 and "results" in response.json():
+            first = _get(client, url, {"size": 1})
+            check(path, "size=1", first)
+            if first.status_code == 200 and (after := first.json().get("next")):
+                check(path, "next", _get(client, url, {"cursor": after, "size": 1}))
+                followed.append(path)
+        if PARAM.search(path):
+            missing = PARAM.sub(lambda m: SAMPLE_PARAMS.get(m.group(1), "2147483000"), path)
+            check(path, "404", _get(client, missing), "404")
     assert problems == {}
-    assert len(checked) > 60 and "/api/v1/targets/{target_id}/timeline" in checked
+    assert len(checked) > 60 and "/api/v1/targets/{target_id}/timeline" in checked and len(followed) > 3
     timeline = client.get(f"/api/v1/targets/{ids['target']}/timeline").json()
     assert [row["why_not_sent"] for row in timeline["left_out"]] == ["blacklisted"]  # the items were checked too
