@@ -106,8 +106,12 @@ def poll_interval() -> timedelta:
     return timedelta(seconds=int(django_settings.SMS_DELIVERY_POLL_INTERVAL_SECONDS))
 
 
-def poll_max_age() -> timedelta:
-    return timedelta(hours=int(django_settings.SMS_DELIVERY_POLL_MAX_AGE_HOURS))
+def poll_max_age(kind: str | None = None) -> timedelta:
+    """How long after its send an attempt of provider ``kind`` is polled: the provider's own status window
+    (``Provider.delivery_status_hours``, Kavenegar 48 h), else ``SMS_DELIVERY_POLL_MAX_AGE_HOURS``."""
+    provider = PROVIDERS.get(kind) if kind else None
+    hours = provider.delivery_status_hours if provider is not None else None
+    return timedelta(hours=int(hours if hours is not None else django_settings.SMS_DELIVERY_POLL_MAX_AGE_HOURS))
 
 
 def poll_batch() -> int:
@@ -119,25 +123,65 @@ def _claim(now: datetime, kinds: list[str], batch: int) -> list[int]:
     poll holds are skipped), so two polls never ask about the same attempt. The batch is shared fairly
     between workspaces (``fair_rounds``): one workspace's flood of sends never delays another's reports;
     the longest-unasked come first within a workspace."""
+    young = Q()
+    for kind in kinds:  # each provider's own window: past it the provider no longer answers
+        young |= Q(provider=kind, request_at__gte=now - poll_max_age(kind))
     due = (
-        SmsAttempt.objects.filter(
-            status__in=AWAITING_DELIVERY, provider__in=kinds, request_at__gte=now - poll_max_age()
-        )
+        SmsAttempt.objects.filter(young, status__in=AWAITING_DELIVERY)
         .filter(Q(status_checked_at__isnull=True) | Q(status_checked_at__lte=now - poll_interval()))
         .order_by(F("status_checked_at").asc(nulls_first=True), "id")
     )
     return claim_fairly(due, batch, status_checked_at=now)
 
 
+def reports_close(*, now: datetime, kinds: list[str], batch: int) -> int:
+    """Attempts still ``submitted`` past their provider's status window (``poll_max_age``) end ``sent``: the
+    provider accepted them and will answer no more, so — as a FAILED_DELIVERY follow-up counts a send still
+    unreported (docs/chains.md "Delivery data pending") — they count as sent, never guessed failed, and no longer
+    look in progress. Each keeps a ``report_window_closed`` log event; a later pushed report still moves it
+    forward (delivered / failed). An attempt already ``sent`` stays as it is. No webhook event: ``sms.sent`` was
+    written when the provider accepted it."""
+    closed = 0
+    for kind in kinds:
+        due = SmsAttempt.objects.filter(
+            status=AttemptStatus.SUBMITTED, provider=kind, request_at__lt=now - poll_max_age(kind)
+        ).order_by("id")
+        rows = list(due.values_list("id", "workspace_id")[:batch])
+        if not rows:
+            continue
+        with transaction.atomic():
+            SmsLogEvent.objects.bulk_create(
+                [
+                    SmsLogEvent(
+                        workspace_id=workspace_id,
+                        attempt_id=attempt_id,
+                        event="report_window_closed",
+                        provider_status="",
+                        payload={"hours": int(poll_max_age(kind).total_seconds() // 3600)},
+                        dedupe_key="report_window_closed",
+                        occurred_at=now,
+                    )
+                    for attempt_id, workspace_id in rows
+                ],
+                ignore_conflicts=True,
+            )
+            closed += SmsAttempt.objects.filter(
+                id__in=[attempt_id for attempt_id, _ in rows], status=AttemptStatus.SUBMITTED
+            ).update(status=AttemptStatus.SENT)
+    return closed
+
+
 def delivery_poll(*, now: datetime | None = None, batch: int | None = None) -> dict[str, int]:
-    """Beat: ask the providers that can answer (by message id, else by local id) what became of accepted
-    attempts, in the providers' batches (Kavenegar ``sms/status``: 500 message ids, by local id 200) through
-    each account's rate limit, and apply the answers."""
+    """Beat: close the attempts past their provider's status window (``reports_close``), then ask the providers
+    that can answer (by message id, else by local id) what became of accepted attempts, in the providers'
+    batches (Kavenegar ``sms/status``: 500 message ids, by local id 200) through each account's rate limit, and
+    apply the answers."""
     now = now or timezone.now()
     kinds = [p.kind for p in PROVIDERS.values() if p.polls_delivery]
-    report = {"asked": 0, "moved": 0, "limited": 0}
+    report = {"asked": 0, "moved": 0, "limited": 0, "closed": 0}
     if not kinds:
         return report
+    report["closed"] = reports_close(now=now, kinds=kinds, batch=batch or poll_batch())
     ids = _claim(now, kinds, batch or poll_batch())
     rows = SmsAttempt.objects.filter(id__in=ids).values(
         "id", "workspace_id", "provider", "provider_message_id", "local_id"

@@ -30,10 +30,12 @@ no answer comes after a few tries, the step's ``on_unknown_outcome`` decides.
 from __future__ import annotations
 
 import copy
+from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 
 from automation.engine.registry import GUARDS, Action, ActionResult
 from automation.engine.variables import render, unknown_variables
@@ -236,13 +238,23 @@ class SendSmsAction(Action):
         return {key for key, status in last.items() if status in (AttemptStatus.FAILED, AttemptStatus.REJECTED)}
 
     def pending_reports(self, execution_ids: list[int]) -> int:
-        """Sends whose last attempt the provider accepted and whose delivery report has not arrived yet."""
-        last: dict[tuple[int, int | None], str] = {}
+        """Sends whose last attempt the provider accepted and whose delivery report has not arrived yet — and can
+        still come: past its provider's status window (``sms.delivery.poll_max_age``) a send counts as sent."""
+        from sms.delivery import poll_max_age
+
+        now = timezone.now()
+        last: dict[tuple[int, int | None], tuple[str, str, datetime]] = {}
         for chunk in (execution_ids[i : i + 500] for i in range(0, len(execution_ids), 500)):
             attempts = SmsAttempt.objects.filter(ids_match("execution_id", chunk)).order_by("id")
-            for execution_id, node_id, status in attempts.values_list("execution_id", "node_id", "status"):
-                last[(execution_id, node_id)] = status
-        return sum(1 for status in last.values() if status in AWAITING_DELIVERY)
+            for execution_id, node_id, *row in attempts.values_list(
+                "execution_id", "node_id", "status", "provider", "request_at"
+            ):
+                last[(execution_id, node_id)] = tuple(row)
+        return sum(
+            1
+            for status, kind, request_at in last.values()
+            if status in AWAITING_DELIVERY and request_at >= now - poll_max_age(kind)
+        )
 
         # --- run time ---------------------------------------------------------------------------------
 

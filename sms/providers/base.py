@@ -93,6 +93,10 @@ class Provider:
     # Ids per status request (one HTTP call): by local id, and by message id (0 = the same).
     status_batch_size: ClassVar[int] = 1
     message_status_batch_size: ClassVar[int] = 0
+    # Hours after a send that the provider still answers its status (Kavenegar ``sms/status``: 48); None = the
+    # delivery poll's ``SMS_DELIVERY_POLL_MAX_AGE_HOURS``. Past it the attempt is no longer polled and one still
+    # without a final report is closed as sent (``sms.delivery.reports_close``).
+    delivery_status_hours: ClassVar[int | None] = None
     # Recipients per send call (``send_batch`` splits a longer list into calls of at most this many).
     batch_size: ClassVar[int] = 1
     # Send result per provider code, and delivery meaning per provider entry/delivery code.

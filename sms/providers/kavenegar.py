@@ -117,6 +117,7 @@ class KavenegarProvider(Provider):
     status_by_receptor = True
     status_batch_size = STATUS_BY_LOCAL_ID
     message_status_batch_size = STATUS_BY_MESSAGE_ID
+    delivery_status_hours = 48  # ``sms/status`` answers about messages of the last 48 hours
     batch_size = BATCH
     send_codes = SEND_CODES
     no_credit_codes = frozenset({"418"})  # insufficient credit

@@ -270,3 +270,49 @@ def test_token_bucket_under_a_concurrent_burst(workspace, settings, backend, clo
     clock["t"] += wait
     assert rate_limits.take(account, requests=1, messages=2) == 0
     rate_limits.reset(account)
+
+
+# --- each provider's status window ---------------------------------------------------------------------
+def test_kavenegar_is_polled_for_48_hours_then_an_unreported_send_ends_sent(actor, workspace, fake):
+    """Kavenegar's sms/status answers for 48 hours: an attempt still intermediate is asked at 47 h, not at 49 h,
+    and ends ``sent`` (counted as sent, never guessed failed) with the closing kept in its history."""
+    from sms.action import SendSmsAction
+
+    campaign = _journey(actor, workspace)
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    fake.set_status(attempt.provider_message_id, 1)  # queued: intermediate
+    assert delivery_poll(now=T0 + timedelta(hours=47))["asked"] == 1
+    attempt.refresh_from_db()
+    assert attempt.status == "submitted"
+    with time_machine.travel(T0 + timedelta(hours=47), tick=False):
+        assert SendSmsAction().pending_reports([attempt.execution_id]) == 1
+    asked = len(fake.status_requests())
+    report = delivery_poll(now=T0 + timedelta(hours=49))
+    assert (report["asked"], report["closed"]) == (0, 1)
+    assert len(fake.status_requests()) == asked  # past the window: not asked
+    attempt.refresh_from_db()
+    assert attempt.status == "sent"
+    closing = SmsLogEvent.objects.get(attempt=attempt, event="report_window_closed")
+    assert closing.payload == {"hours": 48}
+    with time_machine.travel(T0 + timedelta(hours=49), tick=False):
+        assert SendSmsAction().pending_reports([attempt.execution_id]) == 0  # a follow-up no longer waits for it
+    delivery_poll(now=T0 + timedelta(hours=50))  # closed once, never asked again
+    assert SmsLogEvent.objects.filter(attempt=attempt, event="report_window_closed").count() == 1
+    assert len(fake.status_requests()) == asked
+    report = {"message_id": attempt.provider_message_id, "status": "delivered", "at": "late"}
+    delivery_reports_apply(settings=attempt.workspace.sms_settings, reports=[report], opt_outs=[])
+    attempt.refresh_from_db()
+    assert attempt.status == "delivered"  # a later pushed report still moves it forward
+
+
+def test_melipayamak_keeps_the_72_hour_poll(actor, workspace, fake):
+    campaign = _journey(actor, workspace, provider=MELIPAYAMAK)
+    Driver().tick(T0 + timedelta(minutes=1))
+    attempt = SmsAttempt.objects.get(campaign=campaign)
+    assert delivery_poll(now=T0 + timedelta(hours=49))["asked"] == 1  # 400 "in send list": intermediate
+    assert delivery_poll(now=T0 + timedelta(hours=71))["asked"] == 1
+    report = delivery_poll(now=T0 + timedelta(hours=73))
+    assert (report["asked"], report["closed"]) == (0, 1)
+    attempt.refresh_from_db()
+    assert attempt.status == "sent"
