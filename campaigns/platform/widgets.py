@@ -12,6 +12,7 @@ It is labelled by ``aria-label`` (the send-window tables show the day in a row h
 accepts Persian or Latin digits and posts the ISO time the field parses.
 """
 
+import re
 import zoneinfo
 from datetime import datetime
 
@@ -79,10 +80,20 @@ class NumberField(forms.IntegerField):
         return super().to_python(_latin_number(value))
 
 
+# Thousands separators a person may type between digit groups: the Persian «٬» (U+066C), the Arabic comma «،» and
+# the Latin comma. Read only in a well-formed number (one kind, groups of three after the first group of 1-3).
+_GROUP_SEPARATORS = "\u066c\u060c,"
+_GROUPED = re.compile(r"[-+]?\d{1,3}(?:(?P<sep>[\u066c\u060c,])\d{3})(?:(?P=sep)\d{3})*(?:\.\d*)?")
+
+
 def _latin_number(value):
-    """A typed number with Latin digits, a typed minus sign (−) as "-" and the Persian decimal separator (٫) as "."."""
+    """A typed number with Latin digits, a typed minus sign (−) as "-", the Persian decimal separator (٫) as "."
+    and its thousands separators dropped when its digit groups are well-formed («۱٬۰۰۰» is 1000; «۱٬۰۰» is kept as
+    typed, so it is refused)."""
     if isinstance(value, str):
         value = to_latin_digits(value).replace("\u2212", "-").replace("\u066b", ".").strip()
+        if any(sep in value for sep in _GROUP_SEPARATORS) and _GROUPED.fullmatch(value):
+            value = re.sub(f"[{_GROUP_SEPARATORS}]", "", value)
     return value
 
 
