@@ -2,61 +2,26 @@
 
 One workspace is seeded with an object of every kind a path names (``fuzz_seed.py``, as the fuzzer's) and
 every GET operation of the schema ``/api/schema/`` serves is called on its seeded objects. Each JSON answer is
-validated against the operation's documented response, made strict: an object schema that says nothing of
-other properties gets ``additionalProperties: false`` (recursively, components included), so a key the view
-adds without declaring it — invisible to a generated client — fails here with its path in the answer.
+validated against the operation's documented response, made strict (``declared.py``): an object schema that
+says nothing of other properties gets ``additionalProperties: false`` (recursively, components included), so a
+key the view adds without declaring it — invisible to a generated client — fails here with its path in the answer.
 """
 
 from __future__ import annotations
 
-import copy
 import re
 
-import jsonschema
 import pytest
 from django.db import transaction
 from django.test import override_settings
 
 from tests.conftest import api_client_for, make_actor, make_workspace
+from tests.platform.declared import response_schema, strict, undeclared
 from tests.platform.fuzz_seed import ALLOWED_PRIVATE_HOSTS, path_ids, seed_workspace
 
 PARAM = re.compile(r"{(\w+)}")
 # Path parameters that are not a seeded object's id.
 SAMPLE_PARAMS = {"action": "pause"}
-
-
-def strict(node):
-    """``node`` (an OpenAPI 3.0 schema) as JSON Schema: ``nullable`` as a null type, and every object with
-    properties closed to undeclared ones unless it says otherwise."""
-    if isinstance(node, list):
-        return [strict(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    node = {key: strict(value) if key not in ("enum", "example", "default") else value for key, value in node.items()}
-    if node.pop("nullable", False):
-        if "type" in node and "enum" not in node:
-            node["type"] = [node["type"], "null"]
-        else:
-            return {"anyOf": [node, {"type": "null"}]}
-    if "properties" in node and "additionalProperties" not in node and "allOf" not in node:
-        node["additionalProperties"] = False
-    return node
-
-
-def response_schema(served: dict, path: str, status: str = "200") -> dict | None:
-    content = served["paths"][path]["get"]["responses"].get(status, {}).get("content", {})
-    body = content.get("application/json", {}).get("schema")
-    if body is None:
-        return None
-    return {**strict(copy.deepcopy(body)), "components": {"schemas": strict(served["components"]["schemas"])}}
-
-
-def undeclared(answer, schema: dict) -> list[str]:
-    validator = jsonschema.Draft202012Validator(schema)
-    return sorted(
-        f"{'/'.join(str(p) for p in error.absolute_path) or '.'}: {error.message[:160]}"
-        for error in validator.iter_errors(answer)
-    )
 
 
 @pytest.fixture
