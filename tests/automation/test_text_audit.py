@@ -85,7 +85,7 @@ def test_workflow_page_shows_the_text_changes(client, workspace):
     assert "تغییرات متن پیامک" in html
     assert "<del>متن کهنه</del>" in html and "<ins>متن نو</ins>" in html
     assert actor.user.get_username() in html
-    assert "<td>خوش‌آمد</td>" in html and "sms1" not in html  # the step's name, never its internal key
+    assert '<td data-label="گام">خوش‌آمد</td>' in html and "sms1" not in html  # the step's name, never its internal key
 
 
 def test_text_changes_name_an_untitled_step_by_its_kind_and_read_right_to_left(client, workspace):
@@ -100,6 +100,6 @@ def test_text_changes_name_an_untitled_step_by_its_kind_and_read_right_to_left(c
         workflows.workflow_graph_save(actor=actor, workflow_id=workflow.id, graph_data=graph)
     client.force_login(user)
     html = client.get(f"/automation/workflows/{workflow.id}/").content.decode()
-    assert "<td>ارسال پیامک</td>" in html  # the step's kind, not «گام بی‌نام» and never its key
+    assert '<td data-label="گام">ارسال پیامک</td>' in html  # the step's kind, not «گام بی‌نام» and never its key
     assert key not in html
     assert "<del>متن کهنه</del> ← <ins>متن نو</ins>" in html  # old on the right, the arrow points to the new
