@@ -159,6 +159,16 @@ def _groups(world: World, n: int) -> None:
         make_group(world.workspace)
 
 
+def _inheritance_sources(world: World, n: int) -> str:
+    """A group whose editable recurring chains (a root and its follow-up each) are sources a child may inherit."""
+    from tests.chains.conftest import make_chain, make_group
+
+    group = make_group(world.workspace)
+    for _ in range(n):
+        make_chain(world.workspace, group)
+    return f"/api/v1/campaign-groups/{group.id}/inheritance-sources"
+
+
 def _batch_items(world: World, n: int) -> str:
     from automation.services.enrollment_batches import enrollment_batch_preview
 
@@ -258,6 +268,7 @@ API_LISTS: dict[str, Maker] = {
     "/api/v1/browser/proxies": lambda w, n: [FACTORIES_PROXY(w) for _ in range(n)] and None,
     "/api/v1/browser/tasks": _browser_tasks,
     "/api/v1/campaign-groups": _groups,
+    "/api/v1/campaign-groups/{group_id}/inheritance-sources": _inheritance_sources,
     "/api/v1/campaign-runs": _runs,
     "/api/v1/campaign/{campaign_id}/runs": _root_runs,
     "/api/v1/campaigns": lambda w, n: [make_campaign(w.workspace) for _ in range(n)] and None,
