@@ -2,20 +2,20 @@
 goes to that address, and TLS still sends the host name (SNI) and checks the certificate against it. A local
 TLS server with a certificate from a CA made in the test; no network, no DNS."""
 
-import datetime as dt
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from campaigns.platform import netguard, webhooks
 from campaigns.platform.models import WebhookDelivery
 from campaigns.platform.webhooks import webhook_delivery_attempt, webhook_endpoint_create, webhook_test_send
+from tests.tls_certs import tls_cert
 
 pytestmark = pytest.mark.django_db
 
@@ -27,24 +27,7 @@ def _name(common: str) -> x509.Name:
 
 
 def _cert(subject, issuer, key, signer, *, ca: bool, dns: str | None = None) -> x509.Certificate:
-    now = dt.datetime.now(dt.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    )
-    if ca:
-        builder = builder.add_extension(
-            x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True
-        )
-    if dns:
-        builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(dns)]), critical=False)
-    return builder.sign(signer, hashes.SHA256())
+    return tls_cert(subject, issuer, key, signer, ca=ca, alt_name=x509.DNSName(dns) if dns else None)
 
 
 def _pem(cert) -> bytes:

@@ -3,7 +3,6 @@ a server the trusted CAs do not vouch for is refused before any byte of the requ
 ``failed``, retryable, never ``unknown``), and a verified connection is kept alive for the next request. A local
 TLS server with a certificate from a CA made in the test; no network."""
 
-import datetime as dt
 import ipaddress
 import ssl
 import threading
@@ -11,36 +10,19 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from sms.providers import base
 from sms.providers.base import POOL, post_form, transport_failure
+from tests.tls_certs import tls_cert
 
 
 def _cert(subject: str, issuer: x509.Name | None, key, signer, *, ca: bool, ip: str | None = None):
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
-    now = dt.datetime.now(dt.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(issuer or name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    )
-    if ca:
-        builder = builder.add_extension(
-            x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True
-        )
-    if ip:
-        builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(ip))]), critical=False
-        )
-    return builder.sign(signer, hashes.SHA256())
+    address = x509.IPAddress(ipaddress.ip_address(ip)) if ip else None
+    return tls_cert(name, issuer or name, key, signer, ca=ca, alt_name=address)
 
 
 @pytest.fixture(scope="module")
